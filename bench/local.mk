@@ -1,0 +1,1 @@
+# benchmarks: programs that print figures (make bench); never part of the test suite

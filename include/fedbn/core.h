@@ -1,0 +1,114 @@
+/* fedbn core: errors, checked allocation, random streams, small string helpers,
+ * atomic file writes.  Everything else in libfedbn builds on this header. */
+#ifndef FEDBN_CORE_H
+#define FEDBN_CORE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <gsl/gsl_rng.h>
+
+#ifdef __GNUC__
+#define FB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define FB_PRINTF(f, a)
+#endif
+
+/* Status returned by every fallible library call. */
+enum fb_status {
+	FB_OK = 0,   /* success */
+	FB_ERR = -1, /* failure: the fb_error passed in holds the reason */
+};
+
+/* Room for one error sentence. */
+#define FB_ERROR_MAX 512
+
+/* One error sentence, filled by the callee, read by the caller.  Messages are lower case,
+ * have no full stop, and name the input at fault (file, line, column or parameter). */
+typedef struct fb_error {
+	char msg[FB_ERROR_MAX]; /* the sentence; empty when no error was recorded */
+} fb_error;
+
+/* Record a formatted error in err (may be NULL) and return FB_ERR. */
+int fb_fail(fb_error *err, const char *fmt, ...) FB_PRINTF(2, 3);
+
+/* Like fb_fail with a va_list. */
+int fb_failv(fb_error *err, const char *fmt, va_list ap);
+
+/* Clear err so that it holds no message. */
+void fb_error_clear(fb_error *err);
+
+/* A sink for warnings (a constant column, dropped rows): the library reports, the caller prints. */
+typedef struct fb_warn {
+	void (*fn)(void *ctx, const char *msg); /* called once per warning; NULL ignores */
+	void *ctx;                               /* passed back to fn */
+} fb_warn;
+
+/* Send a formatted warning to w (w or w->fn may be NULL). */
+void fb_warnf(const fb_warn *w, const char *fmt, ...) FB_PRINTF(2, 3);
+
+/* Install a GSL error handler that records the reason instead of aborting. */
+void fb_gsl_install_handler(void);
+
+/* The reason of the last GSL error seen by this thread, or "" when none; clears it. */
+const char *fb_gsl_last_error(void);
+
+/* Allocation that never returns NULL: out of memory prints and exits (shell and UI only;
+ * numerical code that can fail gracefully uses plain malloc and returns FB_ERR). */
+void *fb_xmalloc(size_t size);
+void *fb_xcalloc(size_t count, size_t size);
+void *fb_xrealloc(void *ptr, size_t size);
+void *fb_xreallocarray(void *ptr, size_t count, size_t size);
+char *fb_xstrdup(const char *s);
+char *fb_xasprintf(const char *fmt, ...) FB_PRINTF(1, 2);
+
+/* A growable string buffer. */
+typedef struct fb_buf {
+	char *data; /* NUL-terminated contents (NULL until the first append) */
+	size_t len; /* bytes used, without the NUL */
+	size_t cap; /* bytes allocated */
+} fb_buf;
+
+/* Append formatted text to b. */
+void fb_buf_printf(fb_buf *b, const char *fmt, ...) FB_PRINTF(2, 3);
+/* Append n bytes of s to b. */
+void fb_buf_append(fb_buf *b, const char *s, size_t n);
+/* Free b's memory and reset it to empty. */
+void fb_buf_release(fb_buf *b);
+
+/* Parse a whole string as a double (no trailing junk, finite); 0 on success. */
+int fb_parse_double(const char *s, double *out);
+/* Parse a whole string as a signed 64-bit integer; 0 on success. */
+int fb_parse_int64(const char *s, int64_t *out);
+/* Case-insensitive ASCII comparison; returns 0 when equal. */
+int fb_strcasecmp(const char *a, const char *b);
+/* Levenshtein edit distance between two short strings. */
+size_t fb_edit_distance(const char *a, const char *b);
+
+/* Random streams.  Each logical stream (graph, weights, noise, split, ...) has its own
+ * generator derived from (seed, stream name), so that changing one part of an experiment
+ * leaves the others' draws unchanged.  Same seed and name give the same sequence everywhere. */
+gsl_rng *fb_rng_stream(uint64_t seed, const char *stream);
+/* Uniform integer in [0, n) from r (n >= 1). */
+size_t fb_rng_index(gsl_rng *r, size_t n);
+/* Shuffle the n entries of idx in place (Fisher-Yates, from r). */
+void fb_rng_shuffle(gsl_rng *r, size_t *idx, size_t n);
+
+/* A file written atomically: writes go to a temporary file in the same folder, which
+ * replaces the target only on commit.  An abandoned or failed write leaves nothing behind. */
+typedef struct fb_atomic_file {
+	FILE *fp;     /* where to write */
+	char *path;   /* the final path */
+	char *tmp;    /* the temporary path */
+} fb_atomic_file;
+
+/* Open a temporary file beside path; FB_OK or FB_ERR with the reason in err. */
+int fb_atomic_open(fb_atomic_file *af, const char *path, fb_error *err);
+/* Flush, close and rename over the target; on any failure removes the temporary file. */
+int fb_atomic_commit(fb_atomic_file *af, fb_error *err);
+/* Close and remove the temporary file without touching the target. */
+void fb_atomic_abort(fb_atomic_file *af);
+
+#endif

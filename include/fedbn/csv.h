@@ -1,0 +1,70 @@
+/* Reading and writing datasets and graphs as CSV. */
+#ifndef FEDBN_CSV_H
+#define FEDBN_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fedbn/core.h"
+#include "fedbn/dataset.h"
+#include "fedbn/graph.h"
+
+/* Which columns are discrete. */
+enum fb_discrete_mode {
+	FB_DISCRETE_NONE = 0, /* only non-numeric columns (the default) */
+	FB_DISCRETE_ALL,      /* every column */
+	FB_DISCRETE_AUTO,     /* non-numeric, and integer columns with at most max_levels levels */
+	FB_DISCRETE_LIST,     /* non-numeric, and the columns named in discrete_list */
+};
+
+/* What to do with missing values (empty, NA, NaN, ?). */
+enum fb_na_policy {
+	FB_NA_ERROR = 0, /* stop at the first one, naming line and column (the default) */
+	FB_NA_DROP,      /* drop the rows that have any, and report how many */
+};
+
+/* Options for fb_csv_read. */
+typedef struct fb_csv_options {
+	char delim;                   /* ',', ';' or '\t'; 0 = detect from the first line */
+	int header;                   /* 1 yes, 0 no (names X1..Xd), -1 detect */
+	enum fb_discrete_mode discrete; /* which columns are discrete */
+	const char *discrete_list;    /* FB_DISCRETE_LIST: comma-separated names */
+	size_t max_levels;            /* FB_DISCRETE_AUTO: most levels of an integer column */
+	enum fb_na_policy na;         /* missing values */
+	fb_warn warn;                 /* warnings (constant columns, dropped rows) */
+} fb_csv_options;
+
+/* What a read found besides the data. */
+typedef struct fb_csv_report {
+	size_t rows_dropped;   /* rows dropped for missing values (FB_NA_DROP) */
+	bool header_detected;  /* the first line was taken as names */
+	char delim;            /* the delimiter used */
+} fb_csv_report;
+
+/* Defaults: detect delimiter and header, discrete=none, max_levels 10, na=error. */
+void fb_csv_options_init(fb_csv_options *opt);
+
+/* Read a CSV file into a new dataset; NULL with err naming file, line and column.
+ * rep may be NULL.  The reader streams: peak memory stays near the final matrix. */
+fb_dataset *fb_csv_read(const char *path, const fb_csv_options *opt, fb_csv_report *rep,
+                        fb_error *err);
+/* The same from a memory buffer; name is used in messages in place of a file name. */
+fb_dataset *fb_csv_read_buffer(const char *buf, size_t len, const char *name,
+                               const fb_csv_options *opt, fb_csv_report *rep, fb_error *err);
+
+/* Write a dataset with a header row (discrete values as their labels); atomic. */
+int fb_csv_write_dataset(const fb_dataset *ds, const char *path, fb_error *err);
+
+/* Write a graph as an edge list "from,to[,weight]" (undirected edges once, type column
+ * added when the graph has any); atomic. */
+int fb_graph_write_edges(const fb_graph *g, const char *path, fb_error *err);
+/* Write a graph as a d x d adjacency matrix with a header row of names; entry (i,j) is the
+ * weight of i -> j (1 when unweighted); atomic. */
+int fb_graph_write_matrix(const fb_graph *g, const char *path, fb_error *err);
+
+/* Read a graph over the given node names from an edge list (header from,to[,weight]) or an
+ * adjacency matrix (d x d, optional header row of names); the form is detected.  Names in
+ * the file must be among names; err names the line and the unknown name. */
+fb_graph *fb_graph_read_csv(const char *path, char *const *names, size_t d, fb_error *err);
+
+#endif

@@ -1,0 +1,62 @@
+/* A dataset: an n x d matrix of doubles, row-major, with named variables that are either
+ * continuous or discrete.  Discrete values are stored as level codes 0..L-1 (as doubles). */
+#ifndef FEDBN_DATASET_H
+#define FEDBN_DATASET_H
+
+#include <stddef.h>
+
+#include "fedbn/core.h"
+
+/* The kind of one variable. */
+enum fb_kind {
+	FB_CONTINUOUS = 0, /* real values */
+	FB_DISCRETE = 1,   /* level codes into levels[] */
+};
+
+/* One variable (column). */
+typedef struct fb_var {
+	char *name;         /* unique, non-empty (owned) */
+	enum fb_kind kind;  /* continuous or discrete */
+	size_t nlevels;     /* discrete: number of levels; 0 for continuous */
+	char **levels;      /* discrete: level labels in code order (owned); NULL for continuous */
+} fb_var;
+
+/* A dataset; owns all its memory. */
+typedef struct fb_dataset {
+	size_t n;      /* rows */
+	size_t d;      /* columns */
+	double *x;     /* n*d values, row-major: x[i*d + j] */
+	fb_var *vars;  /* d variables */
+} fb_dataset;
+
+/* Allocate an n x d dataset of zeros with continuous variables named X1..Xd; NULL on
+ * out-of-memory.  Caller frees with fb_dataset_free. */
+fb_dataset *fb_dataset_alloc(size_t n, size_t d);
+/* Free a dataset (NULL is fine). */
+void fb_dataset_free(fb_dataset *ds);
+/* Deep copy; NULL on out-of-memory. */
+fb_dataset *fb_dataset_copy(const fb_dataset *ds);
+
+/* Value at row i, column j. */
+static inline double fb_dataset_get(const fb_dataset *ds, size_t i, size_t j)
+{
+	return ds->x[i * ds->d + j];
+}
+
+/* Set variable j's name (copied). */
+int fb_dataset_set_name(fb_dataset *ds, size_t j, const char *name, fb_error *err);
+/* Make variable j discrete with the given level labels (copied). */
+int fb_dataset_set_levels(fb_dataset *ds, size_t j, char *const *levels, size_t nlevels,
+                          fb_error *err);
+/* Index of the variable called name, or -1. */
+int fb_dataset_find(const fb_dataset *ds, const char *name);
+
+/* A new dataset holding the given rows and columns (in the given orders), with the same
+ * variable metadata.  rows == NULL means all rows; cols == NULL means all columns. */
+fb_dataset *fb_dataset_subset(const fb_dataset *ds, const size_t *rows, size_t nrows,
+                              const size_t *cols, size_t ncols);
+
+/* Count of discrete variables. */
+size_t fb_dataset_n_discrete(const fb_dataset *ds);
+
+#endif

@@ -1,0 +1,76 @@
+/* Graphs over d named nodes: DAGs, CPDAGs/PDAGs (directed and undirected marks) and edge
+ * weights.  Convention (ALGORITHMS.md §0): an edge i -> j has row i = parent, column j = child. */
+#ifndef FEDBN_GRAPH_H
+#define FEDBN_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fedbn/core.h"
+
+/* The relation of an ordered pair (i, j). */
+enum fb_edge {
+	FB_EDGE_NONE = 0,       /* no edge between i and j */
+	FB_EDGE_FORWARD = 1,    /* i -> j */
+	FB_EDGE_BACKWARD = 2,   /* j -> i */
+	FB_EDGE_UNDIRECTED = 3, /* i - j */
+};
+
+/* A graph; owns all its memory. */
+typedef struct fb_graph {
+	size_t d;            /* nodes */
+	char **names;        /* d node names (owned) */
+	unsigned char *mark; /* d*d: mark[i*d+j] = 1 when i -> j is present or i - j (then both) */
+	double *w;           /* d*d weights, w[i*d+j] for i -> j; 0 where none */
+	bool weighted;       /* the weights mean something (else they are 1/0) */
+} fb_graph;
+
+/* Allocate an empty graph on d nodes named X1..Xd; NULL on out-of-memory. */
+fb_graph *fb_graph_alloc(size_t d);
+/* Free a graph (NULL is fine). */
+void fb_graph_free(fb_graph *g);
+/* Deep copy; NULL on out-of-memory. */
+fb_graph *fb_graph_copy(const fb_graph *g);
+/* Set node i's name (copied). */
+int fb_graph_set_name(fb_graph *g, size_t i, const char *name, fb_error *err);
+/* Index of node called name, or -1. */
+int fb_graph_find(const fb_graph *g, const char *name);
+
+/* Put i -> j with weight w, replacing whatever joined i and j. */
+void fb_graph_set_directed(fb_graph *g, size_t i, size_t j, double w);
+/* Put i - j, replacing whatever joined i and j. */
+void fb_graph_set_undirected(fb_graph *g, size_t i, size_t j);
+/* Remove whatever joins i and j. */
+void fb_graph_remove(fb_graph *g, size_t i, size_t j);
+/* The relation of (i, j). */
+enum fb_edge fb_graph_edge(const fb_graph *g, size_t i, size_t j);
+/* True when i -> j is present (directed, not undirected). */
+bool fb_graph_has_arc(const fb_graph *g, size_t i, size_t j);
+/* True when i and j are joined by any edge. */
+bool fb_graph_adjacent(const fb_graph *g, size_t i, size_t j);
+/* Counts of directed and undirected edges. */
+size_t fb_graph_n_directed(const fb_graph *g);
+size_t fb_graph_n_undirected(const fb_graph *g);
+/* Directed plus undirected edges. */
+size_t fb_graph_n_edges(const fb_graph *g);
+
+/* Parents (j -> i directed), children (i -> j directed) and neighbours (i - j undirected) of
+ * node i, written into out (room for d); returns how many. */
+size_t fb_graph_parents(const fb_graph *g, size_t i, size_t *out);
+size_t fb_graph_children(const fb_graph *g, size_t i, size_t *out);
+size_t fb_graph_neighbours(const fb_graph *g, size_t i, size_t *out);
+/* Nodes joined to i by any edge. */
+size_t fb_graph_adjacents(const fb_graph *g, size_t i, size_t *out);
+
+/* True when the directed part has no cycle (undirected edges ignored). */
+bool fb_graph_is_acyclic(const fb_graph *g);
+/* True when acyclic and without undirected edges. */
+bool fb_graph_is_dag(const fb_graph *g);
+/* A topological order of the directed part into order (room for d), Kahn's algorithm with
+ * the smallest index first; FB_ERR when there is a cycle. */
+int fb_graph_topo_order(const fb_graph *g, size_t *order, fb_error *err);
+
+/* Same node count and names in the same order. */
+bool fb_graph_same_nodes(const fb_graph *a, const fb_graph *b);
+
+#endif

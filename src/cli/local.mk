@@ -1,0 +1,26 @@
+# the fedbn program: shell (the only code that links readline), commands, batch mode
+noinst_LTLIBRARIES += src/cli/libshell.la
+src_cli_libshell_la_CFLAGS = $(AM_CFLAGS) $(READLINE_CFLAGS)
+src_cli_libshell_la_SOURCES = src/cli/shell.c src/cli/shell.h
+
+noinst_LTLIBRARIES += src/cli/libcmds.la
+src_cli_libcmds_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)
+src_cli_libcmds_la_SOURCES = \
+	src/cli/cmd.h \
+	src/cli/cmd.c \
+	src/cli/cmd-table.c \
+	src/cli/session.h \
+	src/cli/session.c \
+	src/cli/cmd-misc.c \
+	src/cli/cmd-data.c \
+	src/cli/cmd-gen.c \
+	src/cli/cmd-split.c \
+	src/cli/cmd-truth.c \
+	src/cli/cmd-export.c \
+	src/cli/batch.c \
+	src/cli/demo.c
+
+bin_PROGRAMS += fedbn
+fedbn_SOURCES = src/cli/main.c
+fedbn_LDADD = src/cli/libcmds.la src/cli/libshell.la libfedbn.la $(READLINE_LIBS) \
+	$(NCURSESW_LIBS) $(FB_LIB_DEPS)

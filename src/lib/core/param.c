@@ -1,0 +1,258 @@
+/* Declared key=value parameters: parsing and checking against a table, in one place. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/param.h"
+
+/* Length of a NULL-name-terminated table. */
+size_t fb_param_table_len(const fb_param_def *defs)
+{
+	size_t n = 0;
+
+	while (defs[n].name != NULL)
+		n++;
+	return n;
+}
+
+/* Index of word in a '|'-separated choice list, or -1. */
+static int choice_index(const char *choices, const char *word)
+{
+	size_t wlen = strlen(word);
+	int idx = 0;
+
+	for (const char *p = choices; *p != '\0'; idx++) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar != NULL ? (size_t)(bar - p) : strlen(p);
+
+		if (len == wlen && strncmp(p, word, len) == 0)
+			return idx;
+		if (bar == NULL)
+			break;
+		p = bar + 1;
+	}
+	return -1;
+}
+
+/* Parse a boolean word. */
+static int parse_bool(const char *s, int64_t *out)
+{
+	static const char *yes[] = { "yes", "on", "true", "1" };
+	static const char *no[] = { "no", "off", "false", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (fb_strcasecmp(s, yes[i]) == 0)
+			return (*out = 1), FB_OK;
+		if (fb_strcasecmp(s, no[i]) == 0)
+			return (*out = 0), FB_OK;
+	}
+	return FB_ERR;
+}
+
+/* Describe what a definition accepts. */
+const char *fb_param_describe(const fb_param_def *def, char *buf, size_t len)
+{
+	switch (def->type) {
+	case FB_PARAM_INT:
+		snprintf(buf, len, "integer in [%.15g, %.15g]", def->min, def->max);
+		break;
+	case FB_PARAM_DOUBLE:
+		snprintf(buf, len, "number in [%g, %g]", def->min, def->max);
+		break;
+	case FB_PARAM_CHOICE:
+		snprintf(buf, len, "one of %s", def->choices);
+		break;
+	case FB_PARAM_BOOL:
+		snprintf(buf, len, "yes or no");
+		break;
+	case FB_PARAM_STRING:
+		snprintf(buf, len, "text");
+		break;
+	}
+	return buf;
+}
+
+/* Convert text to a value for def; FB_ERR with a sentence naming the key. */
+static int parse_value(const fb_param_def *def, const char *text, fb_param_value *out,
+                       const char *what, fb_error *err)
+{
+	char desc[128];
+	int64_t i;
+	double d;
+
+	memset(out, 0, sizeof *out);
+	switch (def->type) {
+	case FB_PARAM_INT:
+		if (fb_parse_int64(text, &i) != FB_OK || (double)i < def->min || (double)i > def->max)
+			goto bad;
+		out->i = i;
+		out->d = (double)i;
+		break;
+	case FB_PARAM_DOUBLE:
+		if (fb_parse_double(text, &d) != FB_OK || d < def->min || d > def->max)
+			goto bad;
+		out->d = d;
+		break;
+	case FB_PARAM_CHOICE:
+		if ((out->i = choice_index(def->choices, text)) < 0)
+			goto bad;
+		break;
+	case FB_PARAM_BOOL:
+		if (parse_bool(text, &out->i) != FB_OK)
+			goto bad;
+		break;
+	case FB_PARAM_STRING:
+		break;
+	}
+	out->s = fb_xstrdup(text);
+	out->set = true;
+	return FB_OK;
+bad:
+	return fb_fail(err, "%s: parameter '%s' must be %s, not '%s'", what, def->name,
+	               fb_param_describe(def, desc, sizeof desc), text);
+}
+
+/* Fill p with the table's defaults. */
+int fb_params_init(fb_params *p, const fb_param_def *defs, fb_error *err)
+{
+	p->defs = defs;
+	p->n = fb_param_table_len(defs);
+	p->v = fb_xcalloc(p->n, sizeof *p->v);
+	for (size_t k = 0; k < p->n; k++) {
+		if (defs[k].def == NULL)
+			continue;
+		if (parse_value(&defs[k], defs[k].def, &p->v[k], "default", err) != FB_OK) {
+			fb_params_release(p);
+			return FB_ERR;
+		}
+	}
+	return FB_OK;
+}
+
+/* Release the values. */
+void fb_params_release(fb_params *p)
+{
+	for (size_t k = 0; p->v != NULL && k < p->n; k++)
+		free(p->v[k].s);
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+/* Deep copy. */
+void fb_params_copy(fb_params *dst, const fb_params *src)
+{
+	dst->defs = src->defs;
+	dst->n = src->n;
+	dst->v = fb_xcalloc(src->n, sizeof *dst->v);
+	for (size_t k = 0; k < src->n; k++) {
+		dst->v[k] = src->v[k];
+		dst->v[k].s = src->v[k].s != NULL ? fb_xstrdup(src->v[k].s) : NULL;
+	}
+}
+
+/* Index of key, or -1. */
+int fb_params_find(const fb_params *p, const char *key)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (strcmp(p->defs[k].name, key) == 0)
+			return (int)k;
+	return -1;
+}
+
+/* Split "key=value" and find the key; FB_ERR naming what is wrong. */
+static int split_word(const fb_params *p, const char *word, const char *what, int *idx,
+                      const char **value, fb_error *err)
+{
+	const char *eq = strchr(word, '=');
+	char key[128];
+	size_t klen;
+
+	if (eq == NULL || eq == word)
+		return fb_fail(err, "%s: expected key=value, not '%s'", what, word);
+	klen = (size_t)(eq - word);
+	if (klen >= sizeof key)
+		return fb_fail(err, "%s: unknown parameter '%.40s...'", what, word);
+	memcpy(key, word, klen);
+	key[klen] = '\0';
+	*idx = fb_params_find(p, key);
+	if (*idx < 0) {
+		size_t best = (size_t)-1;
+		const char *near = NULL;
+
+		for (size_t k = 0; k < p->n; k++) {
+			size_t dist = fb_edit_distance(key, p->defs[k].name);
+
+			if (dist < best)
+				best = dist, near = p->defs[k].name;
+		}
+		if (near != NULL && best <= 2)
+			return fb_fail(err, "%s: unknown parameter '%s' (did you mean '%s'?)", what,
+			               key, near);
+		return fb_fail(err, "%s: unknown parameter '%s'", what, key);
+	}
+	*value = eq + 1;
+	return FB_OK;
+}
+
+/* Parse one key=value word into p. */
+int fb_params_set_word(fb_params *p, const char *word, const char *what, fb_error *err)
+{
+	fb_param_value v;
+	const char *value = NULL;
+	int idx = -1;
+
+	if (split_word(p, word, what, &idx, &value, err) != FB_OK)
+		return FB_ERR;
+	if (parse_value(&p->defs[idx], value, &v, what, err) != FB_OK)
+		return FB_ERR;
+	v.given = true;
+	free(p->v[idx].s);
+	p->v[idx] = v;
+	return FB_OK;
+}
+
+/* Parse all words, all or nothing. */
+int fb_params_set_words(fb_params *p, int argc, char *const *argv, const char *what,
+                        fb_error *err)
+{
+	fb_params tmp;
+
+	fb_params_copy(&tmp, p);
+	for (int a = 0; a < argc; a++) {
+		if (fb_params_set_word(&tmp, argv[a], what, err) != FB_OK) {
+			fb_params_release(&tmp);
+			return FB_ERR;
+		}
+	}
+	fb_params_release(p);
+	*p = tmp;
+	return FB_OK;
+}
+
+/* The value of key; a missing key is a program bug, reported and read as unset. */
+static const fb_param_value *get(const fb_params *p, const char *key)
+{
+	static const fb_param_value unset;
+	int idx = fb_params_find(p, key);
+
+	if (idx < 0) {
+		fprintf(stderr, "fedbn: internal error: no parameter '%s'\n", key);
+		return &unset;
+	}
+	return &p->v[idx];
+}
+
+/* Typed getters. */
+int64_t fb_params_int(const fb_params *p, const char *key) { return get(p, key)->i; }
+/* The value of a DOUBLE (or INT) parameter. */
+double fb_params_double(const fb_params *p, const char *key) { return get(p, key)->d; }
+/* The value of a BOOL parameter. */
+bool fb_params_bool(const fb_params *p, const char *key) { return get(p, key)->i != 0; }
+/* The text of a parameter, NULL when unset. */
+const char *fb_params_str(const fb_params *p, const char *key) { return get(p, key)->s; }
+/* Whether the user gave key. */
+bool fb_params_given(const fb_params *p, const char *key) { return get(p, key)->given; }

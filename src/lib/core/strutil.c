@@ -1,0 +1,84 @@
+/* Whole-string number parsing, case-insensitive comparison and edit distance. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/core.h"
+
+/* Parse all of s as a finite double. */
+int fb_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
+		return FB_ERR;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end != '\0' || !isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
+		return FB_ERR;
+	*out = v;
+	return FB_OK;
+}
+
+/* Parse all of s as a signed 64-bit integer. */
+int fb_parse_int64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
+		return FB_ERR;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end != '\0' || errno == ERANGE)
+		return FB_ERR;
+	*out = (int64_t)v;
+	return FB_OK;
+}
+
+/* ASCII case-insensitive comparison. */
+int fb_strcasecmp(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		int ca = tolower((unsigned char)*a), cb = tolower((unsigned char)*b);
+
+		if (ca != cb || ca == '\0')
+			return ca - cb;
+	}
+}
+
+/* Levenshtein distance with one row of memory. */
+size_t fb_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t *row = fb_xcalloc(lb + 1, sizeof *row);
+	size_t out;
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+			size_t best = diag + cost;
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	out = row[lb];
+	free(row);
+	return out;
+}

@@ -1,0 +1,1 @@
+/* csv-read.c: being written */

@@ -1,0 +1,1 @@
+/* csv-write.c: being written */

@@ -1,0 +1,1 @@
+/* dataset.c: being written */

@@ -1,0 +1,1 @@
+/* graph-csv.c: being written */

@@ -1,0 +1,21 @@
+# data: datasets, CSV in and out (libcsv), graph CSV, simulators (core, graph)
+noinst_LTLIBRARIES += src/lib/data/libdata.la
+FB_LIB_PARTS += src/lib/data/libdata.la
+src_lib_data_libdata_la_SOURCES = \
+	include/fedbn/dataset.h \
+	include/fedbn/csv.h \
+	include/fedbn/sim.h \
+	src/lib/data/dataset.c \
+	src/lib/data/csv-read.c \
+	src/lib/data/csv-write.c \
+	src/lib/data/graph-csv.c \
+	src/lib/data/sim.c
+
+check_PROGRAMS += tests/unit/test-csv tests/unit/test-sim
+TESTS += tests/unit/test-csv tests/unit/test-sim
+tests_unit_test_csv_SOURCES = tests/unit/test-csv.c
+tests_unit_test_csv_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_csv_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+tests_unit_test_sim_SOURCES = tests/unit/test-sim.c
+tests_unit_test_sim_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_sim_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -1,0 +1,1 @@
+/* sim.c: being written */

@@ -1,0 +1,1 @@
+/* graphviz.c: being written */

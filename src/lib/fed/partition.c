@@ -1,0 +1,1 @@
+/* partition.c: being written */

@@ -1,0 +1,14 @@
+# graph: graph type, acyclicity, metrics (core only)
+noinst_LTLIBRARIES += src/lib/graph/libgraph.la
+FB_LIB_PARTS += src/lib/graph/libgraph.la
+src_lib_graph_libgraph_la_SOURCES = \
+	include/fedbn/graph.h \
+	include/fedbn/metrics.h \
+	src/lib/graph/graph.c \
+	src/lib/graph/metrics.c
+
+check_PROGRAMS += tests/unit/test-graph
+TESTS += tests/unit/test-graph
+tests_unit_test_graph_SOURCES = tests/unit/test-graph.c
+tests_unit_test_graph_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_graph_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -1,0 +1,2 @@
+/* test-csv: being written */
+int main(void) { return 77; }

@@ -1,0 +1,2 @@
+/* test-export: being written */
+int main(void) { return 77; }

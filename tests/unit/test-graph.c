@@ -1,0 +1,2 @@
+/* test-graph: being written */
+int main(void) { return 77; }

@@ -1,0 +1,2 @@
+/* test-partition: being written */
+int main(void) { return 77; }

@@ -1,0 +1,2 @@
+/* test-sim: being written */
+int main(void) { return 77; }
