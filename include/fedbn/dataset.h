@@ -43,16 +43,18 @@ static inline double fb_dataset_get(const fb_dataset *ds, size_t i, size_t j)
 	return ds->x[i * ds->d + j];
 }
 
-/* Set variable j's name (copied). */
+/* Set variable j's name (copied); refuses an empty name or one another variable has. */
 int fb_dataset_set_name(fb_dataset *ds, size_t j, const char *name, fb_error *err);
-/* Make variable j discrete with the given level labels (copied). */
+/* Make variable j discrete with the given level labels (copied; at least one, all distinct),
+ * replacing any levels it had.  The stored codes are not checked. */
 int fb_dataset_set_levels(fb_dataset *ds, size_t j, char *const *levels, size_t nlevels,
                           fb_error *err);
 /* Index of the variable called name, or -1. */
 int fb_dataset_find(const fb_dataset *ds, const char *name);
 
 /* A new dataset holding the given rows and columns (in the given orders), with the same
- * variable metadata.  rows == NULL means all rows; cols == NULL means all columns. */
+ * variable metadata.  rows == NULL means all rows; cols == NULL means all columns (nrows or
+ * ncols is then ignored).  NULL on out-of-memory or an index out of range. */
 fb_dataset *fb_dataset_subset(const fb_dataset *ds, const size_t *rows, size_t nrows,
                               const size_t *cols, size_t ncols);
 
