@@ -1,1 +1,382 @@
-/* sim.c: being written */
+/* Simulated data: random DAGs (Erdős–Rényi, Barabási–Albert) and structural equation
+ * models on them (ALGORITHMS.md §1.1–1.3). */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "fedbn/sim.h"
+
+/* Defaults: ER, d=10, edges=10, n=300, seed=1, linear, Gaussian, scale 1, [0.5, 2]. */
+void fb_sim_options_init(fb_sim_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->dag = FB_DAG_ER;
+	opt->d = 10;
+	opt->edges = 10;
+	opt->n = 300;
+	opt->seed = 1;
+	opt->sem = FB_SEM_LINEAR;
+	opt->noise = FB_NOISE_GAUSS;
+	opt->noise_scale = 1.0;
+	opt->wmin = 0.5;
+	opt->wmax = 2.0;
+}
+
+/* Number of unordered pairs among d nodes, d(d-1)/2. */
+static size_t pair_count(size_t d)
+{
+	return d % 2 == 0 ? d / 2 * (d - 1) : (d - 1) / 2 * d;
+}
+
+/* Refuse a graph request no DAG can satisfy. */
+static int dag_check(enum fb_dag_type type, size_t d, size_t edges, fb_error *err)
+{
+	if (type != FB_DAG_ER && type != FB_DAG_ER_BERNOULLI && type != FB_DAG_SF)
+		return fb_fail(err, "unknown graph type %d", (int)type);
+	if (d < 2)
+		return fb_fail(err, "cannot draw a DAG on d=%zu variables: it needs at least 2",
+		               d);
+	if (edges > pair_count(d))
+		return fb_fail(err, "cannot draw %zu edges on d=%zu variables: a DAG on them "
+		               "has at most d(d-1)/2 = %zu", edges, d, pair_count(d));
+	return FB_OK;
+}
+
+/* Decode a pair index 0..d(d-1)/2-1 into (a, b), a < b, with index = b(b-1)/2 + a. */
+static void pair_decode(size_t idx, size_t *a, size_t *b)
+{
+	size_t hi = (size_t)((1.0 + sqrt(1.0 + 8.0 * (double)idx)) / 2.0);
+
+	/* the square root is only a first guess; settle it with exact integer steps */
+	while (hi > 1 && hi * (hi - 1) / 2 > idx)
+		hi--;
+	while ((hi + 1) * hi / 2 <= idx)
+		hi++;
+	*b = hi;
+	*a = idx - hi * (hi - 1) / 2;
+}
+
+/* Position of each node in order: rank[order[p]] = p. */
+static void order_ranks(const size_t *order, size_t d, size_t *rank)
+{
+	for (size_t p = 0; p < d; p++)
+		rank[order[p]] = p;
+}
+
+/* A random permutation of 0..d-1 into order. */
+static void random_order(gsl_rng *r, size_t *order, size_t d)
+{
+	for (size_t i = 0; i < d; i++)
+		order[i] = i;
+	fb_rng_shuffle(r, order, d);
+}
+
+/* ER variant A: exactly `edges` pairs uniformly (Floyd's sampling), oriented along order. */
+static void dag_er_exact(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+{
+	size_t d = g->d, total = pair_count(d), a, b;
+	unsigned char *chosen = fb_xcalloc(d * d, 1);
+	size_t *rank = fb_xcalloc(d, sizeof *rank);
+
+	for (size_t j = total - edges; j < total; j++) {
+		size_t t = fb_rng_index(r, j + 1);
+
+		pair_decode(t, &a, &b);
+		if (chosen[a * d + b])
+			pair_decode(j, &a, &b);
+		chosen[a * d + b] = 1;
+	}
+	random_order(r, order, d);
+	order_ranks(order, d, rank);
+	for (b = 1; b < d; b++) {
+		for (a = 0; a < b; a++) {
+			if (!chosen[a * d + b])
+				continue;
+			if (rank[a] < rank[b])
+				fb_graph_set_directed(g, a, b, 1.0);
+			else
+				fb_graph_set_directed(g, b, a, 1.0);
+		}
+	}
+	free(rank);
+	free(chosen);
+}
+
+/* ER variant B: each forward pair of a random order with p = 2s/(d^2-d). */
+static void dag_er_bernoulli(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+{
+	size_t d = g->d;
+	double p = (double)edges / (double)pair_count(d);
+
+	random_order(r, order, d);
+	for (size_t u = 0; u < d; u++) {
+		for (size_t v = u + 1; v < d; v++) {
+			if (gsl_rng_uniform(r) < p)
+				fb_graph_set_directed(g, order[u], order[v], 1.0);
+		}
+	}
+}
+
+/* round(s/d) with ties to even, as Python's round() in the NOTEARS utilities; at least 1. */
+static size_t attach_count(size_t edges, size_t d)
+{
+	size_t q = edges / d, rem = edges % d;
+
+	if (2 * rem > d || (2 * rem == d && q % 2 == 1))
+		q++;
+	return q < 1 ? 1 : q;
+}
+
+/* Pick one earlier vertex (< t) not yet taken, with probability proportional to weight. */
+static size_t ba_pick(gsl_rng *r, const size_t *weight, const unsigned char *taken,
+                      size_t t, size_t total)
+{
+	size_t u = fb_rng_index(r, total), v;
+
+	for (v = 0; v < t; v++) {
+		if (taken[v])
+			continue;
+		if (u < weight[v])
+			break;
+		u -= weight[v];
+	}
+	return v;
+}
+
+/* Barabási–Albert, NOTEARS flavour: vertex t sends min(m,t) edges to distinct earlier
+ * vertices with probability ∝ in-degree + 1, edges new -> old, then relabelled. */
+static void dag_scale_free(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+{
+	size_t d = g->d, m = attach_count(edges, d);
+	size_t *weight = fb_xcalloc(d, sizeof *weight); /* in-degree + 1 */
+	unsigned char *taken = fb_xcalloc(d, 1);
+	size_t *target = fb_xcalloc(d * m, sizeof *target); /* target[t*m + e] */
+	size_t *label = fb_xcalloc(d, sizeof *label);
+
+	for (size_t t = 0; t < d; t++) {
+		size_t k = t < m ? t : m, total = 0;
+
+		for (size_t v = 0; v < t; v++)
+			total += weight[v];
+		for (size_t e = 0; e < k; e++) {
+			size_t v = ba_pick(r, weight, taken, t, total);
+
+			taken[v] = 1;
+			total -= weight[v];
+			target[t * m + e] = v;
+		}
+		for (size_t e = 0; e < k; e++) {
+			taken[target[t * m + e]] = 0;
+			weight[target[t * m + e]]++;
+		}
+		weight[t] = 1;
+	}
+	random_order(r, label, d);
+	for (size_t t = 0; t < d; t++) {
+		for (size_t e = 0; e < (t < m ? t : m); e++)
+			fb_graph_set_directed(g, label[t], label[target[t * m + e]], 1.0);
+		order[d - 1 - t] = label[t]; /* the newest vertex comes first */
+	}
+	free(label);
+	free(target);
+	free(taken);
+	free(weight);
+}
+
+/* Draw a random DAG and the topological order its generator used. */
+fb_graph *fb_sim_dag_ordered(enum fb_dag_type type, size_t d, size_t edges, gsl_rng *r,
+                             size_t *order, fb_error *err)
+{
+	fb_graph *g;
+
+	if (dag_check(type, d, edges, err) != FB_OK)
+		return NULL;
+	g = fb_graph_alloc(d);
+	if (g == NULL) {
+		fb_fail(err, "cannot draw a DAG on d=%zu variables: out of memory", d);
+		return NULL;
+	}
+	if (type == FB_DAG_ER)
+		dag_er_exact(g, edges, r, order);
+	else if (type == FB_DAG_ER_BERNOULLI)
+		dag_er_bernoulli(g, edges, r, order);
+	else
+		dag_scale_free(g, edges, r, order);
+	g->weighted = false;
+	return g;
+}
+
+/* Draw a random DAG (binary, unweighted) with node names X1..Xd. */
+fb_graph *fb_sim_dag(enum fb_dag_type type, size_t d, size_t edges, gsl_rng *r, fb_error *err)
+{
+	size_t *order = fb_xcalloc(d == 0 ? 1 : d, sizeof *order);
+	fb_graph *g = fb_sim_dag_ordered(type, d, edges, r, order, err);
+
+	free(order);
+	return g;
+}
+
+/* Give every edge of g a weight ±U[wmin, wmax], in row-major order of (parent, child). */
+static void sim_weights(fb_graph *g, double wmin, double wmax, gsl_rng *r)
+{
+	for (size_t i = 0; i < g->d; i++) {
+		for (size_t j = 0; j < g->d; j++) {
+			double w;
+
+			if (!fb_graph_has_arc(g, i, j))
+				continue;
+			w = gsl_ran_flat(r, wmin, wmax);
+			if (gsl_rng_uniform(r) < 0.5)
+				w = -w;
+			fb_graph_set_directed(g, i, j, w);
+		}
+	}
+	g->weighted = true;
+}
+
+/* One draw of N(0, scale^2). */
+static double noise_gauss(gsl_rng *r, double scale)
+{
+	return gsl_ran_gaussian(r, scale);
+}
+
+/* One draw of Exp with mean scale. */
+static double noise_exp(gsl_rng *r, double scale)
+{
+	return gsl_ran_exponential(r, scale);
+}
+
+/* One draw of Gumbel(location 0, scale): gumbel1 with a = 1/scale, b = 1. */
+static double noise_gumbel(gsl_rng *r, double scale)
+{
+	return gsl_ran_gumbel1(r, 1.0 / scale, 1.0);
+}
+
+/* One draw of U(-scale, scale). */
+static double noise_uniform(gsl_rng *r, double scale)
+{
+	return gsl_ran_flat(r, -scale, scale);
+}
+
+/* Noise samplers indexed by enum fb_noise. */
+static double (*const noise_draw[])(gsl_rng *, double) = {
+	[FB_NOISE_GAUSS] = noise_gauss,
+	[FB_NOISE_EXP] = noise_exp,
+	[FB_NOISE_GUMBEL] = noise_gumbel,
+	[FB_NOISE_UNIFORM] = noise_uniform,
+};
+
+/* What a mechanism sees: the true graph and scratch room for a parent list. */
+struct sim_model {
+	const fb_graph *g; /* the weighted true DAG */
+	size_t *parents;   /* scratch: room for d parent ids */
+};
+
+/* A mechanism adds f_j(parents) to column j, which already holds the noise z_j; the
+ * parents' columns are complete (topological order).  FB_ERR with the reason on failure. */
+typedef int (*sim_mechanism_fn)(struct sim_model *m, size_t j, fb_dataset *ds, fb_error *err);
+
+/* Linear mechanism: x_j += sum over parents p of W[p][j] x_p. */
+static int mechanism_linear(struct sim_model *m, size_t j, fb_dataset *ds, fb_error *err)
+{
+	size_t np = fb_graph_parents(m->g, j, m->parents), d = ds->d;
+
+	(void)err;
+	for (size_t i = 0; i < ds->n; i++) {
+		double *row = ds->x + i * d;
+		double s = 0.0;
+
+		for (size_t q = 0; q < np; q++)
+			s += m->g->w[m->parents[q] * d + j] * row[m->parents[q]];
+		row[j] += s;
+	}
+	return FB_OK;
+}
+
+/* Mechanisms indexed by enum fb_sem. */
+static const sim_mechanism_fn mechanisms[] = {
+	[FB_SEM_LINEAR] = mechanism_linear,
+};
+
+/* Refuse options no simulation can satisfy (the graph part is checked by dag_check). */
+static int sim_check(const fb_sim_options *opt, fb_error *err)
+{
+	if (opt->n < 1)
+		return fb_fail(err, "cannot simulate n=%zu rows: n must be at least 1", opt->n);
+	if ((size_t)opt->sem >= sizeof mechanisms / sizeof mechanisms[0])
+		return fb_fail(err, "unknown mechanism %d", (int)opt->sem);
+	if ((size_t)opt->noise >= sizeof noise_draw / sizeof noise_draw[0])
+		return fb_fail(err, "unknown noise family %d", (int)opt->noise);
+	if (!isfinite(opt->noise_scale) || opt->noise_scale <= 0.0)
+		return fb_fail(err, "cannot use noise scale %g: it must be positive and finite",
+		               opt->noise_scale);
+	if (!isfinite(opt->wmin) || !isfinite(opt->wmax) || opt->wmin < 0.0 ||
+	    opt->wmin > opt->wmax)
+		return fb_fail(err, "cannot draw weight magnitudes in [%g, %g]: they need "
+		               "0 <= wmin <= wmax", opt->wmin, opt->wmax);
+	if (opt->d > 0 && opt->n > ((size_t)-1) / sizeof(double) / opt->d)
+		return fb_fail(err, "cannot simulate %zu x %zu values: too many", opt->n, opt->d);
+	return FB_OK;
+}
+
+/* Fill ds from the SEM on the weighted graph g: noise row by row, then the mechanism
+ * column by column in the topological order. */
+static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t *order,
+                      fb_dataset *ds, fb_error *err)
+{
+	gsl_rng *r = fb_rng_stream(opt->seed, "noise");
+	struct sim_model m = { g, fb_xcalloc(g->d, sizeof(size_t)) };
+	int rc = FB_OK;
+
+	for (size_t i = 0; i < ds->n * ds->d; i++)
+		ds->x[i] = noise_draw[opt->noise](r, opt->noise_scale);
+	for (size_t p = 0; p < g->d && rc == FB_OK; p++)
+		rc = mechanisms[opt->sem](&m, order[p], ds, err);
+	free(m.parents);
+	gsl_rng_free(r);
+	return rc;
+}
+
+/* Simulate: a new dataset (continuous, names X1..Xd) and its weighted true DAG. */
+int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **truth,
+                    fb_error *err)
+{
+	size_t *order = NULL;
+	fb_graph *g = NULL;
+	fb_dataset *ds = NULL;
+	gsl_rng *r;
+
+	*data = NULL;
+	*truth = NULL;
+	if (dag_check(opt->dag, opt->d, opt->edges, err) != FB_OK || sim_check(opt, err) != FB_OK)
+		return FB_ERR;
+	order = fb_xcalloc(opt->d, sizeof *order);
+	r = fb_rng_stream(opt->seed, "graph");
+	g = fb_sim_dag_ordered(opt->dag, opt->d, opt->edges, r, order, err);
+	gsl_rng_free(r);
+	if (g == NULL)
+		goto fail;
+	r = fb_rng_stream(opt->seed, "weights");
+	sim_weights(g, opt->wmin, opt->wmax, r);
+	gsl_rng_free(r);
+	ds = fb_dataset_alloc(opt->n, opt->d);
+	if (ds == NULL) {
+		fb_fail(err, "cannot simulate %zu x %zu values: out of memory", opt->n, opt->d);
+		goto fail;
+	}
+	if (sim_sample(opt, g, order, ds, err) != FB_OK)
+		goto fail;
+	free(order);
+	*data = ds;
+	*truth = g;
+	return FB_OK;
+fail:
+	free(order);
+	fb_graph_free(g);
+	fb_dataset_free(ds);
+	return FB_ERR;
+}
