@@ -1,1 +1,318 @@
-/* graph.c: being written */
+/* Graphs over named nodes: edge marks, weights, neighbourhoods, acyclicity and topological
+ * order.  A pair {i, j} holds one relation, read from the two marks (i, j) and (j, i). */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/graph.h"
+
+/* True when i and j name two different nodes of g. */
+static bool graph_pair_ok(const fb_graph *g, size_t i, size_t j)
+{
+	return g != NULL && i < g->d && j < g->d && i != j;
+}
+
+/* Allocate an empty graph on d nodes named X1..Xd. */
+fb_graph *fb_graph_alloc(size_t d)
+{
+	fb_graph *g;
+	size_t i;
+
+	if (d != 0 && d > SIZE_MAX / d / sizeof(double))
+		return NULL;
+	g = fb_xcalloc(1, sizeof *g);
+	g->d = d;
+	g->names = fb_xcalloc(d, sizeof *g->names);
+	g->mark = fb_xcalloc(d * d, sizeof *g->mark);
+	g->w = fb_xcalloc(d * d, sizeof *g->w);
+	g->weighted = false;
+	for (i = 0; i < d; i++)
+		g->names[i] = fb_xasprintf("X%zu", i + 1);
+	return g;
+}
+
+/* Free a graph and everything it owns. */
+void fb_graph_free(fb_graph *g)
+{
+	size_t i;
+
+	if (g == NULL)
+		return;
+	for (i = 0; i < g->d; i++)
+		free(g->names[i]);
+	free(g->names);
+	free(g->mark);
+	free(g->w);
+	free(g);
+}
+
+/* Deep copy of g. */
+fb_graph *fb_graph_copy(const fb_graph *g)
+{
+	fb_graph *c;
+	size_t i;
+
+	if (g == NULL)
+		return NULL;
+	c = fb_graph_alloc(g->d);
+	if (c == NULL)
+		return NULL;
+	for (i = 0; i < g->d; i++) {
+		free(c->names[i]);
+		c->names[i] = fb_xstrdup(g->names[i]);
+	}
+	if (g->d != 0) {
+		memcpy(c->mark, g->mark, g->d * g->d * sizeof *g->mark);
+		memcpy(c->w, g->w, g->d * g->d * sizeof *g->w);
+	}
+	c->weighted = g->weighted;
+	return c;
+}
+
+/* Set node i's name to a copy of name. */
+int fb_graph_set_name(fb_graph *g, size_t i, const char *name, fb_error *err)
+{
+	if (i >= g->d)
+		return fb_fail(err, "node index '%zu' is out of range (the graph has %zu nodes)",
+		               i + 1, g->d);
+	if (name == NULL || name[0] == '\0')
+		return fb_fail(err, "node name '%zu' must not be empty", i + 1);
+	free(g->names[i]);
+	g->names[i] = fb_xstrdup(name);
+	return FB_OK;
+}
+
+/* Index of the first node called name, or -1. */
+int fb_graph_find(const fb_graph *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->d; i++)
+		if (strcmp(g->names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Put i -> j with weight w, dropping whatever joined i and j. */
+void fb_graph_set_directed(fb_graph *g, size_t i, size_t j, double w)
+{
+	if (!graph_pair_ok(g, i, j))
+		return;
+	g->mark[i * g->d + j] = 1;
+	g->mark[j * g->d + i] = 0;
+	g->w[i * g->d + j] = w;
+	g->w[j * g->d + i] = 0.0;
+}
+
+/* Put i - j, dropping whatever joined i and j. */
+void fb_graph_set_undirected(fb_graph *g, size_t i, size_t j)
+{
+	if (!graph_pair_ok(g, i, j))
+		return;
+	g->mark[i * g->d + j] = 1;
+	g->mark[j * g->d + i] = 1;
+	g->w[i * g->d + j] = 1.0;
+	g->w[j * g->d + i] = 1.0;
+}
+
+/* Remove whatever joins i and j. */
+void fb_graph_remove(fb_graph *g, size_t i, size_t j)
+{
+	if (!graph_pair_ok(g, i, j))
+		return;
+	g->mark[i * g->d + j] = 0;
+	g->mark[j * g->d + i] = 0;
+	g->w[i * g->d + j] = 0.0;
+	g->w[j * g->d + i] = 0.0;
+}
+
+/* The relation of the ordered pair (i, j). */
+enum fb_edge fb_graph_edge(const fb_graph *g, size_t i, size_t j)
+{
+	bool ij, ji;
+
+	if (!graph_pair_ok(g, i, j))
+		return FB_EDGE_NONE;
+	ij = g->mark[i * g->d + j] != 0;
+	ji = g->mark[j * g->d + i] != 0;
+	if (ij && ji)
+		return FB_EDGE_UNDIRECTED;
+	if (ij)
+		return FB_EDGE_FORWARD;
+	if (ji)
+		return FB_EDGE_BACKWARD;
+	return FB_EDGE_NONE;
+}
+
+/* True when the directed arc i -> j is present. */
+bool fb_graph_has_arc(const fb_graph *g, size_t i, size_t j)
+{
+	return fb_graph_edge(g, i, j) == FB_EDGE_FORWARD;
+}
+
+/* True when i and j are joined by any edge. */
+bool fb_graph_adjacent(const fb_graph *g, size_t i, size_t j)
+{
+	return fb_graph_edge(g, i, j) != FB_EDGE_NONE;
+}
+
+/* Number of directed edges. */
+size_t fb_graph_n_directed(const fb_graph *g)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < g->d; i++)
+		for (j = 0; j < g->d; j++)
+			if (fb_graph_edge(g, i, j) == FB_EDGE_FORWARD)
+				n++;
+	return n;
+}
+
+/* Number of undirected edges. */
+size_t fb_graph_n_undirected(const fb_graph *g)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < g->d; i++)
+		for (j = i + 1; j < g->d; j++)
+			if (fb_graph_edge(g, i, j) == FB_EDGE_UNDIRECTED)
+				n++;
+	return n;
+}
+
+/* Number of edges of either kind. */
+size_t fb_graph_n_edges(const fb_graph *g)
+{
+	return fb_graph_n_directed(g) + fb_graph_n_undirected(g);
+}
+
+/* The nodes j whose relation (i, j) is kind, in index order, into out. */
+static size_t graph_collect(const fb_graph *g, size_t i, enum fb_edge kind, size_t *out)
+{
+	size_t j, n = 0;
+
+	for (j = 0; j < g->d; j++)
+		if (fb_graph_edge(g, i, j) == kind)
+			out[n++] = j;
+	return n;
+}
+
+/* Parents of node i (j -> i). */
+size_t fb_graph_parents(const fb_graph *g, size_t i, size_t *out)
+{
+	return graph_collect(g, i, FB_EDGE_BACKWARD, out);
+}
+
+/* Children of node i (i -> j). */
+size_t fb_graph_children(const fb_graph *g, size_t i, size_t *out)
+{
+	return graph_collect(g, i, FB_EDGE_FORWARD, out);
+}
+
+/* Neighbours of node i (i - j). */
+size_t fb_graph_neighbours(const fb_graph *g, size_t i, size_t *out)
+{
+	return graph_collect(g, i, FB_EDGE_UNDIRECTED, out);
+}
+
+/* Nodes joined to i by any edge. */
+size_t fb_graph_adjacents(const fb_graph *g, size_t i, size_t *out)
+{
+	size_t j, n = 0;
+
+	for (j = 0; j < g->d; j++)
+		if (fb_graph_adjacent(g, i, j))
+			out[n++] = j;
+	return n;
+}
+
+/* Kahn's algorithm, smallest available index first: fills order with the nodes it could
+ * place and returns how many (d when the directed part is acyclic).  indeg (room for d)
+ * ends holding the in-degrees that remain from unplaced parents. */
+static size_t graph_kahn(const fb_graph *g, size_t *order, size_t *indeg, bool *placed)
+{
+	size_t d = g->d, n = 0, i, j;
+
+	for (j = 0; j < d; j++) {
+		indeg[j] = 0;
+		placed[j] = false;
+		for (i = 0; i < d; i++)
+			if (fb_graph_edge(g, i, j) == FB_EDGE_FORWARD)
+				indeg[j]++;
+	}
+	while (n < d) {
+		for (i = 0; i < d && (placed[i] || indeg[i] != 0); i++)
+			;
+		if (i == d)
+			break;
+		placed[i] = true;
+		order[n++] = i;
+		for (j = 0; j < d; j++)
+			if (fb_graph_edge(g, i, j) == FB_EDGE_FORWARD)
+				indeg[j]--;
+	}
+	return n;
+}
+
+/* A node on a directed cycle among the unplaced nodes left by graph_kahn: every unplaced
+ * node has an unplaced parent, so walking up d times from any of them lands on a cycle. */
+static size_t graph_cycle_node(const fb_graph *g, const bool *placed)
+{
+	size_t v, step, p;
+
+	for (v = 0; placed[v]; v++)
+		;
+	for (step = 0; step < g->d; step++) {
+		for (p = 0; p < g->d; p++)
+			if (!placed[p] && fb_graph_edge(g, p, v) == FB_EDGE_FORWARD)
+				break;
+		v = p;
+	}
+	return v;
+}
+
+/* Topological order by Kahn's algorithm; FB_ERR naming a node on a cycle. */
+int fb_graph_topo_order(const fb_graph *g, size_t *order, fb_error *err)
+{
+	size_t *indeg = fb_xcalloc(g->d, sizeof *indeg);
+	bool *placed = fb_xcalloc(g->d, sizeof *placed);
+	int rc = FB_OK;
+
+	if (graph_kahn(g, order, indeg, placed) < g->d)
+		rc = fb_fail(err, "the graph has a directed cycle through '%s'",
+		             g->names[graph_cycle_node(g, placed)]);
+	free(indeg);
+	free(placed);
+	return rc;
+}
+
+/* True when the directed part has no cycle. */
+bool fb_graph_is_acyclic(const fb_graph *g)
+{
+	size_t *order = fb_xcalloc(g->d, sizeof *order);
+	bool ok = fb_graph_topo_order(g, order, NULL) == FB_OK;
+
+	free(order);
+	return ok;
+}
+
+/* True when acyclic and without undirected edges. */
+bool fb_graph_is_dag(const fb_graph *g)
+{
+	return fb_graph_n_undirected(g) == 0 && fb_graph_is_acyclic(g);
+}
+
+/* Same node count and the same names in the same order. */
+bool fb_graph_same_nodes(const fb_graph *a, const fb_graph *b)
+{
+	size_t i;
+
+	if (a->d != b->d)
+		return false;
+	for (i = 0; i < a->d; i++)
+		if (strcmp(a->names[i], b->names[i]) != 0)
+			return false;
+	return true;
+}
