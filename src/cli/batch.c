@@ -1,0 +1,59 @@
+/* Batch mode: commands from a script file or a non-terminal standard input. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/core.h"
+#include "cmd.h"
+
+/* How deep 'source' may nest before it is taken for a loop. */
+#define MAX_SOURCE_DEPTH 16
+
+/* Run every line of fp; positions in messages are "name:LINE". */
+int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name)
+{
+	const char *saved = ctx->where;
+	char *line = NULL, *where = NULL;
+	size_t cap = 0, lineno = 0;
+	int worst = FB_CMD_OK;
+	ssize_t len;
+
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		int ret;
+
+		lineno++;
+		free(where);
+		where = fb_xasprintf("%s:%zu", name, lineno);
+		ctx->where = where;
+		ret = fb_cmd_run_line(ctx, line);
+		if (ret > worst)
+			worst = ret;
+		if (ret == FB_CMD_QUIT || (ret == FB_CMD_ERROR && ctx->bail))
+			break;
+	}
+	ctx->where = saved;
+	free(where);
+	free(line);
+	return worst;
+}
+
+/* Run a script file. */
+int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path)
+{
+	FILE *fp;
+	int ret;
+
+	if (ctx->depth >= MAX_SOURCE_DEPTH)
+		return fb_cmd_error(ctx, "cannot source '%s': scripts nested more than %d deep", path,
+		                    MAX_SOURCE_DEPTH);
+	fp = fopen(path, "r");
+	if (fp == NULL)
+		return fb_cmd_error(ctx, "cannot read '%s': %s", path, strerror(errno));
+	ctx->depth++;
+	ret = fb_cmd_run_stream(ctx, fp, path);
+	ctx->depth--;
+	fclose(fp);
+	return ret;
+}

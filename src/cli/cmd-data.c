@@ -1,0 +1,224 @@
+/* Commands on the current dataset: load, save, info, head. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "fedbn/csv.h"
+#include "fedbn/dataset.h"
+#include "cmd.h"
+#include "session.h"
+
+/* The current dataset, or an error naming the command when there is none. */
+static fb_dataset *need_data(fb_cmd_ctx *ctx, const char *cmd)
+{
+	if (ctx->s->data == NULL)
+		fb_cmd_error(ctx, "%s: no dataset: load a CSV file or generate one with gen", cmd);
+	return ctx->s->data;
+}
+
+/* Fill CSV options from load's parameters; FB_ERR names a bad combination. */
+static int csv_options(fb_cmd_ctx *ctx, const fb_params *p, fb_csv_options *o)
+{
+	static const char delims[] = { 0, ',', ';', '\t' };
+	const char *disc = fb_params_str(p, "discrete");
+
+	fb_csv_options_init(o);
+	o->delim = delims[fb_params_int(p, "delim")];
+	o->header = (int[]){ -1, 1, 0 }[fb_params_int(p, "header")];
+	o->max_levels = (size_t)fb_params_int(p, "levels");
+	o->na = fb_params_int(p, "na") == 1 ? FB_NA_DROP : FB_NA_ERROR;
+	o->warn = fb_cmd_warner(ctx);
+	if (strcmp(disc, "none") == 0)
+		o->discrete = FB_DISCRETE_NONE;
+	else if (strcmp(disc, "all") == 0)
+		o->discrete = FB_DISCRETE_ALL;
+	else if (strcmp(disc, "auto") == 0)
+		o->discrete = FB_DISCRETE_AUTO;
+	else {
+		o->discrete = FB_DISCRETE_LIST;
+		o->discrete_list = disc;
+	}
+	return FB_OK;
+}
+
+/* load FILE [options]: read a CSV file as the current dataset. */
+static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_csv_options o;
+	fb_csv_report rep = { 0 };
+	fb_error err = { { 0 } };
+	fb_dataset *ds;
+	int dropped;
+
+	csv_options(ctx, &a->params, &o);
+	ds = fb_csv_read(a->argv[0], &o, &rep, &err);
+	if (ds == NULL)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	fb_session_set_data(ctx->s, ds, a->argv[0], NULL, NULL, &dropped);
+	fprintf(ctx->out, "loaded '%s': %zu rows, %zu variables (%zu continuous, %zu discrete)\n",
+	        a->argv[0], ds->n, ds->d, ds->d - fb_dataset_n_discrete(ds),
+	        fb_dataset_n_discrete(ds));
+	if (dropped)
+		fb_cmd_warn(ctx, "the truth was dropped: its variables differ from the new data's");
+	return FB_CMD_OK;
+}
+
+/* save FILE: write the current dataset as CSV. */
+static int exec_save(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_error err = { { 0 } };
+	fb_dataset *ds = need_data(ctx, "save");
+
+	if (ds == NULL)
+		return FB_CMD_ERROR;
+	if (fb_csv_write_dataset(ds, a->argv[0], &err) != FB_OK)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	fprintf(ctx->out, "wrote '%s': %zu rows, %zu variables\n", a->argv[0], ds->n, ds->d);
+	return FB_CMD_OK;
+}
+
+/* Mean and standard deviation of column j. */
+static void column_moments(const fb_dataset *ds, size_t j, double *mean, double *sd)
+{
+	double m = 0, ss = 0;
+
+	for (size_t i = 0; i < ds->n; i++) {
+		double x = fb_dataset_get(ds, i, j), delta = x - m;
+
+		m += delta / (double)(i + 1);
+		ss += delta * (x - m);
+	}
+	*mean = m;
+	*sd = ds->n > 1 ? sqrt(ss / (double)(ds->n - 1)) : 0.0;
+}
+
+/* Print one variable's line of info. */
+static void info_var(FILE *out, const fb_dataset *ds, size_t j)
+{
+	const fb_var *v = &ds->vars[j];
+	double mean, sd;
+
+	if (v->kind == FB_CONTINUOUS) {
+		column_moments(ds, j, &mean, &sd);
+		fprintf(out, "  %-16s continuous  %12.6g %12.6g\n", v->name, mean, sd);
+		return;
+	}
+	fprintf(out, "  %-16s discrete    %12s %12s  %zu:", v->name, "", "", v->nlevels);
+	for (size_t l = 0; l < v->nlevels && l < 8; l++)
+		fprintf(out, "%s%s", l ? ", " : " ", v->levels[l]);
+	fprintf(out, "%s\n", v->nlevels > 8 ? ", ..." : "");
+}
+
+/* info: the dataset's shape, truth, split and one line per variable. */
+static int exec_info(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_session *s = ctx->s;
+	fb_dataset *ds = need_data(ctx, "info");
+
+	if (ds == NULL)
+		return FB_CMD_ERROR;
+	fprintf(ctx->out, "dataset: %s\n", s->data_source);
+	fprintf(ctx->out, "  %zu rows, %zu variables (%zu continuous, %zu discrete)\n", ds->n,
+	        ds->d, ds->d - fb_dataset_n_discrete(ds), fb_dataset_n_discrete(ds));
+	if (s->truth != NULL)
+		fprintf(ctx->out, "truth: %zu edges (%s)\n", fb_graph_n_edges(s->truth),
+		        s->truth_source);
+	else
+		fprintf(ctx->out, "truth: none\n");
+	fprintf(ctx->out, "split: %s\n", s->split != NULL ? s->split->desc : "none");
+	fprintf(ctx->out, "  %-16s %-11s %12s %12s  %s\n", "variable", "kind", "mean", "sd",
+	        "levels");
+	for (size_t j = 0; j < ds->d; j++)
+		info_var(ctx->out, ds, j);
+	return FB_CMD_OK;
+}
+
+/* Print value (i, j) as its label or number, in width w. */
+static void print_cell(FILE *out, const fb_dataset *ds, size_t i, size_t j, int w)
+{
+	double x = fb_dataset_get(ds, i, j);
+	const fb_var *v = &ds->vars[j];
+
+	if (v->kind == FB_DISCRETE && x >= 0 && (size_t)x < v->nlevels)
+		fprintf(out, " %*s", w, v->levels[(size_t)x]);
+	else
+		fprintf(out, " %*.6g", w, x);
+}
+
+/* head [rows=N]: the first rows. */
+static int exec_head(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_dataset *ds = need_data(ctx, "head");
+	size_t rows;
+
+	if (ds == NULL)
+		return FB_CMD_ERROR;
+	rows = (size_t)fb_params_int(&a->params, "rows");
+	rows = rows < ds->n ? rows : ds->n;
+	fprintf(ctx->out, "%6s", "row");
+	for (size_t j = 0; j < ds->d; j++)
+		fprintf(ctx->out, " %12.12s", ds->vars[j].name);
+	fputc('\n', ctx->out);
+	for (size_t i = 0; i < rows; i++) {
+		fprintf(ctx->out, "%6zu", i + 1);
+		for (size_t j = 0; j < ds->d; j++)
+			print_cell(ctx->out, ds, i, j, 12);
+		fputc('\n', ctx->out);
+	}
+	if (rows < ds->n)
+		fprintf(ctx->out, "(%zu of %zu rows)\n", rows, ds->n);
+	return FB_CMD_OK;
+}
+
+/* load's parameters. */
+static const fb_param_def load_params[] = {
+	{ "delim", FB_PARAM_CHOICE, "auto", 0, 0, "auto|comma|semicolon|tab",
+	  "field delimiter (auto: detected from the first line)" },
+	{ "header", FB_PARAM_CHOICE, "auto", 0, 0, "auto|yes|no",
+	  "whether the first line holds variable names" },
+	{ "discrete", FB_PARAM_STRING, "none", 0, 0, NULL,
+	  "discrete columns besides non-numeric ones: none, all, auto, or names a,b,c" },
+	{ "levels", FB_PARAM_INT, "10", 2, 100000, NULL,
+	  "discrete=auto: most distinct integer values of a discrete column" },
+	{ "na", FB_PARAM_CHOICE, "error", 0, 0, "error|drop",
+	  "missing values (empty, NA, NaN, ?): stop at the first, or drop their rows" },
+	{ 0 },
+};
+
+/* head's parameters. */
+static const fb_param_def head_params[] = {
+	{ "rows", FB_PARAM_INT, "10", 1, 1e9, NULL, "how many rows to show" },
+	{ 0 },
+};
+
+const fb_cmd_entry fb_cmd_load = {
+	.name = "load", .usage = "FILE [key=value ...]", .summary = "read a CSV file as the dataset",
+	.help = "Read FILE (CSV with comma, semicolon or tab delimiters, optional header, "
+	        "quoted fields, CRLF, UTF-8 BOM) as the current dataset. Non-numeric columns "
+	        "are discrete; discrete= makes more columns discrete. Errors name the line and "
+	        "column at fault and leave the session as it was. The split is cleared; the "
+	        "truth is kept when its variables match.",
+	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = load_params,
+	.exec = exec_load,
+};
+
+const fb_cmd_entry fb_cmd_save = {
+	.name = "save", .usage = "FILE", .summary = "write the dataset as CSV",
+	.help = "Write the current dataset to FILE as CSV with a header row; discrete values "
+	        "are written as their labels. The file is replaced atomically.",
+	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .exec = exec_save,
+};
+
+const fb_cmd_entry fb_cmd_info = {
+	.name = "info", .usage = "", .summary = "describe the dataset, its truth and split",
+	.help = "Show where the dataset came from, its size, its truth and split, and per "
+	        "variable its kind, mean and standard deviation, or its levels.",
+	.min_args = 0, .max_args = 0, .exec = exec_info,
+};
+
+const fb_cmd_entry fb_cmd_head = {
+	.name = "head", .usage = "[rows=N]", .summary = "show the first rows of the dataset",
+	.help = "Show the first rows of the current dataset (discrete values as labels).",
+	.min_args = 0, .max_args = 0, .params = head_params, .exec = exec_head,
+};

@@ -1,0 +1,123 @@
+/* export: graphs out, as pictures through Graphviz or as CSV. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/csv.h"
+#include "fedbn/export.h"
+#include "cmd.h"
+#include "session.h"
+
+/* The file name's extension (after the last dot of the last component), or "". */
+static const char *extension(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash != NULL ? slash : path, '.');
+
+	return dot != NULL ? dot + 1 : "";
+}
+
+/* Write g as CSV in the chosen form. */
+static int export_csv(fb_cmd_ctx *ctx, const fb_graph *g, const char *path, bool matrix)
+{
+	fb_error err = { { 0 } };
+	int ret = matrix ? fb_graph_write_matrix(g, path, &err) : fb_graph_write_edges(g, path, &err);
+
+	if (ret != FB_OK)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	fprintf(ctx->out, "wrote '%s' (%s, %zu edges)\n", path,
+	        matrix ? "adjacency matrix" : "edge list", fb_graph_n_edges(g));
+	return FB_CMD_OK;
+}
+
+/* Read graph=FILE over the dataset's variables; NULL after printing the error. */
+static fb_graph *read_graph_file(fb_cmd_ctx *ctx, const char *file)
+{
+	const fb_dataset *ds = ctx->s->data;
+	fb_error err = { { 0 } };
+	char **names;
+	fb_graph *g;
+
+	if (ds == NULL) {
+		fb_cmd_error(ctx, "export: no dataset: graph= names are checked against its variables");
+		return NULL;
+	}
+	names = fb_xcalloc(ds->d, sizeof *names);
+	for (size_t j = 0; j < ds->d; j++)
+		names[j] = ds->vars[j].name;
+	g = fb_graph_read_csv(file, names, ds->d, &err);
+	free(names);
+	if (g == NULL)
+		fb_cmd_error(ctx, "%s", err.msg);
+	return g;
+}
+
+/* Draw g (against truth for the diff view) into path, or write it as CSV. */
+static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *truth,
+                        const char *path, const fb_params *p)
+{
+	fb_error err = { { 0 } };
+
+	if (strcmp(extension(path), "csv") == 0)
+		return export_csv(ctx, g, path, fb_params_int(p, "format") == 1);
+	if (fb_export_graph(g, truth, truth != NULL ? FB_VIEW_DIFF : FB_VIEW_GRAPH, path,
+	                    &err) != FB_OK)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	fprintf(ctx->out, "wrote '%s' (%zu nodes, %zu edges%s)\n", path, g->d,
+	        fb_graph_n_edges(g), truth != NULL ? ", against the truth" : "");
+	return FB_CMD_OK;
+}
+
+/* The values of what=, in table order. */
+enum export_what { WHAT_AUTO, WHAT_TRUTH, WHAT_ESTIMATE, WHAT_DIFF };
+
+/* export FILE [what=auto|truth|estimate|diff] [graph=CSV] [format=edges|matrix]. */
+static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	const fb_params *p = &a->params;
+	const char *file = fb_params_str(p, "graph");
+	enum export_what what = (enum export_what)fb_params_int(p, "what");
+	fb_graph *est = NULL;
+	int ret;
+
+	if (what == WHAT_AUTO)
+		what = file != NULL ? WHAT_ESTIMATE : WHAT_TRUTH;
+	if (what != WHAT_ESTIMATE && ctx->s->truth == NULL)
+		return fb_cmd_error(ctx, "export: no truth: gen makes one, truth load reads one");
+	if (what != WHAT_TRUTH && file == NULL)
+		return fb_cmd_error(ctx, "export: what=%s needs an estimated graph: give "
+		                         "graph=FILE.csv", fb_params_str(p, "what"));
+	if (what == WHAT_TRUTH)
+		return export_graph(ctx, ctx->s->truth, NULL, a->argv[0], p);
+	if ((est = read_graph_file(ctx, file)) == NULL)
+		return FB_CMD_ERROR;
+	ret = export_graph(ctx, est, what == WHAT_DIFF ? ctx->s->truth : NULL, a->argv[0], p);
+	fb_graph_free(est);
+	return ret;
+}
+
+/* export's parameters. */
+static const fb_param_def export_params[] = {
+	{ "what", FB_PARAM_CHOICE, "auto", 0, 0, "auto|truth|estimate|diff",
+	  "the truth, the estimate, or the estimate against the truth (auto: the estimate "
+	  "when there is one, else the truth)" },
+	{ "graph", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "a CSV graph (edge list or adjacency matrix) to draw instead of the truth" },
+	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, "edges|matrix",
+	  ".csv files: an edge list or a d x d adjacency matrix" },
+	{ 0 },
+};
+
+const fb_cmd_entry fb_cmd_export = {
+	.name = "export", .usage = "FILE.dot|.gv|.png|.svg|.csv [key=value ...]",
+	.summary = "write a graph as a picture or as CSV",
+	.help = "Draw a graph through Graphviz (in-process) into FILE; the format follows the "
+	        "extension. Variable names label the nodes, weights label the edges and set "
+	        "their pen widths. The diff view marks correct edges plain, extra red, reversed "
+	        "orange and missing dashed grey, with a legend. .csv writes an edge list or an "
+	        "adjacency matrix. The estimate is the graph in graph=FILE.csv (an edge list or "
+	        "adjacency matrix over the dataset's variables). Files are replaced atomically.",
+	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = export_params,
+	.exec = exec_export,
+};

@@ -1,0 +1,99 @@
+/* Commands about the shell itself: help, quit, echo, seed, source. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "fedbn/core.h"
+#include "cmd.h"
+#include "session.h"
+
+/* help [COMMAND]: the list, or one command's help. */
+static int exec_help(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_error err;
+	const fb_cmd_entry *e;
+
+	if (a->argc == 0) {
+		fb_cmd_print_list(ctx->out);
+		return FB_CMD_OK;
+	}
+	if ((e = fb_cmd_find(a->argv[0], &err)) == NULL)
+		return fb_cmd_error(ctx, "help: %s", err.msg);
+	fb_cmd_print_help(ctx->out, e);
+	return FB_CMD_OK;
+}
+
+/* quit: leave the shell. */
+static int exec_quit(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	return FB_CMD_QUIT;
+}
+
+/* echo TEXT...: print the words. */
+static int exec_echo(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	for (int i = 0; i < a->argc; i++)
+		fprintf(ctx->out, "%s%s", i ? " " : "", a->argv[i]);
+	fputc('\n', ctx->out);
+	return FB_CMD_OK;
+}
+
+/* seed [N]: show or set the session seed. */
+static int exec_seed(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	int64_t v;
+
+	if (a->argc == 0) {
+		fprintf(ctx->out, "seed %" PRIu64 "\n", ctx->s->seed);
+		return FB_CMD_OK;
+	}
+	if (fb_parse_int64(a->argv[0], &v) != FB_OK || v < 0)
+		return fb_cmd_error(ctx, "seed: '%s' is not a whole number >= 0", a->argv[0]);
+	ctx->s->seed = (uint64_t)v;
+	return FB_CMD_OK;
+}
+
+/* source FILE: run a script's commands; 'quit' in it ends the script only. */
+static int exec_source(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	int ret = fb_cmd_run_file(ctx, a->argv[0]);
+
+	return ret == FB_CMD_QUIT ? FB_CMD_OK : ret;
+}
+
+const fb_cmd_entry fb_cmd_help = {
+	.name = "help", .alias = "?", .usage = "[COMMAND]",
+	.summary = "list the commands, or explain one",
+	.help = "Without an argument, list every command with a one-line summary. With a "
+	        "command name (or a unique prefix), show its usage, what it does and its "
+	        "key=value parameters with their ranges and defaults.",
+	.min_args = 0, .max_args = 1, .complete = FB_COMPLETE_COMMAND, .exec = exec_help,
+};
+
+const fb_cmd_entry fb_cmd_quit = {
+	.name = "quit", .alias = "exit", .usage = "",
+	.summary = "leave fedbn (Ctrl-D does the same)",
+	.help = "Leave fedbn. In a file run by source, stop reading that file.",
+	.min_args = 0, .max_args = 0, .exec = exec_quit,
+};
+
+const fb_cmd_entry fb_cmd_echo = {
+	.name = "echo", .usage = "[TEXT ...]", .summary = "print text",
+	.help = "Print the words given, separated by single spaces (useful in scripts).",
+	.min_args = 0, .max_args = -1, .exec = exec_echo,
+};
+
+const fb_cmd_entry fb_cmd_seed = {
+	.name = "seed", .usage = "[N]", .summary = "show or set the session's default seed",
+	.help = "Show the session seed, or set it to N. gen and split use it when they are not "
+	        "given seed=; the same seed, data and parameters always give the same result.",
+	.min_args = 0, .max_args = 1, .exec = exec_seed,
+};
+
+const fb_cmd_entry fb_cmd_source = {
+	.name = "source", .usage = "FILE", .summary = "run the commands in a script file",
+	.help = "Run FILE's commands one line at a time, as if typed. Errors name the file and "
+	        "line; with --bail the script stops at the first one.",
+	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .exec = exec_source,
+};

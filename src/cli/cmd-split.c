@@ -1,0 +1,131 @@
+/* split and clients: dividing the dataset over virtual clients, and showing them. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/partition.h"
+#include "cmd.h"
+#include "session.h"
+
+/* Read sizes=: a scheme name, or else an explicit list. */
+static enum fb_sizes parse_sizes(const char *s)
+{
+	if (strcmp(s, "even") == 0)
+		return FB_SIZES_EVEN;
+	if (strcmp(s, "uneven") == 0)
+		return FB_SIZES_UNEVEN;
+	if (strcmp(s, "dirichlet") == 0)
+		return FB_SIZES_DIRICHLET;
+	return FB_SIZES_LIST;
+}
+
+/* split KIND K [key=value ...]: a new partition of the current dataset. */
+static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	static const enum fb_split_kind kinds[] = { FB_SPLIT_HORIZONTAL, FB_SPLIT_VERTICAL,
+		                                    FB_SPLIT_HYBRID };
+	const fb_params *p = &a->params;
+	fb_split_options o;
+	fb_error err = { { 0 } };
+	fb_partition *part;
+	int64_t k;
+	int kind = fb_cmd_word_index(&fb_cmd_split, a->argv[0]);
+
+	if (ctx->s->data == NULL)
+		return fb_cmd_error(ctx, "split: no dataset: load a CSV file or generate one with gen");
+	if (fb_parse_int64(a->argv[1], &k) != FB_OK || k < 1)
+		return fb_cmd_error(ctx, "split: the number of clients must be a whole number >= 1, "
+		                         "not '%s'", a->argv[1]);
+	fb_split_options_init(&o);
+	o.sizes = parse_sizes(fb_params_str(p, "sizes"));
+	o.size_list = fb_params_str(p, "sizes");
+	o.alpha = fb_params_double(p, "alpha");
+	o.shuffle = fb_params_bool(p, "shuffle");
+	o.seed = fb_params_given(p, "seed") ? (uint64_t)fb_params_int(p, "seed") : ctx->s->seed;
+	o.cols = fb_params_str(p, "cols");
+	o.overlap = fb_params_double(p, "overlap");
+	part = fb_split(ctx->s->data, kinds[kind], (size_t)k, &o, &err);
+	if (part == NULL)
+		return fb_cmd_error(ctx, "split: %s", err.msg);
+	fb_session_set_split(ctx->s, part);
+	fprintf(ctx->out, "split %zu rows x %zu variables over %zu clients (%s)\n", part->n,
+	        part->d, part->k, part->desc);
+	return FB_CMD_OK;
+}
+
+/* Write client c's variable names into b, abbreviated to about width characters. */
+static void client_columns(fb_buf *b, const fb_partition *p, size_t c, size_t width)
+{
+	const fb_dataset *ds = p->clients[c].data;
+
+	for (size_t j = 0; j < ds->d; j++) {
+		const char *name = ds->vars[j].name;
+
+		if (j > 0 && b->len + strlen(name) + 2 > width && j + 1 < ds->d) {
+			fb_buf_printf(b, ", ... %s (%zu)", ds->vars[ds->d - 1].name, ds->d);
+			return;
+		}
+		fb_buf_printf(b, "%s%s", j ? ", " : "", name);
+	}
+}
+
+/* clients: one row per client of the current split. */
+static int exec_clients(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	const fb_partition *p = ctx->s->split;
+
+	if (p == NULL)
+		return fb_cmd_error(ctx, "clients: no split: use split horizontal|vertical|hybrid K");
+	fprintf(ctx->out, "%s\n", p->desc);
+	fprintf(ctx->out, "%6s %8s %6s %10s %8s  %s\n", "client", "rows", "cols", "continuous",
+	        "discrete", "variables");
+	for (size_t c = 0; c < p->k; c++) {
+		const fb_dataset *ds = p->clients[c].data;
+		size_t disc = fb_dataset_n_discrete(ds);
+		fb_buf b = { 0 };
+
+		client_columns(&b, p, c, 40);
+		fprintf(ctx->out, "%6zu %8zu %6zu %10zu %8zu  %s\n", c + 1, ds->n, ds->d,
+		        ds->d - disc, disc, b.data != NULL ? b.data : "");
+		fb_buf_release(&b);
+	}
+	return FB_CMD_OK;
+}
+
+/* split's parameters. */
+static const fb_param_def split_params[] = {
+	{ "sizes", FB_PARAM_STRING, "even", 0, 0, NULL,
+	  "row sizes: even, uneven (each client >= n/(2K)), dirichlet, or a list 30,30,40 "
+	  "(counts, or percentages adding to 100)" },
+	{ "alpha", FB_PARAM_DOUBLE, "1", 1e-6, 1e6, NULL, "sizes=dirichlet: concentration" },
+	{ "shuffle", FB_PARAM_BOOL, "yes", 0, 0, NULL,
+	  "shuffle rows before cutting (no: contiguous blocks in file order)" },
+	{ "seed", FB_PARAM_INT, NULL, 0, 9.2e18, NULL,
+	  "seed of the split stream; default the session seed" },
+	{ "cols", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "vertical: column blocks \"a,b;c,d;...\" (quote it); default even blocks" },
+	{ "overlap", FB_PARAM_DOUBLE, "0.5", 0, 1, NULL,
+	  "hybrid: chance that a client also holds each variable it does not own" },
+	{ 0 },
+};
+
+const fb_cmd_entry fb_cmd_split = {
+	.name = "split", .usage = "horizontal|vertical|hybrid K [key=value ...]",
+	.summary = "split the dataset across K virtual clients",
+	.help = "horizontal: K clients with disjoint rows and every column. vertical: K clients "
+	        "with every row and disjoint column blocks. hybrid: disjoint rows and "
+	        "overlapping column sets (every variable held by some client, at least two "
+	        "clients sharing one). Each client holds its own copy of its rows and columns. "
+	        "Impossible requests are refused with the reason.",
+	.min_args = 2, .max_args = 2, .words = "horizontal|vertical|hybrid", .params = split_params,
+	.exec = exec_split,
+};
+
+const fb_cmd_entry fb_cmd_clients = {
+	.name = "clients", .usage = "", .summary = "show the clients of the current split",
+	.help = "One row per client: rows and columns held, how many are continuous and "
+	        "discrete, and the variable names (abbreviated when many).",
+	.min_args = 0, .max_args = 0, .exec = exec_clients,
+};

@@ -1,0 +1,26 @@
+/* The command table: the order here is the order of 'help' and the man page. */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "cmd.h"
+
+/* Every command. */
+const fb_cmd_entry *const fb_cmd_table[] = {
+	&fb_cmd_help,
+	&fb_cmd_load,
+	&fb_cmd_save,
+	&fb_cmd_gen,
+	&fb_cmd_info,
+	&fb_cmd_head,
+	&fb_cmd_truth,
+	&fb_cmd_split,
+	&fb_cmd_clients,
+	&fb_cmd_export,
+	&fb_cmd_seed,
+	&fb_cmd_source,
+	&fb_cmd_echo,
+	&fb_cmd_demo,
+	&fb_cmd_quit,
+	NULL,
+};

@@ -1,0 +1,111 @@
+/* truth: show, load or save the true graph of the current dataset. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/csv.h"
+#include "fedbn/graph.h"
+#include "cmd.h"
+#include "session.h"
+
+/* Print the truth's edges, one per line. */
+static int truth_show(fb_cmd_ctx *ctx)
+{
+	const fb_graph *g = ctx->s->truth;
+
+	if (g == NULL) {
+		fprintf(ctx->out, "truth: none (gen makes one; truth load FILE reads one)\n");
+		return FB_CMD_OK;
+	}
+	fprintf(ctx->out, "truth: %zu edges over %zu variables (%s)\n", fb_graph_n_edges(g), g->d,
+	        ctx->s->truth_source);
+	for (size_t i = 0; i < g->d; i++) {
+		for (size_t j = 0; j < g->d; j++) {
+			enum fb_edge e = fb_graph_edge(g, i, j);
+
+			if (e == FB_EDGE_FORWARD && g->weighted)
+				fprintf(ctx->out, "  %s -> %s  %.4f\n", g->names[i], g->names[j],
+				        g->w[i * g->d + j]);
+			else if (e == FB_EDGE_FORWARD)
+				fprintf(ctx->out, "  %s -> %s\n", g->names[i], g->names[j]);
+			else if (e == FB_EDGE_UNDIRECTED && i < j)
+				fprintf(ctx->out, "  %s -- %s\n", g->names[i], g->names[j]);
+		}
+	}
+	return FB_CMD_OK;
+}
+
+/* Read a truth over the dataset's variables. */
+static int truth_load(fb_cmd_ctx *ctx, const char *path)
+{
+	const fb_dataset *ds = ctx->s->data;
+	fb_error err = { { 0 } };
+	char **names;
+	fb_graph *g;
+
+	if (ds == NULL)
+		return fb_cmd_error(ctx, "truth: no dataset: load or generate the data first, so "
+		                         "that the truth's names can be checked");
+	names = fb_xcalloc(ds->d, sizeof *names);
+	for (size_t j = 0; j < ds->d; j++)
+		names[j] = ds->vars[j].name;
+	g = fb_graph_read_csv(path, names, ds->d, &err);
+	free(names);
+	if (g == NULL)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	fb_session_set_truth(ctx->s, g, path);
+	fprintf(ctx->out, "truth: %zu edges from '%s'%s\n", fb_graph_n_edges(g), path,
+	        fb_graph_is_acyclic(g) ? "" : " (warning: it has a cycle)");
+	return FB_CMD_OK;
+}
+
+/* Write the truth as CSV (edge list or matrix). */
+static int truth_save(fb_cmd_ctx *ctx, const char *path, bool matrix)
+{
+	fb_error err = { { 0 } };
+	int ret;
+
+	if (ctx->s->truth == NULL)
+		return fb_cmd_error(ctx, "truth: no truth to save");
+	ret = matrix ? fb_graph_write_matrix(ctx->s->truth, path, &err)
+	             : fb_graph_write_edges(ctx->s->truth, path, &err);
+	if (ret != FB_OK)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	fprintf(ctx->out, "wrote '%s' (%s)\n", path, matrix ? "adjacency matrix" : "edge list");
+	return FB_CMD_OK;
+}
+
+/* truth [show | load FILE | save FILE [format=edges|matrix]]. */
+static int exec_truth(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	const char *sub = a->argc > 0 ? a->argv[0] : "show";
+
+	if (strcmp(sub, "show") == 0) {
+		if (a->argc > 1)
+			return fb_cmd_error(ctx, "truth: show takes no file");
+		return truth_show(ctx);
+	}
+	if (a->argc < 2)
+		return fb_cmd_error(ctx, "truth: %s needs a FILE", sub);
+	if (strcmp(sub, "load") == 0)
+		return truth_load(ctx, a->argv[1]);
+	return truth_save(ctx, a->argv[1], fb_params_int(&a->params, "format") == 1);
+}
+
+/* truth's parameters. */
+static const fb_param_def truth_params[] = {
+	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, "edges|matrix",
+	  "save: an edge list from,to[,weight] or a d x d adjacency matrix" },
+	{ 0 },
+};
+
+const fb_cmd_entry fb_cmd_truth = {
+	.name = "truth", .usage = "[show | load FILE | save FILE [format=edges|matrix]]",
+	.summary = "show, load or save the true graph",
+	.help = "show lists the true edges. load reads an edge list (header from,to[,weight]) "
+	        "or an adjacency matrix (row = parent, column = child) and checks its names "
+	        "against the dataset's variables. save writes it as CSV.",
+	.min_args = 0, .max_args = 2, .words = "show|load|save", .complete = FB_COMPLETE_FILE,
+	.params = truth_params, .exec = exec_truth,
+};

@@ -1,0 +1,225 @@
+/* Finding commands by name and running them: the one place where arguments are checked. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/core.h"
+#include "cmd.h"
+
+/* Print "where: error: message" to the error stream. */
+static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *fmt, va_list ap)
+{
+	if (ctx->where != NULL)
+		fprintf(ctx->err, "%s: ", ctx->where);
+	fprintf(ctx->err, "%s: ", kind);
+	vfprintf(ctx->err, fmt, ap);
+	fputc('\n', ctx->err);
+	fflush(ctx->err);
+}
+
+/* Print an error and return FB_CMD_ERROR. */
+int fb_cmd_error(fb_cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(ctx->out);
+	va_start(ap, fmt);
+	vreport(ctx, "error", fmt, ap);
+	va_end(ap);
+	return FB_CMD_ERROR;
+}
+
+/* Print a warning. */
+void fb_cmd_warn(fb_cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(ctx->out);
+	va_start(ap, fmt);
+	vreport(ctx, "warning", fmt, ap);
+	va_end(ap);
+}
+
+/* fb_warn callback printing through fb_cmd_warn. */
+static void warn_sink(void *c, const char *msg)
+{
+	fb_cmd_warn(c, "%s", msg);
+}
+
+/* An fb_warn that prints library warnings as shell warnings. */
+fb_warn fb_cmd_warner(fb_cmd_ctx *ctx)
+{
+	return (fb_warn){ .fn = warn_sink, .ctx = ctx };
+}
+
+/* Exact name or alias match. */
+static const fb_cmd_entry *find_exact(const char *name)
+{
+	for (size_t i = 0; fb_cmd_table[i] != NULL; i++) {
+		const fb_cmd_entry *e = fb_cmd_table[i];
+
+		if (strcmp(e->name, name) == 0 || (e->alias != NULL && strcmp(e->alias, name) == 0))
+			return e;
+	}
+	return NULL;
+}
+
+/* The command whose name is nearest to name, if near enough to suggest. */
+static const char *nearest(const char *name)
+{
+	const char *best = NULL;
+	size_t bestd = (size_t)-1;
+
+	for (size_t i = 0; fb_cmd_table[i] != NULL; i++) {
+		size_t dist = fb_edit_distance(name, fb_cmd_table[i]->name);
+
+		if (dist < bestd)
+			bestd = dist, best = fb_cmd_table[i]->name;
+	}
+	return bestd <= 2 || (bestd <= 3 && strlen(name) > 5) ? best : NULL;
+}
+
+/* Find a command by name, alias or unique prefix. */
+const fb_cmd_entry *fb_cmd_find(const char *name, fb_error *err)
+{
+	const fb_cmd_entry *e = find_exact(name), *hit = NULL;
+	size_t len = strlen(name), nhit = 0;
+	fb_buf list = { 0 };
+	const char *near;
+
+	if (e != NULL)
+		return e;
+	for (size_t i = 0; len > 0 && fb_cmd_table[i] != NULL; i++) {
+		if (strncmp(fb_cmd_table[i]->name, name, len) == 0) {
+			hit = fb_cmd_table[i];
+			fb_buf_printf(&list, "%s%s", nhit++ ? ", " : "", hit->name);
+		}
+	}
+	if (nhit == 1) {
+		fb_buf_release(&list);
+		return hit;
+	}
+	if (nhit > 1)
+		fb_fail(err, "ambiguous command '%s', could be: %s", name, list.data);
+	else if ((near = nearest(name)) != NULL)
+		fb_fail(err, "unknown command '%s' (did you mean '%s'?)", name, near);
+	else
+		fb_fail(err, "unknown command '%s' (type 'help' for the list)", name);
+	fb_buf_release(&list);
+	return NULL;
+}
+
+/* True when the word is key=value with a key made of word characters. */
+static bool is_param_word(const char *w)
+{
+	const char *eq = strchr(w, '=');
+
+	if (eq == NULL || eq == w)
+		return false;
+	for (const char *p = w; p < eq; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
+		      (*p >= '0' && *p <= '9')))
+			return false;
+	return true;
+}
+
+/* Index of w among the entry's first-word choices, or -1. */
+int fb_cmd_word_index(const fb_cmd_entry *e, const char *w)
+{
+	size_t len = strlen(w);
+	int idx = 0;
+
+	for (const char *p = e->words; p != NULL; idx++) {
+		const char *bar = strchr(p, '|');
+		size_t plen = bar != NULL ? (size_t)(bar - p) : strlen(p);
+
+		if (plen == len && strncmp(p, w, len) == 0)
+			return idx;
+		p = bar != NULL ? bar + 1 : NULL;
+	}
+	return -1;
+}
+
+/* Check the positional word count and the first word's choices. */
+static int check_positionals(fb_cmd_ctx *ctx, const fb_cmd_entry *e, const fb_cmd_args *a)
+{
+	if (a->argc < e->min_args)
+		return fb_cmd_error(ctx, "%s: missing argument (usage: %s %s)", e->name, e->name,
+		                    e->usage);
+	if (e->max_args >= 0 && a->argc > e->max_args)
+		return fb_cmd_error(ctx, "%s: unexpected argument '%s' (usage: %s %s)", e->name,
+		                    a->argv[e->max_args], e->name, e->usage);
+	if (e->words != NULL && a->argc > 0 && fb_cmd_word_index(e, a->argv[0]) < 0)
+		return fb_cmd_error(ctx, "%s: '%s' is not one of %s", e->name, a->argv[0], e->words);
+	return FB_CMD_OK;
+}
+
+/* Split words into positionals and parameters, check both against the entry. */
+static int parse_args(fb_cmd_ctx *ctx, const fb_cmd_entry *e, char **words, fb_cmd_args *a)
+{
+	static const fb_param_def none[] = { { 0 } };
+	fb_error err = { { 0 } };
+	int nparams = 0;
+	char **params;
+
+	for (size_t w = 1; words[w] != NULL; w++)
+		a->argc++;
+	a->argv = fb_xcalloc((size_t)a->argc + 1, sizeof *a->argv);
+	params = fb_xcalloc((size_t)a->argc + 1, sizeof *params);
+	a->argc = 0;
+	for (size_t w = 1; words[w] != NULL; w++) {
+		if (e->params != NULL && is_param_word(words[w]))
+			params[nparams++] = words[w];
+		else
+			a->argv[a->argc++] = words[w];
+	}
+	fb_params_init(&a->params, e->params != NULL ? e->params : none, &err);
+	if (fb_params_set_words(&a->params, nparams, params, e->name, &err) != FB_OK) {
+		free(params);
+		return fb_cmd_error(ctx, "%s", err.msg);
+	}
+	free(params);
+	return check_positionals(ctx, e, a);
+}
+
+/* Run one command given as words. */
+int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words)
+{
+	fb_error err = { { 0 } };
+	const fb_cmd_entry *e = fb_cmd_find(words[0], &err);
+	fb_cmd_args a = { 0 };
+	int ret;
+
+	if (e == NULL)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	ret = parse_args(ctx, e, words, &a);
+	if (ret == FB_CMD_OK)
+		ret = e->exec(ctx, &a);
+	fb_params_release(&a.params);
+	free(a.argv);
+	fflush(ctx->out);
+	return ret;
+}
+
+/* Run every command of one line. */
+int fb_cmd_run_line(fb_cmd_ctx *ctx, const char *line)
+{
+	fb_error err = { { 0 } };
+	char ***cmds;
+	int n = fb_cmd_split_line(line, &cmds, &err), worst = FB_CMD_OK;
+
+	if (n < 0)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	for (int c = 0; c < n && worst != FB_CMD_QUIT; c++) {
+		if (worst == FB_CMD_ERROR && ctx->bail)
+			break;
+		int ret = fb_cmd_run_words(ctx, cmds[c]);
+
+		if (ret > worst)
+			worst = ret;
+	}
+	fb_cmd_free_split(cmds, n);
+	return worst;
+}

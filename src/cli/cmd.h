@@ -1,0 +1,111 @@
+/* The shell's commands: one table feeds dispatch, help, completion and the man page. */
+#ifndef FEDBN_CLI_CMD_H
+#define FEDBN_CLI_CMD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fedbn/param.h"
+
+struct fb_session;
+
+/* What a handler returns. */
+enum fb_cmd_ret {
+	FB_CMD_OK = 0,    /* done */
+	FB_CMD_ERROR = 1, /* failed; the session is as it was, the message was printed */
+	FB_CMD_QUIT = 2,  /* leave the shell */
+};
+
+/* What the positional words of a command are, for completion. */
+enum fb_cmd_complete {
+	FB_COMPLETE_NONE = 0, /* nothing to offer */
+	FB_COMPLETE_FILE,     /* file names */
+	FB_COMPLETE_COMMAND,  /* command names (help) */
+};
+
+/* Where a command runs: the session and the streams, plus the source position for messages. */
+typedef struct fb_cmd_ctx {
+	struct fb_session *s; /* the session commands act on */
+	FILE *out;            /* results */
+	FILE *err;            /* errors and warnings */
+	const char *where;    /* "script.fbn:3" in batch mode, NULL at the prompt */
+	int depth;            /* nesting of 'source' */
+	bool interactive;     /* standard input and output are a terminal */
+	bool bail;            /* stop at the first failing command */
+} fb_cmd_ctx;
+
+/* A parsed invocation: positional words and the checked key=value parameters. */
+typedef struct fb_cmd_args {
+	int argc;          /* positional words (not counting the command) */
+	char **argv;       /* the words */
+	fb_params params;  /* parameters, defaults filled in from the command's table */
+} fb_cmd_args;
+
+/* One command. */
+typedef struct fb_cmd_entry {
+	const char *name;                 /* full name */
+	const char *alias;                /* another name, or NULL */
+	const char *usage;                /* arguments, e.g. "FILE [key=value ...]" */
+	const char *summary;              /* one line */
+	const char *help;                 /* a paragraph for 'help NAME' and the man page */
+	int min_args, max_args;           /* positional word counts (max -1: any) */
+	const char *words;                /* first positional word's choices, "a|b|c", or NULL */
+	enum fb_cmd_complete complete;    /* what other positional words are */
+	const fb_param_def *params;       /* key=value table (NULL-name terminated) or NULL */
+	int (*exec)(fb_cmd_ctx *ctx, fb_cmd_args *args); /* the handler */
+} fb_cmd_entry;
+
+/* All commands, NULL-terminated, in the order help lists them. */
+extern const fb_cmd_entry *const fb_cmd_table[];
+
+/* Each command's entry (defined in cmd-*.c). */
+extern const fb_cmd_entry fb_cmd_help, fb_cmd_quit, fb_cmd_echo, fb_cmd_seed, fb_cmd_source;
+extern const fb_cmd_entry fb_cmd_load, fb_cmd_save, fb_cmd_info, fb_cmd_head, fb_cmd_gen;
+extern const fb_cmd_entry fb_cmd_split, fb_cmd_clients, fb_cmd_truth, fb_cmd_export;
+extern const fb_cmd_entry fb_cmd_demo;
+
+/* Print an error (prefixed with ctx->where when set) and return FB_CMD_ERROR. */
+int fb_cmd_error(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
+/* Print a warning. */
+void fb_cmd_warn(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
+/* An fb_warn that prints through fb_cmd_warn. */
+fb_warn fb_cmd_warner(fb_cmd_ctx *ctx);
+
+/* Find a command by name, alias or unique prefix; NULL with a message in err (ambiguous,
+ * unknown with the nearest suggestion). */
+const fb_cmd_entry *fb_cmd_find(const char *name, fb_error *err);
+
+/* Index of w among e's first-word choices (e->words), or -1. */
+int fb_cmd_word_index(const fb_cmd_entry *e, const char *w);
+
+/* Split a line into commands and words.  Commands are separated by ';', words by blanks;
+ * "..." and '...' quote, backslash escapes inside "..." and outside quotes; '#' at the start
+ * of a word begins a comment.  Returns the number of commands; each cmds[c] is a
+ * NULL-terminated word array.  FB_ERR (-1) with err naming the column on a bad line. */
+int fb_cmd_split_line(const char *line, char ****cmds, fb_error *err);
+/* Free what fb_cmd_split_line returned. */
+void fb_cmd_free_split(char ***cmds, int n);
+
+/* Run every command of one line; returns the worst status (QUIT wins). */
+int fb_cmd_run_line(fb_cmd_ctx *ctx, const char *line);
+/* Run one command given as words. */
+int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words);
+
+/* Run every line of a script file (for 'source' and -f); the worst status. */
+int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path);
+/* Run every line read from fp, naming positions as "name:LINE". */
+int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name);
+
+/* Completion candidates for the word text that starts at offset start of line (the line
+ * before the cursor); NULL-terminated, caller frees each and the array.  *files is set when
+ * file names should be offered as well. */
+char **fb_cmd_complete(const char *line, size_t start, const char *text, bool *files);
+
+/* Print the command list (help with no argument). */
+void fb_cmd_print_list(FILE *out);
+/* Print one command's help. */
+void fb_cmd_print_help(FILE *out, const fb_cmd_entry *e);
+/* Print the man page's COMMANDS section (mdoc) generated from the table. */
+void fb_cmd_print_man(FILE *out);
+
+#endif

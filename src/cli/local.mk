@@ -8,6 +8,9 @@ src_cli_libcmds_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)
 src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd.h \
 	src/cli/cmd.c \
+	src/cli/cmd-parse.c \
+	src/cli/cmd-complete.c \
+	src/cli/cmd-help.c \
 	src/cli/cmd-table.c \
 	src/cli/session.h \
 	src/cli/session.c \

@@ -1,1 +1,149 @@
-int main(void) { return 0; }
+/* fedbn: a workbench for structure learning over partitioned data. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fedbn/core.h"
+#include "cmd.h"
+#include "session.h"
+#include "shell.h"
+
+/* One thing to run, in command-line order. */
+typedef struct job {
+	char kind;        /* 'f' script file, 'c' command text */
+	const char *arg;  /* the file or the text */
+} job;
+
+/* Print the usage text. */
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: fedbn [options] [COMMAND [ARG ...]]\n"
+	        "  -f, --file FILE     run the commands in FILE (repeatable)\n"
+	        "  -c, --command CMDS  run CMDS, separated by ';' (repeatable)\n"
+	        "      --bail          stop at the first failing command\n"
+	        "      --no-pane       print one line per round instead of the live pane\n"
+	        "      --man-commands  print the man page's command list (mdoc) and exit\n"
+	        "  -h, --help          show this help and exit\n"
+	        "  -V, --version       show the version and exit\n"
+	        "With COMMAND, run that one shell command and exit (e.g. 'fedbn demo').\n"
+	        "Without -f, -c or COMMAND: the interactive shell on a terminal, otherwise the\n"
+	        "commands read from standard input. Exit status: 0 when every command\n"
+	        "succeeded, 1 when one failed, 2 for a usage error.\n");
+}
+
+/* Join argv[from..argc) into one command line, quoting each word. */
+static char *join_command(int argc, char **argv, int from)
+{
+	fb_buf b = { 0 };
+
+	for (int i = from; i < argc; i++) {
+		fb_buf_append(&b, i > from ? " '" : "'", i > from ? 2 : 1);
+		for (const char *p = argv[i]; *p != '\0'; p++) {
+			if (*p == '\'')
+				fb_buf_append(&b, "'\\''", 4);
+			else
+				fb_buf_append(&b, p, 1);
+		}
+		fb_buf_append(&b, "'", 1);
+	}
+	return b.data;
+}
+
+/* Run the jobs in order; the worst status. */
+static int run_jobs(fb_cmd_ctx *ctx, const job *jobs, size_t njobs)
+{
+	int worst = FB_CMD_OK;
+
+	for (size_t i = 0; i < njobs; i++) {
+		int ret = jobs[i].kind == 'f' ? fb_cmd_run_file(ctx, jobs[i].arg)
+		                              : fb_cmd_run_line(ctx, jobs[i].arg);
+
+		if (ret > worst)
+			worst = ret;
+		if (ret == FB_CMD_QUIT || (ret == FB_CMD_ERROR && ctx->bail))
+			break;
+	}
+	return worst;
+}
+
+/* Parse options into jobs; returns -1 to exit 0 (help, version), 2 on a usage error. */
+static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size_t *njobs)
+{
+	static const struct option longopts[] = {
+		{ "file", required_argument, NULL, 'f' },
+		{ "command", required_argument, NULL, 'c' },
+		{ "bail", no_argument, NULL, 'b' },
+		{ "no-pane", no_argument, NULL, 'P' },
+		{ "man-commands", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+f:c:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+		case 'c':
+			jobs[(*njobs)++] = (job){ (char)c, optarg };
+			break;
+		case 'b':
+			ctx->bail = true;
+			break;
+		case 'P':
+			break; /* there is no pane yet: rounds are always printed as lines */
+		case 'M':
+			fb_cmd_print_man(stdout);
+			return -1;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case 'V':
+			printf("fedbn %s (BLAS: %s)\n", PACKAGE_VERSION, FB_BLAS_NAME);
+			return -1;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* Start-up, dispatch to batch or interactive mode, exit status. */
+int main(int argc, char **argv)
+{
+	fb_session session;
+	fb_cmd_ctx ctx = { .s = &session, .out = stdout, .err = stderr };
+	job *jobs = fb_xcalloc((size_t)argc + 1, sizeof *jobs);
+	size_t njobs = 0;
+	char *single = NULL;
+	int ret;
+
+	fb_gsl_install_handler();
+	ret = parse_options(argc, argv, &ctx, jobs, &njobs);
+	if (ret != 0) {
+		free(jobs);
+		return ret < 0 ? 0 : ret;
+	}
+	if (optind < argc) {
+		single = join_command(argc, argv, optind);
+		jobs[njobs++] = (job){ 'c', single };
+	}
+	fb_session_init(&session);
+	ctx.interactive = njobs == 0 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	if (njobs > 0)
+		ret = run_jobs(&ctx, jobs, njobs);
+	else if (ctx.interactive)
+		ret = fb_shell_run(&ctx);
+	else
+		ret = fb_cmd_run_stream(&ctx, stdin, "stdin");
+	fb_session_release(&session);
+	free(single);
+	free(jobs);
+	return ret == FB_CMD_ERROR ? 1 : 0;
+}

@@ -1,0 +1,91 @@
+/* Help text and the man page's command list, both printed from the command table. */
+#include "config.h"
+
+#include <string.h>
+
+#include "fedbn/param.h"
+#include "cmd.h"
+
+/* Print the one-line list of every command. */
+void fb_cmd_print_list(FILE *out)
+{
+	fprintf(out, "commands (a unique prefix is enough; 'help COMMAND' for more):\n");
+	for (size_t i = 0; fb_cmd_table[i] != NULL; i++)
+		fprintf(out, "  %-9s %s\n", fb_cmd_table[i]->name, fb_cmd_table[i]->summary);
+}
+
+/* Print one command's parameter table. */
+static void print_params(FILE *out, const fb_param_def *defs)
+{
+	char desc[128];
+
+	if (defs == NULL || defs[0].name == NULL)
+		return;
+	fprintf(out, "parameters:\n");
+	for (size_t i = 0; defs[i].name != NULL; i++) {
+		fprintf(out, "  %-10s %s; %s", defs[i].name, defs[i].help,
+		        fb_param_describe(&defs[i], desc, sizeof desc));
+		if (defs[i].def != NULL)
+			fprintf(out, "; default %s", defs[i].def);
+		fputc('\n', out);
+	}
+}
+
+/* Print one command's usage, help paragraph and parameters. */
+void fb_cmd_print_help(FILE *out, const fb_cmd_entry *e)
+{
+	fprintf(out, "usage: %s %s\n", e->name, e->usage);
+	if (e->alias != NULL)
+		fprintf(out, "alias: %s\n", e->alias);
+	fprintf(out, "%s\n", e->help != NULL ? e->help : e->summary);
+	print_params(out, e->params);
+}
+
+/* Print text for mdoc, escaping backslashes and lines that start with a dot. */
+static void man_text(FILE *out, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", out);
+	for (; *s != '\0'; s++) {
+		if (*s == '\\')
+			fputs("\\e", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* Print the COMMANDS section of the man page (mdoc) from the table. */
+void fb_cmd_print_man(FILE *out)
+{
+	char desc[128];
+
+	fprintf(out, ".Bl -tag -width Ds\n");
+	for (size_t i = 0; fb_cmd_table[i] != NULL; i++) {
+		const fb_cmd_entry *e = fb_cmd_table[i];
+		const fb_param_def *p = e->params;
+
+		fprintf(out, ".It Ic %s", e->name);
+		if (e->usage[0] != '\0') {
+			fputs(" Li ", out);
+			man_text(out, e->usage);
+		}
+		fputc('\n', out);
+		if (e->alias != NULL)
+			fprintf(out, "(alias\n.Ic %s )\n", e->alias);
+		man_text(out, e->help != NULL ? e->help : e->summary);
+		fputc('\n', out);
+		if (p == NULL || p[0].name == NULL)
+			continue;
+		fprintf(out, ".Bl -tag -width Ds -compact\n");
+		for (; p->name != NULL; p++) {
+			fprintf(out, ".It Cm %s Ns = Ns Ar value\n", p->name);
+			man_text(out, p->help);
+			fprintf(out, "; %s", fb_param_describe(p, desc, sizeof desc));
+			if (p->def != NULL)
+				fprintf(out, "; default %s", p->def);
+			fputs(".\n", out);
+		}
+		fprintf(out, ".El\n");
+	}
+	fprintf(out, ".El\n");
+}
