@@ -1,2 +1,76 @@
 #!/bin/sh
-exit 0
+# Folders follow dependencies: each library folder may include only the public headers of the
+# folders below it, and only the named folders may include readline, ncurses, Graphviz or MPI.
+# Fails (listing every offending include) when a file breaks the rule.
+top=${top_srcdir:-.}
+cd "$top" || exit 99
+
+# module -> the fedbn headers it may include
+allowed() {
+	case $1 in
+	core)   echo "core param" ;;
+	graph)  echo "core param graph metrics" ;;
+	data)   echo "core param graph metrics dataset csv sim" ;;
+	stats)  echo "core param graph metrics dataset stats" ;;
+	optim)  echo "core param optim" ;;
+	fed)    echo "core param graph metrics dataset partition" ;;
+	algo)   echo "core param graph metrics dataset stats optim partition algo" ;;
+	export) echo "core param graph metrics export" ;;
+	esac
+}
+
+# public header -> its module
+header_module() {
+	case $1 in
+	core|param) echo core ;;
+	graph|metrics) echo graph ;;
+	dataset|csv|sim) echo data ;;
+	partition) echo fed ;;
+	*) echo "$1" ;;
+	esac
+}
+
+fail=0
+# complain FILE MESSAGE
+complain() {
+	echo "layering: $1: $2"
+	fail=1
+}
+
+# check_file FILE MODULE: fedbn headers against the module's list, terminal/graph libraries
+check_file() {
+	ok=$(allowed "$2")
+	for h in $(sed -n 's/^#include *["<]fedbn\/\([a-z_]*\)\.h[">].*/\1/p' "$1"); do
+		case " $ok " in *" $h "*) ;; *) complain "$1" "includes fedbn/$h.h, above module '$2'" ;; esac
+	done
+	grep -nE '^#include *[<"](readline/|curses|ncurses|mpi\.h)' "$1" >/dev/null &&
+		complain "$1" "library code includes a terminal or MPI header"
+	if [ "$2" != export ]; then
+		grep -nE '^#include *[<"](gvc|cgraph|graphviz/)' "$1" >/dev/null &&
+			complain "$1" "only src/lib/export may include Graphviz"
+	fi
+}
+
+for f in src/lib/*/*.[ch]; do
+	[ -f "$f" ] || continue
+	mod=$(echo "$f" | cut -d/ -f3)
+	check_file "$f" "$mod"
+done
+for f in include/fedbn/*.h; do
+	base=$(basename "$f" .h)
+	check_file "$f" "$(header_module "$base")"
+done
+for f in src/cli/*.[ch]; do
+	case $(basename "$f") in shell*) ;; *)
+		grep -nE '^#include *[<"]readline/' "$f" >/dev/null &&
+			complain "$f" "only src/cli/shell* may include readline" ;;
+	esac
+	case $(basename "$f") in pane*) ;; *)
+		grep -nE '^#include *[<"](curses|ncurses)' "$f" >/dev/null &&
+			complain "$f" "only src/cli/pane* may include ncurses" ;;
+	esac
+	grep -nE '^#include *[<"](gvc|cgraph|graphviz/)' "$f" >/dev/null &&
+		complain "$f" "the program reaches Graphviz only through fedbn/export.h"
+done
+[ $fail = 0 ] && echo "layering: every include follows the folder rule"
+exit $fail

@@ -7,3 +7,34 @@ AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)'
 
 TESTS += tests/check-layering.sh
 EXTRA_DIST += tests/check-layering.sh tests/transcript.sh tests/data
+
+check_PROGRAMS += tests/unit/test-cmd
+TESTS += tests/unit/test-cmd
+tests_unit_test_cmd_SOURCES = tests/unit/test-cmd.c
+tests_unit_test_cmd_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_cmd_LDADD = src/cli/libcmds.la libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+# transcripts of the real program
+TRANSCRIPTS = \
+	tests/transcripts/basics.fbn
+TESTS += $(TRANSCRIPTS)
+EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
+
+# the man page's command list must be the one the table generates
+TESTS += tests/check-man.sh
+EXTRA_DIST += tests/check-man.sh
+
+if FB_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz-cmdline
+tests_fuzz_fuzz_cmdline_SOURCES = tests/fuzz/fuzz-cmdline.c
+tests_fuzz_fuzz_cmdline_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_cmdline_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_cmdline_LDADD = src/cli/libcmds.la libfedbn.la $(FB_LIB_DEPS)
+endif
+
+# rewrite the man page's command list from the table (after changing a command)
+update-man: fedbn
+	{ sed '/^\.\\" BEGIN COMMANDS/q' $(srcdir)/man/fedbn.1; ./fedbn --man-commands; \
+	  sed -n '/^\.\\" END COMMANDS/,$$p' $(srcdir)/man/fedbn.1; } > man/fedbn.1.new && \
+	mv man/fedbn.1.new $(srcdir)/man/fedbn.1
+.PHONY: update-man

@@ -1,2 +1,61 @@
 #!/bin/sh
-exit 0
+# Transcript test: run fedbn on a script and compare everything it prints (standard output
+# and standard error together) with the expected text beside the script.
+#   tests/transcripts/NAME.fbn   the commands; directives in leading comment lines:
+#       #! args: ...     extra options before -f (e.g. --bail)
+#       #! stdin         feed the script on standard input instead of -f
+#       #! exit: N       expected exit status (default 0)
+#       #! needs: shared the test needs ../shared/data beside the source tree
+#   tests/transcripts/NAME.out   the expected output
+# The script runs in a scratch folder holding 'data' (tests/data) and 'shared' (when
+# present).  FB_REGEN=1 rewrites NAME.out from the actual output instead of comparing.
+script=$1
+top=${top_srcdir:-.}
+fedbn=${FEDBN:-./fedbn}
+name=$(basename "$script" .fbn)
+expected=$(dirname "$script")/$name.out
+topabs=$(cd "$top" && pwd)
+
+directive() {
+	sed -n "s/^#! $1: *//p" "$script" | head -n 1
+}
+
+if grep -q '^#! needs: shared' "$script" && [ ! -d "$topabs/../shared/data" ]; then
+	echo "SKIP: $name needs ../shared/data beside the source tree, and it is absent"
+	exit 77
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/fedbn-transcript.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+ln -s "$topabs/tests/data" "$work/data"
+[ -d "$topabs/../shared/data" ] && ln -s "$topabs/../shared/data" "$work/shared"
+cp "$script" "$work/script.fbn"
+want_status=$(directive exit)
+args=$(directive args)
+
+cd "$work" || exit 99
+if grep -q '^#! stdin' script.fbn; then
+	# shellcheck disable=SC2086
+	FEDBN_HISTORY=/dev/null "$fedbn" $args < script.fbn > actual.out 2>&1
+else
+	# shellcheck disable=SC2086
+	FEDBN_HISTORY=/dev/null "$fedbn" $args -f script.fbn < /dev/null > actual.out 2>&1
+fi
+status=$?
+cd - >/dev/null || exit 99
+
+if [ -n "$FB_REGEN" ]; then
+	cp "$work/actual.out" "$expected"
+	echo "rewrote $expected (exit $status)"
+	exit 0
+fi
+fail=0
+if [ "$status" != "${want_status:-0}" ]; then
+	echo "FAIL: $name exited $status, expected ${want_status:-0}"
+	fail=1
+fi
+if ! diff -u "$expected" "$work/actual.out"; then
+	echo "FAIL: $name output differs from $expected (above: - expected, + actual)"
+	fail=1
+fi
+[ $fail = 0 ] && echo "PASS: $name"
+exit $fail

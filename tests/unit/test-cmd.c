@@ -1,0 +1,198 @@
+/* Tests of the shell's command layer: line splitting, name lookup, completion, parameters. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/param.h"
+#include "../../src/cli/cmd.h"
+
+/* Split line and check the expected words; expected is "w1|w2;w3" (';' between commands). */
+static void check_split(const char *line, const char *expected)
+{
+	fb_error err = { { 0 } };
+	char ***cmds;
+	int n = fb_cmd_split_line(line, &cmds, &err);
+	fb_buf got = { 0 };
+
+	assert_true(n >= 0);
+	for (int c = 0; c < n; c++)
+		for (size_t w = 0; cmds[c][w] != NULL; w++)
+			fb_buf_printf(&got, "%s%s", w ? "|" : (c ? ";" : ""), cmds[c][w]);
+	assert_string_equal(got.data != NULL ? got.data : "", expected);
+	fb_buf_release(&got);
+	fb_cmd_free_split(cmds, n);
+}
+
+/* Words, commands, quotes, escapes and comments. */
+static void test_split_line(void **state)
+{
+	check_split("gen er d=10", "gen|er|d=10");
+	check_split("  gen   er\td=10  ", "gen|er|d=10");
+	check_split("a; b c ;; d", "a;b|c;d");
+	check_split("load \"my file.csv\"", "load|my file.csv");
+	check_split("load 'a;b.csv' x", "load|a;b.csv|x");
+	check_split("echo \"say \\\"hi\\\"\"", "echo|say \"hi\"");
+	check_split("echo a\\ b", "echo|a b");
+	check_split("split vertical 2 cols=\"a,b;c\"", "split|vertical|2|cols=a,b;c");
+	check_split("echo a # a comment; not a command", "echo|a");
+	check_split("echo a#b", "echo|a#b");
+	check_split("echo \"\" x", "echo||x");
+	check_split("# only a comment", "");
+	check_split("", "");
+}
+
+/* An unterminated quote names its column. */
+static void test_split_unterminated(void **state)
+{
+	fb_error err = { { 0 } };
+	char ***cmds;
+
+	assert_int_equal(fb_cmd_split_line("load \"abc", &cmds, &err), -1);
+	assert_string_equal(err.msg, "column 6: unterminated double quote");
+	assert_int_equal(fb_cmd_split_line("echo ok; echo 'x", &cmds, &err), -1);
+	assert_string_equal(err.msg, "column 15: unterminated single quote");
+}
+
+/* Exact names, aliases, unique prefixes, ambiguity and suggestions. */
+static void test_find(void **state)
+{
+	fb_error err = { { 0 } };
+
+	assert_ptr_equal(fb_cmd_find("split", &err), &fb_cmd_split);
+	assert_ptr_equal(fb_cmd_find("exit", &err), &fb_cmd_quit);
+	assert_ptr_equal(fb_cmd_find("cl", &err), &fb_cmd_clients);
+	assert_ptr_equal(fb_cmd_find("ex", &err), &fb_cmd_export);
+	assert_null(fb_cmd_find("s", &err));
+	assert_string_equal(err.msg, "ambiguous command 's', could be: save, split, seed, source");
+	assert_null(fb_cmd_find("laod", &err));
+	assert_string_equal(err.msg, "unknown command 'laod' (did you mean 'load'?)");
+	assert_null(fb_cmd_find("zzzzzz", &err));
+	assert_string_equal(err.msg, "unknown command 'zzzzzz' (type 'help' for the list)");
+}
+
+/* Join completion candidates with '|' for comparison. */
+static char *complete_str(const char *line, const char *text, bool *files)
+{
+	char **c = fb_cmd_complete(line, strlen(line) - strlen(text), text, files);
+	fb_buf b = { 0 };
+
+	for (size_t i = 0; c[i] != NULL; i++) {
+		fb_buf_printf(&b, "%s%s", i ? "|" : "", c[i]);
+		free(c[i]);
+	}
+	free(c);
+	return b.data != NULL ? b.data : fb_xstrdup("");
+}
+
+/* Completion of command names, first words, key= names, choice values and files. */
+static void test_complete(void **state)
+{
+	bool files;
+	char *s;
+
+	s = complete_str("sp", "sp", &files);
+	assert_string_equal(s, "split");
+	assert_false(files);
+	free(s);
+	s = complete_str("s", "s", &files);
+	assert_string_equal(s, "save|split|seed|source");
+	free(s);
+	s = complete_str("split h", "h", &files);
+	assert_string_equal(s, "horizontal|hybrid");
+	free(s);
+	s = complete_str("split horizontal 4 sh", "sh", &files);
+	assert_string_equal(s, "shuffle=");
+	free(s);
+	s = complete_str("gen er noise=g", "noise=g", &files);
+	assert_string_equal(s, "noise=gauss|noise=gumbel");
+	free(s);
+	s = complete_str("load x.csv na=", "na=", &files);
+	assert_string_equal(s, "na=error|na=drop");
+	free(s);
+	s = complete_str("load da", "da", &files);
+	assert_string_equal(s, "");
+	assert_true(files);
+	free(s);
+	s = complete_str("echo hi; he", "he", &files);
+	assert_string_equal(s, "help|head");
+	free(s);
+	s = complete_str("help cli", "cli", &files);
+	assert_string_equal(s, "clients");
+	free(s);
+}
+
+/* Parameters: types, ranges, unknown keys with a suggestion, all-or-nothing updates. */
+static void test_params(void **state)
+{
+	static const fb_param_def defs[] = {
+		{ "k", FB_PARAM_INT, "3", 1, 10, NULL, "count" },
+		{ "alpha", FB_PARAM_DOUBLE, "0.5", 0, 1, NULL, "share" },
+		{ "mode", FB_PARAM_CHOICE, "fast", 0, 0, "fast|slow", "speed" },
+		{ "on", FB_PARAM_BOOL, "no", 0, 0, NULL, "switch" },
+		{ 0 },
+	};
+	char *good[] = { "k=7", "alpha=0.25", "mode=slow", "on=yes" };
+	char *bad[] = { "k=8", "alpha=2" };
+	fb_error err = { { 0 } };
+	fb_params p;
+
+	assert_int_equal(fb_params_init(&p, defs, &err), FB_OK);
+	assert_int_equal(fb_params_int(&p, "k"), 3);
+	assert_int_equal(fb_params_set_words(&p, 4, good, "t", &err), FB_OK);
+	assert_int_equal(fb_params_int(&p, "k"), 7);
+	assert_true(fb_params_double(&p, "alpha") == 0.25);
+	assert_int_equal(fb_params_int(&p, "mode"), 1);
+	assert_true(fb_params_bool(&p, "on"));
+	assert_true(fb_params_given(&p, "k"));
+	assert_int_equal(fb_params_set_words(&p, 2, bad, "t", &err), FB_ERR);
+	assert_string_equal(err.msg, "t: parameter 'alpha' must be number in [0, 1], not '2'");
+	assert_int_equal(fb_params_int(&p, "k"), 7); /* unchanged: all or nothing */
+	assert_int_equal(fb_params_set_word(&p, "k=11", "t", &err), FB_ERR);
+	assert_string_equal(err.msg, "t: parameter 'k' must be integer in [1, 10], not '11'");
+	assert_int_equal(fb_params_set_word(&p, "mode=medium", "t", &err), FB_ERR);
+	assert_string_equal(err.msg, "t: parameter 'mode' must be one of fast|slow, not 'medium'");
+	assert_int_equal(fb_params_set_word(&p, "aplha=1", "t", &err), FB_ERR);
+	assert_string_equal(err.msg, "t: unknown parameter 'aplha' (did you mean 'alpha'?)");
+	assert_int_equal(fb_params_set_word(&p, "k", "t", &err), FB_ERR);
+	assert_string_equal(err.msg, "t: expected key=value, not 'k'");
+	fb_params_release(&p);
+}
+
+/* Every command has a name, usage, summary and handler, and names are unique. */
+static void test_table(void **state)
+{
+	for (size_t i = 0; fb_cmd_table[i] != NULL; i++) {
+		const fb_cmd_entry *e = fb_cmd_table[i];
+		fb_error err = { { 0 } };
+		fb_params p;
+
+		assert_non_null(e->usage);
+		assert_non_null(e->summary);
+		assert_non_null(e->exec);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(e->name, fb_cmd_table[j]->name);
+		if (e->params != NULL) { /* every default in every table parses */
+			assert_int_equal(fb_params_init(&p, e->params, &err), FB_OK);
+			fb_params_release(&p);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_line),
+		cmocka_unit_test(test_split_unterminated),
+		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_complete),
+		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_table),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
