@@ -5,8 +5,8 @@ FBN_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/transcript.sh
 AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)' \
 	FEDBN='$(abs_top_builddir)/fedbn'; export top_srcdir top_builddir FEDBN;
 
-TESTS += tests/check-layering.sh
-EXTRA_DIST += tests/check-layering.sh tests/transcript.sh tests/data
+TESTS += tests/check-layering.sh tests/shell-tmux.sh
+EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/transcript.sh tests/data
 
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd

@@ -1,0 +1,70 @@
+#!/bin/sh
+# The interactive shell on a real terminal (tmux): tab completion of commands, first words and
+# key= names; Ctrl-C clears the line and keeps the shell; history is written to
+# $FEDBN_HISTORY; Ctrl-D quits.
+fedbn=${FEDBN:-./fedbn}
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
+tmp=$(mktemp -d) || exit 99
+sock="fedbn-test-$$"
+cleanup() {
+	tmux -L "$sock" kill-server 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# screen: the visible pane, trailing blanks removed
+screen() {
+	tmux -L "$sock" capture-pane -p -t t 2>/dev/null | sed 's/ *$//'
+}
+
+# wait_for TEXT: poll the pane until a line contains TEXT (5 s at most)
+wait_for() {
+	for _ in $(seq 50); do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	echo "FAIL: timed out waiting for '$1'; the screen was:"
+	screen
+	exit 1
+}
+
+# last_line_is TEXT: the last non-empty line equals TEXT (5 s at most)
+last_line_is() {
+	for _ in $(seq 50); do
+		[ "$(screen | grep -v '^$' | tail -n 1)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "FAIL: expected the last line to be '$1'; the screen was:"
+	screen
+	exit 1
+}
+
+keys() {
+	tmux -L "$sock" send-keys -t t "$@"
+}
+
+cd "$tmp" || exit 99
+tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 30 \
+	"env FEDBN_HISTORY=$tmp/history TERM=xterm $fedbn; echo EXITED-\$?; sleep 30"
+wait_for "fedbn>"
+keys 'spl' Tab
+last_line_is "fedbn> split"
+keys 'hor' Tab
+last_line_is "fedbn> split horizontal"
+keys '4 shu' Tab
+last_line_is "fedbn> split horizontal 4 shuffle="
+keys C-c
+last_line_is "fedbn>"
+keys 'echo still alive' Enter
+wait_for "still alive"
+keys 'gen er d=5 n=50 seed=3' Enter
+wait_for "generated 50 rows x 5 variables"
+keys 'lo' Tab
+last_line_is "fedbn> load"
+keys C-u C-d
+wait_for "EXITED-0"
+grep -qx 'echo still alive' "$tmp/history" ||
+	{ echo "FAIL: the history file lacks 'echo still alive'"; cat "$tmp/history"; exit 1; }
+grep -q 'split horizontal 4' "$tmp/history" &&
+	{ echo "FAIL: a line cleared by Ctrl-C went into the history"; exit 1; }
+echo "PASS: completion, Ctrl-C, history and Ctrl-D work at the prompt"
