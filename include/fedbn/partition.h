@@ -19,8 +19,8 @@ enum fb_split_kind {
 /* One client: its own copy of its rows and columns, and where they came from. */
 typedef struct fb_client {
 	fb_dataset *data; /* the client's dataset (owned) */
-	size_t *rows;     /* data->n global row ids (owned) */
-	size_t *cols;     /* data->d global variable ids (owned) */
+	size_t *rows;     /* data->n global row ids, ascending (owned) */
+	size_t *cols;     /* data->d global variable ids, ascending (owned) */
 } fb_client;
 
 /* K clients over one dataset. */
@@ -32,10 +32,25 @@ typedef struct fb_partition {
 	char *desc;              /* one-line description, e.g. "horizontal 10 sizes=even" (owned) */
 } fb_partition;
 
-/* How horizontal client sizes are chosen. */
+/* How horizontal client sizes are chosen.
+ *
+ * UNEVEN (after FedPC's random_partition.m): lo = ceil(n/(2K)).  Clients 1..K-1 in turn draw
+ * a size uniformly from the integers [lo, hi-1], hi = floor(left / (clients after this one)),
+ * left = rows not yet given (just lo when hi <= lo); the draw is capped so that every later
+ * client can still get lo rows and the last one last_min rows; the last client takes the
+ * rest.  last_min = 101 (FedPC's margin of 100) when lo <= 100 and n - lo(K-1) >= 101,
+ * else lo.  Capping the range gives the same law as FedPC's redraw loop and always ends.
+ *
+ * DIRICHLET: theta ~ Dirichlet(alpha, ..., alpha); each client gets one row plus its share
+ * of the other n-K by largest remainder (ties to the lower client).
+ *
+ * LIST: "30,30,40".  Counts when every entry is a whole number and they add to n; otherwise
+ * percentages when they add to 100 (or when every entry ends with '%'), turned into rows
+ * by largest remainder.  Refused when the count of entries is not K, when the sum is neither,
+ * or when a client would get no row. */
 enum fb_sizes {
 	FB_SIZES_EVEN = 0,  /* floor(n/K) or one more, the first n mod K clients the larger */
-	FB_SIZES_UNEVEN,    /* FedPC scheme: random sizes, each at least n/(2K) */
+	FB_SIZES_UNEVEN,    /* FedPC scheme: random sizes, each at least ceil(n/(2K)) */
 	FB_SIZES_DIRICHLET, /* proportions ~ Dirichlet(alpha), each client at least one row */
 	FB_SIZES_LIST,      /* explicit counts, or percentages adding to 100 */
 };
@@ -54,8 +69,29 @@ typedef struct fb_split_options {
 /* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5. */
 void fb_split_options_init(fb_split_options *opt);
 
-/* Split ds into K clients; NULL with the reason when impossible (K > rows, sizes that do not
- * add up, an empty client, unknown column names). */
+/* Split ds into K clients; NULL with the reason when impossible (K < 1, K > rows for
+ * horizontal and hybrid, K > variables for vertical, sizes that do not add up, an empty
+ * client, unknown, repeated or missing column names).  opt NULL means the defaults.
+ * The caller frees the result with fb_partition_free.
+ *
+ * Randomness comes from one stream "split" of opt->seed, drawn in this order: the sizes
+ * (uneven, dirichlet), the row shuffle (when shuffle is on), the hybrid columns.
+ *
+ * Horizontal: rows (shuffled, or in order) are cut into consecutive blocks of the sizes;
+ * every client has every column.
+ * Vertical: every client has every row; client c holds block c of the columns: by default
+ * even contiguous blocks (the first d mod K blocks one wider), else the blocks of opt->cols,
+ * "a,b;c,d;e", which must name every variable exactly once.  Spaces around names are ignored.
+ * Hybrid: rows as horizontal.  Columns: variable j is owned by the client whose even block
+ * holds it (with K > d the first d clients own one each); every client also holds each
+ * variable it does not own with probability overlap (one uniform draw per client c, then per
+ * variable j, skipping owned ones); a client holding fewer than min(2, d) variables then gets
+ * more, uniformly among those it lacks; finally, if K >= 2 and no variable is held by two
+ * clients, one uniformly chosen variable is also given to a uniformly chosen other client.
+ *
+ * desc reads like the shell command: "horizontal 10 sizes=even shuffle=yes seed=1",
+ * "vertical 3 cols=\"a,b;c\"", "hybrid 4 sizes=dirichlet alpha=0.5 overlap=0.5 shuffle=yes
+ * seed=2", "horizontal 3 sizes=30,30,40 shuffle=no seed=1". */
 fb_partition *fb_split(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
                        const fb_split_options *opt, fb_error *err);
 /* Free a partition (NULL is fine). */

@@ -1,2 +1,528 @@
-/* test-partition: being written */
-int main(void) { return 77; }
+/* Unit tests of datasets and of splitting them over clients. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fedbn/partition.h"
+
+/* An n x d dataset whose value at (i, j) is i * 1000 + j, so every cell is recognisable. */
+static fb_dataset *data_make(size_t n, size_t d)
+{
+	fb_dataset *ds = fb_dataset_alloc(n, d);
+
+	assert_non_null(ds);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < d; j++)
+			ds->x[i * d + j] = (double)(i * 1000 + j);
+	}
+	return ds;
+}
+
+/* Options with the defaults and the given seed. */
+static fb_split_options opts(uint64_t seed)
+{
+	fb_split_options o;
+
+	fb_split_options_init(&o);
+	o.seed = seed;
+	return o;
+}
+
+/* Every client's data equal the global data at its mapped rows and columns. */
+static void check_client_data(const fb_partition *p, const fb_dataset *ds)
+{
+	assert_int_equal(p->n, ds->n);
+	assert_int_equal(p->d, ds->d);
+	for (size_t c = 0; c < p->k; c++) {
+		const fb_client *cl = &p->clients[c];
+
+		assert_true(cl->data->n >= 1 && cl->data->d >= 1);
+		for (size_t b = 0; b < cl->data->d; b++) {
+			assert_true(cl->cols[b] < ds->d);
+			assert_string_equal(cl->data->vars[b].name, ds->vars[cl->cols[b]].name);
+		}
+		for (size_t a = 0; a < cl->data->n; a++) {
+			assert_true(cl->rows[a] < ds->n);
+			for (size_t b = 0; b < cl->data->d; b++)
+				assert_true(fb_dataset_get(cl->data, a, b) ==
+				            fb_dataset_get(ds, cl->rows[a], cl->cols[b]));
+		}
+	}
+}
+
+/* Rows are disjoint over clients and cover 0..n-1 exactly once. */
+static void check_rows_partition(const fb_partition *p)
+{
+	size_t *seen = calloc(p->n, sizeof *seen);
+
+	for (size_t c = 0; c < p->k; c++) {
+		for (size_t a = 0; a < p->clients[c].data->n; a++)
+			seen[p->clients[c].rows[a]]++;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		assert_int_equal(seen[i], 1);
+	free(seen);
+}
+
+/* Every client has all rows, and the columns are disjoint and cover 0..d-1. */
+static void check_cols_partition(const fb_partition *p)
+{
+	size_t *seen = calloc(p->d, sizeof *seen);
+
+	for (size_t c = 0; c < p->k; c++) {
+		assert_int_equal(p->clients[c].data->n, p->n);
+		for (size_t a = 0; a < p->n; a++)
+			assert_int_equal(p->clients[c].rows[a], a);
+		for (size_t b = 0; b < p->clients[c].data->d; b++)
+			seen[p->clients[c].cols[b]]++;
+	}
+	for (size_t j = 0; j < p->d; j++)
+		assert_int_equal(seen[j], 1);
+	free(seen);
+}
+
+/* Split and expect success. */
+static fb_partition *split_ok(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
+                              const fb_split_options *o)
+{
+	fb_error err = { "" };
+	fb_partition *p = fb_split(ds, kind, k, o, &err);
+
+	if (p == NULL)
+		fail_msg("unexpected refusal: %s", err.msg);
+	assert_int_equal(p->k, k);
+	assert_int_equal(p->kind, kind);
+	check_client_data(p, ds);
+	return p;
+}
+
+/* Split and expect the exact refusal msg. */
+static void split_refused(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
+                          const fb_split_options *o, const char *msg)
+{
+	fb_error err = { "" };
+
+	assert_null(fb_split(ds, kind, k, o, &err));
+	assert_string_equal(err.msg, msg);
+}
+
+/* Assert the client row counts of p. */
+static void check_sizes(const fb_partition *p, const size_t *want)
+{
+	for (size_t c = 0; c < p->k; c++)
+		assert_int_equal(p->clients[c].data->n, want[c]);
+}
+
+/* Even horizontal sizes, and contiguous blocks in order without shuffling. */
+static void test_horizontal_even(void **state)
+{
+	static const size_t thirty[10] = { 30, 30, 30, 30, 30, 30, 30, 30, 30, 30 };
+	static const size_t small[3] = { 4, 3, 3 };
+	fb_dataset *big = data_make(300, 4), *tiny = data_make(10, 2);
+	fb_split_options o = opts(1);
+	fb_partition *p = split_ok(big, FB_SPLIT_HORIZONTAL, 10, &o);
+
+	(void)state;
+	check_sizes(p, thirty);
+	check_rows_partition(p);
+	assert_int_equal(p->clients[3].data->d, 4);
+	assert_string_equal(p->desc, "horizontal 10 sizes=even shuffle=yes seed=1");
+	fb_partition_free(p);
+	o.shuffle = 0;
+	p = split_ok(tiny, FB_SPLIT_HORIZONTAL, 3, &o);
+	check_sizes(p, small);
+	check_rows_partition(p);
+	for (size_t a = 0; a < 3; a++)
+		assert_int_equal(p->clients[1].rows[a], 4 + a);
+	assert_string_equal(p->desc, "horizontal 3 sizes=even shuffle=no seed=1");
+	fb_partition_free(p);
+	p = split_ok(tiny, FB_SPLIT_HORIZONTAL, 10, NULL);
+	check_rows_partition(p);
+	fb_partition_free(p);
+	fb_dataset_free(big);
+	fb_dataset_free(tiny);
+}
+
+/* Shuffled rows: the same seed gives the same split, another seed another one. */
+static void test_horizontal_shuffle_seed(void **state)
+{
+	fb_dataset *ds = data_make(100, 3);
+	fb_split_options o = opts(42);
+	fb_partition *a = split_ok(ds, FB_SPLIT_HORIZONTAL, 4, &o);
+	fb_partition *b = split_ok(ds, FB_SPLIT_HORIZONTAL, 4, &o);
+	fb_partition *c;
+	size_t contiguous = 1;
+
+	(void)state;
+	for (size_t k = 0; k < 4; k++)
+		assert_memory_equal(a->clients[k].rows, b->clients[k].rows, 25 * sizeof(size_t));
+	for (size_t r = 1; r < 25; r++)
+		contiguous &= a->clients[0].rows[r] == a->clients[0].rows[r - 1] + 1;
+	assert_false(contiguous);
+	o.seed = 43;
+	c = split_ok(ds, FB_SPLIT_HORIZONTAL, 4, &o);
+	assert_memory_not_equal(a->clients[0].rows, c->clients[0].rows, 25 * sizeof(size_t));
+	fb_partition_free(a);
+	fb_partition_free(b);
+	fb_partition_free(c);
+	fb_dataset_free(ds);
+}
+
+/* Uneven (FedPC) sizes: every client gets at least ceil(n/(2K)), the sizes add to n, the last
+ * client keeps more than 100 rows when n allows, and the sizes do vary. */
+static void test_horizontal_uneven(void **state)
+{
+	/* n, K, minimum, last client's minimum */
+	static const size_t cases[][4] = { { 1000, 5, 100, 101 }, { 6000, 10, 300, 300 },
+	                                   { 20, 3, 4, 4 }, { 7, 7, 1, 1 }, { 50, 1, 50, 50 },
+	                                   { 301, 4, 38, 101 } };
+	size_t varied = 0;
+
+	(void)state;
+	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+		fb_dataset *ds = data_make(cases[t][0], 2);
+
+		for (uint64_t seed = 1; seed <= 50; seed++) {
+			fb_split_options o = opts(seed);
+			fb_partition *p;
+			size_t k = cases[t][1];
+
+			o.sizes = FB_SIZES_UNEVEN;
+			p = split_ok(ds, FB_SPLIT_HORIZONTAL, k, &o);
+			check_rows_partition(p);
+			for (size_t c = 0; c < k; c++)
+				assert_true(p->clients[c].data->n >= cases[t][2]);
+			assert_true(p->clients[k - 1].data->n >= cases[t][3]);
+			varied += p->clients[0].data->n != p->clients[k - 1].data->n;
+			fb_partition_free(p);
+		}
+		fb_dataset_free(ds);
+	}
+	assert_true(varied > 100);
+}
+
+/* Dirichlet sizes: at least one row each, adding to n; a huge alpha is nearly even. */
+static void test_horizontal_dirichlet(void **state)
+{
+	fb_dataset *ds = data_make(50, 2);
+	fb_split_options o = opts(1);
+	fb_partition *p;
+
+	(void)state;
+	o.sizes = FB_SIZES_DIRICHLET;
+	o.alpha = 0.05;
+	for (uint64_t seed = 1; seed <= 100; seed++) {
+		o.seed = seed;
+		p = split_ok(ds, FB_SPLIT_HORIZONTAL, 10, &o);
+		check_rows_partition(p);
+		fb_partition_free(p);
+	}
+	o.alpha = 1e6;
+	p = split_ok(ds, FB_SPLIT_HORIZONTAL, 5, &o);
+	for (size_t c = 0; c < 5; c++)
+		assert_in_range(p->clients[c].data->n, 9, 11);
+	assert_string_equal(p->desc, "horizontal 5 sizes=dirichlet alpha=1e+06 shuffle=yes "
+	                    "seed=100");
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
+/* Split with sizes=list and expect these row counts. */
+static void check_list(const fb_dataset *ds, const char *list, const size_t *want, size_t k)
+{
+	fb_split_options o = opts(3);
+	fb_partition *p;
+
+	o.sizes = FB_SIZES_LIST;
+	o.size_list = list;
+	p = split_ok(ds, FB_SPLIT_HORIZONTAL, k, &o);
+	check_sizes(p, want);
+	check_rows_partition(p);
+	fb_partition_free(p);
+}
+
+/* Explicit sizes: counts adding to n, or percentages adding to 100. */
+static void test_horizontal_list(void **state)
+{
+	static const size_t counts[] = { 50, 50, 100 }, thirds[] = { 3, 3, 4 };
+	static const size_t pct[] = { 40, 60, 100 };
+	fb_dataset *ds = data_make(200, 2), *ten = data_make(10, 2);
+	fb_split_options o = opts(3);
+	fb_partition *p;
+
+	(void)state;
+	check_list(ds, "50, 50,100", counts, 3);
+	check_list(ds, "25,25,50", counts, 3);
+	check_list(ds, "20%,30%,50%", pct, 3);
+	check_list(ten, "33.3,33.3,33.4", thirds, 3);
+	o.sizes = FB_SIZES_LIST;
+	o.size_list = "50,50,100";
+	o.shuffle = 0;
+	p = split_ok(ds, FB_SPLIT_HORIZONTAL, 3, &o);
+	assert_string_equal(p->desc, "horizontal 3 sizes=50,50,100 shuffle=no seed=3");
+	assert_int_equal(p->clients[2].rows[0], 100);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+	fb_dataset_free(ten);
+}
+
+/* Vertical: even contiguous blocks by default; named blocks, each in global order. */
+static void test_vertical(void **state)
+{
+	static const size_t widths[] = { 4, 3, 3 };
+	fb_dataset *ds = data_make(20, 10);
+	fb_split_options o = opts(1);
+	fb_partition *p = split_ok(ds, FB_SPLIT_VERTICAL, 3, &o);
+
+	(void)state;
+	check_cols_partition(p);
+	for (size_t c = 0, j = 0; c < 3; c++) {
+		assert_int_equal(p->clients[c].data->d, widths[c]);
+		for (size_t b = 0; b < widths[c]; b++)
+			assert_int_equal(p->clients[c].cols[b], j++);
+	}
+	assert_string_equal(p->desc, "vertical 3");
+	fb_partition_free(p);
+	o.cols = "X3, X1 ;X2,X4,X5,X6;X10,X9,X8,X7";
+	p = split_ok(ds, FB_SPLIT_VERTICAL, 3, &o);
+	check_cols_partition(p);
+	assert_int_equal(p->clients[0].data->d, 2);
+	assert_int_equal(p->clients[0].cols[0], 0);
+	assert_int_equal(p->clients[0].cols[1], 2);
+	assert_string_equal(p->clients[0].data->vars[1].name, "X3");
+	assert_int_equal(p->clients[2].cols[0], 6);
+	assert_string_equal(p->desc, "vertical 3 cols=\"X3, X1 ;X2,X4,X5,X6;X10,X9,X8,X7\"");
+	fb_partition_free(p);
+	o.cols = NULL;
+	p = split_ok(ds, FB_SPLIT_VERTICAL, 10, &o);
+	check_cols_partition(p);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
+/* Number of clients of p holding variable j. */
+static size_t holders(const fb_partition *p, size_t j)
+{
+	size_t count = 0;
+
+	for (size_t c = 0; c < p->k; c++) {
+		for (size_t b = 0; b < p->clients[c].data->d; b++)
+			count += p->clients[c].cols[b] == j;
+	}
+	return count;
+}
+
+/* Hybrid invariants: disjoint covering rows, every variable held, at least min(2, d)
+ * variables per client, some variable shared, each client's columns ascending. */
+static void check_hybrid(const fb_partition *p)
+{
+	size_t shared = 0, want = p->d < 2 ? p->d : 2;
+
+	check_rows_partition(p);
+	for (size_t j = 0; j < p->d; j++) {
+		assert_true(holders(p, j) >= 1);
+		shared += holders(p, j) >= 2;
+	}
+	if (p->k >= 2)
+		assert_true(shared >= 1);
+	for (size_t c = 0; c < p->k; c++) {
+		assert_true(p->clients[c].data->d >= want);
+		for (size_t b = 1; b < p->clients[c].data->d; b++)
+			assert_true(p->clients[c].cols[b - 1] < p->clients[c].cols[b]);
+	}
+}
+
+/* Hybrid over many seeds and shapes, including no overlap, full overlap and K > d. */
+static void test_hybrid(void **state)
+{
+	static const double overlaps[] = { 0.0, 0.2, 0.5, 1.0 };
+	/* n, d, K */
+	static const size_t shapes[][3] = { { 100, 10, 5 }, { 60, 3, 5 }, { 30, 1, 3 },
+	                                    { 40, 8, 2 }, { 50, 20, 4 } };
+
+	(void)state;
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+		fb_dataset *ds = data_make(shapes[s][0], shapes[s][1]);
+
+		for (size_t v = 0; v < 4; v++) {
+			for (uint64_t seed = 1; seed <= 20; seed++) {
+				fb_split_options o = opts(seed);
+				fb_partition *p;
+
+				o.overlap = overlaps[v];
+				p = split_ok(ds, FB_SPLIT_HYBRID, shapes[s][2], &o);
+				check_hybrid(p);
+				if (overlaps[v] == 1.0) {
+					for (size_t c = 0; c < p->k; c++)
+						assert_int_equal(p->clients[c].data->d, p->d);
+				}
+				fb_partition_free(p);
+			}
+		}
+		fb_dataset_free(ds);
+	}
+}
+
+/* Hybrid without overlap: the owned blocks plus exactly one added shared variable. */
+static void test_hybrid_forced_share(void **state)
+{
+	fb_dataset *ds = data_make(100, 10);
+	fb_split_options o = opts(9);
+	fb_partition *p;
+	size_t total = 0;
+
+	(void)state;
+	o.overlap = 0.0;
+	o.sizes = FB_SIZES_UNEVEN;
+	p = split_ok(ds, FB_SPLIT_HYBRID, 5, &o);
+	check_hybrid(p);
+	for (size_t c = 0; c < 5; c++)
+		total += p->clients[c].data->d;
+	assert_int_equal(total, 11);
+	assert_string_equal(p->desc, "hybrid 5 sizes=uneven overlap=0 shuffle=yes seed=9");
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
+/* Each impossible request is refused with a sentence giving the numbers or the name. */
+static void test_refusals(void **state)
+{
+	fb_dataset *ds = data_make(30, 4), *none = data_make(0, 4);
+	fb_split_options o = opts(1);
+
+	(void)state;
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 0, &o,
+	              "cannot split over 0 clients: at least one is needed");
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 40, &o,
+	              "cannot split 30 rows over 40 clients: each client needs at least one row");
+	split_refused(ds, FB_SPLIT_HYBRID, 31, &o,
+	              "cannot split 30 rows over 31 clients: each client needs at least one row");
+	split_refused(ds, FB_SPLIT_VERTICAL, 5, &o, "cannot split 4 variables over 5 clients: "
+	              "each client needs at least one variable");
+	split_refused(none, FB_SPLIT_VERTICAL, 1, &o,
+	              "cannot split a dataset of 0 rows and 4 variables: it is empty");
+	o.sizes = FB_SIZES_LIST;
+	o.size_list = "10,10,5";
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 3, &o, "cannot use sizes '10,10,5': they add to "
+	              "25, neither n=30 rows nor 100 percent");
+	o.size_list = "50%,40%,5%";
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 3, &o,
+	              "cannot use sizes '50%,40%,5%': the percentages add to 95, not 100");
+	o.size_list = "10,20";
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 3, &o,
+	              "cannot use sizes '10,20' for 3 clients: it lists 2 sizes");
+	o.size_list = "10,x,10";
+	split_refused(ds, FB_SPLIT_HYBRID, 3, &o,
+	              "cannot use sizes '10,x,10': size 2 is not a non-negative number");
+	o.size_list = "10%,90,0";
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 3, &o,
+	              "cannot use sizes '10%,90,0': either every size or none ends with '%'");
+	o.size_list = "1,99";
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 2, &o,
+	              "cannot split 30 rows by sizes '1,99': client 1 would get no rows");
+	o.size_list = "0,30";
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 2, &o,
+	              "cannot split 30 rows by sizes '0,30': client 1 would get no rows");
+	o.sizes = FB_SIZES_DIRICHLET;
+	o.alpha = 0.0;
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 3, &o,
+	              "cannot use alpha=0: the Dirichlet concentration must be positive");
+	o = opts(1);
+	o.overlap = 1.5;
+	split_refused(ds, FB_SPLIT_HYBRID, 3, &o, "cannot use overlap=1.5: it must lie in [0, 1]");
+	fb_dataset_free(ds);
+	fb_dataset_free(none);
+}
+
+/* Column blocks naming unknown, repeated or missing variables, or too few blocks. */
+static void test_refusals_cols(void **state)
+{
+	fb_dataset *ds = data_make(10, 4);
+	fb_split_options o = opts(1);
+
+	(void)state;
+	o.cols = "X1,X2;X3,X5";
+	split_refused(ds, FB_SPLIT_VERTICAL, 2, &o,
+	              "cannot use column blocks: unknown variable 'X5'");
+	o.cols = "X1,X2;X3,X2,X4";
+	split_refused(ds, FB_SPLIT_VERTICAL, 2, &o,
+	              "cannot use column blocks: variable 'X2' appears twice");
+	o.cols = "X1,X2;X4";
+	split_refused(ds, FB_SPLIT_VERTICAL, 2, &o,
+	              "cannot use column blocks: variable 'X3' is in no block");
+	o.cols = "X1,X2,X3,X4";
+	split_refused(ds, FB_SPLIT_VERTICAL, 2, &o,
+	              "cannot use column blocks 'X1,X2,X3,X4': they are 1 blocks for 2 clients");
+	o.cols = "X1,X2; ;X3,X4";
+	split_refused(ds, FB_SPLIT_VERTICAL, 3, &o,
+	              "cannot use column blocks 'X1,X2; ;X3,X4': block 2 is empty");
+	o.cols = "X1,,X2;X3,X4";
+	split_refused(ds, FB_SPLIT_VERTICAL, 2, &o,
+	              "cannot use column blocks 'X1,,X2;X3,X4': block 1 has an empty name");
+	fb_dataset_free(ds);
+}
+
+/* Dataset basics the split relies on: names, levels, copies and subsets. */
+static void test_dataset(void **state)
+{
+	char *levels[] = { "low", "high" }, *twice[] = { "a", "a" };
+	fb_dataset *ds = data_make(3, 3), *copy, *sub;
+	size_t rows[] = { 2, 0 }, cols[] = { 1 }, bad[] = { 3 };
+	fb_error err = { "" };
+
+	(void)state;
+	assert_string_equal(ds->vars[2].name, "X3");
+	assert_int_equal(fb_dataset_set_name(ds, 0, "age", &err), FB_OK);
+	assert_int_equal(fb_dataset_find(ds, "age"), 0);
+	assert_int_equal(fb_dataset_find(ds, "X1"), -1);
+	assert_int_equal(fb_dataset_set_name(ds, 1, "age", &err), FB_ERR);
+	assert_string_equal(err.msg, "cannot name variable 2 'age': variable 1 already has "
+	                    "that name");
+	assert_int_equal(fb_dataset_set_name(ds, 1, "", &err), FB_ERR);
+	assert_string_equal(err.msg, "cannot name variable 2 '': a name cannot be empty");
+	assert_int_equal(fb_dataset_set_levels(ds, 1, twice, 2, &err), FB_ERR);
+	assert_string_equal(err.msg, "cannot make 'X2' discrete: level 'a' is listed twice");
+	assert_int_equal(fb_dataset_set_levels(ds, 1, levels, 2, &err), FB_OK);
+	assert_int_equal(fb_dataset_n_discrete(ds), 1);
+	copy = fb_dataset_copy(ds);
+	levels[0] = "changed";
+	assert_string_equal(copy->vars[1].levels[0], "low");
+	assert_int_equal(copy->vars[1].kind, FB_DISCRETE);
+	assert_memory_equal(copy->x, ds->x, 9 * sizeof(double));
+	sub = fb_dataset_subset(ds, rows, 2, cols, 1);
+	assert_int_equal(sub->n, 2);
+	assert_int_equal(sub->d, 1);
+	assert_true(sub->x[0] == 2001.0 && sub->x[1] == 1.0);
+	assert_string_equal(sub->vars[0].levels[1], "high");
+	assert_null(fb_dataset_subset(ds, bad, 1, NULL, 0));
+	fb_dataset_free(sub);
+	fb_dataset_free(copy);
+	fb_dataset_free(ds);
+}
+
+/* Run the partition tests. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dataset),
+		cmocka_unit_test(test_horizontal_even),
+		cmocka_unit_test(test_horizontal_shuffle_seed),
+		cmocka_unit_test(test_horizontal_uneven),
+		cmocka_unit_test(test_horizontal_dirichlet),
+		cmocka_unit_test(test_horizontal_list),
+		cmocka_unit_test(test_vertical),
+		cmocka_unit_test(test_hybrid),
+		cmocka_unit_test(test_hybrid_forced_share),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_refusals_cols),
+	};
+
+	fb_gsl_install_handler();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,1 +1,603 @@
-/* partition.c: being written */
+/* Splitting a dataset across K virtual clients (ALGORITHMS.md §1.7): horizontal, vertical
+ * and hybrid partitions, each client holding its own copy of its rows and columns. */
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "fedbn/partition.h"
+
+/* Margin of the FedPC scheme: the last client keeps more than this many rows when n allows. */
+#define UNEVEN_MARGIN 100
+
+/* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5. */
+void fb_split_options_init(fb_split_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->sizes = FB_SIZES_EVEN;
+	opt->size_list = NULL;
+	opt->alpha = 1.0;
+	opt->shuffle = 1;
+	opt->seed = 1;
+	opt->cols = NULL;
+	opt->overlap = 0.5;
+}
+
+/* Free a partition and its clients. */
+void fb_partition_free(fb_partition *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t c = 0; c < p->k && p->clients != NULL; c++) {
+		fb_dataset_free(p->clients[c].data);
+		free(p->clients[c].rows);
+		free(p->clients[c].cols);
+	}
+	free(p->clients);
+	free(p->desc);
+	free(p);
+}
+
+/* Number of tokens tokens_split would find in s. */
+static size_t tokens_count(const char *s, char sep)
+{
+	size_t count = 1;
+
+	for (; *s != '\0'; s++)
+		count += *s == sep;
+	return count;
+}
+
+/* Cut s in place at each sep into tokens with spaces trimmed; returns the count and stores
+ * up to max token starts in tok. */
+static size_t tokens_split(char *s, char sep, char **tok, size_t max)
+{
+	size_t count = 0;
+
+	for (;;) {
+		char *end = strchr(s, sep), *last;
+
+		if (end != NULL)
+			*end = '\0';
+		while (isspace((unsigned char)*s))
+			s++;
+		last = s + strlen(s);
+		while (last > s && isspace((unsigned char)last[-1]))
+			*--last = '\0';
+		if (count < max)
+			tok[count] = s;
+		count++;
+		if (end == NULL)
+			return count;
+		s = end + 1;
+	}
+}
+
+/* Sizes adding to total in proportion to share[0..k-1] (non-negative, positive sum): floors
+ * first, then one more to the largest remainders, ties to the lower index. */
+static void sizes_largest_remainder(const double *share, size_t k, size_t total, size_t *out)
+{
+	double sum = 0.0, *frac = fb_xcalloc(k, sizeof *frac);
+	size_t given = 0;
+
+	for (size_t c = 0; c < k; c++)
+		sum += share[c];
+	for (size_t c = 0; c < k; c++) {
+		double q = (double)total * (share[c] / sum);
+
+		out[c] = (size_t)floor(q);
+		frac[c] = q - floor(q);
+		if (out[c] > total - given) /* rounding can never hand out more than total */
+			out[c] = total - given;
+		given += out[c];
+	}
+	while (given < total) {
+		size_t best = 0;
+
+		for (size_t c = 1; c < k; c++) {
+			if (frac[c] > frac[best])
+				best = c;
+		}
+		out[best]++;
+		frac[best] = -1.0;
+		given++;
+	}
+	free(frac);
+}
+
+/* Even sizes: floor(n/K), the first n mod K clients one more. */
+static void sizes_even(size_t n, size_t k, size_t *out)
+{
+	for (size_t c = 0; c < k; c++)
+		out[c] = n / k + (c < n % k ? 1 : 0);
+}
+
+/* FedPC uneven sizes (see partition.h): clients 1..K-1 draw uniformly below the rows left
+ * over the clients after them, keeping room for those; the last client takes the rest. */
+static void sizes_uneven(size_t n, size_t k, gsl_rng *r, size_t *out)
+{
+	size_t lo = (n + 2 * k - 1) / (2 * k), last_min = lo, left = n;
+
+	if (n - lo * (k - 1) > UNEVEN_MARGIN && lo <= UNEVEN_MARGIN)
+		last_min = UNEVEN_MARGIN + 1;
+	for (size_t c = 0; c + 1 < k; c++) {
+		size_t hi = left / (k - 1 - c);                   /* FedPC draws below */
+		size_t room = left - lo * (k - 2 - c) - last_min; /* most leaving enough */
+		size_t top = hi > lo ? hi - 1 : lo;
+
+		if (top > room)
+			top = room;
+		out[c] = lo + fb_rng_index(r, top - lo + 1);
+		left -= out[c];
+	}
+	out[k - 1] = left;
+}
+
+/* Dirichlet sizes: one row each, the other n-K by largest remainder of the proportions. */
+static int sizes_dirichlet(size_t n, size_t k, double alpha, gsl_rng *r, size_t *out,
+                           fb_error *err)
+{
+	double *a = fb_xcalloc(k, sizeof *a), *theta = fb_xcalloc(k, sizeof *theta), sum = 0.0;
+
+	for (size_t c = 0; c < k; c++)
+		a[c] = alpha;
+	gsl_ran_dirichlet(r, k, a, theta);
+	for (size_t c = 0; c < k; c++)
+		sum += theta[c];
+	free(a);
+	if (!(sum > 0.0) || !isfinite(sum)) {
+		free(theta);
+		return fb_fail(err, "cannot draw Dirichlet proportions with alpha=%g: "
+		               "alpha is too small", alpha);
+	}
+	sizes_largest_remainder(theta, k, n - k, out);
+	for (size_t c = 0; c < k; c++)
+		out[c]++;
+	free(theta);
+	return FB_OK;
+}
+
+/* Parse the k entries of list into val; *pct set when they carry a '%' sign. */
+static int sizes_list_parse(const char *list, size_t k, double *val, int *pct, fb_error *err)
+{
+	char *copy = fb_xstrdup(list), **tok = fb_xcalloc(k, sizeof *tok);
+	size_t count = tokens_split(copy, ',', tok, k), npct = 0;
+	int rc = FB_OK;
+
+	if (count != k)
+		rc = fb_fail(err, "cannot use sizes '%s' for %zu clients: it lists %zu sizes",
+		             list, k, count);
+	for (size_t c = 0; c < k && rc == FB_OK; c++) {
+		size_t len = strlen(tok[c]);
+
+		if (len > 0 && tok[c][len - 1] == '%') {
+			tok[c][len - 1] = '\0';
+			npct++;
+		}
+		if (fb_parse_double(tok[c], &val[c]) != FB_OK || val[c] < 0.0)
+			rc = fb_fail(err, "cannot use sizes '%s': size %zu is not a non-negative "
+			             "number", list, c + 1);
+	}
+	if (rc == FB_OK && npct != 0 && npct != k)
+		rc = fb_fail(err, "cannot use sizes '%s': either every size or none ends "
+		             "with '%%'", list);
+	*pct = npct != 0;
+	free(tok);
+	free(copy);
+	return rc;
+}
+
+/* Explicit sizes: counts adding to n, or percentages adding to 100. */
+static int sizes_list(const char *list, size_t n, size_t k, size_t *out, fb_error *err)
+{
+	double *val = fb_xcalloc(k, sizeof *val), sum = 0.0;
+	int pct = 0, counts = 1, rc = FB_OK;
+
+	if (list == NULL)
+		list = "";
+	if (sizes_list_parse(list, k, val, &pct, err) != FB_OK) {
+		free(val);
+		return FB_ERR;
+	}
+	for (size_t c = 0; c < k; c++) {
+		sum += val[c];
+		counts = counts && val[c] == floor(val[c]);
+	}
+	if (!pct && counts && sum == (double)n) {
+		for (size_t c = 0; c < k; c++)
+			out[c] = (size_t)val[c];
+	} else if (fabs(sum - 100.0) <= 1e-6) {
+		sizes_largest_remainder(val, k, n, out);
+	} else {
+		rc = fb_fail(err, pct ? "cannot use sizes '%s': the percentages add to %g, "
+		             "not 100" : "cannot use sizes '%s': they add to %g, neither n=%zu "
+		             "rows nor 100 percent", list, sum, n);
+	}
+	for (size_t c = 0; c < k && rc == FB_OK; c++) {
+		if (out[c] == 0)
+			rc = fb_fail(err, "cannot split %zu rows by sizes '%s': client %zu would "
+			             "get no rows", n, list, c + 1);
+	}
+	free(val);
+	return rc;
+}
+
+/* Row counts of the k clients by the chosen scheme, drawing from r when it needs to. */
+static int sizes_compute(const fb_split_options *opt, size_t n, size_t k, gsl_rng *r,
+                         size_t *out, fb_error *err)
+{
+	switch (opt->sizes) {
+	case FB_SIZES_EVEN:
+		sizes_even(n, k, out);
+		return FB_OK;
+	case FB_SIZES_UNEVEN:
+		sizes_uneven(n, k, r, out);
+		return FB_OK;
+	case FB_SIZES_DIRICHLET:
+		return sizes_dirichlet(n, k, opt->alpha, r, out, err);
+	case FB_SIZES_LIST:
+		return sizes_list(opt->size_list, n, k, out, err);
+	}
+	return fb_fail(err, "unknown size scheme %d", (int)opt->sizes);
+}
+
+/* Ascending comparison of two size_t values, for qsort. */
+static int index_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Cut the rows (shuffled from r, or in order) into consecutive blocks of the given sizes;
+ * rows[c] gets client c's global row ids in ascending order. */
+static void rows_assign(size_t n, size_t k, const size_t *sizes, int shuffle, gsl_rng *r,
+                        size_t **rows)
+{
+	size_t *perm = fb_xcalloc(n, sizeof *perm), at = 0;
+
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	if (shuffle)
+		fb_rng_shuffle(r, perm, n);
+	for (size_t c = 0; c < k; c++) {
+		rows[c] = fb_xcalloc(sizes[c], sizeof **rows);
+		memcpy(rows[c], perm + at, sizes[c] * sizeof **rows);
+		qsort(rows[c], sizes[c], sizeof **rows, index_cmp);
+		at += sizes[c];
+	}
+	free(perm);
+}
+
+/* Even contiguous column blocks: owner[j] = the client whose block holds variable j. */
+static void cols_even_owner(size_t d, size_t k, size_t *owner)
+{
+	size_t j = 0;
+
+	for (size_t c = 0; c < k; c++) {
+		size_t len = d / k + (c < d % k ? 1 : 0);
+
+		for (size_t e = 0; e < len; e++)
+			owner[j++] = c;
+	}
+}
+
+/* Check that every variable of ds has an owner, naming the first one missing. */
+static int cols_check_covered(const fb_dataset *ds, const size_t *owner, size_t k,
+                              fb_error *err)
+{
+	for (size_t j = 0; j < ds->d; j++) {
+		if (owner[j] >= k)
+			return fb_fail(err, "cannot use column blocks: variable '%s' is in no "
+			               "block", ds->vars[j].name);
+	}
+	return FB_OK;
+}
+
+/* Parse "a,b;c,d;..." into owner[j] (k when unowned); every variable exactly once. */
+static int cols_parse_owner(const fb_dataset *ds, const char *spec, size_t k, size_t *owner,
+                            fb_error *err)
+{
+	char *copy = fb_xstrdup(spec), **block = fb_xcalloc(k, sizeof *block);
+	size_t nblocks = tokens_split(copy, ';', block, k);
+	int rc = FB_OK;
+
+	for (size_t j = 0; j < ds->d; j++)
+		owner[j] = k;
+	if (nblocks != k)
+		rc = fb_fail(err, "cannot use column blocks '%s': they are %zu blocks for %zu "
+		             "clients", spec, nblocks, k);
+	for (size_t c = 0; c < k && rc == FB_OK; c++) {
+		size_t nnames;
+		char **name;
+
+		if (block[c][0] == '\0') {
+			rc = fb_fail(err, "cannot use column blocks '%s': block %zu is empty",
+			             spec, c + 1);
+			break;
+		}
+		nnames = tokens_count(block[c], ',');
+		name = fb_xcalloc(nnames, sizeof *name);
+		tokens_split(block[c], ',', name, nnames);
+		for (size_t e = 0; e < nnames && rc == FB_OK; e++) {
+			int j = fb_dataset_find(ds, name[e]);
+
+			if (name[e][0] == '\0')
+				rc = fb_fail(err, "cannot use column blocks '%s': block %zu has an "
+				             "empty name", spec, c + 1);
+			else if (j < 0)
+				rc = fb_fail(err, "cannot use column blocks: unknown variable '%s'",
+				             name[e]);
+			else if (owner[j] != k)
+				rc = fb_fail(err, "cannot use column blocks: variable '%s' appears "
+				             "twice", name[e]);
+			else
+				owner[j] = c;
+		}
+		free(name);
+	}
+	if (rc == FB_OK)
+		rc = cols_check_covered(ds, owner, k, err);
+	free(block);
+	free(copy);
+	return rc;
+}
+
+/* Number of variables client c holds in the k x d table held. */
+static size_t held_count(const unsigned char *held, size_t d, size_t c)
+{
+	size_t count = 0;
+
+	for (size_t j = 0; j < d; j++)
+		count += held[c * d + j];
+	return count;
+}
+
+/* Give client c one variable it does not hold yet, chosen uniformly from r. */
+static void held_add_random(unsigned char *held, size_t d, size_t c, gsl_rng *r)
+{
+	size_t pick = fb_rng_index(r, d - held_count(held, d, c));
+
+	for (size_t j = 0; j < d; j++) {
+		if (held[c * d + j])
+			continue;
+		if (pick-- == 0) {
+			held[c * d + j] = 1;
+			return;
+		}
+	}
+}
+
+/* True when some variable is held by two clients or more. */
+static int held_shared(const unsigned char *held, size_t d, size_t k)
+{
+	for (size_t j = 0; j < d; j++) {
+		size_t holders = 0;
+
+		for (size_t c = 0; c < k; c++)
+			holders += held[c * d + j];
+		if (holders >= 2)
+			return 1;
+	}
+	return 0;
+}
+
+/* Hybrid columns (rule in partition.h): owners, random extras, then the guarantees. */
+static void cols_hybrid(size_t d, size_t k, double overlap, gsl_rng *r, unsigned char *held)
+{
+	size_t *owner = fb_xcalloc(d, sizeof *owner), want = d < 2 ? d : 2;
+
+	cols_even_owner(d, k, owner);
+	for (size_t c = 0; c < k; c++) {
+		for (size_t j = 0; j < d; j++)
+			held[c * d + j] = owner[j] == c || gsl_rng_uniform(r) < overlap;
+	}
+	for (size_t c = 0; c < k; c++) {
+		while (held_count(held, d, c) < want)
+			held_add_random(held, d, c, r);
+	}
+	if (k >= 2 && !held_shared(held, d, k)) {
+		size_t j = fb_rng_index(r, d), c = fb_rng_index(r, k - 1);
+
+		if (c >= owner[j]) /* any client but the owner */
+			c++;
+		held[c * d + j] = 1;
+	}
+	free(owner);
+}
+
+/* Client c's columns from the k x d table held, ascending. */
+static size_t *cols_from_held(const unsigned char *held, size_t d, size_t c, size_t *ncols)
+{
+	size_t *cols = fb_xcalloc(d, sizeof *cols), count = 0;
+
+	for (size_t j = 0; j < d; j++) {
+		if (held[c * d + j])
+			cols[count++] = j;
+	}
+	*ncols = count;
+	return cols;
+}
+
+/* Refuse a split that cannot give every client something. */
+static int split_check(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
+                       const fb_split_options *opt, fb_error *err)
+{
+	if (kind != FB_SPLIT_HORIZONTAL && kind != FB_SPLIT_VERTICAL && kind != FB_SPLIT_HYBRID)
+		return fb_fail(err, "unknown split kind %d", (int)kind);
+	if (k < 1)
+		return fb_fail(err, "cannot split over 0 clients: at least one is needed");
+	if (ds->n < 1 || ds->d < 1)
+		return fb_fail(err, "cannot split a dataset of %zu rows and %zu variables: "
+		               "it is empty", ds->n, ds->d);
+	if (kind == FB_SPLIT_VERTICAL && k > ds->d)
+		return fb_fail(err, "cannot split %zu variables over %zu clients: each client "
+		               "needs at least one variable", ds->d, k);
+	if (kind != FB_SPLIT_VERTICAL && k > ds->n)
+		return fb_fail(err, "cannot split %zu rows over %zu clients: each client "
+		               "needs at least one row", ds->n, k);
+	if (kind != FB_SPLIT_VERTICAL && opt->sizes == FB_SIZES_DIRICHLET &&
+	    (!isfinite(opt->alpha) || opt->alpha <= 0.0))
+		return fb_fail(err, "cannot use alpha=%g: the Dirichlet concentration must be "
+		               "positive", opt->alpha);
+	if (kind == FB_SPLIT_HYBRID && !(opt->overlap >= 0.0 && opt->overlap <= 1.0))
+		return fb_fail(err, "cannot use overlap=%g: it must lie in [0, 1]", opt->overlap);
+	return FB_OK;
+}
+
+/* The "sizes=..." part of a description. */
+static void desc_sizes(fb_buf *b, const fb_split_options *opt)
+{
+	switch (opt->sizes) {
+	case FB_SIZES_EVEN:
+		fb_buf_printf(b, " sizes=even");
+		break;
+	case FB_SIZES_UNEVEN:
+		fb_buf_printf(b, " sizes=uneven");
+		break;
+	case FB_SIZES_DIRICHLET:
+		fb_buf_printf(b, " sizes=dirichlet alpha=%g", opt->alpha);
+		break;
+	case FB_SIZES_LIST:
+		fb_buf_printf(b, " sizes=%s", opt->size_list);
+		break;
+	}
+}
+
+/* One line describing the split in the shell's syntax. */
+static char *desc_build(enum fb_split_kind kind, size_t k, const fb_split_options *opt)
+{
+	static const char *const kinds[] = { "horizontal", "vertical", "hybrid" };
+	fb_buf b = { NULL, 0, 0 };
+
+	fb_buf_printf(&b, "%s %zu", kinds[kind], k);
+	if (kind == FB_SPLIT_VERTICAL) {
+		if (opt->cols != NULL)
+			fb_buf_printf(&b, " cols=\"%s\"", opt->cols);
+		return b.data;
+	}
+	desc_sizes(&b, opt);
+	if (kind == FB_SPLIT_HYBRID)
+		fb_buf_printf(&b, " overlap=%g", opt->overlap);
+	fb_buf_printf(&b, " shuffle=%s seed=%llu", opt->shuffle ? "yes" : "no",
+	              (unsigned long long)opt->seed);
+	return b.data;
+}
+
+/* Give client c of p the given rows and columns (taking ownership of both arrays). */
+static int client_fill(fb_partition *p, const fb_dataset *ds, size_t c, size_t *rows,
+                       size_t nrows, size_t *cols, size_t ncols, fb_error *err)
+{
+	fb_client *cl = &p->clients[c];
+
+	cl->rows = rows;
+	cl->cols = cols;
+	cl->data = fb_dataset_subset(ds, rows, nrows, cols, ncols);
+	if (cl->data == NULL)
+		return fb_fail(err, "cannot copy %zu x %zu values for client %zu: out of memory",
+		               nrows, ncols, c + 1);
+	return FB_OK;
+}
+
+/* The ids 0..count-1. */
+static size_t *ids_all(size_t count)
+{
+	size_t *ids = fb_xcalloc(count, sizeof *ids);
+
+	for (size_t i = 0; i < count; i++)
+		ids[i] = i;
+	return ids;
+}
+
+/* Vertical: every client has all rows and one block of columns. */
+static int split_vertical(fb_partition *p, const fb_dataset *ds, const fb_split_options *opt,
+                          fb_error *err)
+{
+	size_t d = ds->d, k = p->k, *owner = fb_xcalloc(d, sizeof *owner);
+	unsigned char *held = fb_xcalloc(k * d, 1);
+	int rc = FB_OK;
+
+	if (opt->cols == NULL)
+		cols_even_owner(d, k, owner);
+	else
+		rc = cols_parse_owner(ds, opt->cols, k, owner, err);
+	for (size_t j = 0; j < d && rc == FB_OK; j++)
+		held[owner[j] * d + j] = 1;
+	for (size_t c = 0; c < k && rc == FB_OK; c++) {
+		size_t ncols, *cols = cols_from_held(held, d, c, &ncols);
+
+		rc = client_fill(p, ds, c, ids_all(ds->n), ds->n, cols, ncols, err);
+	}
+	free(held);
+	free(owner);
+	return rc;
+}
+
+/* Horizontal and hybrid: disjoint rows by the size scheme; all columns (horizontal) or
+ * overlapping column sets (hybrid).  One "split" stream: sizes, shuffle, then columns. */
+static int split_rows(fb_partition *p, const fb_dataset *ds, const fb_split_options *opt,
+                      fb_error *err)
+{
+	size_t k = p->k, d = ds->d, *sizes = fb_xcalloc(k, sizeof *sizes);
+	size_t **rows = fb_xcalloc(k, sizeof *rows);
+	unsigned char *held = fb_xcalloc(k * d, 1);
+	gsl_rng *r = fb_rng_stream(opt->seed, "split");
+	int rc = sizes_compute(opt, ds->n, k, r, sizes, err);
+
+	if (rc == FB_OK) {
+		rows_assign(ds->n, k, sizes, opt->shuffle, r, rows);
+		if (p->kind == FB_SPLIT_HYBRID)
+			cols_hybrid(d, k, opt->overlap, r, held);
+		else
+			memset(held, 1, k * d);
+	}
+	for (size_t c = 0; c < k && rc == FB_OK; c++) {
+		size_t ncols, *cols = cols_from_held(held, d, c, &ncols);
+
+		rc = client_fill(p, ds, c, rows[c], sizes[c], cols, ncols, err);
+		rows[c] = NULL; /* now the client's */
+	}
+	for (size_t c = 0; c < k; c++)
+		free(rows[c]);
+	gsl_rng_free(r);
+	free(held);
+	free(rows);
+	free(sizes);
+	return rc;
+}
+
+/* Split ds into K clients. */
+fb_partition *fb_split(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
+                       const fb_split_options *opt, fb_error *err)
+{
+	fb_split_options defaults;
+	fb_partition *p;
+	int rc;
+
+	if (opt == NULL) {
+		fb_split_options_init(&defaults);
+		opt = &defaults;
+	}
+	if (split_check(ds, kind, k, opt, err) != FB_OK)
+		return NULL;
+	p = fb_xcalloc(1, sizeof *p);
+	p->kind = kind;
+	p->k = k;
+	p->n = ds->n;
+	p->d = ds->d;
+	p->clients = fb_xcalloc(k, sizeof *p->clients);
+	if (kind == FB_SPLIT_VERTICAL)
+		rc = split_vertical(p, ds, opt, err);
+	else
+		rc = split_rows(p, ds, opt, err);
+	if (rc != FB_OK) {
+		fb_partition_free(p);
+		return NULL;
+	}
+	p->desc = desc_build(kind, k, opt);
+	return p;
+}
