@@ -471,7 +471,8 @@ static void test_refusals_cols(void **state)
 /* Dataset basics the split relies on: names, levels, copies and subsets. */
 static void test_dataset(void **state)
 {
-	char *levels[] = { "low", "high" }, *twice[] = { "a", "a" };
+	char low[] = "low", high[] = "high", a[] = "a", changed[] = "changed";
+	char *levels[] = { low, high }, *twice[] = { a, a };
 	fb_dataset *ds = data_make(3, 3), *copy, *sub;
 	size_t rows[] = { 2, 0 }, cols[] = { 1 }, bad[] = { 3 };
 	fb_error err = { "" };
@@ -491,7 +492,7 @@ static void test_dataset(void **state)
 	assert_int_equal(fb_dataset_set_levels(ds, 1, levels, 2, &err), FB_OK);
 	assert_int_equal(fb_dataset_n_discrete(ds), 1);
 	copy = fb_dataset_copy(ds);
-	levels[0] = "changed";
+	levels[0] = changed;
 	assert_string_equal(copy->vars[1].levels[0], "low");
 	assert_int_equal(copy->vars[1].kind, FB_DISCRETE);
 	assert_memory_equal(copy->x, ds->x, 9 * sizeof(double));
