@@ -19,6 +19,23 @@
 
 #include "fedbn/export.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+/* LeakSanitizer's built-in suppressions: Graphviz 2.43's layout and HTML labels, and the
+ * pango, cairo and fontconfig libraries it renders with, leak memory we cannot free. */
+const char *__lsan_default_suppressions(void);
+
+/* The suppressions, one library per line. */
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libgvc.so\n"
+	       "leak:libgvplugin_\n"
+	       "leak:libpango\n"
+	       "leak:libcairo.so\n"
+	       "leak:libfontconfig.so\n"
+	       "leak:libglib-2.0.so\n";
+}
+#endif
+
 /* A temporary folder for one test, removed with its contents afterwards. */
 struct tmpdir {
 	char path[64]; /* the folder made by mkdtemp */
