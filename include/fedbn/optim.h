@@ -1,0 +1,50 @@
+/* Optimisation helpers shared by the continuous learners: the NOTEARS acyclicity function and
+ * an adapter over a maintained L-BFGS (NLopt). */
+#ifndef FEDBN_OPTIM_H
+#define FEDBN_OPTIM_H
+
+#include <stddef.h>
+
+#include <gsl/gsl_matrix.h>
+
+#include "fedbn/core.h"
+
+/* Scratch space for fb_dag_h on d x d matrices (reused across calls, not thread-safe). */
+typedef struct fb_dag_h_work fb_dag_h_work;
+
+/* Allocate scratch for d x d; NULL on out-of-memory. */
+fb_dag_h_work *fb_dag_h_work_alloc(size_t d);
+/* Free scratch (NULL is fine). */
+void fb_dag_h_work_free(fb_dag_h_work *w);
+
+/* h(W) = tr(exp(W o W)) - d, and when grad != NULL its gradient (exp(W o W))^T o 2W.
+ * FB_ERR when the exponential overflows (non-finite entries). */
+int fb_dag_h(const gsl_matrix *W, fb_dag_h_work *w, double *h, gsl_matrix *grad, fb_error *err);
+
+/* An objective for fb_lbfgs: returns f(x) and, when grad != NULL, fills the gradient. */
+typedef double (*fb_objective)(const double *x, double *grad, size_t n, void *ctx);
+
+/* Settings of one L-BFGS run (zeros mean the defaults noted). */
+typedef struct fb_lbfgs_options {
+	size_t memory;       /* stored correction pairs (10) */
+	size_t max_eval;     /* most objective evaluations (15000) */
+	double ftol_rel;     /* stop when f changes by less than this, relatively (2.2e-9) */
+	double xtol_rel;     /* stop when x changes by less than this, relatively (0: off) */
+	const double *lower; /* n lower bounds, or NULL for none */
+	const double *upper; /* n upper bounds, or NULL for none */
+} fb_lbfgs_options;
+
+/* What one L-BFGS run did. */
+typedef struct fb_lbfgs_report {
+	double f;        /* the objective at the returned x */
+	size_t evals;    /* objective evaluations */
+	int code;        /* the library's own result code */
+} fb_lbfgs_report;
+
+/* Minimise f from x (in place) with NLopt's L-BFGS (bounds honoured when given).  A run that
+ * stops on its evaluation limit or a rounding-limited line search still returns FB_OK with
+ * the best x found; FB_ERR only when nothing usable came back. */
+int fb_lbfgs(size_t n, double *x, fb_objective f, void *ctx, const fb_lbfgs_options *opt,
+             fb_lbfgs_report *rep, fb_error *err);
+
+#endif
