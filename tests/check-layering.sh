@@ -14,7 +14,7 @@ allowed() {
 	stats)  echo "core param graph metrics dataset stats" ;;
 	optim)  echo "core param optim" ;;
 	fed)    echo "core param graph metrics dataset partition" ;;
-	algo)   echo "core param graph metrics dataset stats optim partition algo" ;;
+	algo)   echo "core param graph metrics dataset stats optim partition algo notears admm" ;;
 	export) echo "core param graph metrics export" ;;
 	esac
 }
@@ -26,6 +26,8 @@ header_module() {
 	graph|metrics) echo graph ;;
 	dataset|csv|sim) echo data ;;
 	partition) echo fed ;;
+	optim) echo optim ;;
+	notears|admm|algo) echo algo ;;
 	*) echo "$1" ;;
 	esac
 }

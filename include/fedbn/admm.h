@@ -1,0 +1,1 @@
+/* admm.h: being written */

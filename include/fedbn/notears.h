@@ -1,0 +1,1 @@
+/* notears.h: being written */

@@ -1,0 +1,1 @@
+/* admm.c: being written */

@@ -1,0 +1,19 @@
+# algo: the learners' numerics (GSL and optim only; no terminal, no Graphviz)
+noinst_LTLIBRARIES += src/lib/algo/libalgo.la
+FB_LIB_PARTS += src/lib/algo/libalgo.la
+src_lib_algo_libalgo_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)
+src_lib_algo_libalgo_la_SOURCES = \
+	include/fedbn/notears.h \
+	include/fedbn/admm.h \
+	src/lib/algo/notears.c \
+	src/lib/algo/admm.c \
+	src/lib/algo/postprocess.c
+
+check_PROGRAMS += tests/unit/test-notears tests/unit/test-admm
+TESTS += tests/unit/test-notears tests/unit/test-admm
+tests_unit_test_notears_SOURCES = tests/unit/test-notears.c
+tests_unit_test_notears_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_notears_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+tests_unit_test_admm_SOURCES = tests/unit/test-admm.c
+tests_unit_test_admm_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_admm_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

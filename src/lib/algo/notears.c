@@ -1,0 +1,1 @@
+/* notears.c: being written */

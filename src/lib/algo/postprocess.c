@@ -1,0 +1,1 @@
+/* postprocess.c: being written */

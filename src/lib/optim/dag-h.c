@@ -1,0 +1,1 @@
+/* dag-h.c: being written */

@@ -1,0 +1,1 @@
+/* lbfgs.c: being written */

@@ -1,0 +1,14 @@
+# optim: the acyclicity function h(W) and the L-BFGS adapter (GSL, NLopt)
+noinst_LTLIBRARIES += src/lib/optim/liboptim.la
+FB_LIB_PARTS += src/lib/optim/liboptim.la
+src_lib_optim_liboptim_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(NLOPT_CFLAGS)
+src_lib_optim_liboptim_la_SOURCES = \
+	include/fedbn/optim.h \
+	src/lib/optim/dag-h.c \
+	src/lib/optim/lbfgs.c
+
+check_PROGRAMS += tests/unit/test-optim
+TESTS += tests/unit/test-optim
+tests_unit_test_optim_SOURCES = tests/unit/test-optim.c
+tests_unit_test_optim_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_optim_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -1,0 +1,2 @@
+/* test-admm: being written */
+int main(void) { return 77; }

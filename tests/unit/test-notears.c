@@ -1,0 +1,2 @@
+/* test-notears: being written */
+int main(void) { return 77; }

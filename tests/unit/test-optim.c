@@ -1,0 +1,2 @@
+/* test-optim: being written */
+int main(void) { return 77; }
