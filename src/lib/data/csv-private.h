@@ -1,0 +1,69 @@
+/* Helpers shared by the CSV reader, the CSV writer and the graph CSV reader; not part of
+ * libfedbn's public interface. */
+#ifndef FEDBN_CSV_PRIVATE_H
+#define FEDBN_CSV_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "fedbn/core.h"
+
+/* Room for a field quoted in an error message (see fb_csv_excerpt). */
+#define FB_CSV_EXCERPT_MAX 64
+
+/* Strip spaces, tabs, carriage returns and line feeds from both ends of (*s, *len). */
+void fb_csv_trim(const char **s, size_t *len);
+
+/* True when the len bytes at s (already trimmed) mark a missing value: nothing, NA, ?, or
+ * NaN in any letter case. */
+bool fb_csv_is_missing(const char *s, size_t len);
+
+/* Parse exactly the len bytes at s as a finite decimal number ([+-]digits[.digits][e[+-]digits],
+ * no spaces, no hex, no inf/nan) into *out, correctly rounded; false when s is not one. */
+bool fb_csv_number_parse(const char *s, size_t len, double *out);
+
+/* The delimiter of the first non-blank line of buf: the most frequent of comma, semicolon
+ * and tab outside double quotes (comma on a tie or when there is none).  *complete is set
+ * when that line ended inside buf, so that the answer cannot change with more input. */
+char fb_csv_delim_detect(const char *buf, size_t len, bool *complete);
+
+/* Copy the len bytes at s into out (FB_CSV_EXCERPT_MAX bytes) for a message, cut with "..."
+ * when long; returns out. */
+const char *fb_csv_excerpt(char *out, const char *s, size_t len);
+
+/* The system's description of errnum with a lower-case first letter, in out (size bytes). */
+const char *fb_csv_strerror(char *out, size_t size, int errnum);
+
+/* True when s must be quoted to read back as the same text in a comma-separated file. */
+bool fb_csv_needs_quotes(const char *s);
+
+/* Write s to fp as one comma-separated field, quoted (quotes doubled) when needed. */
+void fb_csv_put_field(FILE *fp, const char *s);
+
+/* A CSV input being tokenised: where it is, and what to call for each field and row. */
+typedef struct fb_csv_scan {
+	const char *name;  /* the input's name in messages */
+	fb_error *err;     /* where the first error goes */
+	bool failed;       /* an error was recorded: no more callbacks come */
+	char delim;        /* the delimiter: 0 before a scan to detect it, then the one used */
+	size_t line;       /* line of the next input byte: 1 + line feeds consumed */
+	size_t row_line;   /* line where the current row began */
+	size_t nfield;     /* fields of the current row before the one being reported */
+	/* one field (s[len] is NUL) of column nfield, beginning on the given line */
+	void (*field)(struct fb_csv_scan *sc, const char *s, size_t len, size_t line);
+	/* the end of a non-blank row of nfield fields */
+	void (*row)(struct fb_csv_scan *sc);
+	void *ctx;         /* the caller's state, for the callbacks */
+} fb_csv_scan;
+
+/* Prepare sc for the input called name (in messages); delim 0 detects it. */
+void fb_csv_scan_init(fb_csv_scan *sc, const char *name, char delim, fb_error *err);
+/* Record "cannot read 'name': <formatted>" unless an error is already recorded. */
+void fb_csv_scan_fail(fb_csv_scan *sc, const char *fmt, ...) FB_PRINTF(2, 3);
+/* Tokenise a buffer, calling sc->field and sc->row; FB_ERR once anything failed. */
+int fb_csv_scan_buffer(fb_csv_scan *sc, const char *buf, size_t len);
+/* Tokenise a file, read in fixed-size chunks; FB_ERR once anything failed. */
+int fb_csv_scan_file(fb_csv_scan *sc, const char *path);
+
+#endif

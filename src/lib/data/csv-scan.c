@@ -1,0 +1,407 @@
+/* Tokenising CSV input with libcsv, and the small text helpers every CSV reader shares:
+ * trimming, missing-value markers, exact number parsing, delimiter detection.
+ *
+ * The scanner reads a file in fixed-size chunks (or a buffer at once), skips a UTF-8 byte
+ * order mark, detects the delimiter from the first line, and reports each field with the
+ * line it began on and each non-blank row.  Line numbers count every line feed, those
+ * inside quoted fields included, so that messages name the real line of the file. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <csv.h>
+
+#include "fedbn/core.h"
+#include "csv-private.h"
+
+/* Bytes read from a file at a time. */
+#define CHUNK_SIZE (64 * 1024)
+
+/* Exact powers of ten that a double holds without rounding. */
+static const double pow10_exact[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* Strip blanks from both ends of (*s, *len). */
+void fb_csv_trim(const char **s, size_t *len)
+{
+	const char *p = *s;
+	size_t n = *len;
+
+	while (n > 0 && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
+		p++;
+		n--;
+	}
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' ||
+	                 p[n - 1] == '\n'))
+		n--;
+	*s = p;
+	*len = n;
+}
+
+/* True for the missing-value markers. */
+bool fb_csv_is_missing(const char *s, size_t len)
+{
+	if (len == 0)
+		return true;
+	if (len == 1)
+		return s[0] == '?';
+	if (len == 2)
+		return s[0] == 'N' && s[1] == 'A';
+	if (len == 3)
+		return (s[0] == 'n' || s[0] == 'N') && (s[1] == 'a' || s[1] == 'A') &&
+		       (s[2] == 'n' || s[2] == 'N');
+	return false;
+}
+
+/* The slow, always correct conversion through strtod of a number already checked. */
+static bool number_parse_slow(const char *s, size_t len, double *out)
+{
+	char small[128];
+	char *copy = len < sizeof small ? small : fb_xmalloc(len + 1);
+	char *end;
+	bool ok;
+
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	errno = 0;
+	*out = strtod(copy, &end);
+	ok = *end == '\0' && isfinite(*out);
+	if (copy != small)
+		free(copy);
+	return ok;
+}
+
+/* Read the digits at *p (up to end) into the mantissa; false when more than 19 count. */
+static bool number_digits(const char **p, const char *end, uint64_t *m, int *ndig,
+                          int *nread)
+{
+	bool fits = true;
+
+	*nread = 0;
+	for (; *p < end && **p >= '0' && **p <= '9'; (*p)++, (*nread)++) {
+		if (*m == 0 && **p == '0')
+			continue;
+		if (*ndig == 19) {
+			fits = false;
+			continue;
+		}
+		*m = *m * 10 + (uint64_t)(**p - '0');
+		(*ndig)++;
+	}
+	return fits;
+}
+
+/* Parse a decimal number: exact fast path (Clinger) when possible, else strtod. */
+bool fb_csv_number_parse(const char *s, size_t len, double *out)
+{
+	const char *p = s, *end = s + len;
+	uint64_t m = 0;
+	int ndig = 0, nint = 0, nfrac = 0;
+	long e = 0, e10;
+	bool neg = false, fits;
+
+	if (p < end && (*p == '+' || *p == '-'))
+		neg = *p++ == '-';
+	fits = number_digits(&p, end, &m, &ndig, &nint);
+	if (p < end && *p == '.') {
+		p++;
+		fits = number_digits(&p, end, &m, &ndig, &nfrac) && fits;
+	}
+	if (nint + nfrac == 0)
+		return false;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		bool eneg = false;
+
+		if (++p < end && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		if (p == end || *p < '0' || *p > '9')
+			return false;
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			if (e < 100000)
+				e = e * 10 + (*p - '0');
+		e = eneg ? -e : e;
+	}
+	if (p != end)
+		return false;
+	e10 = e - nfrac;
+	if (!fits || (m > (UINT64_C(1) << 53) && e10 != 0) || e10 < -22 || e10 > 22)
+		return number_parse_slow(s, len, out);
+	*out = e10 < 0 ? (double)m / pow10_exact[-e10] : (double)m * pow10_exact[e10];
+	if (neg)
+		*out = -*out;
+	return true;
+}
+
+/* The delimiter of the first non-blank line of buf, by counting outside quotes. */
+char fb_csv_delim_detect(const char *buf, size_t len, bool *complete)
+{
+	size_t comma = 0, semi = 0, tab = 0, i = 0;
+	bool quoted = false;
+
+	while (i < len && (buf[i] == '\r' || buf[i] == '\n' || buf[i] == ' ' || buf[i] == '\t'))
+		i++;
+	*complete = false;
+	for (; i < len; i++) {
+		char c = buf[i];
+
+		if (c == '"')
+			quoted = !quoted;
+		else if (quoted)
+			continue;
+		else if (c == '\n') {
+			*complete = true;
+			break;
+		} else if (c == ',')
+			comma++;
+		else if (c == ';')
+			semi++;
+		else if (c == '\t')
+			tab++;
+	}
+	if (semi > comma && semi >= tab)
+		return ';';
+	if (tab > comma && tab > semi)
+		return '\t';
+	return ',';
+}
+
+/* A short copy of a field for a message. */
+const char *fb_csv_excerpt(char *out, const char *s, size_t len)
+{
+	size_t keep = FB_CSV_EXCERPT_MAX - 4;
+
+	if (len < FB_CSV_EXCERPT_MAX) {
+		memcpy(out, s, len);
+		out[len] = '\0';
+		return out;
+	}
+	/* do not cut a UTF-8 sequence in two */
+	while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+		keep--;
+	memcpy(out, s, keep);
+	memcpy(out + keep, "...", 4);
+	return out;
+}
+
+/* strerror with a lower-case first letter, as every fedbn message. */
+const char *fb_csv_strerror(char *out, size_t size, int errnum)
+{
+	snprintf(out, size, "%s", strerror(errnum));
+	if (out[0] >= 'A' && out[0] <= 'Z' && !(out[1] >= 'A' && out[1] <= 'Z'))
+		out[0] = (char)(out[0] - 'A' + 'a');
+	return out;
+}
+
+/* Number of line feeds in a field (only quoted fields can hold any). */
+static size_t count_newlines(const char *s, size_t len)
+{
+	size_t count = 0;
+	const char *p;
+
+	while (len > 0 && (p = memchr(s, '\n', len)) != NULL) {
+		count++;
+		len -= (size_t)(p + 1 - s);
+		s = p + 1;
+	}
+	return count;
+}
+
+/* Prepare a scanner for the input called name; delim 0 detects it. */
+void fb_csv_scan_init(fb_csv_scan *sc, const char *name, char delim, fb_error *err)
+{
+	memset(sc, 0, sizeof *sc);
+	sc->name = name != NULL ? name : "(buffer)";
+	sc->delim = delim;
+	sc->err = err;
+	sc->line = 1;
+}
+
+/* Record "cannot read 'name': ..." once; later failures keep the first message. */
+void fb_csv_scan_fail(fb_csv_scan *sc, const char *fmt, ...)
+{
+	char what[FB_ERROR_MAX];
+	va_list ap;
+
+	if (sc->failed)
+		return;
+	sc->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	fb_fail(sc->err, "cannot read '%s': %s", sc->name, what);
+}
+
+/* libcsv field callback: pass the field on with the line it began on. */
+static void scan_field(void *s, size_t len, void *data)
+{
+	fb_csv_scan *sc = data;
+	size_t line = sc->line;
+
+	if (sc->failed)
+		return;
+	sc->line += count_newlines(s, len);
+	if (sc->nfield == 0)
+		sc->row_line = line;
+	sc->field(sc, s, len, line);
+	sc->nfield++;
+}
+
+/* libcsv row callback: c is the line ending (-1 at the end of input); blank rows vanish. */
+static void scan_row(int c, void *data)
+{
+	fb_csv_scan *sc = data;
+
+	if (sc->failed)
+		return;
+	if (c == '\n')
+		sc->line++;
+	if (sc->nfield == 0)
+		return;
+	sc->row(sc);
+	sc->nfield = 0;
+}
+
+/* Report a libcsv error in the input just parsed. */
+static void scan_parse_fail(fb_csv_scan *sc, struct csv_parser *p)
+{
+	size_t line = sc->line, column = sc->nfield + 1;
+
+	if (csv_error(p) != CSV_EPARSE) {
+		fb_csv_scan_fail(sc, "%s", csv_strerror(csv_error(p)));
+		return;
+	}
+	/* the bad quote is in the field being read: count the lines it spans so far */
+	if (p->entry_buf != NULL)
+		line += count_newlines((const char *)p->entry_buf, p->entry_pos);
+	if (p->quoted)
+		fb_csv_scan_fail(sc, "line %zu, column %zu: unexpected text after a closing quote",
+		                 line, column);
+	else
+		fb_csv_scan_fail(sc, "line %zu, column %zu: quote inside an unquoted field", line,
+		                 column);
+}
+
+/* Feed len bytes to the tokeniser. */
+static void scan_feed(fb_csv_scan *sc, struct csv_parser *p, const char *buf, size_t len)
+{
+	if (sc->failed || len == 0)
+		return;
+	if (csv_parse(p, buf, len, scan_field, scan_row, sc) != len && !sc->failed)
+		scan_parse_fail(sc, p);
+}
+
+/* End the input: flush the last row and catch an unterminated quote. */
+static void scan_end(fb_csv_scan *sc, struct csv_parser *p)
+{
+	if (sc->failed)
+		return;
+	if (csv_fini(p, scan_field, scan_row, sc) != 0 && !sc->failed) {
+		if (csv_error(p) == CSV_EPARSE)
+			fb_csv_scan_fail(sc, "line %zu, column %zu: unterminated quote", sc->line,
+			                 sc->nfield + 1);
+		else
+			fb_csv_scan_fail(sc, "%s", csv_strerror(csv_error(p)));
+	}
+}
+
+/* Choose the delimiter from the first bytes of the input and start the tokeniser. */
+static int scan_start(fb_csv_scan *sc, struct csv_parser *p, const char *buf, size_t len)
+{
+	bool complete;
+
+	if (sc->delim == 0)
+		sc->delim = fb_csv_delim_detect(buf, len, &complete);
+	if (sc->delim == '"' || sc->delim == '\r' || sc->delim == '\n' || sc->delim == ' ') {
+		fb_csv_scan_fail(sc, "the delimiter cannot be a quote, a space or a line end");
+		return FB_ERR;
+	}
+	if (csv_init(p, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL | CSV_APPEND_NULL) != 0) {
+		fb_csv_scan_fail(sc, "cannot start the CSV tokeniser");
+		return FB_ERR;
+	}
+	csv_set_delim(p, (unsigned char)sc->delim);
+	return FB_OK;
+}
+
+/* Length of a UTF-8 byte order mark at the start of buf (0 or 3). */
+static size_t bom_length(const char *buf, size_t len)
+{
+	return len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
+/* Scan a whole buffer. */
+int fb_csv_scan_buffer(fb_csv_scan *sc, const char *buf, size_t len)
+{
+	struct csv_parser p;
+	size_t skip = bom_length(buf, len);
+
+	if (scan_start(sc, &p, buf + skip, len - skip) != FB_OK)
+		return FB_ERR;
+	scan_feed(sc, &p, buf + skip, len - skip);
+	scan_end(sc, &p);
+	csv_free(&p);
+	return sc->failed ? FB_ERR : FB_OK;
+}
+
+/* Read whole chunks of fp into pre until the first line is complete (or the input ends). */
+static void scan_prefix(fb_csv_scan *sc, FILE *fp, char *chunk, fb_buf *pre)
+{
+	bool complete = false;
+	size_t got;
+
+	while (!complete && (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0) {
+		fb_buf_append(pre, chunk, got);
+		if (sc->delim != 0)
+			complete = pre->len >= 3;
+		else
+			fb_csv_delim_detect(pre->data, pre->len, &complete);
+	}
+}
+
+/* Stream fp through the tokeniser in fixed-size chunks. */
+static void scan_stream(fb_csv_scan *sc, FILE *fp)
+{
+	char *chunk = fb_xmalloc(CHUNK_SIZE);
+	fb_buf pre = { 0 };
+	struct csv_parser p;
+	size_t skip, got;
+	char why[128];
+
+	scan_prefix(sc, fp, chunk, &pre);
+	skip = bom_length(pre.data, pre.len);
+	if (scan_start(sc, &p, pre.data + skip, pre.len - skip) == FB_OK) {
+		scan_feed(sc, &p, pre.data + skip, pre.len - skip);
+		fb_buf_release(&pre);
+		while (!sc->failed && (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0)
+			scan_feed(sc, &p, chunk, got);
+		if (ferror(fp))
+			fb_csv_scan_fail(sc, "%s", fb_csv_strerror(why, sizeof why, errno));
+		scan_end(sc, &p);
+		csv_free(&p);
+	}
+	fb_buf_release(&pre);
+	free(chunk);
+}
+
+/* Scan a file. */
+int fb_csv_scan_file(fb_csv_scan *sc, const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	char why[128];
+
+	if (fp == NULL) {
+		fb_csv_scan_fail(sc, "%s", fb_csv_strerror(why, sizeof why, errno));
+		return FB_ERR;
+	}
+	scan_stream(sc, fp);
+	fclose(fp);
+	return sc->failed ? FB_ERR : FB_OK;
+}
