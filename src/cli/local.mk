@@ -25,5 +25,5 @@ src_cli_libcmds_la_SOURCES = \
 
 bin_PROGRAMS += fedbn
 fedbn_SOURCES = src/cli/main.c
-fedbn_LDADD = src/cli/libcmds.la src/cli/libshell.la libfedbn.la $(READLINE_LIBS) \
+fedbn_LDADD = src/cli/libshell.la src/cli/libcmds.la libfedbn.la $(READLINE_LIBS) \
 	$(NCURSESW_LIBS) $(FB_LIB_DEPS)
