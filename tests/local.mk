@@ -35,6 +35,6 @@ endif
 # rewrite the man page's command list from the table (after changing a command)
 update-man: fedbn
 	{ sed '/^\.\\" BEGIN COMMANDS/q' $(srcdir)/man/fedbn.1; ./fedbn --man-commands; \
-	  sed -n '/^\.\\" END COMMANDS/,$$p' $(srcdir)/man/fedbn.1; } > man/fedbn.1.new && \
-	mv man/fedbn.1.new $(srcdir)/man/fedbn.1
+	  sed -n '/^\.\\" END COMMANDS/,$$p' $(srcdir)/man/fedbn.1; } > fedbn.1.new && \
+	mv fedbn.1.new $(srcdir)/man/fedbn.1
 .PHONY: update-man

@@ -31,13 +31,36 @@ static void print_params(FILE *out, const fb_param_def *defs)
 	}
 }
 
+/* Print text word-wrapped at width columns. */
+static void print_wrapped(FILE *out, const char *text, size_t width)
+{
+	size_t col = 0;
+
+	while (*text != '\0') {
+		size_t len = strcspn(text, " ");
+
+		if (col > 0 && col + 1 + len > width) {
+			fputc('\n', out);
+			col = 0;
+		} else if (col > 0) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, len, out);
+		col += len;
+		text += len;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
 /* Print one command's usage, help paragraph and parameters. */
 void fb_cmd_print_help(FILE *out, const fb_cmd_entry *e)
 {
-	fprintf(out, "usage: %s %s\n", e->name, e->usage);
+	fprintf(out, "usage: %s%s%s\n", e->name, e->usage[0] != '\0' ? " " : "", e->usage);
 	if (e->alias != NULL)
 		fprintf(out, "alias: %s\n", e->alias);
-	fprintf(out, "%s\n", e->help != NULL ? e->help : e->summary);
+	print_wrapped(out, e->help != NULL ? e->help : e->summary, 78);
 	print_params(out, e->params);
 }
 
