@@ -3,10 +3,12 @@ TEST_EXTENSIONS = .sh .fbn
 SH_LOG_COMPILER = $(SHELL)
 FBN_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/transcript.sh
 AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)' \
-	FEDBN='$(abs_top_builddir)/fedbn'; export top_srcdir top_builddir FEDBN;
+	FEDBN='$(abs_top_builddir)/fedbn' \
+	LSAN_OPTIONS='suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0'; \
+	export top_srcdir top_builddir FEDBN LSAN_OPTIONS;
 
 TESTS += tests/check-layering.sh tests/shell-tmux.sh
-EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/transcript.sh tests/data
+EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/lsan.supp tests/transcript.sh tests/data
 
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
@@ -16,7 +18,8 @@ tests_unit_test_cmd_LDADD = src/cli/libcmds.la libfedbn.la $(FB_LIB_DEPS) $(CMOC
 
 # transcripts of the real program
 TRANSCRIPTS = \
-	tests/transcripts/basics.fbn
+	tests/transcripts/basics.fbn \
+	tests/transcripts/export.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

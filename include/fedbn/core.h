@@ -84,6 +84,9 @@ int fb_parse_double(const char *s, double *out);
 int fb_parse_int64(const char *s, int64_t *out);
 /* Case-insensitive ASCII comparison; returns 0 when equal. */
 int fb_strcasecmp(const char *a, const char *b);
+/* strerror(e) with its first letter in lower case, as error sentences are written; the text
+ * lives in buf (len bytes) and buf is returned. */
+const char *fb_strerror(int e, char *buf, size_t len);
 /* Levenshtein edit distance between two short strings. */
 size_t fb_edit_distance(const char *a, const char *b);
 

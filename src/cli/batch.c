@@ -42,6 +42,7 @@ int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name)
 /* Run a script file. */
 int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path)
 {
+	char why[128];
 	FILE *fp;
 	int ret;
 
@@ -50,7 +51,7 @@ int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path)
 		                    MAX_SOURCE_DEPTH);
 	fp = fopen(path, "r");
 	if (fp == NULL)
-		return fb_cmd_error(ctx, "cannot read '%s': %s", path, strerror(errno));
+		return fb_cmd_error(ctx, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
 	ctx->depth++;
 	ret = fb_cmd_run_stream(ctx, fp, path);
 	ctx->depth--;

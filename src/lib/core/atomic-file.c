@@ -13,6 +13,7 @@
 /* Open a temporary file in the same folder as path. */
 int fb_atomic_open(fb_atomic_file *af, const char *path, fb_error *err)
 {
+	char why[128];
 	int fd;
 
 	af->fp = NULL;
@@ -25,7 +26,7 @@ int fb_atomic_open(fb_atomic_file *af, const char *path, fb_error *err)
 		free(af->path);
 		free(af->tmp);
 		af->path = af->tmp = NULL;
-		return fb_fail(err, "cannot write '%s': %s", path, strerror(e));
+		return fb_fail(err, "cannot write '%s': %s", path, fb_strerror(e, why, sizeof why));
 	}
 	/* mkstemp makes the file 0600; give it the mode a plain fopen would */
 	{
@@ -40,7 +41,7 @@ int fb_atomic_open(fb_atomic_file *af, const char *path, fb_error *err)
 
 		close(fd);
 		fb_atomic_abort(af);
-		return fb_fail(err, "cannot write '%s': %s", path, strerror(e));
+		return fb_fail(err, "cannot write '%s': %s", path, fb_strerror(e, why, sizeof why));
 	}
 	return FB_OK;
 }
@@ -48,6 +49,7 @@ int fb_atomic_open(fb_atomic_file *af, const char *path, fb_error *err)
 /* Flush, sync, close and rename over the target. */
 int fb_atomic_commit(fb_atomic_file *af, fb_error *err)
 {
+	char why[128];
 	int failed = ferror(af->fp) || fflush(af->fp) != 0 || fsync(fileno(af->fp)) != 0;
 	int e = errno;
 
@@ -61,7 +63,7 @@ int fb_atomic_commit(fb_atomic_file *af, fb_error *err)
 		e = errno;
 	}
 	if (failed) {
-		fb_fail(err, "cannot write '%s': %s", af->path, strerror(e));
+		fb_fail(err, "cannot write '%s': %s", af->path, fb_strerror(e, why, sizeof why));
 		fb_atomic_abort(af);
 		return FB_ERR;
 	}

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,15 @@ int fb_strcasecmp(const char *a, const char *b)
 		if (ca != cb || ca == '\0')
 			return ca - cb;
 	}
+}
+
+/* strerror with a lower-case first letter. */
+const char *fb_strerror(int e, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", strerror(e));
+	if (len > 0)
+		buf[0] = (char)tolower((unsigned char)buf[0]);
+	return buf;
 }
 
 /* Levenshtein distance with one row of memory. */
