@@ -311,7 +311,7 @@ static void test_missing_dir(void **state)
 
 	snprintf(file, sizeof file, "%s/missing/graph.png", t->path);
 	assert_int_equal(fb_export_graph(g, NULL, FB_VIEW_GRAPH, file, &err), FB_ERR);
-	snprintf(want, sizeof want, "cannot write '%s': No such file or directory", file);
+	snprintf(want, sizeof want, "cannot write '%s': no such file or directory", file);
 	assert_string_equal(err.msg, want);
 	assert_int_equal(dir_count(t->path), 0);
 	fb_graph_free(g);
