@@ -215,28 +215,31 @@ static void take_missing(struct reader *rd, size_t j, const char *s, size_t len,
 static void take_field(struct reader *rd, size_t j, const char *s, size_t len, size_t line)
 {
 	struct column *c = &rd->col[j];
-	const char *t = s;
-	size_t tl = len;
 	char ex[FB_CSV_EXCERPT_MAX];
 
-	fb_csv_trim(&t, &tl);
-	if (fb_csv_is_missing(t, tl)) {
-		take_missing(rd, j, t, tl, line);
+	/* the common case first: a number as it stands */
+	if (c->kind != COL_TEXT && fb_csv_number_parse(s, len, &rd->rowv[j])) {
+		c->kind = COL_NUMBER;
+		return;
+	}
+	fb_csv_trim(&s, &len);
+	if (fb_csv_is_missing(s, len)) {
+		take_missing(rd, j, s, len, line);
 		return;
 	}
 	if (c->kind != COL_TEXT) {
-		if (fb_csv_number_parse(t, tl, &rd->rowv[j])) {
+		if (fb_csv_number_parse(s, len, &rd->rowv[j])) {
 			c->kind = COL_NUMBER;
 			return;
 		}
 		if (c->kind == COL_NUMBER) {
 			read_fail(rd, "line %zu, column %zu: expected a number, found '%s'", line,
-			          j + 1, fb_csv_excerpt(ex, t, tl));
+			          j + 1, fb_csv_excerpt(ex, s, len));
 			return;
 		}
 		c->kind = COL_TEXT;
 	}
-	keep_text(rd, &rd->rowtext, &rd->rowt[j], t, tl, line, j + 1);
+	keep_text(rd, &rd->rowtext, &rd->rowt[j], s, len, line, j + 1);
 }
 
 /* Follow an integer column of FB_DISCRETE_AUTO: still integers, still few values? */

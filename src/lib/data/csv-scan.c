@@ -79,52 +79,52 @@ static bool number_parse_slow(const char *s, size_t len, double *out)
 	return ok;
 }
 
-/* Read the digits at *p (up to end) into the mantissa; false when more than 19 count. */
-static bool number_digits(const char **p, const char *end, uint64_t *m, int *ndig,
-                          int *nread)
-{
-	bool fits = true;
-
-	*nread = 0;
-	for (; *p < end && **p >= '0' && **p <= '9'; (*p)++, (*nread)++) {
-		if (*m == 0 && **p == '0')
-			continue;
-		if (*ndig == 19) {
-			fits = false;
-			continue;
-		}
-		*m = *m * 10 + (uint64_t)(**p - '0');
-		(*ndig)++;
-	}
-	return fits;
-}
-
-/* Parse a decimal number: exact fast path (Clinger) when possible, else strtod. */
+/* Parse a decimal number: the exact fast path (Clinger) when the digits fit in 53 bits and
+ * the power of ten is exact, else strtod. */
 bool fb_csv_number_parse(const char *s, size_t len, double *out)
 {
-	const char *p = s, *end = s + len;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len, *digits;
 	uint64_t m = 0;
-	int ndig = 0, nint = 0, nfrac = 0;
-	long e = 0, e10;
-	bool neg = false, fits;
+	int ndig = 0, lost = 0;
+	long nfrac = 0, e = 0, e10;
+	bool neg = false;
 
 	if (p < end && (*p == '+' || *p == '-'))
 		neg = *p++ == '-';
-	fits = number_digits(&p, end, &m, &ndig, &nint);
-	if (p < end && *p == '.') {
-		p++;
-		fits = number_digits(&p, end, &m, &ndig, &nfrac) && fits;
+	digits = p;
+	for (; p < end && (unsigned)(*p - '0') < 10; p++) {
+		if (ndig < 19) {
+			m = m * 10 + (unsigned)(*p - '0');
+			ndig += m != 0;
+		} else {
+			lost = 1;
+		}
 	}
-	if (nint + nfrac == 0)
+	if (p < end && *p == '.') {
+		const unsigned char *f = ++p;
+
+		for (; p < end && (unsigned)(*p - '0') < 10; p++) {
+			if (ndig < 19) {
+				m = m * 10 + (unsigned)(*p - '0');
+				ndig += m != 0;
+			} else {
+				lost = 1;
+			}
+		}
+		nfrac = p - f;
+		if (nfrac == 0 && f - 1 == digits)
+			return false;
+	} else if (p == digits) {
 		return false;
+	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
 		bool eneg = false;
 
 		if (++p < end && (*p == '+' || *p == '-'))
 			eneg = *p++ == '-';
-		if (p == end || *p < '0' || *p > '9')
+		if (p == end || (unsigned)(*p - '0') >= 10)
 			return false;
-		for (; p < end && *p >= '0' && *p <= '9'; p++)
+		for (; p < end && (unsigned)(*p - '0') < 10; p++)
 			if (e < 100000)
 				e = e * 10 + (*p - '0');
 		e = eneg ? -e : e;
@@ -132,7 +132,7 @@ bool fb_csv_number_parse(const char *s, size_t len, double *out)
 	if (p != end)
 		return false;
 	e10 = e - nfrac;
-	if (!fits || (m > (UINT64_C(1) << 53) && e10 != 0) || e10 < -22 || e10 > 22)
+	if (lost || (m > (UINT64_C(1) << 53) && e10 != 0) || e10 < -22 || e10 > 22)
 		return number_parse_slow(s, len, out);
 	*out = e10 < 0 ? (double)m / pow10_exact[-e10] : (double)m * pow10_exact[e10];
 	if (neg)
@@ -206,6 +206,12 @@ static size_t count_newlines(const char *s, size_t len)
 	size_t count = 0;
 	const char *p;
 
+	/* most fields are short: a plain loop beats a call to memchr */
+	if (len < 32) {
+		for (size_t i = 0; i < len; i++)
+			count += s[i] == '\n';
+		return count;
+	}
 	while (len > 0 && (p = memchr(s, '\n', len)) != NULL) {
 		count++;
 		len -= (size_t)(p + 1 - s);

@@ -21,3 +21,11 @@ tests_unit_test_csv_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 tests_unit_test_sim_SOURCES = tests/unit/test-sim.c
 tests_unit_test_sim_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_sim_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+if FB_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz-csv
+tests_fuzz_fuzz_csv_SOURCES = tests/fuzz/fuzz-csv.c
+tests_fuzz_fuzz_csv_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_csv_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_csv_LDADD = libfedbn.la $(FB_LIB_DEPS)
+endif
