@@ -12,7 +12,7 @@
 /* Scratch space for fb_dag_h on d x d matrices (reused across calls, not thread-safe). */
 typedef struct fb_dag_h_work fb_dag_h_work;
 
-/* Allocate scratch for d x d; NULL on out-of-memory. */
+/* Allocate scratch for d x d; NULL on out-of-memory or d == 0. */
 fb_dag_h_work *fb_dag_h_work_alloc(size_t d);
 /* Free scratch (NULL is fine). */
 void fb_dag_h_work_free(fb_dag_h_work *w);
@@ -21,13 +21,19 @@ void fb_dag_h_work_free(fb_dag_h_work *w);
  * FB_ERR when the exponential overflows (non-finite entries). */
 int fb_dag_h(const gsl_matrix *W, fb_dag_h_work *w, double *h, gsl_matrix *grad, fb_error *err);
 
+/* E = exp(A) for any d x d A (d of the workspace) by scaling and squaring with a Padé
+ * approximant (Higham 2005), using w's scratch; E must not be A.  FB_ERR when A is not
+ * finite or the result overflows. */
+int fb_expm(const gsl_matrix *A, fb_dag_h_work *w, gsl_matrix *E, fb_error *err);
+
 /* An objective for fb_lbfgs: returns f(x) and, when grad != NULL, fills the gradient. */
 typedef double (*fb_objective)(const double *x, double *grad, size_t n, void *ctx);
 
 /* Settings of one L-BFGS run (zeros mean the defaults noted). */
 typedef struct fb_lbfgs_options {
 	size_t memory;       /* stored correction pairs (10) */
-	size_t max_eval;     /* most objective evaluations (15000) */
+	size_t max_eval;     /* most objective evaluations (15000); checked between iterations,
+	                        so a line search may run a few evaluations past it */
 	double ftol_rel;     /* stop when f changes by less than this, relatively (2.2e-9) */
 	double xtol_rel;     /* stop when x changes by less than this, relatively (0: off) */
 	const double *lower; /* n lower bounds, or NULL for none */

