@@ -1,1 +1,123 @@
-/* admm.h: being written */
+/* Linear NOTEARS-ADMM (ALGORITHMS.md §4): the client half and the server half as two
+ * separate objects that share no memory and talk only through d x d matrices.
+ *
+ * One round, driven by the caller (the federation layer or a plain loop):
+ *   every client k:  fb_admm_client_local(c[k], W, B[k])        (eq. 4, closed form 10)
+ *   the server:      fb_admm_server_global(s, B, W, &fig)        (eq. 5, then 6-9)
+ *   every client k:  fb_admm_client_update(c[k], W)               (eq. 7 and 9)
+ * starting from the server's initial W (zero).  A client holds its own second-moment matrix
+ * S_k, its multiplier beta_k and its penalty rho2; the server holds W, alpha, rho1, rho2 and
+ * its own copy of every beta_k, which it can keep because it sees each B_k and W.  Both sides
+ * compute the beta update with the same expression, so their copies agree bit for bit. */
+#ifndef FEDBN_ADMM_H
+#define FEDBN_ADMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <gsl/gsl_matrix.h>
+
+#include "fedbn/core.h"
+#include "fedbn/dataset.h"
+
+/* Settings of a linear NOTEARS-ADMM run; fb_admm_options_init gives the paper's (App. B). */
+typedef struct fb_admm_options {
+	double rho1;       /* initial penalty on h(W) (0.001) */
+	double rho2;       /* initial consensus penalty (0.001) */
+	double gamma1;     /* factor on rho1 after each round (1.75) */
+	double gamma2;     /* factor on rho2 after each round (1.25) */
+	double lambda;     /* weight of the l1 term on W (0.01) */
+	double rho_max;    /* a penalty is multiplied only while below this (1e16) */
+	size_t max_rounds; /* most rounds (200) */
+	double threshold;  /* |W_ij| at or below this is no edge, for the caller's graph (0.3) */
+	double ftol_rel;   /* relative change of the W-step objective that stops L-BFGS (2.2e-9) */
+	size_t max_eval;   /* most objective evaluations per W step (15000) */
+} fb_admm_options;
+
+/* Fill opt with the paper's linear defaults (values in the field comments). */
+void fb_admm_options_init(fb_admm_options *opt);
+
+/* ---- client half ---- */
+
+/* One client: its S_k = X_k^T X_k / n (X_k centred on its own means), beta_k, rho2, last B_k. */
+typedef struct fb_admm_client fb_admm_client;
+
+/* A client for the rows xk (its columns are the d shared variables), told the total row count
+ * n_total of all clients (n_total >= xk->n); xk is read once and not kept.  NULL with err set
+ * on bad options, bad sizes or out of memory.  Free with fb_admm_client_free. */
+fb_admm_client *fb_admm_client_alloc(const fb_dataset *xk, size_t n_total,
+                                     const fb_admm_options *opt, fb_error *err);
+/* Free a client (NULL is fine). */
+void fb_admm_client_free(fb_admm_client *c);
+/* Local step (eq. 10): B_k = (S_k + rho2 I)^-1 (rho2 W - beta_k + S_k) for the server's W;
+ * kept by the client and copied to B_out (d x d, the message).  FB_ERR on wrong shapes or a
+ * failed factorisation. */
+int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_out,
+                         fb_error *err);
+/* After the server's step: beta_k += rho2 (B_k - W_new), then rho2 *= gamma2 while below
+ * rho_max.  Call once per fb_admm_client_local.  FB_ERR on a wrong shape or out of order. */
+int fb_admm_client_update(fb_admm_client *c, const gsl_matrix *W_new, fb_error *err);
+/* The client's share of the pooled loss, l(B_k; X_k) = ||X_k - X_k B_k||_F^2 / (2 n), at the
+ * last local step (0 before it). */
+double fb_admm_client_loss(const fb_admm_client *c);
+/* ||B_k - W_new||_F at the last update (0 before it). */
+double fb_admm_client_distance(const fb_admm_client *c);
+/* The client's current consensus penalty rho2. */
+double fb_admm_client_rho2(const fb_admm_client *c);
+/* The client's multiplier beta_k (d x d; owned by the client). */
+const gsl_matrix *fb_admm_client_beta(const fb_admm_client *c);
+/* The client's last B_k (d x d, zero before the first local step; owned by the client). */
+const gsl_matrix *fb_admm_client_B(const fb_admm_client *c);
+
+/* ---- server half ---- */
+
+/* The server: W, alpha, rho1, rho2, a copy of each beta_k, and its workspace. */
+typedef struct fb_admm_server fb_admm_server;
+
+/* Figures of one server round (the penalties and alpha are those the W step used). */
+typedef struct fb_admm_figures {
+	size_t round;       /* 1 for the first round */
+	double objective;   /* objective of (5) at the new W, computed from its definition */
+	double h;           /* h(W) = tr(exp(W o W)) - d at the new W */
+	double rho1;        /* penalty on h used in this round */
+	double rho2;        /* consensus penalty used in this round */
+	double alpha;       /* multiplier of h used in this round */
+	double consensus;   /* mean over clients of ||B_k - W||_F^2 at the new W (the reference
+	                       code's consensus distance) */
+	double l1;          /* ||W||_1 at the new W */
+	size_t evals;       /* objective evaluations of the L-BFGS run */
+	int code;           /* its result code (NLopt's; NLOPT_FAILURE, -1, is a failed line
+	                       search on the non-smooth l1 term, its best point kept) */
+} fb_admm_figures;
+
+/* A server for d variables and k clients, with W = 0, alpha = 0 and every beta_k = 0.  NULL
+ * with err set on bad options or sizes, or out of memory.  Free with fb_admm_server_free. */
+fb_admm_server *fb_admm_server_alloc(size_t d, size_t k, const fb_admm_options *opt,
+                                     fb_error *err);
+/* Free a server (NULL is fine). */
+void fb_admm_server_free(fb_admm_server *s);
+/* One server round on the clients' B[0..k-1] (each d x d): W by L-BFGS on (5) without bounds,
+ * l1 through the subgradient lambda sign(W) with sign(0) = 0, warm-started at the previous W;
+ * then alpha += rho1 h(W), beta_k += rho2 (B_k - W), and each rho times its gamma while below
+ * rho_max.  W_out (d x d) and fig may be NULL.  FB_ERR on wrong shapes, when the round limit
+ * is reached, or when the exponential in h overflows. */
+int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_matrix *W_out,
+                          fb_admm_figures *fig, fb_error *err);
+/* The function the W step minimises, for these B and the server's current alpha, beta_k and
+ * penalties: (5) less a constant independent of W, at W, and when grad != NULL its gradient
+ * with lambda sign(W) for the l1 term.  Changes nothing but scratch.  FB_ERR on wrong shapes
+ * or an overflowing exponential. */
+int fb_admm_server_objective(fb_admm_server *s, const gsl_matrix *const *B,
+                             const gsl_matrix *W, double *f, gsl_matrix *grad, fb_error *err);
+/* True when max_rounds rounds are done or both penalties have reached rho_max. */
+bool fb_admm_server_done(const fb_admm_server *s);
+/* Rounds done so far. */
+size_t fb_admm_server_rounds(const fb_admm_server *s);
+/* The current W (d x d; owned by the server). */
+const gsl_matrix *fb_admm_server_W(const fb_admm_server *s);
+/* The server's copy of client k's multiplier (d x d; owned by the server), NULL if k >= K. */
+const gsl_matrix *fb_admm_server_beta(const fb_admm_server *s, size_t k);
+/* The current alpha, rho1 and rho2 (any pointer may be NULL). */
+void fb_admm_server_params(const fb_admm_server *s, double *alpha, double *rho1, double *rho2);
+
+#endif

@@ -1,1 +1,620 @@
-/* admm.c: being written */
+/* Linear NOTEARS-ADMM (ALGORITHMS.md §4): the client's closed-form local step and the
+ * server's L-BFGS step on W, with their multiplier and penalty updates. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
+
+#include "fedbn/admm.h"
+#include "fedbn/optim.h"
+
+/* One client: everything it needs between rounds, derived from its own rows only. */
+struct fb_admm_client {
+	size_t d;            /* variables */
+	fb_admm_options opt; /* settings (a copy) */
+	double rho2;         /* current consensus penalty */
+	gsl_matrix *S;       /* X_k^T X_k / n_total with X_k centred on its own means */
+	gsl_matrix *beta;    /* multiplier beta_k */
+	gsl_matrix *B;       /* solution of the last local step */
+	gsl_matrix *chol;    /* Cholesky factor of S + rho2 I (scratch) */
+	gsl_matrix *tmp;     /* d x d scratch */
+	double loss;         /* l(B_k; X_k) at the last local step */
+	double dist;         /* ||B_k - W_new||_F at the last update */
+	bool pending;        /* a local step waits for its update */
+};
+
+/* The server: W and the multipliers it keeps, plus the workspace of its W step. */
+struct fb_admm_server {
+	size_t d;            /* variables */
+	size_t k;            /* clients */
+	fb_admm_options opt; /* settings (a copy) */
+	size_t round;        /* rounds done */
+	double alpha;        /* multiplier of h */
+	double rho1;         /* penalty on h */
+	double rho2;         /* consensus penalty */
+	gsl_matrix *W;       /* the global W */
+	gsl_matrix **beta;   /* k copies of the clients' multipliers */
+	double *wbar;        /* d*d, (1/K) sum_k (B_k + beta_k / rho2) for the current step */
+	double *x;           /* d*d iterate of L-BFGS (row-major W) */
+	double *g;           /* d*d gradient scratch */
+	double *best;        /* d*d, the evaluated W with the lowest objective in this step */
+	double best_f;       /* the objective there (HUGE_VAL before any finite value) */
+	fb_dag_h_work *hw;   /* scratch of h(W) */
+	bool eval_failed;    /* an objective evaluation met an overflowing exponential */
+	fb_error eval_err;   /* the reason of the first such failure */
+};
+
+/* Fill opt with the paper's linear defaults (App. B). */
+void fb_admm_options_init(fb_admm_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->rho1 = 1e-3;
+	opt->rho2 = 1e-3;
+	opt->gamma1 = 1.75;
+	opt->gamma2 = 1.25;
+	opt->lambda = 0.01;
+	opt->rho_max = 1e16;
+	opt->max_rounds = 200;
+	opt->threshold = 0.3;
+	opt->ftol_rel = 2.2e-9;
+	opt->max_eval = 15000;
+}
+
+/* FB_OK when every setting is usable, else FB_ERR naming the first bad one. */
+static int admm_options_check(const fb_admm_options *opt, fb_error *err)
+{
+	if (opt == NULL)
+		return fb_fail(err, "admm: no options given");
+	if (!(opt->rho1 > 0 && isfinite(opt->rho1)))
+		return fb_fail(err, "admm: 'rho1' must be positive and finite");
+	if (!(opt->rho2 > 0 && isfinite(opt->rho2)))
+		return fb_fail(err, "admm: 'rho2' must be positive and finite");
+	if (!(opt->gamma1 >= 1 && isfinite(opt->gamma1)))
+		return fb_fail(err, "admm: 'gamma1' must be at least 1");
+	if (!(opt->gamma2 >= 1 && isfinite(opt->gamma2)))
+		return fb_fail(err, "admm: 'gamma2' must be at least 1");
+	if (!(opt->lambda >= 0 && isfinite(opt->lambda)))
+		return fb_fail(err, "admm: 'lambda' must be non-negative and finite");
+	if (!(opt->rho_max > 0))
+		return fb_fail(err, "admm: 'rho_max' must be positive");
+	if (opt->max_rounds == 0)
+		return fb_fail(err, "admm: 'max_rounds' must be at least 1");
+	if (!(opt->threshold >= 0 && isfinite(opt->threshold)))
+		return fb_fail(err, "admm: 'threshold' must be non-negative and finite");
+	if (!(opt->ftol_rel >= 0 && isfinite(opt->ftol_rel)))
+		return fb_fail(err, "admm: 'ftol_rel' must be non-negative and finite");
+	return FB_OK;
+}
+
+/* FB_OK when m exists and is d x d, else FB_ERR naming what. */
+static int admm_shape_check(const gsl_matrix *m, size_t d, const char *what, fb_error *err)
+{
+	if (m == NULL)
+		return fb_fail(err, "admm: no %s given", what);
+	if (m->size1 != d || m->size2 != d)
+		return fb_fail(err, "admm: %s is %zu x %zu, expected %zu x %zu", what, m->size1,
+		               m->size2, d, d);
+	return FB_OK;
+}
+
+/* beta += rho2 (B - W), entry by entry: the one expression both halves use, so that the
+ * client's beta_k and the server's copy stay equal bit for bit. */
+static void admm_beta_step(gsl_matrix *beta, const gsl_matrix *B, const gsl_matrix *W,
+                           double rho2)
+{
+	for (size_t i = 0; i < beta->size1; i++) {
+		for (size_t j = 0; j < beta->size2; j++) {
+			double step = rho2 * (gsl_matrix_get(B, i, j) - gsl_matrix_get(W, i, j));
+
+			gsl_matrix_set(beta, i, j, gsl_matrix_get(beta, i, j) + step);
+		}
+	}
+}
+
+/* The penalty after a round: times gamma while below rho_max (the reference code's rule). */
+static double admm_rho_grow(double rho, double gamma, double rho_max)
+{
+	return rho < rho_max ? rho * gamma : rho;
+}
+
+/* ||A - B||_F^2 over two d x d matrices. */
+static double admm_dist2(const gsl_matrix *A, const gsl_matrix *B)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < A->size1; i++) {
+		for (size_t j = 0; j < A->size2; j++) {
+			double diff = gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j);
+
+			sum += diff * diff;
+		}
+	}
+	return sum;
+}
+
+/* ---- client half ---- */
+
+/* Free a client (NULL is fine). */
+void fb_admm_client_free(fb_admm_client *c)
+{
+	if (c == NULL)
+		return;
+	gsl_matrix_free(c->S);
+	gsl_matrix_free(c->beta);
+	gsl_matrix_free(c->B);
+	gsl_matrix_free(c->chol);
+	gsl_matrix_free(c->tmp);
+	free(c);
+}
+
+/* S = Xc^T Xc / n_total with Xc the rows of xk centred on their own column means. */
+static int client_moments_form(fb_admm_client *c, const fb_dataset *xk, size_t n_total,
+                               fb_error *err)
+{
+	size_t n = xk->n, d = xk->d;
+	gsl_matrix *xc = gsl_matrix_alloc(n, d);
+
+	if (xc == NULL)
+		return fb_fail(err, "admm: out of memory for %zu x %zu client rows", n, d);
+	for (size_t j = 0; j < d; j++) {
+		double mean = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			double v = xk->x[i * d + j];
+
+			if (!isfinite(v)) {
+				gsl_matrix_free(xc);
+				return fb_fail(err, "admm: client value at row %zu, column '%s' is "
+				               "not finite", i + 1, xk->vars[j].name);
+			}
+			mean += v;
+		}
+		mean /= (double)n;
+		for (size_t i = 0; i < n; i++)
+			gsl_matrix_set(xc, i, j, xk->x[i * d + j] - mean);
+	}
+	gsl_blas_dsyrk(CblasLower, CblasTrans, 1.0 / (double)n_total, xc, 0.0, c->S);
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = i + 1; j < d; j++)
+			gsl_matrix_set(c->S, i, j, gsl_matrix_get(c->S, j, i));
+	}
+	gsl_matrix_free(xc);
+	return FB_OK;
+}
+
+/* A client for the rows xk out of n_total rows in all; xk is read here and not kept. */
+fb_admm_client *fb_admm_client_alloc(const fb_dataset *xk, size_t n_total,
+                                     const fb_admm_options *opt, fb_error *err)
+{
+	fb_admm_client *c;
+	size_t d;
+
+	if (admm_options_check(opt, err) != FB_OK)
+		return NULL;
+	if (xk == NULL || xk->n == 0 || xk->d == 0) {
+		fb_fail(err, "admm: a client needs at least one row and one variable");
+		return NULL;
+	}
+	if (n_total < xk->n) {
+		fb_fail(err, "admm: total rows %zu is below the client's %zu", n_total, xk->n);
+		return NULL;
+	}
+	d = xk->d;
+	c = calloc(1, sizeof *c);
+	if (c == NULL) {
+		fb_fail(err, "admm: out of memory for a client");
+		return NULL;
+	}
+	c->d = d;
+	c->opt = *opt;
+	c->rho2 = opt->rho2;
+	c->S = gsl_matrix_alloc(d, d);
+	c->beta = gsl_matrix_calloc(d, d);
+	c->B = gsl_matrix_calloc(d, d);
+	c->chol = gsl_matrix_alloc(d, d);
+	c->tmp = gsl_matrix_alloc(d, d);
+	if (c->S == NULL || c->beta == NULL || c->B == NULL || c->chol == NULL ||
+	    c->tmp == NULL) {
+		fb_admm_client_free(c);
+		fb_fail(err, "admm: out of memory for a client over %zu variables", d);
+		return NULL;
+	}
+	if (client_moments_form(c, xk, n_total, err) != FB_OK) {
+		fb_admm_client_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* l(B; X_k) = tr((I - B)^T S (I - B)) / 2, using c->chol and c->tmp as scratch. */
+static double client_loss_compute(fb_admm_client *c)
+{
+	gsl_matrix *M = c->tmp, *P = c->chol;
+	double sum = 0;
+
+	gsl_matrix_memcpy(M, c->B);
+	gsl_matrix_scale(M, -1.0);
+	for (size_t i = 0; i < c->d; i++)
+		gsl_matrix_set(M, i, i, gsl_matrix_get(M, i, i) + 1.0);
+	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, c->S, M, 0.0, P);
+	for (size_t i = 0; i < c->d; i++) {
+		for (size_t j = 0; j < c->d; j++)
+			sum += gsl_matrix_get(M, i, j) * gsl_matrix_get(P, i, j);
+	}
+	return 0.5 * sum;
+}
+
+/* Local step (eq. 10) by a Cholesky factor of S + rho2 I and d right-hand sides. */
+int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_out,
+                         fb_error *err)
+{
+	size_t d;
+
+	if (c == NULL)
+		return fb_fail(err, "admm: no client given");
+	d = c->d;
+	if (admm_shape_check(W, d, "W", err) != FB_OK ||
+	    admm_shape_check(B_out, d, "the client message B", err) != FB_OK)
+		return FB_ERR;
+	gsl_matrix_memcpy(c->chol, c->S);
+	for (size_t i = 0; i < d; i++)
+		gsl_matrix_set(c->chol, i, i, gsl_matrix_get(c->chol, i, i) + c->rho2);
+	if (gsl_linalg_cholesky_decomp1(c->chol) != GSL_SUCCESS)
+		return fb_fail(err, "admm: S_k + rho2 I is not positive definite: %s",
+		               fb_gsl_last_error());
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = 0; j < d; j++) {
+			double rhs = c->rho2 * gsl_matrix_get(W, i, j) -
+			             gsl_matrix_get(c->beta, i, j) + gsl_matrix_get(c->S, i, j);
+
+			gsl_matrix_set(c->tmp, i, j, rhs);
+		}
+	}
+	if (gsl_linalg_cholesky_svx_mat(c->chol, c->tmp) != GSL_SUCCESS)
+		return fb_fail(err, "admm: local solve failed: %s", fb_gsl_last_error());
+	gsl_matrix_memcpy(c->B, c->tmp);
+	gsl_matrix_memcpy(B_out, c->B);
+	c->loss = client_loss_compute(c);
+	c->pending = true;
+	return FB_OK;
+}
+
+/* Multiplier and penalty update (eq. 7 and 9) after the server's step. */
+int fb_admm_client_update(fb_admm_client *c, const gsl_matrix *W_new, fb_error *err)
+{
+	if (c == NULL)
+		return fb_fail(err, "admm: no client given");
+	if (admm_shape_check(W_new, c->d, "W", err) != FB_OK)
+		return FB_ERR;
+	if (!c->pending)
+		return fb_fail(err, "admm: client update without a local step before it");
+	admm_beta_step(c->beta, c->B, W_new, c->rho2);
+	c->dist = sqrt(admm_dist2(c->B, W_new));
+	c->rho2 = admm_rho_grow(c->rho2, c->opt.gamma2, c->opt.rho_max);
+	c->pending = false;
+	return FB_OK;
+}
+
+/* The client's loss at its last local step. */
+double fb_admm_client_loss(const fb_admm_client *c)
+{
+	return c->loss;
+}
+
+/* ||B_k - W_new||_F at the last update. */
+double fb_admm_client_distance(const fb_admm_client *c)
+{
+	return c->dist;
+}
+
+/* The client's current rho2. */
+double fb_admm_client_rho2(const fb_admm_client *c)
+{
+	return c->rho2;
+}
+
+/* The client's beta_k. */
+const gsl_matrix *fb_admm_client_beta(const fb_admm_client *c)
+{
+	return c->beta;
+}
+
+/* The client's last B_k. */
+const gsl_matrix *fb_admm_client_B(const fb_admm_client *c)
+{
+	return c->B;
+}
+
+/* ---- server half ---- */
+
+/* Free a server (NULL is fine). */
+void fb_admm_server_free(fb_admm_server *s)
+{
+	if (s == NULL)
+		return;
+	for (size_t k = 0; k < s->k && s->beta != NULL; k++)
+		gsl_matrix_free(s->beta[k]);
+	free(s->beta);
+	gsl_matrix_free(s->W);
+	free(s->wbar);
+	free(s->x);
+	free(s->g);
+	free(s->best);
+	fb_dag_h_work_free(s->hw);
+	free(s);
+}
+
+/* A server for d variables and k clients, starting from W = 0, alpha = 0, beta_k = 0. */
+fb_admm_server *fb_admm_server_alloc(size_t d, size_t k, const fb_admm_options *opt,
+                                     fb_error *err)
+{
+	fb_admm_server *s;
+	bool ok;
+
+	if (admm_options_check(opt, err) != FB_OK)
+		return NULL;
+	if (d == 0 || k == 0 || d > 65536) {
+		fb_fail(err, "admm: a server needs 1 to 65536 variables and at least one client");
+		return NULL;
+	}
+	s = calloc(1, sizeof *s);
+	if (s == NULL) {
+		fb_fail(err, "admm: out of memory for the server");
+		return NULL;
+	}
+	s->d = d;
+	s->k = k;
+	s->opt = *opt;
+	s->rho1 = opt->rho1;
+	s->rho2 = opt->rho2;
+	s->W = gsl_matrix_calloc(d, d);
+	s->beta = calloc(k, sizeof *s->beta);
+	s->wbar = calloc(d * d, sizeof *s->wbar);
+	s->x = calloc(d * d, sizeof *s->x);
+	s->g = calloc(d * d, sizeof *s->g);
+	s->best = calloc(d * d, sizeof *s->best);
+	s->hw = fb_dag_h_work_alloc(d);
+	ok = s->W != NULL && s->beta != NULL && s->wbar != NULL && s->x != NULL &&
+	     s->g != NULL && s->best != NULL && s->hw != NULL;
+	for (size_t i = 0; ok && i < k; i++)
+		ok = (s->beta[i] = gsl_matrix_calloc(d, d)) != NULL;
+	if (!ok) {
+		fb_admm_server_free(s);
+		fb_fail(err, "admm: out of memory for a server over %zu variables", d);
+		return NULL;
+	}
+	return s;
+}
+
+/* Check the k client messages, then form wbar = (1/K) sum_k (B_k + beta_k / rho2). */
+static int server_wbar_form(fb_admm_server *s, const gsl_matrix *const *B, fb_error *err)
+{
+	size_t d = s->d;
+
+	if (B == NULL)
+		return fb_fail(err, "admm: no client messages given");
+	for (size_t k = 0; k < s->k; k++) {
+		if (admm_shape_check(B[k], d, "a client message B", err) != FB_OK)
+			return FB_ERR;
+	}
+	memset(s->wbar, 0, d * d * sizeof *s->wbar);
+	for (size_t k = 0; k < s->k; k++) {
+		for (size_t i = 0; i < d; i++) {
+			for (size_t j = 0; j < d; j++) {
+				double v = gsl_matrix_get(B[k], i, j) +
+				           gsl_matrix_get(s->beta[k], i, j) / s->rho2;
+
+				s->wbar[i * d + j] += v;
+			}
+		}
+	}
+	for (size_t i = 0; i < d * d; i++)
+		s->wbar[i] /= (double)s->k;
+	return FB_OK;
+}
+
+/* The W-step objective for L-BFGS: lambda ||W||_1 + alpha h + rho1 h^2 / 2
+ * + K rho2 ||W - wbar||^2 / 2 (equal to (5) up to a constant), and its gradient. */
+static double server_eval(const double *x, double *grad, size_t n, void *ctx)
+{
+	fb_admm_server *s = ctx;
+	size_t d = s->d;
+	gsl_matrix_const_view Wv = gsl_matrix_const_view_array(x, d, d);
+	gsl_matrix_view gv = gsl_matrix_view_array(grad != NULL ? grad : s->g, d, d);
+	double h, l1 = 0, quad = 0, kr = (double)s->k * s->rho2, coef, f;
+
+	if (fb_dag_h(&Wv.matrix, s->hw, &h, grad != NULL ? &gv.matrix : NULL,
+	             s->eval_failed ? NULL : &s->eval_err) != FB_OK) {
+		s->eval_failed = true;
+		if (grad != NULL)
+			memset(grad, 0, n * sizeof *grad);
+		return HUGE_VAL;
+	}
+	coef = s->alpha + s->rho1 * h;
+	for (size_t i = 0; i < n; i++) {
+		double diff = x[i] - s->wbar[i];
+		double sign = x[i] > 0 ? 1.0 : x[i] < 0 ? -1.0 : 0.0;
+
+		l1 += fabs(x[i]);
+		quad += diff * diff;
+		if (grad != NULL)
+			grad[i] = coef * grad[i] + kr * diff + s->opt.lambda * sign;
+	}
+	f = s->opt.lambda * l1 + s->alpha * h + 0.5 * s->rho1 * h * h + 0.5 * kr * quad;
+	if (isfinite(f) && f < s->best_f) {
+		s->best_f = f;
+		memcpy(s->best, x, n * sizeof *x);
+	}
+	return f;
+}
+
+/* The W-step objective and gradient at W for these client messages (state kept). */
+int fb_admm_server_objective(fb_admm_server *s, const gsl_matrix *const *B,
+                             const gsl_matrix *W, double *f, gsl_matrix *grad, fb_error *err)
+{
+	size_t d;
+	double val;
+
+	if (s == NULL)
+		return fb_fail(err, "admm: no server given");
+	d = s->d;
+	if (admm_shape_check(W, d, "W", err) != FB_OK)
+		return FB_ERR;
+	if (grad != NULL && admm_shape_check(grad, d, "the gradient", err) != FB_OK)
+		return FB_ERR;
+	if (server_wbar_form(s, B, err) != FB_OK)
+		return FB_ERR;
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = 0; j < d; j++)
+			s->x[i * d + j] = gsl_matrix_get(W, i, j);
+	}
+	s->eval_failed = false;
+	val = server_eval(s->x, grad != NULL ? s->g : NULL, d * d, s);
+	if (s->eval_failed)
+		return fb_fail(err, "%s", s->eval_err.msg);
+	if (f != NULL)
+		*f = val;
+	for (size_t i = 0; grad != NULL && i < d; i++) {
+		for (size_t j = 0; j < d; j++)
+			gsl_matrix_set(grad, i, j, s->g[i * d + j]);
+	}
+	return FB_OK;
+}
+
+/* Fill fig for the new W (in s->W, with h) before the multipliers move: (5) from its
+ * definition, the l1 norm and the mean squared consensus distance. */
+static void server_figures_fill(const fb_admm_server *s, const gsl_matrix *const *B, double h,
+                                fb_admm_figures *fig)
+{
+	double l1 = 0, lin = 0, dist2 = 0;
+
+	for (size_t i = 0; i < s->d; i++) {
+		for (size_t j = 0; j < s->d; j++)
+			l1 += fabs(gsl_matrix_get(s->W, i, j));
+	}
+	for (size_t k = 0; k < s->k; k++) {
+		for (size_t i = 0; i < s->d; i++) {
+			for (size_t j = 0; j < s->d; j++) {
+				double diff = gsl_matrix_get(B[k], i, j) - gsl_matrix_get(s->W, i, j);
+
+				lin += gsl_matrix_get(s->beta[k], i, j) * diff;
+				dist2 += diff * diff;
+			}
+		}
+	}
+	fig->round = s->round + 1;
+	fig->objective = s->opt.lambda * l1 + s->alpha * h + 0.5 * s->rho1 * h * h + lin +
+	                 0.5 * s->rho2 * dist2;
+	fig->h = h;
+	fig->rho1 = s->rho1;
+	fig->rho2 = s->rho2;
+	fig->alpha = s->alpha;
+	fig->consensus = dist2 / (double)s->k;
+	fig->l1 = l1;
+}
+
+/* Minimise the W-step objective from the current W into s->x; h at the result in *h.
+ * L-BFGS on this non-smooth function often ends on a failed line search (NLopt's
+ * NLOPT_FAILURE, scipy's ABNORMAL_TERMINATION_IN_LNSRCH, which the reference code accepts);
+ * the best point evaluated is then kept, as it is never worse than the start. */
+static int server_w_solve(fb_admm_server *s, double *h, fb_admm_figures *fig, fb_error *err)
+{
+	size_t d = s->d;
+	fb_lbfgs_options lo = { 0 };
+	fb_lbfgs_report rep = { 0 };
+	fb_error lerr = { { 0 } };
+	gsl_matrix_const_view Wv = gsl_matrix_const_view_array(s->x, d, d);
+
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = 0; j < d; j++)
+			s->x[i * d + j] = gsl_matrix_get(s->W, i, j);
+	}
+	lo.memory = 10;
+	lo.max_eval = s->opt.max_eval;
+	lo.ftol_rel = s->opt.ftol_rel;
+	s->eval_failed = false;
+	s->best_f = HUGE_VAL;
+	if (fb_lbfgs(d * d, s->x, server_eval, s, &lo, &rep, &lerr) != FB_OK) {
+		if (!isfinite(s->best_f) && s->eval_failed)
+			return fb_fail(err, "admm: W step failed: %s", s->eval_err.msg);
+		if (!isfinite(s->best_f))
+			return fb_fail(err, "admm: W step failed: %s", lerr.msg);
+		memcpy(s->x, s->best, d * d * sizeof *s->x);
+	}
+	fig->evals = rep.evals;
+	fig->code = rep.code;
+	return fb_dag_h(&Wv.matrix, s->hw, h, NULL, err);
+}
+
+/* One server round: the W step (5), then alpha, the beta_k copies and both penalties. */
+int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_matrix *W_out,
+                          fb_admm_figures *fig, fb_error *err)
+{
+	fb_admm_figures local;
+	double h;
+
+	if (s == NULL)
+		return fb_fail(err, "admm: no server given");
+	if (W_out != NULL && admm_shape_check(W_out, s->d, "W", err) != FB_OK)
+		return FB_ERR;
+	if (fb_admm_server_done(s))
+		return fb_fail(err, "admm: the run is finished after %zu rounds", s->round);
+	if (fig == NULL)
+		fig = &local;
+	if (server_wbar_form(s, B, err) != FB_OK || server_w_solve(s, &h, fig, err) != FB_OK)
+		return FB_ERR;
+	for (size_t i = 0; i < s->d; i++) {
+		for (size_t j = 0; j < s->d; j++)
+			gsl_matrix_set(s->W, i, j, s->x[i * s->d + j]);
+	}
+	server_figures_fill(s, B, h, fig);
+	s->alpha += s->rho1 * h;
+	for (size_t k = 0; k < s->k; k++)
+		admm_beta_step(s->beta[k], B[k], s->W, s->rho2);
+	s->rho1 = admm_rho_grow(s->rho1, s->opt.gamma1, s->opt.rho_max);
+	s->rho2 = admm_rho_grow(s->rho2, s->opt.gamma2, s->opt.rho_max);
+	s->round++;
+	if (W_out != NULL)
+		gsl_matrix_memcpy(W_out, s->W);
+	return FB_OK;
+}
+
+/* True when the round limit is reached or both penalties are at rho_max. */
+bool fb_admm_server_done(const fb_admm_server *s)
+{
+	return s->round >= s->opt.max_rounds ||
+	       (s->rho1 >= s->opt.rho_max && s->rho2 >= s->opt.rho_max);
+}
+
+/* Rounds done so far. */
+size_t fb_admm_server_rounds(const fb_admm_server *s)
+{
+	return s->round;
+}
+
+/* The current W. */
+const gsl_matrix *fb_admm_server_W(const fb_admm_server *s)
+{
+	return s->W;
+}
+
+/* The server's copy of client k's beta, NULL when k is out of range. */
+const gsl_matrix *fb_admm_server_beta(const fb_admm_server *s, size_t k)
+{
+	return k < s->k ? s->beta[k] : NULL;
+}
+
+/* The current alpha, rho1 and rho2. */
+void fb_admm_server_params(const fb_admm_server *s, double *alpha, double *rho1, double *rho2)
+{
+	if (alpha != NULL)
+		*alpha = s->alpha;
+	if (rho1 != NULL)
+		*rho1 = s->rho1;
+	if (rho2 != NULL)
+		*rho2 = s->rho2;
+}
