@@ -13,8 +13,8 @@ allowed() {
 	data)   echo "core param graph metrics dataset csv sim" ;;
 	stats)  echo "core param graph metrics dataset stats" ;;
 	optim)  echo "core param optim" ;;
-	fed)    echo "core param graph metrics dataset partition" ;;
-	algo)   echo "core param graph metrics dataset stats optim partition algo notears admm" ;;
+	fed)    echo "core param graph metrics dataset partition fed" ;;
+	algo)   echo "core param graph metrics dataset stats optim partition fed algo notears admm" ;;
 	export) echo "core param graph metrics export" ;;
 	esac
 }
@@ -25,7 +25,7 @@ header_module() {
 	core|param) echo core ;;
 	graph|metrics) echo graph ;;
 	dataset|csv|sim) echo data ;;
-	partition) echo fed ;;
+	partition|fed) echo fed ;;
 	optim) echo optim ;;
 	notears|admm|algo) echo algo ;;
 	*) echo "$1" ;;

@@ -7,7 +7,11 @@ src_lib_algo_libalgo_la_SOURCES = \
 	include/fedbn/admm.h \
 	src/lib/algo/notears.c \
 	src/lib/algo/admm.c \
-	src/lib/algo/postprocess.c
+	src/lib/algo/postprocess.c \
+	include/fedbn/algo.h \
+	src/lib/algo/run.c \
+	src/lib/algo/registry.c \
+	src/lib/algo/combine.c
 
 check_PROGRAMS += tests/unit/test-notears tests/unit/test-admm
 TESTS += tests/unit/test-notears tests/unit/test-admm

@@ -3,7 +3,10 @@ noinst_LTLIBRARIES += src/lib/fed/libfed.la
 FB_LIB_PARTS += src/lib/fed/libfed.la
 src_lib_fed_libfed_la_SOURCES = \
 	include/fedbn/partition.h \
-	src/lib/fed/partition.c
+	include/fedbn/fed.h \
+	src/lib/fed/partition.c \
+	src/lib/fed/message.c \
+	src/lib/fed/federation.c
 
 check_PROGRAMS += tests/unit/test-partition
 TESTS += tests/unit/test-partition

@@ -1,0 +1,150 @@
+/* Algorithms as steppers: each algorithm is a table of operations, and a run is one instance
+ * of it on one dataset or split.  One step is one communication round (or one outer
+ * iteration of a centralised learner); every step appends one record to the run's trace.
+ * The caller owns the loop, so that a pane can redraw and Ctrl-C can stop between rounds. */
+#ifndef FEDBN_ALGO_H
+#define FEDBN_ALGO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fedbn/core.h"
+#include "fedbn/dataset.h"
+#include "fedbn/fed.h"
+#include "fedbn/graph.h"
+#include "fedbn/metrics.h"
+#include "fedbn/param.h"
+#include "fedbn/partition.h"
+
+/* What an algorithm needs and gives. */
+enum fb_algo_flags {
+	FB_ALGO_FEDERATED = 1 << 0,  /* runs over the clients of a split */
+	FB_ALGO_LOCAL = 1 << 1,      /* runs on one dataset: usable as all:A, sep:A, voting:A, ... */
+	FB_ALGO_CONTINUOUS = 1 << 2, /* needs continuous variables */
+	FB_ALGO_WEIGHTED = 1 << 3,   /* its result carries meaningful weights (avg:A needs it) */
+	FB_ALGO_PARTIAL = 1 << 4,    /* allows a share of clients per round */
+	FB_ALGO_HORIZONTAL = 1 << 5, /* needs a horizontal split (every client has every column) */
+	FB_ALGO_NEEDS_TRUTH = 1 << 6, /* its result needs the truth (best:A) */
+	FB_ALGO_COMBINATOR = 1 << 7, /* written A:B, over a local learner B */
+	FB_ALGO_NEEDS_WEIGHTS = 1 << 8, /* a combinator that needs a weighted learner (avg:) */
+};
+
+/* Accuracy against the truth as reals, so that a run over several client graphs can report
+ * their average (fields as in fb_metrics). */
+typedef struct fb_score {
+	double shd, extra, missing, reversed, tp, nnz; /* counts (or mean counts) */
+	double tpr, fdr, precision, recall, f1;        /* rates (or mean rates) */
+	bool cyclic;                                   /* the estimate has a directed cycle */
+} fb_score;
+
+/* The score of one comparison. */
+void fb_score_from_metrics(fb_score *s, const fb_metrics *m);
+
+/* One round's record. */
+typedef struct fb_trace_rec {
+	size_t round;        /* from 1 */
+	double seconds;      /* wall time of this round */
+	size_t bytes_up;     /* bytes clients sent this round */
+	size_t bytes_down;   /* bytes the server sent this round */
+	double *fig;         /* the algorithm's figures, in the order of its figure names */
+	size_t edges;        /* edges of the current estimate */
+	bool scored;         /* score holds the estimate's accuracy against the truth */
+	fb_score score;      /* accuracy of the current estimate against the truth */
+} fb_trace_rec;
+
+/* The records of a run. */
+typedef struct fb_trace {
+	fb_trace_rec *r;  /* records, one per round (owned) */
+	size_t n, cap;    /* used and allocated */
+	size_t nfig;      /* figures per record */
+} fb_trace;
+
+typedef struct fb_run fb_run;
+
+/* An algorithm. */
+typedef struct fb_algo {
+	const char *name;             /* "notears-admm" */
+	const char *summary;          /* one line */
+	const char *help;             /* a paragraph: what it computes, its source, its defaults */
+	unsigned flags;               /* enum fb_algo_flags */
+	const fb_param_def *params;   /* its parameters (NULL-name terminated) */
+	const char *const *figures;   /* names of its per-round figures (NULL terminated) */
+	const char *client_figure;    /* name of each client's own figure, or NULL */
+	/* Build run->state from run->params and the data; FB_ERR with the reason. */
+	int (*create)(fb_run *run, fb_error *err);
+	/* One round; fills fig (one per figure name). */
+	int (*step)(fb_run *run, double *fig, fb_error *err);
+	/* Whether the algorithm has finished. */
+	bool (*done)(const fb_run *run);
+	/* The current estimate, post-processed (caller frees); NULL with the reason. */
+	fb_graph *(*result)(const fb_run *run, fb_error *err);
+	/* Free run->state. */
+	void (*destroy)(fb_run *run);
+	/* Optional: a sentence on how the result was made (post-processing, caveats). */
+	const char *(*note)(const fb_run *run);
+	/* Optional (FB_ALGO_WEIGHTED): the current unthresholded d x d weights, row-major. */
+	int (*weights)(const fb_run *run, double *w, fb_error *err);
+	/* Optional: the accuracy when it is not that of result() (sep: the clients' mean). */
+	int (*score)(const fb_run *run, fb_score *s, fb_error *err);
+	/* Optional: client k's own estimate, for algorithms that keep one per client. */
+	fb_graph *(*client_result)(const fb_run *run, size_t k, fb_error *err);
+} fb_algo;
+
+/* One run of an algorithm. */
+struct fb_run {
+	const fb_algo *algo;       /* what runs (for A:B combinations, the combinator) */
+	const fb_algo *inner;      /* the local learner of a combinator, or NULL */
+	char *name;                /* "notears-admm", "voting:notears" (owned) */
+	fb_params params;          /* the algorithm's parameters (owned; a combinator's merged) */
+	const fb_dataset *data;    /* the pooled dataset (not owned) */
+	const fb_partition *part;  /* the split, or NULL (not owned) */
+	const fb_graph *truth;     /* the truth, or NULL (not owned) */
+	fb_federation *fed;        /* for federated algorithms and combinators (owned) */
+	fb_fed_options fedopt;     /* threads, share, seed of the federation */
+	void *state;               /* the algorithm's own (owned through destroy) */
+	const char *const *figures; /* names of the trace's figures (the algorithm's or learner's) */
+	fb_trace trace;            /* one record per round */
+	double seconds;            /* total wall time of the steps */
+};
+
+/* Every algorithm, NULL-terminated. */
+extern const fb_algo *const fb_algo_table[];
+
+/* The local-learner combinators (all:, sep:, voting:, avg:, best:). */
+extern const fb_algo fb_algo_all, fb_algo_sep, fb_algo_voting, fb_algo_avg, fb_algo_best;
+/* The learners. */
+extern const fb_algo fb_algo_notears, fb_algo_notears_admm;
+
+/* Find "name" or "combinator:name"; NULL with a sentence listing what exists. */
+int fb_algo_lookup(const char *name, const fb_algo **algo, const fb_algo **inner,
+                   fb_error *err);
+/* The parameter table of name (for A:B, the combinator's and the learner's together);
+ * static storage, valid for the program's life. */
+const fb_param_def *fb_algo_params(const fb_algo *algo, const fb_algo *inner);
+
+/* Start a run of name with params over data (and part, required for federated algorithms
+ * and combinators other than all:) and truth (may be NULL).  The data, split and truth must
+ * outlive the run.  NULL with the reason (a wrong kind of data or split, a bad parameter). */
+fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_options *fedopt,
+                     const fb_dataset *data, const fb_partition *part, const fb_graph *truth,
+                     fb_error *err);
+/* Free a run (NULL is fine). */
+void fb_run_free(fb_run *run);
+/* One round; appends a trace record.  On FB_ERR no record is added; the run may go on. */
+int fb_run_step(fb_run *run, fb_error *err);
+/* Whether the run has finished. */
+bool fb_run_done(const fb_run *run);
+/* Rounds done. */
+size_t fb_run_rounds(const fb_run *run);
+/* The last record, or NULL before the first round. */
+const fb_trace_rec *fb_run_last(const fb_run *run);
+/* The current estimate (caller frees). */
+fb_graph *fb_run_result(const fb_run *run, fb_error *err);
+/* Accuracy of the current estimate against the truth; FB_ERR when there is no truth. */
+int fb_run_score(const fb_run *run, fb_score *s, fb_error *err);
+/* The note of the run's algorithm, or "". */
+const char *fb_run_note(const fb_run *run);
+/* Total bytes up and down so far. */
+size_t fb_run_bytes(const fb_run *run, enum fb_dir dir);
+
+#endif

@@ -1,0 +1,118 @@
+/* The federation: a server and K clients that talk only through messages, a transport that
+ * moves the messages, and a ledger of every message.  An algorithm is written as two halves:
+ * the client half sees its own client dataset and the server's last message; the server half
+ * sees only the clients' messages.  The server half is never handed a dataset. */
+#ifndef FEDBN_FED_H
+#define FEDBN_FED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fedbn/core.h"
+#include "fedbn/dataset.h"
+#include "fedbn/partition.h"
+
+/* What travels between a client and the server: numbers and other bytes. */
+typedef struct fb_msg {
+	double *d;        /* numbers (owned) */
+	size_t nd;        /* how many numbers */
+	unsigned char *b; /* other bytes: bit matrices, index lists (owned) */
+	size_t nb;        /* how many bytes */
+} fb_msg;
+
+/* Room for n numbers (contents undefined); returns m->d. */
+double *fb_msg_doubles(fb_msg *m, size_t n);
+/* Room for n bytes (contents undefined); returns m->b. */
+unsigned char *fb_msg_bytes(fb_msg *m, size_t n);
+/* Copy src into dst. */
+void fb_msg_copy(fb_msg *dst, const fb_msg *src);
+/* Bytes on the wire: 8 per number plus the other bytes. */
+size_t fb_msg_size(const fb_msg *m);
+/* Free the payload and empty the message. */
+void fb_msg_release(fb_msg *m);
+
+/* Direction of a message. */
+enum fb_dir {
+	FB_DOWN = 0, /* server to client */
+	FB_UP = 1,   /* client to server */
+};
+
+/* One message in the ledger. */
+typedef struct fb_ledger_entry {
+	size_t round;   /* communication round, from 1 */
+	enum fb_dir dir; /* which way */
+	size_t client;  /* client index, from 0 */
+	size_t bytes;   /* its size */
+} fb_ledger_entry;
+
+/* Every message of a federation, in order. */
+typedef struct fb_ledger {
+	fb_ledger_entry *e; /* the entries (owned) */
+	size_t n, cap;      /* used and allocated */
+	size_t total[2];    /* bytes down and up so far */
+} fb_ledger;
+
+/* Record one message. */
+void fb_ledger_add(fb_ledger *l, size_t round, enum fb_dir dir, size_t client, size_t bytes);
+/* Bytes in one direction in one round (round 0: all rounds). */
+size_t fb_ledger_bytes(const fb_ledger *l, size_t round, enum fb_dir dir);
+/* Bytes in one direction for one client in one round (round 0: all rounds). */
+size_t fb_ledger_client_bytes(const fb_ledger *l, size_t round, enum fb_dir dir,
+                              size_t client);
+/* Free the entries. */
+void fb_ledger_release(fb_ledger *l);
+
+/* The two halves of a federated algorithm.  client may run on several threads at once, for
+ * different k: it must touch only client k's part of state. */
+typedef struct fb_fed_ops {
+	/* Client k: read its own data and the server's message, write its reply; figure (may be
+	 * ignored) is the client's own figure of the round (local loss, distance, ...). */
+	int (*client)(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+	              fb_msg *up, double *figure, fb_error *err);
+	/* Server: read the replies (up[k] is NULL where client k sat the round out) and write
+	 * the next broadcast. */
+	int (*server)(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
+	              fb_error *err);
+} fb_fed_ops;
+
+/* A transport moves one round's messages: the broadcast to the participating clients, the
+ * clients' replies back.  In-process now; one process per client later. */
+typedef struct fb_transport fb_transport;
+
+/* A federation over a partition (not owned: it must outlive the federation). */
+typedef struct fb_federation fb_federation;
+
+/* Options of a federation. */
+typedef struct fb_fed_options {
+	size_t threads;   /* clients computed at once (1); results do not depend on it */
+	double share;     /* share of clients taking part in each round, in (0, 1] (1) */
+	uint64_t seed;    /* the "participation" stream derives from it */
+} fb_fed_options;
+
+/* Defaults: one thread, every client, seed 1. */
+void fb_fed_options_init(fb_fed_options *o);
+
+/* A federation over p with the in-process transport; NULL with the reason. */
+fb_federation *fb_fed_alloc(const fb_partition *p, const fb_fed_options *o, fb_error *err);
+/* Free it (NULL is fine). */
+void fb_fed_free(fb_federation *f);
+
+/* The message the server will broadcast next round (the algorithm writes the opening one). */
+fb_msg *fb_fed_broadcast(fb_federation *f);
+/* One communication round: broadcast, clients' replies, server.  On error the round is not
+ * counted and err names the client or the server. */
+int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error *err);
+
+/* Rounds completed. */
+size_t fb_fed_rounds(const fb_federation *f);
+/* Number of clients. */
+size_t fb_fed_k(const fb_federation *f);
+/* The ledger. */
+const fb_ledger *fb_fed_ledger(const fb_federation *f);
+/* Whether client k took part in the last round. */
+bool fb_fed_took_part(const fb_federation *f, size_t k);
+/* Client k's figure of the last round it took part in (NaN before). */
+double fb_fed_client_figure(const fb_federation *f, size_t k);
+
+#endif

@@ -1,0 +1,473 @@
+/* The baselines of the papers as combinators over any local learner A:
+ *   all:A     A on the pooled rows (not federated: a reference point),
+ *   sep:A     A on each client alone; accuracy is the mean over the clients,
+ *   voting:A  an edge is kept when more than a share of the clients found it,
+ *   avg:A     the clients' unthresholded weight matrices averaged, then thresholded,
+ *   best:A    the client graph closest to the truth (an oracle: it needs the truth).
+ * Apart from all:, each is one federated round: every client runs A to the end on its own
+ * rows and sends one d x d matrix; the server combines them. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/algo.h"
+
+/* The state of a combinator run. */
+typedef struct comb {
+	size_t k, d;        /* clients and variables */
+	fb_graph **graphs;  /* each client's final estimate, as the server decoded it */
+	fb_graph *result;   /* the combined estimate (voting, avg, best) */
+	size_t best;        /* best: the chosen client */
+	bool done;          /* the round has run */
+	char **names;       /* the d variable names (shared metadata, not data) */
+	fb_run *pooled;     /* all: the learner's run on the pooled data */
+} comb;
+
+/* Parameters of the learner, taken by name from the combination's values. */
+static void learner_params(const fb_run *run, fb_params *p)
+{
+	fb_error err;
+
+	fb_params_init(p, run->inner->params, &err);
+	for (size_t i = 0; i < p->n; i++) {
+		int j = fb_params_find(&run->params, p->defs[i].name);
+
+		if (j >= 0) {
+			free(p->v[i].s);
+			p->v[i] = run->params.v[j];
+			p->v[i].s = run->params.v[j].s != NULL ? fb_xstrdup(run->params.v[j].s) : NULL;
+		}
+	}
+}
+
+/* Run the learner to its end on one dataset; its final estimate and, when w != NULL, its
+ * unthresholded weights (d*d). */
+static fb_graph *learn_locally(const fb_run *run, const fb_dataset *ds, double *w,
+                               fb_error *err)
+{
+	fb_params p;
+	fb_run *local;
+	fb_graph *g = NULL;
+
+	learner_params(run, &p);
+	local = fb_run_alloc(run->inner->name, &p, NULL, ds, NULL, NULL, err);
+	fb_params_release(&p);
+	if (local == NULL)
+		return NULL;
+	while (!fb_run_done(local))
+		if (fb_run_step(local, err) != FB_OK)
+			goto out;
+	if (w != NULL && local->algo->weights(local, w, err) != FB_OK)
+		goto out;
+	g = fb_run_result(local, err);
+out:
+	fb_run_free(local);
+	return g;
+}
+
+/* Write g as d*d numbers: the weight (1 when unweighted) where g has i -> j, and both (i,j)
+ * and (j,i) set to 1 for i - j. */
+static void encode_graph(const fb_graph *g, double *out)
+{
+	size_t d = g->d;
+
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = 0; j < d; j++) {
+			enum fb_edge e = fb_graph_edge(g, i, j);
+
+			out[i * d + j] = e == FB_EDGE_FORWARD ? (g->weighted ? g->w[i * d + j] : 1.0)
+			               : e == FB_EDGE_UNDIRECTED ? 1.0 : 0.0;
+			if (e == FB_EDGE_FORWARD && out[i * d + j] == 0.0)
+				out[i * d + j] = 1.0;
+		}
+	}
+}
+
+/* Read back what encode_graph wrote, with the names of names (d of them). */
+static fb_graph *decode_graph(const double *in, size_t d, char *const *names, bool weighted)
+{
+	fb_graph *g = fb_graph_alloc(d);
+
+	g->weighted = weighted;
+	for (size_t i = 0; i < d; i++)
+		fb_graph_set_name(g, i, names[i], NULL);
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = 0; j < d; j++) {
+			bool ij = in[i * d + j] != 0.0, ji = in[j * d + i] != 0.0;
+
+			if (ij && ji && i < j)
+				fb_graph_set_undirected(g, i, j);
+			else if (ij && !ji)
+				fb_graph_set_directed(g, i, j, in[i * d + j]);
+		}
+	}
+	return g;
+}
+
+/* Client k: learn on its own rows, send its graph (avg: its unthresholded weights). */
+static int comb_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                       fb_msg *up, double *figure, fb_error *err)
+{
+	const fb_run *run = state;
+	bool avg = run->algo == &fb_algo_avg;
+	size_t d = local->d;
+	double *w = fb_msg_doubles(up, d * d);
+	fb_graph *g = learn_locally(run, local, avg ? w : NULL, err);
+
+	if (g == NULL)
+		return FB_ERR;
+	if (!avg)
+		encode_graph(g, w);
+	*figure = (double)fb_graph_n_edges(g);
+	fb_graph_free(g);
+	return FB_OK;
+}
+
+/* voting: keep a mark found by more than share * (clients heard) of the clients. */
+static fb_graph *vote(const fb_run *run, const fb_msg *const *up, size_t k)
+{
+	comb *c = run->state;
+	size_t d = c->d, heard = 0;
+	double share = fb_params_double(&run->params, "vote");
+	double *count = fb_xcalloc(d * d, sizeof *count);
+	fb_graph *g;
+
+	for (size_t m = 0; m < k; m++) {
+		if (up[m] == NULL)
+			continue;
+		heard++;
+		for (size_t e = 0; e < d * d; e++)
+			count[e] += up[m]->d[e] != 0.0 ? 1.0 : 0.0;
+	}
+	for (size_t e = 0; e < d * d; e++)
+		count[e] = count[e] > share * (double)heard ? 1.0 : 0.0;
+	g = decode_graph(count, d, c->names, false);
+	free(count);
+	return g;
+}
+
+/* avg: the mean of the clients' weights, |w| <= threshold set to zero. */
+static fb_graph *average(const fb_run *run, const fb_msg *const *up, size_t k)
+{
+	comb *c = run->state;
+	size_t d = c->d, heard = 0;
+	double thr = fb_params_double(&run->params, "avg_threshold");
+	double *mean = fb_xcalloc(d * d, sizeof *mean);
+	fb_graph *g;
+
+	for (size_t m = 0; m < k; m++) {
+		if (up[m] == NULL)
+			continue;
+		heard++;
+		for (size_t e = 0; e < d * d; e++)
+			mean[e] += up[m]->d[e];
+	}
+	for (size_t e = 0; e < d * d; e++) {
+		mean[e] /= (double)heard;
+		if (fabs(mean[e]) <= thr || e / d == e % d)
+			mean[e] = 0.0;
+	}
+	g = fb_graph_alloc(d);
+	for (size_t i = 0; i < d; i++)
+		fb_graph_set_name(g, i, c->names[i], NULL);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++)
+			if (mean[i * d + j] != 0.0 && fb_graph_edge(g, i, j) == FB_EDGE_NONE)
+				fb_graph_set_directed(g, i, j, mean[i * d + j]);
+	g->weighted = true;
+	free(mean);
+	return g;
+}
+
+/* best: the client graph with the lowest SHD against the truth (ties: the lowest index). */
+static fb_graph *pick_best(const fb_run *run)
+{
+	comb *c = run->state;
+	size_t best_shd = (size_t)-1;
+
+	for (size_t m = 0; m < c->k; m++) {
+		fb_metrics mt;
+
+		if (c->graphs[m] != NULL && fb_metrics_compute(c->graphs[m], run->truth, &mt, NULL) ==
+		    FB_OK && mt.shd < best_shd) {
+			best_shd = mt.shd;
+			c->best = m;
+		}
+	}
+	return fb_graph_copy(c->graphs[c->best]);
+}
+
+/* Server: decode every client's graph, then combine them as the combinator says. */
+static int comb_server(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
+                       fb_error *err)
+{
+	fb_run *run = state;
+	comb *c = run->state;
+
+	for (size_t m = 0; m < k; m++)
+		if (up[m] != NULL && run->algo != &fb_algo_avg)
+			c->graphs[m] = decode_graph(up[m]->d, c->d, c->names,
+			                            (run->inner->flags & FB_ALGO_WEIGHTED) != 0);
+	if (run->algo == &fb_algo_voting)
+		c->result = vote(run, up, k);
+	else if (run->algo == &fb_algo_avg)
+		c->result = average(run, up, k);
+	else if (run->algo == &fb_algo_best)
+		c->result = pick_best(run);
+	fb_msg_doubles(down, 0);
+	c->done = true;
+	return FB_OK;
+}
+
+/* The two halves of every one-round combinator. */
+static const fb_fed_ops comb_ops = { comb_client, comb_server };
+
+/* Set up a one-round combinator. */
+static int comb_create(fb_run *run, fb_error *err)
+{
+	comb *c = fb_xcalloc(1, sizeof *c);
+
+	c->k = run->part->k;
+	c->d = run->data->d;
+	c->graphs = fb_xcalloc(c->k, sizeof *c->graphs);
+	c->names = fb_xcalloc(c->d, sizeof *c->names);
+	for (size_t j = 0; j < c->d; j++)
+		c->names[j] = fb_xstrdup(run->data->vars[j].name);
+	run->state = c;
+	return FB_OK;
+}
+
+/* The one round: every client learns and sends, the server combines. */
+static int comb_step(fb_run *run, double *fig, fb_error *err)
+{
+	comb *c = run->state;
+	size_t found = 0;
+
+	if (fb_fed_round(run->fed, &comb_ops, run, err) != FB_OK)
+		return FB_ERR;
+	for (size_t m = 0; m < c->k; m++)
+		found += fb_fed_took_part(run->fed, m);
+	fig[0] = (double)found;
+	return FB_OK;
+}
+
+/* Finished after its one round. */
+static bool comb_done(const fb_run *run)
+{
+	return ((const comb *)run->state)->done;
+}
+
+/* The combined estimate. */
+static fb_graph *comb_result(const fb_run *run, fb_error *err)
+{
+	const comb *c = run->state;
+
+	if (!c->done)
+		return fb_fail(err, "%s has not run its round yet", run->name), NULL;
+	if (c->result == NULL)
+		return fb_fail(err, "%s keeps one graph per client: see each client's, or the mean "
+		                    "accuracy", run->name), NULL;
+	return fb_graph_copy(c->result);
+}
+
+/* Client k's own estimate. */
+static fb_graph *comb_client_result(const fb_run *run, size_t k, fb_error *err)
+{
+	const comb *c = run->state;
+
+	if (k >= c->k || c->graphs[k] == NULL)
+		return fb_fail(err, "client %zu has no graph", k + 1), NULL;
+	return fb_graph_copy(c->graphs[k]);
+}
+
+/* sep: the mean accuracy of the clients' graphs. */
+static int sep_score(const fb_run *run, fb_score *s, fb_error *err)
+{
+	const comb *c = run->state;
+	size_t n = 0;
+
+	memset(s, 0, sizeof *s);
+	for (size_t m = 0; m < c->k; m++) {
+		fb_metrics mt;
+		fb_score one;
+
+		if (c->graphs[m] == NULL)
+			continue;
+		if (fb_metrics_compute(c->graphs[m], run->truth, &mt, err) != FB_OK)
+			return FB_ERR;
+		fb_score_from_metrics(&one, &mt);
+		s->shd += one.shd, s->extra += one.extra, s->missing += one.missing;
+		s->reversed += one.reversed, s->tp += one.tp, s->nnz += one.nnz;
+		s->tpr += one.tpr, s->fdr += one.fdr, s->precision += one.precision;
+		s->recall += one.recall, s->f1 += one.f1;
+		s->cyclic |= one.cyclic;
+		n++;
+	}
+	if (n == 0)
+		return fb_fail(err, "%s has no client graph yet", run->name);
+	s->shd /= (double)n, s->extra /= (double)n, s->missing /= (double)n;
+	s->reversed /= (double)n, s->tp /= (double)n, s->nnz /= (double)n;
+	s->tpr /= (double)n, s->fdr /= (double)n, s->precision /= (double)n;
+	s->recall /= (double)n, s->f1 /= (double)n;
+	return FB_OK;
+}
+
+/* Free a combinator's state. */
+static void comb_destroy(fb_run *run)
+{
+	comb *c = run->state;
+
+	for (size_t m = 0; m < c->k; m++)
+		fb_graph_free(c->graphs[m]);
+	for (size_t j = 0; j < c->d; j++)
+		free(c->names[j]);
+	free(c->graphs);
+	free(c->names);
+	fb_graph_free(c->result);
+	fb_run_free(c->pooled);
+	free(c);
+	run->state = NULL;
+}
+
+/* What each combinator's result is. */
+static const char *comb_note(const fb_run *run)
+{
+	if (run->algo == &fb_algo_sep)
+		return "one graph per client; accuracy is the mean over the clients";
+	if (run->algo == &fb_algo_voting)
+		return "edges found by more than the vote share of the clients; no cycle removal";
+	if (run->algo == &fb_algo_avg)
+		return "mean of the clients' unthresholded weights, thresholded; no cycle removal";
+	if (run->algo == &fb_algo_best)
+		return "the client graph closest to the truth (an oracle, for reference only)";
+	return NULL;
+}
+
+/* all: start the learner on the pooled rows. */
+static int all_create(fb_run *run, fb_error *err)
+{
+	comb *c = fb_xcalloc(1, sizeof *c);
+	fb_params p;
+
+	learner_params(run, &p);
+	c->pooled = fb_run_alloc(run->inner->name, &p, NULL, run->data, NULL, NULL, err);
+	fb_params_release(&p);
+	run->state = c;
+	if (c->pooled == NULL)
+		return FB_ERR;
+	return FB_OK;
+}
+
+/* all: one step of the learner. */
+static int all_step(fb_run *run, double *fig, fb_error *err)
+{
+	const comb *c = run->state;
+	const fb_trace_rec *r;
+
+	if (fb_run_step(c->pooled, err) != FB_OK)
+		return FB_ERR;
+	r = fb_run_last(c->pooled);
+	memcpy(fig, r->fig, run->trace.nfig * sizeof *fig);
+	return FB_OK;
+}
+
+/* all: done when the learner is. */
+static bool all_done(const fb_run *run)
+{
+	return fb_run_done(((const comb *)run->state)->pooled);
+}
+
+/* all: the learner's estimate. */
+static fb_graph *all_result(const fb_run *run, fb_error *err)
+{
+	return fb_run_result(((const comb *)run->state)->pooled, err);
+}
+
+/* all: the learner's weights. */
+static int all_weights(const fb_run *run, double *w, fb_error *err)
+{
+	const fb_run *in = ((const comb *)run->state)->pooled;
+
+	if (in->algo->weights == NULL)
+		return fb_fail(err, "%s gives no weights", in->name);
+	return in->algo->weights(in, w, err);
+}
+
+/* all: what it is. */
+static const char *all_note(const fb_run *run)
+{
+	return "not federated: every row pooled in one place (a reference point)";
+}
+
+/* The combinators' own parameters. */
+static const fb_param_def no_params[] = { { 0 } };
+static const fb_param_def voting_params[] = {
+	{ "vote", FB_PARAM_DOUBLE, "0.5", 0, 1, NULL,
+	  "keep an edge found by more than this share of the clients" },
+	{ 0 },
+};
+static const fb_param_def avg_params[] = {
+	{ "avg_threshold", FB_PARAM_DOUBLE, "0.3", 0, 1e6, NULL,
+	  "zero the averaged weights with |w| at most this" },
+	{ 0 },
+};
+
+/* The one figure of a one-round combinator. */
+static const char *const comb_figures[] = { "clients", NULL };
+
+const fb_algo fb_algo_all = {
+	.name = "all", .summary = "the learner on all rows pooled (not federated)",
+	.help = "all:A runs learner A on the pooled dataset, as if the rows were in one place. "
+	        "It is the reference the federated methods try to reach, not a federated method.",
+	.flags = FB_ALGO_COMBINATOR, .params = no_params, .figures = NULL,
+	.create = all_create, .step = all_step, .done = all_done, .result = all_result,
+	.destroy = comb_destroy, .note = all_note, .weights = all_weights,
+};
+
+const fb_algo fb_algo_sep = {
+	.name = "sep", .summary = "the learner on each client alone; mean accuracy",
+	.help = "sep:A runs learner A on each client's rows alone and reports the mean of the "
+	        "clients' accuracies (what a client gets without federating).",
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL,
+	.params = no_params, .figures = comb_figures, .client_figure = "edges",
+	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
+	.destroy = comb_destroy, .note = comb_note, .score = sep_score,
+	.client_result = comb_client_result,
+};
+
+const fb_algo fb_algo_voting = {
+	.name = "voting", .summary = "edges found by more than half of the clients",
+	.help = "voting:A runs learner A on each client's rows and keeps an edge when more than "
+	        "vote (a share, default one half) of the clients found it (Na and Yang 2010). "
+	        "The result may be cyclic; it is not post-processed.",
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL,
+	.params = voting_params, .figures = comb_figures, .client_figure = "edges",
+	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
+	.destroy = comb_destroy, .note = comb_note, .client_result = comb_client_result,
+};
+
+const fb_algo fb_algo_avg = {
+	.name = "avg", .summary = "the clients' weight matrices averaged, then thresholded",
+	.help = "avg:A runs a weighted learner A on each client's rows; the server averages the "
+	        "clients' unthresholded weight matrices and zeroes |w| <= avg_threshold (0.3). "
+	        "The result may be cyclic; it is not post-processed.",
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL |
+	         FB_ALGO_NEEDS_WEIGHTS,
+	.params = avg_params, .figures = comb_figures, .client_figure = "edges",
+	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
+	.destroy = comb_destroy, .note = comb_note,
+};
+
+const fb_algo fb_algo_best = {
+	.name = "best", .summary = "the client graph closest to the truth (oracle)",
+	.help = "best:A runs learner A on each client's rows and reports the client graph with "
+	        "the lowest SHD against the truth. It needs the truth: an oracle, useful only as "
+	        "a reference point.",
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL |
+	         FB_ALGO_NEEDS_TRUTH,
+	.params = no_params, .figures = comb_figures, .client_figure = "edges",
+	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
+	.destroy = comb_destroy, .note = comb_note, .client_result = comb_client_result,
+};

@@ -1,0 +1,120 @@
+/* The table of algorithms, lookup of "learner" and "combinator:learner", and the merged
+ * parameter tables of combinations. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/algo.h"
+
+/* Every algorithm, learners first. */
+const fb_algo *const fb_algo_table[] = {
+	&fb_algo_notears,
+	&fb_algo_notears_admm,
+	&fb_algo_all,
+	&fb_algo_sep,
+	&fb_algo_voting,
+	&fb_algo_avg,
+	&fb_algo_best,
+	NULL,
+};
+
+/* The algorithm called name (len bytes), or NULL. */
+static const fb_algo *find(const char *name, size_t len)
+{
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++)
+		if (strlen(fb_algo_table[i]->name) == len &&
+		    strncmp(fb_algo_table[i]->name, name, len) == 0)
+			return fb_algo_table[i];
+	return NULL;
+}
+
+/* List the names of the algorithms whose COMBINATOR flag equals comb, into b. */
+static void list_names(fb_buf *b, bool comb)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++)
+		if (((fb_algo_table[i]->flags & FB_ALGO_COMBINATOR) != 0) == comb)
+			fb_buf_printf(b, "%s%s", n++ ? ", " : "", fb_algo_table[i]->name);
+}
+
+/* Refuse name with the list of what exists. */
+static int unknown(const char *what, const char *name, bool comb, fb_error *err)
+{
+	fb_buf b = { 0 };
+	int ret;
+
+	list_names(&b, comb);
+	ret = fb_fail(err, "unknown %s '%s' (there are: %s)", what, name, b.data);
+	fb_buf_release(&b);
+	return ret;
+}
+
+/* Find "name" or "combinator:name". */
+int fb_algo_lookup(const char *name, const fb_algo **algo, const fb_algo **inner,
+                   fb_error *err)
+{
+	const char *colon = strchr(name, ':');
+
+	*inner = NULL;
+	if (colon == NULL) {
+		if ((*algo = find(name, strlen(name))) == NULL)
+			return unknown("algorithm", name, false, err);
+		if ((*algo)->flags & FB_ALGO_COMBINATOR)
+			return fb_fail(err, "%s combines a learner's client graphs: write %s:LEARNER, "
+			                    "e.g. %s:notears", name, name, name);
+		return FB_OK;
+	}
+	if ((*algo = find(name, (size_t)(colon - name))) == NULL ||
+	    !((*algo)->flags & FB_ALGO_COMBINATOR)) {
+		char *head = fb_xasprintf("%.*s", (int)(colon - name), name);
+		int ret = unknown("combinator", head, true, err);
+
+		free(head);
+		return ret;
+	}
+	if ((*inner = find(colon + 1, strlen(colon + 1))) == NULL)
+		return unknown("learner", colon + 1, false, err);
+	if (!((*inner)->flags & FB_ALGO_LOCAL))
+		return fb_fail(err, "%s is not a learner that runs on one dataset, so it cannot be "
+		                    "combined", colon + 1);
+	if (((*algo)->flags & FB_ALGO_NEEDS_WEIGHTS) && !((*inner)->flags & FB_ALGO_WEIGHTED))
+		return fb_fail(err, "%s averages weights, and %s gives none", (*algo)->name,
+		               (*inner)->name);
+	return FB_OK;
+}
+
+/* A merged table, kept for the program's life. */
+typedef struct merged {
+	const fb_algo *algo, *inner; /* the combination */
+	fb_param_def *defs;          /* the combinator's parameters, then the learner's */
+	struct merged *next;         /* the next combination seen */
+} merged;
+
+/* The combinations built so far. */
+static merged *merged_list;
+
+/* The parameter table of a learner or a combination. */
+const fb_param_def *fb_algo_params(const fb_algo *algo, const fb_algo *inner)
+{
+	size_t na, ni;
+	merged *m;
+
+	if (inner == NULL)
+		return algo->params;
+	for (m = merged_list; m != NULL; m = m->next)
+		if (m->algo == algo && m->inner == inner)
+			return m->defs;
+	na = fb_param_table_len(algo->params);
+	ni = fb_param_table_len(inner->params);
+	m = fb_xcalloc(1, sizeof *m);
+	m->algo = algo;
+	m->inner = inner;
+	m->defs = fb_xcalloc(na + ni + 1, sizeof *m->defs);
+	memcpy(m->defs, algo->params, na * sizeof *m->defs);
+	memcpy(m->defs + na, inner->params, ni * sizeof *m->defs);
+	m->next = merged_list;
+	merged_list = m;
+	return m->defs;
+}

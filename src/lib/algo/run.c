@@ -1,0 +1,225 @@
+/* Runs: one algorithm instance, stepped round by round, with its trace. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fedbn/algo.h"
+
+/* Seconds on a monotonic clock. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The score of one comparison. */
+void fb_score_from_metrics(fb_score *s, const fb_metrics *m)
+{
+	s->shd = (double)m->shd;
+	s->extra = (double)m->extra;
+	s->missing = (double)m->missing;
+	s->reversed = (double)m->reversed;
+	s->tp = (double)m->tp;
+	s->nnz = (double)m->nnz;
+	s->tpr = m->tpr;
+	s->fdr = m->fdr;
+	s->precision = m->precision;
+	s->recall = m->recall;
+	s->f1 = m->f1;
+	s->cyclic = m->cyclic;
+}
+
+/* Refuse data, split or truth that the algorithm (or its learner) cannot use. */
+static int check_inputs(const fb_algo *a, const fb_algo *inner, const fb_dataset *data,
+                        const fb_partition *part, const fb_graph *truth, const char *name,
+                        fb_error *err)
+{
+	unsigned flags = a->flags | (inner != NULL ? inner->flags : 0);
+
+	if (data == NULL)
+		return fb_fail(err, "%s needs a dataset: load or generate one", name);
+	if ((flags & FB_ALGO_CONTINUOUS) && fb_dataset_n_discrete(data) > 0)
+		return fb_fail(err, "%s needs continuous variables, and the data has %zu discrete "
+		                    "ones", name, fb_dataset_n_discrete(data));
+	if ((a->flags & FB_ALGO_FEDERATED) && part == NULL)
+		return fb_fail(err, "%s runs over clients: split the data first", name);
+	if ((a->flags & FB_ALGO_HORIZONTAL) && part != NULL && part->kind != FB_SPLIT_HORIZONTAL)
+		return fb_fail(err, "%s needs a horizontal split (every client holding every "
+		                    "variable), not %s", name, part->desc);
+	if ((a->flags & FB_ALGO_NEEDS_TRUTH) && truth == NULL)
+		return fb_fail(err, "%s picks the client graph closest to the truth, and there is "
+		                    "no truth", name);
+	if (truth != NULL && truth->d != data->d)
+		return fb_fail(err, "the truth has %zu variables and the data %zu", truth->d,
+		               data->d);
+	return FB_OK;
+}
+
+/* Start a run. */
+fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_options *fedopt,
+                     const fb_dataset *data, const fb_partition *part, const fb_graph *truth,
+                     fb_error *err)
+{
+	const fb_algo *a, *inner;
+	fb_run *run;
+
+	if (fb_algo_lookup(name, &a, &inner, err) != FB_OK ||
+	    check_inputs(a, inner, data, part, truth, name, err) != FB_OK)
+		return NULL;
+	run = fb_xcalloc(1, sizeof *run);
+	run->algo = a;
+	run->inner = inner;
+	run->name = fb_xstrdup(name);
+	run->data = data;
+	run->part = (a->flags & FB_ALGO_FEDERATED) ? part : NULL;
+	run->truth = truth;
+	run->figures = a->figures != NULL ? a->figures : inner->figures;
+	for (run->trace.nfig = 0; run->figures[run->trace.nfig] != NULL; run->trace.nfig++)
+		;
+	if (params != NULL)
+		fb_params_copy(&run->params, params);
+	else if (fb_params_init(&run->params, fb_algo_params(a, inner), err) != FB_OK)
+		goto fail;
+	fb_fed_options_init(&run->fedopt);
+	if (fedopt != NULL)
+		run->fedopt = *fedopt;
+	if (run->fedopt.share < 1.0 && !(a->flags & FB_ALGO_PARTIAL)) {
+		fb_fail(err, "%s needs every client in every round (share=1)", name);
+		goto fail;
+	}
+	if (run->part != NULL && (run->fed = fb_fed_alloc(run->part, &run->fedopt, err)) == NULL)
+		goto fail;
+	if (a->create(run, err) != FB_OK)
+		goto fail;
+	return run;
+fail:
+	run->algo = NULL; /* nothing to destroy */
+	fb_run_free(run);
+	return NULL;
+}
+
+/* Free a run. */
+void fb_run_free(fb_run *run)
+{
+	if (run == NULL)
+		return;
+	if (run->algo != NULL && run->state != NULL)
+		run->algo->destroy(run);
+	for (size_t i = 0; i < run->trace.n; i++)
+		free(run->trace.r[i].fig);
+	free(run->trace.r);
+	fb_fed_free(run->fed);
+	fb_params_release(&run->params);
+	free(run->name);
+	free(run);
+}
+
+/* Fill the record's edge count and score from the current estimate. */
+static void record_estimate(const fb_run *run, fb_trace_rec *rec)
+{
+	fb_error err = { { 0 } };
+	fb_graph *g = run->algo->result(run, &err);
+
+	if (g != NULL)
+		rec->edges = fb_graph_n_edges(g);
+	fb_graph_free(g);
+	rec->scored = run->truth != NULL && fb_run_score(run, &rec->score, &err) == FB_OK;
+}
+
+/* One round. */
+int fb_run_step(fb_run *run, fb_error *err)
+{
+	double *fig = fb_xcalloc(run->trace.nfig + 1, sizeof *fig);
+	double t0 = now(), dt;
+	fb_trace_rec *rec;
+
+	if (fb_run_done(run)) {
+		free(fig);
+		return fb_fail(err, "%s has finished after %zu rounds", run->name, run->trace.n);
+	}
+	if (run->algo->step(run, fig, err) != FB_OK) {
+		free(fig);
+		return FB_ERR;
+	}
+	dt = now() - t0;
+	run->seconds += dt;
+	if (run->trace.n == run->trace.cap) {
+		run->trace.cap = run->trace.cap < 16 ? 16 : 2 * run->trace.cap;
+		run->trace.r = fb_xreallocarray(run->trace.r, run->trace.cap, sizeof *run->trace.r);
+	}
+	rec = &run->trace.r[run->trace.n++];
+	memset(rec, 0, sizeof *rec);
+	rec->round = run->trace.n;
+	rec->seconds = dt;
+	rec->fig = fig;
+	if (run->fed != NULL && fb_fed_rounds(run->fed) > 0) {
+		const fb_ledger *l = fb_fed_ledger(run->fed);
+
+		rec->bytes_up = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_UP);
+		rec->bytes_down = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_DOWN);
+	}
+	record_estimate(run, rec);
+	return FB_OK;
+}
+
+/* Whether the run has finished. */
+bool fb_run_done(const fb_run *run)
+{
+	return run->algo->done(run);
+}
+
+/* Rounds done. */
+size_t fb_run_rounds(const fb_run *run)
+{
+	return run->trace.n;
+}
+
+/* The last record. */
+const fb_trace_rec *fb_run_last(const fb_run *run)
+{
+	return run->trace.n > 0 ? &run->trace.r[run->trace.n - 1] : NULL;
+}
+
+/* The current estimate. */
+fb_graph *fb_run_result(const fb_run *run, fb_error *err)
+{
+	return run->algo->result(run, err);
+}
+
+/* Accuracy against the truth. */
+int fb_run_score(const fb_run *run, fb_score *s, fb_error *err)
+{
+	fb_metrics m;
+	fb_graph *g;
+	int ret;
+
+	if (run->truth == NULL)
+		return fb_fail(err, "there is no truth to score %s against", run->name);
+	if (run->algo->score != NULL)
+		return run->algo->score(run, s, err);
+	if ((g = run->algo->result(run, err)) == NULL)
+		return FB_ERR;
+	ret = fb_metrics_compute(g, run->truth, &m, err);
+	if (ret == FB_OK)
+		fb_score_from_metrics(s, &m);
+	fb_graph_free(g);
+	return ret;
+}
+
+/* The algorithm's note. */
+const char *fb_run_note(const fb_run *run)
+{
+	const char *n = run->algo->note != NULL ? run->algo->note(run) : NULL;
+
+	return n != NULL ? n : "";
+}
+
+/* Total bytes in one direction. */
+size_t fb_run_bytes(const fb_run *run, enum fb_dir dir)
+{
+	return run->fed != NULL ? fb_ledger_bytes(fb_fed_ledger(run->fed), 0, dir) : 0;
+}

@@ -1,0 +1,232 @@
+/* The federation: rounds of broadcast, client replies and server step, moved by a transport
+ * and counted in the ledger.  The in-process transport runs clients on a few threads; each
+ * client writes only its own reply, so the result does not depend on the thread count. */
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/fed.h"
+
+/* How a transport carries one round. */
+struct fb_transport {
+	const char *name; /* "in-process" */
+	/* Deliver down to the clients marked in part, run their halves, fill up[] and err[]. */
+	void (*exchange)(fb_federation *f, const fb_fed_ops *ops, void *state);
+};
+
+/* The federation. */
+struct fb_federation {
+	const fb_partition *part;   /* the clients' data (not owned) */
+	const fb_transport *tr;     /* how messages move */
+	fb_fed_options opt;         /* threads, share, seed */
+	gsl_rng *rng;               /* the "participation" stream */
+	size_t rounds;              /* rounds completed */
+	fb_msg down;                /* the next broadcast */
+	fb_msg *up;                 /* k replies of the current round */
+	bool *part_now;             /* k flags: taking part in the current round */
+	double *figure;             /* k client figures, last round each took part */
+	int *status;                /* k client results of the current round */
+	fb_error *errs;             /* k client errors of the current round */
+	fb_ledger ledger;           /* every message */
+};
+
+/* One worker's share of a round: clients first, first + stride, ... */
+typedef struct worker {
+	fb_federation *f;        /* the federation */
+	const fb_fed_ops *ops;   /* the algorithm's halves */
+	void *state;             /* the algorithm's state */
+	size_t first, stride;    /* which clients */
+} worker;
+
+/* Run the client halves assigned to one worker. */
+static void *run_clients(void *arg)
+{
+	worker *w = arg;
+	fb_federation *f = w->f;
+
+	for (size_t k = w->first; k < f->part->k; k += w->stride) {
+		if (!f->part_now[k])
+			continue;
+		f->status[k] = w->ops->client(w->state, k, f->part->clients[k].data, &f->down,
+		                              &f->up[k], &f->figure[k], &f->errs[k]);
+	}
+	return NULL;
+}
+
+/* In-process exchange: clients read the broadcast in place, on up to opt.threads threads. */
+static void inproc_exchange(fb_federation *f, const fb_fed_ops *ops, void *state)
+{
+	size_t nt = f->opt.threads < f->part->k ? f->opt.threads : f->part->k;
+	pthread_t *tid = fb_xcalloc(nt, sizeof *tid);
+	worker *w = fb_xcalloc(nt, sizeof *w);
+	size_t started = 0;
+
+	for (size_t t = 0; t < nt; t++)
+		w[t] = (worker){ f, ops, state, t, nt };
+	for (size_t t = 1; t < nt; t++)
+		if (pthread_create(&tid[t], NULL, run_clients, &w[t]) == 0)
+			started = t;
+		else
+			break;
+	/* clients of threads that could not start run here, in order, after our own */
+	run_clients(&w[0]);
+	for (size_t t = started + 1; t < nt; t++)
+		run_clients(&w[t]);
+	for (size_t t = 1; t <= started; t++)
+		pthread_join(tid[t], NULL);
+	free(tid);
+	free(w);
+}
+
+/* The in-process transport. */
+static const fb_transport inproc = { "in-process", inproc_exchange };
+
+/* Defaults. */
+void fb_fed_options_init(fb_fed_options *o)
+{
+	o->threads = 1;
+	o->share = 1.0;
+	o->seed = 1;
+}
+
+/* A federation over p. */
+fb_federation *fb_fed_alloc(const fb_partition *p, const fb_fed_options *o, fb_error *err)
+{
+	fb_federation *f;
+
+	if (p == NULL || p->k == 0)
+		return fb_fail(err, "a federation needs a split with at least one client"), NULL;
+	if (!(o->share > 0.0 && o->share <= 1.0))
+		return fb_fail(err, "participation share %g is not in (0, 1]", o->share), NULL;
+	f = fb_xcalloc(1, sizeof *f);
+	f->part = p;
+	f->tr = &inproc;
+	f->opt = *o;
+	if (f->opt.threads == 0)
+		f->opt.threads = 1;
+	f->rng = fb_rng_stream(o->seed, "participation");
+	f->up = fb_xcalloc(p->k, sizeof *f->up);
+	f->part_now = fb_xcalloc(p->k, sizeof *f->part_now);
+	f->figure = fb_xcalloc(p->k, sizeof *f->figure);
+	f->status = fb_xcalloc(p->k, sizeof *f->status);
+	f->errs = fb_xcalloc(p->k, sizeof *f->errs);
+	for (size_t k = 0; k < p->k; k++)
+		f->figure[k] = NAN;
+	return f;
+}
+
+/* Free a federation. */
+void fb_fed_free(fb_federation *f)
+{
+	if (f == NULL)
+		return;
+	for (size_t k = 0; k < f->part->k; k++)
+		fb_msg_release(&f->up[k]);
+	fb_msg_release(&f->down);
+	gsl_rng_free(f->rng);
+	fb_ledger_release(&f->ledger);
+	free(f->up);
+	free(f->part_now);
+	free(f->figure);
+	free(f->status);
+	free(f->errs);
+	free(f);
+}
+
+/* Choose this round's clients: all, or ceil(share * K) drawn from the stream. */
+static void choose_clients(fb_federation *f)
+{
+	size_t k = f->part->k, m = (size_t)ceil(f->opt.share * (double)k);
+	size_t *idx;
+
+	if (m >= k) {
+		for (size_t c = 0; c < k; c++)
+			f->part_now[c] = true;
+		return;
+	}
+	idx = fb_xcalloc(k, sizeof *idx);
+	for (size_t c = 0; c < k; c++) {
+		idx[c] = c;
+		f->part_now[c] = false;
+	}
+	fb_rng_shuffle(f->rng, idx, k);
+	for (size_t c = 0; c < (m == 0 ? 1 : m); c++)
+		f->part_now[idx[c]] = true;
+	free(idx);
+}
+
+/* One round: broadcast, clients, server; the ledger records both directions. */
+int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error *err)
+{
+	size_t k = f->part->k, round = f->rounds + 1;
+	const fb_msg **up = fb_xcalloc(k, sizeof *up);
+	int ret = FB_OK;
+
+	choose_clients(f);
+	for (size_t c = 0; c < k; c++) {
+		f->status[c] = FB_OK;
+		fb_error_clear(&f->errs[c]);
+	}
+	f->tr->exchange(f, ops, state);
+	for (size_t c = 0; c < k && ret == FB_OK; c++)
+		if (f->part_now[c] && f->status[c] != FB_OK)
+			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
+	if (ret == FB_OK) {
+		for (size_t c = 0; c < k; c++) {
+			if (!f->part_now[c])
+				continue;
+			fb_ledger_add(&f->ledger, round, FB_DOWN, c, fb_msg_size(&f->down));
+			fb_ledger_add(&f->ledger, round, FB_UP, c, fb_msg_size(&f->up[c]));
+			up[c] = &f->up[c];
+		}
+		if (ops->server(state, up, k, &f->down, err) != FB_OK) {
+			char why[FB_ERROR_MAX];
+
+			snprintf(why, sizeof why, "%s", err != NULL ? err->msg : "");
+			ret = fb_fail(err, "server: %s", why);
+		}
+	}
+	if (ret == FB_OK)
+		f->rounds = round;
+	free(up);
+	return ret;
+}
+
+/* The next broadcast. */
+fb_msg *fb_fed_broadcast(fb_federation *f)
+{
+	return &f->down;
+}
+
+/* Rounds completed. */
+size_t fb_fed_rounds(const fb_federation *f)
+{
+	return f->rounds;
+}
+
+/* Number of clients. */
+size_t fb_fed_k(const fb_federation *f)
+{
+	return f->part->k;
+}
+
+/* The ledger. */
+const fb_ledger *fb_fed_ledger(const fb_federation *f)
+{
+	return &f->ledger;
+}
+
+/* Whether client k took part in the last round. */
+bool fb_fed_took_part(const fb_federation *f, size_t k)
+{
+	return f->part_now[k];
+}
+
+/* Client k's last figure. */
+double fb_fed_client_figure(const fb_federation *f, size_t k)
+{
+	return f->figure[k];
+}
