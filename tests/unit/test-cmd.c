@@ -136,8 +136,9 @@ static void test_params(void **state)
 		{ "on", FB_PARAM_BOOL, "no", 0, 0, NULL, "switch" },
 		{ 0 },
 	};
-	char *good[] = { "k=7", "alpha=0.25", "mode=slow", "on=yes" };
-	char *bad[] = { "k=8", "alpha=2" };
+	char words[6][16] = { "k=7", "alpha=0.25", "mode=slow", "on=yes", "k=8", "alpha=2" };
+	char *good[] = { words[0], words[1], words[2], words[3] };
+	char *bad[] = { words[4], words[5] };
 	fb_error err = { { 0 } };
 	fb_params p;
 
