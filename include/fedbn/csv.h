@@ -1,4 +1,10 @@
-/* Reading and writing datasets and graphs as CSV. */
+/* Reading and writing datasets and graphs as CSV.
+ *
+ * The reader takes RFC 4180 files and their usual variants: comma, semicolon or tab
+ * delimiters, a UTF-8 byte order mark, LF, CR LF or CR line ends, quoted fields holding
+ * delimiters, doubled quotes and line ends, blank lines anywhere.  Fields are trimmed of
+ * blanks.  Error messages name the file and the real line of the file (line ends inside
+ * quoted fields count) and, for a field, its column. */
 #ifndef FEDBN_CSV_H
 #define FEDBN_CSV_H
 
@@ -17,7 +23,7 @@ enum fb_discrete_mode {
 	FB_DISCRETE_LIST,     /* non-numeric, and the columns named in discrete_list */
 };
 
-/* What to do with missing values (empty, NA, NaN, ?). */
+/* What to do with missing values: an empty field, NA, ? or NaN (in any letter case). */
 enum fb_na_policy {
 	FB_NA_ERROR = 0, /* stop at the first one, naming line and column (the default) */
 	FB_NA_DROP,      /* drop the rows that have any, and report how many */
@@ -44,15 +50,21 @@ typedef struct fb_csv_report {
 /* Defaults: detect delimiter and header, discrete=none, max_levels 10, na=error. */
 void fb_csv_options_init(fb_csv_options *opt);
 
-/* Read a CSV file into a new dataset; NULL with err naming file, line and column.
- * rep may be NULL.  The reader streams: peak memory stays near the final matrix. */
+/* Read a CSV file into a new dataset (caller frees with fb_dataset_free); NULL with err naming
+ * file, line and column.  opt may be NULL (defaults); rep may be NULL.
+ * A column is continuous when its first value is a number, else discrete; its labels are
+ * the trimmed texts, in numeric order when every label is a number, else in byte order, so
+ * that codes never depend on the row order.  The reader streams the file in chunks: its
+ * peak memory stays near the final n x d matrix. */
 fb_dataset *fb_csv_read(const char *path, const fb_csv_options *opt, fb_csv_report *rep,
                         fb_error *err);
 /* The same from a memory buffer; name is used in messages in place of a file name. */
 fb_dataset *fb_csv_read_buffer(const char *buf, size_t len, const char *name,
                                const fb_csv_options *opt, fb_csv_report *rep, fb_error *err);
 
-/* Write a dataset with a header row (discrete values as their labels); atomic. */
+/* Write a dataset with a header row (discrete values as their labels, quoted when needed,
+ * numbers with 17 significant digits so that they read back bit for bit, NaN as NA);
+ * atomic.  A code that is not a level, or an infinite value, is an error. */
 int fb_csv_write_dataset(const fb_dataset *ds, const char *path, fb_error *err);
 
 /* Write a graph as an edge list "from,to[,weight]" (undirected edges once, type column
@@ -62,9 +74,12 @@ int fb_graph_write_edges(const fb_graph *g, const char *path, fb_error *err);
  * weight of i -> j (1 when unweighted); atomic. */
 int fb_graph_write_matrix(const fb_graph *g, const char *path, fb_error *err);
 
-/* Read a graph over the given node names from an edge list (header from,to[,weight]) or an
- * adjacency matrix (d x d, optional header row of names); the form is detected.  Names in
- * the file must be among names; err names the line and the unknown name. */
+/* Read a graph over the given node names (caller frees with fb_graph_free) from an edge list
+ * (header from,to with optional weight and type columns, type "->" or "--") or an adjacency
+ * matrix (d x d numbers, optional header row of names in the given order, optional first
+ * column of names); the form is detected.  In a matrix, two non-zero entries (i,j) and (j,i)
+ * make an undirected edge, and the graph is weighted when an entry is neither 0 nor 1.
+ * Names in the file must be among names; err names the line and the unknown name. */
 fb_graph *fb_graph_read_csv(const char *path, char *const *names, size_t d, fb_error *err);
 
 #endif

@@ -237,6 +237,14 @@ static void test_bom_crlf_blank(void **state)
 	/* CRLF and blank lines still give the real line number */
 	read_fails("x,y\r\n\r\n1,2\r\n3\r\n", &o,
 	           "cannot read 't.csv': line 4: expected 2 fields, found 1");
+	/* old Mac line ends (CR alone) count as lines too, mixed with the others */
+	read_fails("x,y\r1,2\r\r3\r", &o, "cannot read 't.csv': line 4: expected 2 fields, "
+	           "found 1");
+	read_fails("x,y\r\n1,2\n\r3,4,5\r\n", &o, "cannot read 't.csv': line 4: expected 2 "
+	           "fields, found 3");
+	ds = read_ok("x,y\r1,2\r3,4", &o, &rep);
+	assert_int_equal(ds->n, 2);
+	fb_dataset_free(ds);
 }
 
 /* Quoted fields holding delimiters, doubled quotes and line ends; real line numbers. */

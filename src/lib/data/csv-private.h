@@ -50,6 +50,7 @@ typedef struct fb_csv_scan {
 	size_t line;       /* line of the next input byte: 1 + line feeds consumed */
 	size_t row_line;   /* line where the current row began */
 	size_t nfield;     /* fields of the current row before the one being reported */
+	bool after_cr;     /* the last thing seen was a line ended by a carriage return */
 	/* one field (s[len] is NUL) of column nfield, beginning on the given line */
 	void (*field)(struct fb_csv_scan *sc, const char *s, size_t len, size_t line);
 	/* the end of a non-blank row of nfield fields */

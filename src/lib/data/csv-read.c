@@ -349,14 +349,14 @@ static void names_from_header(struct reader *rd)
 		size_t k;
 
 		if (*s == '\0') {
-			read_fail(rd, "line %zu, column %zu: empty variable name", rd->first_line[j],
-			          j + 1);
+			read_fail(rd, "line %zu, column %zu: empty variable name",
+			          rd->first_line[j], j + 1);
 			break;
 		}
 		k = label_set_add(&seen, s);
 		if (k != j)
-			read_fail(rd, "line %zu: duplicate variable name '%s' in columns %zu and %zu",
-			          rd->sc.row_line, s, k + 1, j + 1);
+			read_fail(rd, "line %zu: duplicate variable name '%s' in columns %zu "
+			          "and %zu", rd->sc.row_line, s, k + 1, j + 1);
 		else
 			rd->names[j] = fb_xstrdup(s);
 	}
@@ -574,8 +574,8 @@ static fb_dataset *reader_finish(struct reader *rd)
 		return NULL;
 	if (rd->n < 2) {
 		if (rd->dropped > 0)
-			read_fail(rd, "need at least 2 rows, found %zu (%zu dropped for missing values)",
-			          rd->n, rd->dropped);
+			read_fail(rd, "need at least 2 rows, found %zu (%zu dropped for missing "
+			          "values)", rd->n, rd->dropped);
 		else
 			read_fail(rd, "need at least 2 rows, found %zu", rd->n);
 		return NULL;

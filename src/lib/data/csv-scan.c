@@ -156,7 +156,7 @@ char fb_csv_delim_detect(const char *buf, size_t len, bool *complete)
 			quoted = !quoted;
 		else if (quoted)
 			continue;
-		else if (c == '\n') {
+		else if (c == '\n' || c == '\r') {
 			*complete = true;
 			break;
 		} else if (c == ',')
@@ -253,6 +253,7 @@ static void scan_field(void *s, size_t len, void *data)
 
 	if (sc->failed)
 		return;
+	sc->after_cr = false;
 	sc->line += count_newlines(s, len);
 	if (sc->nfield == 0)
 		sc->row_line = line;
@@ -260,15 +261,18 @@ static void scan_field(void *s, size_t len, void *data)
 	sc->nfield++;
 }
 
-/* libcsv row callback: c is the line ending (-1 at the end of input); blank rows vanish. */
+/* libcsv row callback: c is the line ending (-1 at the end of input); blank rows vanish.
+ * A carriage return ends a line, and so does a line feed unless it completes a CR LF pair;
+ * with CSV_REPALL_NL libcsv reports that line feed as an empty row right after the CR. */
 static void scan_row(int c, void *data)
 {
 	fb_csv_scan *sc = data;
 
 	if (sc->failed)
 		return;
-	if (c == '\n')
+	if (c == '\r' || (c == '\n' && !(sc->after_cr && sc->nfield == 0)))
 		sc->line++;
+	sc->after_cr = c == '\r';
 	if (sc->nfield == 0)
 		return;
 	sc->row(sc);

@@ -49,8 +49,9 @@ static int put_value(FILE *fp, const fb_dataset *ds, size_t i, size_t j, const c
 
 	if (v->kind == FB_DISCRETE) {
 		if (!(x >= 0 && x < (double)v->nlevels && x == floor(x)))
-			return fb_fail(err, "cannot write '%s': row %zu, variable '%s': %g is not a "
-			               "level code (%zu levels)", path, i + 1, v->name, x, v->nlevels);
+			return fb_fail(err, "cannot write '%s': row %zu, variable '%s': %g is "
+			               "not a level code (%zu levels)", path, i + 1, v->name, x,
+			               v->nlevels);
 		fb_csv_put_field(fp, v->levels[(size_t)x]);
 	} else if (isnan(x)) {
 		fputs("NA", fp);

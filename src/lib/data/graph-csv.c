@@ -126,9 +126,10 @@ static int edge_header_check(fb_csv_scan *sc, const struct trow *r, struct edge_
 		else if (fb_strcasecmp(s, "type") == 0 && c->type == SIZE_MAX)
 			c->type = k;
 		else {
-			fb_csv_scan_fail(sc, "line %zu, column %zu: unexpected column '%s' in an edge "
-			                 "list (expected from, to, weight, type)", r->line, k + 1,
-			                 fb_csv_excerpt(ex, s, strlen(s)));
+			fb_csv_excerpt(ex, s, strlen(s));
+			fb_csv_scan_fail(sc, "line %zu, column %zu: unexpected column '%s' in an "
+			                 "edge list (expected from, to, weight, type)", r->line,
+			                 k + 1, ex);
 			return FB_ERR;
 		}
 	}
@@ -245,8 +246,9 @@ static int matrix_name(fb_csv_scan *sc, const struct trow *r, size_t k, char *co
 	if (node_index(names, d, s) == SIZE_MAX)
 		fb_csv_scan_fail(sc, "line %zu, column %zu: unknown node '%s'", r->line, k + 1, ex);
 	else
-		fb_csv_scan_fail(sc, "line %zu, column %zu: expected node '%s', found '%s' (the "
-		                 "nodes must be in the data's order)", r->line, k + 1, names[want], ex);
+		fb_csv_scan_fail(sc, "line %zu, column %zu: expected node '%s', found '%s' "
+		                 "(the nodes must be in the data's order)", r->line, k + 1,
+		                 names[want], ex);
 	return FB_ERR;
 }
 
@@ -302,8 +304,8 @@ static int matrix_row(fb_csv_scan *sc, const struct trow *r, char *const *names,
 		if (cell_number(sc, r, off + j, &a[i * d + j]) != FB_OK)
 			return FB_ERR;
 	if (a[i * d + i] != 0) {
-		fb_csv_scan_fail(sc, "line %zu, column %zu: self-loop on '%s'", r->line, off + i + 1,
-		                 names[i]);
+		fb_csv_scan_fail(sc, "line %zu, column %zu: self-loop on '%s'", r->line,
+		                 off + i + 1, names[i]);
 		return FB_ERR;
 	}
 	return FB_OK;
