@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/algo.h"
 #include "fedbn/csv.h"
 #include "fedbn/export.h"
 #include "cmd.h"
@@ -72,25 +73,43 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 /* The values of what=, in table order. */
 enum export_what { WHAT_AUTO, WHAT_TRUTH, WHAT_ESTIMATE, WHAT_DIFF };
 
-/* export FILE [what=auto|truth|estimate|diff] [graph=CSV] [format=edges|matrix]. */
+/* The estimate to draw: graph=FILE, else run=N (0: the newest run); NULL after the error. */
+static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p)
+{
+	const char *file = fb_params_str(p, "graph");
+	fb_error err = { { 0 } };
+	fb_run *run;
+	fb_graph *g;
+
+	if (file != NULL)
+		return read_graph_file(ctx, file);
+	if (ctx->s->nruns == 0) {
+		fb_cmd_error(ctx, "export: no estimate: run an algorithm, or give graph=FILE.csv");
+		return NULL;
+	}
+	if ((run = fb_cmd_pick_run(ctx, "export", fb_params_int(p, "run"))) == NULL)
+		return NULL;
+	if ((g = fb_run_result(run, &err)) == NULL)
+		fb_cmd_error(ctx, "export: %s", err.msg);
+	return g;
+}
+
+/* export FILE [what=auto|truth|estimate|diff] [graph=CSV] [run=N] [format=edges|matrix]. */
 static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const fb_params *p = &a->params;
-	const char *file = fb_params_str(p, "graph");
 	enum export_what what = (enum export_what)fb_params_int(p, "what");
-	fb_graph *est = NULL;
+	bool have_est = fb_params_str(p, "graph") != NULL || ctx->s->nruns > 0;
+	fb_graph *est;
 	int ret;
 
 	if (what == WHAT_AUTO)
-		what = file != NULL ? WHAT_ESTIMATE : WHAT_TRUTH;
+		what = have_est ? WHAT_ESTIMATE : WHAT_TRUTH;
 	if (what != WHAT_ESTIMATE && ctx->s->truth == NULL)
 		return fb_cmd_error(ctx, "export: no truth: gen makes one, truth load reads one");
-	if (what != WHAT_TRUTH && file == NULL)
-		return fb_cmd_error(ctx, "export: what=%s needs an estimated graph: give "
-		                         "graph=FILE.csv", fb_params_str(p, "what"));
 	if (what == WHAT_TRUTH)
 		return export_graph(ctx, ctx->s->truth, NULL, a->argv[0], p);
-	if ((est = read_graph_file(ctx, file)) == NULL)
+	if ((est = estimate(ctx, p)) == NULL)
 		return FB_CMD_ERROR;
 	ret = export_graph(ctx, est, what == WHAT_DIFF ? ctx->s->truth : NULL, a->argv[0], p);
 	fb_graph_free(est);
@@ -103,7 +122,9 @@ static const fb_param_def export_params[] = {
 	  "the truth, the estimate, or the estimate against the truth (auto: the estimate "
 	  "when there is one, else the truth)" },
 	{ "graph", FB_PARAM_STRING, NULL, 0, 0, NULL,
-	  "a CSV graph (edge list or adjacency matrix) to draw instead of the truth" },
+	  "the estimate from a CSV graph (edge list or adjacency matrix) instead of a run" },
+	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL,
+	  "the estimate of this run (1 is the first; 0: the newest)" },
 	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, "edges|matrix",
 	  ".csv files: an edge list or a d x d adjacency matrix" },
 	{ 0 },
@@ -116,8 +137,9 @@ const fb_cmd_entry fb_cmd_export = {
 	        "extension. Variable names label the nodes, weights label the edges and set "
 	        "their pen widths. The diff view marks correct edges plain, extra red, reversed "
 	        "orange and missing dashed grey, with a legend. .csv writes an edge list or an "
-	        "adjacency matrix. The estimate is the graph in graph=FILE.csv (an edge list or "
-	        "adjacency matrix over the dataset's variables). Files are replaced atomically.",
+	        "adjacency matrix. The estimate is the newest run's graph, another run's "
+	        "(run=N), or a CSV graph (graph=FILE.csv, names checked against the dataset). "
+	        "Files are replaced atomically.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = export_params,
 	.exec = exec_export,
 };

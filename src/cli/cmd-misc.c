@@ -4,16 +4,44 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "fedbn/algo.h"
 #include "fedbn/core.h"
 #include "cmd.h"
 #include "session.h"
 
-/* help [COMMAND]: the list, or one command's help. */
+/* help algo NAME: an algorithm's description and parameters. */
+static int help_algo(fb_cmd_ctx *ctx, const char *name)
+{
+	fb_error err = { { 0 } };
+	const fb_algo *al, *inner;
+	fb_params p;
+	char desc[128];
+
+	if (fb_algo_lookup(name, &al, &inner, &err) != FB_OK)
+		return fb_cmd_error(ctx, "help: %s", err.msg);
+	fprintf(ctx->out, "%s: %s\n%s\n", al->name, al->summary, al->help);
+	if (inner != NULL)
+		fprintf(ctx->out, "%s: %s\n%s\n", inner->name, inner->summary, inner->help);
+	fb_params_init(&p, fb_algo_params(al, inner), &err);
+	fprintf(ctx->out, "parameters:\n");
+	for (size_t i = 0; i < p.n; i++)
+		fprintf(ctx->out, "  %-14s %s; %s; default %s\n", p.defs[i].name, p.defs[i].help,
+		        fb_param_describe(&p.defs[i], desc, sizeof desc),
+		        p.defs[i].def != NULL ? p.defs[i].def : "none");
+	fb_params_release(&p);
+	return FB_CMD_OK;
+}
+
+/* help [COMMAND | algo NAME]: the list, one command's help, or an algorithm's. */
 static int exec_help(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_error err;
 	const fb_cmd_entry *e;
 
+	if (a->argc == 2 && strcmp(a->argv[0], "algo") == 0)
+		return help_algo(ctx, a->argv[1]);
+	if (a->argc == 2)
+		return fb_cmd_error(ctx, "help: usage: help [COMMAND | algo NAME]");
 	if (a->argc == 0) {
 		fb_cmd_print_list(ctx->out);
 		return FB_CMD_OK;
@@ -63,12 +91,13 @@ static int exec_source(fb_cmd_ctx *ctx, fb_cmd_args *a)
 }
 
 const fb_cmd_entry fb_cmd_help = {
-	.name = "help", .alias = "?", .usage = "[COMMAND]",
+	.name = "help", .alias = "?", .usage = "[COMMAND | algo NAME]",
 	.summary = "list the commands, or explain one",
 	.help = "Without an argument, list every command with a one-line summary. With a "
 	        "command name (or a unique prefix), show its usage, what it does and its "
-	        "key=value parameters with their ranges and defaults.",
-	.min_args = 0, .max_args = 1, .complete = FB_COMPLETE_COMMAND, .exec = exec_help,
+	        "key=value parameters with their ranges and defaults. 'help algo NAME' describes "
+	        "an algorithm and its parameters.",
+	.min_args = 0, .max_args = 2, .complete = FB_COMPLETE_COMMAND, .exec = exec_help,
 };
 
 const fb_cmd_entry fb_cmd_quit = {

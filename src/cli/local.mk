@@ -21,6 +21,13 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-truth.c \
 	src/cli/cmd-export.c \
 	src/cli/batch.c \
+	src/cli/cmd-algo.c \
+	src/cli/cmd-run.c \
+	src/cli/cmd-compare.c \
+	src/cli/report.h \
+	src/cli/report.c \
+	src/cli/interrupt.h \
+	src/cli/interrupt.c \
 	src/cli/demo.c
 
 bin_PROGRAMS += fedbn

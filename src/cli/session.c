@@ -1,4 +1,5 @@
-/* The shell's session: replacing its parts keeps them consistent. */
+/* The shell's session: replacing its parts keeps them consistent, and keeps alive what past
+ * runs still point at. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -6,21 +7,78 @@
 
 #include "session.h"
 
+/* The options every run takes. */
+const fb_param_def fb_session_run_options[] = {
+	{ "threads", FB_PARAM_INT, "1", 1, 256, NULL,
+	  "clients computed at once (results do not depend on it)" },
+	{ "share", FB_PARAM_DOUBLE, "1", 1e-9, 1, NULL,
+	  "share of clients taking part in each round (algorithms that allow it)" },
+	{ 0 },
+};
+
 /* An empty session. */
 void fb_session_init(fb_session *s)
 {
+	fb_error err;
+
 	memset(s, 0, sizeof *s);
 	s->seed = 1;
+	fb_params_init(&s->runopt, fb_session_run_options, &err);
 }
+
+/* Whether some run points at p. */
+static bool in_use(const fb_session *s, const void *p)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		if ((const void *)s->runs[i]->data == p || (const void *)s->runs[i]->part == p ||
+		    (const void *)s->runs[i]->truth == p)
+			return true;
+	return false;
+}
+
+/* Free p now, or keep it until the session ends when a run points at it. */
+static void retire(fb_session *s, void *p, void (*free_fn)(void *))
+{
+	if (p == NULL)
+		return;
+	if (!in_use(s, p)) {
+		free_fn(p);
+		return;
+	}
+	s->retired = fb_xreallocarray(s->retired, s->nretired + 1, sizeof *s->retired);
+	s->retired_free = fb_xreallocarray(s->retired_free, s->nretired + 1,
+	                                   sizeof *s->retired_free);
+	s->retired[s->nretired] = p;
+	s->retired_free[s->nretired++] = free_fn;
+}
+
+/* fb_dataset_free with a void pointer. */
+static void free_dataset(void *p) { fb_dataset_free(p); }
+/* fb_graph_free with a void pointer. */
+static void free_graph(void *p) { fb_graph_free(p); }
+/* fb_partition_free with a void pointer. */
+static void free_partition(void *p) { fb_partition_free(p); }
 
 /* Free everything. */
 void fb_session_release(fb_session *s)
 {
+	for (size_t i = 0; i < s->nruns; i++)
+		fb_run_free(s->runs[i]);
+	free(s->runs);
+	s->nruns = 0;
 	fb_dataset_free(s->data);
 	fb_graph_free(s->truth);
 	fb_partition_free(s->split);
+	for (size_t i = 0; i < s->nretired; i++)
+		s->retired_free[i](s->retired[i]);
+	free(s->retired);
+	free(s->retired_free);
 	free(s->data_source);
 	free(s->truth_source);
+	if (s->algo != NULL)
+		fb_params_release(&s->params);
+	fb_params_release(&s->runopt);
+	free(s->algo);
 	memset(s, 0, sizeof *s);
 }
 
@@ -40,7 +98,7 @@ void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb
                          const char *truth_source, int *dropped_truth)
 {
 	*dropped_truth = 0;
-	fb_dataset_free(s->data);
+	retire(s, s->data, free_dataset);
 	free(s->data_source);
 	s->data = data;
 	s->data_source = fb_xstrdup(source);
@@ -51,20 +109,55 @@ void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb
 		fb_session_set_truth(s, NULL, NULL);
 		*dropped_truth = 1;
 	}
+	s->stale = true;
 }
 
 /* Replace the truth. */
 void fb_session_set_truth(fb_session *s, fb_graph *truth, const char *source)
 {
-	fb_graph_free(s->truth);
+	retire(s, s->truth, free_graph);
 	free(s->truth_source);
 	s->truth = truth;
 	s->truth_source = source != NULL ? fb_xstrdup(source) : NULL;
+	s->stale = true;
 }
 
 /* Replace the split. */
 void fb_session_set_split(fb_session *s, fb_partition *split)
 {
-	fb_partition_free(s->split);
+	retire(s, s->split, free_partition);
 	s->split = split;
+	s->stale = true;
+}
+
+/* Choose an algorithm with its default parameters. */
+int fb_session_set_algo(fb_session *s, const char *name, fb_error *err)
+{
+	const fb_algo *a, *inner;
+	fb_params p;
+
+	if (fb_algo_lookup(name, &a, &inner, err) != FB_OK ||
+	    fb_params_init(&p, fb_algo_params(a, inner), err) != FB_OK)
+		return FB_ERR;
+	if (s->algo != NULL)
+		fb_params_release(&s->params);
+	free(s->algo);
+	s->algo = fb_xstrdup(name);
+	s->params = p;
+	s->stale = true;
+	return FB_OK;
+}
+
+/* Add a run as the newest. */
+void fb_session_add_run(fb_session *s, fb_run *run)
+{
+	s->runs = fb_xreallocarray(s->runs, s->nruns + 1, sizeof *s->runs);
+	s->runs[s->nruns++] = run;
+	s->stale = false;
+}
+
+/* The newest run. */
+fb_run *fb_session_last_run(const fb_session *s)
+{
+	return s->nruns > 0 ? s->runs[s->nruns - 1] : NULL;
 }

@@ -2,13 +2,16 @@
 #ifndef FEDBN_CLI_SESSION_H
 #define FEDBN_CLI_SESSION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "fedbn/algo.h"
 #include "fedbn/dataset.h"
 #include "fedbn/graph.h"
+#include "fedbn/param.h"
 #include "fedbn/partition.h"
 
-/* The session: the current dataset, its truth and split, and the default seed. */
+/* The session: the current dataset, truth and split, the chosen algorithm, and every run. */
 typedef struct fb_session {
 	fb_dataset *data;     /* the current dataset, or NULL (owned) */
 	char *data_source;    /* where it came from: a file or the gen command (owned) */
@@ -16,6 +19,16 @@ typedef struct fb_session {
 	char *truth_source;   /* where the truth came from (owned) */
 	fb_partition *split;  /* the current split of data, or NULL (owned) */
 	uint64_t seed;        /* default seed of gen and split when none is given */
+	char *algo;           /* the chosen algorithm ("notears-admm", "voting:notears") (owned) */
+	fb_params params;     /* its parameters (valid when algo is set) */
+	fb_params runopt;     /* options of every run: threads, share */
+	fb_run **runs;        /* every run, oldest first (owned) */
+	size_t nruns;         /* how many */
+	bool stale;           /* the data, split, truth, algorithm or a parameter changed since
+	                         the last run started: the next run/step starts a new run */
+	void **retired;       /* replaced datasets, truths and splits that runs still use */
+	void (**retired_free)(void *); /* how to free each */
+	size_t nretired;      /* how many */
 } fb_session;
 
 /* An empty session with seed 1. */
@@ -32,5 +45,14 @@ void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb
 void fb_session_set_truth(fb_session *s, fb_graph *truth, const char *source);
 /* Replace the split (taken over). */
 void fb_session_set_split(fb_session *s, fb_partition *split);
+/* Choose an algorithm; its parameters start at their defaults.  FB_ERR: unknown name. */
+int fb_session_set_algo(fb_session *s, const char *name, fb_error *err);
+/* Add a run (taken over) as the newest. */
+void fb_session_add_run(fb_session *s, fb_run *run);
+/* The newest run, or NULL. */
+fb_run *fb_session_last_run(const fb_session *s);
+
+/* The options every run takes (threads, share). */
+extern const fb_param_def fb_session_run_options[];
 
 #endif

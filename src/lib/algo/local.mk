@@ -11,7 +11,9 @@ src_lib_algo_libalgo_la_SOURCES = \
 	include/fedbn/algo.h \
 	src/lib/algo/run.c \
 	src/lib/algo/registry.c \
-	src/lib/algo/combine.c
+	src/lib/algo/combine.c \
+	src/lib/algo/algo-notears.c \
+	src/lib/algo/algo-admm.c
 
 check_PROGRAMS += tests/unit/test-notears tests/unit/test-admm
 TESTS += tests/unit/test-notears tests/unit/test-admm

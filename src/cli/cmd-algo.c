@@ -1,0 +1,155 @@
+/* Choosing an algorithm and its parameters: algos, algo, set, params. */
+#include "config.h"
+
+#include <string.h>
+
+#include "fedbn/algo.h"
+#include "cmd.h"
+#include "session.h"
+
+/* Print the algorithms whose combinator flag equals comb. */
+static void list_algos(FILE *out, bool comb)
+{
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		const fb_algo *a = fb_algo_table[i];
+
+		if (((a->flags & FB_ALGO_COMBINATOR) != 0) == comb)
+			fprintf(out, "  %-14s %s%s\n", a->name, a->summary,
+			        (a->flags & FB_ALGO_FEDERATED) && !comb ? " [federated]" : "");
+	}
+}
+
+/* algos: every learner and combinator. */
+static int exec_algos(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fprintf(ctx->out, "learners:\n");
+	list_algos(ctx->out, false);
+	fprintf(ctx->out, "combinators over a learner (write COMBINATOR:LEARNER, e.g. "
+	                  "voting:notears):\n");
+	list_algos(ctx->out, true);
+	return FB_CMD_OK;
+}
+
+/* algo [NAME]: show or choose the algorithm. */
+static int exec_algo(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_error err = { { 0 } };
+	const fb_algo *al, *inner;
+
+	if (a->argc == 0) {
+		if (ctx->s->algo == NULL)
+			fprintf(ctx->out, "algorithm: none (see algos)\n");
+		else
+			fprintf(ctx->out, "algorithm: %s\n", ctx->s->algo);
+		return FB_CMD_OK;
+	}
+	if (fb_session_set_algo(ctx->s, a->argv[0], &err) != FB_OK)
+		return fb_cmd_error(ctx, "algo: %s", err.msg);
+	fb_algo_lookup(a->argv[0], &al, &inner, &err);
+	fprintf(ctx->out, "algorithm: %s: %s%s%s\n", a->argv[0], al->summary,
+	        inner != NULL ? ", over " : "", inner != NULL ? inner->summary : "");
+	return FB_CMD_OK;
+}
+
+/* set key=value ...: algorithm parameters and run options, all or nothing. */
+static int exec_set(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_session *s = ctx->s;
+	fb_error err = { { 0 } };
+	fb_params p, r;
+	int ret = FB_CMD_OK;
+
+	if (a->argc == 0)
+		return fb_cmd_error(ctx, "set: give key=value words (see params)");
+	fb_params_copy(&r, &s->runopt);
+	if (s->algo != NULL)
+		fb_params_copy(&p, &s->params);
+	for (int i = 0; i < a->argc && ret == FB_CMD_OK; i++) {
+		const char *w = a->argv[i];
+		size_t klen = strcspn(w, "=");
+		bool is_run = false;
+
+		for (size_t k = 0; k < r.n; k++)
+			is_run |= strlen(r.defs[k].name) == klen && strncmp(r.defs[k].name, w, klen) == 0;
+		if (is_run || s->algo == NULL) {
+			if (fb_params_set_word(&r, w, "set", &err) != FB_OK)
+				ret = fb_cmd_error(ctx, "%s%s", err.msg, s->algo == NULL ?
+				                   " (choose an algorithm first: algo NAME)" : "");
+		} else if (fb_params_set_word(&p, w, s->algo, &err) != FB_OK) {
+			ret = fb_cmd_error(ctx, "set: %s", err.msg);
+		}
+	}
+	if (ret == FB_CMD_OK) {
+		fb_params_release(&s->runopt);
+		s->runopt = r;
+		if (s->algo != NULL) {
+			fb_params_release(&s->params);
+			s->params = p;
+		}
+		s->stale = true;
+		return FB_CMD_OK;
+	}
+	fb_params_release(&r);
+	if (s->algo != NULL)
+		fb_params_release(&p);
+	return ret;
+}
+
+/* Print one table of values with defaults and ranges. */
+static void print_values(FILE *out, const fb_params *p)
+{
+	char desc[128];
+
+	for (size_t i = 0; i < p->n; i++) {
+		const fb_param_def *d = &p->defs[i];
+
+		fprintf(out, "  %-14s %-10s %-9s %-30s %s\n", d->name,
+		        p->v[i].s != NULL ? p->v[i].s : "-", p->v[i].given ? "(set)" : "",
+		        fb_param_describe(d, desc, sizeof desc), d->help);
+	}
+}
+
+/* params: the current algorithm's parameters and the run options. */
+static int exec_params(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	if (ctx->s->algo == NULL) {
+		fprintf(ctx->out, "algorithm: none (see algos, then algo NAME)\n");
+	} else {
+		fprintf(ctx->out, "%s parameters:\n", ctx->s->algo);
+		print_values(ctx->out, &ctx->s->params);
+	}
+	fprintf(ctx->out, "run options:\n");
+	print_values(ctx->out, &ctx->s->runopt);
+	return FB_CMD_OK;
+}
+
+const fb_cmd_entry fb_cmd_algos = {
+	.name = "algos", .usage = "", .summary = "list the learners and combinators",
+	.help = "List every learner with a one-line summary, and the combinators that turn a "
+	        "learner into a baseline (all:, sep:, voting:, avg:, best:). 'help algo NAME' "
+	        "explains one.",
+	.min_args = 0, .max_args = 0, .exec = exec_algos,
+};
+
+const fb_cmd_entry fb_cmd_algo = {
+	.name = "algo", .usage = "[NAME | COMBINATOR:LEARNER]",
+	.summary = "show or choose the algorithm",
+	.help = "Choose the algorithm that run and step use, with its parameters at the "
+	        "papers' defaults. Without a name, show the current one.",
+	.min_args = 0, .max_args = 1, .exec = exec_algo,
+};
+
+const fb_cmd_entry fb_cmd_set = {
+	.name = "set", .usage = "key=value ...", .summary = "set algorithm parameters",
+	.help = "Set parameters of the current algorithm, or the run options threads= and "
+	        "share=, each checked against its type and range; all or nothing. The next run "
+	        "or step starts a new run with them.",
+	.min_args = 1, .max_args = -1, .exec = exec_set,
+};
+
+const fb_cmd_entry fb_cmd_params = {
+	.name = "params", .usage = "", .summary = "show parameters, defaults and ranges",
+	.help = "Show the current algorithm's parameters (value, whether set, range, meaning) "
+	        "and the run options.",
+	.min_args = 0, .max_args = 0, .exec = exec_params,
+};

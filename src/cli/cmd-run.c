@@ -1,0 +1,159 @@
+/* Running algorithms: run, step, result. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/algo.h"
+#include "cmd.h"
+#include "interrupt.h"
+#include "report.h"
+#include "session.h"
+
+/* The run that run/step continue, or a new one when the set-up changed or it finished. */
+static fb_run *current_run(fb_cmd_ctx *ctx, const char *cmd)
+{
+	fb_session *s = ctx->s;
+	fb_run *last = fb_session_last_run(s), *run;
+	fb_error err = { { 0 } };
+	fb_fed_options fo;
+
+	if (last != NULL && !s->stale && !fb_run_done(last))
+		return last;
+	if (s->algo == NULL) {
+		fb_cmd_error(ctx, "%s: no algorithm: choose one with algo NAME (see algos)", cmd);
+		return NULL;
+	}
+	fb_fed_options_init(&fo);
+	fo.threads = (size_t)fb_params_int(&s->runopt, "threads");
+	fo.share = fb_params_double(&s->runopt, "share");
+	fo.seed = s->seed;
+	run = fb_run_alloc(s->algo, &s->params, &fo, s->data, s->split, s->truth, &err);
+	if (run == NULL) {
+		fb_cmd_error(ctx, "%s: %s", cmd, err.msg);
+		return NULL;
+	}
+	fb_session_add_run(s, run);
+	fprintf(ctx->out, "run %zu: %s on %s%s%s\n", s->nruns, run->name,
+	        run->part != NULL ? run->part->desc : "all rows",
+	        fb_run_note(run)[0] ? "; " : "", fb_run_note(run));
+	return run;
+}
+
+/* Step run up to max rounds (0: until done), one line per round; Ctrl-C stops between
+ * rounds. */
+static int advance(fb_cmd_ctx *ctx, fb_run *run, size_t max)
+{
+	fb_error err = { { 0 } };
+	int ret = FB_CMD_OK;
+
+	fb_interrupt_begin();
+	for (size_t i = 0; (max == 0 || i < max) && !fb_run_done(run); i++) {
+		if (fb_run_step(run, &err) != FB_OK) {
+			ret = fb_cmd_error(ctx, "%s: round %zu: %s", run->name, fb_run_rounds(run) + 1,
+			                   err.msg);
+			break;
+		}
+		fb_report_round(ctx->out, run, fb_run_last(run));
+		if (fb_interrupted()) {
+			fprintf(ctx->out, "stopped after round %zu (Ctrl-C); run or step continue it\n",
+			        fb_run_rounds(run));
+			break;
+		}
+	}
+	fb_interrupt_end();
+	if (ret == FB_CMD_OK && fb_run_done(run))
+		fb_report_finished(ctx->out, run);
+	return ret;
+}
+
+/* run [rounds=N]: rounds until the algorithm finishes (or N rounds). */
+static int exec_run(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_run *run = current_run(ctx, "run");
+
+	if (run == NULL)
+		return FB_CMD_ERROR;
+	return advance(ctx, run, (size_t)fb_params_int(&a->params, "rounds"));
+}
+
+/* step [N]: N rounds (1). */
+static int exec_step(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	int64_t n = 1;
+	fb_run *run;
+
+	if (a->argc > 0 && (fb_parse_int64(a->argv[0], &n) != FB_OK || n < 1))
+		return fb_cmd_error(ctx, "step: the number of rounds must be a whole number >= 1, "
+		                         "not '%s'", a->argv[0]);
+	if ((run = current_run(ctx, "step")) == NULL)
+		return FB_CMD_ERROR;
+	return advance(ctx, run, (size_t)n);
+}
+
+/* The run numbered n (1-based), or the newest for 0; NULL after printing the error. */
+fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, const char *cmd, int64_t n)
+{
+	if (ctx->s->nruns == 0) {
+		fb_cmd_error(ctx, "%s: no run yet: choose an algorithm and run it", cmd);
+		return NULL;
+	}
+	if (n == 0)
+		return fb_session_last_run(ctx->s);
+	if ((size_t)n > ctx->s->nruns) {
+		fb_cmd_error(ctx, "%s: there is no run %" PRId64 " (runs 1 to %zu)", cmd, n,
+		             ctx->s->nruns);
+		return NULL;
+	}
+	return ctx->s->runs[n - 1];
+}
+
+/* result [run=N]: the estimate, its accuracy, rounds, time and bytes. */
+static int exec_result(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_run *run = fb_cmd_pick_run(ctx, "result", fb_params_int(&a->params, "run"));
+
+	if (run == NULL)
+		return FB_CMD_ERROR;
+	return fb_report_result(ctx->out, run) == FB_OK ? FB_CMD_OK
+	                                               : fb_cmd_error(ctx, "result: %s has no "
+	                                                                   "estimate yet", run->name);
+}
+
+/* run's parameters. */
+static const fb_param_def run_params[] = {
+	{ "rounds", FB_PARAM_INT, "0", 0, 1e9, NULL, "at most this many rounds (0: until done)" },
+	{ 0 },
+};
+
+/* result's parameters. */
+static const fb_param_def result_params[] = {
+	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL, "which run (1 is the first; 0: the newest)" },
+	{ 0 },
+};
+
+const fb_cmd_entry fb_cmd_run = {
+	.name = "run", .usage = "[rounds=N]", .summary = "run the algorithm until it finishes",
+	.help = "Run the chosen algorithm round by round until it finishes (or for N rounds), "
+	        "printing one line per round. The newest run continues when nothing changed "
+	        "since it started; otherwise a new run starts. Ctrl-C stops at the end of the "
+	        "current round and keeps everything computed so far.",
+	.min_args = 0, .max_args = 0, .params = run_params, .exec = exec_run,
+};
+
+const fb_cmd_entry fb_cmd_step = {
+	.name = "step", .usage = "[N]", .summary = "advance the run by N rounds (1)",
+	.help = "Advance the newest run by N communication rounds (default 1), or start a new "
+	        "run when nothing is running or the set-up changed.",
+	.min_args = 0, .max_args = 1, .exec = exec_step,
+};
+
+const fb_cmd_entry fb_cmd_result = {
+	.name = "result", .usage = "[run=N]", .summary = "show a run's graph and accuracy",
+	.help = "Show a run's estimated edges with their weights, how the result was made, its "
+	        "accuracy against the truth (SHD, extra, missing, reversed, TPR, FDR, precision, "
+	        "recall, F1, NNZ), rounds, seconds and bytes exchanged.",
+	.min_args = 0, .max_args = 0, .params = result_params, .exec = exec_result,
+};

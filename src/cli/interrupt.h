@@ -1,0 +1,15 @@
+/* Ctrl-C during a run: the first sets a flag that the run loop reads between rounds; a second
+ * one while the run is stopping ends the program. */
+#ifndef FEDBN_CLI_INTERRUPT_H
+#define FEDBN_CLI_INTERRUPT_H
+
+#include <stdbool.h>
+
+/* Catch SIGINT (and SIGTERM) for the length of a run, with the flag cleared. */
+void fb_interrupt_begin(void);
+/* Put back the handlers that were there before fb_interrupt_begin. */
+void fb_interrupt_end(void);
+/* Whether Ctrl-C was pressed since fb_interrupt_begin. */
+bool fb_interrupted(void);
+
+#endif

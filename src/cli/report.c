@@ -1,0 +1,219 @@
+/* Text reports of runs. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/core.h"
+#include "report.h"
+
+/* Bytes in decimal units. */
+const char *fb_report_bytes(size_t bytes, char *buf, size_t len)
+{
+	if (bytes < 1000)
+		snprintf(buf, len, "%zu B", bytes);
+	else if (bytes < 1000000)
+		snprintf(buf, len, "%.1f kB", (double)bytes / 1e3);
+	else if (bytes < 1000000000)
+		snprintf(buf, len, "%.2f MB", (double)bytes / 1e6);
+	else
+		snprintf(buf, len, "%.2f GB", (double)bytes / 1e9);
+	return buf;
+}
+
+/* One line for one round: the algorithm's figures, edges, accuracy, bytes and time. */
+void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec)
+{
+	char up[32], down[32];
+
+	fprintf(out, "round %4zu", rec->round);
+	for (size_t f = 0; f < run->trace.nfig; f++)
+		fprintf(out, "  %s %.4g", run->figures[f], rec->fig[f]);
+	fprintf(out, "  edges %zu", rec->edges);
+	if (rec->scored)
+		fprintf(out, "  shd %g tpr %.2f fdr %.2f", rec->score.shd, rec->score.tpr,
+		        rec->score.fdr);
+	if (run->fed != NULL)
+		fprintf(out, "  up %s down %s", fb_report_bytes(rec->bytes_up, up, sizeof up),
+		        fb_report_bytes(rec->bytes_down, down, sizeof down));
+	fprintf(out, "  %.3f s\n", rec->seconds);
+	fflush(out);
+}
+
+/* The line printed when a run finishes. */
+void fb_report_finished(FILE *out, const fb_run *run)
+{
+	char up[32], down[32];
+
+	fprintf(out, "%s finished: %zu round%s, %.3f s", run->name, fb_run_rounds(run),
+	        fb_run_rounds(run) == 1 ? "" : "s", run->seconds);
+	if (run->fed != NULL)
+		fprintf(out, ", up %s, down %s", fb_report_bytes(fb_run_bytes(run, FB_UP), up, sizeof up),
+		        fb_report_bytes(fb_run_bytes(run, FB_DOWN), down, sizeof down));
+	fputc('\n', out);
+}
+
+/* Print the edges of g with their weights. */
+static void print_edges(FILE *out, const fb_graph *g)
+{
+	fprintf(out, "edges (%zu):\n", fb_graph_n_edges(g));
+	for (size_t i = 0; i < g->d; i++) {
+		for (size_t j = 0; j < g->d; j++) {
+			enum fb_edge e = fb_graph_edge(g, i, j);
+
+			if (e == FB_EDGE_FORWARD && g->weighted)
+				fprintf(out, "  %s -> %s  %.4f\n", g->names[i], g->names[j], g->w[i * g->d + j]);
+			else if (e == FB_EDGE_FORWARD)
+				fprintf(out, "  %s -> %s\n", g->names[i], g->names[j]);
+			else if (e == FB_EDGE_UNDIRECTED && i < j)
+				fprintf(out, "  %s -- %s\n", g->names[i], g->names[j]);
+		}
+	}
+}
+
+/* Print a score in one paragraph. */
+static void print_score(FILE *out, const fb_score *s)
+{
+	fprintf(out, "against the truth: SHD %g (extra %g, missing %g, reversed %g), "
+	             "TPR %.3f, FDR %.3f, precision %.3f, recall %.3f, F1 %.3f, NNZ %g%s\n",
+	        s->shd, s->extra, s->missing, s->reversed, s->tpr, s->fdr, s->precision,
+	        s->recall, s->f1, s->nnz, s->cyclic ? " (the estimate has a cycle)" : "");
+}
+
+/* The result of a run. */
+int fb_report_result(FILE *out, const fb_run *run)
+{
+	fb_error err = { { 0 } };
+	fb_graph *g = fb_run_result(run, &err);
+	fb_score s;
+
+	if (g == NULL && run->algo->score == NULL)
+		return FB_ERR;
+	fprintf(out, "%s on %s: %zu round%s%s\n", run->name,
+	        run->part != NULL ? run->part->desc : "all rows", fb_run_rounds(run),
+	        fb_run_rounds(run) == 1 ? "" : "s", fb_run_done(run) ? "" : " (not finished)");
+	if (fb_run_note(run)[0] != '\0')
+		fprintf(out, "%s\n", fb_run_note(run));
+	if (g != NULL)
+		print_edges(out, g);
+	if (run->truth == NULL)
+		fprintf(out, "no truth: no accuracy to report\n");
+	else if (fb_run_score(run, &s, &err) == FB_OK)
+		print_score(out, &s);
+	fb_report_finished(out, run);
+	fb_graph_free(g);
+	return FB_OK;
+}
+
+/* One row of the comparison as cells. */
+typedef struct row {
+	char cell[12][160]; /* run, algorithm, split, parameters, SHD, TPR, FDR, F1, NNZ, rounds,
+	                       seconds, bytes */
+} row;
+
+/* The header of the comparison. */
+static const char *const compare_head[12] = { "run", "algorithm", "split", "parameters",
+	"SHD", "TPR", "FDR", "F1", "NNZ", "rounds", "seconds", "bytes" };
+
+/* The parameters a run was given that differ from the defaults, as key=value words. */
+static void given_params(const fb_run *run, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < run->params.n && used < len; i++)
+		if (run->params.v[i].given)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
+			                         run->params.defs[i].name, run->params.v[i].s);
+	if (run->fedopt.share < 1.0 && used < len)
+		snprintf(buf + used, len - used, "%sshare=%g", used ? " " : "", run->fedopt.share);
+}
+
+/* Fill one row for run number idx. */
+static void compare_row(row *r, const fb_run *run, size_t idx)
+{
+	fb_error err;
+	fb_score s;
+	bool scored = run->truth != NULL && fb_run_score(run, &s, &err) == FB_OK;
+
+	snprintf(r->cell[0], sizeof r->cell[0], "%zu", idx);
+	snprintf(r->cell[1], sizeof r->cell[1], "%s", run->name);
+	snprintf(r->cell[2], sizeof r->cell[2], "%s", run->part != NULL ? run->part->desc : "all rows");
+	given_params(run, r->cell[3], sizeof r->cell[3]);
+	if (scored) {
+		snprintf(r->cell[4], sizeof r->cell[4], "%g", s.shd);
+		snprintf(r->cell[5], sizeof r->cell[5], "%.3f", s.tpr);
+		snprintf(r->cell[6], sizeof r->cell[6], "%.3f", s.fdr);
+		snprintf(r->cell[7], sizeof r->cell[7], "%.3f", s.f1);
+		snprintf(r->cell[8], sizeof r->cell[8], "%g", s.nnz);
+	} else {
+		for (int c = 4; c <= 8; c++)
+			snprintf(r->cell[c], sizeof r->cell[c], "-");
+	}
+	snprintf(r->cell[9], sizeof r->cell[9], "%zu", fb_run_rounds(run));
+	snprintf(r->cell[10], sizeof r->cell[10], "%.3f", run->seconds);
+	snprintf(r->cell[11], sizeof r->cell[11], "%zu",
+	         fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN));
+}
+
+/* Print one CSV cell, quoted when it holds a comma, quote or space. */
+static void csv_cell(FILE *out, const char *s)
+{
+	if (strpbrk(s, ",\" ") == NULL) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* Print one row in the chosen format; width[] is for text. */
+static void print_row(FILE *out, const char *const *cells, const size_t *width,
+                      enum fb_table_format fmt)
+{
+	for (int c = 0; c < 12; c++) {
+		if (fmt == FB_TABLE_CSV) {
+			if (c > 0)
+				fputc(',', out);
+			csv_cell(out, cells[c]);
+		} else if (fmt == FB_TABLE_MARKDOWN) {
+			fprintf(out, "| %s ", cells[c]);
+		} else {
+			fprintf(out, c >= 4 ? "%*s" : "%-*s", (int)width[c], cells[c]);
+			fputs(c < 11 ? "  " : "", out);
+		}
+	}
+	fputs(fmt == FB_TABLE_MARKDOWN ? "|\n" : "\n", out);
+}
+
+/* The comparison table of every run. */
+void fb_report_compare(FILE *out, fb_run *const *runs, size_t n, enum fb_table_format fmt)
+{
+	row *rows = fb_xcalloc(n, sizeof *rows);
+	size_t width[12];
+	const char *cells[12];
+
+	for (int c = 0; c < 12; c++)
+		width[c] = strlen(compare_head[c]);
+	for (size_t i = 0; i < n; i++) {
+		compare_row(&rows[i], runs[i], i + 1);
+		for (int c = 0; c < 12; c++)
+			if (strlen(rows[i].cell[c]) > width[c])
+				width[c] = strlen(rows[i].cell[c]);
+	}
+	print_row(out, compare_head, width, fmt);
+	if (fmt == FB_TABLE_MARKDOWN)
+		fputs("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", out);
+	for (size_t i = 0; i < n; i++) {
+		for (int c = 0; c < 12; c++)
+			cells[c] = rows[i].cell[c];
+		print_row(out, cells, width, fmt);
+	}
+	free(rows);
+}

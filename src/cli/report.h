@@ -1,0 +1,23 @@
+/* Text reports of runs: the line per round, the result, the comparison table. */
+#ifndef FEDBN_CLI_REPORT_H
+#define FEDBN_CLI_REPORT_H
+
+#include <stdio.h>
+
+#include "fedbn/algo.h"
+
+/* Write bytes as "812 B", "28.8 kB", "1.20 MB" into buf. */
+const char *fb_report_bytes(size_t bytes, char *buf, size_t len);
+/* One line for one round. */
+void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec);
+/* The line printed when a run finishes. */
+void fb_report_finished(FILE *out, const fb_run *run);
+/* The result of a run; FB_ERR when it has no estimate yet. */
+int fb_report_result(FILE *out, const fb_run *run);
+
+/* Formats of the comparison table. */
+enum fb_table_format { FB_TABLE_TEXT, FB_TABLE_CSV, FB_TABLE_MARKDOWN };
+/* The comparison table of runs[0..n). */
+void fb_report_compare(FILE *out, fb_run *const *runs, size_t n, enum fb_table_format fmt);
+
+#endif

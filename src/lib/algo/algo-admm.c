@@ -1,0 +1,205 @@
+/* notears-admm: linear NOTEARS-ADMM over a horizontal split (Ng and Zhang 2022).  Each round
+ * the server broadcasts W; each client folds W into its own multiplier, solves its closed-form
+ * local step and sends B_k; the server solves for the next W.  Only W and the B_k travel:
+ * d x d numbers each way per client per round. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/admm.h"
+#include "fedbn/algo.h"
+#include "fedbn/notears.h"
+
+/* The state of a notears-admm run. */
+typedef struct admm_state {
+	size_t k, d;               /* clients, variables */
+	fb_admm_client **clients;  /* each client's own half (built from its own rows only) */
+	fb_admm_server *server;    /* the server's half (built from d and k only) */
+	fb_admm_figures fig;       /* the server's figures of the last round */
+	double threshold;          /* post-processing threshold */
+	char **names;              /* variable names (metadata) */
+} admm_state;
+
+/* Client k: take the broadcast W, update the multiplier (after the first round), solve the
+ * local step, send B_k. */
+static int admm_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                       fb_msg *up, double *figure, fb_error *err)
+{
+	admm_state *st = state;
+	size_t d = st->d;
+	gsl_matrix_const_view W = gsl_matrix_const_view_array(down->d, d, d);
+	gsl_matrix_view B = gsl_matrix_view_array(fb_msg_doubles(up, d * d), d, d);
+	fb_admm_client *c = st->clients[k];
+
+	if (st->fig.round > 0 && fb_admm_client_update(c, &W.matrix, err) != FB_OK)
+		return FB_ERR;
+	if (fb_admm_client_local(c, &W.matrix, &B.matrix, err) != FB_OK)
+		return FB_ERR;
+	*figure = fb_admm_client_distance(c);
+	return FB_OK;
+}
+
+/* Server: the W step on the clients' B_k; the new W is the next broadcast. */
+static int admm_server(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
+                       fb_error *err)
+{
+	admm_state *st = state;
+	size_t d = st->d;
+	gsl_matrix *mats = fb_xcalloc(k, sizeof *mats);
+	const gsl_matrix **B = fb_xcalloc(k, sizeof *B);
+	gsl_matrix_view W = gsl_matrix_view_array(fb_msg_doubles(down, d * d), d, d);
+	int ret;
+
+	for (size_t m = 0; m < k; m++) {
+		/* a read-only d x d view of the message (GSL has no const matrix struct) */
+		mats[m] = (gsl_matrix){ .size1 = d, .size2 = d, .tda = d, .data = up[m]->d };
+		B[m] = &mats[m];
+	}
+	ret = fb_admm_server_global(st->server, B, &W.matrix, &st->fig, err);
+	free(B);
+	free(mats);
+	return ret;
+}
+
+/* The two halves. */
+static const fb_fed_ops admm_ops = { admm_client, admm_server };
+
+/* Read the parameters into options. */
+static void admm_options(const fb_params *p, fb_admm_options *o)
+{
+	fb_admm_options_init(o);
+	o->rho1 = fb_params_double(p, "rho1");
+	o->rho2 = fb_params_double(p, "rho2");
+	o->gamma1 = fb_params_double(p, "gamma1");
+	o->gamma2 = fb_params_double(p, "gamma2");
+	o->lambda = fb_params_double(p, "lambda");
+	o->rho_max = fb_params_double(p, "rho_max");
+	o->max_rounds = (size_t)fb_params_int(p, "max_rounds");
+	o->threshold = fb_params_double(p, "threshold");
+}
+
+/* Build each client's half from its own rows, the server's from the shape alone, and the
+ * opening broadcast W = 0. */
+static int admm_create(fb_run *run, fb_error *err)
+{
+	admm_state *st = fb_xcalloc(1, sizeof *st);
+	fb_admm_options o;
+
+	admm_options(&run->params, &o);
+	run->state = st;
+	st->k = run->part->k;
+	st->d = run->part->d;
+	st->threshold = o.threshold;
+	st->names = fb_xcalloc(st->d, sizeof *st->names);
+	for (size_t j = 0; j < st->d; j++)
+		st->names[j] = fb_xstrdup(run->data->vars[j].name);
+	st->clients = fb_xcalloc(st->k, sizeof *st->clients);
+	for (size_t m = 0; m < st->k; m++) {
+		st->clients[m] = fb_admm_client_alloc(run->part->clients[m].data, run->part->n, &o,
+		                                      err);
+		if (st->clients[m] == NULL)
+			return FB_ERR;
+	}
+	if ((st->server = fb_admm_server_alloc(st->d, st->k, &o, err)) == NULL)
+		return FB_ERR;
+	memset(fb_msg_doubles(fb_fed_broadcast(run->fed), st->d * st->d), 0,
+	       st->d * st->d * sizeof(double));
+	return FB_OK;
+}
+
+/* One ADMM round through the federation. */
+static int admm_step(fb_run *run, double *fig, fb_error *err)
+{
+	admm_state *st = run->state;
+
+	if (fb_fed_round(run->fed, &admm_ops, st, err) != FB_OK)
+		return FB_ERR;
+	fig[0] = st->fig.objective;
+	fig[1] = st->fig.h;
+	fig[2] = st->fig.rho1;
+	fig[3] = st->fig.rho2;
+	fig[4] = st->fig.alpha;
+	fig[5] = st->fig.consensus;
+	fig[6] = (double)st->fig.evals;
+	return FB_OK;
+}
+
+/* Finished after max_rounds or when both penalties reached their cap. */
+static bool admm_done(const fb_run *run)
+{
+	return fb_admm_server_done(((const admm_state *)run->state)->server);
+}
+
+/* The server's W, thresholded and made acyclic. */
+static fb_graph *admm_result(const fb_run *run, fb_error *err)
+{
+	const admm_state *st = run->state;
+
+	return fb_weights_to_dag(fb_admm_server_W(st->server), st->threshold, st->names, NULL,
+	                         err);
+}
+
+/* The server's unthresholded W. */
+static int admm_weights(const fb_run *run, double *w, fb_error *err)
+{
+	const gsl_matrix *W = fb_admm_server_W(((const admm_state *)run->state)->server);
+
+	for (size_t i = 0; i < W->size1; i++)
+		for (size_t j = 0; j < W->size2; j++)
+			w[i * W->size2 + j] = gsl_matrix_get(W, i, j);
+	return FB_OK;
+}
+
+/* Free both halves. */
+static void admm_destroy(fb_run *run)
+{
+	admm_state *st = run->state;
+
+	for (size_t m = 0; m < st->k; m++)
+		fb_admm_client_free(st->clients[m]);
+	for (size_t j = 0; j < st->d; j++)
+		free(st->names[j]);
+	fb_admm_server_free(st->server);
+	free(st->clients);
+	free(st->names);
+	free(st);
+	run->state = NULL;
+}
+
+/* How the graph is made from W. */
+static const char *admm_note(const fb_run *run)
+{
+	return "weights with |w| <= threshold dropped, then the smallest removed until acyclic";
+}
+
+/* The paper's linear defaults (App. B; ALGORITHMS.md §4.3). */
+static const fb_param_def admm_params[] = {
+	{ "lambda", FB_PARAM_DOUBLE, "0.01", 0, 1e6, NULL, "l1 penalty on W" },
+	{ "rho1", FB_PARAM_DOUBLE, "0.001", 1e-12, 1e12, NULL, "initial penalty on h(W)" },
+	{ "rho2", FB_PARAM_DOUBLE, "0.001", 1e-12, 1e12, NULL, "initial consensus penalty" },
+	{ "gamma1", FB_PARAM_DOUBLE, "1.75", 1, 100, NULL, "growth of rho1 per round" },
+	{ "gamma2", FB_PARAM_DOUBLE, "1.25", 1, 100, NULL, "growth of rho2 per round" },
+	{ "rho_max", FB_PARAM_DOUBLE, "1e16", 1, 1e300, NULL, "a penalty grows only below this" },
+	{ "max_rounds", FB_PARAM_INT, "200", 1, 1e6, NULL, "most communication rounds" },
+	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1e6, NULL, "weights with |w| at most this are no edge" },
+	{ 0 },
+};
+
+/* Figures of each round. */
+static const char *const admm_figures[] = { "objective", "h", "rho1", "rho2", "alpha",
+	                                    "consensus", "evals", NULL };
+
+const fb_algo fb_algo_notears_admm = {
+	.name = "notears-admm", .summary = "NOTEARS by consensus ADMM over horizontal clients",
+	.help = "Linear NOTEARS-ADMM (Ng and Zhang, AISTATS 2022). Each client keeps a local "
+	        "copy B_k solved in closed form from its own centred covariance; the server "
+	        "solves for the shared W under the acyclicity penalty by L-BFGS; multipliers "
+	        "are updated on both sides and never travel. One round is one ADMM iteration; "
+	        "W and B_k (d x d numbers) are all that is exchanged.",
+	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED,
+	.params = admm_params, .figures = admm_figures, .client_figure = "distance",
+	.create = admm_create, .step = admm_step, .done = admm_done, .result = admm_result,
+	.destroy = admm_destroy, .note = admm_note, .weights = admm_weights,
+};
