@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
+#include "combine.h"
 
 /* The state of a combinator run. */
 typedef struct comb {
@@ -125,78 +126,89 @@ static int comb_client(void *state, size_t k, const fb_dataset *local, const fb_
 	return FB_OK;
 }
 
-/* voting: keep a mark found by more than share * (clients heard) of the clients. */
-static fb_graph *vote(const fb_run *run, const fb_msg *const *up, size_t k)
+/* Keep each mark found by more than share of the k matrices (NULL ones sat out). */
+fb_graph *fb_combine_vote(const double *const *mats, size_t k, size_t d, double share,
+                          char *const *names)
 {
-	comb *c = run->state;
-	size_t d = c->d, heard = 0;
-	double share = fb_params_double(&run->params, "vote");
 	double *count = fb_xcalloc(d * d, sizeof *count);
+	size_t heard = 0;
 	fb_graph *g;
 
 	for (size_t m = 0; m < k; m++) {
-		if (up[m] == NULL)
+		if (mats[m] == NULL)
 			continue;
 		heard++;
 		for (size_t e = 0; e < d * d; e++)
-			count[e] += up[m]->d[e] != 0.0 ? 1.0 : 0.0;
+			count[e] += mats[m][e] != 0.0 ? 1.0 : 0.0;
 	}
 	for (size_t e = 0; e < d * d; e++)
 		count[e] = count[e] > share * (double)heard ? 1.0 : 0.0;
-	g = decode_graph(count, d, c->names, false);
+	g = decode_graph(count, d, names, false);
 	free(count);
 	return g;
 }
 
-/* avg: the mean of the clients' weights, |w| <= threshold set to zero. */
-static fb_graph *average(const fb_run *run, const fb_msg *const *up, size_t k)
+/* The mean of the k weight matrices with |w| <= threshold set to zero; where both
+ * directions of a pair survive, the larger |w| is kept (a graph holds one relation per pair). */
+fb_graph *fb_combine_average(const double *const *mats, size_t k, size_t d, double threshold,
+                             char *const *names)
 {
-	comb *c = run->state;
-	size_t d = c->d, heard = 0;
-	double thr = fb_params_double(&run->params, "avg_threshold");
 	double *mean = fb_xcalloc(d * d, sizeof *mean);
-	fb_graph *g;
+	size_t heard = 0;
+	fb_graph *g = fb_graph_alloc(d);
 
 	for (size_t m = 0; m < k; m++) {
-		if (up[m] == NULL)
+		if (mats[m] == NULL)
 			continue;
 		heard++;
 		for (size_t e = 0; e < d * d; e++)
-			mean[e] += up[m]->d[e];
+			mean[e] += mats[m][e];
 	}
-	for (size_t e = 0; e < d * d; e++) {
-		mean[e] /= (double)heard;
-		if (fabs(mean[e]) <= thr || e / d == e % d)
-			mean[e] = 0.0;
+	for (size_t i = 0; i < d; i++)
+		fb_graph_set_name(g, i, names[i], NULL);
+	for (size_t e = 0; e < d * d; e++)
+		mean[e] = heard > 0 && e / d != e % d ? mean[e] / (double)heard : 0.0;
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = i + 1; j < d; j++) {
+			double a = mean[i * d + j], b = mean[j * d + i];
+
+			if (fabs(a) > threshold && fabs(a) >= fabs(b))
+				fb_graph_set_directed(g, i, j, a);
+			else if (fabs(b) > threshold)
+				fb_graph_set_directed(g, j, i, b);
+		}
 	}
-	g = fb_graph_alloc(d);
-	for (size_t i = 0; i < d; i++)
-		fb_graph_set_name(g, i, c->names[i], NULL);
-	for (size_t i = 0; i < d; i++)
-		for (size_t j = 0; j < d; j++)
-			if (mean[i * d + j] != 0.0 && fb_graph_edge(g, i, j) == FB_EDGE_NONE)
-				fb_graph_set_directed(g, i, j, mean[i * d + j]);
 	g->weighted = true;
 	free(mean);
 	return g;
 }
 
-/* best: the client graph with the lowest SHD against the truth (ties: the lowest index). */
-static fb_graph *pick_best(const fb_run *run)
+/* The index of the graph with the lowest SHD against truth (ties: the lowest index); k when
+ * none can be scored. */
+size_t fb_combine_best(fb_graph *const *graphs, size_t k, const fb_graph *truth)
 {
-	comb *c = run->state;
-	size_t best_shd = (size_t)-1;
+	size_t best = k, best_shd = (size_t)-1;
 
-	for (size_t m = 0; m < c->k; m++) {
+	for (size_t m = 0; m < k; m++) {
 		fb_metrics mt;
 
-		if (c->graphs[m] != NULL && fb_metrics_compute(c->graphs[m], run->truth, &mt, NULL) ==
-		    FB_OK && mt.shd < best_shd) {
+		if (graphs[m] != NULL && fb_metrics_compute(graphs[m], truth, &mt, NULL) == FB_OK &&
+		    mt.shd < best_shd) {
 			best_shd = mt.shd;
-			c->best = m;
+			best = m;
 		}
 	}
-	return fb_graph_copy(c->graphs[c->best]);
+	return best;
+}
+
+/* The clients' messages as a table of k matrices (NULL where a client sat out). */
+static const double **client_mats(const fb_msg *const *up, size_t k)
+{
+	const double **mats = fb_xcalloc(k, sizeof *mats);
+
+	for (size_t m = 0; m < k; m++)
+		mats[m] = up[m] != NULL ? up[m]->d : NULL;
+	return mats;
 }
 
 /* Server: decode every client's graph, then combine them as the combinator says. */
@@ -206,16 +218,21 @@ static int comb_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 	fb_run *run = state;
 	comb *c = run->state;
 
+	const double **mats = client_mats(up, k);
+
 	for (size_t m = 0; m < k; m++)
 		if (up[m] != NULL && run->algo != &fb_algo_avg)
 			c->graphs[m] = decode_graph(up[m]->d, c->d, c->names,
 			                            (run->inner->flags & FB_ALGO_WEIGHTED) != 0);
 	if (run->algo == &fb_algo_voting)
-		c->result = vote(run, up, k);
+		c->result = fb_combine_vote(mats, k, c->d, fb_params_double(&run->params, "vote"),
+		                            c->names);
 	else if (run->algo == &fb_algo_avg)
-		c->result = average(run, up, k);
-	else if (run->algo == &fb_algo_best)
-		c->result = pick_best(run);
+		c->result = fb_combine_average(mats, k, c->d,
+		                               fb_params_double(&run->params, "avg_threshold"), c->names);
+	else if (run->algo == &fb_algo_best && (c->best = fb_combine_best(c->graphs, k, run->truth)) < k)
+		c->result = fb_graph_copy(c->graphs[c->best]);
+	free(mats);
 	fb_msg_doubles(down, 0);
 	c->done = true;
 	return FB_OK;

@@ -11,6 +11,7 @@ src_lib_algo_libalgo_la_SOURCES = \
 	include/fedbn/algo.h \
 	src/lib/algo/run.c \
 	src/lib/algo/registry.c \
+	src/lib/algo/combine.h \
 	src/lib/algo/combine.c \
 	src/lib/algo/algo-notears.c \
 	src/lib/algo/algo-admm.c
@@ -23,3 +24,9 @@ tests_unit_test_notears_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 tests_unit_test_admm_SOURCES = tests/unit/test-admm.c
 tests_unit_test_admm_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_admm_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test-fed
+TESTS += tests/unit/test-fed
+tests_unit_test_fed_SOURCES = tests/unit/test-fed.c
+tests_unit_test_fed_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fed_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -1,0 +1,302 @@
+/* Tests of the federation, runs and combinators: messages never grow with a client's rows,
+ * the ledger counts what the algorithm implies, threads and seeds change nothing, partial
+ * participation takes the asked share, and the combinators' rules on hand-made graphs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/algo.h"
+#include "fedbn/sim.h"
+#include "../../src/lib/algo/combine.h"
+
+/* A simulated dataset with its truth. */
+typedef struct fixture {
+	fb_dataset *ds;  /* the data */
+	fb_graph *truth; /* its DAG */
+} fixture;
+
+/* Simulate d variables, n rows. */
+static fixture make_data(size_t d, size_t n, uint64_t seed)
+{
+	fb_sim_options o;
+	fixture f;
+	fb_error err;
+
+	fb_sim_options_init(&o);
+	o.d = d;
+	o.edges = d;
+	o.n = n;
+	o.seed = seed;
+	assert_int_equal(fb_sim_generate(&o, &f.ds, &f.truth, &err), FB_OK);
+	return f;
+}
+
+/* Split horizontally into k clients with the given sizes ("" for even). */
+static fb_partition *split(const fb_dataset *ds, size_t k, const char *sizes)
+{
+	fb_split_options o;
+	fb_error err;
+	fb_partition *p;
+
+	fb_split_options_init(&o);
+	if (sizes[0] != '\0') {
+		o.sizes = FB_SIZES_LIST;
+		o.size_list = sizes;
+	}
+	p = fb_split(ds, FB_SPLIT_HORIZONTAL, k, &o, &err);
+	assert_non_null(p);
+	return p;
+}
+
+/* Start notears-admm with default parameters (and max_rounds when > 0). */
+static fb_run *start_admm(const fixture *f, const fb_partition *p, size_t threads,
+                          int64_t rounds)
+{
+	fb_fed_options fo;
+	fb_error err = { { 0 } };
+	fb_params params;
+	char word[32];
+	fb_run *run;
+
+	fb_fed_options_init(&fo);
+	fo.threads = threads;
+	fb_params_init(&params, fb_algo_params(&fb_algo_notears_admm, NULL), &err);
+	if (rounds > 0) {
+		snprintf(word, sizeof word, "max_rounds=%lld", (long long)rounds);
+		assert_int_equal(fb_params_set_word(&params, word, "t", &err), FB_OK);
+	}
+	run = fb_run_alloc("notears-admm", &params, &fo, f->ds, p, f->truth, &err);
+	fb_params_release(&params);
+	if (run == NULL)
+		fail_msg("%s", err.msg);
+	return run;
+}
+
+/* Every message is d*d numbers each way, whatever the client's rows; the ledger's totals are
+ * rounds * clients * d*d * 8 bytes each way. */
+static void test_message_sizes(void **state)
+{
+	fixture f = make_data(6, 120, 3);
+	fb_partition *p = split(f.ds, 3, "10,30,80");
+	fb_run *run = start_admm(&f, p, 1, 5);
+	fb_error err;
+	const fb_ledger *l;
+
+	while (!fb_run_done(run))
+		assert_int_equal(fb_run_step(run, &err), FB_OK);
+	l = fb_fed_ledger(run->fed);
+	assert_int_equal(fb_run_rounds(run), 5);
+	assert_int_equal(l->n, 5 * 3 * 2);
+	for (size_t i = 0; i < l->n; i++)
+		assert_int_equal(l->e[i].bytes, 6 * 6 * sizeof(double));
+	assert_int_equal(fb_run_bytes(run, FB_UP), 5 * 3 * 36 * 8);
+	assert_int_equal(fb_run_bytes(run, FB_DOWN), 5 * 3 * 36 * 8);
+	assert_int_equal(fb_run_last(run)->bytes_up, 3 * 36 * 8);
+	fb_run_free(run);
+	fb_partition_free(p);
+	fb_dataset_free(f.ds);
+	fb_graph_free(f.truth);
+}
+
+/* threads=1 and threads=3 give the same W, bit for bit; so does a second identical run. */
+static void test_threads_bit_identical(void **state)
+{
+	fixture f = make_data(8, 200, 5);
+	fb_partition *p = split(f.ds, 5, "");
+	fb_run *a = start_admm(&f, p, 1, 30), *b = start_admm(&f, p, 3, 30);
+	fb_run *c = start_admm(&f, p, 1, 30);
+	double wa[64], wb[64], wc[64];
+	fb_error err;
+
+	while (!fb_run_done(a)) {
+		assert_int_equal(fb_run_step(a, &err), FB_OK);
+		assert_int_equal(fb_run_step(b, &err), FB_OK);
+		assert_int_equal(fb_run_step(c, &err), FB_OK);
+	}
+	assert_int_equal(a->algo->weights(a, wa, &err), FB_OK);
+	assert_int_equal(b->algo->weights(b, wb, &err), FB_OK);
+	assert_int_equal(c->algo->weights(c, wc, &err), FB_OK);
+	assert_memory_equal(wa, wb, sizeof wa);
+	assert_memory_equal(wa, wc, sizeof wa);
+	assert_true(fabs(wa[1]) + fabs(wa[8]) > 0.0 || fb_graph_n_edges(f.truth) > 0);
+	fb_run_free(a);
+	fb_run_free(b);
+	fb_run_free(c);
+	fb_partition_free(p);
+	fb_dataset_free(f.ds);
+	fb_graph_free(f.truth);
+}
+
+/* The two halves of a toy algorithm: each client sends one number; the server counts. */
+static int toy_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                      fb_msg *up, double *figure, fb_error *err)
+{
+	fb_msg_doubles(up, 1)[0] = (double)k;
+	*figure = (double)k;
+	return FB_OK;
+}
+
+/* The toy server: counts the replies into the broadcast. */
+static int toy_server(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
+                      fb_error *err)
+{
+	size_t *heard = state;
+
+	*heard = 0;
+	for (size_t m = 0; m < k; m++)
+		*heard += up[m] != NULL;
+	fb_msg_doubles(down, 1)[0] = (double)*heard;
+	return FB_OK;
+}
+
+/* A share of 0.3 of 10 clients takes exactly 3 per round, chosen by the seed. */
+static void test_participation(void **state)
+{
+	static const fb_fed_ops ops = { toy_client, toy_server };
+	fixture f = make_data(4, 100, 1);
+	fb_partition *p = split(f.ds, 10, "");
+	fb_fed_options o;
+	fb_federation *f1, *f2;
+	fb_error err;
+	size_t heard, differ = 0;
+
+	fb_fed_options_init(&o);
+	o.share = 0.3;
+	o.seed = 9;
+	f1 = fb_fed_alloc(p, &o, &err);
+	f2 = fb_fed_alloc(p, &o, &err);
+	for (int r = 0; r < 20; r++) {
+		size_t took = 0;
+
+		assert_int_equal(fb_fed_round(f1, &ops, &heard, &err), FB_OK);
+		assert_int_equal(heard, 3);
+		assert_int_equal(fb_fed_round(f2, &ops, &heard, &err), FB_OK);
+		for (size_t k = 0; k < 10; k++) {
+			took += fb_fed_took_part(f1, k);
+			assert_int_equal(fb_fed_took_part(f1, k), fb_fed_took_part(f2, k));
+			differ += r > 0 && fb_fed_took_part(f1, k) != (k < 3);
+		}
+		assert_int_equal(took, 3);
+	}
+	assert_true(differ > 0); /* not always the same three */
+	assert_int_equal(fb_ledger_bytes(fb_fed_ledger(f1), 0, FB_UP), 20 * 3 * 8);
+	fb_fed_free(f1);
+	fb_fed_free(f2);
+	fb_partition_free(p);
+	fb_dataset_free(f.ds);
+	fb_graph_free(f.truth);
+}
+
+/* Names A, B, C, D. */
+static char name_text[4][2] = { "A", "B", "C", "D" };
+static char *names4[] = { name_text[0], name_text[1], name_text[2], name_text[3] };
+
+/* Voting keeps marks found by more than half of the clients heard. */
+static void test_vote(void **state)
+{
+	/* A->B in 3 of 4; B->C in 2 of 4 (exactly half: dropped); C-D undirected in 3 of 4 */
+	double g1[16] = { 0 }, g2[16] = { 0 }, g3[16] = { 0 }, g4[16] = { 0 };
+	const double *mats[5] = { g1, g2, g3, g4, NULL };
+	fb_graph *g;
+
+	g1[0 * 4 + 1] = g2[0 * 4 + 1] = g3[0 * 4 + 1] = 1;
+	g1[1 * 4 + 2] = g4[1 * 4 + 2] = 1;
+	g1[2 * 4 + 3] = g1[3 * 4 + 2] = g2[2 * 4 + 3] = g2[3 * 4 + 2] = 1;
+	g4[2 * 4 + 3] = g4[3 * 4 + 2] = 1;
+	g = fb_combine_vote(mats, 5, 4, 0.5, names4);
+	assert_int_equal(fb_graph_edge(g, 0, 1), FB_EDGE_FORWARD);
+	assert_int_equal(fb_graph_edge(g, 1, 2), FB_EDGE_NONE);
+	assert_int_equal(fb_graph_edge(g, 2, 3), FB_EDGE_UNDIRECTED);
+	assert_int_equal(fb_graph_n_edges(g), 2);
+	fb_graph_free(g);
+	g = fb_combine_vote(mats, 5, 4, 0.25, names4); /* more than 1 of 4: B->C now kept */
+	assert_int_equal(fb_graph_edge(g, 1, 2), FB_EDGE_FORWARD);
+	fb_graph_free(g);
+}
+
+/* Averaging: the mean, the threshold, the larger direction of a pair, no diagonal. */
+static void test_average(void **state)
+{
+	double g1[16] = { 0 }, g2[16] = { 0 };
+	const double *mats[2] = { g1, g2 };
+	fb_graph *g;
+
+	g1[0 * 4 + 1] = 1.0, g2[0 * 4 + 1] = 0.0;   /* mean 0.5: kept */
+	g1[1 * 4 + 2] = 0.5, g2[1 * 4 + 2] = 0.1;   /* mean 0.3: at the threshold, dropped */
+	g1[2 * 4 + 3] = 0.8, g2[3 * 4 + 2] = -1.2;  /* C->D 0.4, D->C -0.6: D->C kept */
+	g1[0] = 5.0;                                /* diagonal: never an edge */
+	g = fb_combine_average(mats, 2, 4, 0.3, names4);
+	assert_int_equal(fb_graph_edge(g, 0, 1), FB_EDGE_FORWARD);
+	assert_true(g->w[0 * 4 + 1] == 0.5);
+	assert_int_equal(fb_graph_edge(g, 1, 2), FB_EDGE_NONE);
+	assert_int_equal(fb_graph_edge(g, 3, 2), FB_EDGE_FORWARD);
+	assert_true(g->w[3 * 4 + 2] == -0.6);
+	assert_int_equal(fb_graph_n_edges(g), 2);
+	fb_graph_free(g);
+}
+
+/* Best: the lowest SHD against the truth, the first on a tie. */
+static void test_best(void **state)
+{
+	fb_graph *truth = fb_graph_alloc(3), *gs[3];
+
+	fb_graph_set_directed(truth, 0, 1, 1);
+	fb_graph_set_directed(truth, 1, 2, 1);
+	for (int m = 0; m < 3; m++)
+		gs[m] = fb_graph_alloc(3);
+	fb_graph_set_directed(gs[0], 1, 0, 1); /* reversed + missing: SHD 2 */
+	fb_graph_set_directed(gs[1], 0, 1, 1); /* missing one: SHD 1 */
+	fb_graph_set_directed(gs[2], 1, 2, 1); /* missing one: SHD 1 (tie, later) */
+	assert_int_equal(fb_combine_best(gs, 3, truth), 1);
+	for (int m = 0; m < 3; m++)
+		fb_graph_free(gs[m]);
+	fb_graph_free(truth);
+}
+
+/* Combinators refuse what they cannot do, with the reason. */
+static void test_refusals(void **state)
+{
+	const fb_algo *a, *in;
+	fb_error err = { { 0 } };
+	fixture f = make_data(4, 60, 2);
+	fb_run *run;
+
+	assert_int_equal(fb_algo_lookup("voting", &a, &in, &err), FB_ERR);
+	assert_string_equal(err.msg, "voting combines a learner's client graphs: write "
+	                             "voting:LEARNER, e.g. voting:notears");
+	assert_int_equal(fb_algo_lookup("voting:notears-admm", &a, &in, &err), FB_ERR);
+	assert_string_equal(err.msg, "notears-admm is not a learner that runs on one dataset, so "
+	                             "it cannot be combined");
+	assert_int_equal(fb_algo_lookup("vote:notears", &a, &in, &err), FB_ERR);
+	assert_string_equal(err.msg, "unknown combinator 'vote' (there are: all, sep, voting, "
+	                             "avg, best)");
+	run = fb_run_alloc("notears-admm", NULL, NULL, f.ds, NULL, f.truth, &err);
+	assert_null(run);
+	assert_string_equal(err.msg, "notears-admm runs over clients: split the data first");
+	run = fb_run_alloc("best:notears", NULL, NULL, f.ds, NULL, NULL, &err);
+	assert_null(run);
+	fb_dataset_free(f.ds);
+	fb_graph_free(f.truth);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_message_sizes),
+		cmocka_unit_test(test_threads_bit_identical),
+		cmocka_unit_test(test_participation),
+		cmocka_unit_test(test_vote),
+		cmocka_unit_test(test_average),
+		cmocka_unit_test(test_best),
+		cmocka_unit_test(test_refusals),
+	};
+
+	fb_gsl_install_handler();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
