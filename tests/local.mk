@@ -19,7 +19,8 @@ tests_unit_test_cmd_LDADD = src/cli/libcmds.la libfedbn.la $(FB_LIB_DEPS) $(CMOC
 # transcripts of the real program
 TRANSCRIPTS = \
 	tests/transcripts/basics.fbn \
-	tests/transcripts/export.fbn
+	tests/transcripts/export.fbn \
+	tests/transcripts/algo.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

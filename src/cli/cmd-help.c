@@ -32,7 +32,7 @@ static void print_params(FILE *out, const fb_param_def *defs)
 }
 
 /* Print text word-wrapped at width columns. */
-static void print_wrapped(FILE *out, const char *text, size_t width)
+void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width)
 {
 	size_t col = 0;
 
@@ -60,7 +60,7 @@ void fb_cmd_print_help(FILE *out, const fb_cmd_entry *e)
 	fprintf(out, "usage: %s%s%s\n", e->name, e->usage[0] != '\0' ? " " : "", e->usage);
 	if (e->alias != NULL)
 		fprintf(out, "alias: %s\n", e->alias);
-	print_wrapped(out, e->help != NULL ? e->help : e->summary, 78);
+	fb_cmd_print_wrapped(out, e->help != NULL ? e->help : e->summary, 78);
 	print_params(out, e->params);
 }
 

@@ -19,9 +19,12 @@ static int help_algo(fb_cmd_ctx *ctx, const char *name)
 
 	if (fb_algo_lookup(name, &al, &inner, &err) != FB_OK)
 		return fb_cmd_error(ctx, "help: %s", err.msg);
-	fprintf(ctx->out, "%s: %s\n%s\n", al->name, al->summary, al->help);
-	if (inner != NULL)
-		fprintf(ctx->out, "%s: %s\n%s\n", inner->name, inner->summary, inner->help);
+	fprintf(ctx->out, "%s: %s\n", al->name, al->summary);
+	fb_cmd_print_wrapped(ctx->out, al->help, 78);
+	if (inner != NULL) {
+		fprintf(ctx->out, "%s: %s\n", inner->name, inner->summary);
+		fb_cmd_print_wrapped(ctx->out, inner->help, 78);
+	}
 	fb_params_init(&p, fb_algo_params(al, inner), &err);
 	fprintf(ctx->out, "parameters:\n");
 	for (size_t i = 0; i < p.n; i++)

@@ -69,10 +69,27 @@ static int advance(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 	return ret;
 }
 
+/* Whether the newest run has finished with nothing changed since; says so when it has. */
+static bool finished_unchanged(fb_cmd_ctx *ctx)
+{
+	fb_run *last = fb_session_last_run(ctx->s);
+
+	if (last == NULL || ctx->s->stale || !fb_run_done(last))
+		return false;
+	fprintf(ctx->out, "run %zu (%s) has finished after %zu rounds; change the data, split, "
+	                  "algorithm or a parameter to start another\n", ctx->s->nruns, last->name,
+	        fb_run_rounds(last));
+	return true;
+}
+
 /* run [rounds=N]: rounds until the algorithm finishes (or N rounds). */
 static int exec_run(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
-	fb_run *run = current_run(ctx, "run");
+	fb_run *run;
+
+	if (finished_unchanged(ctx))
+		return FB_CMD_OK;
+	run = current_run(ctx, "run");
 
 	if (run == NULL)
 		return FB_CMD_ERROR;
@@ -88,6 +105,8 @@ static int exec_step(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (a->argc > 0 && (fb_parse_int64(a->argv[0], &n) != FB_OK || n < 1))
 		return fb_cmd_error(ctx, "step: the number of rounds must be a whole number >= 1, "
 		                         "not '%s'", a->argv[0]);
+	if (finished_unchanged(ctx))
+		return FB_CMD_OK;
 	if ((run = current_run(ctx, "step")) == NULL)
 		return FB_CMD_ERROR;
 	return advance(ctx, run, (size_t)n);
@@ -138,8 +157,9 @@ const fb_cmd_entry fb_cmd_run = {
 	.name = "run", .usage = "[rounds=N]", .summary = "run the algorithm until it finishes",
 	.help = "Run the chosen algorithm round by round until it finishes (or for N rounds), "
 	        "printing one line per round. The newest run continues when nothing changed "
-	        "since it started; otherwise a new run starts. Ctrl-C stops at the end of the "
-	        "current round and keeps everything computed so far.",
+	        "since it started; after a change of data, split, algorithm or parameter a new "
+	        "run starts. Ctrl-C stops at the end of the current round and keeps everything "
+	        "computed so far.",
 	.min_args = 0, .max_args = 0, .params = run_params, .exec = exec_run,
 };
 

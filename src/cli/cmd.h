@@ -106,6 +106,8 @@ int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name);
  * file names should be offered as well. */
 char **fb_cmd_complete(const char *line, size_t start, const char *text, bool *files);
 
+/* Print text word-wrapped at width columns, then a new line. */
+void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width);
 /* Print the command list (help with no argument). */
 void fb_cmd_print_list(FILE *out);
 /* Print one command's help. */

@@ -130,8 +130,8 @@ static void given_params(const fb_run *run, char *buf, size_t len)
 		snprintf(buf + used, len - used, "%sshare=%g", used ? " " : "", run->fedopt.share);
 }
 
-/* Fill one row for run number idx. */
-static void compare_row(row *r, const fb_run *run, size_t idx)
+/* Fill one row for run number idx (fmt_text: seconds with their unit). */
+static void compare_row(row *r, const fb_run *run, size_t idx, bool fmt_text)
 {
 	fb_error err;
 	fb_score s;
@@ -152,7 +152,7 @@ static void compare_row(row *r, const fb_run *run, size_t idx)
 			snprintf(r->cell[c], sizeof r->cell[c], "-");
 	}
 	snprintf(r->cell[9], sizeof r->cell[9], "%zu", fb_run_rounds(run));
-	snprintf(r->cell[10], sizeof r->cell[10], "%.3f", run->seconds);
+	snprintf(r->cell[10], sizeof r->cell[10], "%.3f%s", run->seconds, fmt_text ? " s" : "");
 	snprintf(r->cell[11], sizeof r->cell[11], "%zu",
 	         fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN));
 }
@@ -202,7 +202,7 @@ void fb_report_compare(FILE *out, fb_run *const *runs, size_t n, enum fb_table_f
 	for (int c = 0; c < 12; c++)
 		width[c] = strlen(compare_head[c]);
 	for (size_t i = 0; i < n; i++) {
-		compare_row(&rows[i], runs[i], i + 1);
+		compare_row(&rows[i], runs[i], i + 1, fmt == FB_TABLE_TEXT);
 		for (int c = 0; c < 12; c++)
 			if (strlen(rows[i].cell[c]) > width[c])
 				width[c] = strlen(rows[i].cell[c]);
