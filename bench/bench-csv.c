@@ -83,12 +83,12 @@ static size_t write_file(const char *path)
 	return fclose(fp) == 0 ? bytes : 0;
 }
 
-/* Seconds on the monotonic clock. */
-static double now(void)
+/* Seconds on the given clock. */
+static double now(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -170,7 +170,7 @@ static double peak_growth(const char *path)
 int main(void)
 {
 	char path[128];
-	double best = 1e30, matrix = (double)BENCH_ROWS * BENCH_COLS * sizeof(double), peak;
+	double best = 1e30, best_cpu = 1e30, matrix = (double)BENCH_ROWS * BENCH_COLS * sizeof(double), peak;
 	size_t bytes;
 
 	snprintf(path, sizeof path, "/tmp/fedbn-bench-csv-%ld.csv", (long)getuid());
@@ -180,18 +180,20 @@ int main(void)
 		return 1;
 	}
 	for (int k = 0; k < 3; k++) {
-		double t0 = now();
+		double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
 		fb_dataset *ds = load(path);
-		double t = now() - t0;
+		double t = now(CLOCK_MONOTONIC) - t0, c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
 
 		fb_dataset_free(ds);
-		if (t < best)
-			best = t;
+		best = t < best ? t : best;
+		best_cpu = c < best_cpu ? c : best_cpu;
 	}
 	peak = peak_growth(path);
 	unlink(path);
-	printf("bench-csv: fb_csv_read %d x %d numeric, %.1f MB: best of 3 %.3f s, %.1f MB/s\n",
-	       BENCH_ROWS, BENCH_COLS, (double)bytes / 1e6, best, (double)bytes / best / 1e6);
+	/* CPU time too: on a shared machine the wall clock also counts other people's work */
+	printf("bench-csv: fb_csv_read %d x %d numeric, %.1f MB: best of 3 %.3f s, %.1f MB/s "
+	       "(CPU time %.3f s, %.1f MB/s)\n", BENCH_ROWS, BENCH_COLS, (double)bytes / 1e6,
+	       best, (double)bytes / best / 1e6, best_cpu, (double)bytes / best_cpu / 1e6);
 	if (peak < 0) {
 		fprintf(stderr, "bench-csv: cannot measure the peak memory\n");
 		return 1;

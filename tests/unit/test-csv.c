@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -496,7 +497,7 @@ static void format_number(char *out, size_t size, int form, double x)
 	case 4: snprintf(out, size, "%.3e", x); break;
 	case 5: snprintf(out, size, "%.1f", x); break;
 	case 6: snprintf(out, size, "%.20e", x); break;
-	case 7: snprintf(out, size, "%g", x); break;
+	case 7: snprintf(out, size, "%.18g", x); break;
 	default: snprintf(out, size, "%.0f", x); break;
 	}
 }
@@ -523,6 +524,31 @@ static void test_number_parse(void **state)
 		format_number(text, sizeof text, k % 9, k % 3 ? x : -x);
 		assert_true(fb_csv_number_parse(text, strlen(text), &v));
 		assert_true(memcmp(&v, &(double){ strtod(text, NULL) }, sizeof v) == 0);
+	}
+	/* full precision in the range of everyday data, the form fb_csv_write_dataset uses */
+	for (int k = 0; k < 1000000; k++) {
+		double x;
+
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		x = ldexp((double)(s >> 11), (int)(s % 128) - 100);
+		snprintf(text, sizeof text, k % 2 ? "%.17g" : "%.16g", x);
+		assert_true(fb_csv_number_parse(text, strlen(text), &v));
+		if (memcmp(&v, &(double){ strtod(text, NULL) }, sizeof v) != 0)
+			fail_msg("'%s' parsed as %.17g", text, v);
+	}
+	/* halfway points between two large doubles (and their neighbours), written so that
+	 * the parser must divide by a power of ten: the ties must go to even */
+	for (int k = 0; k < 20000; k++) {
+		uint64_t x, half;
+
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		x = (s >> 5 >> s % 6) | (UINT64_C(1) << 53);
+		half = (uint64_t)ldexp(1, (int)floor(log2((double)x)) - 53);
+		x = x / (2 * half) * (2 * half) + half + (uint64_t)(k % 3) - 1;
+		snprintf(text, sizeof text, "%" PRIu64 "0e-1", x);
+		assert_true(fb_csv_number_parse(text, strlen(text), &v));
+		if (memcmp(&v, &(double){ strtod(text, NULL) }, sizeof v) != 0)
+			fail_msg("'%s' parsed as %.17g", text, v);
 	}
 	assert_true(fb_csv_number_parse("-0", 2, &v) && v == 0 && signbit(v));
 	assert_true(fb_csv_number_parse("+.5e-3", 6, &v) && v == 0.0005);

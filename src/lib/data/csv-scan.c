@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -61,6 +62,38 @@ bool fb_csv_is_missing(const char *s, size_t len)
 	return false;
 }
 
+/* x86's 80-bit long double holds any 19-digit mantissa and powers of ten up to 1e27 exactly;
+ * its explicit 64-bit significand is the first 8 bytes of the object. */
+#if (defined(__x86_64__) || defined(__i386__)) && LDBL_MANT_DIG == 64
+#define HAVE_X87_LONG_DOUBLE 1
+
+/* Exact powers of ten in 80-bit long double. */
+static const long double pow10_extended[] = {
+	1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L, 1e9L, 1e10L, 1e11L, 1e12L, 1e13L,
+	1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L,
+	1e26L, 1e27L,
+};
+
+/* m x 10^e10 for |e10| <= 27 through one 64-bit-mantissa operation, then rounded to double.
+ * The first rounding errs by at most half a unit of the 64-bit result; unless that result is
+ * within one such unit of a halfway point between two doubles (its low 11 bits near 0x400),
+ * the double is the correctly rounded one.  False (leave it to strtod) in that rare case. */
+static bool number_parse_extended(uint64_t m, long e10, double *out)
+{
+	long double r;
+	uint64_t bits;
+
+	if (e10 < -27 || e10 > 27)
+		return false;
+	r = e10 < 0 ? (long double)m / pow10_extended[-e10] : (long double)m * pow10_extended[e10];
+	memcpy(&bits, &r, sizeof bits);
+	if ((bits & 0x7FF) - 0x3FF <= 2)
+		return false;
+	*out = (double)r;
+	return true;
+}
+#endif
+
 /* The slow, always correct conversion through strtod of a number already checked. */
 static bool number_parse_slow(const char *s, size_t len, double *out)
 {
@@ -80,7 +113,7 @@ static bool number_parse_slow(const char *s, size_t len, double *out)
 }
 
 /* Parse a decimal number: the exact fast path (Clinger) when the digits fit in 53 bits and
- * the power of ten is exact, else strtod. */
+ * the power of ten is exact, then the checked 80-bit path for up to 19 digits, else strtod. */
 bool fb_csv_number_parse(const char *s, size_t len, double *out)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len, *digits;
@@ -132,9 +165,17 @@ bool fb_csv_number_parse(const char *s, size_t len, double *out)
 	if (p != end)
 		return false;
 	e10 = e - nfrac;
-	if (lost || (m > (UINT64_C(1) << 53) && e10 != 0) || e10 < -22 || e10 > 22)
+	if (lost)
 		return number_parse_slow(s, len, out);
-	*out = e10 < 0 ? (double)m / pow10_exact[-e10] : (double)m * pow10_exact[e10];
+	if ((m <= (UINT64_C(1) << 53) || e10 == 0) && e10 >= -22 && e10 <= 22)
+		*out = e10 < 0 ? (double)m / pow10_exact[-e10] : (double)m * pow10_exact[e10];
+#ifdef HAVE_X87_LONG_DOUBLE
+	else if (!number_parse_extended(m, e10, out))
+		return number_parse_slow(s, len, out);
+#else
+	else
+		return number_parse_slow(s, len, out);
+#endif
 	if (neg)
 		*out = -*out;
 	return true;
