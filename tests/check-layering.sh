@@ -9,12 +9,12 @@ cd "$top" || exit 99
 allowed() {
 	case $1 in
 	core)   echo "core param" ;;
-	graph)  echo "core param graph metrics" ;;
-	data)   echo "core param graph metrics dataset csv sim" ;;
-	stats)  echo "core param graph metrics dataset stats" ;;
+	graph)  echo "core param graph metrics cpdag" ;;
+	data)   echo "core param graph metrics dataset csv sim bif" ;;
+	stats)  echo "core param graph metrics dataset stats ci" ;;
 	optim)  echo "core param optim" ;;
 	fed)    echo "core param graph metrics dataset partition fed" ;;
-	algo)   echo "core param graph metrics dataset stats optim partition fed algo notears admm" ;;
+	algo)   echo "core param graph metrics cpdag dataset stats ci optim partition fed algo notears admm pc fedpc" ;;
 	export) echo "core param graph metrics export" ;;
 	esac
 }
@@ -23,11 +23,12 @@ allowed() {
 header_module() {
 	case $1 in
 	core|param) echo core ;;
-	graph|metrics) echo graph ;;
-	dataset|csv|sim) echo data ;;
+	graph|metrics|cpdag) echo graph ;;
+	dataset|csv|sim|bif) echo data ;;
+	stats|ci) echo stats ;;
 	partition|fed) echo fed ;;
 	optim) echo optim ;;
-	notears|admm|algo) echo algo ;;
+	notears|admm|algo|pc|fedpc) echo algo ;;
 	*) echo "$1" ;;
 	esac
 }

@@ -1,0 +1,1 @@
+# FedPC and its baselines (added to libalgo)

@@ -1,0 +1,1 @@
+# PC and the CPDAG tools (added to libalgo and libgraph)

@@ -1,0 +1,1 @@
+# BIF networks: reader and forward sampler (added to libdata)

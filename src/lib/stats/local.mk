@@ -1,0 +1,1 @@
+# stats: correlation, conditional-independence tests (GSL only)
