@@ -398,6 +398,12 @@ static void test_discrete_auto(void **state)
 	assert_true(fb_dataset_get(ds, 3, 0) == 2);
 	assert_true(fb_dataset_get(ds, 3, 1) == 4);
 	fb_dataset_free(ds);
+	/* a huge limit costs nothing up front */
+	o.max_levels = SIZE_MAX;
+	ds = read_ok("a,b\n1,2\n3,2\n", &o, NULL);
+	assert_var(ds, 0, "a", "1", "3", NULL);
+	assert_var(ds, 1, "b", "2", NULL);
+	fb_dataset_free(ds);
 }
 
 /* FB_DISCRETE_LIST: the named columns are discrete; unknown names are an error. */

@@ -41,8 +41,9 @@ struct column {
 	enum col_kind kind;    /* decided by the first non-missing value */
 	struct label_set set;  /* COL_TEXT: the labels seen in kept rows */
 	bool small_int;        /* FB_DISCRETE_AUTO: integers with few distinct values so far */
-	double *ints;          /* FB_DISCRETE_AUTO: the distinct values (room for max_levels) */
+	double *ints;          /* FB_DISCRETE_AUTO: the distinct values, in increasing order */
 	size_t nints;          /* entries used in ints */
+	size_t capints;        /* room in ints */
 };
 
 /* The reader's state between libcsv callbacks. */
@@ -242,20 +243,37 @@ static void take_field(struct reader *rd, size_t j, const char *s, size_t len, s
 	keep_text(rd, &rd->rowtext, &rd->rowt[j], s, len, line, j + 1);
 }
 
-/* Follow an integer column of FB_DISCRETE_AUTO: still integers, still few values? */
+/* Follow an integer column of FB_DISCRETE_AUTO: still integers, still few values?  The
+ * distinct values stay sorted, so that each value costs a binary search. */
 static void track_small_int(struct column *c, double v, size_t max_levels)
 {
+	size_t lo = 0, hi = c->nints;
+
 	if (v != floor(v) || fabs(v) > 9007199254740992.0) {
 		c->small_int = false;
 		return;
 	}
-	for (size_t k = 0; k < c->nints; k++)
-		if (c->ints[k] == v)
-			return;
-	if (c->nints == max_levels)
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ints[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->nints && c->ints[lo] == v)
+		return;
+	if (c->nints == max_levels) {
 		c->small_int = false;
-	else
-		c->ints[c->nints++] = v;
+		return;
+	}
+	if (c->nints == c->capints) {
+		c->capints = c->capints == 0 ? 8 : 2 * c->capints;
+		c->ints = fb_xreallocarray(c->ints, c->capints, sizeof *c->ints);
+	}
+	memmove(c->ints + lo + 1, c->ints + lo, (c->nints - lo) * sizeof *c->ints);
+	c->ints[lo] = v;
+	c->nints++;
 }
 
 /* Make room for one more row in the value array. */
@@ -418,10 +436,8 @@ static void setup_columns(struct reader *rd)
 
 		if (rd->opt.discrete == FB_DISCRETE_ALL)
 			c->kind = COL_TEXT;
-		if (rd->opt.discrete == FB_DISCRETE_AUTO && rd->opt.max_levels > 0) {
+		if (rd->opt.discrete == FB_DISCRETE_AUTO && rd->opt.max_levels > 0)
 			c->small_int = true;
-			c->ints = fb_xcalloc(rd->opt.max_levels, sizeof *c->ints);
-		}
 	}
 	if (rd->opt.discrete == FB_DISCRETE_LIST)
 		mark_listed(rd);
@@ -512,14 +528,13 @@ static int compare_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Make integer column j discrete: its distinct values in numeric order are the levels. */
+/* Make integer column j discrete: its distinct values (kept sorted) are the levels. */
 static int finish_int_column(struct reader *rd, fb_dataset *ds, size_t j)
 {
 	struct column *c = &rd->col[j];
 	char **levels = fb_xcalloc(c->nints, sizeof *levels);
 	int rc;
 
-	qsort(c->ints, c->nints, sizeof *c->ints, compare_double);
 	for (size_t k = 0; k < c->nints; k++)
 		levels[k] = fb_xasprintf("%" PRId64, (int64_t)c->ints[k]);
 	for (size_t i = 0; i < ds->n; i++) {
