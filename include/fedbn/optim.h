@@ -53,4 +53,24 @@ typedef struct fb_lbfgs_report {
 int fb_lbfgs(size_t n, double *x, fb_objective f, void *ctx, const fb_lbfgs_options *opt,
              fb_lbfgs_report *rep, fb_error *err);
 
+/* Settings of one OWL-QN run (zeros mean the defaults noted). */
+typedef struct fb_owlqn_options {
+	size_t memory;    /* stored correction pairs (10) */
+	size_t max_eval;  /* most objective evaluations (15000); checked between iterations */
+	double ftol_rel;  /* stop when one iteration lowers the objective (l1 included) by less
+	                     than this, relatively (2.2e-9) */
+	double gtol;      /* stop when |pseudo-gradient|_2 < gtol max(1, |x|_2) (1e-5) */
+	double l1;        /* weight c of the term c |x|_1 (0: plain L-BFGS) */
+	size_t l1_begin;  /* the l1 term covers x[l1_begin .. l1_end) */
+	size_t l1_end;    /* (0: up to n) */
+} fb_owlqn_options;
+
+/* Minimise f(x) + l1 |x[l1_begin..l1_end)|_1 from x (in place) with liblbfgs's OWL-QN
+ * (orthant-wise L-BFGS: the l1 term needs neither splitting nor bounds); f is the smooth
+ * part only.  Like fb_lbfgs, a run that stops on its evaluation limit or on rounding (its
+ * line search cannot make progress) returns FB_OK with the best x found; rep->f includes
+ * the l1 term and rep->code is liblbfgs's code. */
+int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
+             fb_lbfgs_report *rep, fb_error *err);
+
 #endif

@@ -96,10 +96,12 @@ static void test_h_dag(void **state)
 	gsl_rng_free(r);
 }
 
-/* The two-cycle W = [[0, a], [b, 0]]: h = 2 cosh(|ab|) - 2, dh/da = 2 sinh(|ab|) |b| sgn a. */
+/* The two-cycle W = [[0, a], [b, 0]]: h = 2 cosh(|ab|) - 2 = 4 sinh^2(|ab| / 2), and
+ * dh/da = 2 sinh(|ab|) |b| sgn a; the tiny case needs h computed without cancellation. */
 static void test_h_two_cycle(void **state)
 {
-	const double ab[][2] = { { 0.4, 0.7 }, { 1.3, -0.8 }, { -2.1, 1.7 }, { 0.05, 3.0 } };
+	const double ab[][2] = { { 0.4, 0.7 }, { 1.3, -0.8 }, { -2.1, 1.7 }, { 0.05, 3.0 },
+	                         { 1e-4, -2e-4 } };
 	gsl_matrix *W = gsl_matrix_calloc(2, 2), *G = gsl_matrix_alloc(2, 2);
 	fb_dag_h_work *w = fb_dag_h_work_alloc(2);
 	fb_error err = { "" };
@@ -111,7 +113,9 @@ static void test_h_two_cycle(void **state)
 		gsl_matrix_set(W, 0, 1, a);
 		gsl_matrix_set(W, 1, 0, b);
 		assert_int_equal(fb_dag_h(W, w, &h, G, &err), FB_OK);
-		assert_rel(h, 2.0 * cosh(p) - 2.0, 1e-13);
+		if (!(fabs(h - 4.0 * sinh(p / 2) * sinh(p / 2)) <= 1e-13 * h))
+			fail_msg("a = %g, b = %g: h = %.17g, want %.17g", a, b, h,
+			         4.0 * sinh(p / 2) * sinh(p / 2));
 		assert_rel(gsl_matrix_get(G, 0, 1), 2.0 * sinh(p) * fabs(b) * (a > 0 ? 1 : -1),
 		           1e-13);
 		assert_rel(gsl_matrix_get(G, 1, 0), 2.0 * sinh(p) * fabs(a) * (b > 0 ? 1 : -1),
@@ -142,7 +146,8 @@ static void test_h_gradient_fd(void **state)
 		assert_true(h > 0.0);
 		for (i = 0; i < d; i++)
 			for (j = 0; j < d; j++) {
-				double x = gsl_matrix_get(W, i, j), step = 1e-5 * fmax(1.0, fabs(x));
+				double x = gsl_matrix_get(W, i, j);
+				double step = 1e-5 * fmax(1.0, fabs(x));
 				double hp, hm;
 
 				gsl_matrix_set(W, i, j, x + step);
@@ -225,7 +230,7 @@ static void test_expm_vs_references(void **state)
 {
 	const double scales[] = { 0.001, 0.03, 0.1, 0.25, 0.6, 2.0, 8.0 };
 	gsl_rng *r = fb_rng_stream(3, "test-expm");
-	size_t d = 9, i, j, k, sign;
+	size_t d = 9, i, k, sign;
 	gsl_matrix *E = gsl_matrix_alloc(d, d), *ref = gsl_matrix_alloc(d, d);
 	gsl_matrix *gsl = gsl_matrix_alloc(d, d);
 	fb_dag_h_work *w = fb_dag_h_work_alloc(d), *w2 = fb_dag_h_work_alloc(2);
@@ -236,16 +241,14 @@ static void test_expm_vs_references(void **state)
 		for (k = 0; k < sizeof scales / sizeof scales[0]; k++) {
 			gsl_matrix *A = random_matrix(r, d, scales[k]);
 
-			if (sign == 1)
-				for (i = 0; i < d; i++)
-					for (j = 0; j < d; j++)
-						gsl_matrix_set(A, i, j, fabs(gsl_matrix_get(A, i, j)));
+			for (i = 0; sign == 1 && i < d * d; i++)
+				A->data[i] = fabs(A->data[i]);
 			assert_int_equal(fb_expm(A, w, E, &err), FB_OK);
 			expm_taylor(A, ref);
 			assert_int_equal(gsl_linalg_exponential_ss(A, gsl, GSL_PREC_DOUBLE), 0);
 			if (!(rel_diff(E, ref) < 5e-14))
-				fail_msg("scale %g sign %zu: %g from the Taylor reference", scales[k],
-				         sign, rel_diff(E, ref));
+				fail_msg("scale %g sign %zu: %g from the Taylor reference",
+				         scales[k], sign, rel_diff(E, ref));
 			if (!(rel_diff(E, gsl) < 1e-9))
 				fail_msg("scale %g sign %zu: %g from GSL", scales[k], sign,
 				         rel_diff(E, gsl));
@@ -419,6 +422,71 @@ static void test_lbfgs_errors(void **state)
 	assert_int_equal(fb_lbfgs(0, x, rosenbrock, NULL, NULL, NULL, &err), FB_ERR);
 }
 
+/* OWL-QN on a separable quadratic plus l1 over part of the variables: the minimiser is the
+ * target soft-thresholded by l1 / (2 c_i) where penalised, the target elsewhere. */
+static void test_owlqn_soft_threshold(void **state)
+{
+	double ct[10] = { 1.0, 3.0, 0.5, 2.0, 1.5, -2.0, 0.5, 3.0, -0.1, 4.0 };
+	double x[5] = { 0.0, 0.0, 0.0, 0.0, 0.0 }, want[5], f = 0.0;
+	fb_owlqn_options opt = { 0 };
+	fb_lbfgs_report rep = { 0 };
+	fb_error err = { "" };
+	size_t i;
+
+	opt.l1 = 0.8;
+	opt.l1_begin = 1;
+	opt.l1_end = 4;
+	opt.ftol_rel = 1e-15;
+	opt.gtol = 1e-12;
+	for (i = 0; i < 5; i++) {
+		double t = ct[5 + i], shrink = (i >= 1 && i < 4) ? 0.8 / (2.0 * ct[i]) : 0.0;
+
+		want[i] = fabs(t) > shrink ? t - copysign(shrink, t) : 0.0;
+		f += ct[i] * (want[i] - t) * (want[i] - t) + ((i >= 1 && i < 4) ?
+		     0.8 * fabs(want[i]) : 0.0);
+	}
+	assert_true(want[3] == 0.0 && fabs(want[1] - (0.5 - 0.8 / 6.0)) < 1e-15);
+	assert_int_equal(fb_owlqn(5, x, quadratic, ct, &opt, &rep, &err), FB_OK);
+	for (i = 0; i < 5; i++)
+		if (!(fabs(x[i] - want[i]) <= 1e-7))
+			fail_msg("x[%zu] = %.12g, want %.12g (code %d)", i, x[i], want[i],
+			         rep.code);
+	assert_rel(rep.f, f, 1e-12);
+}
+
+/* OWL-QN without an l1 term is L-BFGS: Rosenbrock's minimum; an evaluation limit stops
+ * it with the best point; bad arguments and objectives are refused. */
+static void test_owlqn_plain_and_errors(void **state)
+{
+	double x[2] = { -1.2, 1.0 }, f0 = rosenbrock(x, NULL, 2, NULL);
+	fb_owlqn_options opt = { 0 };
+	fb_lbfgs_report rep = { 0 };
+	fb_error err = { "" };
+
+	opt.ftol_rel = 1e-15;
+	opt.gtol = 1e-10;
+	assert_int_equal(fb_owlqn(2, x, rosenbrock, NULL, &opt, &rep, &err), FB_OK);
+	if (!(fabs(x[0] - 1.0) < 1e-5 && fabs(x[1] - 1.0) < 1e-5))
+		fail_msg("minimum at (%.10g, %.10g), code %d", x[0], x[1], rep.code);
+	x[0] = -1.2;
+	x[1] = 1.0;
+	opt.max_eval = 4;
+	assert_int_equal(fb_owlqn(2, x, rosenbrock, NULL, &opt, &rep, &err), FB_OK);
+	assert_true(rep.evals >= 4 && rep.evals <= 24);
+	assert_true(rep.f < f0);
+	assert_rel(rosenbrock(x, NULL, 2, NULL), rep.f, 1e-15);
+	opt.l1 = -1.0;
+	assert_int_equal(fb_owlqn(2, x, rosenbrock, NULL, &opt, &rep, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "l1 must be"));
+	opt.l1 = 1.0;
+	opt.l1_begin = 2;
+	assert_int_equal(fb_owlqn(2, x, rosenbrock, NULL, &opt, &rep, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "l1_begin"));
+	opt.l1_begin = 0;
+	assert_int_equal(fb_owlqn(2, x, nan_objective, NULL, &opt, &rep, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "no finite objective value"));
+}
+
 /* Run the optimisation tests. */
 int main(void)
 {
@@ -432,6 +500,8 @@ int main(void)
 		cmocka_unit_test(test_lbfgs_rosenbrock),
 		cmocka_unit_test(test_lbfgs_max_eval),
 		cmocka_unit_test(test_lbfgs_errors),
+		cmocka_unit_test(test_owlqn_soft_threshold),
+		cmocka_unit_test(test_owlqn_plain_and_errors),
 	};
 
 	fb_gsl_install_handler();

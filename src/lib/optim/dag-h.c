@@ -43,7 +43,7 @@ static const double pade_theta[] = {
 struct fb_dag_h_work {
 	size_t d;            /* matrix order */
 	gsl_matrix *a;       /* W o W, scaled by 2^-s when squaring is needed */
-	gsl_matrix *e;       /* exp(W o W) */
+	gsl_matrix *e;       /* exp(W o W) - I */
 	gsl_matrix *a2;      /* a^2 */
 	gsl_matrix *a4;      /* a^4 */
 	gsl_matrix *a6;      /* a^6 */
@@ -214,35 +214,35 @@ static void pade_13(fb_dag_h_work *w, const double *b)
 	gsl_matrix_add(w->v, w->t);
 }
 
-/* e = (v - u)^-1 (v + u) by a blocked LU and two triangular solves; u and v are consumed
- * (v becomes the factor).  GSL_SUCCESS, or an error code when the denominator is singular. */
+/* e = exp(a) - I = (v - u)^-1 (2u), by a blocked LU and two triangular solves (working with
+ * exp(a) - I keeps h = tr(exp(a)) - d accurate when it is tiny); u and v are consumed (v
+ * becomes the factor).  GSL_SUCCESS, or an error code when the denominator is singular. */
 static int pade_solve(fb_dag_h_work *w)
 {
 	int signum, status;
 	size_t i;
 
-	gsl_matrix_memcpy(w->e, w->v);
-	gsl_matrix_add(w->e, w->u);
 	gsl_matrix_sub(w->v, w->u);
 	status = gsl_linalg_LU_decomp(w->v, w->perm, &signum);
 	if (status != GSL_SUCCESS)
 		return status;
-	/* the right-hand sides take the row order of the factorisation: row i of P e is
-	 * row perm[i] of e (gsl_permute_matrix would permute columns) */
-	gsl_matrix_memcpy(w->t, w->e);
+	/* the right-hand sides take the row order of the factorisation: row i of P (2u) is
+	 * row perm[i] of 2u (gsl_permute_matrix would permute columns) */
 	for (i = 0; i < w->d; i++) {
-		gsl_vector_const_view src = gsl_matrix_const_row(w->t, w->perm->data[i]);
+		gsl_vector_const_view src = gsl_matrix_const_row(w->u, w->perm->data[i]);
 		gsl_vector_view dst = gsl_matrix_row(w->e, i);
 
 		gsl_vector_memcpy(&dst.vector, &src.vector);
 	}
+	gsl_matrix_scale(w->e, 2.0);
 	gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, 1.0, w->v, w->e);
 	return gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, w->v,
 	                      w->e);
 }
 
-/* w->e = exp(w->a) by scaling and squaring; w->a is overwritten.  GSL_SUCCESS or an error
- * code (non-finite input or a singular denominator). */
+/* w->e = exp(w->a) - I by scaling and squaring; w->a is overwritten.  Squaring works on
+ * F = exp - I as F <- F F + 2F.  GSL_SUCCESS or an error code (non-finite input or a
+ * singular denominator). */
 static int expm_pade(fb_dag_h_work *w)
 {
 	double nrm = norm1(w->a);
@@ -267,8 +267,12 @@ static int expm_pade(fb_dag_h_work *w)
 	if (status != GSL_SUCCESS)
 		return status;
 	for (k = 0; k < s; k++) {
-		mat_mul(w->e, w->e, w->t);
-		gsl_matrix_swap(w->e, w->t);
+		gsl_matrix *f = w->e;
+
+		gsl_matrix_memcpy(w->t, f);
+		gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, f, f, 2.0, w->t);
+		w->e = w->t;
+		w->t = f;
 	}
 	return GSL_SUCCESS;
 }
@@ -291,6 +295,7 @@ static int all_finite(const gsl_matrix *a)
 /* E = exp(A) with the workspace's scratch. */
 int fb_expm(const gsl_matrix *A, fb_dag_h_work *w, gsl_matrix *E, fb_error *err)
 {
+	gsl_vector_view diag;
 	size_t d;
 
 	if (w == NULL)
@@ -304,6 +309,8 @@ int fb_expm(const gsl_matrix *A, fb_dag_h_work *w, gsl_matrix *E, fb_error *err)
 	if (expm_pade(w) != GSL_SUCCESS || !all_finite(w->e))
 		return fb_fail(err, "expm: exp(A) is not finite (A is not finite or too large)");
 	gsl_matrix_memcpy(E, w->e);
+	diag = gsl_matrix_diagonal(E);
+	gsl_vector_add_constant(&diag.vector, 1.0);
 	return FB_OK;
 }
 
@@ -332,14 +339,14 @@ int fb_dag_h(const gsl_matrix *W, fb_dag_h_work *w, double *h, gsl_matrix *grad,
 		               "large)");
 	for (i = 0; i < d; i++)
 		tr += gsl_matrix_get(w->e, i, i);
-	*h = tr - (double)d;
+	*h = tr;
 	if (grad != NULL)
 		for (i = 0; i < d; i++) {
 			const double *src = gsl_matrix_const_ptr(W, i, 0);
 			double *dst = gsl_matrix_ptr(grad, i, 0);
 
 			for (j = 0; j < d; j++)
-				dst[j] = gsl_matrix_get(w->e, j, i) * 2.0 * src[j];
+				dst[j] = (gsl_matrix_get(w->e, j, i) + (i == j)) * 2.0 * src[j];
 		}
 	return FB_OK;
 }

@@ -1,0 +1,183 @@
+/* An adapter over liblbfgs's OWL-QN (orthant-wise limited-memory quasi-Newton, Andrew and
+ * Gao 2007): L-BFGS for f(x) + c |x|_1 with the l1 term handled by the method itself, so no
+ * variable splitting and no bounds are needed.  The adapter keeps the best point seen, caps
+ * the evaluations, and maps the library's codes to FB_OK / FB_ERR. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lbfgs.h>
+
+#include "fedbn/optim.h"
+
+/* Defaults of fb_owlqn_options. */
+#define OWLQN_MEMORY 10
+#define OWLQN_MAX_EVAL 15000
+#define OWLQN_FTOL_REL 2.220446049250313e-09
+#define OWLQN_GTOL 1e-5
+
+/* The value the progress callback returns to stop on the evaluation limit. */
+#define OWLQN_EVAL_LIMIT 4242
+
+/* What the liblbfgs callbacks need. */
+typedef struct owlqn_call {
+	fb_objective f;   /* the smooth part of the objective */
+	void *ctx;        /* its context */
+	double c;         /* the l1 weight */
+	size_t begin;     /* first variable under the l1 term */
+	size_t end;       /* one past the last one */
+	double *best_x;   /* the evaluated point with the lowest finite total objective */
+	double best_f;    /* that objective, l1 included (HUGE_VAL until one is finite) */
+	size_t evals;     /* evaluations so far */
+	size_t max_eval;  /* stop after this many (checked between iterations) */
+} owlqn_call;
+
+/* liblbfgs evaluation callback: the smooth part and its gradient; track the best point. */
+static lbfgsfloatval_t owlqn_eval(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g,
+                                  const int n, const lbfgsfloatval_t step)
+{
+	owlqn_call *c = inst;
+	double fx = c->f(x, g, (size_t)n, c->ctx), total = fx;
+	size_t i;
+
+	(void)step;
+	c->evals++;
+	for (i = c->begin; i < c->end; i++)
+		total += c->c * fabs(x[i]);
+	if (isfinite(total) && total < c->best_f) {
+		c->best_f = total;
+		memcpy(c->best_x, x, (size_t)n * sizeof *x);
+	}
+	return fx;
+}
+
+/* liblbfgs progress callback: stop once the evaluation limit is reached. */
+static int owlqn_progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t *g,
+                          const lbfgsfloatval_t fx, const lbfgsfloatval_t xnorm,
+                          const lbfgsfloatval_t gnorm, const lbfgsfloatval_t step, int n,
+                          int k, int ls)
+{
+	const owlqn_call *c = inst;
+
+	return c->evals >= c->max_eval ? OWLQN_EVAL_LIMIT : 0;
+}
+
+/* True when a liblbfgs result leaves a usable point: convergence, or a stop on a limit or
+ * on rounding (the library then returns to its last accepted point). */
+static int owlqn_usable(int r)
+{
+	switch (r) {
+	case LBFGS_SUCCESS:
+	case LBFGS_STOP:
+	case LBFGS_ALREADY_MINIMIZED:
+	case OWLQN_EVAL_LIMIT:
+	case LBFGSERR_MAXIMUMITERATION:
+	case LBFGSERR_ROUNDING_ERROR:
+	case LBFGSERR_MINIMUMSTEP:
+	case LBFGSERR_MAXIMUMLINESEARCH:
+	case LBFGSERR_WIDTHTOOSMALL:
+	case LBFGSERR_INCREASEGRADIENT:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A short name for a liblbfgs result code, for messages. */
+static const char *owlqn_code_name(int r)
+{
+	switch (r) {
+	case LBFGSERR_OUTOFMEMORY: return "out of memory";
+	case LBFGSERR_LOGICERROR: return "a logic error";
+	case LBFGSERR_INVALID_N: return "an invalid variable count";
+	case LBFGSERR_MAXIMUMSTEP: return "a step above the maximum (unbounded objective?)";
+	case LBFGSERR_OUTOFINTERVAL: return "a line search out of its interval";
+	case LBFGSERR_INCORRECT_TMINMAX: return "a line search interval error";
+	case LBFGSERR_INVALIDPARAMETERS: return "invalid line search parameters";
+	default: return "an error";
+	}
+}
+
+/* Translate the options into liblbfgs parameters. */
+static void owlqn_params(const fb_owlqn_options *opt, size_t n, lbfgs_parameter_t *p,
+                         owlqn_call *c)
+{
+	lbfgs_parameter_init(p);
+	p->m = (opt != NULL && opt->memory > 0) ? (int)opt->memory : OWLQN_MEMORY;
+	p->past = 1;
+	p->delta = (opt != NULL && opt->ftol_rel > 0.0) ? opt->ftol_rel : OWLQN_FTOL_REL;
+	p->epsilon = (opt != NULL && opt->gtol > 0.0) ? opt->gtol : OWLQN_GTOL;
+	p->max_iterations = 0;
+	c->max_eval = (opt != NULL && opt->max_eval > 0) ? opt->max_eval : OWLQN_MAX_EVAL;
+	c->c = opt != NULL ? opt->l1 : 0.0;
+	c->begin = opt != NULL ? opt->l1_begin : 0;
+	c->end = (opt != NULL && opt->l1_end > 0) ? opt->l1_end : n;
+	if (c->c > 0.0) {
+		p->orthantwise_c = c->c;
+		p->orthantwise_start = (int)c->begin;
+		p->orthantwise_end = (int)c->end;
+		p->linesearch = LBFGS_LINESEARCH_BACKTRACKING;
+	}
+}
+
+/* Check the arguments; FB_ERR naming the one at fault. */
+static int owlqn_check(size_t n, const double *x, fb_objective f, const fb_owlqn_options *opt,
+                       fb_error *err)
+{
+	size_t i;
+
+	if (n == 0 || n > 2147483647u || x == NULL || f == NULL)
+		return fb_fail(err, "owl-qn: n, x or f is missing or out of range");
+	if (opt != NULL && (!(opt->l1 >= 0.0) || !isfinite(opt->l1)))
+		return fb_fail(err, "owl-qn: l1 must be finite and >= 0");
+	if (opt != NULL && opt->l1 > 0.0 &&
+	    (opt->l1_end > n || opt->l1_begin >= (opt->l1_end > 0 ? opt->l1_end : n)))
+		return fb_fail(err, "owl-qn: l1_begin and l1_end must give a range within n");
+	if (opt != NULL && (opt->memory > 1000 || !(opt->ftol_rel >= 0.0) || !(opt->gtol >= 0.0)))
+		return fb_fail(err, "owl-qn: memory, ftol_rel or gtol is out of range");
+	for (i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return fb_fail(err, "owl-qn: x[%zu] is not finite", i);
+	return FB_OK;
+}
+
+/* Minimise f(x) + l1 |x[l1_begin..l1_end)|_1 from x (in place) with OWL-QN. */
+int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
+             fb_lbfgs_report *rep, fb_error *err)
+{
+	owlqn_call call = { f, ctx, 0.0, 0, 0, NULL, HUGE_VAL, 0, 0 };
+	lbfgs_parameter_t p;
+	lbfgsfloatval_t *xv = NULL, fx = 0.0;
+	int r, status = FB_ERR;
+
+	if (owlqn_check(n, x, f, opt, err) != FB_OK)
+		return FB_ERR;
+	owlqn_params(opt, n, &p, &call);
+	xv = lbfgs_malloc((int)n);
+	call.best_x = malloc(n * sizeof *x);
+	if (xv == NULL || call.best_x == NULL) {
+		fb_fail(err, "owl-qn: out of memory for %zu variables", n);
+		goto out;
+	}
+	memcpy(xv, x, n * sizeof *x);
+	r = lbfgs((int)n, xv, &fx, owlqn_eval, owlqn_progress, &call, &p);
+	if (rep != NULL) {
+		rep->code = r;
+		rep->evals = call.evals;
+		rep->f = call.best_f;
+	}
+	if (!owlqn_usable(r) || !isfinite(call.best_f)) {
+		fb_fail(err, "owl-qn: the optimiser stopped with %s (code %d) after %zu "
+		        "evaluations%s", owlqn_code_name(r), r, call.evals,
+		        isfinite(call.best_f) ? "" : " (no finite objective value)");
+		goto out;
+	}
+	memcpy(x, call.best_x, n * sizeof *x);
+	status = FB_OK;
+out:
+	lbfgs_free(xv);
+	free(call.best_x);
+	return status;
+}
