@@ -454,7 +454,7 @@ static void test_round_by_hand(void **state)
 	(void)state;
 	/* penalties large enough (against lambda) for W to leave zero in the first round */
 	o.rho1 = 0.3;
-	o.rho2 = 0.8;
+	o.rho2 = 0.6;
 	o.lambda = 0.002;
 	o.ftol_rel = 1e-15;
 	memset(&t, 0, sizeof t);
@@ -500,6 +500,34 @@ static void mats_free(gsl_matrix **m, size_t K)
 		gsl_matrix_free(m[k]);
 }
 
+/* Fail unless G is the (sub)gradient of (5) at W written out: (alpha + rho1 h) grad h
+ * - sum_k (beta_k + rho2 (B_k - W)) + lambda sign(W) with sign(0) = 0, for the server's
+ * current multipliers and penalties. */
+static void check_gradient(const fb_admm_server *s, gsl_matrix *const *B, size_t K,
+                           const gsl_matrix *W, const gsl_matrix *G, double lambda)
+{
+	size_t d = W->size1;
+	gsl_matrix *gh = gsl_matrix_alloc(d, d), *want = gsl_matrix_alloc(d, d);
+	double h = h_naive(W, gh), alpha, rho1, rho2;
+
+	fb_admm_server_params(s, &alpha, &rho1, &rho2);
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = 0; j < d; j++) {
+			double w = gsl_matrix_get(W, i, j);
+			double g = (alpha + rho1 * h) * gsl_matrix_get(gh, i, j);
+
+			for (size_t k = 0; k < K; k++)
+				g -= gsl_matrix_get(fb_admm_server_beta(s, k), i, j) +
+				     rho2 * (gsl_matrix_get(B[k], i, j) - w);
+			g += w > 0 ? lambda : w < 0 ? -lambda : 0;
+			gsl_matrix_set(want, i, j, g);
+		}
+	}
+	assert_mat_near(G, want, 1e-10);
+	gsl_matrix_free(gh);
+	gsl_matrix_free(want);
+}
+
 /* (c) The server's W-step gradient matches central differences of its objective at a W with
  * no zero entry, and the objective differs from (5) written out only by a constant. */
 static void test_objective_gradient(void **state)
@@ -541,6 +569,11 @@ static void test_objective_gradient(void **state)
 		W->data[i] = w;
 		assert_near(G->data[i], (fp - fm) / (2 * eps), 1e-6, mat_max_abs(G));
 	}
+	/* the gradient against its formula, with some entries exactly 0 (sign(0) = 0) */
+	W->data[3] = W->data[7] = W->data[12] = 0;
+	assert_int_equal(fb_admm_server_objective(s, (const gsl_matrix *const *)B, W, &f, G,
+	                 &err), FB_OK);
+	check_gradient(s, B, K, W, G, o.lambda);
 	/* differences of the objective are differences of (5) */
 	fb_admm_server_params(s, &alpha, &rho1, &rho2);
 	for (size_t k = 0; k < K; k++) {
@@ -677,9 +710,9 @@ static void test_multipliers_agree(void **state)
 	fb_dataset_free(ds);
 }
 
-/* Rounds the reference rule runs: stop at max_rounds or when both penalties, each multiplied
- * only while below rho_max, have reached it. */
-static size_t rounds_expected(const fb_admm_options *o)
+/* Rounds the reference rule runs, and the penalties it ends with: stop at max_rounds or when
+ * both penalties, each multiplied only while below rho_max, have reached it. */
+static size_t rounds_expected(const fb_admm_options *o, double rho[2])
 {
 	double r1 = o->rho1, r2 = o->rho2;
 	size_t t = 0;
@@ -689,11 +722,14 @@ static size_t rounds_expected(const fb_admm_options *o)
 		r1 = r1 < o->rho_max ? r1 * o->gamma1 : r1;
 		r2 = r2 < o->rho_max ? r2 * o->gamma2 : r2;
 	}
+	rho[0] = r1;
+	rho[1] = r2;
 	return t;
 }
 
-/* Run the in-process loop on two small clients until the server is done; rounds run. */
-static size_t rounds_run(const fb_admm_options *o)
+/* Run the in-process loop on two small clients until the server is done; rounds run, and
+ * the server's final penalties in rho. */
+static size_t rounds_run(const fb_admm_options *o, double rho[2])
 {
 	fb_dataset *x[2] = { data_rows(hand_x1, 4), data_rows(hand_x2, 5) };
 	fb_error err = { { 0 } };
@@ -718,6 +754,8 @@ static size_t rounds_run(const fb_admm_options *o)
 	assert_int_equal(fb_admm_server_global(s, (const gsl_matrix *const *)B, W, NULL, &err),
 	                 FB_ERR);
 	rounds = fb_admm_server_rounds(s);
+	fb_admm_server_params(s, NULL, &rho[0], &rho[1]);
+	assert_true(fb_admm_client_rho2(c[0]) == rho[1]);
 	for (size_t k = 0; k < 2; k++) {
 		fb_admm_client_free(c[k]);
 		gsl_matrix_free(B[k]);
@@ -728,20 +766,30 @@ static size_t rounds_run(const fb_admm_options *o)
 	return rounds;
 }
 
+/* Run with o and compare rounds and final penalties with the reference rule. */
+static void check_stopping(const fb_admm_options *o, size_t want_rounds)
+{
+	double want[2], got[2];
+
+	assert_int_equal(rounds_expected(o, want), want_rounds);
+	assert_int_equal(rounds_run(o, got), want_rounds);
+	assert_true(got[0] == want[0] && got[1] == want[1]);
+}
+
 /* The run stops after max_rounds, or earlier once both penalties reach rho_max (197 rounds
- * with the defaults, as rho2 = 0.001 * 1.25^t passes 1e16 at t = 197). */
+ * with the defaults, as rho2 = 0.001 * 1.25^t passes 1e16 at t = 197); a penalty stops
+ * growing once it has reached rho_max (rho1 first passes 1e3 at round 25, rho2 at 62). */
 static void test_stopping(void **state)
 {
 	fb_admm_options o = options();
 
 	(void)state;
-	assert_int_equal(rounds_expected(&o), 197);
-	assert_int_equal(rounds_run(&o), 197);
+	check_stopping(&o, 197);
 	o.max_rounds = 5;
-	assert_int_equal(rounds_run(&o), 5);
+	check_stopping(&o, 5);
 	o.max_rounds = 200;
 	o.rho_max = 1e3;
-	assert_int_equal(rounds_expected(&o), rounds_run(&o));
+	check_stopping(&o, 62);
 }
 
 /* Bad options, shapes and call orders are refused with a reason. */
