@@ -1,1 +1,17 @@
 # stats: correlation, conditional-independence tests (GSL only)
+noinst_LTLIBRARIES += src/lib/stats/libstats.la
+FB_LIB_PARTS += src/lib/stats/libstats.la
+src_lib_stats_libstats_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)
+src_lib_stats_libstats_la_SOURCES = \
+	include/fedbn/ci.h \
+	src/lib/stats/ci-private.h \
+	src/lib/stats/ci.c \
+	src/lib/stats/ci-cache.c \
+	src/lib/stats/ci-fisher.c \
+	src/lib/stats/ci-discrete.c
+
+check_PROGRAMS += tests/unit/test-ci
+TESTS += tests/unit/test-ci
+tests_unit_test_ci_SOURCES = tests/unit/test-ci.c
+tests_unit_test_ci_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_ci_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -1,0 +1,178 @@
+/* Conditional-independence tests (ALGORITHMS.md §6.4, §6.5): one object per dataset holds the
+ * sufficient statistics of a test and a cache of the p-values it has computed.
+ *
+ *   fisher-z  the correlation matrix and n (continuous, linear-Gaussian data);
+ *   g2, chi2  the level codes and level counts of every column (discrete data).
+ *
+ * A query is (x, y | S): the order of x and y and the order of S never matter, neither for
+ * the value (the computation always uses x < y and S sorted) nor for the cache, whose key is
+ * (min, max, sorted S).  Decision rule everywhere: independent iff p > alpha.
+ *
+ * Fisher-z.  r is the partial correlation of x and y given S, read from a Cholesky factor of
+ * the correlation sub-matrix over (S, x, y) (the Schur complement of S); then
+ * z = atanh(r) with |r| clipped to 1 - 1e-12, T = sqrt(n - |S| - 3) |z|, p = 2 Q(T) by
+ * gsl_cdf_ugaussian_Q, so that small p-values keep their digits.  When n - |S| - 3 <= 0 the
+ * test is undefined: p = 1 and FB_CI_UNDEFINED.  When the sub-matrix is not positive definite
+ * (a constant combination of columns: duplicated or collinear variables), FB_CI_SINGULAR and,
+ * by the singular setting, either r from its Moore-Penrose pseudo-inverse (singular values
+ * below 1e-12 times the largest dropped) as r = -P_xy / sqrt(P_xx P_yy), p = 0 when that is
+ * not defined, or p = 0 ("dependent") directly.  A constant column has correlation 0 with
+ * every other column (counted in constant_columns).
+ *
+ * G² and χ².  Strata are the configurations of S that occur in the data, found by hashing
+ * the rows' S codes (never a table of all prod c_S configurations).  In stratum s with table
+ * O_sxy and margins, E = O_sx. O_s.y / O_s..; G² = 2 sum_{O>0} O log(O/E),
+ * χ² = sum_{E>0} (O - E)^2 / E, p = gsl_cdf_chisq_Q(stat, df).  The degrees of freedom follow
+ * one of three conventions (enum fb_ci_df); df = 0 gives p = 1 (FB_CI_ZERO_DF).
+ *
+ * Not thread-safe: the cache and the work space change on every query; use one object per
+ * thread (per client). */
+#ifndef FEDBN_CI_H
+#define FEDBN_CI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fedbn/core.h"
+#include "fedbn/dataset.h"
+
+/* Which test. */
+enum fb_ci_test {
+	FB_CI_AUTO = 0,  /* by the columns' kind: all continuous fisher-z, all discrete g2 */
+	FB_CI_FISHER_Z,  /* Fisher's z on the partial correlation (§6.4) */
+	FB_CI_G2,        /* likelihood-ratio G² (§6.5) */
+	FB_CI_CHI2,      /* Pearson's χ² (§6.5) */
+};
+
+/* Degrees of freedom of the discrete tests (§6.5). */
+enum fb_ci_df {
+	FB_CI_DF_ADJUSTED = 0, /* causal-learn and the FedPC code: the sum over the strata that
+	                          occur of (c_x - 1 - zx_s)(c_y - 1 - zy_s), zx_s (zy_s) the levels
+	                          of x (y) with no row in stratum s */
+	FB_CI_DF_CLASSICAL,    /* pcalg's default and bnlearn: (c_x - 1)(c_y - 1) prod_S c_v */
+	FB_CI_DF_ADAPT,        /* pcalg's adaptDF: with S non-empty, the classical df minus the
+	                          empty cells among all prod_S c_v strata, at least 1 (pcalg does
+	                          this for up to 4 conditioning variables; beyond that it counts a
+	                          missing stratum as 4 cells, a binary shortcut not copied here) */
+};
+
+/* What a discrete test does when its table is too sparse to trust (§6.5). */
+enum fb_ci_small {
+	FB_CI_SMALL_NONE = 0, /* always test (causal-learn) */
+	FB_CI_SMALL_PCALG,    /* n < 10 df_classical: p = 1, independent (pcalg's gSquareDis) */
+	FB_CI_SMALL_FEDPC,    /* n / (c_x c_y prod_S c_v) < 5: p = 0, dependent (the FedPC code,
+	                         which also ignores such a test when it looks for separating
+	                         sets: callers see FB_CI_SMALL and decide) */
+};
+
+/* What Fisher-z does with a correlation sub-matrix that is not positive definite. */
+enum fb_ci_singular {
+	FB_CI_SINGULAR_PINV = 0, /* r from the pseudo-inverse */
+	FB_CI_SINGULAR_DEPENDENT, /* p = 0 */
+};
+
+/* How a Fisher-z p-value is formed from T. */
+enum fb_ci_fisher_p {
+	FB_CI_FISHER_P_UPPER = 0, /* 2 Q(T), accurate in the far tail */
+	FB_CI_FISHER_P_COMPLEMENT, /* 2 (1 - Phi(T)) as causal-learn computes it: exactly 0
+	                              once T is above about 8.3 (for compat=causal-learn) */
+};
+
+/* Settings of a test object. */
+typedef struct fb_ci_options {
+	enum fb_ci_test test;         /* which test (FB_CI_AUTO) */
+	enum fb_ci_df df;             /* discrete degrees of freedom (FB_CI_DF_ADJUSTED) */
+	enum fb_ci_small small;       /* discrete small-sample rule (FB_CI_SMALL_NONE) */
+	enum fb_ci_singular singular; /* Fisher-z on a singular matrix (FB_CI_SINGULAR_PINV) */
+	enum fb_ci_fisher_p fisher_p; /* Fisher-z p-value form (FB_CI_FISHER_P_UPPER) */
+	bool cache;                   /* remember every p-value (true) */
+} fb_ci_options;
+
+/* Flags of one answer. */
+enum fb_ci_flag {
+	FB_CI_CACHED = 1 << 0,    /* answered from the cache */
+	FB_CI_UNDEFINED = 1 << 1, /* Fisher-z with n - |S| - 3 <= 0: p = 1 */
+	FB_CI_SINGULAR = 1 << 2,  /* Fisher-z on a sub-matrix that is not positive definite */
+	FB_CI_SMALL = 1 << 3,     /* the small-sample rule decided p */
+	FB_CI_ZERO_DF = 1 << 4,   /* a discrete test with 0 degrees of freedom: p = 1 */
+	FB_CI_INVALID = 1 << 5,   /* a bad query (index out of range, x = y, x or y in S):
+	                             p is NaN */
+};
+
+/* One answer in full. */
+typedef struct fb_ci_result {
+	double p;       /* the p-value, in [0, 1] (NaN only with FB_CI_INVALID) */
+	double stat;    /* |T| for Fisher-z, G² or χ² for the discrete tests */
+	double df;      /* degrees of freedom of a discrete test; 0 for Fisher-z */
+	double r;       /* Fisher-z: the partial correlation (clipped); NaN for the others */
+	unsigned flags; /* enum fb_ci_flag */
+} fb_ci_result;
+
+/* Counters since the object was made. */
+typedef struct fb_ci_stats {
+	size_t queries;  /* p-values asked for */
+	size_t computed; /* p-values computed (queries not answered by the cache) */
+	size_t hits;     /* queries answered by the cache */
+	size_t undefined; /* computed Fisher-z tests with n - |S| - 3 <= 0 */
+	size_t singular; /* computed Fisher-z tests on a singular sub-matrix */
+	size_t small;    /* computed discrete tests decided by the small-sample rule */
+	size_t zero_df;  /* computed discrete tests with 0 degrees of freedom */
+	size_t constant_columns; /* Fisher-z: columns without variance (correlation 0) */
+} fb_ci_stats;
+
+/* A test object. */
+typedef struct fb_ci fb_ci;
+
+/* Defaults: auto, adjusted df, no small-sample rule, pseudo-inverse, 2 Q(T), cache on. */
+void fb_ci_options_init(fb_ci_options *opt);
+
+/* The test that FB_CI_AUTO means for ds (fisher-z or g2); FB_ERR when ds mixes continuous
+ * and discrete columns or has fewer than two. */
+int fb_ci_test_for(const fb_dataset *ds, enum fb_ci_test *test, fb_error *err);
+
+/* Build the statistics of ds for opt's test (opt NULL: defaults); caller frees with
+ * fb_ci_free.  ds is not kept.  Fisher-z uses the stored values (level codes for discrete
+ * columns); g2 and chi2 need every column discrete.  NULL with the reason (fewer than two
+ * columns or rows, a continuous column for a discrete test, mixed kinds for auto). */
+fb_ci *fb_ci_alloc(const fb_dataset *ds, const fb_ci_options *opt, fb_error *err);
+
+/* A Fisher-z object from sufficient statistics alone: the d x d correlation matrix R
+ * (row-major, copied; symmetric with a unit diagonal) of n rows.  opt->test must be
+ * FB_CI_FISHER_Z or FB_CI_AUTO.  NULL with the reason (d < 2, n < 1, R not symmetric or
+ * an entry outside [-1, 1] or a diagonal entry other than 1). */
+fb_ci *fb_ci_alloc_corr(const double *R, size_t d, size_t n, const fb_ci_options *opt,
+                        fb_error *err);
+
+/* Free a test object (NULL is fine). */
+void fb_ci_free(fb_ci *ci);
+
+/* Test x _||_ y | S (S holds ns distinct indices); fills res (flags as in enum fb_ci_flag).
+ * FB_ERR with the reason on a bad query (res->p is then NaN). */
+int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res,
+               fb_error *err);
+
+/* The p-value of x _||_ y | S; flags (may be NULL) receives the answer's flags.  A bad query
+ * returns NaN with FB_CI_INVALID. */
+double fb_ci_pvalue(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                    unsigned *flags);
+
+/* Fisher-z straight from a correlation matrix, without an object or cache: R is d x d
+ * row-major, n the rows behind it; opt may be NULL (defaults).  For FedPC, where a client's
+ * (R, n) is all there is.  FB_ERR with the reason on a bad query. */
+int fb_ci_fisher_from_corr(const double *R, size_t d, size_t n, size_t x, size_t y,
+                           const size_t *S, size_t ns, const fb_ci_options *opt,
+                           fb_ci_result *res, fb_error *err);
+
+/* The test the object runs (never FB_CI_AUTO). */
+enum fb_ci_test fb_ci_kind(const fb_ci *ci);
+/* Number of variables and rows behind the object. */
+size_t fb_ci_d(const fb_ci *ci);
+size_t fb_ci_n(const fb_ci *ci);
+/* The counters. */
+void fb_ci_get_stats(const fb_ci *ci, fb_ci_stats *st);
+/* Forget every cached p-value (the counters stay). */
+void fb_ci_cache_clear(fb_ci *ci);
+/* Name of a test: "auto", "fisher-z", "g2", "chi2". */
+const char *fb_ci_test_name(enum fb_ci_test test);
+
+#endif

@@ -1,0 +1,333 @@
+/* G² and Pearson χ² tests of conditional independence on discrete data (ALGORITHMS.md §6.5).
+ *
+ * The strata are the configurations of S that occur: each row's S codes are hashed (as an
+ * exact mixed-radix key while prod_S c_v fits in 62 bits, otherwise as a hash checked
+ * against the codes of a row already in the slot), strata are numbered in order of first
+ * occurrence, and the rows are grouped by stratum with a counting sort.  One stratum at a
+ * time fills a c_x x c_y table (kept zero between strata by clearing only the cells it
+ * touched), so memory stays O(n + c_max^2) whatever |S| is. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "ci-private.h"
+
+/* Most levels of one variable (a stratum's table has up to this squared cells). */
+#define DISC_LEVELS_MAX 8192
+
+/* Largest prod_S c_v kept as an exact key. */
+#define DISC_KEY_MAX 4.0e18
+
+/* Check and copy the codes of ds, column-major. */
+static int copy_codes(fb_ci *ci, const fb_dataset *ds, fb_error *err)
+{
+	for (size_t j = 0; j < ds->d; j++) {
+		const fb_var *v = &ds->vars[j];
+
+		if (v->kind != FB_DISCRETE)
+			return fb_fail(err, "%s needs discrete variables, and '%s' is continuous",
+			               fb_ci_test_name(ci->opt.test), v->name);
+		if (v->nlevels < 1 || v->nlevels > UINT32_MAX)
+			return fb_fail(err, "variable '%s' has %zu levels", v->name, v->nlevels);
+		ci->nlev[j] = v->nlevels;
+		if (v->nlevels > ci->cmax)
+			ci->cmax = v->nlevels;
+		for (size_t i = 0; i < ds->n; i++) {
+			double c = ds->x[i * ds->d + j];
+
+			if (!(c >= 0.0 && c < (double)v->nlevels) || c != floor(c))
+				return fb_fail(err, "row %zu of '%s' holds %g, not a level code below %zu",
+				               i + 1, v->name, c, v->nlevels);
+			ci->codes[j * ds->n + i] = (uint32_t)c;
+		}
+	}
+	return FB_OK;
+}
+
+/* Allocate the work space for n rows and tables of cmax levels; FB_ERR when out of memory. */
+static int ws_alloc(ci_disc_ws *w, size_t n, size_t cmax)
+{
+	size_t hcap = 16;
+
+	while (hcap < 2 * n)
+		hcap *= 2;
+	w->hcap = hcap;
+	w->ids = malloc(n * sizeof *w->ids);
+	w->order = malloc(n * sizeof *w->order);
+	w->start = malloc((n + 1) * sizeof *w->start);
+	w->hkey = malloc(hcap * sizeof *w->hkey);
+	w->hrow = malloc(hcap * sizeof *w->hrow);
+	w->hid = malloc(hcap * sizeof *w->hid);
+	w->hstamp = calloc(hcap, sizeof *w->hstamp);
+	w->tab = calloc(cmax * cmax, sizeof *w->tab);
+	w->rowm = calloc(cmax, sizeof *w->rowm);
+	w->colm = calloc(cmax, sizeof *w->colm);
+	w->nzr = malloc(cmax * sizeof *w->nzr);
+	w->nzc = malloc(cmax * sizeof *w->nzc);
+	if (w->ids == NULL || w->order == NULL || w->start == NULL || w->hkey == NULL ||
+	    w->hrow == NULL || w->hid == NULL || w->hstamp == NULL || w->tab == NULL ||
+	    w->rowm == NULL || w->colm == NULL || w->nzr == NULL || w->nzc == NULL)
+		return FB_ERR;
+	return FB_OK;
+}
+
+/* Copy the codes of ds and allocate the work space. */
+int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
+{
+	if (ds->n > SIZE_MAX / ds->d / sizeof *ci->codes ||
+	    (ci->codes = malloc(ds->n * ds->d * sizeof *ci->codes)) == NULL ||
+	    (ci->nlev = calloc(ds->d, sizeof *ci->nlev)) == NULL)
+		return fb_fail(err, "out of memory for the codes of %zu x %zu values", ds->n, ds->d);
+	if (copy_codes(ci, ds, err) != FB_OK)
+		return FB_ERR;
+	if (ci->cmax > DISC_LEVELS_MAX)
+		return fb_fail(err, "a variable has %zu levels, more than the %d a discrete test "
+		                    "takes", ci->cmax, DISC_LEVELS_MAX);
+	if (ws_alloc(&ci->dws, ds->n, ci->cmax) != FB_OK)
+		return fb_fail(err, "out of memory for tables of %zu levels", ci->cmax);
+	return FB_OK;
+}
+
+/* Free the discrete work space. */
+void ci_disc_ws_release(ci_disc_ws *w)
+{
+	free(w->ids);
+	free(w->order);
+	free(w->start);
+	free(w->hkey);
+	free(w->hrow);
+	free(w->hid);
+	free(w->hstamp);
+	free(w->tab);
+	free(w->rowm);
+	free(w->colm);
+	free(w->nzr);
+	free(w->nzc);
+	memset(w, 0, sizeof *w);
+}
+
+/* Mix 64 bits (splitmix64's finaliser). */
+static uint64_t mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* The key of row i over S: exact mixed radix, or a hash of the codes. */
+static uint64_t row_key(const fb_ci *ci, const size_t *S, size_t ns, size_t i, bool exact)
+{
+	uint64_t k = 0;
+
+	for (size_t v = 0; v < ns; v++) {
+		uint64_t c = ci->codes[S[v] * ci->n + i];
+
+		k = exact ? k * ci->nlev[S[v]] + c : mix(k ^ (c + UINT64_C(0x9e3779b97f4a7c15)));
+	}
+	return k;
+}
+
+/* True when rows i and j have the same codes on S. */
+static bool rows_equal(const fb_ci *ci, const size_t *S, size_t ns, size_t i, size_t j)
+{
+	for (size_t v = 0; v < ns; v++)
+		if (ci->codes[S[v] * ci->n + i] != ci->codes[S[v] * ci->n + j])
+			return false;
+	return true;
+}
+
+/* Number the strata of S in order of first occurrence into ids; returns how many. */
+static size_t strata_number(fb_ci *ci, const size_t *S, size_t ns, double prod)
+{
+	ci_disc_ws *w = &ci->dws;
+	bool exact = prod <= DISC_KEY_MAX;
+	size_t nstr = 0, mask = w->hcap - 1;
+
+	if (++w->stamp == 0) { /* wrapped: forget every slot */
+		memset(w->hstamp, 0, w->hcap * sizeof *w->hstamp);
+		w->stamp = 1;
+	}
+	for (size_t i = 0; i < ci->n; i++) {
+		uint64_t k = row_key(ci, S, ns, i, exact);
+		size_t h = (size_t)mix(k) & mask;
+
+		while (w->hstamp[h] == w->stamp &&
+		       !(w->hkey[h] == k && (exact || rows_equal(ci, S, ns, w->hrow[h], i))))
+			h = (h + 1) & mask;
+		if (w->hstamp[h] != w->stamp) {
+			w->hstamp[h] = w->stamp;
+			w->hkey[h] = k;
+			w->hrow[h] = (uint32_t)i;
+			w->hid[h] = (uint32_t)nstr++;
+		}
+		w->ids[i] = w->hid[h];
+	}
+	return nstr;
+}
+
+/* Group the rows by stratum (counting sort, rows in order within a stratum). */
+static void strata_group(ci_disc_ws *w, size_t n, size_t nstr)
+{
+	memset(w->start, 0, (nstr + 1) * sizeof *w->start);
+	for (size_t i = 0; i < n; i++)
+		w->start[w->ids[i] + 1]++;
+	for (size_t s = 0; s < nstr; s++)
+		w->start[s + 1] += w->start[s];
+	for (size_t i = 0; i < n; i++)
+		w->order[w->start[w->ids[i]]++] = (uint32_t)i;
+	for (size_t s = nstr; s > 0; s--)
+		w->start[s] = w->start[s - 1];
+	w->start[0] = 0;
+}
+
+/* What one stratum adds to the statistic and the degrees of freedom. */
+typedef struct stratum_sum {
+	double stat;      /* G² or χ² */
+	double df_adj;    /* adjusted degrees of freedom */
+	double empty;     /* empty cells of the c_x x c_y table */
+} stratum_sum;
+
+/* Fill the table of the rows order[lo..hi) and list the levels present. */
+static void stratum_fill(fb_ci *ci, size_t x, size_t y, size_t lo, size_t hi, size_t *nr,
+                         size_t *nc)
+{
+	ci_disc_ws *w = &ci->dws;
+	const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
+	size_t ly = ci->nlev[y];
+
+	*nr = *nc = 0;
+	for (size_t t = lo; t < hi; t++) {
+		uint32_t i = w->order[t], a = cx[i], b = cy[i];
+
+		if (w->rowm[a]++ == 0)
+			w->nzr[(*nr)++] = a;
+		if (w->colm[b]++ == 0)
+			w->nzc[(*nc)++] = b;
+		w->tab[a * ly + b]++;
+	}
+}
+
+/* Compare two codes for qsort. */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Statistic of the rows order[lo..hi) (one stratum); clears what it filled. */
+static stratum_sum stratum_eval(fb_ci *ci, size_t x, size_t y, size_t lo, size_t hi)
+{
+	ci_disc_ws *w = &ci->dws;
+	size_t ly = ci->nlev[y], nr, nc, filled = 0;
+	double N = (double)(hi - lo);
+	stratum_sum out = { 0.0, 0.0, 0.0 };
+
+	stratum_fill(ci, x, y, lo, hi, &nr, &nc);
+	qsort(w->nzr, nr, sizeof *w->nzr, cmp_u32);
+	qsort(w->nzc, nc, sizeof *w->nzc, cmp_u32);
+	for (size_t p = 0; p < nr; p++) {
+		uint32_t a = w->nzr[p];
+
+		for (size_t q = 0; q < nc; q++) {
+			uint32_t b = w->nzc[q];
+			double O = w->tab[a * ly + b], E = (double)w->rowm[a] * w->colm[b] / N;
+
+			if (ci->opt.test == FB_CI_G2)
+				out.stat += O > 0.0 ? 2.0 * O * log(O / E) : 0.0;
+			else
+				out.stat += (O - E) * (O - E) / E;
+			filled += O > 0.0;
+			w->tab[a * ly + b] = 0;
+		}
+	}
+	for (size_t p = 0; p < nr; p++)
+		w->rowm[w->nzr[p]] = 0;
+	for (size_t q = 0; q < nc; q++)
+		w->colm[w->nzc[q]] = 0;
+	out.df_adj = (double)(nr - 1) * (double)(nc - 1);
+	out.empty = (double)(ci->nlev[x] * ly - filled);
+	return out;
+}
+
+/* Degrees of freedom by the object's convention. */
+static double disc_df(const fb_ci *ci, size_t x, size_t y, size_t ns, double prod,
+                      size_t nstr, double df_adj, double empty)
+{
+	double cells = (double)ci->nlev[x] * (double)ci->nlev[y];
+	double classical = ((double)ci->nlev[x] - 1.0) * ((double)ci->nlev[y] - 1.0) * prod;
+
+	switch (ci->opt.df) {
+	case FB_CI_DF_ADJUSTED:
+		return df_adj;
+	case FB_CI_DF_CLASSICAL:
+		return classical;
+	case FB_CI_DF_ADAPT:
+		if (ns == 0)
+			return classical;
+		empty += (prod - (double)nstr) * cells;
+		return classical - empty > 1.0 ? classical - empty : 1.0;
+	}
+	return classical;
+}
+
+/* The small-sample rule: true when it decides, with p set. */
+static bool disc_small(const fb_ci *ci, size_t x, size_t y, double prod, fb_ci_result *res)
+{
+	double n = (double)ci->n;
+	double cells = (double)ci->nlev[x] * (double)ci->nlev[y] * prod;
+	double classical = ((double)ci->nlev[x] - 1.0) * ((double)ci->nlev[y] - 1.0) * prod;
+
+	if (ci->opt.small == FB_CI_SMALL_PCALG && n < 10.0 * classical)
+		res->p = 1.0;
+	else if (ci->opt.small == FB_CI_SMALL_FEDPC && n / cells < 5.0)
+		res->p = 0.0;
+	else
+		return false;
+	res->flags |= FB_CI_SMALL;
+	return true;
+}
+
+/* G² or χ² for a canonical query. */
+void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                 fb_ci_result *res)
+{
+	ci_disc_ws *w = &ci->dws;
+	double prod = 1.0, stat = 0.0, df_adj = 0.0, empty = 0.0;
+	size_t nstr = 1;
+
+	memset(res, 0, sizeof *res);
+	res->r = NAN;
+	for (size_t v = 0; v < ns; v++)
+		prod *= (double)ci->nlev[S[v]];
+	if (disc_small(ci, x, y, prod, res))
+		return;
+	if (ns > 0) {
+		nstr = strata_number(ci, S, ns, prod);
+		strata_group(w, ci->n, nstr);
+	} else {
+		for (size_t i = 0; i < ci->n; i++)
+			w->order[i] = (uint32_t)i;
+		w->start[0] = 0;
+		w->start[1] = (uint32_t)ci->n;
+	}
+	for (size_t s = 0; s < nstr; s++) {
+		stratum_sum t = stratum_eval(ci, x, y, w->start[s], w->start[s + 1]);
+
+		stat += t.stat;
+		df_adj += t.df_adj;
+		empty += t.empty;
+	}
+	res->stat = stat;
+	res->df = disc_df(ci, x, y, ns, prod, nstr, df_adj, empty);
+	if (!(res->df > 0.0)) {
+		res->p = 1.0;
+		res->flags |= FB_CI_ZERO_DF;
+		return;
+	}
+	res->p = gsl_cdf_chisq_Q(stat > 0.0 ? stat : 0.0, res->df);
+}

@@ -1,0 +1,95 @@
+/* Inside the conditional-independence test object: shared by ci*.c only. */
+#ifndef FEDBN_CI_PRIVATE_H
+#define FEDBN_CI_PRIVATE_H
+
+#include <stdint.h>
+
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+
+#include "fedbn/ci.h"
+
+/* A cache of answers keyed by (min(x, y), max(x, y), sorted S), open addressing. */
+typedef struct ci_cache {
+	struct ci_slot *slot; /* cap slots (NULL until the first insertion) */
+	size_t cap;           /* a power of two, or 0 */
+	size_t used;          /* occupied slots */
+	uint32_t *arena;      /* the keys, each as its length then its words */
+	size_t alen, acap;    /* words used and allocated in arena */
+} ci_cache;
+
+/* Work space of Fisher-z: the sub-matrix, its factor and the pseudo-inverse's parts. */
+typedef struct ci_fisher_ws {
+	size_t cap;      /* largest order allocated (0: none yet) */
+	gsl_matrix *m;   /* cap x cap: the sub-matrix, then its factor */
+	gsl_matrix *v;   /* cap x cap: right singular vectors */
+	gsl_vector *s;   /* cap singular values */
+} ci_fisher_ws;
+
+/* Work space of the discrete tests. */
+typedef struct ci_disc_ws {
+	uint32_t *ids;    /* n: stratum of each row */
+	uint32_t *order;  /* n: rows grouped by stratum */
+	uint32_t *start;  /* n + 1: first position of each stratum in order */
+	uint64_t *hkey;   /* hcap: key (or hash) of each hash slot */
+	uint32_t *hrow;   /* hcap: a row of the slot's stratum */
+	uint32_t *hid;    /* hcap: the slot's stratum */
+	uint32_t *hstamp; /* hcap: query number that filled the slot */
+	size_t hcap;      /* hash slots, a power of two */
+	uint32_t stamp;   /* current query number */
+	uint32_t *tab;    /* cmax * cmax cells of one stratum's table (kept zero between uses) */
+	uint32_t *rowm;   /* cmax: x margins of one stratum */
+	uint32_t *colm;   /* cmax: y margins of one stratum */
+	uint32_t *nzr;    /* cmax: x levels present in the stratum */
+	uint32_t *nzc;    /* cmax: y levels present in the stratum */
+} ci_disc_ws;
+
+/* The test object. */
+struct fb_ci {
+	fb_ci_options opt;    /* settings, with the test resolved (never AUTO) */
+	size_t d, n;          /* variables and rows */
+	double *corr;         /* Fisher-z: d x d correlation matrix, row-major */
+	ci_fisher_ws fws;     /* Fisher-z work space */
+	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
+	size_t *nlev;         /* discrete: levels of each column */
+	size_t cmax;          /* discrete: most levels of any column */
+	ci_disc_ws dws;       /* discrete work space */
+	ci_cache cache;       /* remembered answers */
+	size_t *sorted;       /* d: the sorted conditioning set of the current query */
+	uint32_t *key;        /* d + 2: the current query's cache key */
+	fb_ci_stats st;       /* counters */
+};
+
+/* Look up key (nk words) with hash h; true with the stored answer in out when found. */
+bool ci_cache_find(const ci_cache *c, uint64_t h, const uint32_t *key, size_t nk,
+                   fb_ci_result *out);
+/* Remember res under key; FB_ERR when out of memory (the answer is then just not kept). */
+int ci_cache_put(ci_cache *c, uint64_t h, const uint32_t *key, size_t nk,
+                 const fb_ci_result *res);
+/* Free the cache's memory and make it empty. */
+void ci_cache_release(ci_cache *c);
+/* Hash of a key of nk words. */
+uint64_t ci_cache_hash(const uint32_t *key, size_t nk);
+
+/* Correlation matrix of ds into ci->corr (constant columns get correlation 0);
+ * FB_ERR when out of memory. */
+int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
+/* Fisher-z on ci->corr for x < y and sorted S. */
+void ci_fisher_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                   fb_ci_result *res);
+/* Fisher-z on a correlation matrix with a given work space. */
+void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
+                       const size_t *S, size_t ns, const fb_ci_options *opt,
+                       ci_fisher_ws *ws, fb_ci_result *res);
+/* Free Fisher-z's work space. */
+void ci_fisher_ws_release(ci_fisher_ws *ws);
+
+/* Copy the codes of ds and allocate the discrete work space; FB_ERR with the reason. */
+int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
+/* G² or χ² for x < y and sorted S. */
+void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                 fb_ci_result *res);
+/* Free the discrete work space. */
+void ci_disc_ws_release(ci_disc_ws *ws);
+
+#endif

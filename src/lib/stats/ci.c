@@ -1,0 +1,356 @@
+/* The conditional-independence test object: settings, construction, canonical queries
+ * (x < y, S sorted), the cache and the counters.  The tests themselves are in ci-fisher.c
+ * and ci-discrete.c. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ci-private.h"
+
+/* Defaults: auto, adjusted df, no small-sample rule, pseudo-inverse, 2 Q(T), cache on. */
+void fb_ci_options_init(fb_ci_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->test = FB_CI_AUTO;
+	opt->df = FB_CI_DF_ADJUSTED;
+	opt->small = FB_CI_SMALL_NONE;
+	opt->singular = FB_CI_SINGULAR_PINV;
+	opt->fisher_p = FB_CI_FISHER_P_UPPER;
+	opt->cache = true;
+}
+
+/* Name of a test. */
+const char *fb_ci_test_name(enum fb_ci_test test)
+{
+	switch (test) {
+	case FB_CI_AUTO:
+		return "auto";
+	case FB_CI_FISHER_Z:
+		return "fisher-z";
+	case FB_CI_G2:
+		return "g2";
+	case FB_CI_CHI2:
+		return "chi2";
+	}
+	return "?";
+}
+
+/* The test that auto means for ds. */
+int fb_ci_test_for(const fb_dataset *ds, enum fb_ci_test *test, fb_error *err)
+{
+	size_t nd;
+
+	if (ds == NULL || ds->d < 2)
+		return fb_fail(err, "a conditional-independence test needs at least two variables");
+	nd = fb_dataset_n_discrete(ds);
+	if (nd == 0)
+		*test = FB_CI_FISHER_Z;
+	else if (nd == ds->d)
+		*test = FB_CI_G2;
+	else
+		return fb_fail(err, "the data mixes %zu continuous and %zu discrete variables: "
+		                    "choose fisher-z (codes as numbers) or make every column discrete",
+		               ds->d - nd, nd);
+	return FB_OK;
+}
+
+/* A new, empty object for d variables and n rows; NULL when out of memory. */
+static fb_ci *ci_new(size_t d, size_t n, const fb_ci_options *opt)
+{
+	fb_ci *ci = calloc(1, sizeof *ci);
+
+	if (ci == NULL)
+		return NULL;
+	if (opt != NULL)
+		ci->opt = *opt;
+	else
+		fb_ci_options_init(&ci->opt);
+	ci->d = d;
+	ci->n = n;
+	ci->sorted = malloc(d * sizeof *ci->sorted);
+	ci->key = malloc((d + 2) * sizeof *ci->key);
+	if (ci->sorted == NULL || ci->key == NULL) {
+		fb_ci_free(ci);
+		return NULL;
+	}
+	return ci;
+}
+
+/* Check the sizes every object needs. */
+static int ci_check_sizes(size_t d, size_t n, fb_error *err)
+{
+	if (d < 2)
+		return fb_fail(err, "a conditional-independence test needs at least two variables, "
+		                    "not %zu", d);
+	if (n < 1)
+		return fb_fail(err, "a conditional-independence test needs at least one row");
+	if (d > UINT32_MAX - 2 || n > UINT32_MAX - 1)
+		return fb_fail(err, "too many variables or rows for a conditional-independence "
+		                    "test (%zu x %zu)", n, d);
+	return FB_OK;
+}
+
+/* Build the statistics of ds. */
+fb_ci *fb_ci_alloc(const fb_dataset *ds, const fb_ci_options *opt, fb_error *err)
+{
+	fb_ci_options o;
+	fb_ci *ci;
+	int ret;
+
+	if (opt != NULL)
+		o = *opt;
+	else
+		fb_ci_options_init(&o);
+	if (ds == NULL) {
+		fb_fail(err, "no dataset to test");
+		return NULL;
+	}
+	if (ci_check_sizes(ds->d, ds->n, err) != FB_OK)
+		return NULL;
+	if (o.test == FB_CI_AUTO && fb_ci_test_for(ds, &o.test, err) != FB_OK)
+		return NULL;
+	if ((ci = ci_new(ds->d, ds->n, &o)) == NULL) {
+		fb_fail(err, "out of memory for a %zu-variable test", ds->d);
+		return NULL;
+	}
+	if (o.test == FB_CI_FISHER_Z)
+		ret = ci_fisher_init(ci, ds, err);
+	else
+		ret = ci_disc_init(ci, ds, err);
+	if (ret != FB_OK) {
+		fb_ci_free(ci);
+		return NULL;
+	}
+	return ci;
+}
+
+/* Check that R is a correlation matrix: symmetric, unit diagonal, entries in [-1, 1]. */
+static int check_corr(const double *R, size_t d, fb_error *err)
+{
+	for (size_t i = 0; i < d; i++) {
+		if (R[i * d + i] != 1.0)
+			return fb_fail(err, "correlation matrix: diagonal entry %zu is %g, not 1", i + 1,
+			               R[i * d + i]);
+		for (size_t j = 0; j < i; j++) {
+			double a = R[i * d + j];
+
+			if (!(a >= -1.0 && a <= 1.0) || a != R[j * d + i])
+				return fb_fail(err, "correlation matrix: entry (%zu, %zu) is not a "
+				                    "symmetric value in [-1, 1]", i + 1, j + 1);
+		}
+	}
+	return FB_OK;
+}
+
+/* A Fisher-z object from a correlation matrix. */
+fb_ci *fb_ci_alloc_corr(const double *R, size_t d, size_t n, const fb_ci_options *opt,
+                        fb_error *err)
+{
+	fb_ci_options o;
+	fb_ci *ci;
+
+	if (opt != NULL)
+		o = *opt;
+	else
+		fb_ci_options_init(&o);
+	if (o.test != FB_CI_AUTO && o.test != FB_CI_FISHER_Z) {
+		fb_fail(err, "a correlation matrix supports fisher-z only, not %s",
+		        fb_ci_test_name(o.test));
+		return NULL;
+	}
+	o.test = FB_CI_FISHER_Z;
+	if (ci_check_sizes(d, n, err) != FB_OK || check_corr(R, d, err) != FB_OK)
+		return NULL;
+	if ((ci = ci_new(d, n, &o)) == NULL || (ci->corr = malloc(d * d * sizeof *R)) == NULL) {
+		fb_ci_free(ci);
+		fb_fail(err, "out of memory for a %zu x %zu correlation matrix", d, d);
+		return NULL;
+	}
+	memcpy(ci->corr, R, d * d * sizeof *R);
+	return ci;
+}
+
+/* Free a test object. */
+void fb_ci_free(fb_ci *ci)
+{
+	if (ci == NULL)
+		return;
+	free(ci->corr);
+	ci_fisher_ws_release(&ci->fws);
+	free(ci->codes);
+	free(ci->nlev);
+	ci_disc_ws_release(&ci->dws);
+	ci_cache_release(&ci->cache);
+	free(ci->sorted);
+	free(ci->key);
+	free(ci);
+}
+
+/* Compare two indices for qsort. */
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Check a query and sort S into out; FB_ERR naming the fault. */
+static int ci_canonical(size_t d, size_t x, size_t y, const size_t *S, size_t ns, size_t *out,
+                        fb_error *err)
+{
+	if (x >= d || y >= d)
+		return fb_fail(err, "variable %zu is out of range (there are %zu)",
+		               (x >= d ? x : y) + 1, d);
+	if (x == y)
+		return fb_fail(err, "a variable cannot be tested against itself (%zu)", x + 1);
+	if (ns > d - 2)
+		return fb_fail(err, "a conditioning set of %zu variables cannot avoid both tested "
+		                    "ones among %zu", ns, d);
+	if (ns > 0)
+		memcpy(out, S, ns * sizeof *S);
+	qsort(out, ns, sizeof *out, cmp_size);
+	for (size_t k = 0; k < ns; k++) {
+		if (out[k] >= d)
+			return fb_fail(err, "conditioning variable %zu is out of range (there are %zu)",
+			               out[k] + 1, d);
+		if (out[k] == x || out[k] == y)
+			return fb_fail(err, "variable %zu is both tested and conditioned on",
+			               out[k] + 1);
+		if (k > 0 && out[k] == out[k - 1])
+			return fb_fail(err, "variable %zu appears twice in the conditioning set",
+			               out[k] + 1);
+	}
+	return FB_OK;
+}
+
+/* Mark res as the answer to a bad query. */
+static void ci_invalid(fb_ci_result *res)
+{
+	res->p = NAN;
+	res->stat = NAN;
+	res->df = 0.0;
+	res->r = NAN;
+	res->flags = FB_CI_INVALID;
+}
+
+/* Count a computed answer's flags. */
+static void ci_count(fb_ci *ci, const fb_ci_result *res)
+{
+	ci->st.computed++;
+	ci->st.undefined += (res->flags & FB_CI_UNDEFINED) != 0;
+	ci->st.singular += (res->flags & FB_CI_SINGULAR) != 0;
+	ci->st.small += (res->flags & FB_CI_SMALL) != 0;
+	ci->st.zero_df += (res->flags & FB_CI_ZERO_DF) != 0;
+}
+
+/* Test x _||_ y | S. */
+int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res,
+               fb_error *err)
+{
+	size_t a = x < y ? x : y, b = x < y ? y : x, nk = ns + 2;
+	uint64_t h = 0;
+
+	if (ci_canonical(ci->d, x, y, S, ns, ci->sorted, err) != FB_OK) {
+		ci_invalid(res);
+		return FB_ERR;
+	}
+	ci->st.queries++;
+	if (ci->opt.cache) {
+		ci->key[0] = (uint32_t)a;
+		ci->key[1] = (uint32_t)b;
+		for (size_t k = 0; k < ns; k++)
+			ci->key[k + 2] = (uint32_t)ci->sorted[k];
+		h = ci_cache_hash(ci->key, nk);
+		if (ci_cache_find(&ci->cache, h, ci->key, nk, res)) {
+			ci->st.hits++;
+			res->flags |= FB_CI_CACHED;
+			return FB_OK;
+		}
+	}
+	if (ci->opt.test == FB_CI_FISHER_Z)
+		ci_fisher_run(ci, a, b, ci->sorted, ns, res);
+	else
+		ci_disc_run(ci, a, b, ci->sorted, ns, res);
+	if (res->flags & FB_CI_INVALID)
+		return fb_fail(err, "out of memory for a test with %zu conditioning variables", ns);
+	ci_count(ci, res);
+	if (ci->opt.cache)
+		ci_cache_put(&ci->cache, h, ci->key, nk, res);
+	return FB_OK;
+}
+
+/* The p-value of x _||_ y | S. */
+double fb_ci_pvalue(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                    unsigned *flags)
+{
+	fb_ci_result res;
+
+	fb_ci_test(ci, x, y, S, ns, &res, NULL);
+	if (flags != NULL)
+		*flags = res.flags;
+	return res.p;
+}
+
+/* Fisher-z from a correlation matrix, without an object. */
+int fb_ci_fisher_from_corr(const double *R, size_t d, size_t n, size_t x, size_t y,
+                           const size_t *S, size_t ns, const fb_ci_options *opt,
+                           fb_ci_result *res, fb_error *err)
+{
+	fb_ci_options o;
+	ci_fisher_ws ws = { 0 };
+	size_t *sorted = malloc((d > 0 ? d : 1) * sizeof *sorted);
+	int ret = FB_OK;
+
+	if (opt != NULL)
+		o = *opt;
+	else
+		fb_ci_options_init(&o);
+	if (sorted == NULL) {
+		ci_invalid(res);
+		return fb_fail(err, "out of memory for a %zu-variable test", d);
+	}
+	if (ci_canonical(d, x, y, S, ns, sorted, err) != FB_OK) {
+		ci_invalid(res);
+		ret = FB_ERR;
+	} else {
+		ci_fisher_compute(R, d, n, x < y ? x : y, x < y ? y : x, sorted, ns, &o, &ws, res);
+		if (res->flags & FB_CI_INVALID)
+			ret = fb_fail(err, "out of memory for a test with %zu conditioning variables",
+			              ns);
+	}
+	ci_fisher_ws_release(&ws);
+	free(sorted);
+	return ret;
+}
+
+/* The test the object runs. */
+enum fb_ci_test fb_ci_kind(const fb_ci *ci)
+{
+	return ci->opt.test;
+}
+
+/* Number of variables. */
+size_t fb_ci_d(const fb_ci *ci)
+{
+	return ci->d;
+}
+
+/* Number of rows. */
+size_t fb_ci_n(const fb_ci *ci)
+{
+	return ci->n;
+}
+
+/* The counters. */
+void fb_ci_get_stats(const fb_ci *ci, fb_ci_stats *st)
+{
+	*st = ci->st;
+}
+
+/* Forget every cached answer. */
+void fb_ci_cache_clear(fb_ci *ci)
+{
+	ci_cache_release(&ci->cache);
+}

@@ -1,0 +1,632 @@
+/* Unit tests of the conditional-independence tests: Fisher-z against an explicit cofactor
+ * inverse and the recursive partial-correlation formula, G² and χ² against hand-enumerated
+ * contingency tables, the three degrees-of-freedom conventions, the small-sample rules, the
+ * cache, and the independence of every answer from the order of x, y and S. */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "fedbn/ci.h"
+
+/* Fail unless got equals want within tol (relative above 1, absolute below). */
+static void assert_near(double got, double want, double tol)
+{
+	double scale = fabs(want) > 1.0 ? fabs(want) : 1.0;
+
+	if (!(fabs(got - want) <= tol * scale))
+		fail_msg("got %.17g, want %.17g", got, want);
+}
+
+/* A continuous dataset of n rows and d columns from row-major values. */
+static fb_dataset *cont_data(size_t n, size_t d, const double *x)
+{
+	fb_dataset *ds = fb_dataset_alloc(n, d);
+
+	assert_non_null(ds);
+	memcpy(ds->x, x, n * d * sizeof *x);
+	return ds;
+}
+
+/* Ten rows of four loosely related columns (made-up numbers). */
+static const double fz_rows[10 * 4] = {
+	1.2, 0.7, -0.3, 2.1,   -0.4, -1.1, 0.5, -0.2,  0.9, 1.4, 1.1, 0.8,
+	2.3, 1.9, 0.2, 2.7,    -1.5, -0.8, -1.9, -1.0, 0.1, 0.6, 0.9, 0.4,
+	-0.7, -0.2, 0.3, -1.4, 1.8, 0.9, -0.6, 1.5,    0.4, -0.5, 1.7, 0.2,
+	-1.1, -1.6, -0.4, -0.9,
+};
+
+/* Correlation of columns a and b of fz_rows by the two-pass textbook formula. */
+static double hand_corr(size_t a, size_t b)
+{
+	double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+
+	for (size_t i = 0; i < 10; i++) {
+		ma += fz_rows[i * 4 + a] / 10.0;
+		mb += fz_rows[i * 4 + b] / 10.0;
+	}
+	for (size_t i = 0; i < 10; i++) {
+		double u = fz_rows[i * 4 + a] - ma, v = fz_rows[i * 4 + b] - mb;
+
+		sab += u * v;
+		saa += u * u;
+		sbb += v * v;
+	}
+	return sab / sqrt(saa * sbb);
+}
+
+/* Two-sided Fisher-z p-value of r with dof = n - |S| - 3, through erfc from libm. */
+static double hand_fisher_p(double r, double dof)
+{
+	double z = 0.5 * log((1.0 + r) / (1.0 - r));
+
+	return erfc(sqrt(dof) * fabs(z) / sqrt(2.0));
+}
+
+/* Partial correlation of (0, 1) given 2 from the inverse of the 3 x 3 matrix m by
+ * cofactors: P = adj(m) / det(m); r = -P01 / sqrt(P00 P11) (det cancels). */
+static double cofactor_partial(const double m[3][3])
+{
+	double c00 = m[1][1] * m[2][2] - m[1][2] * m[2][1];
+	double c11 = m[0][0] * m[2][2] - m[0][2] * m[2][0];
+	double c01 = -(m[1][0] * m[2][2] - m[1][2] * m[2][0]); /* cofactor (0,1): symmetric m */
+
+	return -c01 / sqrt(c00 * c11);
+}
+
+/* Fisher-z with S = {} and S = {s}: against the textbook correlation and a cofactor inverse. */
+static void test_fisher_small(void **state)
+{
+	fb_dataset *ds = cont_data(10, 4, fz_rows);
+	fb_ci_options o;
+	fb_ci *ci;
+	fb_ci_result res;
+	fb_error err = { "" };
+	size_t S1[1] = { 2 };
+	double m[3][3], r;
+
+	fb_ci_options_init(&o);
+	o.test = FB_CI_FISHER_Z;
+	ci = fb_ci_alloc(ds, &o, &err);
+	assert_non_null(ci);
+	assert_int_equal(fb_ci_kind(ci), FB_CI_FISHER_Z);
+	/* marginal: r = corr(0, 1), dof = 10 - 3 */
+	assert_int_equal(fb_ci_test(ci, 0, 1, NULL, 0, &res, &err), FB_OK);
+	assert_near(res.r, hand_corr(0, 1), 1e-12);
+	assert_near(res.p, hand_fisher_p(hand_corr(0, 1), 7.0), 1e-10);
+	/* given column 2: the 3 x 3 matrix over (0, 1, 2) inverted by cofactors, dof = 6 */
+	for (size_t a = 0; a < 3; a++)
+		for (size_t b = 0; b < 3; b++)
+			m[a][b] = a == b ? 1.0 : hand_corr(a, b);
+	r = cofactor_partial(m);
+	assert_int_equal(fb_ci_test(ci, 1, 0, S1, 1, &res, &err), FB_OK);
+	assert_near(res.r, r, 1e-12);
+	assert_near(res.p, hand_fisher_p(r, 6.0), 1e-10);
+	assert_near(res.stat, sqrt(6.0) * fabs(atanh(r)), 1e-10);
+	assert_int_equal(res.flags, 0);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* First-order partial correlation r_ab.c from the correlations. */
+static double partial1(double rab, double rac, double rbc)
+{
+	return (rab - rac * rbc) / sqrt((1.0 - rac * rac) * (1.0 - rbc * rbc));
+}
+
+/* Fisher-z with |S| = 2 against the recursive formula, from the dataset and from (R, n). */
+static void test_fisher_order2(void **state)
+{
+	fb_dataset *ds = cont_data(10, 4, fz_rows);
+	double R[16], r01_3, r02_3, r12_3, want;
+	size_t S[2] = { 3, 2 };
+	fb_ci_result res;
+	fb_error err = { "" };
+	fb_ci *ci = fb_ci_alloc(ds, NULL, &err), *cr;
+
+	assert_non_null(ci); /* auto on continuous data: fisher-z */
+	assert_int_equal(fb_ci_kind(ci), FB_CI_FISHER_Z);
+	for (size_t a = 0; a < 4; a++)
+		for (size_t b = 0; b < 4; b++)
+			R[a * 4 + b] = a == b ? 1.0 : hand_corr(a, b);
+	/* r_01.23 = (r_01.3 - r_02.3 r_12.3) / sqrt((1 - r_02.3^2)(1 - r_12.3^2)) */
+	r01_3 = partial1(R[1], R[3], R[7]);
+	r02_3 = partial1(R[2], R[3], R[11]);
+	r12_3 = partial1(R[6], R[7], R[11]);
+	want = partial1(r01_3, r02_3, r12_3);
+	assert_int_equal(fb_ci_test(ci, 0, 1, S, 2, &res, &err), FB_OK);
+	assert_near(res.r, want, 1e-12);
+	assert_near(res.p, hand_fisher_p(want, 5.0), 1e-10);
+	/* the same from sufficient statistics, with and without an object */
+	cr = fb_ci_alloc_corr(R, 4, 10, NULL, &err);
+	assert_non_null(cr);
+	assert_near(fb_ci_pvalue(cr, 1, 0, S, 2, NULL), hand_fisher_p(want, 5.0), 1e-10);
+	assert_int_equal(fb_ci_fisher_from_corr(R, 4, 10, 0, 1, S, 2, NULL, &res, &err), FB_OK);
+	assert_near(res.p, hand_fisher_p(want, 5.0), 1e-10);
+	assert_int_equal(fb_ci_n(cr), 10);
+	assert_int_equal(fb_ci_d(cr), 4);
+	fb_ci_free(cr);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* n - |S| - 3 <= 0 gives p = 1 flagged undefined. */
+static void test_fisher_undefined(void **state)
+{
+	fb_dataset *ds = cont_data(5, 4, fz_rows);
+	fb_ci *ci = fb_ci_alloc(ds, NULL, NULL);
+	size_t S[2] = { 2, 3 };
+	fb_ci_stats st;
+	unsigned fl;
+
+	assert_non_null(ci);
+	assert_true(fb_ci_pvalue(ci, 0, 1, S, 1, &fl) < 1.0); /* 5 - 1 - 3 = 1: defined */
+	assert_int_equal(fl & FB_CI_UNDEFINED, 0);
+	assert_near(fb_ci_pvalue(ci, 0, 1, S, 2, &fl), 1.0, 0.0); /* 5 - 2 - 3 = 0 */
+	assert_int_equal(fl, FB_CI_UNDEFINED);
+	fb_ci_get_stats(ci, &st);
+	assert_int_equal(st.undefined, 1);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* A duplicated conditioning column: the pseudo-inverse gives the partial correlation given
+ * one copy (closed form, see below), or p = 0 under the dependent rule; a constant column
+ * correlates 0 with everything. */
+static void test_fisher_singular(void **state)
+{
+	double rows[10 * 5];
+	fb_dataset *ds;
+	fb_ci_options o;
+	fb_ci *ci;
+	fb_ci_result res;
+	fb_ci_stats st;
+	size_t S[2] = { 2, 3 }, S4[1] = { 4 };
+	double want;
+
+	/* columns 0, 1, 2 of fz_rows, column 3 = column 2 again, column 4 constant */
+	for (size_t i = 0; i < 10; i++) {
+		for (size_t j = 0; j < 3; j++)
+			rows[i * 5 + j] = fz_rows[i * 4 + j];
+		rows[i * 5 + 3] = fz_rows[i * 4 + 2];
+		rows[i * 5 + 4] = 3.5;
+	}
+	ds = cont_data(10, 5, rows);
+	fb_ci_options_init(&o);
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_non_null(ci);
+	/* Rotating (s, s') to ((s+s')/sqrt2, (s-s')/sqrt2) leaves a zero row and column and a
+	 * non-singular block over (u, x, y) that scales (s, x, y): the pseudo-inverse's x, y
+	 * entries give r_01.2, with dof n - 2 - 3 = 5. */
+	want = partial1(hand_corr(0, 1), hand_corr(0, 2), hand_corr(1, 2));
+	assert_int_equal(fb_ci_test(ci, 0, 1, S, 2, &res, NULL), FB_OK);
+	assert_true(res.flags & FB_CI_SINGULAR);
+	assert_near(res.r, want, 1e-10);
+	assert_near(res.p, hand_fisher_p(want, 5.0), 1e-10);
+	/* constant column: r = 0 and p = 1; given it, r_01.4 = r_01 */
+	assert_near(fb_ci_pvalue(ci, 0, 4, NULL, 0, NULL), 1.0, 0.0);
+	assert_near(fb_ci_pvalue(ci, 0, 1, S4, 1, NULL), hand_fisher_p(hand_corr(0, 1), 6.0),
+	            1e-10);
+	fb_ci_get_stats(ci, &st);
+	assert_int_equal(st.constant_columns, 1);
+	assert_int_equal(st.singular, 1);
+	fb_ci_free(ci);
+	o.singular = FB_CI_SINGULAR_DEPENDENT;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_int_equal(fb_ci_test(ci, 0, 1, S, 2, &res, NULL), FB_OK);
+	assert_true(res.flags & FB_CI_SINGULAR);
+	assert_near(res.p, 0.0, 0.0);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* Add count copies of the row (a, b, c, ...) to a row-major buffer of d columns. */
+static size_t add_rows(double *x, size_t at, size_t d, const double *row, size_t count)
+{
+	for (size_t k = 0; k < count; k++)
+		memcpy(x + (at + k) * d, row, d * sizeof *row);
+	return at + count;
+}
+
+/* Make columns discrete with levels "0".."L-1". */
+static void make_discrete(fb_dataset *ds, const size_t *nlev)
+{
+	static char lab[6][2] = { "0", "1", "2", "3", "4", "5" };
+	char *const labels[] = { lab[0], lab[1], lab[2], lab[3], lab[4], lab[5] };
+
+	for (size_t j = 0; j < ds->d; j++)
+		assert_int_equal(fb_dataset_set_levels(ds, j, labels, nlev[j], NULL), FB_OK);
+}
+
+/* A discrete dataset over (x, y, s) from one 2 x 2 table per level of s: t[s][x][y]. */
+static fb_dataset *tables_data(const unsigned t[][2][2], size_t ns)
+{
+	size_t n = 0, at = 0, nlev[3] = { 2, 2, ns };
+	fb_dataset *ds;
+
+	for (size_t s = 0; s < ns; s++)
+		n += t[s][0][0] + t[s][0][1] + t[s][1][0] + t[s][1][1];
+	ds = fb_dataset_alloc(n, 3);
+	for (size_t s = 0; s < ns; s++)
+		for (size_t a = 0; a < 2; a++)
+			for (size_t b = 0; b < 2; b++) {
+				double row[3] = { (double)a, (double)b, (double)s };
+
+				at = add_rows(ds->x, at, 3, row, t[s][a][b]);
+			}
+	make_discrete(ds, nlev);
+	return ds;
+}
+
+/* The textbook 2 x 2 table [[20, 30], [30, 20]]: E = 25 everywhere, χ² = 4 exactly, so
+ * p = Q(4; 1) = erfc(sqrt 2); G² = 2 (40 ln 0.8 + 60 ln 1.2) by hand. */
+static void test_discrete_textbook(void **state)
+{
+	const unsigned t[1][2][2] = { { { 20, 30 }, { 30, 20 } } };
+	fb_dataset *ds = tables_data(t, 1);
+	fb_ci_options o;
+	fb_ci *ci;
+	fb_ci_result res;
+	double g2 = 2.0 * (40.0 * log(0.8) + 60.0 * log(1.2));
+
+	fb_ci_options_init(&o);
+	o.test = FB_CI_CHI2;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_non_null(ci);
+	assert_int_equal(fb_ci_test(ci, 0, 1, NULL, 0, &res, NULL), FB_OK);
+	assert_near(res.stat, 4.0, 1e-12);
+	assert_near(res.df, 1.0, 0.0);
+	assert_near(res.p, erfc(sqrt(2.0)), 1e-10);
+	assert_near(res.p, 0.0455002638963584, 1e-10); /* the usual table value 0.0455 */
+	fb_ci_free(ci);
+	o.test = FB_CI_G2;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_int_equal(fb_ci_test(ci, 1, 0, NULL, 0, &res, NULL), FB_OK);
+	assert_near(res.stat, g2, 1e-12);
+	assert_near(res.p, gsl_cdf_chisq_Q(g2, 1.0), 1e-10);
+	fb_ci_free(ci);
+	/* auto on all-discrete data is g2 */
+	ci = fb_ci_alloc(ds, NULL, NULL);
+	assert_int_equal(fb_ci_kind(ci), FB_CI_G2);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* G² and χ² of one 2 x 2 table by hand: expected counts from the margins. */
+static void hand_2x2(const unsigned t[2][2], double *g2, double *x2)
+{
+	double r[2] = { t[0][0] + t[0][1], t[1][0] + t[1][1] };
+	double c[2] = { t[0][0] + t[1][0], t[0][1] + t[1][1] };
+	double n = r[0] + r[1];
+
+	for (size_t a = 0; a < 2; a++)
+		for (size_t b = 0; b < 2; b++) {
+			double O = t[a][b], E = r[a] * c[b] / n;
+
+			*g2 += O > 0 ? 2.0 * O * log(O / E) : 0.0;
+			*x2 += (O - E) * (O - E) / E;
+		}
+}
+
+/* Conditional G² and χ² over two strata, summed by hand; df = 2 in every convention. */
+static void test_discrete_conditional(void **state)
+{
+	const unsigned t[2][2][2] = { { { 10, 5 }, { 3, 12 } }, { { 4, 6 }, { 8, 2 } } };
+	fb_dataset *ds = tables_data(t, 2);
+	fb_ci_options o;
+	fb_ci *ci;
+	fb_ci_result res;
+	size_t S[1] = { 2 };
+	double g2 = 0, x2 = 0;
+
+	hand_2x2(t[0], &g2, &x2);
+	hand_2x2(t[1], &g2, &x2);
+	fb_ci_options_init(&o);
+	for (int df = 0; df < 3; df++) {
+		o.df = (enum fb_ci_df)df;
+		o.test = FB_CI_G2;
+		ci = fb_ci_alloc(ds, &o, NULL);
+		assert_int_equal(fb_ci_test(ci, 0, 1, S, 1, &res, NULL), FB_OK);
+		assert_near(res.stat, g2, 1e-12);
+		assert_near(res.df, 2.0, 0.0);
+		assert_near(res.p, gsl_cdf_chisq_Q(g2, 2.0), 1e-10);
+		fb_ci_free(ci);
+		o.test = FB_CI_CHI2;
+		ci = fb_ci_alloc(ds, &o, NULL);
+		assert_int_equal(fb_ci_test(ci, 1, 0, S, 1, &res, NULL), FB_OK);
+		assert_near(res.stat, x2, 1e-12);
+		assert_near(res.p, gsl_cdf_chisq_Q(x2, 2.0), 1e-10);
+		fb_ci_free(ci);
+	}
+	fb_dataset_free(ds);
+}
+
+/* A 3 x 2 table per stratum where x's level 2 never occurs with s = 0, and a stratum of
+ * s that never occurs at all: s has levels 0, 1, 2 and only 0 and 1 appear.
+ *   s = 0: x = 0: (y0 8, y1 4)   x = 1: (3, 9)    x = 2: (0, 0)
+ *   s = 1: x = 0: (5, 5)         x = 1: (2, 6)    x = 2: (7, 1)
+ * classical df = (3-1)(2-1)3 = 6; adjusted = (3-1-1)(2-1) + (3-1-0)(2-1) = 3;
+ * adaptDF = 6 - (2 empty cells in s = 0, 0 in s = 1, 6 in the absent s = 2) = max(-2, 1) = 1. */
+static void test_discrete_df(void **state)
+{
+	static const unsigned cnt[2][3][2] = { { { 8, 4 }, { 3, 9 }, { 0, 0 } },
+		                               { { 5, 5 }, { 2, 6 }, { 7, 1 } } };
+	size_t n = 0, at = 0, nlev[3] = { 3, 2, 3 };
+	fb_dataset *ds;
+	fb_ci_options o;
+	fb_ci *ci;
+	fb_ci_result res;
+	size_t S[1] = { 2 };
+	double g2 = 0;
+	const double want_df[3] = { 3.0, 6.0, 1.0 }; /* adjusted, classical, adapt */
+
+	for (size_t s = 0; s < 2; s++)
+		for (size_t a = 0; a < 3; a++)
+			n += cnt[s][a][0] + cnt[s][a][1];
+	ds = fb_dataset_alloc(n, 3);
+	for (size_t s = 0; s < 2; s++) {
+		double N = 0, rm[3], cm[2] = { 0, 0 };
+
+		for (size_t a = 0; a < 3; a++) {
+			rm[a] = cnt[s][a][0] + cnt[s][a][1];
+			N += rm[a];
+			for (size_t b = 0; b < 2; b++) {
+				double row[3] = { (double)a, (double)b, (double)s };
+
+				cm[b] += cnt[s][a][b];
+				at = add_rows(ds->x, at, 3, row, cnt[s][a][b]);
+			}
+		}
+		for (size_t a = 0; a < 3; a++)
+			for (size_t b = 0; b < 2; b++)
+				if (cnt[s][a][b] > 0)
+					g2 += 2.0 * cnt[s][a][b] * log(cnt[s][a][b] * N / (rm[a] * cm[b]));
+	}
+	make_discrete(ds, nlev);
+	fb_ci_options_init(&o);
+	o.test = FB_CI_G2;
+	for (int df = 0; df < 3; df++) {
+		o.df = (enum fb_ci_df)df;
+		ci = fb_ci_alloc(ds, &o, NULL);
+		assert_int_equal(fb_ci_test(ci, 0, 1, S, 1, &res, NULL), FB_OK);
+		assert_near(res.stat, g2, 1e-12);
+		assert_near(res.df, want_df[df], 0.0);
+		assert_near(res.p, gsl_cdf_chisq_Q(g2, want_df[df]), 1e-10);
+		fb_ci_free(ci);
+	}
+	fb_dataset_free(ds);
+}
+
+/* x equal to s: in every stratum x has one level, so the adjusted df is 0 and p = 1. */
+static void test_discrete_zero_df(void **state)
+{
+	double rows[8 * 3] = { 0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0,
+		               1, 1, 1 };
+	size_t nlev[3] = { 2, 2, 2 }, S[1] = { 2 };
+	fb_dataset *ds = fb_dataset_alloc(8, 3);
+	fb_ci *ci;
+	fb_ci_result res;
+	fb_ci_stats st;
+
+	memcpy(ds->x, rows, sizeof rows);
+	make_discrete(ds, nlev);
+	ci = fb_ci_alloc(ds, NULL, NULL);
+	assert_int_equal(fb_ci_test(ci, 0, 1, S, 1, &res, NULL), FB_OK);
+	assert_near(res.df, 0.0, 0.0);
+	assert_near(res.p, 1.0, 0.0);
+	assert_int_equal(res.flags, FB_CI_ZERO_DF);
+	fb_ci_get_stats(ci, &st);
+	assert_int_equal(st.zero_df, 1);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* Sixty-five copies of s make prod c_S = 2^65, past the exact key: the strata (and so G²)
+ * must still be those of s alone. */
+static void test_discrete_many_strata(void **state)
+{
+	const unsigned t[2][2][2] = { { { 10, 5 }, { 3, 12 } }, { { 4, 6 }, { 8, 2 } } };
+	fb_dataset *base = tables_data(t, 2), *ds;
+	size_t d = 2 + 65, nlev[67], S[65], S1[1] = { 2 };
+	fb_ci *ci;
+	fb_ci_result a, b;
+
+	ds = fb_dataset_alloc(base->n, d);
+	for (size_t i = 0; i < base->n; i++)
+		for (size_t j = 0; j < d; j++)
+			ds->x[i * d + j] = base->x[i * 3 + (j < 2 ? j : 2)];
+	for (size_t j = 0; j < d; j++)
+		nlev[j] = 2;
+	for (size_t k = 0; k < 65; k++)
+		S[k] = 66 - k; /* in reverse on purpose */
+	make_discrete(ds, nlev);
+	ci = fb_ci_alloc(ds, NULL, NULL);
+	assert_non_null(ci);
+	assert_int_equal(fb_ci_test(ci, 0, 1, S, 65, &a, NULL), FB_OK);
+	assert_int_equal(fb_ci_test(ci, 0, 1, S1, 1, &b, NULL), FB_OK);
+	assert_near(a.stat, b.stat, 1e-12);
+	assert_near(a.df, 2.0, 0.0);
+	assert_near(a.p, b.p, 1e-12);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+	fb_dataset_free(base);
+}
+
+/* pcalg's rule: n < 10 df gives p = 1; the FedPC code's: n / cells < 5 gives p = 0. */
+static void test_discrete_small(void **state)
+{
+	const unsigned t[2][2][2] = { { { 10, 5 }, { 3, 12 } }, { { 4, 6 }, { 8, 2 } } };
+	fb_dataset *ds = tables_data(t, 2); /* n = 50 */
+	fb_ci_options o;
+	fb_ci *ci;
+	size_t S[1] = { 2 };
+	unsigned fl;
+
+	fb_ci_options_init(&o);
+	o.small = FB_CI_SMALL_PCALG;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	/* df 1 (marginal): 50 >= 10, tested; df 2 given s: 50 >= 20, tested */
+	assert_true(fb_ci_pvalue(ci, 0, 1, S, 1, &fl) < 1.0);
+	assert_int_equal(fl & FB_CI_SMALL, 0);
+	fb_ci_free(ci);
+	o.small = FB_CI_SMALL_FEDPC;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	/* cells 2 x 2 x 2 = 8: 50 / 8 = 6.25 >= 5, tested; marginal 50 / 4 also */
+	assert_true(fb_ci_pvalue(ci, 0, 1, S, 1, &fl) > 0.0);
+	assert_int_equal(fl & FB_CI_SMALL, 0);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+	{
+		const unsigned u[2][2][2] = { { { 2, 1 }, { 1, 2 } }, { { 1, 2 }, { 2, 1 } } };
+
+		ds = tables_data(u, 2); /* n = 12: 12 < 10 * 2 and 12 / 8 < 5 */
+	}
+	o.small = FB_CI_SMALL_PCALG;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_near(fb_ci_pvalue(ci, 0, 1, S, 1, &fl), 1.0, 0.0);
+	assert_int_equal(fl, FB_CI_SMALL);
+	fb_ci_free(ci);
+	o.small = FB_CI_SMALL_FEDPC;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_near(fb_ci_pvalue(ci, 0, 1, S, 1, &fl), 0.0, 0.0);
+	assert_int_equal(fl, FB_CI_SMALL);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* The second identical query is a hit with the same value; so is the same query with x and
+ * y swapped and S in another order. */
+static void test_cache(void **state)
+{
+	fb_dataset *ds = cont_data(10, 4, fz_rows);
+	fb_ci *ci = fb_ci_alloc(ds, NULL, NULL);
+	size_t S[2] = { 2, 3 }, T[2] = { 3, 2 };
+	fb_ci_stats st;
+	unsigned fl;
+	double p1, p2, p3;
+
+	p1 = fb_ci_pvalue(ci, 0, 1, S, 2, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	p2 = fb_ci_pvalue(ci, 0, 1, S, 2, &fl);
+	assert_true(fl & FB_CI_CACHED);
+	p3 = fb_ci_pvalue(ci, 1, 0, T, 2, &fl);
+	assert_true(fl & FB_CI_CACHED);
+	assert_true(p1 == p2 && p2 == p3);
+	fb_ci_get_stats(ci, &st);
+	assert_int_equal(st.queries, 3);
+	assert_int_equal(st.computed, 1);
+	assert_int_equal(st.hits, 2);
+	/* a different set is a different key */
+	fb_ci_pvalue(ci, 0, 1, S, 1, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	fb_ci_cache_clear(ci);
+	assert_true(fb_ci_pvalue(ci, 0, 1, S, 2, &fl) == p1);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* Without the cache, every order of x, y and S gives the same bits (fails if order mattered:
+ * the sub-matrix would be built in another order and rounded differently). */
+static void test_order_free(void **state)
+{
+	fb_dataset *ds = cont_data(10, 4, fz_rows);
+	const unsigned t[2][2][2] = { { { 10, 5 }, { 3, 12 } }, { { 4, 6 }, { 8, 2 } } };
+	fb_dataset *dd = tables_data(t, 2);
+	fb_ci_options o;
+	fb_ci *ci, *cd;
+	size_t S[2] = { 2, 3 }, T[2] = { 3, 2 }, U[1] = { 2 };
+	fb_ci_stats st;
+
+	fb_ci_options_init(&o);
+	o.cache = false;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_true(fb_ci_pvalue(ci, 0, 1, S, 2, NULL) == fb_ci_pvalue(ci, 1, 0, T, 2, NULL));
+	assert_true(fb_ci_pvalue(ci, 0, 3, U, 1, NULL) == fb_ci_pvalue(ci, 3, 0, U, 1, NULL));
+	fb_ci_get_stats(ci, &st);
+	assert_int_equal(st.hits, 0);
+	assert_int_equal(st.computed, 4);
+	fb_ci_free(ci);
+	cd = fb_ci_alloc(dd, &o, NULL);
+	assert_true(fb_ci_pvalue(cd, 0, 1, U, 1, NULL) == fb_ci_pvalue(cd, 1, 0, U, 1, NULL));
+	fb_ci_free(cd);
+	fb_dataset_free(dd);
+	fb_dataset_free(ds);
+}
+
+/* Bad queries and bad data are refused with a sentence. */
+static void test_errors(void **state)
+{
+	fb_dataset *ds = cont_data(10, 4, fz_rows);
+	fb_ci *ci = fb_ci_alloc(ds, NULL, NULL);
+	fb_ci_result res;
+	fb_error err = { "" };
+	size_t S[2] = { 0, 2 }, D[2] = { 2, 2 }, F[1] = { 9 };
+	fb_ci_options o;
+	unsigned fl;
+	size_t nlev[4] = { 2, 2, 2, 2 };
+	static char la[] = "a", lb[] = "b";
+	char *const labels2[] = { la, lb };
+
+	assert_int_equal(fb_ci_test(ci, 1, 1, NULL, 0, &res, &err), FB_ERR);
+	assert_string_equal(err.msg, "a variable cannot be tested against itself (2)");
+	assert_true(isnan(res.p));
+	assert_int_equal(fb_ci_test(ci, 0, 1, S, 2, &res, &err), FB_ERR);
+	assert_string_equal(err.msg, "variable 1 is both tested and conditioned on");
+	assert_int_equal(fb_ci_test(ci, 0, 1, D, 2, &res, &err), FB_ERR);
+	assert_string_equal(err.msg, "variable 3 appears twice in the conditioning set");
+	assert_int_equal(fb_ci_test(ci, 0, 7, NULL, 0, &res, &err), FB_ERR);
+	assert_string_equal(err.msg, "variable 8 is out of range (there are 4)");
+	assert_true(isnan(fb_ci_pvalue(ci, 0, 1, F, 1, &fl)));
+	assert_int_equal(fl, FB_CI_INVALID);
+	fb_ci_free(ci);
+	fb_ci_options_init(&o);
+	o.test = FB_CI_G2;
+	assert_null(fb_ci_alloc(ds, &o, &err));
+	assert_string_equal(err.msg, "g2 needs discrete variables, and 'X1' is continuous");
+	make_discrete(ds, nlev); /* codes such as 1.2 are not levels */
+	assert_null(fb_ci_alloc(ds, &o, &err));
+	assert_string_equal(err.msg, "row 1 of 'X1' holds 1.2, not a level code below 2");
+	fb_dataset_free(ds);
+	ds = cont_data(10, 4, fz_rows); /* mixed kinds: auto refuses */
+	for (size_t j = 0; j < 3; j++)
+		assert_int_equal(fb_dataset_set_levels(ds, j, labels2, 2, NULL), FB_OK);
+	assert_null(fb_ci_alloc(ds, NULL, &err));
+	assert_string_equal(err.msg, "the data mixes 1 continuous and 3 discrete variables: "
+	                             "choose fisher-z (codes as numbers) or make every column "
+	                             "discrete");
+	fb_dataset_free(ds);
+}
+
+/* Run the tests. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fisher_small),
+		cmocka_unit_test(test_fisher_order2),
+		cmocka_unit_test(test_fisher_undefined),
+		cmocka_unit_test(test_fisher_singular),
+		cmocka_unit_test(test_discrete_textbook),
+		cmocka_unit_test(test_discrete_conditional),
+		cmocka_unit_test(test_discrete_df),
+		cmocka_unit_test(test_discrete_zero_df),
+		cmocka_unit_test(test_discrete_many_strata),
+		cmocka_unit_test(test_discrete_small),
+		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_order_free),
+		cmocka_unit_test(test_errors),
+	};
+
+	fb_gsl_install_handler();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
