@@ -251,42 +251,45 @@ void fb_notears_free(fb_notears *nt)
 	free(nt);
 }
 
+/* sum over i, j of A_ij B_ij (plain loops: the order is fixed whatever the BLAS). */
+static double mat_dot(const gsl_matrix *a, const gsl_matrix *b)
+{
+	double sum = 0.0;
+	size_t i, j;
+
+	for (i = 0; i < a->size1; i++) {
+		const double *x = gsl_matrix_const_ptr(a, i, 0), *y = gsl_matrix_const_ptr(b, i, 0);
+
+		for (j = 0; j < a->size2; j++)
+			sum += x[j] * y[j];
+	}
+	return sum;
+}
+
 /* The least-squares loss at W and its gradient into G (both paths; no checks). */
 static double notears_loss_eval(fb_notears *nt, const gsl_matrix *W, gsl_matrix *G)
 {
-	size_t d = nt->d, i, j;
-	double sum = 0.0;
+	size_t d = nt->d, i;
 
 	if (nt->gram) {
-		/* res = S - S W = S(I - W); loss = 1/2 sum((I - W) o res); gradient -res */
-		gsl_matrix_memcpy(nt->res, nt->S);
-		gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, -1.0, nt->S, W, 1.0, nt->res);
-		for (i = 0; i < d; i++) {
-			const double *r = gsl_matrix_const_ptr(nt->res, i, 0);
-			const double *w = gsl_matrix_const_ptr(W, i, 0);
+		/* R = S W - S = -S(I - W) is the gradient; loss = 1/2 sum((I - W) o S(I - W))
+		 * = -1/2 (tr R - sum(W o R)) */
+		gsl_matrix *R = (G != NULL) ? G : nt->res;
+		double tr = 0.0;
 
-			for (j = 0; j < d; j++)
-				sum += ((i == j ? 1.0 : 0.0) - w[j]) * r[j];
-		}
-		if (G != NULL) {
-			gsl_matrix_memcpy(G, nt->res);
-			gsl_matrix_scale(G, -1.0);
-		}
-		return 0.5 * sum;
+		gsl_matrix_memcpy(R, nt->S);
+		gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, nt->S, W, -1.0, R);
+		for (i = 0; i < d; i++)
+			tr += gsl_matrix_get(R, i, i);
+		return -0.5 * (tr - mat_dot(W, R));
 	}
 	/* res = Xc - Xc W; loss = |res|^2 / (2n); gradient -Xc^T res / n */
 	gsl_matrix_memcpy(nt->res, nt->X);
 	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, -1.0, nt->X, W, 1.0, nt->res);
-	for (i = 0; i < nt->n; i++) {
-		const double *r = gsl_matrix_const_ptr(nt->res, i, 0);
-
-		for (j = 0; j < d; j++)
-			sum += r[j] * r[j];
-	}
 	if (G != NULL)
 		gsl_blas_dgemm(CblasTrans, CblasNoTrans, -1.0 / (double)nt->n, nt->X, nt->res, 0.0,
 		               G);
-	return sum / (2.0 * (double)nt->n);
+	return mat_dot(nt->res, nt->res) / (2.0 * (double)nt->n);
 }
 
 /* The data-fit term at any W, with size checks. */
@@ -325,7 +328,7 @@ static void notears_to_w(const fb_notears *nt, const double *x, gsl_matrix *M)
  * want_grad; +inf when exp(W o W) overflows (the line searches then step back). */
 static double notears_smooth(fb_notears *nt, const double *x, int want_grad)
 {
-	size_t d2 = nt->d * nt->d, k;
+	size_t d2 = nt->d * nt->d;
 	double loss, h, c;
 
 	notears_to_w(nt, x, nt->Wt);
@@ -333,9 +336,12 @@ static double notears_smooth(fb_notears *nt, const double *x, int want_grad)
 	if (fb_dag_h(nt->Wt, nt->hw, &h, want_grad ? nt->Gh : NULL, NULL) != FB_OK)
 		return HUGE_VAL;
 	c = nt->rho * h + nt->alpha;
-	if (want_grad)
-		for (k = 0; k < d2; k++)
-			nt->G->data[k] += c * nt->Gh->data[k];
+	if (want_grad) {
+		gsl_vector_view g = gsl_vector_view_array(nt->G->data, d2);
+		gsl_vector_const_view gh = gsl_vector_const_view_array(nt->Gh->data, d2);
+
+		gsl_blas_daxpy(c, &gh.vector, &g.vector);
+	}
 	return loss + 0.5 * nt->rho * h * h + nt->alpha * h;
 }
 

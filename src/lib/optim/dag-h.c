@@ -51,6 +51,7 @@ struct fb_dag_h_work {
 	gsl_matrix *v;       /* even part of the Padé numerator */
 	gsl_matrix *t;       /* a product in progress */
 	gsl_permutation *perm; /* row pivots of the LU factorisation */
+	gsl_vector *colsum;  /* d column sums */
 	double coef[PADE_N][14]; /* Padé coefficients b_0..b_m of each degree */
 };
 
@@ -89,8 +90,10 @@ fb_dag_h_work *fb_dag_h_work_alloc(size_t d)
 	w->v = gsl_matrix_alloc(d, d);
 	w->t = gsl_matrix_alloc(d, d);
 	w->perm = gsl_permutation_alloc(d);
+	w->colsum = gsl_vector_alloc(d);
 	if (w->a == NULL || w->e == NULL || w->a2 == NULL || w->a4 == NULL || w->a6 == NULL ||
-	    w->u == NULL || w->v == NULL || w->t == NULL || w->perm == NULL) {
+	    w->u == NULL || w->v == NULL || w->t == NULL || w->perm == NULL ||
+	    w->colsum == NULL) {
 		fb_dag_h_work_free(w);
 		return NULL;
 	}
@@ -113,6 +116,7 @@ void fb_dag_h_work_free(fb_dag_h_work *w)
 	gsl_matrix_free(w->v);
 	gsl_matrix_free(w->t);
 	gsl_permutation_free(w->perm);
+	gsl_vector_free(w->colsum);
 	free(w);
 }
 
@@ -122,41 +126,54 @@ static void mat_mul(const gsl_matrix *a, const gsl_matrix *b, gsl_matrix *c)
 	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, a, b, 0.0, c);
 }
 
-/* The largest absolute column sum of a (its 1-norm). */
-static double norm1(const gsl_matrix *a)
+/* The d*d entries of a workspace matrix as one vector (they are allocated whole, so their
+ * rows are contiguous); lets level-1 BLAS do the element-wise work. */
+static gsl_vector_view mat_flat(gsl_matrix *m)
 {
-	double best = 0.0;
-	size_t i, j;
+	return gsl_vector_view_array(m->data, m->size1 * m->size2);
+}
 
-	for (j = 0; j < a->size2; j++) {
-		double s = 0.0;
+/* The 1-norm (largest absolute column sum) of the workspace matrix a; nonneg says that a
+ * has no negative entry.  Plain loops, so that the result (which picks the degree and the
+ * scaling) does not depend on how a threaded BLAS would split a reduction. */
+static double norm1(fb_dag_h_work *w, const gsl_matrix *a, int nonneg)
+{
+	double *restrict cs = w->colsum->data, best = 0.0;
+	size_t d = w->d, i, j;
 
-		for (i = 0; i < a->size1; i++)
-			s += fabs(gsl_matrix_get(a, i, j));
-		if (s > best)
-			best = s;
+	for (j = 0; j < d; j++)
+		cs[j] = 0.0;
+	for (i = 0; i < d; i++) {
+		const double *restrict row = a->data + i * a->tda;
+
+		if (nonneg)
+			for (j = 0; j < d; j++)
+				cs[j] += row[j];
+		else
+			for (j = 0; j < d; j++)
+				cs[j] += fabs(row[j]);
 	}
+	for (j = 0; j < d; j++)
+		if (!(cs[j] <= best))
+			best = cs[j];
 	return best;
 }
 
-/* out = sum over k of c[k] p[k] (np matrices) plus c0 times the identity. */
+/* out = sum over k of c[k] p[k] (np >= 1 workspace matrices) plus c0 times the identity. */
 static void mat_combine(gsl_matrix *out, const gsl_matrix *const *p, const double *c,
                         size_t np, double c0)
 {
-	size_t d = out->size1, i, j, k;
+	gsl_vector_view o = mat_flat(out), diag = gsl_matrix_diagonal(out);
+	size_t k;
 
-	for (i = 0; i < d; i++) {
-		double *row = gsl_matrix_ptr(out, i, 0);
+	gsl_matrix_memcpy(out, p[0]);
+	gsl_blas_dscal(c[0], &o.vector);
+	for (k = 1; k < np; k++) {
+		gsl_vector_const_view src = gsl_vector_const_view_array(p[k]->data, o.vector.size);
 
-		for (j = 0; j < d; j++)
-			row[j] = (i == j) ? c0 : 0.0;
-		for (k = 0; k < np; k++) {
-			const double *src = gsl_matrix_const_ptr(p[k], i, 0);
-
-			for (j = 0; j < d; j++)
-				row[j] += c[k] * src[j];
-		}
+		gsl_blas_daxpy(c[k], &src.vector, &o.vector);
 	}
+	gsl_vector_add_constant(&diag.vector, c0);
 }
 
 /* Padé numerator parts of degree m <= 9 for a: u = a (b1 I + b3 a^2 + ...), v = b0 I +
@@ -187,7 +204,8 @@ static void pade_low(fb_dag_h_work *w, int m, const double *b)
 	mat_combine(w->v, pw, ceven, np, b[0]);
 }
 
-/* Padé numerator parts of degree 13 for a (Higham's evaluation with six products). */
+/* Padé numerator parts of degree 13 for a (Higham's evaluation with six products; e is
+ * free scratch until the solve). */
 static void pade_13(fb_dag_h_work *w, const double *b)
 {
 	const gsl_matrix *pw[3];
@@ -200,18 +218,16 @@ static void pade_13(fb_dag_h_work *w, const double *b)
 	/* odd part: a [a6 (b13 a6 + b11 a4 + b9 a2) + b7 a6 + b5 a4 + b3 a2 + b1 I] */
 	c[0] = b[13]; c[1] = b[11]; c[2] = b[9];
 	mat_combine(w->t, pw, c, 3, 0.0);
-	mat_mul(w->a6, w->t, w->v);
 	c[0] = b[7]; c[1] = b[5]; c[2] = b[3];
-	mat_combine(w->t, pw, c, 3, b[1]);
-	gsl_matrix_add(w->t, w->v);
-	mat_mul(w->a, w->t, w->u);
+	mat_combine(w->e, pw, c, 3, b[1]);
+	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, w->a6, w->t, 1.0, w->e);
+	mat_mul(w->a, w->e, w->u);
 	/* even part: a6 (b12 a6 + b10 a4 + b8 a2) + b6 a6 + b4 a4 + b2 a2 + b0 I */
 	c[0] = b[12]; c[1] = b[10]; c[2] = b[8];
 	mat_combine(w->t, pw, c, 3, 0.0);
-	mat_mul(w->a6, w->t, w->v);
 	c[0] = b[6]; c[1] = b[4]; c[2] = b[2];
-	mat_combine(w->t, pw, c, 3, b[0]);
-	gsl_matrix_add(w->v, w->t);
+	mat_combine(w->v, pw, c, 3, b[0]);
+	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, w->a6, w->t, 1.0, w->v);
 }
 
 /* e = exp(a) - I = (v - u)^-1 (2u), by a blocked LU and two triangular solves (working with
@@ -219,10 +235,11 @@ static void pade_13(fb_dag_h_work *w, const double *b)
  * becomes the factor).  GSL_SUCCESS, or an error code when the denominator is singular. */
 static int pade_solve(fb_dag_h_work *w)
 {
+	gsl_vector_view v = mat_flat(w->v), e = mat_flat(w->e), u = mat_flat(w->u);
 	int signum, status;
 	size_t i;
 
-	gsl_matrix_sub(w->v, w->u);
+	gsl_blas_daxpy(-1.0, &u.vector, &v.vector);
 	status = gsl_linalg_LU_decomp(w->v, w->perm, &signum);
 	if (status != GSL_SUCCESS)
 		return status;
@@ -234,18 +251,18 @@ static int pade_solve(fb_dag_h_work *w)
 
 		gsl_vector_memcpy(&dst.vector, &src.vector);
 	}
-	gsl_matrix_scale(w->e, 2.0);
+	gsl_blas_dscal(2.0, &e.vector);
 	gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, 1.0, w->v, w->e);
 	return gsl_blas_dtrsm(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, 1.0, w->v,
 	                      w->e);
 }
 
-/* w->e = exp(w->a) - I by scaling and squaring; w->a is overwritten.  Squaring works on
- * F = exp - I as F <- F F + 2F.  GSL_SUCCESS or an error code (non-finite input or a
- * singular denominator). */
-static int expm_pade(fb_dag_h_work *w)
+/* w->e = exp(w->a) - I by scaling and squaring; w->a is overwritten; nonneg tells that
+ * w->a has no negative entry.  Squaring works on F = exp - I as F <- F F + 2F.
+ * GSL_SUCCESS or an error code (non-finite input or a singular denominator). */
+static int expm_pade(fb_dag_h_work *w, int nonneg)
 {
-	double nrm = norm1(w->a);
+	double nrm = norm1(w, w->a, nonneg);
 	int s = 0, status, k;
 	size_t idx;
 
@@ -277,19 +294,13 @@ static int expm_pade(fb_dag_h_work *w)
 	return GSL_SUCCESS;
 }
 
-/* True when every entry of a is finite. */
+/* True when every entry of the workspace matrix a is finite (its absolute sum is; only
+ * finiteness is used, so the summation order does not matter). */
 static int all_finite(const gsl_matrix *a)
 {
-	size_t i, j;
+	gsl_vector_const_view v = gsl_vector_const_view_array(a->data, a->size1 * a->size2);
 
-	for (i = 0; i < a->size1; i++) {
-		const double *row = gsl_matrix_const_ptr(a, i, 0);
-
-		for (j = 0; j < a->size2; j++)
-			if (!isfinite(row[j]))
-				return 0;
-	}
-	return 1;
+	return isfinite(gsl_blas_dasum(&v.vector));
 }
 
 /* E = exp(A) with the workspace's scratch. */
@@ -306,7 +317,7 @@ int fb_expm(const gsl_matrix *A, fb_dag_h_work *w, gsl_matrix *E, fb_error *err)
 	if (E == NULL || E->size1 != d || E->size2 != d || E == A)
 		return fb_fail(err, "expm: E must be a distinct %zu x %zu matrix", d, d);
 	gsl_matrix_memcpy(w->a, A);
-	if (expm_pade(w) != GSL_SUCCESS || !all_finite(w->e))
+	if (expm_pade(w, 0) != GSL_SUCCESS || !all_finite(w->e))
 		return fb_fail(err, "expm: exp(A) is not finite (A is not finite or too large)");
 	gsl_matrix_memcpy(E, w->e);
 	diag = gsl_matrix_diagonal(E);
@@ -334,7 +345,7 @@ int fb_dag_h(const gsl_matrix *W, fb_dag_h_work *w, double *h, gsl_matrix *grad,
 		for (j = 0; j < d; j++)
 			dst[j] = src[j] * src[j];
 	}
-	if (expm_pade(w) != GSL_SUCCESS || !all_finite(w->e))
+	if (expm_pade(w, 1) != GSL_SUCCESS || !all_finite(w->e))
 		return fb_fail(err, "h(W): exp(W o W) is not finite (W is not finite or too "
 		               "large)");
 	for (i = 0; i < d; i++)
@@ -342,11 +353,12 @@ int fb_dag_h(const gsl_matrix *W, fb_dag_h_work *w, double *h, gsl_matrix *grad,
 	*h = tr;
 	if (grad != NULL)
 		for (i = 0; i < d; i++) {
-			const double *src = gsl_matrix_const_ptr(W, i, 0);
+			const double *src = gsl_matrix_const_ptr(W, i, 0), *f = w->e->data + i;
 			double *dst = gsl_matrix_ptr(grad, i, 0);
 
 			for (j = 0; j < d; j++)
-				dst[j] = (gsl_matrix_get(w->e, j, i) + (i == j)) * 2.0 * src[j];
+				dst[j] = f[j * d] * 2.0 * src[j];
+			dst[i] += 2.0 * src[i];
 		}
 	return FB_OK;
 }

@@ -1,0 +1,224 @@
+/* bench-notears: wall time of linear NOTEARS (defaults) on the shared synthetic data, per
+ * outer iteration and in total, with evaluations and SHD; and the cost of one matrix
+ * exponential by fb_expm against gsl_linalg_exponential_ss.
+ *
+ * Usage: bench-notears [SRCDIR [DATADIR [TAG...]]]
+ * DATADIR defaults to SRCDIR/../shared/data, SRCDIR to the configured source folder; the
+ * tags (folders of DATADIR/synth) default to A_d50_n150_s1 and A_d100_n300_s1; a tag
+ * written split:TAG runs the split L-BFGS solver instead of OWL-QN.  Set
+ * OPENBLAS_NUM_THREADS=1 to measure one thread. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_rng.h>
+
+#include "fedbn/csv.h"
+#include "fedbn/metrics.h"
+#include "fedbn/notears.h"
+#include "fedbn/optim.h"
+
+#ifndef FB_TOP_SRCDIR
+#define FB_TOP_SRCDIR "."
+#endif
+
+/* Processor seconds used by this process (the figure that load on the machine disturbs
+ * least). */
+static double cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Seconds on the monotonic clock. */
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Read X.csv and truth.csv of one folder; FB_ERR (message printed) when absent. */
+static int load(const char *dir, const char *tag, fb_dataset **ds, fb_graph **truth,
+                char ***names)
+{
+	char path[2048];
+	fb_csv_options co;
+	fb_error err = { "" };
+	size_t j;
+
+	fb_csv_options_init(&co);
+	snprintf(path, sizeof path, "%s/synth/%s/X.csv", dir, tag);
+	*ds = fb_csv_read(path, &co, NULL, &err);
+	if (*ds == NULL) {
+		printf("%s: skipped (%s)\n", tag, err.msg);
+		return FB_ERR;
+	}
+	*names = malloc((*ds)->d * sizeof **names);
+	for (j = 0; j < (*ds)->d; j++)
+		(*names)[j] = (*ds)->vars[j].name;
+	snprintf(path, sizeof path, "%s/synth/%s/truth.csv", dir, tag);
+	*truth = fb_graph_read_csv(path, *names, (*ds)->d, &err);
+	if (*truth == NULL) {
+		printf("%s: skipped (%s)\n", tag, err.msg);
+		free(*names);
+		fb_dataset_free(*ds);
+		return FB_ERR;
+	}
+	return FB_OK;
+}
+
+/* h(W) = tr(exp(W o W)) - d at the final W by fb_dag_h and by gsl_linalg_exponential_ss,
+ * to show what the exponential's accuracy does to the quantity NOTEARS drives to 1e-8. */
+static void compare_h(const gsl_matrix *W)
+{
+	size_t d = W->size1, i;
+	gsl_matrix *A = gsl_matrix_alloc(d, d), *E = gsl_matrix_alloc(d, d);
+	fb_dag_h_work *w = fb_dag_h_work_alloc(d);
+	fb_error err = { "" };
+	double h = 0.0, hg = -(double)d;
+
+	for (i = 0; i < d * d; i++)
+		A->data[i] = W->data[i] * W->data[i];
+	fb_dag_h(W, w, &h, NULL, &err);
+	gsl_linalg_exponential_ss(A, E, GSL_PREC_DOUBLE);
+	for (i = 0; i < d; i++)
+		hg += gsl_matrix_get(E, i, i);
+	printf("  h at the result: fb_dag_h %.3e, with gsl_linalg_exponential_ss %.3e\n", h, hg);
+	gsl_matrix_free(A);
+	gsl_matrix_free(E);
+	fb_dag_h_work_free(w);
+}
+
+/* Run NOTEARS to the end on one folder, printing one line per round and a summary. */
+static int bench_one(const char *dir, const char *tag)
+{
+	fb_notears_options opt;
+	fb_dataset *ds;
+	fb_graph *truth, *est;
+	char **names;
+	fb_error err = { "" };
+	fb_notears *nt;
+	fb_notears_round rd;
+	fb_metrics m;
+	size_t evals = 0, rounds = 0;
+	double t0, t1, c0, total = 0.0, cpu;
+
+	fb_notears_options_init(&opt);
+	if (strncmp(tag, "split:", 6) == 0) {
+		opt.solver = FB_NOTEARS_SPLIT;
+		tag += 6;
+	}
+	if (load(dir, tag, &ds, &truth, &names) != FB_OK)
+		return 0;
+	printf("%s: n = %zu, d = %zu, solver %s\n", tag, ds->n, ds->d,
+	       opt.solver == FB_NOTEARS_SPLIT ? "split L-BFGS (NLopt)" : "OWL-QN (liblbfgs)");
+	t0 = now();
+	c0 = cpu_now();
+	nt = fb_notears_alloc(ds, &opt, &err);
+	if (nt == NULL) {
+		printf("%s: %s\n", tag, err.msg);
+		return 1;
+	}
+	while (!fb_notears_done(nt)) {
+		t1 = now();
+		if (fb_notears_step(nt, &rd, &err) != FB_OK) {
+			printf("%s: %s\n", tag, err.msg);
+			return 1;
+		}
+		rounds++;
+		evals += rd.evals;
+		printf("  round %2zu  %7.3f s  evals %5zu  solves %zu  h %.3e  rho %.0e  "
+		       "edges %zu  code %d\n", rd.iter, now() - t1, rd.evals, rd.solves, rd.h,
+		       rd.rho, rd.edges, rd.lbfgs_code);
+	}
+	est = fb_weights_to_dag(fb_notears_weights(nt), 0.3, names, NULL, &err);
+	total = now() - t0;
+	cpu = cpu_now() - c0;
+	if (est == NULL || fb_metrics_compute(est, truth, &m, &err) != FB_OK) {
+		printf("%s: %s\n", tag, err.msg);
+		return 1;
+	}
+	compare_h(fb_notears_weights(nt));
+	printf("%s: total %.2f s wall, %.2f s processor, %zu rounds (%.3f s per round), "
+	       "%zu evaluations (%.2f ms each), SHD %zu (edges %zu, true %zu)\n", tag, total,
+	       cpu, rounds, total / (double)rounds, evals, 1e3 * total / (double)evals, m.shd,
+	       m.nnz, m.true_edges);
+	fb_graph_free(est);
+	fb_notears_free(nt);
+	fb_graph_free(truth);
+	free(names);
+	fb_dataset_free(ds);
+	return 0;
+}
+
+/* Time fb_expm and gsl_linalg_exponential_ss on a dense non-negative d x d matrix of
+ * 1-norm about 2 (like W o W mid-run), and print their distance. */
+static void bench_expm(size_t d)
+{
+	gsl_rng *r = fb_rng_stream(1, "bench-expm");
+	gsl_matrix *A = gsl_matrix_alloc(d, d), *E = gsl_matrix_alloc(d, d);
+	gsl_matrix *G = gsl_matrix_alloc(d, d);
+	fb_dag_h_work *w = fb_dag_h_work_alloc(d);
+	fb_error err = { "" };
+	size_t i, reps = 20000 / d;
+	double t0, t1, t2, num = 0.0, den = 0.0;
+
+	for (i = 0; i < d * d; i++)
+		A->data[i] = 4.0 * gsl_rng_uniform(r) / (double)d;
+	t0 = now();
+	for (i = 0; i < reps; i++)
+		fb_expm(A, w, E, &err);
+	t1 = now();
+	for (i = 0; i < reps; i++)
+		gsl_linalg_exponential_ss(A, G, GSL_PREC_DOUBLE);
+	t2 = now();
+	for (i = 0; i < d * d; i++) {
+		num += (E->data[i] - G->data[i]) * (E->data[i] - G->data[i]);
+		den += E->data[i] * E->data[i];
+	}
+	printf("expm d = %3zu: fb_expm %8.1f us, gsl_linalg_exponential_ss %8.1f us, "
+	       "relative distance %.1e\n", d, 1e6 * (t1 - t0) / (double)reps,
+	       1e6 * (t2 - t1) / (double)reps, sqrt(num / den));
+	gsl_matrix_free(A);
+	gsl_matrix_free(E);
+	gsl_matrix_free(G);
+	fb_dag_h_work_free(w);
+	gsl_rng_free(r);
+}
+
+/* Run the benchmarks. */
+int main(int argc, char **argv)
+{
+	static const char *tags[] = { "A_d50_n150_s1", "A_d100_n300_s1" };
+	const char *src = argc > 1 ? argv[1] : FB_TOP_SRCDIR;
+	const char *threads = getenv("OPENBLAS_NUM_THREADS");
+	char dir[1024];
+	int k, status = 0;
+
+	fb_gsl_install_handler();
+	if (argc > 2)
+		snprintf(dir, sizeof dir, "%s", argv[2]);
+	else
+		snprintf(dir, sizeof dir, "%s/../shared/data", src);
+	printf("bench-notears: data %s, OPENBLAS_NUM_THREADS=%s\n", dir,
+	       threads != NULL ? threads : "(unset)");
+	bench_expm(20);
+	bench_expm(50);
+	bench_expm(100);
+	if (argc > 3)
+		for (k = 3; k < argc; k++)
+			status |= bench_one(dir, argv[k]);
+	else
+		for (k = 0; k < 2; k++)
+			status |= bench_one(dir, tags[k]);
+	return status;
+}
