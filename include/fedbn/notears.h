@@ -34,7 +34,7 @@ enum fb_notears_loss {
 enum fb_notears_solver {
 	FB_NOTEARS_OWLQN = 0, /* liblbfgs's OWL-QN on the d(d-1) off-diagonal entries, the l1
 	                         term handled by the method (the default: on the shared data it
-	                         needs about 5 times fewer evaluations than the split) */
+	                         needs 3 to 6 times fewer evaluations than the split) */
 	FB_NOTEARS_SPLIT = 1, /* the reference formulation: W = W+ - W-, 2d^2 bounded variables
 	                         (diagonals fixed at 0), NLopt's L-BFGS with bounds */
 };

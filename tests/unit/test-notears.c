@@ -171,6 +171,29 @@ static void test_alloc_errors(void **state)
 	fb_dataset_free(ds);
 }
 
+/* The figures of a round agree with the weights it left, recomputed here: h by fb_dag_h,
+ * the loss, |W|_1 and the count of entries above the threshold. */
+static void check_round(fb_notears *nt, const fb_notears_round *rd, double thr)
+{
+	const gsl_matrix *W = fb_notears_weights(nt);
+	size_t d = W->size1, k, edges = 0;
+	fb_dag_h_work *hw = fb_dag_h_work_alloc(d);
+	fb_error err = { "" };
+	double h, loss, l1 = 0.0;
+
+	assert_int_equal(fb_dag_h(W, hw, &h, NULL, &err), FB_OK);
+	assert_int_equal(fb_notears_loss(nt, W, &loss, NULL, &err), FB_OK);
+	for (k = 0; k < d * d; k++) {
+		l1 += fabs(W->data[k]);
+		edges += fabs(W->data[k]) > thr;
+	}
+	assert_rel(rd->h, h, 1e-12);
+	assert_rel(rd->loss, loss, 1e-12);
+	assert_rel(rd->l1, l1, 1e-12);
+	assert_int_equal(rd->edges, edges);
+	fb_dag_h_work_free(hw);
+}
+
 /* Run NOTEARS to the end on ds; returns the rounds done and the final W (caller frees). */
 static size_t run_all(const fb_dataset *ds, const fb_notears_options *opt, gsl_matrix **W)
 {
@@ -186,6 +209,7 @@ static size_t run_all(const fb_dataset *ds, const fb_notears_options *opt, gsl_m
 		if (fb_notears_step(nt, &rd, &err) != FB_OK)
 			fail_msg("step: %s", err.msg);
 		rounds++;
+		check_round(nt, &rd, opt != NULL ? opt->w_threshold : 0.3);
 		assert_int_equal(rd.iter, rounds);
 		assert_true(rd.rho >= rho && rd.alpha >= alpha && rd.h >= 0.0);
 		assert_true(rd.solves >= 1 && rd.evals >= rd.solves);
