@@ -20,6 +20,14 @@
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
 
+/* How the server solves its W step (5). */
+enum fb_admm_solver {
+	FB_ADMM_SUBGRADIENT = 0, /* L-BFGS (NLopt, fb_lbfgs) with the l1 term through its
+	                            subgradient lambda sign(W), sign(0) = 0: the reference */
+	FB_ADMM_OWLQN = 1,       /* OWL-QN (liblbfgs, fb_owlqn): L-BFGS that handles the l1 term
+	                            orthant by orthant, so entries can be exactly 0 */
+};
+
 /* Settings of a linear NOTEARS-ADMM run; fb_admm_options_init gives the paper's (App. B). */
 typedef struct fb_admm_options {
 	double rho1;       /* initial penalty on h(W) (0.001) */
@@ -32,6 +40,9 @@ typedef struct fb_admm_options {
 	double threshold;  /* |W_ij| at or below this is no edge, for the caller's graph (0.3) */
 	double ftol_rel;   /* relative change of the W-step objective that stops L-BFGS (2.2e-9) */
 	size_t max_eval;   /* most objective evaluations per W step (15000) */
+	enum fb_admm_solver solver; /* the W-step solver (FB_ADMM_SUBGRADIENT) */
+	double gtol;       /* OWL-QN only: stop once |pseudo-gradient|_2 < gtol max(1, |W|_F)
+	                      (1e-5, scipy's pgtol) */
 } fb_admm_options;
 
 /* Fill opt with the paper's linear defaults (values in the field comments). */
@@ -58,8 +69,9 @@ int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_o
  * rho_max.  Call once per fb_admm_client_local.  FB_ERR on a wrong shape or out of order. */
 int fb_admm_client_update(fb_admm_client *c, const gsl_matrix *W_new, fb_error *err);
 /* The client's share of the pooled loss, l(B_k; X_k) = ||X_k - X_k B_k||_F^2 / (2 n), at the
- * last local step (0 before it). */
-double fb_admm_client_loss(const fb_admm_client *c);
+ * last local step (with B_k = 0 before it); computed on the first call after each local step
+ * (one d x d product), so a caller that never asks does not pay for it. */
+double fb_admm_client_loss(fb_admm_client *c);
 /* ||B_k - W_new||_F at the last update (0 before it). */
 double fb_admm_client_distance(const fb_admm_client *c);
 /* The client's current consensus penalty rho2. */
@@ -86,8 +98,9 @@ typedef struct fb_admm_figures {
 	                       code's consensus distance) */
 	double l1;          /* ||W||_1 at the new W */
 	size_t evals;       /* objective evaluations of the L-BFGS run */
-	int code;           /* its result code (NLopt's; NLOPT_FAILURE, -1, is a failed line
-	                       search on the non-smooth l1 term, its best point kept) */
+	int code;           /* its result code: NLopt's for the subgradient solver (NLOPT_FAILURE,
+	                       -1, is a line search that failed on the non-smooth l1 term; its
+	                       best point is kept), liblbfgs's for OWL-QN */
 } fb_admm_figures;
 
 /* A server for d variables and k clients, with W = 0, alpha = 0 and every beta_k = 0.  NULL
@@ -97,10 +110,11 @@ fb_admm_server *fb_admm_server_alloc(size_t d, size_t k, const fb_admm_options *
 /* Free a server (NULL is fine). */
 void fb_admm_server_free(fb_admm_server *s);
 /* One server round on the clients' B[0..k-1] (each d x d): W by L-BFGS on (5) without bounds,
- * l1 through the subgradient lambda sign(W) with sign(0) = 0, warm-started at the previous W;
- * then alpha += rho1 h(W), beta_k += rho2 (B_k - W), and each rho times its gamma while below
- * rho_max.  W_out (d x d) and fig may be NULL.  FB_ERR on wrong shapes, when the round limit
- * is reached, or when the exponential in h overflows. */
+ * warm-started at the previous W, l1 through the subgradient lambda sign(W) with sign(0) = 0
+ * (or by OWL-QN, as opt->solver says); then alpha += rho1 h(W), beta_k += rho2 (B_k - W),
+ * and each rho times its gamma while below rho_max.  W_out (d x d) and fig may be NULL.
+ * FB_ERR (state unchanged) on wrong shapes, once fb_admm_server_done is true, or when the
+ * exponential in h overflows at every point the solver tried. */
 int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_matrix *W_out,
                           fb_admm_figures *fig, fb_error *err);
 /* The function the W step minimises, for these B and the server's current alpha, beta_k and

@@ -22,7 +22,8 @@ struct fb_admm_client {
 	gsl_matrix *B;       /* solution of the last local step */
 	gsl_matrix *chol;    /* Cholesky factor of S + rho2 I (scratch) */
 	gsl_matrix *tmp;     /* d x d scratch */
-	double loss;         /* l(B_k; X_k) at the last local step */
+	double loss;         /* l(B_k; X_k) at the last local step, once computed */
+	bool loss_valid;     /* loss is up to date with B */
 	double dist;         /* ||B_k - W_new||_F at the last update */
 	bool pending;        /* a local step waits for its update */
 };
@@ -44,6 +45,7 @@ struct fb_admm_server {
 	double *best;        /* d*d, the evaluated W with the lowest objective in this step */
 	double best_f;       /* the objective there (HUGE_VAL before any finite value) */
 	fb_dag_h_work *hw;   /* scratch of h(W) */
+	bool smooth_only;    /* leave the l1 term out of values and gradients (OWL-QN adds it) */
 	bool eval_failed;    /* an objective evaluation met an overflowing exponential */
 	fb_error eval_err;   /* the reason of the first such failure */
 };
@@ -62,6 +64,8 @@ void fb_admm_options_init(fb_admm_options *opt)
 	opt->threshold = 0.3;
 	opt->ftol_rel = 2.2e-9;
 	opt->max_eval = 15000;
+	opt->solver = FB_ADMM_SUBGRADIENT;
+	opt->gtol = 1e-5;
 }
 
 /* FB_OK when every setting is usable, else FB_ERR naming the first bad one. */
@@ -87,6 +91,10 @@ static int admm_options_check(const fb_admm_options *opt, fb_error *err)
 		return fb_fail(err, "admm: 'threshold' must be non-negative and finite");
 	if (!(opt->ftol_rel >= 0 && isfinite(opt->ftol_rel)))
 		return fb_fail(err, "admm: 'ftol_rel' must be non-negative and finite");
+	if (!(opt->gtol >= 0 && isfinite(opt->gtol)))
+		return fb_fail(err, "admm: 'gtol' must be non-negative and finite");
+	if (opt->solver != FB_ADMM_SUBGRADIENT && opt->solver != FB_ADMM_OWLQN)
+		return fb_fail(err, "admm: unknown W-step solver %d", (int)opt->solver);
 	return FB_OK;
 }
 
@@ -107,11 +115,11 @@ static void admm_beta_step(gsl_matrix *beta, const gsl_matrix *B, const gsl_matr
                            double rho2)
 {
 	for (size_t i = 0; i < beta->size1; i++) {
-		for (size_t j = 0; j < beta->size2; j++) {
-			double step = rho2 * (gsl_matrix_get(B, i, j) - gsl_matrix_get(W, i, j));
+		double *be = gsl_matrix_ptr(beta, i, 0);
+		const double *b = gsl_matrix_const_ptr(B, i, 0), *w = gsl_matrix_const_ptr(W, i, 0);
 
-			gsl_matrix_set(beta, i, j, gsl_matrix_get(beta, i, j) + step);
-		}
+		for (size_t j = 0; j < beta->size2; j++)
+			be[j] += rho2 * (b[j] - w[j]);
 	}
 }
 
@@ -127,11 +135,10 @@ static double admm_dist2(const gsl_matrix *A, const gsl_matrix *B)
 	double sum = 0;
 
 	for (size_t i = 0; i < A->size1; i++) {
-		for (size_t j = 0; j < A->size2; j++) {
-			double diff = gsl_matrix_get(A, i, j) - gsl_matrix_get(B, i, j);
+		const double *a = gsl_matrix_const_ptr(A, i, 0), *b = gsl_matrix_const_ptr(B, i, 0);
 
-			sum += diff * diff;
-		}
+		for (size_t j = 0; j < A->size2; j++)
+			sum += (a[j] - b[j]) * (a[j] - b[j]);
 	}
 	return sum;
 }
@@ -242,8 +249,10 @@ static double client_loss_compute(fb_admm_client *c)
 		gsl_matrix_set(M, i, i, gsl_matrix_get(M, i, i) + 1.0);
 	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, c->S, M, 0.0, P);
 	for (size_t i = 0; i < c->d; i++) {
+		const double *m = gsl_matrix_const_ptr(M, i, 0), *p = gsl_matrix_const_ptr(P, i, 0);
+
 		for (size_t j = 0; j < c->d; j++)
-			sum += gsl_matrix_get(M, i, j) * gsl_matrix_get(P, i, j);
+			sum += m[j] * p[j];
 	}
 	return 0.5 * sum;
 }
@@ -267,18 +276,19 @@ int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_o
 		return fb_fail(err, "admm: S_k + rho2 I is not positive definite: %s",
 		               fb_gsl_last_error());
 	for (size_t i = 0; i < d; i++) {
-		for (size_t j = 0; j < d; j++) {
-			double rhs = c->rho2 * gsl_matrix_get(W, i, j) -
-			             gsl_matrix_get(c->beta, i, j) + gsl_matrix_get(c->S, i, j);
+		const double *w = gsl_matrix_const_ptr(W, i, 0);
+		const double *b = gsl_matrix_const_ptr(c->beta, i, 0);
+		const double *sk = gsl_matrix_const_ptr(c->S, i, 0);
+		double *rhs = gsl_matrix_ptr(c->tmp, i, 0);
 
-			gsl_matrix_set(c->tmp, i, j, rhs);
-		}
+		for (size_t j = 0; j < d; j++)
+			rhs[j] = c->rho2 * w[j] - b[j] + sk[j];
 	}
 	if (gsl_linalg_cholesky_svx_mat(c->chol, c->tmp) != GSL_SUCCESS)
 		return fb_fail(err, "admm: local solve failed: %s", fb_gsl_last_error());
 	gsl_matrix_memcpy(c->B, c->tmp);
 	gsl_matrix_memcpy(B_out, c->B);
-	c->loss = client_loss_compute(c);
+	c->loss_valid = false;
 	c->pending = true;
 	return FB_OK;
 }
@@ -299,9 +309,13 @@ int fb_admm_client_update(fb_admm_client *c, const gsl_matrix *W_new, fb_error *
 	return FB_OK;
 }
 
-/* The client's loss at its last local step. */
-double fb_admm_client_loss(const fb_admm_client *c)
+/* The client's loss at its last local step, computed on the first call after it. */
+double fb_admm_client_loss(fb_admm_client *c)
 {
+	if (!c->loss_valid) {
+		c->loss = client_loss_compute(c);
+		c->loss_valid = true;
+	}
 	return c->loss;
 }
 
@@ -404,12 +418,12 @@ static int server_wbar_form(fb_admm_server *s, const gsl_matrix *const *B, fb_er
 	memset(s->wbar, 0, d * d * sizeof *s->wbar);
 	for (size_t k = 0; k < s->k; k++) {
 		for (size_t i = 0; i < d; i++) {
-			for (size_t j = 0; j < d; j++) {
-				double v = gsl_matrix_get(B[k], i, j) +
-				           gsl_matrix_get(s->beta[k], i, j) / s->rho2;
+			const double *b = gsl_matrix_const_ptr(B[k], i, 0);
+			const double *be = gsl_matrix_const_ptr(s->beta[k], i, 0);
+			double *wb = s->wbar + i * d;
 
-				s->wbar[i * d + j] += v;
-			}
+			for (size_t j = 0; j < d; j++)
+				wb[j] += b[j] + be[j] / s->rho2;
 		}
 	}
 	for (size_t i = 0; i < d * d; i++)
@@ -418,7 +432,8 @@ static int server_wbar_form(fb_admm_server *s, const gsl_matrix *const *B, fb_er
 }
 
 /* The W-step objective for L-BFGS: lambda ||W||_1 + alpha h + rho1 h^2 / 2
- * + K rho2 ||W - wbar||^2 / 2 (equal to (5) up to a constant), and its gradient. */
+ * + K rho2 ||W - wbar||^2 / 2 (equal to (5) up to a constant), and its gradient; without the
+ * l1 term when s->smooth_only.  Remembers the point with the lowest full value. */
 static double server_eval(const double *x, double *grad, size_t n, void *ctx)
 {
 	fb_admm_server *s = ctx;
@@ -426,6 +441,7 @@ static double server_eval(const double *x, double *grad, size_t n, void *ctx)
 	gsl_matrix_const_view Wv = gsl_matrix_const_view_array(x, d, d);
 	gsl_matrix_view gv = gsl_matrix_view_array(grad != NULL ? grad : s->g, d, d);
 	double h, l1 = 0, quad = 0, kr = (double)s->k * s->rho2, coef, f;
+	double lam = s->smooth_only ? 0.0 : s->opt.lambda;
 
 	if (fb_dag_h(&Wv.matrix, s->hw, &h, grad != NULL ? &gv.matrix : NULL,
 	             s->eval_failed ? NULL : &s->eval_err) != FB_OK) {
@@ -442,14 +458,14 @@ static double server_eval(const double *x, double *grad, size_t n, void *ctx)
 		l1 += fabs(x[i]);
 		quad += diff * diff;
 		if (grad != NULL)
-			grad[i] = coef * grad[i] + kr * diff + s->opt.lambda * sign;
+			grad[i] = coef * grad[i] + kr * diff + lam * sign;
 	}
-	f = s->opt.lambda * l1 + s->alpha * h + 0.5 * s->rho1 * h * h + 0.5 * kr * quad;
-	if (isfinite(f) && f < s->best_f) {
-		s->best_f = f;
+	f = s->alpha * h + 0.5 * s->rho1 * h * h + 0.5 * kr * quad;
+	if (isfinite(f) && f + s->opt.lambda * l1 < s->best_f) {
+		s->best_f = f + s->opt.lambda * l1;
 		memcpy(s->best, x, n * sizeof *x);
 	}
-	return f;
+	return f + lam * l1;
 }
 
 /* The W-step objective and gradient at W for these client messages (state kept). */
@@ -498,11 +514,13 @@ static void server_figures_fill(const fb_admm_server *s, const gsl_matrix *const
 	}
 	for (size_t k = 0; k < s->k; k++) {
 		for (size_t i = 0; i < s->d; i++) {
-			for (size_t j = 0; j < s->d; j++) {
-				double diff = gsl_matrix_get(B[k], i, j) - gsl_matrix_get(s->W, i, j);
+			const double *b = gsl_matrix_const_ptr(B[k], i, 0);
+			const double *be = gsl_matrix_const_ptr(s->beta[k], i, 0);
+			const double *w = gsl_matrix_const_ptr(s->W, i, 0);
 
-				lin += gsl_matrix_get(s->beta[k], i, j) * diff;
-				dist2 += diff * diff;
+			for (size_t j = 0; j < s->d; j++) {
+				lin += be[j] * (b[j] - w[j]);
+				dist2 += (b[j] - w[j]) * (b[j] - w[j]);
 			}
 		}
 	}
@@ -517,36 +535,62 @@ static void server_figures_fill(const fb_admm_server *s, const gsl_matrix *const
 	fig->l1 = l1;
 }
 
-/* Minimise the W-step objective from the current W into s->x; h at the result in *h.
- * L-BFGS on this non-smooth function often ends on a failed line search (NLopt's
- * NLOPT_FAILURE, scipy's ABNORMAL_TERMINATION_IN_LNSRCH, which the reference code accepts);
+/* Run the configured solver on the W-step objective from s->x, in place.  L-BFGS on the
+ * non-smooth subgradient objective often ends on a failed line search (NLopt's
+ * NLOPT_FAILURE, scipy's ABNORMAL_TERMINATION_IN_LNSRCH, which the reference code accepts):
  * the best point evaluated is then kept, as it is never worse than the start. */
+static int server_w_run(fb_admm_server *s, fb_admm_figures *fig, fb_error *err)
+{
+	size_t n = s->d * s->d;
+	fb_lbfgs_report rep = { 0 };
+	fb_error lerr = { { 0 } };
+	int status;
+
+	s->eval_failed = false;
+	s->best_f = HUGE_VAL;
+	s->smooth_only = s->opt.solver == FB_ADMM_OWLQN;
+	if (s->smooth_only) {
+		fb_owlqn_options oo = { 0 };
+
+		oo.memory = 10;
+		oo.max_eval = s->opt.max_eval;
+		oo.ftol_rel = s->opt.ftol_rel;
+		oo.gtol = s->opt.gtol;
+		oo.l1 = s->opt.lambda;
+		status = fb_owlqn(n, s->x, server_eval, s, &oo, &rep, &lerr);
+	} else {
+		fb_lbfgs_options lo = { 0 };
+
+		lo.memory = 10;
+		lo.max_eval = s->opt.max_eval;
+		lo.ftol_rel = s->opt.ftol_rel;
+		status = fb_lbfgs(n, s->x, server_eval, s, &lo, &rep, &lerr);
+	}
+	s->smooth_only = false;
+	fig->evals = rep.evals;
+	fig->code = rep.code;
+	if (status == FB_OK)
+		return FB_OK;
+	if (!isfinite(s->best_f) && s->eval_failed)
+		return fb_fail(err, "admm: W step failed: %s", s->eval_err.msg);
+	if (!isfinite(s->best_f))
+		return fb_fail(err, "admm: W step failed: %s", lerr.msg);
+	memcpy(s->x, s->best, n * sizeof *s->x);
+	return FB_OK;
+}
+
+/* Minimise the W-step objective from the current W into s->x; h at the result in *h. */
 static int server_w_solve(fb_admm_server *s, double *h, fb_admm_figures *fig, fb_error *err)
 {
 	size_t d = s->d;
-	fb_lbfgs_options lo = { 0 };
-	fb_lbfgs_report rep = { 0 };
-	fb_error lerr = { { 0 } };
 	gsl_matrix_const_view Wv = gsl_matrix_const_view_array(s->x, d, d);
 
 	for (size_t i = 0; i < d; i++) {
 		for (size_t j = 0; j < d; j++)
 			s->x[i * d + j] = gsl_matrix_get(s->W, i, j);
 	}
-	lo.memory = 10;
-	lo.max_eval = s->opt.max_eval;
-	lo.ftol_rel = s->opt.ftol_rel;
-	s->eval_failed = false;
-	s->best_f = HUGE_VAL;
-	if (fb_lbfgs(d * d, s->x, server_eval, s, &lo, &rep, &lerr) != FB_OK) {
-		if (!isfinite(s->best_f) && s->eval_failed)
-			return fb_fail(err, "admm: W step failed: %s", s->eval_err.msg);
-		if (!isfinite(s->best_f))
-			return fb_fail(err, "admm: W step failed: %s", lerr.msg);
-		memcpy(s->x, s->best, d * d * sizeof *s->x);
-	}
-	fig->evals = rep.evals;
-	fig->code = rep.code;
+	if (server_w_run(s, fig, err) != FB_OK)
+		return FB_ERR;
 	return fb_dag_h(&Wv.matrix, s->hw, h, NULL, err);
 }
 

@@ -1,0 +1,318 @@
+/* bench-admm: wall time of linear NOTEARS-ADMM run in-process (every client's local step,
+ * the server's W step, every client's update) on the shared synthetic data, and the SHD of
+ * the thresholded result against the truth.
+ *
+ * Usage: bench-admm [--owlqn] [DATA_DIR] [TAG:K ...]
+ * --owlqn solves the W step by OWL-QN instead of the reference subgradient L-BFGS.
+ * DATA_DIR defaults to $top_srcdir/../shared/data/synth (or ../shared/data/synth); each TAG
+ * names a folder holding X.csv and truth.csv, whose rows are cut into K contiguous equal
+ * blocks.  Without TAG:K it runs B_d20_n256_s{1,2,3}:8, A_d50_n150_s1:10 and
+ * A_d100_n300_s1:10.  Times exclude reading the files.  For single-threaded figures run
+ * with OPENBLAS_NUM_THREADS=1. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_matrix.h>
+
+#include "fedbn/admm.h"
+#include "fedbn/csv.h"
+#include "fedbn/metrics.h"
+
+/* The W-step solver chosen on the command line. */
+static enum fb_admm_solver bench_solver = FB_ADMM_SUBGRADIENT;
+
+/* What one run produced. */
+typedef struct bench_result {
+	size_t rounds;    /* server rounds */
+	size_t evals;     /* objective evaluations, all W steps */
+	double seconds;   /* wall time of all rounds */
+	double cpu;       /* processor time of all rounds (less disturbed by other processes) */
+	double local_s;   /* of which in the clients' local steps and updates */
+	double h;         /* h(W) after the last round */
+} bench_result;
+
+/* Seconds on the monotonic clock. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Processor seconds used by this process. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Cut ds into K contiguous equal blocks (the remainder dropped) and make one client each. */
+static int clients_make(const fb_dataset *ds, size_t K, const fb_admm_options *o,
+                        fb_admm_client **c, fb_error *err)
+{
+	size_t per = ds->n / K, *rows = malloc(per * sizeof *rows);
+
+	if (rows == NULL || per == 0) {
+		free(rows);
+		return fb_fail(err, "cannot cut %zu rows into %zu clients", ds->n, K);
+	}
+	for (size_t k = 0; k < K; k++) {
+		fb_dataset *xk;
+
+		for (size_t i = 0; i < per; i++)
+			rows[i] = k * per + i;
+		xk = fb_dataset_subset(ds, rows, per, NULL, 0);
+		c[k] = xk != NULL ? fb_admm_client_alloc(xk, per * K, o, err) : NULL;
+		fb_dataset_free(xk);
+		if (c[k] == NULL) {
+			free(rows);
+			return FB_ERR;
+		}
+	}
+	free(rows);
+	return FB_OK;
+}
+
+/* One round of the in-process loop; adds the clients' time to *local_s. */
+static int round_run(fb_admm_client **c, fb_admm_server *s, gsl_matrix **B, gsl_matrix *W,
+                     size_t K, bench_result *res, fb_error *err)
+{
+	fb_admm_figures fig;
+	double t0 = now();
+
+	for (size_t k = 0; k < K; k++) {
+		if (fb_admm_client_local(c[k], W, B[k], err) != FB_OK)
+			return FB_ERR;
+	}
+	res->local_s += now() - t0;
+	if (fb_admm_server_global(s, (const gsl_matrix *const *)B, W, &fig, err) != FB_OK)
+		return FB_ERR;
+	t0 = now();
+	for (size_t k = 0; k < K; k++) {
+		if (fb_admm_client_update(c[k], W, err) != FB_OK)
+			return FB_ERR;
+	}
+	res->local_s += now() - t0;
+	res->evals += fig.evals;
+	res->h = fig.h;
+	res->rounds++;
+	return FB_OK;
+}
+
+/* Run until the server is done on ds over K clients; the final W goes to W. */
+static int admm_run(const fb_dataset *ds, size_t K, gsl_matrix *W, bench_result *res,
+                    fb_error *err)
+{
+	fb_admm_options o;
+	fb_admm_client **c = calloc(K, sizeof *c);
+	gsl_matrix **B = calloc(K, sizeof *B);
+	fb_admm_server *s = NULL;
+	int status = FB_ERR;
+	double t0, c0;
+
+	fb_admm_options_init(&o);
+	o.solver = bench_solver;
+	memset(res, 0, sizeof *res);
+	if (c == NULL || B == NULL || clients_make(ds, K, &o, c, err) != FB_OK)
+		goto out;
+	for (size_t k = 0; k < K; k++)
+		B[k] = gsl_matrix_alloc(ds->d, ds->d);
+	s = fb_admm_server_alloc(ds->d, K, &o, err);
+	if (s == NULL)
+		goto out;
+	gsl_matrix_memcpy(W, fb_admm_server_W(s));
+	t0 = now();
+	c0 = cpu_now();
+	while (!fb_admm_server_done(s)) {
+		if (round_run(c, s, B, W, K, res, err) != FB_OK)
+			goto out;
+	}
+	res->seconds = now() - t0;
+	res->cpu = cpu_now() - c0;
+	status = FB_OK;
+out:
+	for (size_t k = 0; c != NULL && B != NULL && k < K; k++) {
+		fb_admm_client_free(c[k]);
+		gsl_matrix_free(B[k]);
+	}
+	fb_admm_server_free(s);
+	free(c);
+	free(B);
+	return status;
+}
+
+/* True when the non-zero entries of w (row -> column) form no directed cycle (Kahn). */
+static int acyclic(const gsl_matrix *w)
+{
+	size_t d = w->size1, *indeg = calloc(d, sizeof *indeg), *queue = calloc(d, sizeof *queue);
+	size_t head = 0, tail = 0;
+
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = 0; j < d; j++)
+			indeg[j] += gsl_matrix_get(w, i, j) != 0;
+	}
+	for (size_t j = 0; j < d; j++) {
+		if (indeg[j] == 0)
+			queue[tail++] = j;
+	}
+	while (head < tail) {
+		size_t i = queue[head++];
+
+		for (size_t j = 0; j < d; j++) {
+			if (gsl_matrix_get(w, i, j) != 0 && --indeg[j] == 0)
+				queue[tail++] = j;
+		}
+	}
+	free(indeg);
+	free(queue);
+	return tail == d;
+}
+
+/* Zero |w| <= thr and the diagonal, then delete the smallest |w| until acyclic. */
+static void dag_project(gsl_matrix *w, double thr)
+{
+	size_t d = w->size1;
+
+	for (size_t i = 0; i < d; i++) {
+		for (size_t j = 0; j < d; j++) {
+			if (i == j || fabs(gsl_matrix_get(w, i, j)) <= thr)
+				gsl_matrix_set(w, i, j, 0);
+		}
+	}
+	while (!acyclic(w)) {
+		size_t bi = 0, bj = 0;
+		double best = HUGE_VAL;
+
+		for (size_t i = 0; i < d; i++) {
+			for (size_t j = 0; j < d; j++) {
+				double a = fabs(gsl_matrix_get(w, i, j));
+
+				if (a != 0 && a < best) {
+					best = a;
+					bi = i;
+					bj = j;
+				}
+			}
+		}
+		gsl_matrix_set(w, bi, bj, 0);
+	}
+}
+
+/* The SHD of W (post-processed) against the truth file over the dataset's names. */
+static int shd_compute(gsl_matrix *W, const fb_dataset *ds, const char *truth_path,
+                       size_t *shd, fb_error *err)
+{
+	char **names = calloc(ds->d, sizeof *names);
+	fb_graph *truth, *est = fb_graph_alloc(ds->d);
+	fb_metrics m;
+	int status = FB_ERR;
+
+	for (size_t j = 0; j < ds->d; j++)
+		names[j] = ds->vars[j].name;
+	truth = fb_graph_read_csv(truth_path, names, ds->d, err);
+	if (truth == NULL)
+		goto out;
+	dag_project(W, 0.3);
+	for (size_t i = 0; i < ds->d; i++) {
+		if (fb_graph_set_name(est, i, names[i], err) != FB_OK)
+			goto out;
+		for (size_t j = 0; j < ds->d; j++) {
+			if (gsl_matrix_get(W, i, j) != 0)
+				fb_graph_set_directed(est, i, j, gsl_matrix_get(W, i, j));
+		}
+	}
+	if (fb_metrics_compute(est, truth, &m, err) == FB_OK) {
+		*shd = m.shd;
+		status = FB_OK;
+	}
+out:
+	fb_graph_free(truth);
+	fb_graph_free(est);
+	free(names);
+	return status;
+}
+
+/* Run one TAG:K case from dir and print its line; FB_ERR with err on failure. */
+static int bench_case(const char *dir, const char *spec, fb_error *err)
+{
+	char tag[256], xpath[1024], tpath[1024];
+	const char *colon = strchr(spec, ':');
+	size_t K = colon != NULL ? (size_t)strtoul(colon + 1, NULL, 10) : 0, shd = 0;
+	fb_csv_options co;
+	fb_dataset *ds;
+	gsl_matrix *W;
+	bench_result res;
+	int status;
+
+	if (colon == NULL || K == 0 || (size_t)(colon - spec) >= sizeof tag)
+		return fb_fail(err, "'%s' is not TAG:K", spec);
+	memcpy(tag, spec, (size_t)(colon - spec));
+	tag[colon - spec] = '\0';
+	snprintf(xpath, sizeof xpath, "%s/%s/X.csv", dir, tag);
+	snprintf(tpath, sizeof tpath, "%s/%s/truth.csv", dir, tag);
+	fb_csv_options_init(&co);
+	ds = fb_csv_read(xpath, &co, NULL, err);
+	if (ds == NULL)
+		return FB_ERR;
+	W = gsl_matrix_alloc(ds->d, ds->d);
+	status = admm_run(ds, K, W, &res, err);
+	if (status == FB_OK)
+		status = shd_compute(W, ds, tpath, &shd, err);
+	if (status == FB_OK)
+		printf("%-16s d=%-3zu K=%-2zu rounds %zu  wall %.3f s (%.2f ms/round)  cpu %.3f s "
+		       "(%.2f ms/round)  clients %.3f s  evals %zu (%.0f/round)  h %.2e  SHD %zu\n",
+		       tag, ds->d, K, res.rounds, res.seconds,
+		       1e3 * res.seconds / (double)res.rounds, res.cpu,
+		       1e3 * res.cpu / (double)res.rounds, res.local_s, res.evals,
+		       (double)res.evals / (double)res.rounds, res.h, shd);
+	gsl_matrix_free(W);
+	fb_dataset_free(ds);
+	return status;
+}
+
+/* Run the cases named on the command line, or the default set. */
+int main(int argc, char **argv)
+{
+	static const char *defaults[] = {
+		"B_d20_n256_s1:8", "B_d20_n256_s2:8", "B_d20_n256_s3:8",
+		"A_d50_n150_s1:10", "A_d100_n300_s1:10",
+	};
+	const char *top = getenv("top_srcdir");
+	char dir[1024];
+	fb_error err = { { 0 } };
+	int first = 1;
+
+	fb_gsl_install_handler();
+	if (argc > 1 && strcmp(argv[1], "--owlqn") == 0) {
+		bench_solver = FB_ADMM_OWLQN;
+		argv++;
+		argc--;
+	}
+	if (argc > 1 && strchr(argv[1], ':') == NULL) {
+		snprintf(dir, sizeof dir, "%s", argv[1]);
+		first = 2;
+	} else {
+		snprintf(dir, sizeof dir, "%s/../shared/data/synth", top != NULL ? top : ".");
+	}
+	for (int i = first; i < argc; i++) {
+		if (bench_case(dir, argv[i], &err) != FB_OK) {
+			fprintf(stderr, "bench-admm: %s\n", err.msg);
+			return 1;
+		}
+	}
+	for (size_t i = 0; first == argc && i < sizeof defaults / sizeof *defaults; i++) {
+		if (bench_case(dir, defaults[i], &err) != FB_OK) {
+			fprintf(stderr, "bench-admm: %s\n", err.msg);
+			return 1;
+		}
+	}
+	return 0;
+}
