@@ -1,14 +1,12 @@
 # optim: the acyclicity function h(W), the L-BFGS and OWL-QN adapters (GSL, NLopt, liblbfgs)
 noinst_LTLIBRARIES += src/lib/optim/liboptim.la
 FB_LIB_PARTS += src/lib/optim/liboptim.la
-src_lib_optim_liboptim_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(NLOPT_CFLAGS)
+src_lib_optim_liboptim_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(NLOPT_CFLAGS) $(LBFGS_CFLAGS)
 src_lib_optim_liboptim_la_SOURCES = \
 	include/fedbn/optim.h \
 	src/lib/optim/dag-h.c \
 	src/lib/optim/lbfgs.c \
 	src/lib/optim/owlqn.c
-# liblbfgs (OWL-QN) has no pkg-config file; configure does not check it yet
-src_lib_optim_liboptim_la_LIBADD = -llbfgs
 
 check_PROGRAMS += tests/unit/test-optim
 TESTS += tests/unit/test-optim
