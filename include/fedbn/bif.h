@@ -15,8 +15,9 @@
  *   default v1, ..., vk;              the row of every configuration not given otherwise
  *   property ...;                     ignored
  * Names and states are runs of characters other than blanks and { } ( ) [ ] ; , | " (so
- * "0", "HIGH" and "a-b.c" are all fine) or "double-quoted" text.  Comments are // to the end
- * of the line and / * ... * /.  Numbers are decimal ([+-]digits[.digits][e[+-]digits]).
+ * "0", "HIGH" and "a-b.c" are all fine) or "double-quoted" text.  Comments run from // to
+ * the end of the line, or are C block comments.  Numbers are decimal
+ * ([+-]digits[.digits][e[+-]digits]; ".5" and "1." too).
  * A variable is declared before the probability blocks that name it.
  *
  * What it checks: every variable declared once with distinct states and exactly one

@@ -179,7 +179,8 @@ static int lex_quoted(struct reader *rd)
 		if (c == '\n' || c == '\r')
 			break;
 		if (c < 0x20 || c == 0x7f)
-			return rd_fail(rd, rd->line, "unexpected character 0x%02x in a quoted name", c);
+			return rd_fail(rd, rd->line, "unexpected character 0x%02x in a quoted name",
+			               c);
 		rd->pos++;
 	}
 	if (rd->pos == rd->len || rd->buf[rd->pos] != '"')
@@ -444,8 +445,9 @@ static int parse_states(struct reader *rd, fb_bn_node *v)
 		for (size_t s = 0; s < v->nstates; s++)
 			if (strncmp(v->states[s], rd->cur.s, rd->cur.len) == 0 &&
 			    v->states[s][rd->cur.len] == '\0')
-				return rd_fail(rd, rd->cur.line, "state '%s' of '%s' is listed twice",
-				               v->states[s], v->name);
+				return rd_fail(rd, rd->cur.line,
+				               "state '%s' of '%s' is listed twice", v->states[s],
+				               v->name);
 		if (v->nstates == cap) {
 			cap = cap == 0 ? 4 : 2 * cap;
 			v->states = fb_xreallocarray(v->states, cap, sizeof *v->states);
@@ -469,7 +471,8 @@ static int parse_type(struct reader *rd, fb_bn_node *v)
 	if (!at_keyword(rd, "discrete")) {
 		if (rd->cur.kind == TOK_WORD)
 			return rd_fail(rd, line, "variable '%s' is of type '%.*s': only discrete "
-			               "variables are supported", v->name, (int)rd->cur.len, rd->cur.s);
+			               "variables are supported", v->name, (int)rd->cur.len,
+			               rd->cur.s);
 		return rd_expected(rd, "'discrete' after 'type'");
 	}
 	if (advance(rd) != FB_OK || expect_punct(rd, '[', "after 'discrete'") != FB_OK ||
@@ -524,7 +527,8 @@ static int parse_variable(struct reader *rd)
 		int rc;
 
 		if (rd->cur.kind == TOK_END)
-			return rd_fail(rd, line, "the block of variable '%s' is not closed", v->name);
+			return rd_fail(rd, line, "the block of variable '%s' is not closed",
+			               v->name);
 		if (at_keyword(rd, "type"))
 			rc = parse_type(rd, v);
 		else if (at_keyword(rd, "property"))
@@ -553,6 +557,28 @@ static void config_text(const struct reader *rd, const fb_bn_node *v, size_t c, 
 	}
 }
 
+/* Add the parent named by the current token to variable x's list. */
+static int add_parent(struct reader *rd, struct var *x)
+{
+	fb_bn_node *v = &x->node;
+	long i;
+
+	if (rd->cur.kind != TOK_WORD)
+		return rd_expected(rd, "a parent name or ')'");
+	i = name_find(rd, rd->cur.s, rd->cur.len);
+	if (i < 0)
+		return rd_fail(rd, rd->cur.line, "parent '%.*s' of '%s' is not declared",
+		               (int)rd->cur.len, rd->cur.s, v->name);
+	if (&rd->vars[i] == x)
+		return rd_fail(rd, rd->cur.line, "'%s' is listed as its own parent", v->name);
+	for (size_t j = 0; j < v->nparents; j++)
+		if (v->parents[j] == (size_t)i)
+			return rd_fail(rd, rd->cur.line, "parent '%s' of '%s' is listed twice",
+			               rd->vars[i].node.name, v->name);
+	v->parents[v->nparents++] = (size_t)i;
+	return advance(rd);
+}
+
 /* Parse the child and parents of a probability block: "( X | P1, P2 )". */
 static int parse_block_vars(struct reader *rd, struct block *bk)
 {
@@ -576,28 +602,9 @@ static int parse_block_vars(struct reader *rd, struct block *bk)
 	if (advance(rd) != FB_OK || (at_punct(rd, '|') && advance(rd) != FB_OK))
 		return FB_ERR;
 	v->parents = fb_xcalloc(rd->nvars, sizeof *v->parents);
-	while (!at_punct(rd, ')')) {
-		if (at_punct(rd, ',')) {
-			if (advance(rd) != FB_OK)
-				return FB_ERR;
-			continue;
-		}
-		if (rd->cur.kind != TOK_WORD)
-			return rd_expected(rd, "a parent name or ')'");
-		i = name_find(rd, rd->cur.s, rd->cur.len);
-		if (i < 0)
-			return rd_fail(rd, rd->cur.line, "parent '%.*s' of '%s' is not declared",
-			               (int)rd->cur.len, rd->cur.s, v->name);
-		if (&rd->vars[i] == bk->v)
-			return rd_fail(rd, rd->cur.line, "'%s' is listed as its own parent", v->name);
-		for (size_t j = 0; j < v->nparents; j++)
-			if (v->parents[j] == (size_t)i)
-				return rd_fail(rd, rd->cur.line, "parent '%s' of '%s' is listed twice",
-				               rd->vars[i].node.name, v->name);
-		v->parents[v->nparents++] = (size_t)i;
-		if (advance(rd) != FB_OK)
+	while (!at_punct(rd, ')'))
+		if ((at_punct(rd, ',') ? advance(rd) : add_parent(rd, bk->v)) != FB_OK)
 			return FB_ERR;
-	}
 	return advance(rd);
 }
 
@@ -694,7 +701,8 @@ static int parse_row_states(struct reader *rd, struct block *bk)
 		if (rd->cur.kind != TOK_WORD)
 			return rd_expected(rd, "a parent state or ')'");
 		if (m == v->nparents)
-			return rd_fail(rd, line, "a row of '%s' names more than its %zu parent states",
+			return rd_fail(rd, line,
+			               "a row of '%s' names more than its %zu parent states",
 			               v->name, v->nparents);
 		p = &rd->vars[v->parents[m]].node;
 		for (size_t j = 0; j < p->nstates && s < 0; j++)
@@ -702,8 +710,9 @@ static int parse_row_states(struct reader *rd, struct block *bk)
 			    p->states[j][rd->cur.len] == '\0')
 				s = (long)j;
 		if (s < 0)
-			return rd_fail(rd, rd->cur.line, "'%.*s' is not a state of '%s', parent %zu "
-			               "of '%s'", (int)rd->cur.len, rd->cur.s, p->name, m + 1, v->name);
+			return rd_fail(rd, rd->cur.line,
+			               "'%.*s' is not a state of '%s', parent %zu of '%s'",
+			               (int)rd->cur.len, rd->cur.s, p->name, m + 1, v->name);
 		bk->ps[m++] = (size_t)s;
 		if (advance(rd) != FB_OK)
 			return FB_ERR;
@@ -771,7 +780,8 @@ static int parse_table(struct reader *rd, struct block *bk)
 
 	for (size_t c = 0; c < nc; c++)
 		if (bk->given[c])
-			return rd_fail(rd, line, "the table of '%s' comes after rows of it", v->name);
+			return rd_fail(rd, line, "the table of '%s' comes after rows of it",
+			               v->name);
 	t = malloc(nc * k * sizeof *t);
 	if (t == NULL)
 		return rd_fail(rd, line, "out of memory for the table of '%s'", v->name);
@@ -898,8 +908,9 @@ static int parse_all(struct reader *rd)
 		return rd_fail(rd, rd->line, "the file declares no variable");
 	for (size_t i = 0; i < rd->nvars; i++)
 		if (rd->vars[i].prob_line == 0)
-			return rd_fail(rd, rd->vars[i].decl_line, "variable '%s' has no probability "
-			               "block", rd->vars[i].node.name);
+			return rd_fail(rd, rd->vars[i].decl_line,
+			               "variable '%s' has no probability block",
+			               rd->vars[i].node.name);
 	return FB_OK;
 }
 
