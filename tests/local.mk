@@ -14,7 +14,8 @@ check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
 tests_unit_test_cmd_SOURCES = tests/unit/test-cmd.c
 tests_unit_test_cmd_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_cmd_LDADD = src/cli/libcmds.la libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+tests_unit_test_cmd_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(FB_LIB_DEPS) \
+	$(NCURSESW_LIBS) $(CMOCKA_LIBS)
 
 # transcripts of the real program
 TRANSCRIPTS = \
@@ -33,7 +34,8 @@ noinst_PROGRAMS += tests/fuzz/fuzz-cmdline
 tests_fuzz_fuzz_cmdline_SOURCES = tests/fuzz/fuzz-cmdline.c
 tests_fuzz_fuzz_cmdline_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
 tests_fuzz_fuzz_cmdline_LDFLAGS = -fsanitize=fuzzer,address,undefined
-tests_fuzz_fuzz_cmdline_LDADD = src/cli/libcmds.la libfedbn.la $(FB_LIB_DEPS)
+tests_fuzz_fuzz_cmdline_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(FB_LIB_DEPS) \
+	$(NCURSESW_LIBS)
 endif
 
 # rewrite the man page's command list from the table (after changing a command)

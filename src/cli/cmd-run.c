@@ -5,10 +5,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fedbn/algo.h"
 #include "cmd.h"
 #include "interrupt.h"
+#include "pane.h"
 #include "report.h"
 #include "session.h"
 
@@ -42,12 +44,23 @@ static fb_run *current_run(fb_cmd_ctx *ctx, const char *cmd)
 	return run;
 }
 
+/* Seconds on a monotonic clock. */
+static double run_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Step run up to max rounds (0: until done), one line per round; Ctrl-C stops between
  * rounds. */
-static int advance(fb_cmd_ctx *ctx, fb_run *run, size_t max)
+static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 {
 	fb_error err = { { 0 } };
 	int ret = FB_CMD_OK;
+	size_t first = fb_run_rounds(run);
+	double t0 = run_clock(), steps = run->seconds;
 
 	fb_interrupt_begin();
 	for (size_t i = 0; (max == 0 || i < max) && !fb_run_done(run); i++) {
@@ -56,6 +69,7 @@ static int advance(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 			                   err.msg);
 			break;
 		}
+		fb_pane_observe(run);
 		fb_report_round(ctx->out, run, fb_run_last(run));
 		if (fb_interrupted()) {
 			fprintf(ctx->out, "stopped after round %zu (Ctrl-C); run or step continue it\n",
@@ -64,9 +78,72 @@ static int advance(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 		}
 	}
 	fb_interrupt_end();
+	if (fb_pane_stats_wanted()) {
+		double wall = run_clock() - t0;
+
+		steps = run->seconds - steps;
+		fprintf(stderr, "text stats: %zu rounds in %.4f s, of which steps %.4f s (overhead "
+		        "%.1f%%)\n", fb_run_rounds(run) - first, wall, steps,
+		        steps > 0 ? 100.0 * (wall - steps) / steps : 0.0);
+	}
 	if (ret == FB_CMD_OK && fb_run_done(run))
 		fb_report_finished(ctx->out, run);
 	return ret;
+}
+
+/* The number of run in the session, from 1. */
+static size_t run_number(const fb_session *s, const fb_run *run)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->runs[i] == run)
+			return i + 1;
+	return 0;
+}
+
+/* What the shell prints after the pane: the last round, a stop, a failure, the end. */
+static int pane_report(fb_cmd_ctx *ctx, fb_run *run, const fb_pane_outcome *o)
+{
+	if (o->rounds > 0 && fb_run_last(run) != NULL)
+		fb_report_round(ctx->out, run, fb_run_last(run));
+	if (o->failed)
+		return fb_cmd_error(ctx, "%s: round %zu: %s", run->name, o->failed_round, o->err.msg);
+	if (o->interrupted && !fb_run_done(run))
+		fprintf(ctx->out, "stopped after round %zu (Ctrl-C); run or step continue it\n",
+		        fb_run_rounds(run));
+	if (o->rounds > 0 && fb_run_done(run))
+		fb_report_finished(ctx->out, run);
+	return FB_CMD_OK;
+}
+
+/* Show run in the pane, opening with start (rounds for FB_PANE_ROUNDS); FB_CMD_ERROR with
+ * *opened false when the terminal could not be taken over. */
+static int advance_pane(fb_cmd_ctx *ctx, fb_run *run, enum fb_pane_start start, size_t rounds,
+                        bool *opened)
+{
+	fb_pane_request req = { .start = start, .rounds = rounds };
+	fb_pane_outcome o;
+
+	req.run_no = run_number(ctx->s, run);
+	req.data = run->data == ctx->s->data ? ctx->s->data_source : NULL;
+	fflush(ctx->out);
+	*opened = fb_pane_show(run, &req, &o) == FB_OK;
+	if (!*opened) {
+		fb_cmd_warn(ctx, "no live pane: %s; printing one line per round", o.err.msg);
+		return FB_CMD_ERROR;
+	}
+	return pane_report(ctx, run, &o);
+}
+
+/* Advance run by max rounds (0: until done): in the pane on a terminal, else as lines. */
+static int advance(fb_cmd_ctx *ctx, fb_run *run, size_t max)
+{
+	bool opened = false;
+	int ret;
+
+	if (!fb_pane_usable(ctx->out))
+		return advance_text(ctx, run, max);
+	ret = advance_pane(ctx, run, max == 0 ? FB_PANE_UNTIL_DONE : FB_PANE_ROUNDS, max, &opened);
+	return opened ? ret : advance_text(ctx, run, max);
 }
 
 /* Whether the newest run has finished with nothing changed since; says so when it has. */
@@ -141,6 +218,46 @@ static int exec_result(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	                                                                   "estimate yet", run->name);
 }
 
+/* Print run's recorded rounds as lines (watch without a terminal). */
+static void print_rounds(fb_cmd_ctx *ctx, const fb_run *run)
+{
+	for (size_t i = 0; i < run->trace.n; i++)
+		fb_report_round(ctx->out, run, &run->trace.r[i]);
+	if (run->trace.n == 0)
+		fprintf(ctx->out, "%s has no round yet: step or run it\n", run->name);
+	else if (fb_run_done(run))
+		fb_report_finished(ctx->out, run);
+}
+
+/* watch [on|off] [run=N]: the pane on a run without stepping it, or switch the pane. */
+static int exec_watch(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	bool opened;
+	fb_run *run;
+
+	if (a->argc > 0) {
+		fb_pane_set_enabled(strcmp(a->argv[0], "on") == 0);
+		fprintf(ctx->out, fb_pane_enabled() ? "the pane is on: run and step open it on a "
+		                                      "terminal\n"
+		                                    : "the pane is off: run and step print one "
+		                                      "line per round\n");
+		return FB_CMD_OK;
+	}
+	if ((run = fb_cmd_pick_run(ctx, "watch", fb_params_int(&a->params, "run"))) == NULL)
+		return FB_CMD_ERROR;
+	if (!fb_pane_usable(ctx->out)) {
+		print_rounds(ctx, run);
+		return FB_CMD_OK;
+	}
+	return advance_pane(ctx, run, FB_PANE_IDLE, 0, &opened);
+}
+
+/* watch's parameters. */
+static const fb_param_def watch_params[] = {
+	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL, "which run (1 is the first; 0: the newest)" },
+	{ 0 },
+};
+
 /* run's parameters. */
 static const fb_param_def run_params[] = {
 	{ "rounds", FB_PARAM_INT, "0", 0, 1e9, NULL, "at most this many rounds (0: until done)" },
@@ -176,4 +293,18 @@ const fb_cmd_entry fb_cmd_result = {
 	        "accuracy against the truth (SHD, extra, missing, reversed, TPR, FDR, precision, "
 	        "recall, F1, NNZ), rounds, seconds and bytes exchanged.",
 	.min_args = 0, .max_args = 0, .params = result_params, .exec = exec_result,
+};
+
+const fb_cmd_entry fb_cmd_watch = {
+	.name = "watch", .usage = "[on|off] [run=N]", .summary = "open the live pane on a run",
+	.help = "Open the live pane on the newest run (or run N) without stepping it. In the "
+	        "pane, space or n steps one round, a count then Enter steps that many, r runs "
+	        "until done, p pauses, t and T lower and raise the display threshold, v or Tab "
+	        "change the view (progress, graph, clients, detail), ? lists every key, and q "
+	        "goes back to the shell; Ctrl-C stops a running loop, a second one leaves. "
+	        "'watch off' makes run and step print one line per round instead of opening the "
+	        "pane (as --no-pane does); 'watch on' brings it back. Without a terminal, watch "
+	        "prints the run's rounds as lines.",
+	.min_args = 0, .max_args = 1, .words = "on|off", .params = watch_params,
+	.exec = exec_watch,
 };

@@ -1,7 +1,26 @@
-# the fedbn program: shell (the only code that links readline), commands, batch mode
+# the fedbn program: shell (the only code that links readline), commands, batch mode, pane
 noinst_LTLIBRARIES += src/cli/libshell.la
 src_cli_libshell_la_CFLAGS = $(AM_CFLAGS) $(READLINE_CFLAGS)
 src_cli_libshell_la_SOURCES = src/cli/shell.c src/cli/shell.h
+
+# the live pane (the only code that links ncurses)
+noinst_LTLIBRARIES += src/cli/libpane.la
+src_cli_libpane_la_CFLAGS = $(AM_CFLAGS) $(NCURSESW_CFLAGS)
+src_cli_libpane_la_SOURCES = \
+	src/cli/pane.h \
+	src/cli/pane-int.h \
+	src/cli/pane.c \
+	src/cli/pane-keys.c \
+	src/cli/pane-term.c \
+	src/cli/pane-color.c \
+	src/cli/pane-data.c \
+	src/cli/pane-hist.c \
+	src/cli/pane-draw.c \
+	src/cli/pane-draw-progress.c \
+	src/cli/pane-draw-graph.c \
+	src/cli/pane-draw-clients.c \
+	src/cli/pane-draw-detail.c \
+	src/cli/pane-plot.c
 
 noinst_LTLIBRARIES += src/cli/libcmds.la
 src_cli_libcmds_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)
@@ -32,5 +51,5 @@ src_cli_libcmds_la_SOURCES = \
 
 bin_PROGRAMS += fedbn
 fedbn_SOURCES = src/cli/main.c
-fedbn_LDADD = src/cli/libshell.la src/cli/libcmds.la libfedbn.la $(READLINE_LIBS) \
-	$(NCURSESW_LIBS) $(FB_LIB_DEPS)
+fedbn_LDADD = src/cli/libshell.la src/cli/libcmds.la src/cli/libpane.la libfedbn.la \
+	$(READLINE_LIBS) $(NCURSESW_LIBS) $(FB_LIB_DEPS)

@@ -9,6 +9,7 @@
 
 #include "fedbn/core.h"
 #include "cmd.h"
+#include "pane.h"
 #include "session.h"
 #include "shell.h"
 
@@ -96,7 +97,8 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 			ctx->bail = true;
 			break;
 		case 'P':
-			break; /* there is no pane yet: rounds are always printed as lines */
+			fb_pane_set_enabled(false);
+			break;
 		case 'M':
 			fb_cmd_print_man(stdout);
 			return -1;
@@ -142,6 +144,7 @@ int main(int argc, char **argv)
 		ret = fb_shell_run(&ctx);
 	else
 		ret = fb_cmd_run_stream(&ctx, stdin, "stdin");
+	fb_pane_release();
 	fb_session_release(&session);
 	free(single);
 	free(jobs);

@@ -1,0 +1,180 @@
+/* What the views read from a run: series over rounds, the current estimate, short numbers.
+ * Only reading: nothing here changes the run. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pane-int.h"
+
+/* Room for one more series named name with n values. */
+static pane_series *pane_series_add(pane_series *s, size_t *count, const char *name, size_t n)
+{
+	pane_series *e = &s[(*count)++];
+
+	snprintf(e->name, sizeof e->name, "%s", name);
+	e->n = n;
+	e->v = fb_xcalloc(n > 0 ? n : 1, sizeof *e->v);
+	return e;
+}
+
+/* Every series the progress view plots. */
+size_t pane_series_all(const fb_run *run, pane_series **out)
+{
+	const fb_trace *t = &run->trace;
+	pane_series *s = fb_xcalloc(t->nfig + 3, sizeof *s), *e;
+	size_t count = 0;
+	bool scored = false;
+
+	for (size_t f = 0; f < t->nfig; f++) {
+		e = pane_series_add(s, &count, run->figures[f], t->n);
+		for (size_t i = 0; i < t->n; i++)
+			e->v[i] = t->r[i].fig[f];
+	}
+	for (size_t i = 0; i < t->n; i++)
+		scored |= t->r[i].scored;
+	if (scored) {
+		e = pane_series_add(s, &count, "SHD", t->n);
+		for (size_t i = 0; i < t->n; i++)
+			e->v[i] = t->r[i].scored ? t->r[i].score.shd : NAN;
+	}
+	e = pane_series_add(s, &count, "edges", t->n);
+	for (size_t i = 0; i < t->n; i++)
+		e->v[i] = (double)t->r[i].edges;
+	if (run->fed != NULL) {
+		e = pane_series_add(s, &count, "bytes", t->n);
+		for (size_t i = 0; i < t->n; i++)
+			e->v[i] = (double)(t->r[i].bytes_up + t->r[i].bytes_down);
+	}
+	*out = s;
+	return count;
+}
+
+/* Free n series. */
+void pane_series_free(pane_series *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].v);
+	free(s);
+}
+
+/* Index of a figure by name. */
+int pane_figure_index(const fb_run *run, const char *name)
+{
+	for (size_t f = 0; f < run->trace.nfig; f++)
+		if (strcmp(run->figures[f], name) == 0)
+			return (int)f;
+	return -1;
+}
+
+/* The round limit, when the algorithm itself (not a combinator) has one. */
+size_t pane_max_rounds(const fb_run *run)
+{
+	if (run->inner != NULL || fb_params_find(&run->params, "max_rounds") < 0)
+		return 0;
+	return (size_t)fb_params_int(&run->params, "max_rounds");
+}
+
+/* Free the estimate. */
+void pane_graph_release(pane_graph *g)
+{
+	free(g->w);
+	free(g->mark);
+	g->w = NULL;
+	g->mark = NULL;
+	g->round = (size_t)-1;
+}
+
+/* The weights of the run, when its algorithm gives them. */
+static void pane_graph_weights(const fb_run *run, pane_graph *g)
+{
+	fb_error err = { { 0 } };
+	size_t dd = g->d * g->d;
+
+	g->w = fb_xcalloc(dd > 0 ? dd : 1, sizeof *g->w);
+	if (run->algo->weights(run, g->w, &err) != FB_OK) {
+		snprintf(g->why, sizeof g->why, "no weights yet: %s", err.msg);
+		free(g->w);
+		g->w = NULL;
+		return;
+	}
+	for (size_t i = 0; i < dd; i++)
+		if (fabs(g->w[i]) > g->wmax)
+			g->wmax = fabs(g->w[i]);
+}
+
+/* The marks of the run's result. */
+static void pane_graph_marks(const fb_run *run, pane_graph *g)
+{
+	fb_error err = { { 0 } };
+	fb_graph *est = fb_run_result(run, &err);
+
+	if (est == NULL) {
+		snprintf(g->why, sizeof g->why, "no estimate yet: %s", err.msg);
+		return;
+	}
+	if (est->d != g->d) {
+		snprintf(g->why, sizeof g->why, "the estimate has %zu variables, the data %zu", est->d,
+		         g->d);
+		fb_graph_free(est);
+		return;
+	}
+	g->mark = fb_xmalloc(g->d * g->d > 0 ? g->d * g->d : 1);
+	memcpy(g->mark, est->mark, g->d * g->d);
+	g->wmax = 1;
+	fb_graph_free(est);
+}
+
+/* Bring the estimate up to the run's round. */
+void pane_graph_update(pane *p)
+{
+	pane_graph *g = &p->g;
+	size_t r = fb_run_rounds(p->run);
+
+	if (g->round == r && g->d == p->run->data->d)
+		return;
+	pane_graph_release(g);
+	g->round = r;
+	g->d = p->run->data->d;
+	g->wmax = 0;
+	g->why[0] = '\0';
+	if (p->run->algo->weights != NULL)
+		pane_graph_weights(p->run, g);
+	else
+		pane_graph_marks(p->run, g);
+}
+
+/* A number in at most width characters. */
+const char *pane_fmt(double v, int width, char *buf, size_t len)
+{
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	for (int prec = 4; prec >= 1; prec--) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if ((int)strlen(buf) <= width)
+			return buf;
+	}
+	snprintf(buf, len, "%.0e", v);
+	return buf;
+}
+
+/* Bytes in decimal units, short. */
+const char *pane_fmt_bytes(size_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "kB", "MB", "GB", "TB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%zu B", bytes);
+	else
+		snprintf(buf, len, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}

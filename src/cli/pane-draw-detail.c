@@ -1,0 +1,158 @@
+/* The detail view: what only one algorithm has.  A table maps algorithm names to their own
+ * drawing; notears-admm shows its penalties and multiplier over the last rounds and each
+ * client's consensus distance.  Others get every figure of the last rounds and their clients'
+ * own figure, until they add an entry (fedpc: vote counts per edge, separating sets). */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pane-int.h"
+
+/* Width of one column of numbers. */
+#define COL_W 11
+
+/* An algorithm's own detail: draws in rows top..top+h-1. */
+typedef void (*detail_fn)(pane *p, int top, int h, int w);
+
+/* A table of the last m rounds of the named figures (those the run has); returns rows used. */
+static int detail_figures(const pane *p, int y, int m, int w, const char *const *names,
+                          const char *const *heads)
+{
+	const fb_trace *t = &p->run->trace;
+	size_t first = t->n > (size_t)m ? t->n - (size_t)m : 0;
+	char buf[32];
+	int x = 1 + 6;
+
+	pane_put(p, y, 1, 6, ROLE_TITLE, " round");
+	for (size_t f = 0; names[f] != NULL && x + COL_W <= w; f++) {
+		if (pane_figure_index(p->run, names[f]) < 0)
+			continue;
+		pane_putf(p, y, x, COL_W, ROLE_TITLE, "%*s", COL_W, heads[f]);
+		x += COL_W;
+	}
+	for (size_t i = first; i < t->n; i++) {
+		int row = y + 1 + (int)(i - first);
+
+		x = 1 + 6;
+		pane_putf(p, row, 1, 6, ROLE_TEXT, "%6zu", t->r[i].round);
+		for (size_t f = 0; names[f] != NULL && x + COL_W <= w; f++) {
+			int k = pane_figure_index(p->run, names[f]);
+
+			if (k < 0)
+				continue;
+			pane_putf(p, row, x, COL_W, ROLE_TEXT, "%*s", COL_W,
+			          pane_fmt(t->r[i].fig[k], COL_W - 1, buf, sizeof buf));
+			x += COL_W;
+		}
+	}
+	if (t->n == 0)
+		pane_put(p, y + 1, 1, w - 2, ROLE_DIM, "no round yet");
+	return 1 + (t->n == 0 ? 1 : (int)(t->n - first));
+}
+
+/* Each client's own figure over the recorded rounds: the last few as numbers, then a
+ * sparkline of all of them; rows y..y+h-1, scrolled to p->list_first. */
+static void detail_clients(pane *p, int y, int h, int w, const char *what)
+{
+	const fb_run *run = p->run;
+	size_t nh = pane_hist_count(run), k = run->fed != NULL ? fb_fed_k(run->fed) : 0;
+	size_t shown, cols, first, rows = h > 2 ? (size_t)(h - 2) : 0, round;
+	const double *fig;
+	const unsigned char *took;
+	char buf[32];
+
+	pane_putf(p, y, 1, w - 2, ROLE_TITLE, "%s of each client%s", what,
+	          nh > 0 ? ", last rounds; then its trend over the kept rounds" : "");
+	if (k == 0 || nh == 0 || rows == 0) {
+		pane_put(p, y + 1, 1, w - 2, ROLE_DIM, k == 0 ? "no clients" : "no round recorded yet");
+		return;
+	}
+	cols = (size_t)((w - 8 - 12) / COL_W);
+	shown = nh < cols ? nh : cols;
+	first = nh - shown;
+	pane_put(p, y + 1, 1, 7, ROLE_TITLE, " client");
+	for (size_t i = 0; i < shown; i++) {
+		pane_hist_get(run, first + i, &round, &fig, &took);
+		snprintf(buf, sizeof buf, "round %zu", round);
+		pane_putf(p, y + 1, 8 + (int)i * COL_W, COL_W, ROLE_TITLE, "%*s", COL_W, buf);
+	}
+	if (p->list_first + rows > k)
+		p->list_first = k > rows ? k - rows : 0;
+	for (size_t c = p->list_first; c < k && c < p->list_first + rows; c++) {
+		int row = y + 2 + (int)(c - p->list_first);
+		double *trend = fb_xcalloc(nh, sizeof *trend);
+
+		pane_putf(p, row, 1, 7, ROLE_TEXT, "%7zu", c + 1);
+		for (size_t i = 0; i < nh; i++) {
+			pane_hist_get(run, i, &round, &fig, &took);
+			trend[i] = took[c] ? fig[c] : NAN;
+			if (i >= first)
+				pane_putf(p, row, 8 + (int)(i - first) * COL_W, COL_W,
+				          took[c] ? ROLE_TEXT : ROLE_DIM, "%*s", COL_W,
+				          took[c] ? pane_fmt(fig[c], COL_W - 1, buf, sizeof buf) : "out");
+		}
+		pane_spark(p, trend, nh, row, 8 + (int)shown * COL_W + 2, w - 10 - (int)shown * COL_W);
+		free(trend);
+	}
+}
+
+/* notears-admm: rho1, rho2, alpha, h and the consensus over the last rounds, then each
+ * client's distance ||B_k - W||_F. */
+static void detail_admm(pane *p, int top, int h, int w)
+{
+	static const char *const names[] = { "rho1", "rho2", "alpha", "h", "consensus",
+		                             "objective", NULL };
+	static const char *const heads_u[] = { "\u03c11", "\u03c12", "\u03b1", "h(W)",
+		                               "consensus", "objective" };
+	static const char *const heads_a[] = { "rho1", "rho2", "alpha", "h(W)", "consensus",
+		                               "objective" };
+	int m = (h - 6) / 3, used;
+
+	m = m < 2 ? 2 : m > 8 ? 8 : m;
+	pane_put(p, top, 1, w - 2, ROLE_TITLE, p->utf8 ? "penalties \u03c11, \u03c12 and multiplier "
+	         "\u03b1 of the last rounds" : "penalties rho1, rho2 and multiplier alpha of the "
+	         "last rounds");
+	used = 1 + detail_figures(p, top + 1, m, w - 1, names, p->utf8 ? heads_u : heads_a);
+	detail_clients(p, top + used + 1, h - used - 1, w,
+	               "consensus distance ||B_k - W||_F");
+}
+
+/* Any algorithm without its own detail: every figure, then the clients' own figure. */
+static void detail_generic(pane *p, int top, int h, int w)
+{
+	const char *names[32], *fig = p->run->algo->client_figure;
+	size_t n = 0;
+	int m = (h - 6) / 3, used;
+
+	for (; n < p->run->trace.nfig && n < 31; n++)
+		names[n] = p->run->figures[n];
+	names[n] = NULL;
+	m = m < 2 ? 2 : m > 8 ? 8 : m;
+	pane_putf(p, top, 1, w - 2, ROLE_TITLE, "%s has no detail view of its own yet: its "
+	          "figures of the last rounds", p->run->name);
+	used = 1 + detail_figures(p, top + 1, m, w - 1, names, names);
+	if (fig != NULL && p->run->fed != NULL)
+		detail_clients(p, top + used + 1, h - used - 1, w, fig);
+}
+
+/* Algorithms with a detail of their own. */
+static const struct {
+	const char *algo; /* the algorithm's name (run->algo->name) */
+	detail_fn draw;   /* its detail */
+} details[] = {
+	{ "notears-admm", detail_admm },
+};
+
+/* The detail view. */
+void pane_draw_detail(pane *p, int top, int h, int w)
+{
+	for (size_t i = 0; i < sizeof details / sizeof *details; i++) {
+		if (strcmp(details[i].algo, p->run->algo->name) == 0) {
+			details[i].draw(p, top, h, w);
+			return;
+		}
+	}
+	detail_generic(p, top, h, w);
+}

@@ -1,0 +1,248 @@
+/* The graph view: the current d x d estimate as a heat map (row = parent, column = child),
+ * the algorithm's unthresholded weights when it has them, else the marks of its result.  Each
+ * cell is two columns: a shade of |w| (a colour with colours, a block or ASCII character
+ * without) and a mark comparing it with the truth at the display threshold, so that the
+ * comparison never rests on colour alone.  A cursor names the cell under it; the map scrolls
+ * to keep the cursor in sight when d exceeds the screen. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "pane-int.h"
+
+/* What one cell is, against the truth at the display threshold. */
+enum cell_kind {
+	CELL_NONE = 0,  /* no edge either way */
+	CELL_EDGE,      /* an estimated edge (no truth) */
+	CELL_CORRECT,   /* estimated and true */
+	CELL_EXTRA,     /* estimated, no true edge between the two */
+	CELL_REVERSED,  /* estimated, the true edge goes the other way */
+	CELL_FOUNDREV,  /* true, estimated the other way */
+	CELL_MISSING,   /* true, not estimated either way */
+	CELL_NKINDS,    /* how many */
+};
+
+/* Each kind's mark, role and name for the legend. */
+static const struct {
+	char mark;           /* the character */
+	enum pane_role role; /* its attributes off the heat colours */
+	const char *name;    /* legend */
+} kinds[CELL_NKINDS] = {
+	[CELL_NONE] = { ' ', ROLE_TEXT, "" },
+	[CELL_EDGE] = { '*', ROLE_TITLE, "edge" },
+	[CELL_CORRECT] = { '*', ROLE_GOOD, "correct" },
+	[CELL_EXTRA] = { '+', ROLE_BAD, "extra" },
+	[CELL_REVERSED] = { 'x', ROLE_BAD, "reversed" },
+	[CELL_FOUNDREV] = { 'o', ROLE_MISS, "true, found reversed" },
+	[CELL_MISSING] = { '-', ROLE_MISS, "missing" },
+};
+
+/* Whether the estimate has the edge i -> j at the display threshold. */
+static bool graph_est(const pane *p, size_t i, size_t j)
+{
+	const pane_graph *g = &p->g;
+
+	if (i == j)
+		return false;
+	if (g->w != NULL)
+		return fabs(g->w[i * g->d + j]) > p->thr;
+	return g->mark != NULL && g->mark[i * g->d + j];
+}
+
+/* The kind of cell (i, j). */
+static enum cell_kind graph_kind(const pane *p, size_t i, size_t j)
+{
+	const fb_graph *t = p->run->truth;
+	bool est = graph_est(p, i, j), tru, back;
+
+	if (t == NULL || t->d != p->g.d)
+		return est ? CELL_EDGE : CELL_NONE;
+	tru = t->mark[i * t->d + j];
+	back = t->mark[j * t->d + i];
+	if (est)
+		return tru ? CELL_CORRECT : back ? CELL_REVERSED : CELL_EXTRA;
+	if (tru)
+		return graph_est(p, j, i) ? CELL_FOUNDREV : CELL_MISSING;
+	return CELL_NONE;
+}
+
+/* The shade level of cell (i, j): 0 below the threshold, 1..PANE_HEAT_LEVELS above. */
+static int graph_level(const pane *p, size_t i, size_t j)
+{
+	const pane_graph *g = &p->g;
+	double a;
+
+	if (!graph_est(p, i, j))
+		return 0;
+	if (g->w == NULL)
+		return PANE_HEAT_LEVELS;
+	a = fabs(g->w[i * g->d + j]) / (g->wmax > 0 ? g->wmax : 1);
+	return a >= 1 ? PANE_HEAT_LEVELS : 1 + (int)(a * PANE_HEAT_LEVELS);
+}
+
+/* The last n characters of a name (the distinctive end of X1..X200). */
+static const char *graph_tail(const char *name, size_t n)
+{
+	size_t len = strlen(name);
+
+	return len > n ? name + len - n : name;
+}
+
+/* Draw cell (i, j) at (y, x). */
+static void graph_cell(const pane *p, size_t i, size_t j, int y, int x)
+{
+	static const wchar_t blocks[] = L" \u2591\u2592\u2593\u2588", ascii[] = L" :=%#";
+	int level = graph_level(p, i, j);
+	enum cell_kind k = graph_kind(p, i, j);
+	bool neg = p->g.w != NULL && p->g.w[i * p->g.d + j] < 0;
+	bool cursor = i == p->cur_r && j == p->cur_c;
+	wchar_t cell[3] = { (wchar_t)kinds[k].mark, L' ', L'\0' };
+	attr_t a = level > 0 ? pane_heat_attr(p, level, neg) : pane_attr(p, kinds[k].role);
+
+	if (i == j)
+		cell[0] = cell[1] = L' ';
+	else if (level == 0 && p->g.w != NULL && p->g.w[i * p->g.d + j] != 0)
+		cell[1] = p->utf8 ? L'\u00b7' : L'.';
+	else if (!p->colour)
+		cell[1] = (p->utf8 ? blocks : ascii)[level];
+	if (level > 0 && k != CELL_NONE)
+		a |= A_BOLD;
+	if (cursor)
+		a = pane_attr(p, ROLE_CURSOR) | A_BOLD;
+	attrset(a);
+	mvaddnwstr(y, x, cell, 2);
+	attrset(A_NORMAL);
+}
+
+/* Counts of each kind over the whole matrix. */
+static void graph_count(const pane *p, size_t *count)
+{
+	memset(count, 0, CELL_NKINDS * sizeof *count);
+	for (size_t i = 0; i < p->g.d; i++)
+		for (size_t j = 0; j < p->g.d; j++)
+			count[graph_kind(p, i, j)]++;
+}
+
+/* The summary and the legend (two rows). */
+static void graph_summary(const pane *p, int y, int w)
+{
+	size_t c[CELL_NKINDS], edges;
+	int x = 1;
+
+	graph_count(p, c);
+	edges = c[CELL_EDGE] + c[CELL_CORRECT] + c[CELL_EXTRA] + c[CELL_REVERSED];
+	if (p->g.w != NULL)
+		pane_putf(p, y, 1, w - 2, ROLE_TEXT, "weights at round %zu, |w| > %.2f (t/T): %zu "
+		          "edges, largest |w| %.3g", p->g.round, p->thr, edges, p->g.wmax);
+	else
+		pane_putf(p, y, 1, w - 2, ROLE_TEXT, "the estimate's edges at round %zu: %zu (the "
+		          "algorithm gives no weights)", p->g.round, edges);
+	for (int k = CELL_EDGE; k < CELL_NKINDS; k++) {
+		if ((p->run->truth == NULL) != (k == CELL_EDGE))
+			continue;
+		pane_putf(p, y + 1, x, w - x, kinds[k].role, "%c", kinds[k].mark);
+		pane_putf(p, y + 1, x + 1, w - x - 1, ROLE_TEXT, " %s %zu", kinds[k].name, c[k]);
+		x += 4 + (int)strlen(kinds[k].name) + (c[k] > 9 ? 3 : 1);
+	}
+	if (p->run->truth == NULL)
+		pane_put(p, y + 1, x + 1, w - x - 2, ROLE_DIM, "(no truth to compare with)");
+}
+
+/* The line naming the cell under the cursor. */
+static void graph_cursor_line(const pane *p, int y, int w)
+{
+	const fb_dataset *ds = p->run->data;
+	size_t i = p->cur_r, j = p->cur_c;
+	enum cell_kind k = graph_kind(p, i, j);
+	char wv[40] = "";
+
+	if (p->g.w != NULL)
+		snprintf(wv, sizeof wv, "  w = %.4g", p->g.w[i * p->g.d + j]);
+	pane_putf(p, y, 1, w - 2, ROLE_TEXT, "%s -> %s%s%s%s  (arrows move, PgUp/PgDn page)",
+	          ds->vars[i].name, ds->vars[j].name, wv, k != CELL_NONE ? ": " : "",
+	          kinds[k].name);
+}
+
+/* Keep the cursor in the window of vr rows and vc columns. */
+static void graph_follow(pane *p, size_t vr, size_t vc)
+{
+	if (p->cur_r < p->top_r)
+		p->top_r = p->cur_r;
+	if (p->cur_r >= p->top_r + vr)
+		p->top_r = p->cur_r - vr + 1;
+	if (p->cur_c < p->left_c)
+		p->left_c = p->cur_c;
+	if (p->cur_c >= p->left_c + vc)
+		p->left_c = p->cur_c - vc + 1;
+}
+
+/* The column labels, written downwards, lh rows from y; the row labels are rl wide. */
+static void graph_col_labels(const pane *p, int y, int lh, int x0, size_t vc)
+{
+	const fb_dataset *ds = p->run->data;
+
+	for (size_t j = p->left_c; j < p->g.d && j < p->left_c + vc; j++) {
+		const char *name = graph_tail(ds->vars[j].name, (size_t)lh);
+		int x = x0 + 2 * (int)(j - p->left_c);
+
+		for (int r = 0; r < lh && name[r] != '\0'; r++)
+			pane_putf(p, y + r, x, 1, j == p->cur_c ? ROLE_KEY : ROLE_AXIS, "%c", name[r]);
+	}
+}
+
+/* The matrix: labels and cells. */
+static void graph_matrix(pane *p, int y, int h, int w)
+{
+	const fb_dataset *ds = p->run->data;
+	size_t maxlen = 1;
+	int lh, rl, x0;
+	size_t vr, vc;
+
+	for (size_t i = 0; i < p->g.d; i++)
+		if (strlen(ds->vars[i].name) > maxlen)
+			maxlen = strlen(ds->vars[i].name);
+	lh = maxlen > 4 ? 4 : (int)maxlen;
+	rl = maxlen > 10 ? 10 : (int)maxlen;
+	x0 = 1 + rl + 1;
+	if (h - lh < 1 || w - x0 < 2)
+		return;
+	vr = (size_t)(h - lh);
+	vc = (size_t)((w - x0) / 2);
+	graph_follow(p, vr, vc);
+	graph_col_labels(p, y, lh, x0, vc);
+	for (size_t i = p->top_r; i < p->g.d && i < p->top_r + vr; i++) {
+		int row = y + lh + (int)(i - p->top_r);
+
+		pane_putf(p, row, 1, rl, i == p->cur_r ? ROLE_KEY : ROLE_AXIS, "%*s", rl,
+		          graph_tail(ds->vars[i].name, (size_t)rl));
+		for (size_t j = p->left_c; j < p->g.d && j < p->left_c + vc; j++)
+			graph_cell(p, i, j, row, x0 + 2 * (int)(j - p->left_c));
+	}
+}
+
+/* Move the graph cursor. */
+void pane_graph_move(pane *p, long dr, long dc)
+{
+	long d = (long)p->run->data->d, r = (long)p->cur_r + dr, c = (long)p->cur_c + dc;
+
+	r = r < 0 ? 0 : r >= d ? d - 1 : r;
+	c = c < 0 ? 0 : c >= d ? d - 1 : c;
+	p->cur_r = (size_t)(r < 0 ? 0 : r);
+	p->cur_c = (size_t)(c < 0 ? 0 : c);
+}
+
+/* The graph view. */
+void pane_draw_graph(pane *p, int top, int h, int w)
+{
+	pane_graph_update(p);
+	if (p->g.w == NULL && p->g.mark == NULL) {
+		pane_put(p, top + 1, 1, w - 2, ROLE_DIM, p->g.why[0] ? p->g.why : "no estimate yet");
+		return;
+	}
+	if (p->cur_r >= p->g.d || p->cur_c >= p->g.d)
+		p->cur_r = p->cur_c = 0;
+	graph_summary(p, top, w);
+	graph_matrix(p, top + 3, h - 4, w - 1);
+	graph_cursor_line(p, top + h - 1, w);
+}

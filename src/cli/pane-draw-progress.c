@@ -1,0 +1,120 @@
+/* The progress view: what runs on what, a table of the latest rounds, and a plot over rounds
+ * of every figure the algorithm reports, SHD when scored, edges and bytes.  Plots that do not
+ * fit scroll with the arrows. */
+#include "config.h"
+
+#include <string.h>
+
+#include "pane-int.h"
+
+/* Smallest and largest height of one plot, title and round labels included. */
+#define PLOT_MIN_H 5
+#define PLOT_MAX_H 12
+/* Width of one column of the table. */
+#define COL_W 10
+
+/* The line saying what runs on what. */
+static void progress_header(const pane *p, int y, int w)
+{
+	const fb_run *run = p->run;
+	char data[160];
+
+	if (p->req->data != NULL)
+		snprintf(data, sizeof data, "%s", p->req->data);
+	else
+		snprintf(data, sizeof data, "a dataset");
+	pane_putf(p, y, 1, w - 2, ROLE_TEXT, "split %s; truth %s; data %zu x %zu from %s",
+	          run->part != NULL ? run->part->desc : "none (all rows)",
+	          run->truth != NULL ? "known" : "unknown", run->data->n, run->data->d, data);
+}
+
+/* The table's header and its latest m rows; returns the rows used. */
+static int progress_table(const pane *p, int y, int w, int m)
+{
+	const fb_run *run = p->run;
+	const fb_trace *t = &run->trace;
+	size_t first = t->n > (size_t)m ? t->n - (size_t)m : 0;
+	bool scored = t->n > 0 && t->r[t->n - 1].scored;
+	char buf[32];
+	int x = 1;
+
+	pane_put(p, y, x, 6, ROLE_TITLE, " round");
+	x += 6;
+	pane_putf(p, y, x, w - x, ROLE_TITLE, "%7s", "edges");
+	x += 7;
+	if (scored) {
+		pane_putf(p, y, x, w - x, ROLE_TITLE, "%6s", "SHD");
+		x += 6;
+	}
+	for (size_t f = 0; f < t->nfig && x + COL_W <= w; f++, x += COL_W)
+		pane_putf(p, y, x, COL_W, ROLE_TITLE, "%*.*s", COL_W, COL_W - 1, run->figures[f]);
+	if (x + COL_W <= w)
+		pane_putf(p, y, x, COL_W, ROLE_TITLE, "%*s", COL_W, "bytes");
+	if (x + 2 * COL_W <= w)
+		pane_putf(p, y, x + COL_W, COL_W, ROLE_TITLE, "%*s", COL_W, "seconds");
+	if (t->n == 0)
+		pane_put(p, y + 1, 1, w - 2, ROLE_DIM, "no round yet: n steps one, r runs to the end");
+	for (size_t i = first; i < t->n; i++) {
+		const fb_trace_rec *r = &t->r[i];
+		int row = y + 1 + (int)(i - first);
+
+		x = 1;
+		pane_putf(p, row, x, 6, ROLE_TEXT, "%6zu", r->round);
+		x += 6;
+		pane_putf(p, row, x, 7, ROLE_TEXT, "%7zu", r->edges);
+		x += 7;
+		if (scored) {
+			pane_putf(p, row, x, 6, ROLE_TEXT, "%6s",
+			          r->scored ? pane_fmt(r->score.shd, 5, buf, sizeof buf) : "-");
+			x += 6;
+		}
+		for (size_t f = 0; f < t->nfig && x + COL_W <= w; f++, x += COL_W)
+			pane_putf(p, row, x, COL_W, ROLE_TEXT, "%*s", COL_W,
+			          pane_fmt(r->fig[f], COL_W - 1, buf, sizeof buf));
+		if (x + COL_W <= w)
+			pane_putf(p, row, x, COL_W, ROLE_TEXT, "%*s", COL_W,
+			          pane_fmt_bytes(r->bytes_up + r->bytes_down, buf, sizeof buf));
+		if (x + 2 * COL_W <= w)
+			pane_putf(p, row, x + COL_W, COL_W, ROLE_TEXT, "%*.4f", COL_W, r->seconds);
+	}
+	return 1 + m;
+}
+
+/* The plots in rows y..y+h-1, scrolled to p->plot_first. */
+static void progress_plots(pane *p, int y, int h, int w)
+{
+	pane_series *s;
+	size_t n = pane_series_all(p->run, &s);
+	int cols = w >= 120 ? 3 : w >= 70 ? 2 : 1, cw = (w - 1) / cols;
+	int need = (int)((n + (size_t)cols - 1) / (size_t)cols), ph, rows;
+	size_t shown, last_first;
+
+	ph = need > 0 ? (h - 1) / need : PLOT_MAX_H;
+	ph = ph < PLOT_MIN_H ? PLOT_MIN_H : ph > PLOT_MAX_H ? PLOT_MAX_H : ph;
+	rows = (h - 1) / ph;
+	shown = (size_t)(rows * cols);
+	last_first = n > shown ? (n - shown + (size_t)cols - 1) / (size_t)cols * (size_t)cols : 0;
+	if (p->plot_first > last_first)
+		p->plot_first = last_first;
+	p->plot_first -= p->plot_first % (size_t)cols;
+	if (n > shown)
+		pane_putf(p, y, 1, w - 2, ROLE_DIM, "plots %zu-%zu of %zu (arrows scroll)",
+		          p->plot_first + 1, p->plot_first + shown < n ? p->plot_first + shown : n, n);
+	for (size_t i = p->plot_first; i < n && i < p->plot_first + shown; i++) {
+		int slot = (int)(i - p->plot_first);
+
+		pane_plot(p, &s[i], y + 1 + (slot / cols) * ph, 1 + (slot % cols) * cw, ph, cw - 1);
+	}
+	pane_series_free(s, n);
+}
+
+/* The progress view. */
+void pane_draw_progress(pane *p, int top, int h, int w)
+{
+	int m = (h - 10) / 4, used;
+
+	m = m < 2 ? 2 : m > 6 ? 6 : m;
+	progress_header(p, top, w);
+	used = 1 + progress_table(p, top + 1, w - 1, m);
+	progress_plots(p, top + used, h - used, w);
+}

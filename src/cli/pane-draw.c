@@ -1,0 +1,197 @@
+/* The pane's frame: the top bar (run, round, time, bytes, state, view), the view or the key
+ * help, the bottom bar (messages, the count being typed, the main keys), or a notice when the
+ * terminal is too small.  Also the text helpers every view uses. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "pane-int.h"
+
+/* The views' names. */
+static const char *const view_names[PANE_NVIEWS] = { "progress", "graph", "clients",
+	                                              "detail" };
+
+/* The view's name. */
+const char *pane_view_name(enum pane_view v)
+{
+	return v < PANE_NVIEWS ? view_names[v] : "";
+}
+
+/* Print s at (y, x) cut to w columns (multibyte text counted in columns). */
+void pane_put(const pane *p, int y, int x, int w, enum pane_role role, const char *s)
+{
+	wchar_t ws[512];
+	size_t n = mbstowcs(ws, s, sizeof ws / sizeof *ws - 1);
+	int cols = 0, i = 0;
+
+	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	attrset(pane_attr(p, role));
+	if (n == (size_t)-1) { /* not valid in this locale: bytes */
+		mvaddnstr(y, x, s, w);
+	} else {
+		ws[n] = L'\0';
+		for (; ws[i] != L'\0'; i++) {
+			int cw = wcwidth(ws[i]);
+
+			if (cw < 0) {
+				ws[i] = L'?';
+				cw = 1;
+			}
+			if (cols + cw > w)
+				break;
+			cols += cw;
+		}
+		mvaddnwstr(y, x, ws, i);
+	}
+	attrset(A_NORMAL);
+}
+
+/* Printf at (y, x), cut to w columns. */
+void pane_putf(const pane *p, int y, int x, int w, enum pane_role role, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	pane_put(p, y, x, w, role, buf);
+}
+
+/* Fill row y with the bar's colour. */
+static void pane_bar_fill(const pane *p, int y, int w)
+{
+	attrset(pane_attr(p, ROLE_BAR));
+	mvhline(y, 0, ' ', w);
+	attrset(A_NORMAL);
+}
+
+/* The run's state in a word. */
+static const char *pane_state(const pane *p)
+{
+	if (p->running)
+		return "running";
+	if (fb_run_done(p->run))
+		return "finished";
+	if (p->out->failed)
+		return "failed";
+	return fb_run_rounds(p->run) == 0 ? "ready" : "waiting";
+}
+
+/* The top bar. */
+static void pane_draw_top(const pane *p, int w)
+{
+	char round[64], bytes[32], right[48];
+	size_t max = pane_max_rounds(p->run), r = fb_run_rounds(p->run);
+	size_t total = fb_run_bytes(p->run, FB_UP) + fb_run_bytes(p->run, FB_DOWN);
+	int rl;
+
+	if (max > 0)
+		snprintf(round, sizeof round, "round %zu of %zu", r, max);
+	else
+		snprintf(round, sizeof round, "round %zu", r);
+	pane_bar_fill(p, 0, w);
+	snprintf(right, sizeof right, " %s ", view_names[p->view]);
+	rl = (int)strlen(right);
+	pane_putf(p, 0, 0, w - rl, ROLE_BAR, " run %zu: %s  %s  %.3f s  %s  %s", p->req->run_no,
+	          p->run->name, round, p->run->seconds,
+	          pane_fmt_bytes(total, bytes, sizeof bytes), pane_state(p));
+	pane_put(p, 0, w - rl, rl, ROLE_KEY, right);
+}
+
+/* The bottom bar: the count being typed, a message, or the main keys. */
+static void pane_draw_bottom(const pane *p, int y, int w)
+{
+	static const char keys[] = " n step  5 Enter: 5 rounds  r run  p pause  t/T thresh  "
+	                           "v view  ? help  q back";
+
+	pane_bar_fill(p, y, w);
+	if (p->num[0] != '\0')
+		pane_putf(p, y, 0, w, ROLE_KEY, " step %s rounds: Enter", p->num);
+	else if (p->msg[0] != '\0' && strcmp(p->msg, " ") != 0)
+		pane_putf(p, y, 0, w, p->msg_err ? ROLE_ERROR : ROLE_BAR, " %s", p->msg);
+	else
+		pane_put(p, y, 0, w, ROLE_BAR, keys);
+}
+
+/* The notice shown instead of the pane in a terminal too small for it. */
+static void pane_draw_small(const pane *p)
+{
+	char line[128];
+	int len;
+
+	snprintf(line, sizeof line, "the terminal is %d x %d; the pane needs %d x %d: enlarge it "
+	         "or press q", COLS, LINES, PANE_MIN_COLS, PANE_MIN_ROWS);
+	len = (int)strlen(line);
+	for (int y = 0, off = 0; off < len && y < LINES; y++, off += COLS)
+		pane_put(p, y, 0, COLS, ROLE_TITLE, line + off);
+}
+
+/* The help over the view. */
+void pane_draw_help(pane *p, int top, int h, int w)
+{
+	static const char *const lines[][2] = {
+		{ "space, n", "step one round" },
+		{ "12 Enter", "step that many rounds (any count)" },
+		{ "r", "run until the algorithm finishes (up to 20 frames a second)" },
+		{ "p", "pause after the current round" },
+		{ "Ctrl-C", "stop a running loop after its round; when stopped, leave" },
+		{ "t, T", "lower, raise the display threshold on |w| (graph view)" },
+		{ "v, Tab", "next view (Shift-Tab: previous)" },
+		{ "arrows, j k", "scroll plots and lists; move the graph view's cursor" },
+		{ "PgUp PgDn", "scroll a page (Home, End: first, last)" },
+		{ "Ctrl-L", "draw the screen again" },
+		{ "?", "this help; any key closes it" },
+		{ "q, Esc", "back to the shell (result, export and run go on from here)" },
+	};
+	int n = (int)(sizeof lines / sizeof *lines);
+
+	pane_put(p, top, 1, w - 2, ROLE_TITLE, "Keys of the pane");
+	for (int i = 0; i < n && i + 2 < h; i++) {
+		pane_put(p, top + 2 + i, 2, 13, ROLE_KEY, lines[i][0]);
+		pane_put(p, top + 2 + i, 16, w - 17, ROLE_TEXT, lines[i][1]);
+	}
+	if (n + 3 < h)
+		pane_put(p, top + n + 3, 2, w - 4, ROLE_DIM, "views: progress (plots of every figure), "
+		         "graph (weights against the truth), clients, detail (the algorithm's own)");
+}
+
+/* Draw the whole frame and count its time. */
+void pane_draw(pane *p)
+{
+	double t0 = pane_now(), dt;
+	int h = LINES, w = COLS;
+
+	erase();
+	if (h < PANE_MIN_ROWS || w < PANE_MIN_COLS) {
+		pane_draw_small(p);
+	} else {
+		pane_draw_top(p, w);
+		if (p->help)
+			pane_draw_help(p, 1, h - 2, w);
+		else if (p->view == PANE_PROGRESS)
+			pane_draw_progress(p, 1, h - 2, w);
+		else if (p->view == PANE_GRAPH)
+			pane_draw_graph(p, 1, h - 2, w);
+		else if (p->view == PANE_CLIENTS)
+			pane_draw_clients(p, 1, h - 2, w);
+		else
+			pane_draw_detail(p, 1, h - 2, w);
+		pane_draw_bottom(p, h - 1, w);
+	}
+	refresh();
+	dt = pane_now() - t0;
+	p->st.draws[p->view]++;
+	p->st.draw_s[p->view] += dt;
+	if (dt > p->st.draw_max)
+		p->st.draw_max = dt;
+	p->draw_cost = p->draw_cost == 0 ? dt : 0.8 * p->draw_cost + 0.2 * dt;
+	p->last_draw = pane_now();
+	p->dirty = false;
+}

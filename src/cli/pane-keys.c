@@ -1,0 +1,154 @@
+/* The pane's keys: stepping (space/n, a count then Enter, r, p), the threshold (t/T), views
+ * (v/Tab, Shift-Tab), help (?), scrolling (arrows, PgUp/PgDn, Home/End), leaving (q/Esc). */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pane-int.h"
+
+/* Escape, Ctrl-D, Ctrl-L, Tab. */
+#define KEY_ESCAPE 27
+#define KEY_CTRL_D 4
+#define KEY_CTRL_L 12
+#define KEY_TAB '\t'
+
+/* Steps of the display threshold, and its range. */
+#define THR_STEP 0.05
+#define THR_MAX 10.0
+
+/* A digit, Backspace, Enter or Esc while a count is being typed; true when it was used. */
+static bool pane_key_count(pane *p, int ch)
+{
+	size_t len = strlen(p->num);
+
+	if (ch >= '0' && ch <= '9') {
+		if (len + 1 < sizeof p->num && !(len == 0 && ch == '0'))
+			p->num[len] = (char)ch;
+		pane_say(p, false, "%s rounds: Enter steps them, Esc forgets", p->num);
+		return true;
+	}
+	if (len == 0)
+		return false;
+	if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		p->num[len - 1] = '\0';
+		pane_say(p, false, "%s%s", p->num, len > 1 ? " rounds: Enter steps them" : "");
+		return true;
+	}
+	if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+		size_t n = strtoul(p->num, NULL, 10);
+
+		p->num[0] = '\0';
+		pane_say(p, false, " ");
+		pane_batch_start(p, n);
+		return true;
+	}
+	p->num[0] = '\0';
+	pane_say(p, false, " ");
+	return ch == KEY_ESCAPE; /* Esc only forgets the count; another key also does its job */
+}
+
+/* Lower (dir < 0) or raise the display threshold. */
+static void pane_key_threshold(pane *p, int dir)
+{
+	p->thr += dir * THR_STEP;
+	if (p->thr < 1e-9)
+		p->thr = 0;
+	if (p->thr > THR_MAX)
+		p->thr = THR_MAX;
+	if (p->run->algo->weights == NULL)
+		pane_say(p, false, "display threshold %.2f (the estimate has no weights: it does "
+		                   "not apply)", p->thr);
+	else
+		pane_say(p, false, "display threshold %.2f: the graph view marks |w| > %.2f", p->thr,
+		         p->thr);
+}
+
+/* Scroll the view on screen: rows (dr) and columns (dc). */
+static void pane_key_scroll(pane *p, long dr, long dc)
+{
+	size_t *first = p->view == PANE_PROGRESS ? &p->plot_first : &p->list_first;
+
+	if (p->view == PANE_GRAPH) {
+		pane_graph_move(p, dr, dc);
+		return;
+	}
+	if (dr == 0)
+		return;
+	if (dr < 0)
+		*first = (size_t)-dr > *first ? 0 : *first - (size_t)-dr;
+	else
+		*first += (size_t)dr; /* the view clamps it */
+}
+
+/* Arrow and paging keys; true when ch was one. */
+static bool pane_key_move(pane *p, int ch)
+{
+	long page = LINES > 8 ? LINES - 8 : 1;
+
+	switch (ch) {
+	case KEY_UP: case 'k': pane_key_scroll(p, -1, 0); break;
+	case KEY_DOWN: case 'j': pane_key_scroll(p, 1, 0); break;
+	case KEY_LEFT: case 'h': pane_key_scroll(p, 0, -1); break;
+	case KEY_RIGHT: case 'l': pane_key_scroll(p, 0, 1); break;
+	case KEY_PPAGE: pane_key_scroll(p, -page, 0); break;
+	case KEY_NPAGE: pane_key_scroll(p, page, 0); break;
+	case KEY_HOME: pane_key_scroll(p, -1000000, -1000000); break;
+	case KEY_END: pane_key_scroll(p, 1000000, 0); break;
+	default: return false;
+	}
+	return true;
+}
+
+/* Leave the pane (stopping a batch after its current round). */
+static void pane_key_leave(pane *p)
+{
+	pane_batch_stop(p, NULL);
+	p->leave = true;
+}
+
+/* Handle one key. */
+void pane_key(pane *p, int ch)
+{
+	p->dirty = true;
+	if (ch == KEY_RESIZE)
+		return;
+	if (p->help) {
+		p->help = false;
+		if (ch == '?' || ch == KEY_ESCAPE || ch == 'q')
+			return;
+	}
+	if (!p->running && pane_key_count(p, ch))
+		return;
+	if (pane_key_move(p, ch))
+		return;
+	switch (ch) {
+	case ' ': case 'n':
+		if (!p->running)
+			pane_batch_start(p, 1);
+		break;
+	case 'r':
+		pane_batch_start(p, 0);
+		break;
+	case 'p':
+		if (p->running)
+			pane_say(p, false, "paused after round %zu: n steps one, r runs on",
+			         fb_run_rounds(p->run));
+		pane_batch_stop(p, NULL);
+		break;
+	case 't': pane_key_threshold(p, -1); break;
+	case 'T': pane_key_threshold(p, 1); break;
+	case 'v': case KEY_TAB: p->view = (p->view + 1) % PANE_NVIEWS; p->list_first = 0; break;
+	case KEY_BTAB:
+		p->view = (p->view + PANE_NVIEWS - 1) % PANE_NVIEWS;
+		p->list_first = 0;
+		break;
+	case '?': p->help = true; break;
+	case KEY_CTRL_L: clearok(curscr, TRUE); break;
+	case 'q': case KEY_ESCAPE: case KEY_CTRL_D: pane_key_leave(p); break;
+	default:
+		pane_say(p, false, "%s is not a key of the pane: ? lists them",
+		         keyname(ch) != NULL ? keyname(ch) : "that");
+	}
+}

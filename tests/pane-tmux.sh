@@ -1,0 +1,242 @@
+#!/bin/sh
+# The live pane on a real terminal (tmux): n steps exactly one round and a count then Enter
+# that many; the progress view has plots with labelled axes; the clients view has one row per
+# client; a resize redraws cleanly and a too small terminal is told so; q, Ctrl-C twice and
+# SIGTERM give the terminal back (normal screen, visible cursor) with a working prompt,
+# history and completion, after any number of visits; NO_COLOR draws without colour escapes;
+# --no-pane prints one line per round.
+fedbn=${FEDBN:-./fedbn}
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
+tmp=$(mktemp -d) || exit 99
+sock="fedbn-pane-$$"
+cleanup() {
+	tmux -L "$sock" kill-server 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# braille plots need a UTF-8 locale; without one the pane draws ASCII
+utf8=C.UTF-8
+locale -a 2>/dev/null | grep -qiE '^c\.utf-?8$' || utf8=C
+
+# start NAME ENV [OPTIONS]: fedbn in a new 100 x 30 session, its pid in $tmp/NAME.pid
+start() {
+	tmux -L "$sock" -f /dev/null new-session -d -s "$1" -x 100 -y 30 \
+		"sh -c 'echo \$\$ > $tmp/$1.pid; exec env FEDBN_HISTORY=$tmp/history $2 $fedbn $3'; \
+		echo EXITED-\$?; sleep 60"
+	target=$1
+	wait_for "fedbn>"
+}
+
+# screen: the visible pane of the current target, trailing blanks removed
+screen() {
+	tmux -L "$sock" capture-pane -p -t "$target" 2>/dev/null | sed 's/ *$//'
+}
+
+fail() {
+	echo "FAIL: $1; the screen was:"
+	screen
+	exit 1
+}
+
+# wait_for TEXT: poll until a line contains TEXT (10 s at most)
+wait_for() {
+	for _ in $(seq 100); do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	fail "timed out waiting for '$1'"
+}
+
+# last_line_is TEXT: the last non-empty line equals TEXT (10 s at most)
+last_line_is() {
+	for _ in $(seq 100); do
+		[ "$(screen | grep -v '^$' | tail -n 1)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "expected the last line to be '$1'"
+}
+
+keys() {
+	tmux -L "$sock" send-keys -t "$target" "$@"
+}
+
+# flag NAME: a tmux pane flag (alternate_on, cursor_flag, ...)
+flag() {
+	tmux -L "$sock" display-message -p -t "$target" "#{$1}"
+}
+
+# round: the round counter of the pane's top bar
+round() {
+	screen | head -n 1 | sed -n 's/.* round \([0-9][0-9]*\) of .*/\1/p'
+}
+
+# expect_round N: the counter reaches N and stays there
+expect_round() {
+	wait_for " round $1 of "
+	sleep 0.3
+	[ "$(round)" = "$1" ] || fail "the round counter went past $1"
+}
+
+# back_at_prompt: the terminal is given back: normal screen, cursor shown, a prompt
+back_at_prompt() {
+	last_line_is "fedbn>"
+	[ "$(flag alternate_on)" = 0 ] || fail "the alternate screen is still on after leaving"
+	[ "$(flag cursor_flag)" = 1 ] || fail "the cursor is still hidden after leaving"
+}
+
+# colour_codes: SGR colour parameters (30-38, 40-48, 90-97, 100-107) in the escaped capture
+colour_codes() {
+	tmux -L "$sock" capture-pane -p -e -t "$target" | grep -o "$(printf '\033')\[[0-9;]*m" |
+		tr -d '\033[m' | tr ';' '\n' | grep -cE '^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$'
+}
+
+cd "$tmp" || exit 99
+setup='gen er d=8 n=200 seed=1; split horizontal 4; algo notears-admm'
+
+# --- stepping, views, resize, q -------------------------------------------------------
+start a "LANG=$utf8 TERM=xterm-256color"
+keys "$setup" Enter
+wait_for "algorithm: notears-admm"
+keys 'step' Enter
+expect_round 1
+[ "$(flag alternate_on)" = 1 ] || fail "step did not open the full-screen pane"
+keys n
+expect_round 2
+keys n
+expect_round 3
+keys 5 Enter
+expect_round 8
+keys ' '
+expect_round 9
+# the progress view: plots with the rounds below them and y labels on an axis
+screen | grep -qE '^ +objective +[-0-9.e+]+' || fail "no plot titled 'objective'"
+screen | grep -qE '[0-9] *(\||│)' || fail "no labelled y axis"
+screen | grep -qE '(\+|└)1 +round +9$' || fail "no round labels under the plots"
+screen | grep -qE '^ +round +edges +SHD +objective' || fail "no table of the latest rounds"
+[ "$(colour_codes)" -gt 0 ] || fail "no colour escapes on a colour terminal"
+# the graph view: the legend and one labelled row per variable
+keys v
+wait_for "correct"
+[ "$(screen | grep -vF -- '->' | grep -cE '^ +X[1-8] ')" = 8 ] ||
+	fail "the graph view lacks 8 variable rows"
+# the clients view: one row per client
+keys v
+wait_for "clients took part"
+[ "$(screen | grep -cE '^ +[1-4] +50 +8 +yes ')" = 4 ] || fail "the clients view lacks 4 rows"
+# the detail view, then Tab back to the progress view
+keys v
+wait_for "consensus distance"
+keys Tab
+wait_for "objective"
+# resize: the frame fits the new size and is what a full redraw gives
+tmux -L "$sock" resize-window -t a -x 80 -y 24
+for _ in $(seq 50); do [ "$(screen | wc -l)" = 24 ] && break; sleep 0.1; done
+sleep 0.5
+screen > "$tmp/resized"
+keys C-l
+sleep 0.5
+screen > "$tmp/redrawn"
+cmp -s "$tmp/resized" "$tmp/redrawn" || { diff "$tmp/resized" "$tmp/redrawn"; fail "the resized frame differs from a full redraw"; }
+head -n 1 "$tmp/resized" | grep -q ' round 9 of 200 ' || fail "no top bar after the resize"
+tail -n 1 "$tmp/resized" | grep -q 'q back' || fail "no bottom bar after the resize"
+# too small: a notice instead of the pane, then the pane again
+tmux -L "$sock" resize-window -t a -x 40 -y 10
+wait_for "the pane needs"
+tmux -L "$sock" resize-window -t a -x 80 -y 24
+wait_for " round 9 of 200 "
+# q gives a working prompt with the round line
+keys q
+back_at_prompt
+screen | grep -q '^round    9  objective' || fail "no line for the last round after the pane"
+keys 'echo after the pane' Enter
+wait_for "after the pane"
+# more visits; then history and completion still work
+for i in 1 2 3; do
+	keys 'step' Enter
+	expect_round $((9 + i))
+	keys q
+	back_at_prompt
+done
+keys 'result' Enter
+wait_for "notears-admm finished: 12 rounds"
+keys Up
+last_line_is "fedbn> result"
+keys C-u 'ec' Tab
+last_line_is "fedbn> echo"
+keys C-u
+# run: until done, the pane stays until q
+keys 'run' Enter
+wait_for "finished after 197 rounds"
+keys q
+back_at_prompt
+screen | grep -q 'notears-admm finished: 197 rounds' || fail "no finished line after run"
+# watch, when the command table has it
+if "$fedbn" --man-commands | grep -q 'Ic watch'; then
+	keys 'watch' Enter
+	wait_for " round 197 of 200 "
+	keys q
+	back_at_prompt
+	keys 'watch off' Enter
+	wait_for "the pane is off"
+	keys 'watch' Enter
+	wait_for "notears-admm finished: 197 rounds"
+	[ "$(flag alternate_on)" = 0 ] || fail "watch off still opened the pane"
+fi
+keys C-d
+wait_for "EXITED-0"
+
+# --- Ctrl-C stops a long run; a second one leaves ---------------------------------------
+start b "LANG=$utf8 TERM=xterm"
+keys 'gen er d=30 n=200 seed=1; split horizontal 4; algo notears-admm' Enter
+wait_for "algorithm: notears-admm"
+keys 'run' Enter
+wait_for "running"
+keys C-c
+wait_for "stopped after round"
+r=$(round)
+sleep 0.5
+[ "$(round)" = "$r" ] || fail "the run went on after Ctrl-C"
+[ "$r" -lt 197 ] || fail "the run finished before Ctrl-C"
+keys C-c
+back_at_prompt
+screen | grep -q "stopped after round $r (Ctrl-C)" || fail "no stop line in the shell"
+keys 'echo still here' Enter
+wait_for "still here"
+# Ctrl-D in the pane leaves it too
+keys 'step' Enter
+wait_for " round $((r + 1)) of "
+keys C-d
+back_at_prompt
+# SIGTERM in the pane: the terminal is restored, then the program ends by the signal
+keys 'step' Enter
+wait_for " round $((r + 2)) of "
+kill -TERM "$(cat "$tmp/b.pid")"
+wait_for "EXITED-143"
+[ "$(flag alternate_on)" = 0 ] || fail "SIGTERM left the alternate screen on"
+[ "$(flag cursor_flag)" = 1 ] || fail "SIGTERM left the cursor hidden"
+
+# --- NO_COLOR and no UTF-8: no colour escapes, ASCII plots ---------------------------------
+start c "LANG=C NO_COLOR=1 TERM=xterm-256color"
+keys "$setup" Enter
+wait_for "algorithm: notears-admm"
+keys 'step 20' Enter
+expect_round 20
+[ "$(colour_codes)" = 0 ] || fail "colour escapes with NO_COLOR set"
+screen | grep -qE '^ +[-0-9.e+]+\|' || fail "no ASCII y axis without UTF-8"
+keys Tab
+wait_for "correct"
+[ "$(colour_codes)" = 0 ] || fail "colour escapes in the graph view with NO_COLOR set"
+keys q
+back_at_prompt
+keys C-d
+wait_for "EXITED-0"
+
+# --- --no-pane: one line per round ------------------------------------------------------------
+start d "TERM=xterm" --no-pane
+keys "$setup; step 3" Enter
+wait_for "round    3  objective"
+[ "$(flag alternate_on)" = 0 ] || fail "--no-pane opened the pane"
+keys C-d
+wait_for "EXITED-0"
+echo "PASS: the pane steps, draws, resizes and gives the terminal back"
