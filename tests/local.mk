@@ -21,7 +21,8 @@ tests_unit_test_cmd_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(
 TRANSCRIPTS = \
 	tests/transcripts/basics.fbn \
 	tests/transcripts/export.fbn \
-	tests/transcripts/algo.fbn
+	tests/transcripts/algo.fbn \
+	tests/transcripts/sample.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

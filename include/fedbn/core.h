@@ -35,7 +35,7 @@ typedef struct fb_error {
 int fb_fail(fb_error *err, const char *fmt, ...) FB_PRINTF(2, 3);
 
 /* Like fb_fail with a va_list. */
-int fb_failv(fb_error *err, const char *fmt, va_list ap);
+int fb_failv(fb_error *err, const char *fmt, va_list ap) FB_PRINTF(2, 0);
 
 /* Clear err so that it holds no message. */
 void fb_error_clear(fb_error *err);

@@ -36,6 +36,7 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-misc.c \
 	src/cli/cmd-data.c \
 	src/cli/cmd-gen.c \
+	src/cli/cmd-sample.c \
 	src/cli/cmd-split.c \
 	src/cli/cmd-truth.c \
 	src/cli/cmd-export.c \
