@@ -23,7 +23,8 @@
  * the rows' S codes (never a table of all prod c_S configurations).  In stratum s with table
  * O_sxy and margins, E = O_sx. O_s.y / O_s..; G² = 2 sum_{O>0} O log(O/E),
  * χ² = sum_{E>0} (O - E)^2 / E, p = gsl_cdf_chisq_Q(stat, df).  The degrees of freedom follow
- * one of three conventions (enum fb_ci_df); df = 0 gives p = 1 (FB_CI_ZERO_DF).
+ * one of three conventions (enum fb_ci_df); df = 0 gives p = 1 or, by the zero_df setting,
+ * p = 0 (FB_CI_ZERO_DF either way).
  *
  * Not thread-safe: the cache and the work space change on every query; use one object per
  * thread (per client). */
@@ -65,6 +66,19 @@ enum fb_ci_small {
 	                         sets: callers see FB_CI_SMALL and decide) */
 };
 
+/* What a conditional discrete test with 0 degrees of freedom concludes (adjusted df only:
+ * the classical df is 0 only for a constant variable). */
+enum fb_ci_zero_df {
+	FB_CI_ZERO_DF_INDEPENDENT = 0, /* p = 1 (causal-learn, the FedPC code) */
+	FB_CI_ZERO_DF_DEPENDENT,       /* p = 0 when S is not empty and x and y both take two or
+	                                  more values in the data: then in every stratum x or y
+	                                  is constant, a function of S, the table holds no
+	                                  evidence either way, and such a test must not remove an
+	                                  edge (a deterministic variable such as Asia's 'either'
+	                                  = tub or lung is otherwise separated from its children
+	                                  by its parents).  A constant x or y still gives p = 1 */
+};
+
 /* What Fisher-z does with a correlation sub-matrix that is not positive definite. */
 enum fb_ci_singular {
 	FB_CI_SINGULAR_PINV = 0, /* r from the pseudo-inverse */
@@ -83,6 +97,7 @@ typedef struct fb_ci_options {
 	enum fb_ci_test test;         /* which test (FB_CI_AUTO) */
 	enum fb_ci_df df;             /* discrete degrees of freedom (FB_CI_DF_ADJUSTED) */
 	enum fb_ci_small small;       /* discrete small-sample rule (FB_CI_SMALL_NONE) */
+	enum fb_ci_zero_df zero_df;   /* discrete df = 0 (FB_CI_ZERO_DF_INDEPENDENT) */
 	enum fb_ci_singular singular; /* Fisher-z on a singular matrix (FB_CI_SINGULAR_PINV) */
 	enum fb_ci_fisher_p fisher_p; /* Fisher-z p-value form (FB_CI_FISHER_P_UPPER) */
 	bool cache;                   /* remember every p-value (true) */
@@ -94,7 +109,7 @@ enum fb_ci_flag {
 	FB_CI_UNDEFINED = 1 << 1, /* Fisher-z with n - |S| - 3 <= 0: p = 1 */
 	FB_CI_SINGULAR = 1 << 2,  /* Fisher-z on a sub-matrix that is not positive definite */
 	FB_CI_SMALL = 1 << 3,     /* the small-sample rule decided p */
-	FB_CI_ZERO_DF = 1 << 4,   /* a discrete test with 0 degrees of freedom: p = 1 */
+	FB_CI_ZERO_DF = 1 << 4,   /* a discrete test with 0 degrees of freedom: p = 1 or 0 */
 	FB_CI_INVALID = 1 << 5,   /* a bad query (index out of range, x = y, x or y in S):
 	                             p is NaN */
 };
@@ -123,7 +138,8 @@ typedef struct fb_ci_stats {
 /* A test object. */
 typedef struct fb_ci fb_ci;
 
-/* Defaults: auto, adjusted df, no small-sample rule, pseudo-inverse, 2 Q(T), cache on. */
+/* Defaults: auto, adjusted df, no small-sample rule, df = 0 independent, pseudo-inverse,
+ * 2 Q(T), cache on. */
 void fb_ci_options_init(fb_ci_options *opt);
 
 /* The test that FB_CI_AUTO means for ds (fisher-z or g2); FB_ERR when ds mixes continuous

@@ -407,13 +407,16 @@ static void test_discrete_df(void **state)
 	fb_dataset_free(ds);
 }
 
-/* x equal to s: in every stratum x has one level, so the adjusted df is 0 and p = 1. */
+/* x equal to s: in every stratum x has one level, so the adjusted df is 0; p = 1 by default,
+ * p = 0 under the dependent rule (x and y both vary in the data); a constant column
+ * (column 3) still gives p = 1 under that rule. */
 static void test_discrete_zero_df(void **state)
 {
-	double rows[8 * 3] = { 0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0,
-		               1, 1, 1 };
-	size_t nlev[3] = { 2, 2, 2 }, S[1] = { 2 };
-	fb_dataset *ds = fb_dataset_alloc(8, 3);
+	double rows[8 * 4] = { 0, 0, 0, 1, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1,
+		               0, 1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1 };
+	size_t nlev[4] = { 2, 2, 2, 2 }, S[1] = { 2 };
+	fb_dataset *ds = fb_dataset_alloc(8, 4);
+	fb_ci_options o;
 	fb_ci *ci;
 	fb_ci_result res;
 	fb_ci_stats st;
@@ -427,6 +430,18 @@ static void test_discrete_zero_df(void **state)
 	assert_int_equal(res.flags, FB_CI_ZERO_DF);
 	fb_ci_get_stats(ci, &st);
 	assert_int_equal(st.zero_df, 1);
+	fb_ci_free(ci);
+	fb_ci_options_init(&o);
+	o.zero_df = FB_CI_ZERO_DF_DEPENDENT;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_int_equal(fb_ci_test(ci, 1, 0, S, 1, &res, NULL), FB_OK);
+	assert_near(res.p, 0.0, 0.0);
+	assert_int_equal(res.flags, FB_CI_ZERO_DF);
+	assert_int_equal(fb_ci_test(ci, 3, 1, S, 1, &res, NULL), FB_OK);
+	assert_near(res.p, 1.0, 0.0);
+	assert_int_equal(res.flags, FB_CI_ZERO_DF);
+	assert_near(fb_ci_pvalue(ci, 0, 1, NULL, 0, NULL), fb_ci_pvalue(ci, 1, 0, NULL, 0, NULL),
+	            0.0);
 	fb_ci_free(ci);
 	fb_dataset_free(ds);
 }

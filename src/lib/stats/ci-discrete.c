@@ -75,12 +75,28 @@ static int ws_alloc(ci_disc_ws *w, size_t n, size_t cmax)
 	return FB_OK;
 }
 
+/* Count the levels of each column that occur (tab is cmax zeros, left zero). */
+static void count_present(fb_ci *ci, uint32_t *tab)
+{
+	for (size_t j = 0; j < ci->d; j++) {
+		const uint32_t *c = ci->codes + j * ci->n;
+
+		ci->present[j] = 0;
+		for (size_t i = 0; i < ci->n; i++)
+			if (tab[c[i]]++ == 0)
+				ci->present[j]++;
+		for (size_t i = 0; i < ci->n; i++)
+			tab[c[i]] = 0;
+	}
+}
+
 /* Copy the codes of ds and allocate the work space. */
 int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
 	if (ds->n > SIZE_MAX / ds->d / sizeof *ci->codes ||
 	    (ci->codes = malloc(ds->n * ds->d * sizeof *ci->codes)) == NULL ||
-	    (ci->nlev = calloc(ds->d, sizeof *ci->nlev)) == NULL)
+	    (ci->nlev = calloc(ds->d, sizeof *ci->nlev)) == NULL ||
+	    (ci->present = calloc(ds->d, sizeof *ci->present)) == NULL)
 		return fb_fail(err, "out of memory for the codes of %zu x %zu values", ds->n, ds->d);
 	if (copy_codes(ci, ds, err) != FB_OK)
 		return FB_ERR;
@@ -89,6 +105,7 @@ int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 		                    "takes", ci->cmax, DISC_LEVELS_MAX);
 	if (ws_alloc(&ci->dws, ds->n, ci->cmax) != FB_OK)
 		return fb_fail(err, "out of memory for tables of %zu levels", ci->cmax);
+	count_present(ci, ci->dws.rowm);
 	return FB_OK;
 }
 
@@ -325,7 +342,10 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 	res->stat = stat;
 	res->df = disc_df(ci, x, y, ns, prod, nstr, df_adj, empty);
 	if (!(res->df > 0.0)) {
-		res->p = 1.0;
+		res->p = ci->opt.zero_df == FB_CI_ZERO_DF_DEPENDENT && ns > 0 &&
+		                 ci->present[x] > 1 && ci->present[y] > 1
+		         ? 0.0
+		         : 1.0;
 		res->flags |= FB_CI_ZERO_DF;
 		return;
 	}

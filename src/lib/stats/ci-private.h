@@ -52,6 +52,7 @@ struct fb_ci {
 	ci_fisher_ws fws;     /* Fisher-z work space */
 	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
 	size_t *nlev;         /* discrete: levels of each column */
+	size_t *present;      /* discrete: levels of each column that occur in the data */
 	size_t cmax;          /* discrete: most levels of any column */
 	ci_disc_ws dws;       /* discrete work space */
 	ci_cache cache;       /* remembered answers */

@@ -9,13 +9,15 @@
 
 #include "ci-private.h"
 
-/* Defaults: auto, adjusted df, no small-sample rule, pseudo-inverse, 2 Q(T), cache on. */
+/* Defaults: auto, adjusted df, no small-sample rule, df = 0 independent, pseudo-inverse,
+ * 2 Q(T), cache on. */
 void fb_ci_options_init(fb_ci_options *opt)
 {
 	memset(opt, 0, sizeof *opt);
 	opt->test = FB_CI_AUTO;
 	opt->df = FB_CI_DF_ADJUSTED;
 	opt->small = FB_CI_SMALL_NONE;
+	opt->zero_df = FB_CI_ZERO_DF_INDEPENDENT;
 	opt->singular = FB_CI_SINGULAR_PINV;
 	opt->fisher_p = FB_CI_FISHER_P_UPPER;
 	opt->cache = true;
@@ -181,6 +183,7 @@ void fb_ci_free(fb_ci *ci)
 	ci_fisher_ws_release(&ci->fws);
 	free(ci->codes);
 	free(ci->nlev);
+	free(ci->present);
 	ci_disc_ws_release(&ci->dws);
 	ci_cache_release(&ci->cache);
 	free(ci->sorted);

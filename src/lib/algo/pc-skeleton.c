@@ -1,0 +1,197 @@
+/* One level of PC's skeleton search (ALGORITHMS.md §6.1): stable, original, or as
+ * causal-learn does it (every set tested, separating sets united, removals at the end). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/pc.h"
+
+/* What one level works with. */
+typedef struct level_ctx {
+	fb_graph *g;               /* the skeleton, edited */
+	fb_ci *ci;                 /* the tests */
+	const fb_pc_options *opt;  /* alpha, stable, compat */
+	fb_sepsets *seps;          /* where separating sets go (may be NULL) */
+	size_t level;              /* l */
+	size_t *start, *adj;       /* frozen adjacency: adj[start[i] .. start[i + 1]) */
+	size_t *cand;              /* d: candidates a(i) \ {j} */
+	size_t *comb;              /* d: indices of the current subset into cand */
+	size_t *S;                 /* d: the current subset */
+	unsigned char *drop;       /* d * d: pairs to remove at the end (causal-learn) */
+	size_t removed;            /* edges removed so far */
+} level_ctx;
+
+/* Whether level l can run: some vertex has |adj| - 1 >= l. */
+bool fb_pc_level_possible(const fb_graph *skel, size_t level)
+{
+	for (size_t i = 0; i < skel->d; i++) {
+		size_t n = 0;
+
+		for (size_t j = 0; j < skel->d; j++)
+			n += fb_graph_adjacent(skel, i, j);
+		if (n >= level + 1)
+			return true;
+	}
+	return false;
+}
+
+/* Freeze the adjacency of every vertex (CSR form). */
+static void adj_freeze(const fb_graph *g, size_t *start, size_t *adj)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->d; i++) {
+		start[i] = n;
+		n += fb_graph_adjacents(g, i, adj + n);
+	}
+	start[g->d] = n;
+}
+
+/* Advance comb (l indices below m, increasing) to the next subset in lexicographic order;
+ * false after the last. */
+static bool comb_next(size_t *comb, size_t l, size_t m)
+{
+	size_t k = l;
+
+	while (k > 0 && comb[k - 1] == m - l + k - 1)
+		k--;
+	if (k == 0)
+		return false;
+	comb[k - 1]++;
+	for (size_t t = k; t < l; t++)
+		comb[t] = comb[t - 1] + 1;
+	return true;
+}
+
+/* Test i _||_ j | S for every l-subset S of cand[0..m), stopping at the first independence
+ * unless all; on independence record the separating set (the first S, or the union of all)
+ * and set *indep. */
+static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool all, bool *indep,
+                     fb_error *err)
+{
+	size_t l = c->level;
+	fb_ci_result res;
+	bool more = true;
+
+	*indep = false;
+	for (size_t k = 0; k < l; k++)
+		c->comb[k] = k;
+	while (more) {
+		for (size_t k = 0; k < l; k++)
+			c->S[k] = c->cand[c->comb[k]];
+		if (fb_ci_test(c->ci, i, j, c->S, l, &res, err) != FB_OK)
+			return FB_ERR;
+		if (res.p > c->opt->alpha) {
+			*indep = true;
+			if (!all) {
+				if (c->seps != NULL)
+					fb_sepsets_set(c->seps, i, j, c->S, l);
+				return FB_OK;
+			}
+			if (c->seps != NULL)
+				fb_sepsets_add(c->seps, i, j, c->S, l);
+		}
+		more = comb_next(c->comb, l, m);
+	}
+	return FB_OK;
+}
+
+/* The candidates a(i) \ {j} into c->cand: frozen or current adjacency; their count. */
+static size_t candidates(level_ctx *c, size_t i, size_t j, bool frozen)
+{
+	size_t m = 0;
+
+	if (frozen) {
+		for (size_t t = c->start[i]; t < c->start[i + 1]; t++)
+			if (c->adj[t] != j)
+				c->cand[m++] = c->adj[t];
+		return m;
+	}
+	for (size_t k = 0; k < c->g->d; k++)
+		if (k != j && k != i && fb_graph_adjacent(c->g, i, k))
+			c->cand[m++] = k;
+	return m;
+}
+
+/* Visit every ordered pair of the level. */
+static int level_visit(level_ctx *c, fb_error *err)
+{
+	bool cl = c->opt->compat == FB_PC_COMPAT_CAUSAL_LEARN;
+	bool frozen = cl || c->opt->stable;
+	size_t d = c->g->d;
+
+	for (size_t i = 0; i < d; i++)
+		for (size_t t = c->start[i]; t < c->start[i + 1]; t++) {
+			size_t j = c->adj[t], m;
+			bool indep;
+
+			if (!cl && !fb_graph_adjacent(c->g, i, j))
+				continue;
+			if ((m = candidates(c, i, j, frozen)) < c->level)
+				continue;
+			if (pair_test(c, i, j, m, cl, &indep, err) != FB_OK)
+				return FB_ERR;
+			if (indep && cl) {
+				c->drop[i * d + j] = c->drop[j * d + i] = 1;
+			} else if (indep) {
+				fb_graph_remove(c->g, i, j);
+				c->removed++;
+			}
+		}
+	return FB_OK;
+}
+
+/* Remove the pairs causal-learn marked during the level. */
+static void level_drop(level_ctx *c)
+{
+	size_t d = c->g->d;
+
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++)
+			if (c->drop[i * d + j] && fb_graph_adjacent(c->g, i, j)) {
+				fb_graph_remove(c->g, i, j);
+				c->removed++;
+			}
+}
+
+/* Run one level of the skeleton search. */
+int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_options *opt,
+                         fb_sepsets *seps, fb_pc_level *out, fb_error *err)
+{
+	size_t d = skel->d, dd = d > 0 ? d : 1;
+	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
+	fb_ci_stats before, after;
+	int ret;
+
+	if (fb_ci_d(ci) != d)
+		return fb_fail(err, "the skeleton has %zu variables and the tests %zu", d,
+		               fb_ci_d(ci));
+	fb_ci_get_stats(ci, &before);
+	c.start = fb_xmalloc((d + 1) * sizeof *c.start);
+	c.adj = fb_xmalloc((2 * fb_graph_n_edges(skel) + 1) * sizeof *c.adj);
+	c.cand = fb_xmalloc(dd * sizeof *c.cand);
+	c.comb = fb_xmalloc(dd * sizeof *c.comb);
+	c.S = fb_xmalloc(dd * sizeof *c.S);
+	if (opt->compat == FB_PC_COMPAT_CAUSAL_LEARN)
+		c.drop = fb_xcalloc(dd * dd, 1);
+	adj_freeze(skel, c.start, c.adj);
+	ret = level_visit(&c, err);
+	if (ret == FB_OK && c.drop != NULL)
+		level_drop(&c);
+	fb_ci_get_stats(ci, &after);
+	if (out != NULL) {
+		out->level = level;
+		out->tests = after.queries - before.queries;
+		out->hits = after.hits - before.hits;
+		out->removed = c.removed;
+		out->edges = fb_graph_n_edges(skel);
+	}
+	free(c.start);
+	free(c.adj);
+	free(c.cand);
+	free(c.comb);
+	free(c.S);
+	free(c.drop);
+	return ret;
+}
