@@ -143,18 +143,18 @@ typedef struct fb_ci fb_ci;
 void fb_ci_options_init(fb_ci_options *opt);
 
 /* The test that FB_CI_AUTO means for ds (fisher-z or g2); FB_ERR when ds mixes continuous
- * and discrete columns or has fewer than two. */
+ * and discrete columns or has none. */
 int fb_ci_test_for(const fb_dataset *ds, enum fb_ci_test *test, fb_error *err);
 
 /* Build the statistics of ds for opt's test (opt NULL: defaults); caller frees with
  * fb_ci_free.  ds is not kept.  Fisher-z uses the stored values (level codes for discrete
- * columns); g2 and chi2 need every column discrete.  NULL with the reason (fewer than two
- * columns or rows, a continuous column for a discrete test, mixed kinds for auto). */
+ * columns); g2 and chi2 need every column discrete.  NULL with the reason (no column or
+ * row, a continuous column for a discrete test, mixed kinds for auto). */
 fb_ci *fb_ci_alloc(const fb_dataset *ds, const fb_ci_options *opt, fb_error *err);
 
 /* A Fisher-z object from sufficient statistics alone: the d x d correlation matrix R
  * (row-major, copied; symmetric with a unit diagonal) of n rows.  opt->test must be
- * FB_CI_FISHER_Z or FB_CI_AUTO.  NULL with the reason (d < 2, n < 1, R not symmetric or
+ * FB_CI_FISHER_Z or FB_CI_AUTO.  NULL with the reason (d < 1, n < 1, R not symmetric or
  * an entry outside [-1, 1] or a diagonal entry other than 1). */
 fb_ci *fb_ci_alloc_corr(const double *R, size_t d, size_t n, const fb_ci_options *opt,
                         fb_error *err);

@@ -466,6 +466,23 @@ static void test_algo(void **state)
 	fb_dataset_free(ds);
 }
 
+/* One variable: no level can run, the single step orients nothing, the graph is empty. */
+static void test_one_variable(void **state)
+{
+	fb_dataset *ds = fb_dataset_alloc(5, 1);
+	fb_pc *pc = fb_pc_alloc(ds, NULL, NULL);
+	fb_pc_round r;
+
+	assert_non_null(pc);
+	assert_int_equal(fb_pc_step(pc, &r, NULL), FB_OK);
+	assert_true(r.orientation);
+	assert_true(fb_pc_done(pc));
+	assert_int_equal(fb_pc_graph(pc)->d, 1);
+	assert_int_equal(fb_graph_n_edges(fb_pc_graph(pc)), 0);
+	fb_pc_free(pc);
+	fb_dataset_free(ds);
+}
+
 /* Bad settings are refused with a sentence. */
 static void test_errors(void **state)
 {
@@ -504,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_causal_learn_alarm),
 		cmocka_unit_test(test_asia_recovery),
 		cmocka_unit_test(test_algo),
+		cmocka_unit_test(test_one_variable),
 		cmocka_unit_test(test_errors),
 	};
 

@@ -247,48 +247,53 @@ static int cands_build(fb_graph *g, const fb_sepsets *seps, fb_ci *ci, cl_cand *
 	return ret;
 }
 
-/* causal-learn's Meek rules R1-R3 over lists built once; edges oriented. */
+/* One pass of causal-learn's R1, R2 and R3 over its lists; edges oriented. */
+static size_t cl_meek_pass(fb_graph *g, const cl_list *ut, const cl_list *tri,
+                           const cl_list *kite)
+{
+	size_t n = 0;
+
+	for (size_t t = 0; t < ut->n; t++) {
+		const size_t *u = ut->v + 3 * t;
+
+		if (is_arc(g, u[0], u[1]) && is_und(g, u[1], u[2])) {
+			fb_graph_set_directed(g, u[1], u[2], 1.0);
+			n++;
+		}
+	}
+	for (size_t t = 0; t < tri->n; t++) {
+		const size_t *u = tri->v + 3 * t;
+
+		if (is_arc(g, u[0], u[1]) && is_arc(g, u[1], u[2]) && is_und(g, u[0], u[2])) {
+			fb_graph_set_directed(g, u[0], u[2], 1.0);
+			n++;
+		}
+	}
+	for (size_t t = 0; t < kite->n; t++) {
+		const size_t *u = kite->v + 4 * t;
+
+		if (is_und(g, u[0], u[1]) && is_und(g, u[0], u[2]) && is_arc(g, u[1], u[3]) &&
+		    is_arc(g, u[2], u[3]) && is_und(g, u[0], u[3])) {
+			fb_graph_set_directed(g, u[0], u[3], 1.0);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* causal-learn's Meek rules R1-R3 over lists built once, passes until one orients nothing;
+ * edges oriented. */
 static size_t cl_meek(fb_graph *g)
 {
 	cl_pairs p;
 	cl_list ut = { NULL, 0, 0, 3 }, tri = { NULL, 0, 0, 3 }, kite = { NULL, 0, 0, 4 };
-	size_t n = 0;
-	bool loop = true;
+	size_t n = 0, k;
 
 	pairs_build(g, &p);
 	triples_build(g, &p, &ut, &tri);
 	kites_build(g, &tri, &kite);
-	while (loop) {
-		loop = false;
-		for (size_t t = 0; t < ut.n; t++) {
-			const size_t *u = ut.v + 3 * t;
-
-			if (is_arc(g, u[0], u[1]) && is_und(g, u[1], u[2])) {
-				fb_graph_set_directed(g, u[1], u[2], 1.0);
-				n++;
-				loop = true;
-			}
-		}
-		for (size_t t = 0; t < tri.n; t++) {
-			const size_t *u = tri.v + 3 * t;
-
-			if (is_arc(g, u[0], u[1]) && is_arc(g, u[1], u[2]) && is_und(g, u[0], u[2])) {
-				fb_graph_set_directed(g, u[0], u[2], 1.0);
-				n++;
-				loop = true;
-			}
-		}
-		for (size_t t = 0; t < kite.n; t++) {
-			const size_t *u = kite.v + 4 * t;
-
-			if (is_und(g, u[0], u[1]) && is_und(g, u[0], u[2]) && is_arc(g, u[1], u[3]) &&
-			    is_arc(g, u[2], u[3]) && is_und(g, u[0], u[3])) {
-				fb_graph_set_directed(g, u[0], u[3], 1.0);
-				n++;
-				loop = true;
-			}
-		}
-	}
+	while ((k = cl_meek_pass(g, &ut, &tri, &kite)) > 0)
+		n += k;
 	pairs_free(&p);
 	free(ut.v);
 	free(tri.v);

@@ -72,6 +72,7 @@ static fb_pc *pc_new(fb_ci *ci, bool own, char *const *names, const fb_pc_option
 	pc->seps = fb_sepsets_alloc(d);
 	for (size_t i = 0; i < d; i++) {
 		if (names != NULL && fb_graph_set_name(pc->g, i, names[i], err) != FB_OK) {
+			pc->own_ci = false; /* the caller still has it */
 			fb_pc_free(pc);
 			return NULL;
 		}

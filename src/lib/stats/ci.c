@@ -44,8 +44,8 @@ int fb_ci_test_for(const fb_dataset *ds, enum fb_ci_test *test, fb_error *err)
 {
 	size_t nd;
 
-	if (ds == NULL || ds->d < 2)
-		return fb_fail(err, "a conditional-independence test needs at least two variables");
+	if (ds == NULL || ds->d < 1)
+		return fb_fail(err, "a conditional-independence test needs at least one variable");
 	nd = fb_dataset_n_discrete(ds);
 	if (nd == 0)
 		*test = FB_CI_FISHER_Z;
@@ -83,9 +83,8 @@ static fb_ci *ci_new(size_t d, size_t n, const fb_ci_options *opt)
 /* Check the sizes every object needs. */
 static int ci_check_sizes(size_t d, size_t n, fb_error *err)
 {
-	if (d < 2)
-		return fb_fail(err, "a conditional-independence test needs at least two variables, "
-		                    "not %zu", d);
+	if (d < 1)
+		return fb_fail(err, "a conditional-independence test needs at least one variable");
 	if (n < 1)
 		return fb_fail(err, "a conditional-independence test needs at least one row");
 	if (d > UINT32_MAX - 2 || n > UINT32_MAX - 1)
@@ -208,7 +207,7 @@ static int ci_canonical(size_t d, size_t x, size_t y, const size_t *S, size_t ns
 		               (x >= d ? x : y) + 1, d);
 	if (x == y)
 		return fb_fail(err, "a variable cannot be tested against itself (%zu)", x + 1);
-	if (ns > d - 2)
+	if (ns + 2 > d)
 		return fb_fail(err, "a conditioning set of %zu variables cannot avoid both tested "
 		                    "ones among %zu", ns, d);
 	if (ns > 0)
