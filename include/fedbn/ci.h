@@ -23,7 +23,8 @@
  * the rows' S codes (never a table of all prod c_S configurations).  In stratum s with table
  * O_sxy and margins, E = O_sx. O_s.y / O_s..; G² = 2 sum_{O>0} O log(O/E),
  * χ² = sum_{E>0} (O - E)^2 / E, p = gsl_cdf_chisq_Q(stat, df).  The degrees of freedom follow
- * one of three conventions (enum fb_ci_df); df = 0 gives p = 1 or, by the zero_df setting,
+ * one of three conventions (enum fb_ci_df; c_v is the number of levels the dataset declares
+ * for v, occurring or not); df = 0 gives p = 1 or, by the zero_df setting,
  * p = 0 (FB_CI_ZERO_DF either way).
  *
  * Not thread-safe: the cache and the work space change on every query; use one object per
