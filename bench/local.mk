@@ -5,6 +5,7 @@ bench_bench_csv_LDADD = libfedbn.la $(FB_LIB_DEPS)
 
 FB_BENCHES = bench/bench-csv
 include bench/local-notears.mk
+include bench/local-pc.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 

@@ -34,11 +34,17 @@ enum fb_algo_flags {
 typedef struct fb_score {
 	double shd, extra, missing, reversed, tp, nnz; /* counts (or mean counts) */
 	double tpr, fdr, precision, recall, f1;        /* rates (or mean rates) */
-	bool cyclic;                                   /* the estimate has a directed cycle */
+	double shd_dag;   /* SHD after turning the estimate into a DAG (Dor-Tarsi), as the FedPC
+	                     paper scores CPDAGs; equals shd for a DAG estimate */
+	double shd_cpdag; /* SHD between the CPDAGs of the estimate and of the truth
+	                     (Tsamardinos: a differing pair costs 1); NaN for a cyclic estimate */
+	bool cyclic;      /* the estimate has a directed cycle */
 } fb_score;
 
-/* The score of one comparison. */
+/* The score of one comparison (shd_dag and shd_cpdag set to shd). */
 void fb_score_from_metrics(fb_score *s, const fb_metrics *m);
+/* Every figure of est against the truth, the DAG and CPDAG SHDs included. */
+int fb_score_graph(const fb_graph *est, const fb_graph *truth, fb_score *s, fb_error *err);
 
 /* One round's record. */
 typedef struct fb_trace_rec {
@@ -113,7 +119,7 @@ extern const fb_algo *const fb_algo_table[];
 /* The local-learner combinators (all:, sep:, voting:, avg:, best:). */
 extern const fb_algo fb_algo_all, fb_algo_sep, fb_algo_voting, fb_algo_avg, fb_algo_best;
 /* The learners. */
-extern const fb_algo fb_algo_notears, fb_algo_notears_admm;
+extern const fb_algo fb_algo_notears, fb_algo_notears_admm, fb_algo_pc;
 
 /* Find "name" or "combinator:name"; NULL with a sentence listing what exists. */
 int fb_algo_lookup(const char *name, const fb_algo **algo, const fb_algo **inner,

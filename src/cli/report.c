@@ -79,6 +79,9 @@ static void print_score(FILE *out, const fb_score *s)
 	             "TPR %.3f, FDR %.3f, precision %.3f, recall %.3f, F1 %.3f, NNZ %g%s\n",
 	        s->shd, s->extra, s->missing, s->reversed, s->tpr, s->fdr, s->precision,
 	        s->recall, s->f1, s->nnz, s->cyclic ? " (the estimate has a cycle)" : "");
+	if (!s->cyclic)
+		fprintf(out, "as DAGs (the estimate extended to a DAG): SHD %g; as CPDAGs: SHD %g\n",
+		        s->shd_dag, s->shd_cpdag);
 }
 
 /* The result of a run. */

@@ -307,14 +307,13 @@ static int sep_score(const fb_run *run, fb_score *s, fb_error *err)
 
 	memset(s, 0, sizeof *s);
 	for (size_t m = 0; m < c->k; m++) {
-		fb_metrics mt;
 		fb_score one;
 
 		if (c->graphs[m] == NULL)
 			continue;
-		if (fb_metrics_compute(c->graphs[m], run->truth, &mt, err) != FB_OK)
+		if (fb_score_graph(c->graphs[m], run->truth, &one, err) != FB_OK)
 			return FB_ERR;
-		fb_score_from_metrics(&one, &mt);
+		s->shd_dag += one.shd_dag, s->shd_cpdag += one.shd_cpdag;
 		s->shd += one.shd, s->extra += one.extra, s->missing += one.missing;
 		s->reversed += one.reversed, s->tp += one.tp, s->nnz += one.nnz;
 		s->tpr += one.tpr, s->fdr += one.fdr, s->precision += one.precision;
@@ -325,6 +324,7 @@ static int sep_score(const fb_run *run, fb_score *s, fb_error *err)
 	if (n == 0)
 		return fb_fail(err, "%s has no client graph yet", run->name);
 	s->shd /= (double)n, s->extra /= (double)n, s->missing /= (double)n;
+	s->shd_dag /= (double)n, s->shd_cpdag /= (double)n;
 	s->reversed /= (double)n, s->tp /= (double)n, s->nnz /= (double)n;
 	s->tpr /= (double)n, s->fdr /= (double)n, s->precision /= (double)n;
 	s->recall /= (double)n, s->f1 /= (double)n;

@@ -11,6 +11,7 @@
 const fb_algo *const fb_algo_table[] = {
 	&fb_algo_notears,
 	&fb_algo_notears_admm,
+	&fb_algo_pc,
 	&fb_algo_all,
 	&fb_algo_sep,
 	&fb_algo_voting,

@@ -1,11 +1,13 @@
 /* Runs: one algorithm instance, stepped round by round, with its trace. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/cpdag.h"
 
 /* Seconds on a monotonic clock. */
 static double now(void)
@@ -30,7 +32,54 @@ void fb_score_from_metrics(fb_score *s, const fb_metrics *m)
 	s->precision = m->precision;
 	s->recall = m->recall;
 	s->f1 = m->f1;
+	s->shd_dag = s->shd_cpdag = (double)m->shd;
 	s->cyclic = m->cyclic;
+}
+
+/* SHD of est's DAG extension against the truth (est itself when it has no undirected edge). */
+static int shd_as_dag(const fb_graph *est, const fb_graph *truth, double *out, fb_error *err)
+{
+	fb_graph *dag = fb_graph_n_undirected(est) > 0 ? fb_cpdag_to_dag(est, NULL) : NULL;
+	fb_metrics m;
+	int ret = fb_metrics_compute(dag != NULL ? dag : est, truth, &m, err);
+
+	*out = (double)m.shd;
+	fb_graph_free(dag);
+	return ret;
+}
+
+/* SHD between the CPDAG of est (a DAG) or est itself (a PDAG) and the truth's CPDAG. */
+static int shd_as_cpdag(const fb_graph *est, const fb_graph *truth, double *out, fb_error *err)
+{
+	fb_graph *tc = fb_cpdag_from_dag(truth, err), *ec = NULL;
+	size_t shd = 0;
+	int ret;
+
+	if (fb_graph_n_undirected(est) == 0)
+		ec = fb_cpdag_from_dag(est, err);
+	ret = tc != NULL ? fb_cpdag_shd(ec != NULL ? ec : est, tc, &shd, err) : FB_ERR;
+	*out = (double)shd;
+	fb_graph_free(tc);
+	fb_graph_free(ec);
+	return ret;
+}
+
+/* Every figure of est against the truth. */
+int fb_score_graph(const fb_graph *est, const fb_graph *truth, fb_score *s, fb_error *err)
+{
+	fb_metrics m;
+
+	if (fb_metrics_compute(est, truth, &m, err) != FB_OK)
+		return FB_ERR;
+	fb_score_from_metrics(s, &m);
+	if (m.cyclic) {
+		s->shd_cpdag = NAN;
+		return FB_OK;
+	}
+	if (shd_as_dag(est, truth, &s->shd_dag, err) != FB_OK ||
+	    shd_as_cpdag(est, truth, &s->shd_cpdag, err) != FB_OK)
+		return FB_ERR;
+	return FB_OK;
 }
 
 /* Refuse data, split or truth that the algorithm (or its learner) cannot use. */
@@ -193,7 +242,6 @@ fb_graph *fb_run_result(const fb_run *run, fb_error *err)
 /* Accuracy against the truth. */
 int fb_run_score(const fb_run *run, fb_score *s, fb_error *err)
 {
-	fb_metrics m;
 	fb_graph *g;
 	int ret;
 
@@ -203,9 +251,7 @@ int fb_run_score(const fb_run *run, fb_score *s, fb_error *err)
 		return run->algo->score(run, s, err);
 	if ((g = run->algo->result(run, err)) == NULL)
 		return FB_ERR;
-	ret = fb_metrics_compute(g, run->truth, &m, err);
-	if (ret == FB_OK)
-		fb_score_from_metrics(s, &m);
+	ret = fb_score_graph(g, run->truth, s, err);
 	fb_graph_free(g);
 	return ret;
 }
