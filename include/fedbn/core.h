@@ -49,6 +49,9 @@ typedef struct fb_warn {
 /* Send a formatted warning to w (w or w->fn may be NULL). */
 void fb_warnf(const fb_warn *w, const char *fmt, ...) FB_PRINTF(2, 3);
 
+/* Run the BLAS under GSL on one thread (fedbn parallelises over clients itself). */
+void fb_blas_single_thread(void);
+
 /* Install a GSL error handler that records the reason instead of aborting. */
 void fb_gsl_install_handler(void);
 

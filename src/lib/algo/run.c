@@ -116,6 +116,7 @@ fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_opt
 	const fb_algo *a, *inner;
 	fb_run *run;
 
+	fb_blas_single_thread();
 	if (fb_algo_lookup(name, &a, &inner, err) != FB_OK ||
 	    check_inputs(a, inner, data, part, truth, name, err) != FB_OK)
 		return NULL;
