@@ -118,7 +118,7 @@ screen | grep -qE '^ +round +edges +SHD +objective' || fail "no table of the lat
 # the graph view: the legend and one labelled row per variable
 keys v
 wait_for "correct"
-[ "$(screen | grep -vF -- '->' | grep -cE '^ +X[1-8] ')" = 8 ] ||
+[ "$(screen | grep -vF -- '->' | grep -cE '^ +X[1-8]( |$)')" = 8 ] ||
 	fail "the graph view lacks 8 variable rows"
 # the clients view: one row per client
 keys v
@@ -137,7 +137,8 @@ screen > "$tmp/resized"
 keys C-l
 sleep 0.5
 screen > "$tmp/redrawn"
-cmp -s "$tmp/resized" "$tmp/redrawn" || { diff "$tmp/resized" "$tmp/redrawn"; fail "the resized frame differs from a full redraw"; }
+cmp -s "$tmp/resized" "$tmp/redrawn" ||
+	{ diff "$tmp/resized" "$tmp/redrawn"; fail "the resized frame differs from a full redraw"; }
 head -n 1 "$tmp/resized" | grep -q ' round 9 of 200 ' || fail "no top bar after the resize"
 tail -n 1 "$tmp/resized" | grep -q 'q back' || fail "no bottom bar after the resize"
 # too small: a notice instead of the pane, then the pane again
@@ -188,7 +189,7 @@ wait_for "EXITED-0"
 
 # --- Ctrl-C stops a long run; a second one leaves ---------------------------------------
 start b "LANG=$utf8 TERM=xterm"
-keys 'gen er d=30 n=200 seed=1; split horizontal 4; algo notears-admm' Enter
+keys 'gen er d=50 n=200 seed=1; split horizontal 4; algo notears-admm' Enter
 wait_for "algorithm: notears-admm"
 keys 'run' Enter
 wait_for "running"

@@ -28,6 +28,31 @@ static void progress_header(const pane *p, int y, int w)
 	          run->truth != NULL ? "known" : "unknown", run->data->n, run->data->d, data);
 }
 
+/* One row of the table: round, edges, SHD when scored, the figures, bytes, seconds. */
+static void progress_row(const pane *p, const fb_trace_rec *r, int y, int w, bool scored)
+{
+	char buf[32];
+	int x = 1;
+
+	pane_putf(p, y, x, 6, ROLE_TEXT, "%6zu", r->round);
+	x += 6;
+	pane_putf(p, y, x, 7, ROLE_TEXT, "%7zu", r->edges);
+	x += 7;
+	if (scored) {
+		pane_putf(p, y, x, 6, ROLE_TEXT, "%6s",
+		          r->scored ? pane_fmt(r->score.shd, 5, buf, sizeof buf) : "-");
+		x += 6;
+	}
+	for (size_t f = 0; f < p->run->trace.nfig && x + COL_W <= w; f++, x += COL_W)
+		pane_putf(p, y, x, COL_W, ROLE_TEXT, "%*s", COL_W,
+		          pane_fmt(r->fig[f], COL_W - 1, buf, sizeof buf));
+	if (x + COL_W <= w)
+		pane_putf(p, y, x, COL_W, ROLE_TEXT, "%*s", COL_W,
+		          pane_fmt_bytes(r->bytes_up + r->bytes_down, buf, sizeof buf));
+	if (x + 2 * COL_W <= w)
+		pane_putf(p, y, x + COL_W, COL_W, ROLE_TEXT, "%*.4f", COL_W, r->seconds);
+}
+
 /* The table's header and its latest m rows; returns the rows used. */
 static int progress_table(const pane *p, int y, int w, int m)
 {
@@ -35,7 +60,6 @@ static int progress_table(const pane *p, int y, int w, int m)
 	const fb_trace *t = &run->trace;
 	size_t first = t->n > (size_t)m ? t->n - (size_t)m : 0;
 	bool scored = t->n > 0 && t->r[t->n - 1].scored;
-	char buf[32];
 	int x = 1;
 
 	pane_put(p, y, x, 6, ROLE_TITLE, " round");
@@ -54,29 +78,8 @@ static int progress_table(const pane *p, int y, int w, int m)
 		pane_putf(p, y, x + COL_W, COL_W, ROLE_TITLE, "%*s", COL_W, "seconds");
 	if (t->n == 0)
 		pane_put(p, y + 1, 1, w - 2, ROLE_DIM, "no round yet: n steps one, r runs to the end");
-	for (size_t i = first; i < t->n; i++) {
-		const fb_trace_rec *r = &t->r[i];
-		int row = y + 1 + (int)(i - first);
-
-		x = 1;
-		pane_putf(p, row, x, 6, ROLE_TEXT, "%6zu", r->round);
-		x += 6;
-		pane_putf(p, row, x, 7, ROLE_TEXT, "%7zu", r->edges);
-		x += 7;
-		if (scored) {
-			pane_putf(p, row, x, 6, ROLE_TEXT, "%6s",
-			          r->scored ? pane_fmt(r->score.shd, 5, buf, sizeof buf) : "-");
-			x += 6;
-		}
-		for (size_t f = 0; f < t->nfig && x + COL_W <= w; f++, x += COL_W)
-			pane_putf(p, row, x, COL_W, ROLE_TEXT, "%*s", COL_W,
-			          pane_fmt(r->fig[f], COL_W - 1, buf, sizeof buf));
-		if (x + COL_W <= w)
-			pane_putf(p, row, x, COL_W, ROLE_TEXT, "%*s", COL_W,
-			          pane_fmt_bytes(r->bytes_up + r->bytes_down, buf, sizeof buf));
-		if (x + 2 * COL_W <= w)
-			pane_putf(p, row, x + COL_W, COL_W, ROLE_TEXT, "%*.4f", COL_W, r->seconds);
-	}
+	for (size_t i = first; i < t->n; i++)
+		progress_row(p, &t->r[i], y + 1 + (int)(i - first), w, scored);
 	return 1 + m;
 }
 

@@ -87,7 +87,7 @@ static const char *pane_state(const pane *p)
 /* The top bar. */
 static void pane_draw_top(const pane *p, int w)
 {
-	char round[64], bytes[32], right[48];
+	char round[64], bytes[40] = "", right[48];
 	size_t max = pane_max_rounds(p->run), r = fb_run_rounds(p->run);
 	size_t total = fb_run_bytes(p->run, FB_UP) + fb_run_bytes(p->run, FB_DOWN);
 	int rl;
@@ -99,9 +99,12 @@ static void pane_draw_top(const pane *p, int w)
 	pane_bar_fill(p, 0, w);
 	snprintf(right, sizeof right, " %s ", view_names[p->view]);
 	rl = (int)strlen(right);
-	pane_putf(p, 0, 0, w - rl, ROLE_BAR, " run %zu: %s  %s  %.3f s  %s  %s", p->req->run_no,
-	          p->run->name, round, p->run->seconds,
-	          pane_fmt_bytes(total, bytes, sizeof bytes), pane_state(p));
+	if (p->run->fed != NULL) {
+		pane_fmt_bytes(total, bytes + 2, sizeof bytes - 2);
+		memcpy(bytes, "  ", 2);
+	}
+	pane_putf(p, 0, 0, w - rl, ROLE_BAR, " run %zu: %s  %s  %.3f s%s  %s", p->req->run_no,
+	          p->run->name, round, p->run->seconds, bytes, pane_state(p));
 	pane_put(p, 0, w - rl, rl, ROLE_KEY, right);
 }
 

@@ -82,23 +82,31 @@ static void pane_key_scroll(pane *p, long dr, long dc)
 		*first += (size_t)dr; /* the view clamps it */
 }
 
+/* Keys that scroll or move the cursor, and by how much. */
+static const struct {
+	int key;     /* the key */
+	long dr, dc; /* rows and columns (rows in pages when page is set) */
+	bool page;   /* dr counts screens, not rows */
+} moves[] = {
+	{ KEY_UP, -1, 0, false }, { 'k', -1, 0, false }, { KEY_DOWN, 1, 0, false },
+	{ 'j', 1, 0, false }, { KEY_LEFT, 0, -1, false }, { 'h', 0, -1, false },
+	{ KEY_RIGHT, 0, 1, false }, { 'l', 0, 1, false }, { KEY_PPAGE, -1, 0, true },
+	{ KEY_NPAGE, 1, 0, true }, { KEY_HOME, -1000000, -1000000, false },
+	{ KEY_END, 1000000, 0, false },
+};
+
 /* Arrow and paging keys; true when ch was one. */
 static bool pane_key_move(pane *p, int ch)
 {
 	long page = LINES > 8 ? LINES - 8 : 1;
 
-	switch (ch) {
-	case KEY_UP: case 'k': pane_key_scroll(p, -1, 0); break;
-	case KEY_DOWN: case 'j': pane_key_scroll(p, 1, 0); break;
-	case KEY_LEFT: case 'h': pane_key_scroll(p, 0, -1); break;
-	case KEY_RIGHT: case 'l': pane_key_scroll(p, 0, 1); break;
-	case KEY_PPAGE: pane_key_scroll(p, -page, 0); break;
-	case KEY_NPAGE: pane_key_scroll(p, page, 0); break;
-	case KEY_HOME: pane_key_scroll(p, -1000000, -1000000); break;
-	case KEY_END: pane_key_scroll(p, 1000000, 0); break;
-	default: return false;
+	for (size_t i = 0; i < sizeof moves / sizeof *moves; i++) {
+		if (moves[i].key == ch) {
+			pane_key_scroll(p, moves[i].dr * (moves[i].page ? page : 1), moves[i].dc);
+			return true;
+		}
 	}
-	return true;
+	return false;
 }
 
 /* Leave the pane (stopping a batch after its current round). */
@@ -124,7 +132,8 @@ void pane_key(pane *p, int ch)
 	if (pane_key_move(p, ch))
 		return;
 	switch (ch) {
-	case ' ': case 'n':
+	case ' ':
+	case 'n':
 		if (!p->running)
 			pane_batch_start(p, 1);
 		break;
@@ -137,16 +146,27 @@ void pane_key(pane *p, int ch)
 			         fb_run_rounds(p->run));
 		pane_batch_stop(p, NULL);
 		break;
-	case 't': pane_key_threshold(p, -1); break;
-	case 'T': pane_key_threshold(p, 1); break;
-	case 'v': case KEY_TAB: p->view = (p->view + 1) % PANE_NVIEWS; p->list_first = 0; break;
+	case 't':
+	case 'T':
+		pane_key_threshold(p, ch == 't' ? -1 : 1);
+		break;
+	case 'v':
+	case KEY_TAB:
 	case KEY_BTAB:
-		p->view = (p->view + PANE_NVIEWS - 1) % PANE_NVIEWS;
+		p->view = (p->view + (ch == KEY_BTAB ? PANE_NVIEWS - 1 : 1)) % PANE_NVIEWS;
 		p->list_first = 0;
 		break;
-	case '?': p->help = true; break;
-	case KEY_CTRL_L: clearok(curscr, TRUE); break;
-	case 'q': case KEY_ESCAPE: case KEY_CTRL_D: pane_key_leave(p); break;
+	case '?':
+		p->help = true;
+		break;
+	case KEY_CTRL_L:
+		clearok(curscr, TRUE);
+		break;
+	case 'q':
+	case KEY_ESCAPE:
+	case KEY_CTRL_D:
+		pane_key_leave(p);
+		break;
 	default:
 		pane_say(p, false, "%s is not a key of the pane: ? lists them",
 		         keyname(ch) != NULL ? keyname(ch) : "that");

@@ -70,8 +70,8 @@ void pane_batch_start(pane *p, size_t n)
 	if (p->running)
 		return;
 	if (fb_run_done(p->run)) {
-		pane_say(p, false, "%s has finished after %zu rounds", p->run->name,
-		         fb_run_rounds(p->run));
+		pane_say(p, false, "%s has finished after %zu round%s", p->run->name,
+		         fb_run_rounds(p->run), fb_run_rounds(p->run) == 1 ? "" : "s");
 		return;
 	}
 	p->running = true;
@@ -119,8 +119,8 @@ static void pane_round(pane *p)
 	p->st.rounds++;
 	pane_hist_observe(p->run);
 	if (fb_run_done(p->run)) {
-		snprintf(why, sizeof why, "finished after %zu rounds: q goes back to the shell",
-		         fb_run_rounds(p->run));
+		snprintf(why, sizeof why, "finished after %zu round%s: q goes back to the shell",
+		         fb_run_rounds(p->run), fb_run_rounds(p->run) == 1 ? "" : "s");
 		pane_batch_stop(p, why);
 	} else if (p->todo > 0 && --p->todo == 0) {
 		pane_batch_stop(p, NULL);
