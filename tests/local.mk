@@ -22,7 +22,8 @@ TRANSCRIPTS = \
 	tests/transcripts/basics.fbn \
 	tests/transcripts/export.fbn \
 	tests/transcripts/algo.fbn \
-	tests/transcripts/sample.fbn
+	tests/transcripts/sample.fbn \
+	tests/transcripts/data.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

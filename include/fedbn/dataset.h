@@ -19,6 +19,8 @@ typedef struct fb_var {
 	enum fb_kind kind;  /* continuous or discrete */
 	size_t nlevels;     /* discrete: number of levels; 0 for continuous */
 	char **levels;      /* discrete: level labels in code order (owned); NULL for continuous */
+	size_t missing;     /* missing values the source had in this column (their rows were
+	                       dropped); 0 for data made in memory */
 } fb_var;
 
 /* A dataset; owns all its memory. */

@@ -101,10 +101,11 @@ static void info_var(FILE *out, const fb_dataset *ds, size_t j)
 
 	if (v->kind == FB_CONTINUOUS) {
 		column_moments(ds, j, &mean, &sd);
-		fprintf(out, "  %-16s continuous  %12.6g %12.6g\n", v->name, mean, sd);
+		fprintf(out, "  %-16s continuous  %7zu %12.6g %12.6g\n", v->name, v->missing, mean, sd);
 		return;
 	}
-	fprintf(out, "  %-16s discrete    %12s %12s  %zu:", v->name, "", "", v->nlevels);
+	fprintf(out, "  %-16s discrete    %7zu %12s %12s  %zu:", v->name, v->missing, "", "",
+	        v->nlevels);
 	for (size_t l = 0; l < v->nlevels && l < 8; l++)
 		fprintf(out, "%s%s", l ? ", " : " ", v->levels[l]);
 	fprintf(out, "%s\n", v->nlevels > 8 ? ", ..." : "");
@@ -127,8 +128,8 @@ static int exec_info(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	else
 		fprintf(ctx->out, "truth: none\n");
 	fprintf(ctx->out, "split: %s\n", s->split != NULL ? s->split->desc : "none");
-	fprintf(ctx->out, "  %-16s %-11s %12s %12s  %s\n", "variable", "kind", "mean", "sd",
-	        "levels");
+	fprintf(ctx->out, "  %-16s %-11s %7s %12s %12s  %s\n", "variable", "kind", "missing", "mean",
+	        "sd", "levels");
 	for (size_t j = 0; j < ds->d; j++)
 		info_var(ctx->out, ds, j);
 	return FB_CMD_OK;
@@ -213,7 +214,8 @@ const fb_cmd_entry fb_cmd_save = {
 const fb_cmd_entry fb_cmd_info = {
 	.name = "info", .usage = "", .summary = "describe the dataset, its truth and split",
 	.help = "Show where the dataset came from, its size, its truth and split, and per "
-	        "variable its kind, mean and standard deviation, or its levels.",
+	        "variable its kind, the missing values its file had (their rows were dropped by "
+	        "na=drop), its mean and standard deviation, or its levels.",
 	.min_args = 0, .max_args = 0, .exec = exec_info,
 };
 

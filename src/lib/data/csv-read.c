@@ -44,6 +44,7 @@ struct column {
 	double *ints;          /* FB_DISCRETE_AUTO: the distinct values, in increasing order */
 	size_t nints;          /* entries used in ints */
 	size_t capints;        /* room in ints */
+	size_t missing;        /* missing values seen in this column */
 };
 
 /* The reader's state between libcsv callbacks. */
@@ -202,6 +203,7 @@ static void take_missing(struct reader *rd, size_t j, const char *s, size_t len,
 	char ex[FB_CSV_EXCERPT_MAX];
 
 	rd->row_missing = true;
+	rd->col[j].missing++;
 	if (rd->opt.na == FB_NA_DROP)
 		return;
 	if (len == 0)
@@ -567,6 +569,7 @@ static int finish_columns(struct reader *rd, fb_dataset *ds)
 
 		if (fb_dataset_set_name(ds, j, rd->names[j], rd->sc.err) != FB_OK)
 			return FB_ERR;
+		ds->vars[j].missing = c->missing;
 		if (c->kind == COL_TEXT && finish_text_column(rd, ds, j) != FB_OK)
 			return FB_ERR;
 		if (c->kind == COL_NUMBER && c->small_int && finish_int_column(rd, ds, j) != FB_OK)

@@ -56,6 +56,7 @@ static int var_copy(fb_var *dst, const fb_var *src)
 	if (dst->name == NULL)
 		return FB_ERR;
 	dst->kind = src->kind;
+	dst->missing = src->missing;
 	if (src->kind == FB_DISCRETE && src->nlevels > 0) {
 		dst->levels = levels_copy(src->levels, src->nlevels);
 		if (dst->levels == NULL)
