@@ -1,0 +1,173 @@
+/* What the FedPC family (fedpc, fedpc-simple1, fedpc-simple2) shares inside libalgo: the
+ * wire format of skeletons, graphs and id lists, the alphabetical alignment of variables, the
+ * vote threshold, the state every run of the family starts with, and FedOrien's collider
+ * orientation at the server. */
+#ifndef FEDBN_ALGO_FEDPC_INT_H
+#define FEDBN_ALGO_FEDPC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fedbn/algo.h"
+#include "fedbn/pc.h"
+
+/* Number of unordered pairs of d variables. */
+size_t fedpc_npairs(size_t d);
+/* Index of the pair {i, j} (i != j) among them, row by row: (0,1), (0,2), ..., (1,2), ... */
+size_t fedpc_pair(size_t d, size_t i, size_t j);
+/* Bytes of a skeleton packed one bit per pair: ceil(d (d - 1) / 2 / 8). */
+size_t fedpc_bits_bytes(size_t d);
+/* Pack the adjacencies of g (any mark) into bits, pair p in bit p % 8 of byte p / 8. */
+void fedpc_skel_pack(const fb_graph *g, unsigned char *bits);
+/* An undirected graph on d nodes with the edges of the packed skeleton (caller frees). */
+fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d);
+/* Whether bit p is set. */
+static inline bool fedpc_bit(const unsigned char *bits, size_t p)
+{
+	return (bits[p >> 3] >> (p & 7)) & 1;
+}
+
+/* Bytes per variable id on the wire: 1 up to 256 variables, 2 up to 65,536, else 4. */
+size_t fedpc_id_width(size_t d);
+/* Write v in w bytes, least significant first, at p; returns p + w. */
+unsigned char *fedpc_put_id(unsigned char *p, size_t w, size_t v);
+/* Read an id of w bytes at *p and advance *p. */
+size_t fedpc_get_id(const unsigned char **p, size_t w);
+
+/* The columns of ds sorted by name (plain byte order, as strcmp): rank r is column
+ * col_of[r].  This is the identifier alignment of the FedPC paper (§3.3, S-2): every client
+ * ranks its own names, and since all hold the same variables the ranks agree. */
+void fedpc_ranks(const fb_dataset *ds, size_t *col_of);
+/* ds with its columns in rank order (caller frees); NULL on out of memory. */
+fb_dataset *fedpc_rank_dataset(const fb_dataset *ds);
+
+/* Votes an edge needs among k clients heard: under the paper's rule more than share * k,
+ * i.e. floor(share * k) + 1; under the code's rule round(share * k) with halves away from
+ * zero (MATLAB), at least 1.  share * k is nudged by 1e-9 so that 0.3 * 10 counts as 3. */
+size_t fedpc_min_votes(double share, bool code_rule, size_t k);
+
+/* PC's options from a run's parameters (alpha, test, depth, stable, colliders, df, small,
+ * zero_df), the same names and meanings as the pc learner's. */
+void fedpc_pc_options(const fb_params *p, fb_pc_options *o);
+
+/* The parameters every algorithm of the family shares with the pc learner: same names,
+ * meanings and defaults, so that fedpc and sep:pc run the same tests. */
+#define FEDPC_TEST_PARAMS \
+	{ "alpha", FB_PARAM_DOUBLE, "0.01", 0, 1, NULL, \
+	  "significance level: a pair is independent when p > alpha" }, \
+	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, "auto|fisher-z|g2|chi2", \
+	  "CI test; auto: fisher-z for continuous data, g2 for discrete data" }, \
+	{ "stable", FB_PARAM_BOOL, "yes", 0, 0, NULL, \
+	  "PC-stable levels on the clients: adjacencies frozen for a whole level" }, \
+	{ "df", FB_PARAM_CHOICE, "adjusted", 0, 0, "adjusted|classical|adaptdf", \
+	  "degrees of freedom of g2/chi2: causal-learn's, pcalg's default, or pcalg's adaptDF" }, \
+	{ "small", FB_PARAM_CHOICE, "none", 0, 0, "none|pcalg|fedpc", \
+	  "small-sample rule of g2/chi2: none, independent when n < 10 df, dependent when " \
+	  "n/cells < 5" }, \
+	{ "zero_df", FB_PARAM_CHOICE, "dependent", 0, 0, "dependent|independent", \
+	  "g2/chi2 given S with 0 degrees of freedom (x or y a function of S): keep the edge, " \
+	  "or remove it as causal-learn does" }
+
+/* The vote of the family's servers. */
+#define FEDPC_VOTE_PARAMS \
+	{ "vote", FB_PARAM_DOUBLE, "0.3", 0, 0.99, NULL, \
+	  "keep an edge kept by more than this share of the clients" }, \
+	{ "vote_rule", FB_PARAM_CHOICE, "paper", 0, 0, "paper|code", \
+	  "paper: more than vote*K clients, i.e. floor(vote*K)+1 (K=10: 4); code: at least " \
+	  "round(vote*K), halves up, and at least 1 (K=10: 3)" }
+
+/* Check alpha (strictly inside (0, 1)) and that the data has two variables or more, and
+ * settle the test FB_CI_AUTO means for the data's kind, so that every client uses it. */
+int fedpc_check(const fb_run *run, fb_pc_options *o, fb_error *err);
+
+/* The start of the state of every run of the family, read by the accessors of fedpc.h. */
+typedef struct fedpc_common {
+	size_t k, d;        /* clients, variables */
+	size_t w;           /* bytes per id on the wire */
+	size_t *global_of;  /* rank -> column of the run's data (for the reader of the result) */
+	size_t *rank_of;    /* column of the run's data -> rank */
+	char **names;       /* the data's variable names, in the data's order (metadata) */
+	uint32_t *votes;    /* votes per pair (or per ordered pair, d * d, when directed), in
+	                       rank space; NULL before the first aggregation */
+	bool directed;      /* votes are per ordered pair (fedpc-simple1) */
+	fb_sepsets *seps;   /* separating sets chosen by the server, rank space (or NULL) */
+	double *sep_p;      /* per pair: p-value of the chosen set (NaN when it has none) */
+	long *sep_client;   /* per pair: client whose set was chosen (-1: none, or a merge) */
+	fb_graph *graph;    /* the server's current estimate in rank space (or NULL) */
+	bool extend;        /* the result is a DAG extension of the estimate (Dor and Tarsi) */
+	bool done;          /* the last round has run */
+} fedpc_common;
+
+/* Fill c's alignment from the run's data and split: k, d, w, global_of, rank_of, names. */
+void fedpc_common_init(fedpc_common *c, const fb_run *run);
+/* Free what c holds. */
+void fedpc_common_release(fedpc_common *c);
+/* The run's estimate: c->graph in the data's order and names, extended to a DAG when
+ * c->extend (caller frees); NULL with the reason before the first round. */
+fb_graph *fedpc_common_result(const fedpc_common *c, const char *name, fb_error *err);
+
+/* One collider candidate i -> k <- j at the server, with its strength. */
+typedef struct fedpc_cand {
+	double p, stat; /* the collider test (i _||_ j | Z + {k}); 0 under the order rule */
+	size_t pos;     /* place in index order (middle, then i, then j) */
+	size_t i, k, j; /* the triple, k in the middle, i < j */
+} fedpc_cand;
+
+/* Orient the candidates on g in order of strength (increasing p, then decreasing statistic,
+ * then index order) or of index alone (order), each only when neither edge already points
+ * out of k, then Meek's R1-R3; oriented colliders, conflicts and Meek orientations go to the
+ * counters (any may be NULL).  cands is sorted in place. */
+void fedpc_orient(fb_graph *g, fedpc_cand *cands, size_t n, bool strength, size_t *colliders,
+                  size_t *conflicts, size_t *meek);
+
+/* The unshielded triples i - k - j of g (i, j not adjacent) as (i, k, j) with i < j, sorted
+ * by (i, j, k), into *out (caller frees); their count. */
+size_t fedpc_triples(const fb_graph *g, size_t **out);
+
+/* Sort candidates into index order (middle, then i, then j) and number them (pos). */
+void fedpc_cands_index(fedpc_cand *cands, size_t n);
+
+/* One client's half of a fedpc run: touched only by that client's thread. */
+typedef struct fedpc_client {
+	fb_ci *ci;    /* tests on the client's own rows, columns in rank order (round 1) */
+	size_t *tri;  /* FedOrien: the triples received, 3 ids each */
+	size_t *cap;  /* FedOrien: per end pair, the largest set to try */
+	size_t *buf;  /* FedOrien: scratch for sets and subsets (5 d) */
+} fedpc_client;
+
+/* The state of a fedpc run. */
+typedef struct fedpc_state {
+	fedpc_common c;          /* alignment, votes, sets, estimate (must come first) */
+	fb_pc_options opt;       /* the clients' test and level settings */
+	bool code_rule;          /* vote_rule=code */
+	double share;            /* vote share */
+	bool strength;           /* colliders ordered by the clients' collider tests */
+	fedpc_client *clients;   /* the K client halves */
+	unsigned char *sent;     /* server: the skeleton it broadcast last, packed */
+	uint32_t *removed_at;    /* server: per pair, the layer whose vote removed it */
+	size_t layer;            /* the layer the next skeleton round runs */
+	size_t last_layer;       /* the last layer run */
+	bool orienting;          /* the next round is FedOrien */
+	size_t *tri;             /* server: the unshielded triples sent (i, k, j), i < j */
+	size_t ntri;             /* how many */
+	size_t removed;          /* figures of the last round: edges the vote removed, */
+	size_t unresolved;       /* triples whose ends no client could separate, */
+	size_t colliders;        /* colliders oriented, */
+	size_t conflicts;        /* collider candidates skipped for a conflict */
+} fedpc_state;
+
+/* FedOrien's halves (fedpc-orient.c): the server's opening message of the round (after the
+ * last layer), the client's search, the server's choice and orientation. */
+void fedpc_orient_broadcast(fedpc_state *st, fb_msg *down);
+int fedpc_orient_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *up,
+                        double *figure, fb_error *err);
+int fedpc_orient_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_msg *down,
+                        fb_error *err);
+/* Client k's tests, built from its own rows on first use. */
+int fedpc_client_ready(fedpc_state *st, size_t k, const fb_dataset *local, fb_error *err);
+
+/* The algorithms' tables (fedpc.c, fedpc-simple.c). */
+extern const fb_algo fb_algo_fedpc, fb_algo_fedpc_simple1, fb_algo_fedpc_simple2;
+
+#endif

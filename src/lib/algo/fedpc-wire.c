@@ -1,0 +1,277 @@
+/* The FedPC family's shared pieces: packed skeletons and ids on the wire, the alphabetical
+ * alignment of variables, the vote threshold, the common state and its result, and the
+ * server's collider orientation. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/cpdag.h"
+#include "fedpc-int.h"
+
+/* Number of unordered pairs. */
+size_t fedpc_npairs(size_t d)
+{
+	return d > 1 ? d * (d - 1) / 2 : 0;
+}
+
+/* Index of the pair {i, j}. */
+size_t fedpc_pair(size_t d, size_t i, size_t j)
+{
+	size_t a = i < j ? i : j, b = i < j ? j : i;
+
+	return a * (2 * d - a - 1) / 2 + (b - a - 1);
+}
+
+/* Bytes of a packed skeleton. */
+size_t fedpc_bits_bytes(size_t d)
+{
+	return (fedpc_npairs(d) + 7) / 8;
+}
+
+/* Pack g's adjacencies, one bit per pair. */
+void fedpc_skel_pack(const fb_graph *g, unsigned char *bits)
+{
+	size_t d = g->d, p = 0;
+
+	memset(bits, 0, fedpc_bits_bytes(d));
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++, p++)
+			if (g->mark[i * d + j] || g->mark[j * d + i])
+				bits[p >> 3] |= (unsigned char)(1u << (p & 7));
+}
+
+/* Unpack a skeleton into a new undirected graph. */
+fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d)
+{
+	fb_graph *g = fb_graph_alloc(d);
+	size_t p = 0;
+
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++, p++)
+			if (fedpc_bit(bits, p))
+				fb_graph_set_undirected(g, i, j);
+	return g;
+}
+
+/* Bytes per id. */
+size_t fedpc_id_width(size_t d)
+{
+	return d <= 256 ? 1 : d <= 65536 ? 2 : 4;
+}
+
+/* Write an id. */
+unsigned char *fedpc_put_id(unsigned char *p, size_t w, size_t v)
+{
+	for (size_t b = 0; b < w; b++)
+		p[b] = (unsigned char)(v >> (8 * b));
+	return p + w;
+}
+
+/* Read an id. */
+size_t fedpc_get_id(const unsigned char **p, size_t w)
+{
+	size_t v = 0;
+
+	for (size_t b = 0; b < w; b++)
+		v |= (size_t)(*p)[b] << (8 * b);
+	*p += w;
+	return v;
+}
+
+/* The names being sorted (qsort has no context argument). */
+typedef struct named {
+	const char *name; /* the variable's name */
+	size_t col;       /* its column */
+} named;
+
+/* Compare two names in byte order. */
+static int named_cmp(const void *a, const void *b)
+{
+	return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* Columns in the order of their names. */
+void fedpc_ranks(const fb_dataset *ds, size_t *col_of)
+{
+	named *v = fb_xmalloc((ds->d > 0 ? ds->d : 1) * sizeof *v);
+
+	for (size_t j = 0; j < ds->d; j++)
+		v[j] = (named){ ds->vars[j].name, j };
+	qsort(v, ds->d, sizeof *v, named_cmp);
+	for (size_t r = 0; r < ds->d; r++)
+		col_of[r] = v[r].col;
+	free(v);
+}
+
+/* ds with its columns in rank order. */
+fb_dataset *fedpc_rank_dataset(const fb_dataset *ds)
+{
+	size_t *cols = fb_xmalloc((ds->d > 0 ? ds->d : 1) * sizeof *cols);
+	fb_dataset *out;
+
+	fedpc_ranks(ds, cols);
+	out = fb_dataset_subset(ds, NULL, 0, cols, ds->d);
+	free(cols);
+	return out;
+}
+
+/* Votes an edge needs. */
+size_t fedpc_min_votes(double share, bool code_rule, size_t k)
+{
+	double x = share * (double)k + 1e-9;
+	size_t m;
+
+	if (!code_rule)
+		return (size_t)floor(x) + 1;
+	m = (size_t)floor(x + 0.5);
+	return m > 0 ? m : 1;
+}
+
+/* PC's options from the shared parameter names. */
+void fedpc_pc_options(const fb_params *p, fb_pc_options *o)
+{
+	static const enum fb_ci_test tests[] = { FB_CI_AUTO, FB_CI_FISHER_Z, FB_CI_G2,
+		                                 FB_CI_CHI2 };
+	static const enum fb_ci_df dfs[] = { FB_CI_DF_ADJUSTED, FB_CI_DF_CLASSICAL,
+		                             FB_CI_DF_ADAPT };
+	static const enum fb_ci_small smalls[] = { FB_CI_SMALL_NONE, FB_CI_SMALL_PCALG,
+		                                   FB_CI_SMALL_FEDPC };
+
+	fb_pc_options_init(o);
+	o->alpha = fb_params_double(p, "alpha");
+	o->depth = (long)fb_params_int(p, "depth");
+	o->stable = fb_params_bool(p, "stable");
+	o->ci.test = tests[fb_params_int(p, "test")];
+	o->ci.df = dfs[fb_params_int(p, "df")];
+	o->ci.small = smalls[fb_params_int(p, "small")];
+	o->ci.zero_df = fb_params_int(p, "zero_df") == 0 ? FB_CI_ZERO_DF_DEPENDENT
+	                                                 : FB_CI_ZERO_DF_INDEPENDENT;
+	o->colliders = fb_params_int(p, "colliders") == 0 ? FB_PC_COLLIDERS_STRENGTH
+	                                                   : FB_PC_COLLIDERS_ORDER;
+}
+
+/* Alignment and names from the run. */
+void fedpc_common_init(fedpc_common *c, const fb_run *run)
+{
+	size_t d = run->data->d;
+
+	c->k = run->part != NULL ? run->part->k : 0;
+	c->d = d;
+	c->w = fedpc_id_width(d);
+	c->global_of = fb_xmalloc((d > 0 ? d : 1) * sizeof *c->global_of);
+	c->rank_of = fb_xmalloc((d > 0 ? d : 1) * sizeof *c->rank_of);
+	c->names = fb_xcalloc(d > 0 ? d : 1, sizeof *c->names);
+	fedpc_ranks(run->data, c->global_of);
+	for (size_t r = 0; r < d; r++)
+		c->rank_of[c->global_of[r]] = r;
+	for (size_t j = 0; j < d; j++)
+		c->names[j] = fb_xstrdup(run->data->vars[j].name);
+}
+
+/* Free the common state. */
+void fedpc_common_release(fedpc_common *c)
+{
+	for (size_t j = 0; j < c->d; j++)
+		free(c->names[j]);
+	free(c->names);
+	free(c->global_of);
+	free(c->rank_of);
+	free(c->votes);
+	fb_sepsets_free(c->seps);
+	free(c->sep_p);
+	free(c->sep_client);
+	fb_graph_free(c->graph);
+}
+
+/* The estimate in the data's order. */
+fb_graph *fedpc_common_result(const fedpc_common *c, const char *name, fb_error *err)
+{
+	const fb_graph *g = c->graph;
+	fb_graph *out, *dag;
+	size_t d = c->d;
+
+	if (g == NULL)
+		return fb_fail(err, "%s has not run a round yet", name), NULL;
+	out = fb_graph_alloc(d);
+	for (size_t j = 0; j < d; j++)
+		fb_graph_set_name(out, j, c->names[j], NULL);
+	for (size_t a = 0; a < d; a++)
+		for (size_t b = a + 1; b < d; b++) {
+			size_t ga = c->global_of[a], gb = c->global_of[b];
+
+			switch (fb_graph_edge(g, a, b)) {
+			case FB_EDGE_FORWARD: fb_graph_set_directed(out, ga, gb, 1.0); break;
+			case FB_EDGE_BACKWARD: fb_graph_set_directed(out, gb, ga, 1.0); break;
+			case FB_EDGE_UNDIRECTED: fb_graph_set_undirected(out, ga, gb); break;
+			case FB_EDGE_NONE: break;
+			}
+		}
+	if (!c->extend)
+		return out;
+	dag = fb_cpdag_to_dag(out, NULL);
+	fb_graph_free(out);
+	return dag;
+}
+
+/* Order candidates: smaller p, then larger statistic, then index order. */
+static int cand_strength_cmp(const void *x, const void *y)
+{
+	const fedpc_cand *a = x, *b = y;
+
+	if (a->p != b->p)
+		return a->p < b->p ? -1 : 1;
+	if (a->stat != b->stat)
+		return a->stat > b->stat ? -1 : 1;
+	return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* Order candidates by index: middle, then i, then j. */
+static int cand_index_cmp(const void *x, const void *y)
+{
+	const fedpc_cand *a = x, *b = y;
+
+	if (a->k != b->k)
+		return a->k < b->k ? -1 : 1;
+	if (a->i != b->i)
+		return a->i < b->i ? -1 : 1;
+	return (a->j > b->j) - (a->j < b->j);
+}
+
+/* Sort into index order and number the candidates. */
+void fedpc_cands_index(fedpc_cand *cands, size_t n)
+{
+	qsort(cands, n, sizeof *cands, cand_index_cmp);
+	for (size_t t = 0; t < n; t++)
+		cands[t].pos = t;
+}
+
+/* Orient the candidates, then Meek's R1-R3. */
+void fedpc_orient(fb_graph *g, fedpc_cand *cands, size_t n, bool strength, size_t *colliders,
+                  size_t *conflicts, size_t *meek)
+{
+	size_t done = 0, bad = 0, m;
+
+	fedpc_cands_index(cands, n);
+	if (strength)
+		qsort(cands, n, sizeof *cands, cand_strength_cmp);
+	for (size_t t = 0; t < n; t++) {
+		const fedpc_cand *c = &cands[t];
+
+		if (fb_graph_has_arc(g, c->k, c->i) || fb_graph_has_arc(g, c->k, c->j)) {
+			bad++;
+			continue;
+		}
+		fb_graph_set_directed(g, c->i, c->k, 1.0);
+		fb_graph_set_directed(g, c->j, c->k, 1.0);
+		done++;
+	}
+	m = fb_cpdag_meek(g, false);
+	if (colliders != NULL)
+		*colliders = done;
+	if (conflicts != NULL)
+		*conflicts = bad;
+	if (meek != NULL)
+		*meek = m;
+}
