@@ -2,3 +2,4 @@
 EXTRA_PROGRAMS += bench/bench-admm
 bench_bench_admm_SOURCES = bench/bench-admm.c
 bench_bench_admm_LDADD = libfedbn.la $(FB_LIB_DEPS)
+CLEANFILES += bench/bench-admm

@@ -6,12 +6,17 @@ bench_bench_csv_LDADD = libfedbn.la $(FB_LIB_DEPS)
 FB_BENCHES = bench/bench-csv
 include bench/local-notears.mk
 include bench/local-pc.mk
+include bench/local-admm.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 
 # build and run every benchmark (they find ../shared/data beside the source tree), then the
 # start-up time
-bench: $(FB_BENCHES) fedbn
-	@for b in $(FB_BENCHES); do ./$$b || exit 1; done
+bench: $(FB_BENCHES) bench/bench-admm fedbn
+	@for b in $(FB_BENCHES); do top_srcdir=$(abs_top_srcdir) ./$$b || exit 1; done
+	@echo "notears-admm, OWL-QN W step (the default):"
+	@top_srcdir=$(abs_top_srcdir) ./bench/bench-admm --owlqn
+	@echo "notears-admm, subgradient L-BFGS W step (the reference, solver=subgradient):"
+	@top_srcdir=$(abs_top_srcdir) ./bench/bench-admm
 	@FEDBN=./fedbn $(SHELL) $(srcdir)/bench/startup.sh
 .PHONY: bench
