@@ -81,12 +81,23 @@ static int graph_level(const pane *p, size_t i, size_t j)
 	return a >= 1 ? PANE_HEAT_LEVELS : 1 + (int)(a * PANE_HEAT_LEVELS);
 }
 
-/* The last n characters of a name (the distinctive end of X1..X200). */
-static const char *graph_tail(const char *name, size_t n)
+/* The last n characters of a name (the distinctive end of X1..X200) in out, counting
+ * multibyte characters as one; returns out. */
+static const char *graph_tail(const char *name, size_t n, char *out, size_t len)
 {
-	size_t len = strlen(name);
+	wchar_t ws[256];
+	size_t wn = mbstowcs(ws, name, sizeof ws / sizeof *ws - 1);
+	size_t bl = strlen(name);
 
-	return len > n ? name + len - n : name;
+	if (wn == (size_t)-1) { /* not text in this locale: bytes */
+		snprintf(out, len, "%s", bl > n ? name + bl - n : name);
+		return out;
+	}
+	ws[wn] = L'\0';
+	if (wcstombs(out, wn > n ? ws + wn - n : ws, len) == (size_t)-1)
+		snprintf(out, len, "?");
+	out[len - 1] = '\0';
+	return out;
 }
 
 /* Draw cell (i, j) at (y, x). */
@@ -141,9 +152,12 @@ static void graph_summary(const pane *p, int y, int w)
 	for (int k = CELL_EDGE; k < CELL_NKINDS; k++) {
 		if ((p->run->truth == NULL) != (k == CELL_EDGE))
 			continue;
+		char item[64];
+		int len = snprintf(item, sizeof item, " %s %zu", kinds[k].name, c[k]);
+
 		pane_putf(p, y + 1, x, w - x, kinds[k].role, "%c", kinds[k].mark);
-		pane_putf(p, y + 1, x + 1, w - x - 1, ROLE_TEXT, " %s %zu", kinds[k].name, c[k]);
-		x += 4 + (int)strlen(kinds[k].name) + (c[k] > 9 ? 3 : 1);
+		pane_put(p, y + 1, x + 1, w - x - 1, ROLE_TEXT, item);
+		x += 1 + len + 2;
 	}
 	if (p->run->truth == NULL)
 		pane_put(p, y + 1, x + 1, w - x - 2, ROLE_DIM, "(no truth to compare with)");
@@ -183,11 +197,18 @@ static void graph_col_labels(const pane *p, int y, int lh, int x0, size_t vc)
 	const fb_dataset *ds = p->run->data;
 
 	for (size_t j = p->left_c; j < p->g.d && j < p->left_c + vc; j++) {
-		const char *name = graph_tail(ds->vars[j].name, (size_t)lh);
-		int x = x0 + 2 * (int)(j - p->left_c);
+		char tail[64];
+		wchar_t ws[8];
+		int x = x0 + 2 * (int)(j - p->left_c), n;
 
-		for (int r = 0; r < lh && name[r] != '\0'; r++)
-			pane_putf(p, y + r, x, 1, j == p->cur_c ? ROLE_KEY : ROLE_AXIS, "%c", name[r]);
+		graph_tail(ds->vars[j].name, (size_t)lh, tail, sizeof tail);
+		n = (int)mbstowcs(ws, tail, sizeof ws / sizeof *ws);
+		if (n < 0)
+			continue;
+		attrset(pane_attr(p, j == p->cur_c ? ROLE_KEY : ROLE_AXIS));
+		for (int r = 0; r < n; r++) /* the last letters next to the cells */
+			mvaddnwstr(y + lh - n + r, x, &ws[r], 1);
+		attrset(A_NORMAL);
 	}
 }
 
@@ -214,8 +235,11 @@ static void graph_matrix(pane *p, int y, int h, int w)
 	for (size_t i = p->top_r; i < p->g.d && i < p->top_r + vr; i++) {
 		int row = y + lh + (int)(i - p->top_r);
 
-		pane_putf(p, row, 1, rl, i == p->cur_r ? ROLE_KEY : ROLE_AXIS, "%*s", rl,
-		          graph_tail(ds->vars[i].name, (size_t)rl));
+		char tail[64];
+
+		graph_tail(ds->vars[i].name, (size_t)rl, tail, sizeof tail);
+		pane_putf(p, row, 1 + rl - (int)mbstowcs(NULL, tail, 0), rl,
+		          i == p->cur_r ? ROLE_KEY : ROLE_AXIS, "%s", tail);
 		for (size_t j = p->left_c; j < p->g.d && j < p->left_c + vc; j++)
 			graph_cell(p, i, j, row, x0 + 2 * (int)(j - p->left_c));
 	}

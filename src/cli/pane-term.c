@@ -134,16 +134,29 @@ static void pane_term_restore_add(const char *cap)
 	}
 }
 
+/* At exit (out of memory calls exit) while a visit holds the terminal: give it back. */
+static void pane_term_at_exit(void)
+{
+	if (term.open) {
+		endwin();
+		fflush(stdout);
+		term.open = false;
+	}
+}
+
 /* Make the kept screen on the first visit; FB_ERR when the terminal cannot be driven. */
 static int pane_term_first(fb_error *err)
 {
 	const char *type = getenv("TERM");
 
+	if (type == NULL || *type == '\0')
+		return fb_fail(err, "TERM is not set");
 	use_env(FALSE); /* the size from the terminal, never from LINES and COLUMNS, which
 	                   readline exports and does not update while the pane runs */
 	term.screen = newterm(NULL, stdout, stdin);
 	if (term.screen == NULL)
-		return fb_fail(err, "cannot drive the terminal '%s' full-screen", type ? type : "");
+		return fb_fail(err, "cannot drive the terminal '%s' full-screen", type);
+	atexit(pane_term_at_exit);
 	term.nrestore = 0;
 	pane_term_restore_add("sgr0");
 	pane_term_restore_add("cnorm");
