@@ -109,10 +109,14 @@ keys 5 Enter
 expect_round 8
 keys ' '
 expect_round 9
+keys 1 0 Enter
+expect_round 19
+keys 2 Enter
+expect_round 21
 # the progress view: plots with the rounds below them and y labels on an axis
 screen | grep -qE '^ +objective +[-0-9.e+]+' || fail "no plot titled 'objective'"
 screen | grep -qE '[0-9] *(\||│)' || fail "no labelled y axis"
-screen | grep -qE '(\+|└)1 +round +9$' || fail "no round labels under the plots"
+screen | grep -qE '(\+|└)1 +round +21$' || fail "no round labels under the plots"
 screen | grep -qE '^ +round +edges +SHD +objective' || fail "no table of the latest rounds"
 [ "$(colour_codes)" -gt 0 ] || fail "no colour escapes on a colour terminal"
 # the graph view: the legend and one labelled row per variable
@@ -139,28 +143,28 @@ sleep 0.5
 screen > "$tmp/redrawn"
 cmp -s "$tmp/resized" "$tmp/redrawn" ||
 	{ diff "$tmp/resized" "$tmp/redrawn"; fail "the resized frame differs from a full redraw"; }
-head -n 1 "$tmp/resized" | grep -q ' round 9 of 200 ' || fail "no top bar after the resize"
+head -n 1 "$tmp/resized" | grep -q ' round 21 of 200 ' || fail "no top bar after the resize"
 tail -n 1 "$tmp/resized" | grep -q 'q back' || fail "no bottom bar after the resize"
 # too small: a notice instead of the pane, then the pane again
 tmux -L "$sock" resize-window -t a -x 40 -y 10
 wait_for "the pane needs"
 tmux -L "$sock" resize-window -t a -x 80 -y 24
-wait_for " round 9 of 200 "
+wait_for " round 21 of 200 "
 # q gives a working prompt with the round line
 keys q
 back_at_prompt
-screen | grep -q '^round    9  objective' || fail "no line for the last round after the pane"
+screen | grep -q '^round   21  objective' || fail "no line for the last round after the pane"
 keys 'echo after the pane' Enter
 wait_for "after the pane"
 # more visits; then history and completion still work
 for i in 1 2 3; do
 	keys 'step' Enter
-	expect_round $((9 + i))
+	expect_round $((21 + i))
 	keys q
 	back_at_prompt
 done
 keys 'result' Enter
-wait_for "notears-admm finished: 12 rounds"
+wait_for "notears-admm finished: 24 rounds"
 keys Up
 last_line_is "fedbn> result"
 keys C-u 'ec' Tab

@@ -117,7 +117,7 @@ static void pane_draw_bottom(const pane *p, int y, int w)
 	pane_bar_fill(p, y, w);
 	if (p->num[0] != '\0')
 		pane_putf(p, y, 0, w, ROLE_KEY, " step %s rounds: Enter", p->num);
-	else if (p->msg[0] != '\0' && strcmp(p->msg, " ") != 0)
+	else if (p->msg[0] != '\0')
 		pane_putf(p, y, 0, w, p->msg_err ? ROLE_ERROR : ROLE_BAR, " %s", p->msg);
 	else
 		pane_put(p, y, 0, w, ROLE_BAR, keys);

@@ -2,7 +2,6 @@
  * (v/Tab, Shift-Tab), help (?), scrolling (arrows, PgUp/PgDn, Home/End), leaving (q/Esc). */
 #include "config.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +23,10 @@ static bool pane_key_count(pane *p, int ch)
 	size_t len = strlen(p->num);
 
 	if (ch >= '0' && ch <= '9') {
-		if (len + 1 < sizeof p->num && !(len == 0 && ch == '0'))
+		if (len + 1 < sizeof p->num && !(len == 0 && ch == '0')) {
 			p->num[len] = (char)ch;
+			p->num[len + 1] = '\0';
+		}
 		pane_say(p, false, "%s rounds: Enter steps them, Esc forgets", p->num);
 		return true;
 	}
@@ -40,12 +41,12 @@ static bool pane_key_count(pane *p, int ch)
 		size_t n = strtoul(p->num, NULL, 10);
 
 		p->num[0] = '\0';
-		pane_say(p, false, " ");
+		p->msg[0] = '\0';
 		pane_batch_start(p, n);
 		return true;
 	}
 	p->num[0] = '\0';
-	pane_say(p, false, " ");
+	p->msg[0] = '\0';
 	return ch == KEY_ESCAPE; /* Esc only forgets the count; another key also does its job */
 }
 
@@ -126,6 +127,11 @@ void pane_key(pane *p, int ch)
 		p->help = false;
 		if (ch == '?' || ch == KEY_ESCAPE || ch == 'q')
 			return;
+	}
+	if (p->running && ch >= '0' && ch <= '9') {
+		pane_say(p, false, "rounds are running: p pauses them, then a count and Enter steps "
+		                   "that many");
+		return;
 	}
 	if (!p->running && pane_key_count(p, ch))
 		return;
