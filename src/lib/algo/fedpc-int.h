@@ -133,7 +133,7 @@ typedef struct fedpc_client {
 	fb_ci *ci;    /* tests on the client's own rows, columns in rank order (round 1) */
 	size_t *tri;  /* FedOrien: the triples received, 3 ids each */
 	size_t *cap;  /* FedOrien: per end pair, the largest set to try */
-	size_t *buf;  /* FedOrien: scratch for sets and subsets (5 d) */
+	size_t *buf;  /* FedOrien: pool, subset, test set and best set (4 d) */
 } fedpc_client;
 
 /* The state of a fedpc run. */

@@ -263,8 +263,8 @@ int fedpc_orient_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	P = pairs_count(cl->tri, T);
 	for (size_t a = 0; a < P; a++)
 		cap = cl->cap[a] > cap ? cl->cap[a] : cap;
-	cl->buf = fb_xreallocarray(cl->buf, 5 * d, sizeof *cl->buf);
-	b.Z = cl->buf + 4 * d;
+	cl->buf = fb_xreallocarray(cl->buf, 4 * d, sizeof *cl->buf);
+	b.Z = cl->buf + 3 * d;
 	g = fedpc_skel_unpack(down->b, d);
 	dd = fb_msg_doubles(up, P + (st->strength ? 2 * T : 0));
 	q = bytes = fb_xmalloc(P * ((cap < d ? cap : d) + 1) * w + 1);
