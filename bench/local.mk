@@ -7,6 +7,7 @@ FB_BENCHES = bench/bench-csv
 include bench/local-notears.mk
 include bench/local-pc.mk
 include bench/local-admm.mk
+include bench/local-fedpc.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 

@@ -1,8 +1,9 @@
 # Mean and standard error per (setting, algorithm) of the compare CSV rows that the example
 # scripts collect: input lines "setting,<compare CSV row>"; prints one table row per group.
-# Columns of a compare row: run, algorithm, split, parameters, SHD, TPR, FDR, F1, NNZ, rounds,
-# seconds, bytes.
-BEGIN { FS = "," }
+# Columns of a compare row: run, algorithm, split, parameters, SHD, SHD-DAG, SHD-CPDAG, TPR,
+# FDR, F1, NNZ, rounds, seconds, bytes.  -v shd=dag (or cpdag) reports that SHD instead of the
+# NOTEARS-style one (an undirected estimate over a true edge costs nothing).
+BEGIN { FS = ","; col = shd == "dag" ? 8 : shd == "cpdag" ? 7 : 9 }
 function add(key, col, v) { n[key, col]++; s[key, col] += v; ss[key, col] += v * v }
 function mean(key, col) { return s[key, col] / n[key, col] }
 function se(key, col,    m, var) {
@@ -16,11 +17,11 @@ function se(key, col,    m, var) {
 	key = $1 SUBSEP $3
 	if (!(key in seen)) { seen[key] = 1; order[++count] = key }
 	nf = NF
-	add(key, "shd", $(nf - 7)); add(key, "tpr", $(nf - 6)); add(key, "fdr", $(nf - 5))
+	add(key, "shd", $(nf - col)); add(key, "tpr", $(nf - 6)); add(key, "fdr", $(nf - 5))
 	add(key, "sec", $(nf - 1))
 }
 END {
-	printf "%-14s %-16s %6s %16s %14s %14s %10s\n", "setting", "algorithm", "runs", "SHD", "TPR", "FDR", "seconds"
+	printf "%-14s %-16s %6s %16s %14s %14s %10s\n", "setting", "algorithm", "runs", shd == "" ? "SHD" : "SHD-" toupper(shd), "TPR", "FDR", "seconds"
 	for (i = 1; i <= count; i++) {
 		split(order[i], part, SUBSEP)
 		k = order[i]

@@ -76,7 +76,8 @@ typedef struct fb_algo {
 	const fb_param_def *params;   /* its parameters (NULL-name terminated) */
 	const char *const *figures;   /* names of its per-round figures (NULL terminated) */
 	const char *client_figure;    /* name of each client's own figure, or NULL */
-	/* Build run->state from run->params and the data; FB_ERR with the reason. */
+	/* Build run->state from run->params and the data; FB_ERR with the reason (destroy is
+	 * then called when run->state is set, so it must free a partly built state). */
 	int (*create)(fb_run *run, fb_error *err);
 	/* One round; fills fig (one per figure name). */
 	int (*step)(fb_run *run, double *fig, fb_error *err);

@@ -273,7 +273,8 @@ static const fb_param_def result_params[] = {
 const fb_cmd_entry fb_cmd_run = {
 	.name = "run", .usage = "[rounds=N]", .summary = "run the algorithm until it finishes",
 	.help = "Run the chosen algorithm round by round until it finishes (or for N rounds), "
-	        "printing one line per round. The newest run continues when nothing changed "
+	        "in the live pane on a terminal (one line per round otherwise, or with "
+	        "--no-pane or 'watch off'). The newest run continues when nothing changed "
 	        "since it started; after a change of data, split, algorithm or parameter a new "
 	        "run starts. Ctrl-C stops at the end of the current round and keeps everything "
 	        "computed so far.",
@@ -283,7 +284,8 @@ const fb_cmd_entry fb_cmd_run = {
 const fb_cmd_entry fb_cmd_step = {
 	.name = "step", .usage = "[N]", .summary = "advance the run by N rounds (1)",
 	.help = "Advance the newest run by N communication rounds (default 1), or start a new "
-	        "run when nothing is running or the set-up changed.",
+	        "run when nothing is running or the set-up changed; in the live pane on a "
+	        "terminal, where the keys step on (? lists them), else one line per round.",
 	.min_args = 0, .max_args = 1, .exec = exec_step,
 };
 

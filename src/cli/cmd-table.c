@@ -23,6 +23,7 @@ const fb_cmd_entry *const fb_cmd_table[] = {
 	&fb_cmd_params,
 	&fb_cmd_run,
 	&fb_cmd_step,
+	&fb_cmd_watch,
 	&fb_cmd_result,
 	&fb_cmd_compare,
 	&fb_cmd_export,

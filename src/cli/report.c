@@ -109,15 +109,18 @@ int fb_report_result(FILE *out, const fb_run *run)
 	return FB_OK;
 }
 
+/* Columns of the comparison. */
+#define NCOLS 14
+
 /* One row of the comparison as cells. */
 typedef struct row {
-	char cell[12][160]; /* run, algorithm, split, parameters, SHD, TPR, FDR, F1, NNZ, rounds,
-	                       seconds, bytes */
+	char cell[NCOLS][160]; /* run, algorithm, split, parameters, SHD, SHD-DAG, SHD-CPDAG, TPR,
+	                          FDR, F1, NNZ, rounds, seconds, bytes */
 } row;
 
 /* The header of the comparison. */
-static const char *const compare_head[12] = { "run", "algorithm", "split", "parameters",
-	"SHD", "TPR", "FDR", "F1", "NNZ", "rounds", "seconds", "bytes" };
+static const char *const compare_head[NCOLS] = { "run", "algorithm", "split", "parameters",
+	"SHD", "SHD-DAG", "SHD-CPDAG", "TPR", "FDR", "F1", "NNZ", "rounds", "seconds", "bytes" };
 
 /* The parameters a run was given that differ from the defaults, as key=value words. */
 static void given_params(const fb_run *run, char *buf, size_t len)
@@ -146,17 +149,19 @@ static void compare_row(row *r, const fb_run *run, size_t idx, bool fmt_text)
 	given_params(run, r->cell[3], sizeof r->cell[3]);
 	if (scored) {
 		snprintf(r->cell[4], sizeof r->cell[4], "%g", s.shd);
-		snprintf(r->cell[5], sizeof r->cell[5], "%.3f", s.tpr);
-		snprintf(r->cell[6], sizeof r->cell[6], "%.3f", s.fdr);
-		snprintf(r->cell[7], sizeof r->cell[7], "%.3f", s.f1);
-		snprintf(r->cell[8], sizeof r->cell[8], "%g", s.nnz);
+		snprintf(r->cell[5], sizeof r->cell[5], "%g", s.shd_dag);
+		snprintf(r->cell[6], sizeof r->cell[6], "%g", s.shd_cpdag);
+		snprintf(r->cell[7], sizeof r->cell[7], "%.3f", s.tpr);
+		snprintf(r->cell[8], sizeof r->cell[8], "%.3f", s.fdr);
+		snprintf(r->cell[9], sizeof r->cell[9], "%.3f", s.f1);
+		snprintf(r->cell[10], sizeof r->cell[10], "%g", s.nnz);
 	} else {
-		for (int c = 4; c <= 8; c++)
+		for (int c = 4; c <= 10; c++)
 			snprintf(r->cell[c], sizeof r->cell[c], "-");
 	}
-	snprintf(r->cell[9], sizeof r->cell[9], "%zu", fb_run_rounds(run));
-	snprintf(r->cell[10], sizeof r->cell[10], "%.3f%s", run->seconds, fmt_text ? " s" : "");
-	snprintf(r->cell[11], sizeof r->cell[11], "%zu",
+	snprintf(r->cell[11], sizeof r->cell[11], "%zu", fb_run_rounds(run));
+	snprintf(r->cell[12], sizeof r->cell[12], "%.3f%s", run->seconds, fmt_text ? " s" : "");
+	snprintf(r->cell[13], sizeof r->cell[13], "%zu",
 	         fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN));
 }
 
@@ -180,7 +185,7 @@ static void csv_cell(FILE *out, const char *s)
 static void print_row(FILE *out, const char *const *cells, const size_t *width,
                       enum fb_table_format fmt)
 {
-	for (int c = 0; c < 12; c++) {
+	for (int c = 0; c < NCOLS; c++) {
 		if (fmt == FB_TABLE_CSV) {
 			if (c > 0)
 				fputc(',', out);
@@ -189,7 +194,7 @@ static void print_row(FILE *out, const char *const *cells, const size_t *width,
 			fprintf(out, "| %s ", cells[c]);
 		} else {
 			fprintf(out, c >= 4 ? "%*s" : "%-*s", (int)width[c], cells[c]);
-			fputs(c < 11 ? "  " : "", out);
+			fputs(c < NCOLS - 1 ? "  " : "", out);
 		}
 	}
 	fputs(fmt == FB_TABLE_MARKDOWN ? "|\n" : "\n", out);
@@ -199,22 +204,22 @@ static void print_row(FILE *out, const char *const *cells, const size_t *width,
 void fb_report_compare(FILE *out, fb_run *const *runs, size_t n, enum fb_table_format fmt)
 {
 	row *rows = fb_xcalloc(n, sizeof *rows);
-	size_t width[12];
-	const char *cells[12];
+	size_t width[NCOLS];
+	const char *cells[NCOLS];
 
-	for (int c = 0; c < 12; c++)
+	for (int c = 0; c < NCOLS; c++)
 		width[c] = strlen(compare_head[c]);
 	for (size_t i = 0; i < n; i++) {
 		compare_row(&rows[i], runs[i], i + 1, fmt == FB_TABLE_TEXT);
-		for (int c = 0; c < 12; c++)
+		for (int c = 0; c < NCOLS; c++)
 			if (strlen(rows[i].cell[c]) > width[c])
 				width[c] = strlen(rows[i].cell[c]);
 	}
 	print_row(out, compare_head, width, fmt);
 	if (fmt == FB_TABLE_MARKDOWN)
-		fputs("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n", out);
+		fputs("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", out);
 	for (size_t i = 0; i < n; i++) {
-		for (int c = 0; c < 12; c++)
+		for (int c = 0; c < NCOLS; c++)
 			cells[c] = rows[i].cell[c];
 		print_row(out, cells, width, fmt);
 	}

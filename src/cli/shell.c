@@ -164,6 +164,20 @@ static void shell_close(void)
 	signal(SIGWINCH, SIG_DFL);
 }
 
+/* Act on the signals that arrived since the last look (also those caught while a command
+ * ran, the pane included). */
+static void handle_signals(void)
+{
+	if (got_sigint) {
+		got_sigint = 0;
+		clear_line();
+	}
+	if (got_sigwinch) {
+		got_sigwinch = 0;
+		rl_resize_terminal();
+	}
+}
+
 /* The interactive loop. */
 int fb_shell_run(fb_cmd_ctx *ctx)
 {
@@ -171,19 +185,12 @@ int fb_shell_run(fb_cmd_ctx *ctx)
 	while (!sh.done) {
 		fd_set fds;
 
+		handle_signals();
 		FD_ZERO(&fds);
 		FD_SET(STDIN_FILENO, &fds);
 		if (select(STDIN_FILENO + 1, &fds, NULL, NULL, NULL) < 0) {
 			if (errno != EINTR)
 				break;
-			if (got_sigint) {
-				got_sigint = 0;
-				clear_line();
-			}
-			if (got_sigwinch) {
-				got_sigwinch = 0;
-				rl_resize_terminal();
-			}
 			continue;
 		}
 		rl_callback_read_char();

@@ -6,12 +6,16 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/fedpc.h"
 
 /* Every algorithm, learners first. */
 const fb_algo *const fb_algo_table[] = {
 	&fb_algo_notears,
 	&fb_algo_notears_admm,
 	&fb_algo_pc,
+	&fb_algo_fedpc,
+	&fb_algo_fedpc_simple1,
+	&fb_algo_fedpc_simple2,
 	&fb_algo_all,
 	&fb_algo_sep,
 	&fb_algo_voting,

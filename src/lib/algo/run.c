@@ -144,10 +144,9 @@ fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_opt
 	if (run->part != NULL && (run->fed = fb_fed_alloc(run->part, &run->fedopt, err)) == NULL)
 		goto fail;
 	if (a->create(run, err) != FB_OK)
-		goto fail;
+		goto fail; /* destroy frees what create had built, if anything */
 	return run;
 fail:
-	run->algo = NULL; /* nothing to destroy */
 	fb_run_free(run);
 	return NULL;
 }
