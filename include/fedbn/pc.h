@@ -51,6 +51,7 @@
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
 #include "fedbn/graph.h"
+#include "fedbn/param.h"
 
 /* Separating sets of the unordered pairs of d variables. */
 typedef struct fb_sepsets fb_sepsets;
@@ -103,6 +104,12 @@ typedef struct fb_pc_options {
  * fb_ci_options_init except that a conditional discrete test with 0 degrees of freedom is
  * taken as dependent (FB_CI_ZERO_DF_DEPENDENT: see ci.h; compat=causal-learn reverts it). */
 void fb_pc_options_init(fb_pc_options *opt);
+/* Options from declared parameters named as the pc learner's (alpha, depth, stable, test, df,
+ * small, zero_df, colliders, and compat when the table has it). */
+void fb_pc_options_from_params(const fb_params *p, fb_pc_options *opt);
+/* Advance comb (l increasing indices below m) to the next subset in lexicographic order;
+ * false after the last. */
+bool fb_pc_subset_next(size_t *comb, size_t l, size_t m);
 
 /* What one skeleton level did. */
 typedef struct fb_pc_level {

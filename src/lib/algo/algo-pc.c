@@ -8,8 +8,8 @@
 #include "fedbn/algo.h"
 #include "fedbn/pc.h"
 
-/* Read the run's parameters into PC's options. */
-static void pc_options_from(const fb_params *p, fb_pc_options *o)
+/* Read PC's parameters (by name: pc's table or a table sharing its names) into options. */
+void fb_pc_options_from_params(const fb_params *p, fb_pc_options *o)
 {
 	static const enum fb_ci_test tests[] = { FB_CI_AUTO, FB_CI_FISHER_Z, FB_CI_G2,
 		                                 FB_CI_CHI2 };
@@ -22,8 +22,8 @@ static void pc_options_from(const fb_params *p, fb_pc_options *o)
 	o->alpha = fb_params_double(p, "alpha");
 	o->depth = (long)fb_params_int(p, "depth");
 	o->stable = fb_params_bool(p, "stable");
-	o->compat = fb_params_int(p, "compat") == 1 ? FB_PC_COMPAT_CAUSAL_LEARN
-	                                             : FB_PC_COMPAT_NONE;
+	if (fb_params_find(p, "compat") >= 0 && fb_params_int(p, "compat") == 1)
+		o->compat = FB_PC_COMPAT_CAUSAL_LEARN;
 	o->ci.test = tests[fb_params_int(p, "test")];
 	o->ci.df = dfs[fb_params_int(p, "df")];
 	o->ci.small = smalls[fb_params_int(p, "small")];
@@ -38,7 +38,7 @@ static int pc_create(fb_run *run, fb_error *err)
 {
 	fb_pc_options o;
 
-	pc_options_from(&run->params, &o);
+	fb_pc_options_from_params(&run->params, &o);
 	run->state = fb_pc_alloc(run->data, &o, err);
 	return run->state != NULL ? FB_OK : FB_ERR;
 }

@@ -49,7 +49,6 @@ size_t fedpc_min_votes(double share, bool code_rule, size_t k);
 
 /* PC's options from a run's parameters (alpha, test, depth, stable, colliders, df, small,
  * zero_df), the same names and meanings as the pc learner's. */
-void fedpc_pc_options(const fb_params *p, fb_pc_options *o);
 
 /* The parameters every algorithm of the family shares with the pc learner: same names,
  * meanings and defaults, so that fedpc and sep:pc run the same tests. */

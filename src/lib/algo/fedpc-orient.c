@@ -102,21 +102,6 @@ void fedpc_orient_broadcast(fedpc_state *st, fb_msg *down)
 	}
 }
 
-/* Advance comb (l increasing indices below m) to the next subset; false after the last. */
-static bool comb_next(size_t *comb, size_t l, size_t m)
-{
-	size_t k = l;
-
-	while (k > 0 && comb[k - 1] == m - l + k - 1)
-		k--;
-	if (k == 0)
-		return false;
-	comb[k - 1]++;
-	for (size_t t = k; t < l; t++)
-		comb[t] = comb[t - 1] + 1;
-	return true;
-}
-
 /* A client's best set so far for one pair. */
 typedef struct best_set {
 	double p;   /* its p-value, -1 while none */
@@ -146,7 +131,7 @@ static int pool_search(fb_ci *ci, size_t i, size_t j, const size_t *pool, size_t
 				b->n = l;
 				memcpy(b->Z, S, l * sizeof *S);
 			}
-			more = comb_next(comb, l, m);
+			more = fb_pc_subset_next(comb, l, m);
 		}
 	}
 	return FB_OK;

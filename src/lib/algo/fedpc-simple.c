@@ -338,7 +338,7 @@ static int simple_create(fb_run *run, fb_error *err)
 	fedpc_common_init(&st->c, run);
 	st->two = run->algo == &fb_algo_fedpc_simple2;
 	st->c.directed = !st->two;
-	fedpc_pc_options(&run->params, &st->opt);
+	fb_pc_options_from_params(&run->params, &st->opt);
 	st->share = fb_params_double(&run->params, "vote");
 	st->code_rule = fb_params_int(&run->params, "vote_rule") == 1;
 	st->c.extend = fb_params_bool(&run->params, "extend");

@@ -129,29 +129,6 @@ size_t fedpc_min_votes(double share, bool code_rule, size_t k)
 	return m > 0 ? m : 1;
 }
 
-/* PC's options from the shared parameter names. */
-void fedpc_pc_options(const fb_params *p, fb_pc_options *o)
-{
-	static const enum fb_ci_test tests[] = { FB_CI_AUTO, FB_CI_FISHER_Z, FB_CI_G2,
-		                                 FB_CI_CHI2 };
-	static const enum fb_ci_df dfs[] = { FB_CI_DF_ADJUSTED, FB_CI_DF_CLASSICAL,
-		                             FB_CI_DF_ADAPT };
-	static const enum fb_ci_small smalls[] = { FB_CI_SMALL_NONE, FB_CI_SMALL_PCALG,
-		                                   FB_CI_SMALL_FEDPC };
-
-	fb_pc_options_init(o);
-	o->alpha = fb_params_double(p, "alpha");
-	o->depth = (long)fb_params_int(p, "depth");
-	o->stable = fb_params_bool(p, "stable");
-	o->ci.test = tests[fb_params_int(p, "test")];
-	o->ci.df = dfs[fb_params_int(p, "df")];
-	o->ci.small = smalls[fb_params_int(p, "small")];
-	o->ci.zero_df = fb_params_int(p, "zero_df") == 0 ? FB_CI_ZERO_DF_DEPENDENT
-	                                                 : FB_CI_ZERO_DF_INDEPENDENT;
-	o->colliders = fb_params_int(p, "colliders") == 0 ? FB_PC_COLLIDERS_STRENGTH
-	                                                   : FB_PC_COLLIDERS_ORDER;
-}
-
 /* Alignment and names from the run. */
 void fedpc_common_init(fedpc_common *c, const fb_run *run)
 {

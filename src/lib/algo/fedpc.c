@@ -190,7 +190,7 @@ static int fedpc_create(fb_run *run, fb_error *err)
 
 	run->state = st;
 	fedpc_common_init(&st->c, run);
-	fedpc_pc_options(&run->params, &st->opt);
+	fb_pc_options_from_params(&run->params, &st->opt);
 	if (fedpc_check(run, &st->opt, err) != FB_OK) {
 		fedpc_destroy(run);
 		return FB_ERR;

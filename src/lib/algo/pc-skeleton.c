@@ -50,7 +50,7 @@ static void adj_freeze(const fb_graph *g, size_t *start, size_t *adj)
 
 /* Advance comb (l indices below m, increasing) to the next subset in lexicographic order;
  * false after the last. */
-static bool comb_next(size_t *comb, size_t l, size_t m)
+bool fb_pc_subset_next(size_t *comb, size_t l, size_t m)
 {
 	size_t k = l;
 
@@ -92,7 +92,7 @@ static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool all, bool 
 			if (c->seps != NULL)
 				fb_sepsets_add(c->seps, i, j, c->S, l);
 		}
-		more = comb_next(c->comb, l, m);
+		more = fb_pc_subset_next(c->comb, l, m);
 	}
 	return FB_OK;
 }
