@@ -10,6 +10,10 @@
 
 /* Print "where: error: message" to the error stream. */
 static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *fmt, va_list ap)
+	FB_PRINTF(3, 0);
+
+/* Print "where: error: message" to the error stream. */
+static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *fmt, va_list ap)
 {
 	if (ctx->where != NULL)
 		fprintf(ctx->err, "%s: ", ctx->where);
