@@ -7,8 +7,8 @@ AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)'
 	LSAN_OPTIONS='suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0'; \
 	export top_srcdir top_builddir FEDBN LSAN_OPTIONS;
 
-TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/interrupt.sh
-EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data
+TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh
+EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data
 
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
