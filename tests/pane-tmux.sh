@@ -4,7 +4,8 @@
 # client; a resize redraws cleanly and a too small terminal is told so; q, Ctrl-C twice and
 # SIGTERM give the terminal back (normal screen, visible cursor) with a working prompt,
 # history and completion, after any number of visits; NO_COLOR draws without colour escapes;
-# --no-pane prints one line per round.
+# fedpc's detail view shows the votes per pair, then the separating sets; --no-pane prints
+# one line per round.
 fedbn=${FEDBN:-./fedbn}
 command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
 tmp=$(mktemp -d) || exit 99
@@ -91,6 +92,7 @@ colour_codes() {
 		tr -d '\033[m' | tr ';' '\n' | grep -cE '^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$'
 }
 
+top=$(cd "${top_srcdir:-.}" && pwd) || exit 99
 cd "$tmp" || exit 99
 setup='gen er d=8 n=200 seed=1; split horizontal 4; algo notears-admm'
 
@@ -232,6 +234,36 @@ screen | grep -qE '^ +[-0-9.e+]+\|' || fail "no ASCII y axis without UTF-8"
 keys Tab
 wait_for "correct"
 [ "$(colour_codes)" = 0 ] || fail "colour escapes in the graph view with NO_COLOR set"
+keys q
+back_at_prompt
+keys C-d
+wait_for "EXITED-0"
+
+# --- fedpc's detail view at 80 x 24, no colour, no UTF-8: votes per pair in FedSkele, then
+# the separating sets and the triples they oriented; the arrows scroll it ---------------------
+start e "LANG=C NO_COLOR=1 TERM=xterm-256color"
+tmux -L "$sock" resize-window -t e -x 80 -y 24
+keys "sample $top/examples/asia.bif n=5000; split horizontal 5; algo fedpc" Enter
+wait_for "algorithm: fedpc"
+keys 'step' Enter
+wait_for "fedpc  round 1 "
+keys n
+wait_for "fedpc  round 2 "
+keys v v v
+wait_for "FedSkele layer 1, round 2"
+screen | grep -qE '^ [a-z]+ +- [a-z]+ +votes [1-5]/5 +#+\|[#.]+ +kept$' ||
+	fail "no kept pair with its votes out of 5"
+screen | grep -qE '^ [a-z]+ +- [a-z]+ +votes 1/5 +#\|\.+ +removed$' ||
+	fail "no removed pair with its votes out of 5"
+screen | grep -q 'kept with 2 of 5 (vote=0.3, paper rule)' || fail "no vote threshold"
+[ "$(colour_codes)" = 0 ] || fail "colour escapes in the fedpc detail view with NO_COLOR set"
+keys r
+wait_for "finished after 5 rounds"
+screen | grep -qE '^ [a-z]+ +_\|\|_ [a-z]+ +p 0\.[0-9]+ +client [1-5] +given \{' ||
+	fail "no separating set with its p-value and client after FedOrien"
+screen | grep -qE '^ +[a-z]+ -> [a-z]+ <- [a-z]+ +v-structure$' || fail "no v-structure line"
+keys Down
+wait_for "rows 2-"
 keys q
 back_at_prompt
 keys C-d

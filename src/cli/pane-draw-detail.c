@@ -1,7 +1,8 @@
 /* The detail view: what only one algorithm has.  A table maps algorithm names to their own
  * drawing; notears-admm shows its penalties and multiplier over the last rounds and each
- * client's consensus distance.  Others get every figure of the last rounds and their clients'
- * own figure, until they add an entry (fedpc: vote counts per edge, separating sets). */
+ * client's consensus distance; fedpc and fedpc-simple2 their votes per pair and separating
+ * sets (pane-draw-fedpc.c).  Others get every figure of the last rounds and their clients'
+ * own figure, until they add an entry. */
 #include "config.h"
 
 #include <math.h>
@@ -143,6 +144,8 @@ static const struct {
 	detail_fn draw;   /* its detail */
 } details[] = {
 	{ "notears-admm", detail_admm },
+	{ "fedpc", pane_detail_fedpc },
+	{ "fedpc-simple2", pane_detail_fedpc },
 };
 
 /* The detail view. */

@@ -203,6 +203,9 @@ void pane_draw_clients(pane *p, int top, int h, int w);
 void pane_draw_detail(pane *p, int top, int h, int w);
 /* The help over the view. */
 void pane_draw_help(pane *p, int top, int h, int w);
+/* The detail of fedpc and fedpc-simple2 (pane-draw-fedpc.c): votes per pair, then the
+ * separating sets and the triples they oriented. */
+void pane_detail_fedpc(pane *p, int top, int h, int w);
 
 /* A line plot of one series in the box (y, x, h, w): title, labelled axes, braille or ASCII
  * dots, a log scale when the values span decades. */
