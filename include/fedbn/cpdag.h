@@ -45,6 +45,10 @@ fb_graph *fb_cpdag_to_dag(const fb_graph *p, bool *fallback);
  * FB_ERR with the reason when the graphs' nodes differ (count or names). */
 int fb_cpdag_shd(const fb_graph *a, const fb_graph *b, size_t *shd, fb_error *err);
 
+/* The unshielded triples of g (i and j adjacent to k, not to each other, any edge marks) as
+ * (i, k, j) with i < j, sorted by (i, j, k), into *out (caller frees); their count. */
+size_t fb_graph_unshielded_triples(const fb_graph *g, size_t **out);
+
 /* Number of v-structures of g: triples i -> k <- j with i < j not adjacent. */
 size_t fb_cpdag_n_vstructures(const fb_graph *g);
 

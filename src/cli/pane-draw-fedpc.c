@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/cpdag.h"
 #include "fedbn/fedpc.h"
 #include "pane-int.h"
 
@@ -96,46 +97,20 @@ static void fp_push(fp_view *v, enum fp_kind kind, size_t i, size_t k, size_t j)
 	v->rows[v->nrows++] = (fp_row){ kind, i, k, j };
 }
 
-/* Order triples (i, k, j) by their ends, then their middle. */
-static int fp_tri_cmp(const void *x, const void *y)
-{
-	const size_t *a = x, *b = y;
-
-	if (a[0] != b[0])
-		return a[0] < b[0] ? -1 : 1;
-	if (a[2] != b[2])
-		return a[2] < b[2] ? -1 : 1;
-	return (a[1] > b[1]) - (a[1] < b[1]);
-}
-
-/* The unshielded triples i - k - j (i < j not adjacent) of the estimate, sorted by (i, j, k),
- * into *out (caller frees); their count. */
+/* The unshielded triples i - k - j (i < j not adjacent) of the run's estimate, sorted by
+ * (i, j, k), into *out (caller frees); their count (0 when there is no estimate). */
 static size_t fp_find_triples(const fp_view *v, size_t **out)
 {
-	size_t d = v->d, n = 0, cap = 16, *nb = fb_xmalloc((d + 1) * sizeof *nb);
-	size_t *t = fb_xmalloc(3 * cap * sizeof *t);
+	fb_error err;
+	fb_graph *g = fb_run_result(v->run, &err);
+	size_t n;
 
-	for (size_t k = 0; k < d; k++) {
-		size_t m = 0;
-
-		for (size_t a = 0; a < d; a++)
-			if (a != k && fp_adj(v, a, k))
-				nb[m++] = a;
-		for (size_t x = 0; x < m; x++)
-			for (size_t y = x + 1; y < m; y++) {
-				if (fp_adj(v, nb[x], nb[y]))
-					continue;
-				if (n == cap)
-					t = fb_xreallocarray(t, 3 * (cap *= 2), sizeof *t);
-				t[3 * n] = nb[x];
-				t[3 * n + 1] = k;
-				t[3 * n + 2] = nb[y];
-				n++;
-			}
+	if (g == NULL) {
+		*out = NULL;
+		return 0;
 	}
-	free(nb);
-	qsort(t, n, 3 * sizeof *t, fp_tri_cmp);
-	*out = t;
+	n = fb_graph_unshielded_triples(g, out);
+	fb_graph_free(g);
 	return n;
 }
 

@@ -546,7 +546,7 @@ static void test_max_p(void **state)
 		st.c.graph = fb_graph_alloc(3);
 		fb_graph_set_undirected(st.c.graph, 0, 1);
 		fb_graph_set_undirected(st.c.graph, 1, 2);
-		st.ntri = fedpc_triples(st.c.graph, &st.tri);
+		st.ntri = fb_graph_unshielded_triples(st.c.graph, &st.tri);
 		assert_int_equal(st.ntri, 1);
 		reply(&up[0], flip ? 0.9 : 0.5, NAN, NAN, with_k, 2);
 		reply(&up[1], flip ? 0.6 : 0.8, 1e-6, 25.0, empty, 1);
@@ -576,7 +576,7 @@ static void test_max_p(void **state)
 	st.c.graph = fb_graph_alloc(3);
 	fb_graph_set_undirected(st.c.graph, 0, 1);
 	fb_graph_set_undirected(st.c.graph, 1, 2);
-	st.ntri = fedpc_triples(st.c.graph, &st.tri);
+	st.ntri = fb_graph_unshielded_triples(st.c.graph, &st.tri);
 	for (int m = 0; m < 2; m++) {
 		fb_msg_doubles(&up[m], 1)[0] = -1.0;
 		memcpy(fb_msg_bytes(&up[m], 1), empty, 1);

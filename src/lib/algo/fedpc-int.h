@@ -122,7 +122,6 @@ void fedpc_orient(fb_graph *g, fedpc_cand *cands, size_t n, bool strength, size_
 
 /* The unshielded triples i - k - j of g (i, j not adjacent) as (i, k, j) with i < j, sorted
  * by (i, j, k), into *out (caller frees); their count. */
-size_t fedpc_triples(const fb_graph *g, size_t **out);
 
 /* Sort candidates into index order (middle, then i, then j) and number them (pos). */
 void fedpc_cands_index(fedpc_cand *cands, size_t n);

@@ -22,46 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/cpdag.h"
 #include "fedpc-int.h"
-
-/* Order triples by (i, j, k). */
-static int tri_cmp(const void *x, const void *y)
-{
-	const size_t *a = x, *b = y;
-
-	if (a[0] != b[0])
-		return a[0] < b[0] ? -1 : 1;
-	if (a[2] != b[2])
-		return a[2] < b[2] ? -1 : 1;
-	return (a[1] > b[1]) - (a[1] < b[1]);
-}
-
-/* The unshielded triples of g as (i, k, j), i < j, sorted by (i, j, k); their count. */
-size_t fedpc_triples(const fb_graph *g, size_t **out)
-{
-	size_t d = g->d, n = 0, cap = 64;
-	size_t *nb = fb_xmalloc(d * sizeof *nb), *t = fb_xmalloc(3 * cap * sizeof *t);
-
-	for (size_t k = 0; k < d; k++) {
-		size_t m = fb_graph_adjacents(g, k, nb);
-
-		for (size_t p = 0; p < m; p++)
-			for (size_t q = p + 1; q < m; q++) {
-				if (fb_graph_adjacent(g, nb[p], nb[q]))
-					continue;
-				if (n == cap)
-					t = fb_xreallocarray(t, 3 * (cap *= 2), sizeof *t);
-				t[3 * n] = nb[p];
-				t[3 * n + 1] = k;
-				t[3 * n + 2] = nb[q];
-				n++;
-			}
-	}
-	free(nb);
-	qsort(t, n, 3 * sizeof *t, tri_cmp);
-	*out = t;
-	return n;
-}
 
 /* Number of distinct end pairs of n sorted triples. */
 static size_t pairs_count(const size_t *tri, size_t n)
@@ -80,7 +42,7 @@ void fedpc_orient_broadcast(fedpc_state *st, fb_msg *down)
 	unsigned char *p;
 
 	free(st->tri);
-	st->ntri = fedpc_triples(st->c.graph, &st->tri);
+	st->ntri = fb_graph_unshielded_triples(st->c.graph, &st->tri);
 	P = pairs_count(st->tri, st->ntri);
 	len = nb + 4 + w * (4 * P + st->ntri);
 	fb_msg_doubles(down, 1)[0] = -1.0;

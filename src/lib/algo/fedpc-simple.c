@@ -241,7 +241,7 @@ static int client_sets(simple_state *st, const fb_msg *up, size_t m, size_t *old
  * intersected set of their ends (pairs without one give none); their count. */
 static size_t simple2_cands(const simple_state *st, fedpc_cand **out)
 {
-	size_t *tri, n = fedpc_triples(st->c.graph, &tri), nc = 0;
+	size_t *tri, n = fb_graph_unshielded_triples(st->c.graph, &tri), nc = 0;
 	fedpc_cand *c = fb_xmalloc((n + 1) * sizeof *c);
 
 	for (size_t t = 0; t < n; t++) {

@@ -265,3 +265,42 @@ size_t fb_cpdag_n_vstructures(const fb_graph *g)
 		}
 	return n;
 }
+
+/* Order triples by (i, j, k). */
+static int tri_cmp(const void *x, const void *y)
+{
+	const size_t *a = x, *b = y;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	if (a[2] != b[2])
+		return a[2] < b[2] ? -1 : 1;
+	return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* The unshielded triples of g as (i, k, j), i < j, sorted by (i, j, k); their count. */
+size_t fb_graph_unshielded_triples(const fb_graph *g, size_t **out)
+{
+	size_t d = g->d, n = 0, cap = 64;
+	size_t *nb = fb_xmalloc(d * sizeof *nb), *t = fb_xmalloc(3 * cap * sizeof *t);
+
+	for (size_t k = 0; k < d; k++) {
+		size_t m = fb_graph_adjacents(g, k, nb);
+
+		for (size_t p = 0; p < m; p++)
+			for (size_t q = p + 1; q < m; q++) {
+				if (fb_graph_adjacent(g, nb[p], nb[q]))
+					continue;
+				if (n == cap)
+					t = fb_xreallocarray(t, 3 * (cap *= 2), sizeof *t);
+				t[3 * n] = nb[p];
+				t[3 * n + 1] = k;
+				t[3 * n + 2] = nb[q];
+				n++;
+			}
+	}
+	free(nb);
+	qsort(t, n, 3 * sizeof *t, tri_cmp);
+	*out = t;
+	return n;
+}
