@@ -75,7 +75,7 @@ void pane_batch_start(pane *p, size_t n)
 		return;
 	}
 	p->running = true;
-	p->todo = n;
+	p->batch_left = n;
 	p->batch_t0 = pane_now();
 	if (n == 0)
 		pane_say(p, false, "running until done: p pauses, Ctrl-C stops");
@@ -90,7 +90,7 @@ void pane_batch_stop(pane *p, const char *why)
 		return;
 	p->st.loop_s += pane_now() - p->batch_t0;
 	p->running = false;
-	p->todo = 0;
+	p->batch_left = 0;
 	if (why != NULL)
 		pane_say(p, false, "%s", why);
 	p->dirty = true;
@@ -122,7 +122,7 @@ static void pane_round(pane *p)
 		snprintf(why, sizeof why, "finished after %zu round%s: q goes back to the shell",
 		         fb_run_rounds(p->run), fb_run_rounds(p->run) == 1 ? "" : "s");
 		pane_batch_stop(p, why);
-	} else if (p->todo > 0 && --p->todo == 0) {
+	} else if (p->batch_left > 0 && --p->batch_left == 0) {
 		pane_batch_stop(p, NULL);
 		p->msg[0] = '\0';
 	}
