@@ -78,7 +78,7 @@ typedef struct pane {
 	bool help;                  /* the key help is shown over the view */
 	bool leave;                 /* back to the shell after this turn of the loop */
 	bool running;               /* rounds are being stepped */
-	size_t batch_left;                /* rounds left in this batch (0: until done) */
+	size_t batch_left;          /* rounds left in this batch (0: until done) */
 	double batch_t0;            /* when the current batch started */
 	char num[12];               /* digits typed so far (a count of rounds) */
 	char msg[200];              /* the bottom bar's message */
