@@ -91,7 +91,7 @@ static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 	return ret;
 }
 
-/* The number of run in the session, from 1. */
+/* The run's number in the session, from 1 (0 when it is not there). */
 static size_t run_number(const fb_session *s, const fb_run *run)
 {
 	for (size_t i = 0; i < s->nruns; i++)
@@ -166,9 +166,7 @@ static int exec_run(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 	if (finished_unchanged(ctx))
 		return FB_CMD_OK;
-	run = current_run(ctx, "run");
-
-	if (run == NULL)
+	if ((run = current_run(ctx, "run")) == NULL)
 		return FB_CMD_ERROR;
 	return advance(ctx, run, (size_t)fb_params_int(&a->params, "rounds"));
 }
