@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install what a Debian 12 machine lacks, build fedbn, then run one job:
-#   sh setup.sh demo        the demo (data the program simulates itself)
+#   sh setup.sh demo        the demo (data the program simulates itself; it writes
+#                           demo-truth.png and demo-diff.png in this folder)
 #   sh setup.sh check       the whole test suite
 #   sh setup.sh asan-check  the whole test suite built with AddressSanitizer and UBSan
 #   sh setup.sh fuzz [SECS] each fuzz target for SECS seconds (default 30)
@@ -109,7 +110,7 @@ install_missing
 case $job in
 demo)
 	build build
-	./fedbn demo ;;
+	cd "$top" && build/fedbn demo ;;
 check)
 	run_suite build ;;
 asan-check)
