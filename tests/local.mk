@@ -23,7 +23,10 @@ TRANSCRIPTS = \
 	tests/transcripts/export.fbn \
 	tests/transcripts/algo.fbn \
 	tests/transcripts/sample.fbn \
-	tests/transcripts/data.fbn
+	tests/transcripts/data.fbn \
+	tests/transcripts/bail.fbn \
+	tests/transcripts/bail-stdin.fbn \
+	tests/transcripts/no-bail.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 
