@@ -20,6 +20,7 @@
 #include <gsl/gsl_matrix.h>
 
 #include "fedbn/admm.h"
+#include "fedbn/notears.h"
 #include "fedbn/csv.h"
 #include "fedbn/metrics.h"
 
@@ -149,69 +150,12 @@ out:
 	return status;
 }
 
-/* True when the non-zero entries of w (row -> column) form no directed cycle (Kahn). */
-static int acyclic(const gsl_matrix *w)
-{
-	size_t d = w->size1, *indeg = calloc(d, sizeof *indeg), *queue = calloc(d, sizeof *queue);
-	size_t head = 0, tail = 0;
-
-	for (size_t i = 0; i < d; i++) {
-		for (size_t j = 0; j < d; j++)
-			indeg[j] += gsl_matrix_get(w, i, j) != 0;
-	}
-	for (size_t j = 0; j < d; j++) {
-		if (indeg[j] == 0)
-			queue[tail++] = j;
-	}
-	while (head < tail) {
-		size_t i = queue[head++];
-
-		for (size_t j = 0; j < d; j++) {
-			if (gsl_matrix_get(w, i, j) != 0 && --indeg[j] == 0)
-				queue[tail++] = j;
-		}
-	}
-	free(indeg);
-	free(queue);
-	return tail == d;
-}
-
-/* Zero |w| <= thr and the diagonal, then delete the smallest |w| until acyclic. */
-static void dag_project(gsl_matrix *w, double thr)
-{
-	size_t d = w->size1;
-
-	for (size_t i = 0; i < d; i++) {
-		for (size_t j = 0; j < d; j++) {
-			if (i == j || fabs(gsl_matrix_get(w, i, j)) <= thr)
-				gsl_matrix_set(w, i, j, 0);
-		}
-	}
-	while (!acyclic(w)) {
-		size_t bi = 0, bj = 0;
-		double best = HUGE_VAL;
-
-		for (size_t i = 0; i < d; i++) {
-			for (size_t j = 0; j < d; j++) {
-				double a = fabs(gsl_matrix_get(w, i, j));
-
-				if (a != 0 && a < best) {
-					best = a;
-					bi = i;
-					bj = j;
-				}
-			}
-		}
-		gsl_matrix_set(w, bi, bj, 0);
-	}
-}
-
 /* The SHD of W (post-processed) against the truth file over the dataset's names. */
 static int shd_compute(gsl_matrix *W, const fb_dataset *ds, const char *truth_path,
                        size_t *shd, fb_error *err)
 {
 	char **names = calloc(ds->d, sizeof *names);
-	fb_graph *truth, *est = fb_graph_alloc(ds->d);
+	fb_graph *truth, *est = NULL;
 	fb_metrics m;
 	int status = FB_ERR;
 
@@ -220,15 +164,8 @@ static int shd_compute(gsl_matrix *W, const fb_dataset *ds, const char *truth_pa
 	truth = fb_graph_read_csv(truth_path, names, ds->d, err);
 	if (truth == NULL)
 		goto out;
-	dag_project(W, 0.3);
-	for (size_t i = 0; i < ds->d; i++) {
-		if (fb_graph_set_name(est, i, names[i], err) != FB_OK)
-			goto out;
-		for (size_t j = 0; j < ds->d; j++) {
-			if (gsl_matrix_get(W, i, j) != 0)
-				fb_graph_set_directed(est, i, j, gsl_matrix_get(W, i, j));
-		}
-	}
+	if ((est = fb_weights_to_dag(W, 0.3, names, NULL, err)) == NULL)
+		goto out;
 	if (fb_metrics_compute(est, truth, &m, err) == FB_OK) {
 		*shd = m.shd;
 		status = FB_OK;

@@ -21,6 +21,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "fedbn/admm.h"
+#include "fedbn/notears.h"
 #include "fedbn/csv.h"
 #include "fedbn/metrics.h"
 
@@ -900,64 +901,6 @@ static void run_blocks(const fb_dataset *ds, size_t K, const fb_admm_options *o,
 	free(rows);
 }
 
-/* True when the non-zero entries of w (row -> column) form no directed cycle (Kahn). */
-static bool mat_acyclic(const gsl_matrix *w)
-{
-	size_t d = w->size1, *indeg = calloc(d, sizeof *indeg), *queue = calloc(d, sizeof *queue);
-	size_t head = 0, tail = 0;
-
-	for (size_t i = 0; i < d; i++) {
-		for (size_t j = 0; j < d; j++)
-			indeg[j] += gsl_matrix_get(w, i, j) != 0;
-	}
-	for (size_t j = 0; j < d; j++) {
-		if (indeg[j] == 0)
-			queue[tail++] = j;
-	}
-	while (head < tail) {
-		size_t i = queue[head++];
-
-		for (size_t j = 0; j < d; j++) {
-			if (gsl_matrix_get(w, i, j) != 0 && --indeg[j] == 0)
-				queue[tail++] = j;
-		}
-	}
-	free(indeg);
-	free(queue);
-	return tail == d;
-}
-
-/* The reference post-processing: zero |w| <= thr, then delete the smallest remaining |w|
- * until acyclic (self-loops go first in effect: no other deletion can break them). */
-static void dag_project(gsl_matrix *w, double thr)
-{
-	size_t d = w->size1;
-
-	for (size_t i = 0; i < d; i++) {
-		for (size_t j = 0; j < d; j++) {
-			if (i == j || fabs(gsl_matrix_get(w, i, j)) <= thr)
-				gsl_matrix_set(w, i, j, 0);
-		}
-	}
-	while (!mat_acyclic(w)) {
-		size_t bi = 0, bj = 0;
-		double best = HUGE_VAL;
-
-		for (size_t i = 0; i < d; i++) {
-			for (size_t j = 0; j < d; j++) {
-				double a = fabs(gsl_matrix_get(w, i, j));
-
-				if (a != 0 && a < best) {
-					best = a;
-					bi = i;
-					bj = j;
-				}
-			}
-		}
-		gsl_matrix_set(w, bi, bj, 0);
-	}
-}
-
 /* SHD of NOTEARS-ADMM (W step by solver) on synth/<tag> cut into K blocks, or -1 when the
  * data is absent. */
 static long shd_on(const char *tag, size_t K, enum fb_admm_solver solver)
@@ -993,15 +936,9 @@ static long shd_on(const char *tag, size_t K, enum fb_admm_solver solver)
 	W = gsl_matrix_alloc(ds->d, ds->d);
 	o.solver = solver;
 	run_blocks(ds, K, &o, W);
-	dag_project(W, o.threshold);
-	est = fb_graph_alloc(ds->d);
-	for (size_t i = 0; i < ds->d; i++) {
-		assert_int_equal(fb_graph_set_name(est, i, names[i], &err), FB_OK);
-		for (size_t j = 0; j < ds->d; j++) {
-			if (gsl_matrix_get(W, i, j) != 0)
-				fb_graph_set_directed(est, i, j, gsl_matrix_get(W, i, j));
-		}
-	}
+	est = fb_weights_to_dag(W, o.threshold, names, NULL, &err);
+	if (est == NULL)
+		fail_msg("%s", err.msg);
 	assert_int_equal(fb_metrics_compute(est, truth, &m, &err), FB_OK);
 	printf("%s, K = %zu, %s: SHD %zu (%zu edges, %zu true)\n", tag, K,
 	       solver == FB_ADMM_OWLQN ? "OWL-QN" : "subgradient L-BFGS", m.shd, m.nnz,
