@@ -161,7 +161,7 @@ static int shd_compute(gsl_matrix *W, const fb_dataset *ds, const char *truth_pa
 
 	for (size_t j = 0; j < ds->d; j++)
 		names[j] = ds->vars[j].name;
-	truth = fb_graph_read_csv(truth_path, names, ds->d, err);
+	truth = fb_graph_read_csv_for(truth_path, ds, err);
 	if (truth == NULL)
 		goto out;
 	if ((est = fb_weights_to_dag(W, 0.3, names, NULL, err)) == NULL)

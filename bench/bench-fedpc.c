@@ -119,7 +119,6 @@ static void bench_one(const char *what, const fb_dataset *ds, const fb_graph *tr
 static int load(const char *dir, const char *tag, fb_dataset **ds, fb_graph **truth)
 {
 	char path[4096 + 64];
-	char **names;
 	fb_error err = { "" };
 
 	snprintf(path, sizeof path, "%s/synth/%s/X.csv", dir, tag);
@@ -127,12 +126,8 @@ static int load(const char *dir, const char *tag, fb_dataset **ds, fb_graph **tr
 		printf("%s: skipped (%s)\n", tag, err.msg);
 		return FB_ERR;
 	}
-	names = fb_xmalloc((*ds)->d * sizeof *names);
-	for (size_t j = 0; j < (*ds)->d; j++)
-		names[j] = (*ds)->vars[j].name;
 	snprintf(path, sizeof path, "%s/synth/%s/truth.csv", dir, tag);
-	*truth = fb_graph_read_csv(path, names, (*ds)->d, &err);
-	free(names);
+	*truth = fb_graph_read_csv_for(path, *ds, &err);
 	if (*truth == NULL) {
 		printf("%s: skipped (%s)\n", tag, err.msg);
 		fb_dataset_free(*ds);

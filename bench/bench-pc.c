@@ -103,8 +103,7 @@ static void bench_print(const char *what, double alpha, const fb_dataset *ds,
 /* Read X.csv and truth.csv of one synthetic folder; FB_ERR (message printed) when absent. */
 static int load(const char *dir, const char *tag, fb_dataset **ds, fb_graph **truth)
 {
-	char path[4096];
-	char **names;
+	char path[4096 + 64];
 	fb_error err = { "" };
 
 	snprintf(path, sizeof path, "%s/synth/%s/X.csv", dir, tag);
@@ -112,12 +111,8 @@ static int load(const char *dir, const char *tag, fb_dataset **ds, fb_graph **tr
 		printf("%s: skipped (%s)\n", tag, err.msg);
 		return FB_ERR;
 	}
-	names = malloc((*ds)->d * sizeof *names);
-	for (size_t j = 0; j < (*ds)->d; j++)
-		names[j] = (*ds)->vars[j].name;
 	snprintf(path, sizeof path, "%s/synth/%s/truth.csv", dir, tag);
-	*truth = fb_graph_read_csv(path, names, (*ds)->d, &err);
-	free(names);
+	*truth = fb_graph_read_csv_for(path, *ds, &err);
 	if (*truth == NULL) {
 		printf("%s: skipped (%s)\n", tag, err.msg);
 		fb_dataset_free(*ds);

@@ -81,5 +81,7 @@ int fb_graph_write_matrix(const fb_graph *g, const char *path, fb_error *err);
  * make an undirected edge, and the graph is weighted when an entry is neither 0 nor 1.
  * Names in the file must be among names; err names the line and the unknown name. */
 fb_graph *fb_graph_read_csv(const char *path, char *const *names, size_t d, fb_error *err);
+/* fb_graph_read_csv over the variables of ds, in their order. */
+fb_graph *fb_graph_read_csv_for(const char *path, const fb_dataset *ds, fb_error *err);
 
 #endif

@@ -35,21 +35,14 @@ static int export_csv(fb_cmd_ctx *ctx, const fb_graph *g, const char *path, bool
 /* Read graph=FILE over the dataset's variables; NULL after printing the error. */
 static fb_graph *read_graph_file(fb_cmd_ctx *ctx, const char *file)
 {
-	const fb_dataset *ds = ctx->s->data;
 	fb_error err = { { 0 } };
-	char **names;
 	fb_graph *g;
 
-	if (ds == NULL) {
+	if (ctx->s->data == NULL) {
 		fb_cmd_error(ctx, "export: no dataset: graph= names are checked against its variables");
 		return NULL;
 	}
-	names = fb_xcalloc(ds->d, sizeof *names);
-	for (size_t j = 0; j < ds->d; j++)
-		names[j] = ds->vars[j].name;
-	g = fb_graph_read_csv(file, names, ds->d, &err);
-	free(names);
-	if (g == NULL)
+	if ((g = fb_graph_read_csv_for(file, ctx->s->data, &err)) == NULL)
 		fb_cmd_error(ctx, "%s", err.msg);
 	return g;
 }

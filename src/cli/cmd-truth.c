@@ -39,20 +39,13 @@ static int truth_show(fb_cmd_ctx *ctx)
 /* Read a truth over the dataset's variables. */
 static int truth_load(fb_cmd_ctx *ctx, const char *path)
 {
-	const fb_dataset *ds = ctx->s->data;
 	fb_error err = { { 0 } };
-	char **names;
 	fb_graph *g;
 
-	if (ds == NULL)
+	if (ctx->s->data == NULL)
 		return fb_cmd_error(ctx, "truth: no dataset: load or generate the data first, so "
 		                         "that the truth's names can be checked");
-	names = fb_xcalloc(ds->d, sizeof *names);
-	for (size_t j = 0; j < ds->d; j++)
-		names[j] = ds->vars[j].name;
-	g = fb_graph_read_csv(path, names, ds->d, &err);
-	free(names);
-	if (g == NULL)
+	if ((g = fb_graph_read_csv_for(path, ctx->s->data, &err)) == NULL)
 		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_session_set_truth(ctx->s, g, path);
 	fprintf(ctx->out, "truth: %zu edges from '%s'%s\n", fb_graph_n_edges(g), path,

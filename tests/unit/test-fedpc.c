@@ -647,7 +647,6 @@ static bool read_synth(const char *tag, fb_dataset **ds, fb_graph **truth)
 {
 	const char *top = getenv("top_srcdir");
 	char path[4096];
-	char **names;
 
 	snprintf(path, sizeof path, "%s/../shared/data/synth/%s/X.csv",
 	         top != NULL ? top : ".", tag);
@@ -655,13 +654,9 @@ static bool read_synth(const char *tag, fb_dataset **ds, fb_graph **truth)
 		return false;
 	*ds = fb_csv_read(path, NULL, NULL, NULL);
 	assert_non_null(*ds);
-	names = fb_xmalloc((*ds)->d * sizeof *names);
-	for (size_t j = 0; j < (*ds)->d; j++)
-		names[j] = (*ds)->vars[j].name;
 	snprintf(path, sizeof path, "%s/../shared/data/synth/%s/truth.csv",
 	         top != NULL ? top : ".", tag);
-	*truth = fb_graph_read_csv(path, names, (*ds)->d, NULL);
-	free(names);
+	*truth = fb_graph_read_csv_for(path, *ds, NULL);
 	assert_non_null(*truth);
 	return true;
 }

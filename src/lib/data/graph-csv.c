@@ -492,3 +492,16 @@ int fb_graph_write_matrix(const fb_graph *g, const char *path, fb_error *err)
 	put_matrix(af.fp, g);
 	return fb_atomic_commit(&af, err);
 }
+
+/* Read a graph over the variables of ds. */
+fb_graph *fb_graph_read_csv_for(const char *path, const fb_dataset *ds, fb_error *err)
+{
+	char **names = fb_xcalloc(ds->d, sizeof *names);
+	fb_graph *g;
+
+	for (size_t j = 0; j < ds->d; j++)
+		names[j] = ds->vars[j].name;
+	g = fb_graph_read_csv(path, names, ds->d, err);
+	free(names);
+	return g;
+}
