@@ -60,6 +60,11 @@ int fb_dataset_find(const fb_dataset *ds, const char *name);
 fb_dataset *fb_dataset_subset(const fb_dataset *ds, const size_t *rows, size_t nrows,
                               const size_t *cols, size_t ncols);
 
+/* A copy of the d variable names as an array (caller frees with fb_names_free). */
+char **fb_dataset_names(const fb_dataset *ds);
+/* Free d names and their array (NULL is fine). */
+void fb_names_free(char **names, size_t d);
+
 /* Count of discrete variables. */
 size_t fb_dataset_n_discrete(const fb_dataset *ds);
 

@@ -93,9 +93,7 @@ static int admm_create(fb_run *run, fb_error *err)
 	st->k = run->part->k;
 	st->d = run->part->d;
 	st->threshold = o.threshold;
-	st->names = fb_xcalloc(st->d, sizeof *st->names);
-	for (size_t j = 0; j < st->d; j++)
-		st->names[j] = fb_xstrdup(run->data->vars[j].name);
+	st->names = fb_dataset_names(run->data);
 	st->clients = fb_xcalloc(st->k, sizeof *st->clients);
 	for (size_t m = 0; m < st->k; m++) {
 		st->clients[m] = fb_admm_client_alloc(run->part->clients[m].data, run->part->n, &o,
@@ -160,11 +158,9 @@ static void admm_destroy(fb_run *run)
 
 	for (size_t m = 0; m < st->k; m++)
 		fb_admm_client_free(st->clients[m]);
-	for (size_t j = 0; j < st->d; j++)
-		free(st->names[j]);
 	fb_admm_server_free(st->server);
 	free(st->clients);
-	free(st->names);
+	fb_names_free(st->names, st->d);
 	free(st);
 	run->state = NULL;
 }

@@ -15,16 +15,6 @@ typedef struct nt_state {
 	size_t d;           /* how many */
 } nt_state;
 
-/* Copy the dataset's variable names. */
-static char **copy_names(const fb_dataset *ds)
-{
-	char **names = fb_xcalloc(ds->d, sizeof *names);
-
-	for (size_t j = 0; j < ds->d; j++)
-		names[j] = fb_xstrdup(ds->vars[j].name);
-	return names;
-}
-
 /* Start NOTEARS on the run's dataset with its parameters. */
 static int nt_create(fb_run *run, fb_error *err)
 {
@@ -40,7 +30,7 @@ static int nt_create(fb_run *run, fb_error *err)
 	o.w_threshold = fb_params_double(p, "threshold");
 	st->threshold = o.w_threshold;
 	st->d = run->data->d;
-	st->names = copy_names(run->data);
+	st->names = fb_dataset_names(run->data);
 	run->state = st;
 	st->nt = fb_notears_alloc(run->data, &o, err);
 	return st->nt != NULL ? FB_OK : FB_ERR;
@@ -94,9 +84,7 @@ static void nt_destroy(fb_run *run)
 	nt_state *st = run->state;
 
 	fb_notears_free(st->nt);
-	for (size_t j = 0; j < st->d; j++)
-		free(st->names[j]);
-	free(st->names);
+	fb_names_free(st->names, st->d);
 	free(st);
 	run->state = NULL;
 }

@@ -249,9 +249,7 @@ static int comb_create(fb_run *run, fb_error *err)
 	c->k = run->part->k;
 	c->d = run->data->d;
 	c->graphs = fb_xcalloc(c->k, sizeof *c->graphs);
-	c->names = fb_xcalloc(c->d, sizeof *c->names);
-	for (size_t j = 0; j < c->d; j++)
-		c->names[j] = fb_xstrdup(run->data->vars[j].name);
+	c->names = fb_dataset_names(run->data);
 	run->state = c;
 	return FB_OK;
 }
@@ -338,10 +336,8 @@ static void comb_destroy(fb_run *run)
 
 	for (size_t m = 0; m < c->k; m++)
 		fb_graph_free(c->graphs[m]);
-	for (size_t j = 0; j < c->d; j++)
-		free(c->names[j]);
 	free(c->graphs);
-	free(c->names);
+	fb_names_free(c->names, c->d);
 	fb_graph_free(c->result);
 	fb_run_free(c->pooled);
 	free(c);

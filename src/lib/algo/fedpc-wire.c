@@ -139,20 +139,16 @@ void fedpc_common_init(fedpc_common *c, const fb_run *run)
 	c->w = fedpc_id_width(d);
 	c->global_of = fb_xmalloc((d > 0 ? d : 1) * sizeof *c->global_of);
 	c->rank_of = fb_xmalloc((d > 0 ? d : 1) * sizeof *c->rank_of);
-	c->names = fb_xcalloc(d > 0 ? d : 1, sizeof *c->names);
+	c->names = fb_dataset_names(run->data);
 	fedpc_ranks(run->data, c->global_of);
 	for (size_t r = 0; r < d; r++)
 		c->rank_of[c->global_of[r]] = r;
-	for (size_t j = 0; j < d; j++)
-		c->names[j] = fb_xstrdup(run->data->vars[j].name);
 }
 
 /* Free the common state. */
 void fedpc_common_release(fedpc_common *c)
 {
-	for (size_t j = 0; j < c->d; j++)
-		free(c->names[j]);
-	free(c->names);
+	fb_names_free(c->names, c->d);
 	free(c->global_of);
 	free(c->rank_of);
 	free(c->votes);

@@ -260,3 +260,21 @@ size_t fb_dataset_n_discrete(const fb_dataset *ds)
 	}
 	return count;
 }
+
+/* A copy of the variable names as an array. */
+char **fb_dataset_names(const fb_dataset *ds)
+{
+	char **names = fb_xcalloc(ds->d > 0 ? ds->d : 1, sizeof *names);
+
+	for (size_t j = 0; j < ds->d; j++)
+		names[j] = fb_xstrdup(ds->vars[j].name);
+	return names;
+}
+
+/* Free names and their array. */
+void fb_names_free(char **names, size_t d)
+{
+	for (size_t j = 0; names != NULL && j < d; j++)
+		free(names[j]);
+	free(names);
+}
