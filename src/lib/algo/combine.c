@@ -8,11 +8,11 @@
  * rows and sends one d x d matrix; the server combines them. */
 #include "config.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/notears.h"
 #include "combine.h"
 
 /* The state of a combinator run. */
@@ -154,8 +154,9 @@ fb_graph *fb_combine_average(const double *const *mats, size_t k, size_t d, doub
                              char *const *names)
 {
 	double *mean = fb_xcalloc(d * d, sizeof *mean);
+	gsl_matrix_view W = gsl_matrix_view_array(mean, d, d);
 	size_t heard = 0;
-	fb_graph *g = fb_graph_alloc(d);
+	fb_graph *g;
 
 	for (size_t m = 0; m < k; m++) {
 		if (mats[m] == NULL)
@@ -164,21 +165,9 @@ fb_graph *fb_combine_average(const double *const *mats, size_t k, size_t d, doub
 		for (size_t e = 0; e < d * d; e++)
 			mean[e] += mats[m][e];
 	}
-	for (size_t i = 0; i < d; i++)
-		fb_graph_set_name(g, i, names[i], NULL);
-	for (size_t e = 0; e < d * d; e++)
-		mean[e] = heard > 0 && e / d != e % d ? mean[e] / (double)heard : 0.0;
-	for (size_t i = 0; i < d; i++) {
-		for (size_t j = i + 1; j < d; j++) {
-			double a = mean[i * d + j], b = mean[j * d + i];
-
-			if (fabs(a) > threshold && fabs(a) >= fabs(b))
-				fb_graph_set_directed(g, i, j, a);
-			else if (fabs(b) > threshold)
-				fb_graph_set_directed(g, j, i, b);
-		}
-	}
-	g->weighted = true;
+	for (size_t e = 0; heard > 0 && e < d * d; e++)
+		mean[e] /= (double)heard;
+	g = fb_weights_to_graph(&W.matrix, threshold, names, NULL);
 	free(mean);
 	return g;
 }
@@ -227,9 +216,13 @@ static int comb_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 	if (run->algo == &fb_algo_voting)
 		c->result = fb_combine_vote(mats, k, c->d, fb_params_double(&run->params, "vote"),
 		                            c->names);
-	else if (run->algo == &fb_algo_avg)
-		c->result = fb_combine_average(mats, k, c->d,
-		                               fb_params_double(&run->params, "avg_threshold"), c->names);
+	else if (run->algo == &fb_algo_avg &&
+	         (c->result = fb_combine_average(mats, k, c->d,
+	                                         fb_params_double(&run->params, "avg_threshold"),
+	                                         c->names)) == NULL) {
+		free(mats);
+		return fb_fail(err, "the clients' weights average to non-finite values");
+	}
 	else if (run->algo == &fb_algo_best && (c->best = fb_combine_best(c->graphs, k, run->truth)) < k)
 		c->result = fb_graph_copy(c->graphs[c->best]);
 	free(mats);

@@ -12,7 +12,8 @@
 fb_graph *fb_combine_vote(const double *const *mats, size_t k, size_t d, double share,
                           char *const *names);
 /* k d x d weight matrices: their mean with |w| <= threshold and the diagonal set to zero;
- * where both directions of a pair survive, the larger |w| is kept. */
+ * where both directions of a pair survive, the larger |w| is kept (fb_weights_to_graph);
+ * NULL when the mean is not finite. */
 fb_graph *fb_combine_average(const double *const *mats, size_t k, size_t d, double threshold,
                              char *const *names);
 /* The index of the graph with the lowest SHD against truth (ties: the lowest); k if none. */
