@@ -175,8 +175,13 @@ static void record_estimate(const fb_run *run, fb_trace_rec *rec)
 
 	if (g != NULL)
 		rec->edges = fb_graph_n_edges(g);
+	if (run->truth == NULL)
+		rec->scored = false;
+	else if (run->algo->score != NULL) /* its own score (sep: the clients' mean) */
+		rec->scored = run->algo->score(run, &rec->score, &err) == FB_OK;
+	else /* the estimate just made, scored once */
+		rec->scored = g != NULL && fb_score_graph(g, run->truth, &rec->score, &err) == FB_OK;
 	fb_graph_free(g);
-	rec->scored = run->truth != NULL && fb_run_score(run, &rec->score, &err) == FB_OK;
 }
 
 /* One round. */
