@@ -446,35 +446,68 @@ static void test_discrete_zero_df(void **state)
 	fb_dataset_free(ds);
 }
 
-/* Sixty-five copies of s make prod c_S = 2^65, past the exact key: the strata (and so G²)
- * must still be those of s alone. */
-static void test_discrete_many_strata(void **state)
+/* The data of tables_data(t, 2) with s repeated copies times (columns x, y, s, s, ...). */
+static fb_dataset *copies_of_s(const unsigned t[][2][2], size_t copies)
 {
-	const unsigned t[2][2][2] = { { { 10, 5 }, { 3, 12 } }, { { 4, 6 }, { 8, 2 } } };
 	fb_dataset *base = tables_data(t, 2), *ds;
-	size_t d = 2 + 65, nlev[67], S[65], S1[1] = { 2 };
-	fb_ci *ci;
-	fb_ci_result a, b;
+	size_t d = 2 + copies, *nlev = calloc(d, sizeof *nlev);
 
+	assert_non_null(nlev);
 	ds = fb_dataset_alloc(base->n, d);
 	for (size_t i = 0; i < base->n; i++)
 		for (size_t j = 0; j < d; j++)
 			ds->x[i * d + j] = base->x[i * 3 + (j < 2 ? j : 2)];
 	for (size_t j = 0; j < d; j++)
 		nlev[j] = 2;
-	for (size_t k = 0; k < 65; k++)
-		S[k] = 66 - k; /* in reverse on purpose */
 	make_discrete(ds, nlev);
-	ci = fb_ci_alloc(ds, NULL, NULL);
+	free(nlev);
+	fb_dataset_free(base);
+	return ds;
+}
+
+/* The test given all copies of s (listed in reverse) into a, given s alone into b. */
+static void copies_test(size_t copies, fb_ci_result *a, fb_ci_result *b)
+{
+	const unsigned t[2][2][2] = { { { 10, 5 }, { 3, 12 } }, { { 4, 6 }, { 8, 2 } } };
+	fb_dataset *ds = copies_of_s(t, copies);
+	size_t S[65], S1[1] = { 2 };
+	fb_ci *ci = fb_ci_alloc(ds, NULL, NULL);
+
+	assert_true(copies <= 65);
 	assert_non_null(ci);
-	assert_int_equal(fb_ci_test(ci, 0, 1, S, 65, &a, NULL), FB_OK);
-	assert_int_equal(fb_ci_test(ci, 0, 1, S1, 1, &b, NULL), FB_OK);
+	for (size_t k = 0; k < copies; k++)
+		S[k] = copies + 1 - k; /* in reverse on purpose */
+	assert_int_equal(fb_ci_test(ci, 0, 1, S, copies, a, NULL), FB_OK);
+	assert_int_equal(fb_ci_test(ci, 0, 1, S1, 1, b, NULL), FB_OK);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* Sixty-five copies of s make prod c_S = 2^65, past the exact key: the strata (and so G²)
+ * must still be those of s alone. */
+static void test_discrete_many_strata(void **state)
+{
+	fb_ci_result a, b;
+
+	(void)state;
+	copies_test(65, &a, &b);
 	assert_near(a.stat, b.stat, 1e-12);
 	assert_near(a.df, 2.0, 0.0);
 	assert_near(a.p, b.p, 1e-12);
-	fb_ci_free(ci);
-	fb_dataset_free(ds);
-	fb_dataset_free(base);
+}
+
+/* Seventeen copies of s: 2^17 x 4 cells is past the dense table, so the strata are hashed
+ * (exact keys), while s alone is counted densely; both must give the same bits. */
+static void test_discrete_dense_same_bits(void **state)
+{
+	fb_ci_result a, b;
+
+	(void)state;
+	copies_test(17, &a, &b);
+	assert_true(a.stat == b.stat);
+	assert_true(a.p == b.p);
+	assert_near(a.df, 2.0, 0.0);
+	assert_true(a.stat > 0.0);
 }
 
 /* pcalg's rule: n < 10 df gives p = 1; the FedPC code's: n / cells < 5 gives p = 0. */
@@ -636,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_discrete_df),
 		cmocka_unit_test(test_discrete_zero_df),
 		cmocka_unit_test(test_discrete_many_strata),
+		cmocka_unit_test(test_discrete_dense_same_bits),
 		cmocka_unit_test(test_discrete_small),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_order_free),

@@ -5,7 +5,11 @@
  * against the codes of a row already in the slot), strata are numbered in order of first
  * occurrence, and the rows are grouped by stratum with a counting sort.  One stratum at a
  * time fills a c_x x c_y table (kept zero between strata by clearing only the cells it
- * touched), so memory stays O(n + c_max^2) whatever |S| is. */
+ * touched), so memory stays O(n + c_max^2) whatever |S| is.
+ *
+ * When the full table prod_S c_v x c_x x c_y is small (at most max(8n, 2^16) cells) a faster
+ * path counts every row straight into that table, strata again numbered in order of first
+ * occurrence, and sums the statistic in the same order, so both paths give the same bits. */
 #include "config.h"
 
 #include <math.h>
@@ -112,6 +116,8 @@ int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 /* Free the discrete work space. */
 void ci_disc_ws_release(ci_disc_ws *w)
 {
+	free(w->cube);
+	free(w->scnt);
 	free(w->ids);
 	free(w->order);
 	free(w->start);
@@ -309,12 +315,157 @@ static bool disc_small(const fb_ci *ci, size_t x, size_t y, double prod, fb_ci_r
 	return true;
 }
 
+/* Most cells of the dense path for n rows. */
+static size_t dense_limit(size_t n)
+{
+	return n < SIZE_MAX / 8 && 8 * n > ((size_t)1 << 16) ? 8 * n : (size_t)1 << 16;
+}
+
+/* Make room for a dense table of cells cells and strata strata; false when out of memory. */
+static bool dense_reserve(ci_disc_ws *w, size_t cells)
+{
+	uint32_t *cube, *scnt;
+
+	if (cells <= w->cube_cap)
+		return true;
+	cube = calloc(cells, sizeof *cube);
+	scnt = calloc(cells, sizeof *scnt);
+	if (cube == NULL || scnt == NULL) {
+		free(cube);
+		free(scnt);
+		return false;
+	}
+	free(w->cube);
+	free(w->scnt);
+	w->cube = cube;
+	w->scnt = scnt;
+	w->cube_cap = cells;
+	return true;
+}
+
+/* Dense path: each row's stratum key (mixed radix over S) into order, then the counts; the
+ * strata in order of first occurrence into ids; returns how many. */
+static size_t dense_count(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns)
+{
+	ci_disc_ws *w = &ci->dws;
+	const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
+	size_t lx = ci->nlev[x], ly = ci->nlev[y], nstr = 0;
+	uint32_t *key = w->order;
+
+	memset(key, 0, ci->n * sizeof *key);
+	for (size_t v = 0; v < ns; v++) {
+		const uint32_t *c = ci->codes + S[v] * ci->n;
+		uint32_t m = (uint32_t)ci->nlev[S[v]];
+
+		for (size_t i = 0; i < ci->n; i++)
+			key[i] = key[i] * m + c[i];
+	}
+	for (size_t i = 0; i < ci->n; i++) {
+		uint32_t k = key[i];
+
+		if (w->scnt[k]++ == 0)
+			w->ids[nstr++] = k;
+		w->cube[((size_t)k * lx + cx[i]) * ly + cy[i]]++;
+	}
+	return nstr;
+}
+
+/* Dense path: the statistic of the stratum whose lx x ly counts are at tab (N rows), in the
+ * order of stratum_eval; clears tab. */
+static stratum_sum dense_stratum(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly, double N)
+{
+	ci_disc_ws *w = &ci->dws;
+	size_t nr = 0, nc = 0, filled = 0;
+	stratum_sum out = { 0.0, 0.0, 0.0 };
+
+	for (size_t a = 0; a < lx; a++)
+		for (size_t b = 0; b < ly; b++) {
+			w->rowm[a] += tab[a * ly + b];
+			w->colm[b] += tab[a * ly + b];
+		}
+	for (size_t a = 0; a < lx; a++)
+		if (w->rowm[a] > 0)
+			w->nzr[nr++] = (uint32_t)a;
+	for (size_t b = 0; b < ly; b++)
+		if (w->colm[b] > 0)
+			w->nzc[nc++] = (uint32_t)b;
+	for (size_t p = 0; p < nr; p++) {
+		uint32_t a = w->nzr[p];
+
+		for (size_t q = 0; q < nc; q++) {
+			uint32_t b = w->nzc[q];
+			double O = tab[a * ly + b], E = (double)w->rowm[a] * w->colm[b] / N;
+
+			if (ci->opt.test == FB_CI_G2)
+				out.stat += O > 0.0 ? 2.0 * O * log(O / E) : 0.0;
+			else
+				out.stat += (O - E) * (O - E) / E;
+			filled += O > 0.0;
+		}
+	}
+	memset(tab, 0, lx * ly * sizeof *tab);
+	memset(w->rowm, 0, lx * sizeof *w->rowm);
+	memset(w->colm, 0, ly * sizeof *w->colm);
+	out.df_adj = (double)(nr - 1) * (double)(nc - 1);
+	out.empty = (double)(lx * ly - filled);
+	return out;
+}
+
+/* Dense path over all strata; false (nothing done) when the table would be too large. */
+static bool dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
+                      stratum_sum *sum, size_t *nstr)
+{
+	ci_disc_ws *w = &ci->dws;
+	size_t lx = ci->nlev[x], ly = ci->nlev[y];
+	double cells = prod * (double)lx * (double)ly;
+
+	if (!(cells <= (double)dense_limit(ci->n)) || !dense_reserve(w, (size_t)cells))
+		return false;
+	*nstr = dense_count(ci, x, y, S, ns);
+	for (size_t s = 0; s < *nstr; s++) {
+		uint32_t k = w->ids[s];
+		stratum_sum t = dense_stratum(ci, w->cube + (size_t)k * lx * ly, lx, ly,
+		                              (double)w->scnt[k]);
+
+		sum->stat += t.stat;
+		sum->df_adj += t.df_adj;
+		sum->empty += t.empty;
+		w->scnt[k] = 0;
+	}
+	return true;
+}
+
+/* Strata by hashing and grouping the rows, for tables too large for the dense path. */
+static void sparse_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
+                       stratum_sum *sum, size_t *nstr)
+{
+	ci_disc_ws *w = &ci->dws;
+
+	*nstr = 1;
+	if (ns > 0) {
+		*nstr = strata_number(ci, S, ns, prod);
+		strata_group(w, ci->n, *nstr);
+	} else {
+		for (size_t i = 0; i < ci->n; i++)
+			w->order[i] = (uint32_t)i;
+		w->start[0] = 0;
+		w->start[1] = (uint32_t)ci->n;
+	}
+	for (size_t s = 0; s < *nstr; s++) {
+		stratum_sum t = stratum_eval(ci, x, y, w->start[s], w->start[s + 1]);
+
+		sum->stat += t.stat;
+		sum->df_adj += t.df_adj;
+		sum->empty += t.empty;
+	}
+}
+
 /* G² or χ² for a canonical query. */
 void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                  fb_ci_result *res)
 {
-	ci_disc_ws *w = &ci->dws;
-	double prod = 1.0, stat = 0.0, df_adj = 0.0, empty = 0.0;
+	double prod = 1.0;
+	stratum_sum sum = { 0.0, 0.0, 0.0 };
 	size_t nstr = 1;
 
 	memset(res, 0, sizeof *res);
@@ -323,24 +474,10 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 		prod *= (double)ci->nlev[S[v]];
 	if (disc_small(ci, x, y, prod, res))
 		return;
-	if (ns > 0) {
-		nstr = strata_number(ci, S, ns, prod);
-		strata_group(w, ci->n, nstr);
-	} else {
-		for (size_t i = 0; i < ci->n; i++)
-			w->order[i] = (uint32_t)i;
-		w->start[0] = 0;
-		w->start[1] = (uint32_t)ci->n;
-	}
-	for (size_t s = 0; s < nstr; s++) {
-		stratum_sum t = stratum_eval(ci, x, y, w->start[s], w->start[s + 1]);
-
-		stat += t.stat;
-		df_adj += t.df_adj;
-		empty += t.empty;
-	}
-	res->stat = stat;
-	res->df = disc_df(ci, x, y, ns, prod, nstr, df_adj, empty);
+	if (!dense_run(ci, x, y, S, ns, prod, &sum, &nstr))
+		sparse_run(ci, x, y, S, ns, prod, &sum, &nstr);
+	res->stat = sum.stat;
+	res->df = disc_df(ci, x, y, ns, prod, nstr, sum.df_adj, sum.empty);
 	if (!(res->df > 0.0)) {
 		res->p = ci->opt.zero_df == FB_CI_ZERO_DF_DEPENDENT && ns > 0 &&
 		                 ci->present[x] > 1 && ci->present[y] > 1
@@ -349,5 +486,5 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 		res->flags |= FB_CI_ZERO_DF;
 		return;
 	}
-	res->p = gsl_cdf_chisq_Q(stat > 0.0 ? stat : 0.0, res->df);
+	res->p = gsl_cdf_chisq_Q(sum.stat > 0.0 ? sum.stat : 0.0, res->df);
 }
