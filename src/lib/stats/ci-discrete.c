@@ -242,38 +242,53 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Statistic of the rows order[lo..hi) (one stratum); clears what it filled. */
-static stratum_sum stratum_eval(fb_ci *ci, size_t x, size_t y, size_t lo, size_t hi)
+/* The statistic of one stratum's table tab (lx x ly cells, N rows of data) over the nr x
+ * levels in w->nzr and the nc y levels in w->nzc (ascending), margins in w->rowm and
+ * w->colm; sums in a fixed order so that every path gives the same bits. */
+static stratum_sum stratum_stat(const fb_ci *ci, const uint32_t *tab, size_t lx, size_t ly,
+                                size_t nr, size_t nc, double N)
 {
-	ci_disc_ws *w = &ci->dws;
-	size_t ly = ci->nlev[y], nr, nc, filled = 0;
-	double N = (double)(hi - lo);
+	const ci_disc_ws *w = &ci->dws;
+	size_t filled = 0;
 	stratum_sum out = { 0.0, 0.0, 0.0 };
 
-	stratum_fill(ci, x, y, lo, hi, &nr, &nc);
-	qsort(w->nzr, nr, sizeof *w->nzr, cmp_u32);
-	qsort(w->nzc, nc, sizeof *w->nzc, cmp_u32);
 	for (size_t p = 0; p < nr; p++) {
 		uint32_t a = w->nzr[p];
 
 		for (size_t q = 0; q < nc; q++) {
 			uint32_t b = w->nzc[q];
-			double O = w->tab[a * ly + b], E = (double)w->rowm[a] * w->colm[b] / N;
+			double O = tab[a * ly + b], E = (double)w->rowm[a] * w->colm[b] / N;
 
 			if (ci->opt.test == FB_CI_G2)
 				out.stat += O > 0.0 ? 2.0 * O * log(O / E) : 0.0;
 			else
 				out.stat += (O - E) * (O - E) / E;
 			filled += O > 0.0;
-			w->tab[a * ly + b] = 0;
 		}
 	}
-	for (size_t p = 0; p < nr; p++)
+	out.df_adj = (double)(nr - 1) * (double)(nc - 1);
+	out.empty = (double)(lx * ly - filled);
+	return out;
+}
+
+/* Statistic of the rows order[lo..hi) (one stratum); clears what it filled. */
+static stratum_sum stratum_eval(fb_ci *ci, size_t x, size_t y, size_t lo, size_t hi)
+{
+	ci_disc_ws *w = &ci->dws;
+	size_t ly = ci->nlev[y], nr, nc;
+	stratum_sum out;
+
+	stratum_fill(ci, x, y, lo, hi, &nr, &nc);
+	qsort(w->nzr, nr, sizeof *w->nzr, cmp_u32);
+	qsort(w->nzc, nc, sizeof *w->nzc, cmp_u32);
+	out = stratum_stat(ci, w->tab, ci->nlev[x], ly, nr, nc, (double)(hi - lo));
+	for (size_t p = 0; p < nr; p++) {
+		for (size_t q = 0; q < nc; q++)
+			w->tab[w->nzr[p] * ly + w->nzc[q]] = 0;
 		w->rowm[w->nzr[p]] = 0;
+	}
 	for (size_t q = 0; q < nc; q++)
 		w->colm[w->nzc[q]] = 0;
-	out.df_adj = (double)(nr - 1) * (double)(nc - 1);
-	out.empty = (double)(ci->nlev[x] * ly - filled);
 	return out;
 }
 
@@ -375,8 +390,8 @@ static size_t dense_count(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t
 static stratum_sum dense_stratum(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly, double N)
 {
 	ci_disc_ws *w = &ci->dws;
-	size_t nr = 0, nc = 0, filled = 0;
-	stratum_sum out = { 0.0, 0.0, 0.0 };
+	size_t nr = 0, nc = 0;
+	stratum_sum out;
 
 	for (size_t a = 0; a < lx; a++)
 		for (size_t b = 0; b < ly; b++) {
@@ -389,25 +404,10 @@ static stratum_sum dense_stratum(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly,
 	for (size_t b = 0; b < ly; b++)
 		if (w->colm[b] > 0)
 			w->nzc[nc++] = (uint32_t)b;
-	for (size_t p = 0; p < nr; p++) {
-		uint32_t a = w->nzr[p];
-
-		for (size_t q = 0; q < nc; q++) {
-			uint32_t b = w->nzc[q];
-			double O = tab[a * ly + b], E = (double)w->rowm[a] * w->colm[b] / N;
-
-			if (ci->opt.test == FB_CI_G2)
-				out.stat += O > 0.0 ? 2.0 * O * log(O / E) : 0.0;
-			else
-				out.stat += (O - E) * (O - E) / E;
-			filled += O > 0.0;
-		}
-	}
+	out = stratum_stat(ci, tab, lx, ly, nr, nc, N);
 	memset(tab, 0, lx * ly * sizeof *tab);
 	memset(w->rowm, 0, lx * sizeof *w->rowm);
 	memset(w->colm, 0, ly * sizeof *w->colm);
-	out.df_adj = (double)(nr - 1) * (double)(nc - 1);
-	out.empty = (double)(lx * ly - filled);
 	return out;
 }
 
