@@ -7,9 +7,10 @@
  * time fills a c_x x c_y table (kept zero between strata by clearing only the cells it
  * touched), so memory stays O(n + c_max^2) whatever |S| is.
  *
- * When the full table prod_S c_v x c_x x c_y is small (at most max(8n, 2^16) cells) a faster
- * path counts every row straight into that table, strata again numbered in order of first
- * occurrence, and sums the statistic in the same order, so both paths give the same bits. */
+ * When the full table prod_S c_v x c_x x c_y is small (at most max(8n, 2^16) cells, under
+ * 2^30) a faster path counts every row straight into that table, strata again numbered in
+ * order of first occurrence, and sums the statistic in the same order, so both paths give
+ * the same bits.  That table and its stratum counts take up to 64n bytes. */
 #include "config.h"
 
 #include <math.h>
@@ -330,13 +331,19 @@ static bool disc_small(const fb_ci *ci, size_t x, size_t y, double prod, fb_ci_r
 	return true;
 }
 
-/* Most cells of the dense path for n rows. */
+/* Most cells of the dense path for n rows: max(8n, 2^16), and below 2^30 so that a stratum
+ * key always fits 32 bits. */
 static size_t dense_limit(size_t n)
 {
-	return n < SIZE_MAX / 8 && 8 * n > ((size_t)1 << 16) ? 8 * n : (size_t)1 << 16;
+	size_t cap = (size_t)1 << 30;
+
+	if (n >= cap / 8)
+		return cap;
+	return 8 * n > ((size_t)1 << 16) ? 8 * n : (size_t)1 << 16;
 }
 
-/* Make room for a dense table of cells cells and strata strata; false when out of memory. */
+/* Make room for a dense table (and stratum counts) of cells cells; false when out of
+ * memory (the hashed path is then used). */
 static bool dense_reserve(ci_disc_ws *w, size_t cells)
 {
 	uint32_t *cube, *scnt;
