@@ -19,6 +19,7 @@
 
 #include <gsl/gsl_matrix.h>
 
+#include "bench-common.h"
 #include "fedbn/admm.h"
 #include "fedbn/notears.h"
 #include "fedbn/csv.h"
@@ -36,24 +37,6 @@ typedef struct bench_result {
 	double local_s;   /* of which in the clients' local steps and updates */
 	double h;         /* h(W) after the last round */
 } bench_result;
-
-/* Seconds on the monotonic clock. */
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Processor seconds used by this process. */
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Cut ds into K contiguous equal blocks (the remainder dropped) and make one client each. */
 static int clients_make(const fb_dataset *ds, size_t K, const fb_admm_options *o,
@@ -87,21 +70,21 @@ static int round_run(fb_admm_client **c, fb_admm_server *s, gsl_matrix **B, gsl_
                      size_t K, bench_result *res, fb_error *err)
 {
 	fb_admm_figures fig;
-	double t0 = now();
+	double t0 = bench_now();
 
 	for (size_t k = 0; k < K; k++) {
 		if (fb_admm_client_local(c[k], W, B[k], err) != FB_OK)
 			return FB_ERR;
 	}
-	res->local_s += now() - t0;
+	res->local_s += bench_now() - t0;
 	if (fb_admm_server_global(s, (const gsl_matrix *const *)B, W, &fig, err) != FB_OK)
 		return FB_ERR;
-	t0 = now();
+	t0 = bench_now();
 	for (size_t k = 0; k < K; k++) {
 		if (fb_admm_client_update(c[k], W, err) != FB_OK)
 			return FB_ERR;
 	}
-	res->local_s += now() - t0;
+	res->local_s += bench_now() - t0;
 	res->evals += fig.evals;
 	res->h = fig.h;
 	res->rounds++;
@@ -130,14 +113,14 @@ static int admm_run(const fb_dataset *ds, size_t K, gsl_matrix *W, bench_result 
 	if (s == NULL)
 		goto out;
 	gsl_matrix_memcpy(W, fb_admm_server_W(s));
-	t0 = now();
-	c0 = cpu_now();
+	t0 = bench_now();
+	c0 = bench_cpu_now();
 	while (!fb_admm_server_done(s)) {
 		if (round_run(c, s, B, W, K, res, err) != FB_OK)
 			goto out;
 	}
-	res->seconds = now() - t0;
-	res->cpu = cpu_now() - c0;
+	res->seconds = bench_now() - t0;
+	res->cpu = bench_cpu_now() - c0;
 	status = FB_OK;
 out:
 	for (size_t k = 0; c != NULL && B != NULL && k < K; k++) {

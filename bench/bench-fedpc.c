@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-common.h"
 #include "fedbn/cpdag.h"
 #include "fedbn/csv.h"
 #include "fedbn/fedpc.h"
@@ -23,15 +24,6 @@
 #ifndef FB_TOP_SRCDIR
 #define FB_TOP_SRCDIR "."
 #endif
-
-/* Seconds on the monotonic clock. */
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* A fedpc run over part, built as fb_run_alloc does (the bench needs no registry). */
 static fb_run *start(const fb_dataset *ds, const fb_partition *part, size_t threads,
@@ -88,7 +80,7 @@ static void bench_one(const char *what, const fb_dataset *ds, const fb_graph *tr
 	fb_partition *part;
 	fb_run *run;
 	fb_graph *g;
-	double t0 = now();
+	double t0 = bench_now();
 
 	fb_split_options_init(&so);
 	so.shuffle = 0;
@@ -108,32 +100,11 @@ static void bench_one(const char *what, const fb_dataset *ds, const fb_graph *tr
 	}
 	if ((g = fb_run_result(run, &err)) != NULL)
 		printf("%s: total %.3f s (rounds %.3f s), %zu rounds, %zu edges, SHD %zu\n", what,
-		       now() - t0, run->seconds, fb_run_rounds(run), fb_graph_n_edges(g),
+		       bench_now() - t0, run->seconds, fb_run_rounds(run), fb_graph_n_edges(g),
 		       paper_shd(g, truth));
 	fb_graph_free(g);
 	fb_run_free(run);
 	fb_partition_free(part);
-}
-
-/* Read X.csv and truth.csv of one synthetic folder; FB_ERR (message printed) when absent. */
-static int load(const char *dir, const char *tag, fb_dataset **ds, fb_graph **truth)
-{
-	char path[4096 + 64];
-	fb_error err = { "" };
-
-	snprintf(path, sizeof path, "%s/synth/%s/X.csv", dir, tag);
-	if ((*ds = fb_csv_read(path, NULL, NULL, &err)) == NULL) {
-		printf("%s: skipped (%s)\n", tag, err.msg);
-		return FB_ERR;
-	}
-	snprintf(path, sizeof path, "%s/synth/%s/truth.csv", dir, tag);
-	*truth = fb_graph_read_csv_for(path, *ds, &err);
-	if (*truth == NULL) {
-		printf("%s: skipped (%s)\n", tag, err.msg);
-		fb_dataset_free(*ds);
-		return FB_ERR;
-	}
-	return FB_OK;
 }
 
 /* The shared synthetic folders. */
@@ -145,7 +116,7 @@ static void bench_shared(const char *dir, size_t threads)
 		fb_dataset *ds;
 		fb_graph *truth;
 
-		if (load(dir, tags[t], &ds, &truth) != FB_OK)
+		if (bench_load_synth(dir, tags[t], &ds, &truth) != FB_OK)
 			continue;
 		bench_one(tags[t], ds, truth, threads);
 		fb_dataset_free(ds);

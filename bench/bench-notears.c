@@ -18,6 +18,7 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_rng.h>
 
+#include "bench-common.h"
 #include "fedbn/csv.h"
 #include "fedbn/metrics.h"
 #include "fedbn/notears.h"
@@ -26,55 +27,6 @@
 #ifndef FB_TOP_SRCDIR
 #define FB_TOP_SRCDIR "."
 #endif
-
-/* Processor seconds used by this process (the figure that load on the machine disturbs
- * least). */
-static double cpu_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Seconds on the monotonic clock. */
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Read X.csv and truth.csv of one folder; FB_ERR (message printed) when absent. */
-static int load(const char *dir, const char *tag, fb_dataset **ds, fb_graph **truth,
-                char ***names)
-{
-	char path[2048];
-	fb_csv_options co;
-	fb_error err = { "" };
-	size_t j;
-
-	fb_csv_options_init(&co);
-	snprintf(path, sizeof path, "%s/synth/%s/X.csv", dir, tag);
-	*ds = fb_csv_read(path, &co, NULL, &err);
-	if (*ds == NULL) {
-		printf("%s: skipped (%s)\n", tag, err.msg);
-		return FB_ERR;
-	}
-	*names = malloc((*ds)->d * sizeof **names);
-	for (j = 0; j < (*ds)->d; j++)
-		(*names)[j] = (*ds)->vars[j].name;
-	snprintf(path, sizeof path, "%s/synth/%s/truth.csv", dir, tag);
-	*truth = fb_graph_read_csv(path, *names, (*ds)->d, &err);
-	if (*truth == NULL) {
-		printf("%s: skipped (%s)\n", tag, err.msg);
-		free(*names);
-		fb_dataset_free(*ds);
-		return FB_ERR;
-	}
-	return FB_OK;
-}
 
 /* h(W) = tr(exp(W o W)) - d at the final W by fb_dag_h and by gsl_linalg_exponential_ss,
  * to show what the exponential's accuracy does to the quantity NOTEARS drives to 1e-8. */
@@ -117,19 +69,20 @@ static int bench_one(const char *dir, const char *tag)
 		opt.solver = FB_NOTEARS_SPLIT;
 		tag += 6;
 	}
-	if (load(dir, tag, &ds, &truth, &names) != FB_OK)
+	if (bench_load_synth(dir, tag, &ds, &truth) != FB_OK)
 		return 0;
+	names = fb_dataset_names(ds);
 	printf("%s: n = %zu, d = %zu, solver %s\n", tag, ds->n, ds->d,
 	       opt.solver == FB_NOTEARS_SPLIT ? "split L-BFGS (NLopt)" : "OWL-QN (liblbfgs)");
-	t0 = now();
-	c0 = cpu_now();
+	t0 = bench_now();
+	c0 = bench_cpu_now();
 	nt = fb_notears_alloc(ds, &opt, &err);
 	if (nt == NULL) {
 		printf("%s: %s\n", tag, err.msg);
 		return 1;
 	}
 	while (!fb_notears_done(nt)) {
-		t1 = now();
+		t1 = bench_now();
 		if (fb_notears_step(nt, &rd, &err) != FB_OK) {
 			printf("%s: %s\n", tag, err.msg);
 			return 1;
@@ -137,12 +90,12 @@ static int bench_one(const char *dir, const char *tag)
 		rounds++;
 		evals += rd.evals;
 		printf("  round %2zu  %7.3f s  evals %5zu  solves %zu  h %.3e  rho %.0e  "
-		       "edges %zu  code %d\n", rd.iter, now() - t1, rd.evals, rd.solves, rd.h,
+		       "edges %zu  code %d\n", rd.iter, bench_now() - t1, rd.evals, rd.solves, rd.h,
 		       rd.rho, rd.edges, rd.lbfgs_code);
 	}
 	est = fb_weights_to_dag(fb_notears_weights(nt), 0.3, names, NULL, &err);
-	total = now() - t0;
-	cpu = cpu_now() - c0;
+	total = bench_now() - t0;
+	cpu = bench_cpu_now() - c0;
 	if (est == NULL || fb_metrics_compute(est, truth, &m, &err) != FB_OK) {
 		printf("%s: %s\n", tag, err.msg);
 		return 1;
@@ -155,7 +108,7 @@ static int bench_one(const char *dir, const char *tag)
 	fb_graph_free(est);
 	fb_notears_free(nt);
 	fb_graph_free(truth);
-	free(names);
+	fb_names_free(names, ds->d);
 	fb_dataset_free(ds);
 	return 0;
 }
@@ -174,13 +127,13 @@ static void bench_expm(size_t d)
 
 	for (i = 0; i < d * d; i++)
 		A->data[i] = 4.0 * gsl_rng_uniform(r) / (double)d;
-	t0 = now();
+	t0 = bench_now();
 	for (i = 0; i < reps; i++)
 		fb_expm(A, w, E, &err);
-	t1 = now();
+	t1 = bench_now();
 	for (i = 0; i < reps; i++)
 		gsl_linalg_exponential_ss(A, G, GSL_PREC_DOUBLE);
-	t2 = now();
+	t2 = bench_now();
 	for (i = 0; i < d * d; i++) {
 		num += (E->data[i] - G->data[i]) * (E->data[i] - G->data[i]);
 		den += E->data[i] * E->data[i];

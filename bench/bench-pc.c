@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-common.h"
 #include "fedbn/bif.h"
 #include "fedbn/cpdag.h"
 #include "fedbn/csv.h"
@@ -26,15 +27,6 @@
 #ifndef FB_TOP_SRCDIR
 #define FB_TOP_SRCDIR "."
 #endif
-
-/* Seconds on the monotonic clock. */
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* What one run of PC did. */
 typedef struct bench_run {
@@ -59,7 +51,7 @@ static int bench_once(const fb_dataset *ds, const fb_graph *truth, double alpha,
 	fb_ci_stats st;
 	fb_graph *cp;
 	fb_error err = { "" };
-	double t0 = now();
+	double t0 = bench_now();
 
 	fb_pc_options_init(&o);
 	o.alpha = alpha;
@@ -79,7 +71,7 @@ static int bench_once(const fb_dataset *ds, const fb_graph *truth, double alpha,
 		}
 		b->levels += !r.orientation;
 	}
-	b->seconds = now() - t0;
+	b->seconds = bench_now() - t0;
 	fb_ci_get_stats(fb_pc_ci(pc), &st);
 	b->tests = st.queries;
 	b->hits = st.hits;
@@ -110,27 +102,6 @@ static void bench_print(const char *what, double alpha, const fb_dataset *ds,
 	       best.hits, best.edges, fb_graph_n_edges(truth), best.shd);
 }
 
-/* Read X.csv and truth.csv of one synthetic folder; FB_ERR (message printed) when absent. */
-static int load(const char *dir, const char *tag, fb_dataset **ds, fb_graph **truth)
-{
-	char path[4096 + 64];
-	fb_error err = { "" };
-
-	snprintf(path, sizeof path, "%s/synth/%s/X.csv", dir, tag);
-	if ((*ds = fb_csv_read(path, NULL, NULL, &err)) == NULL) {
-		printf("%s: skipped (%s)\n", tag, err.msg);
-		return FB_ERR;
-	}
-	snprintf(path, sizeof path, "%s/synth/%s/truth.csv", dir, tag);
-	*truth = fb_graph_read_csv_for(path, *ds, &err);
-	if (*truth == NULL) {
-		printf("%s: skipped (%s)\n", tag, err.msg);
-		fb_dataset_free(*ds);
-		return FB_ERR;
-	}
-	return FB_OK;
-}
-
 /* Benchmark the shared synthetic folders. */
 static void bench_shared(const char *dir)
 {
@@ -140,7 +111,7 @@ static void bench_shared(const char *dir)
 		fb_dataset *ds;
 		fb_graph *truth;
 
-		if (load(dir, tags[t], &ds, &truth) != FB_OK)
+		if (bench_load_synth(dir, tags[t], &ds, &truth) != FB_OK)
 			continue;
 		bench_print(tags[t], 0.05, ds, truth, 20);
 		bench_print(tags[t], 0.01, ds, truth, 20);
@@ -156,7 +127,7 @@ static void bench_large(void)
 	fb_dataset *ds;
 	fb_graph *truth;
 	fb_error err = { "" };
-	double t0 = now();
+	double t0 = bench_now();
 
 	fb_sim_options_init(&so);
 	so.d = 1000;
@@ -167,7 +138,7 @@ static void bench_large(void)
 		printf("simulation: %s\n", err.msg);
 		return;
 	}
-	printf("simulated d 1000, n 5000, 1000 edges in %.2f s\n", now() - t0);
+	printf("simulated d 1000, n 5000, 1000 edges in %.2f s\n", bench_now() - t0);
 	bench_print("sim_d1000_n5000", 0.01, ds, truth, 1);
 	fb_dataset_free(ds);
 	fb_graph_free(truth);

@@ -1,0 +1,50 @@
+/* Helpers shared by the benchmark programs. */
+#include "config.h"
+
+#include <stdio.h>
+#include <time.h>
+
+#include "fedbn/csv.h"
+#include "bench-common.h"
+
+/* Seconds on the given clock. */
+static double clock_seconds(clockid_t clock)
+{
+	struct timespec t;
+
+	clock_gettime(clock, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Seconds on the monotonic clock. */
+double bench_now(void)
+{
+	return clock_seconds(CLOCK_MONOTONIC);
+}
+
+/* Processor seconds used by this process. */
+double bench_cpu_now(void)
+{
+	return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/* Read X.csv and truth.csv of one synthetic folder. */
+int bench_load_synth(const char *dir, const char *tag, fb_dataset **ds, fb_graph **truth)
+{
+	char path[4096 + 64];
+	fb_error err = { "" };
+
+	snprintf(path, sizeof path, "%s/synth/%s/X.csv", dir, tag);
+	if ((*ds = fb_csv_read(path, NULL, NULL, &err)) == NULL) {
+		printf("%s: skipped (%s)\n", tag, err.msg);
+		return FB_ERR;
+	}
+	snprintf(path, sizeof path, "%s/synth/%s/truth.csv", dir, tag);
+	*truth = fb_graph_read_csv_for(path, *ds, &err);
+	if (*truth == NULL) {
+		printf("%s: skipped (%s)\n", tag, err.msg);
+		fb_dataset_free(*ds);
+		return FB_ERR;
+	}
+	return FB_OK;
+}

@@ -1,0 +1,17 @@
+/* Helpers shared by the benchmark programs: clocks and the shared synthetic folders. */
+#ifndef FEDBN_BENCH_COMMON_H
+#define FEDBN_BENCH_COMMON_H
+
+#include "fedbn/dataset.h"
+#include "fedbn/graph.h"
+
+/* Seconds on the monotonic clock. */
+double bench_now(void);
+/* Processor seconds used by this process (the figure that load on the machine disturbs
+ * least). */
+double bench_cpu_now(void);
+/* Read DIR/synth/TAG/X.csv and its truth.csv; FB_ERR (with "TAG: skipped (reason)" printed)
+ * when either cannot be read. */
+int bench_load_synth(const char *dir, const char *tag, fb_dataset **ds, fb_graph **truth);
+
+#endif
