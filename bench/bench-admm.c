@@ -2,8 +2,9 @@
  * the server's W step, every client's update) on the shared synthetic data, and the SHD of
  * the thresholded result against the truth.
  *
- * Usage: bench-admm [--owlqn] [DATA_DIR] [TAG:K ...]
- * --owlqn solves the W step by OWL-QN instead of the reference subgradient L-BFGS.
+ * Usage: bench-admm [--owlqn | --lbfgsb] [DATA_DIR] [TAG:K ...]
+ * --owlqn solves the W step by OWL-QN, --lbfgsb by L-BFGS-B on the subgradient objective (the
+ * reference code's solver), instead of NLopt's L-BFGS on the subgradient objective.
  * DATA_DIR defaults to $top_srcdir/../shared/data/synth (or ../shared/data/synth); each TAG
  * names a folder holding X.csv and truth.csv, whose rows are cut into K contiguous equal
  * blocks.  Without TAG:K it runs B_d20_n256_s{1,2,3}:8, A_d50_n150_s1:10 and
@@ -211,8 +212,8 @@ int main(int argc, char **argv)
 	int first = 1;
 
 	fb_gsl_install_handler();
-	if (argc > 1 && strcmp(argv[1], "--owlqn") == 0) {
-		bench_solver = FB_ADMM_OWLQN;
+	if (argc > 1 && (strcmp(argv[1], "--owlqn") == 0 || strcmp(argv[1], "--lbfgsb") == 0)) {
+		bench_solver = strcmp(argv[1], "--owlqn") == 0 ? FB_ADMM_OWLQN : FB_ADMM_LBFGSB;
 		argv++;
 		argc--;
 	}

@@ -17,7 +17,9 @@ bench: $(FB_BENCHES) bench/bench-admm fedbn
 	@for b in $(FB_BENCHES); do top_srcdir=$(abs_top_srcdir) ./$$b || exit 1; done
 	@echo "notears-admm, OWL-QN W step (the default):"
 	@top_srcdir=$(abs_top_srcdir) ./bench/bench-admm --owlqn
-	@echo "notears-admm, subgradient L-BFGS W step (the reference, solver=subgradient):"
+	@echo "notears-admm, NLopt's L-BFGS on the subgradient W step (solver=subgradient):"
 	@top_srcdir=$(abs_top_srcdir) ./bench/bench-admm
+	@echo "notears-admm, L-BFGS-B on the subgradient W step (the reference's solver, solver=lbfgsb):"
+	@top_srcdir=$(abs_top_srcdir) ./bench/bench-admm --lbfgsb
 	@FEDBN=./fedbn $(SHELL) $(srcdir)/bench/startup.sh
 .PHONY: bench

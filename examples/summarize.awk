@@ -21,10 +21,10 @@ function se(key, col,    m, var) {
 	add(key, "sec", $(nf - 1))
 }
 END {
-	printf "%-14s %-16s %6s %16s %14s %14s %10s\n", "setting", "algorithm", "runs", shd == "" ? "SHD" : "SHD-" toupper(shd), "TPR", "FDR", "seconds"
+	printf "%-14s %-20s %6s %16s %14s %14s %10s\n", "setting", "algorithm", "runs", shd == "" ? "SHD" : "SHD-" toupper(shd), "TPR", "FDR", "seconds"
 	for (i = 1; i <= count; i++) {
 		split(order[i], part, SUBSEP)
 		k = order[i]
-		printf "%-14s %-16s %6d %8.2f ± %5.2f %6.3f ± %5.3f %6.3f ± %5.3f %10.2f\n", part[1], part[2], n[k, "shd"], mean(k, "shd"), se(k, "shd"), mean(k, "tpr"), se(k, "tpr"), mean(k, "fdr"), se(k, "fdr"), mean(k, "sec")
+		printf "%-14s %-20s %6d %8.2f ± %5.2f %6.3f ± %5.3f %6.3f ± %5.3f %10.2f\n", part[1], part[2], n[k, "shd"], mean(k, "shd"), se(k, "shd"), mean(k, "tpr"), se(k, "tpr"), mean(k, "fdr"), se(k, "fdr"), mean(k, "sec")
 	}
 }

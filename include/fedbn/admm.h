@@ -26,6 +26,9 @@ enum fb_admm_solver {
 	                            subgradient lambda sign(W), sign(0) = 0: the reference */
 	FB_ADMM_OWLQN = 1,       /* OWL-QN (liblbfgs, fb_owlqn): L-BFGS that handles the l1 term
 	                            orthant by orthant, so entries can be exactly 0 */
+	FB_ADMM_LBFGSB = 2,      /* L-BFGS-B (fb_lbfgsb) on the subgradient objective, without
+	                            bounds: the solver and stopping rules the reference code
+	                            gets from scipy */
 };
 
 /* Settings of a linear NOTEARS-ADMM run; fb_admm_options_init gives the paper's (App. B). */
@@ -41,8 +44,9 @@ typedef struct fb_admm_options {
 	double ftol_rel;   /* relative change of the W-step objective that stops L-BFGS (2.2e-9) */
 	size_t max_eval;   /* most objective evaluations per W step (15000) */
 	enum fb_admm_solver solver; /* the W-step solver (FB_ADMM_SUBGRADIENT) */
-	double gtol;       /* OWL-QN only: stop once |pseudo-gradient|_2 < gtol max(1, |W|_F)
-	                      (1e-5, scipy's pgtol) */
+	double gtol;       /* OWL-QN: stop once |pseudo-gradient|_2 < gtol max(1, |W|_F);
+	                      L-BFGS-B: once every gradient entry is at most gtol (1e-5, scipy's
+	                      pgtol); unused by NLopt */
 } fb_admm_options;
 
 /* Fill opt with the paper's linear defaults (values in the field comments). */
@@ -100,7 +104,8 @@ typedef struct fb_admm_figures {
 	size_t evals;       /* objective evaluations of the L-BFGS run */
 	int code;           /* its result code: NLopt's for the subgradient solver (NLOPT_FAILURE,
 	                       -1, is a line search that failed on the non-smooth l1 term; its
-	                       best point is kept), liblbfgs's for OWL-QN */
+	                       best point is kept), liblbfgs's for OWL-QN, enum fb_lbfgsb_code
+	                       for L-BFGS-B */
 } fb_admm_figures;
 
 /* A server for d variables and k clients, with W = 0, alpha = 0 and every beta_k = 0.  NULL

@@ -1,5 +1,5 @@
 /* Optimisation helpers shared by the continuous learners: the NOTEARS acyclicity function and
- * an adapter over a maintained L-BFGS (NLopt). */
+ * adapters over maintained L-BFGS libraries (NLopt, liblbfgs, L-BFGS-B). */
 #ifndef FEDBN_OPTIM_H
 #define FEDBN_OPTIM_H
 
@@ -38,6 +38,8 @@ typedef struct fb_lbfgs_options {
 	double xtol_rel;     /* stop when x changes by less than this, relatively (0: off) */
 	const double *lower; /* n lower bounds, or NULL for none */
 	const double *upper; /* n upper bounds, or NULL for none */
+	double pgtol;        /* fb_lbfgsb only: stop when the largest projected-gradient entry
+	                        is at most this (1e-5, scipy's pgtol) */
 } fb_lbfgs_options;
 
 /* What one L-BFGS run did. */
@@ -52,6 +54,24 @@ typedef struct fb_lbfgs_report {
  * the best x found; FB_ERR only when nothing usable came back. */
 int fb_lbfgs(size_t n, double *x, fb_objective f, void *ctx, const fb_lbfgs_options *opt,
              fb_lbfgs_report *rep, fb_error *err);
+
+/* Result codes of fb_lbfgsb (rep->code). */
+enum fb_lbfgsb_code {
+	FB_LBFGSB_CONVERGED = 0, /* a tolerance was met */
+	FB_LBFGSB_LIMIT = 1,     /* the evaluation or iteration limit ended the run */
+	FB_LBFGSB_ABNORMAL = 2,  /* the line search failed (common on non-smooth objectives,
+	                            which scipy reports as ABNORMAL_TERMINATION_IN_LNSRCH); x is
+	                            the last iterate */
+	FB_LBFGSB_ERROR = 3,     /* the library refused its input */
+};
+
+/* Minimise f from x (in place) with L-BFGS-B 3.0 (Debian's liblbfgsb: the algorithm and the
+ * stopping rules of scipy's L-BFGS-B, which the reference Python code calls); bounds are
+ * honoured when given, infinite bounds mean none.  Unlike fb_lbfgs, x ends at the library's
+ * last iterate, as scipy's does; FB_OK unless the library refused its input or f was never
+ * finite there.  xtol_rel must be 0. */
+int fb_lbfgsb(size_t n, double *x, fb_objective f, void *ctx, const fb_lbfgs_options *opt,
+              fb_lbfgs_report *rep, fb_error *err);
 
 /* Settings of one OWL-QN run (zeros mean the defaults noted). */
 typedef struct fb_owlqn_options {

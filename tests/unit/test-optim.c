@@ -422,6 +422,78 @@ static void test_lbfgs_errors(void **state)
 	assert_int_equal(fb_lbfgs(0, x, rosenbrock, NULL, NULL, NULL, &err), FB_ERR);
 }
 
+/* L-BFGS-B: the clamped minimiser of the bounded quadratic (infinite bounds are none), and
+ * Rosenbrock's minimum with and without the bound x0 <= 0.5. */
+static void test_lbfgsb_minima(void **state)
+{
+	double ct[10] = { 1.0, 3.0, 0.5, 2.0, 1.5, -2.0, 0.5, 3.0, -1.0, 4.0 };
+	double lo[5] = { -1.0, -HUGE_VAL, 0.0, 0.0, 1.0 }, hi[5] = { 1.0, 1.0, 2.0, HUGE_VAL, 1.0 };
+	double want[5] = { -1.0, 0.5, 2.0, 0.0, 1.0 }, x[5] = { 0.0, 0.0, 0.0, 0.0, 1.0 };
+	double hr[2] = { 0.5, HUGE_VAL };
+	fb_lbfgs_options opt = { 0 };
+	fb_lbfgs_report rep = { 0 };
+	fb_error err = { "" };
+	size_t i;
+
+	opt.lower = lo;
+	opt.upper = hi;
+	opt.pgtol = 1e-12;
+	assert_int_equal(fb_lbfgsb(5, x, quadratic, ct, &opt, &rep, &err), FB_OK);
+	for (i = 0; i < 5; i++)
+		if (!(fabs(x[i] - want[i]) <= 1e-9))
+			fail_msg("x[%zu] = %.12g, want %g", i, x[i], want[i]);
+	assert_rel(rep.f, 17.0, 1e-12);
+	assert_int_equal(rep.code, FB_LBFGSB_CONVERGED);
+	x[0] = -1.2;
+	x[1] = 1.0;
+	opt.lower = NULL;
+	opt.upper = NULL;
+	opt.ftol_rel = 1e-15;
+	assert_int_equal(fb_lbfgsb(2, x, rosenbrock, NULL, &opt, &rep, &err), FB_OK);
+	if (!(fabs(x[0] - 1.0) < 1e-6 && fabs(x[1] - 1.0) < 1e-6))
+		fail_msg("minimum at (%.10g, %.10g), code %d", x[0], x[1], rep.code);
+	x[0] = -1.2;
+	x[1] = 1.0;
+	opt.upper = hr;
+	assert_int_equal(fb_lbfgsb(2, x, rosenbrock, NULL, &opt, &rep, &err), FB_OK);
+	assert_rel(x[0], 0.5, 1e-12);
+	assert_rel(x[1], 0.25, 1e-6);
+	assert_rel(rep.f, 0.25, 1e-9);
+}
+
+/* L-BFGS-B stops on the evaluation limit at the next iterate and returns it; bad starts,
+ * options and objectives give FB_ERR with a message naming the problem. */
+static void test_lbfgsb_limit_and_errors(void **state)
+{
+	double x[2] = { -1.2, 1.0 }, f0 = rosenbrock(x, NULL, 2, NULL);
+	double lo[2] = { 0.0, 0.0 }, hi[2] = { 1.0, 1.0 };
+	fb_lbfgs_options opt = { 0 };
+	fb_lbfgs_report rep = { 0 };
+	fb_error err = { "" };
+
+	opt.max_eval = 5;
+	assert_int_equal(fb_lbfgsb(2, x, rosenbrock, NULL, &opt, &rep, &err), FB_OK);
+	assert_int_equal(rep.code, FB_LBFGSB_LIMIT);
+	assert_true(rep.evals > 5 && rep.evals <= 25);
+	assert_true(rep.f < f0);
+	assert_rel(rosenbrock(x, NULL, 2, NULL), rep.f, 1e-15);
+	opt.max_eval = 0;
+	opt.lower = lo;
+	opt.upper = hi;
+	x[0] = 2.0;
+	x[1] = 0.5;
+	assert_int_equal(fb_lbfgsb(2, x, rosenbrock, NULL, &opt, &rep, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "x[0] is above its upper bound"));
+	x[0] = 0.5;
+	assert_int_equal(fb_lbfgsb(2, x, nan_objective, NULL, &opt, &rep, &err), FB_ERR);
+	if (strstr(err.msg, "no finite objective") == NULL)
+		fail_msg("%s", err.msg);
+	opt.xtol_rel = 1e-6;
+	assert_int_equal(fb_lbfgsb(2, x, rosenbrock, NULL, &opt, &rep, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "xtol_rel"));
+	assert_int_equal(fb_lbfgsb(0, x, rosenbrock, NULL, NULL, NULL, &err), FB_ERR);
+}
+
 /* OWL-QN on a separable quadratic plus l1 over part of the variables: the minimiser is the
  * target soft-thresholded by l1 / (2 c_i) where penalised, the target elsewhere. */
 static void test_owlqn_soft_threshold(void **state)
@@ -500,6 +572,8 @@ int main(void)
 		cmocka_unit_test(test_lbfgs_rosenbrock),
 		cmocka_unit_test(test_lbfgs_max_eval),
 		cmocka_unit_test(test_lbfgs_errors),
+		cmocka_unit_test(test_lbfgsb_minima),
+		cmocka_unit_test(test_lbfgsb_limit_and_errors),
 		cmocka_unit_test(test_owlqn_soft_threshold),
 		cmocka_unit_test(test_owlqn_plain_and_errors),
 	};

@@ -62,7 +62,7 @@ void fb_admm_options_init(fb_admm_options *opt)
 	opt->rho_max = 1e16;
 	opt->max_rounds = 200;
 	opt->threshold = 0.3;
-	opt->ftol_rel = 2.2e-9;
+	opt->ftol_rel = 2.220446049250313e-09; /* scipy: factr 1e7 x machine epsilon */
 	opt->max_eval = 15000;
 	opt->solver = FB_ADMM_SUBGRADIENT;
 	opt->gtol = 1e-5;
@@ -93,7 +93,8 @@ static int admm_options_check(const fb_admm_options *opt, fb_error *err)
 		return fb_fail(err, "admm: 'ftol_rel' must be non-negative and finite");
 	if (!(opt->gtol >= 0 && isfinite(opt->gtol)))
 		return fb_fail(err, "admm: 'gtol' must be non-negative and finite");
-	if (opt->solver != FB_ADMM_SUBGRADIENT && opt->solver != FB_ADMM_OWLQN)
+	if (opt->solver != FB_ADMM_SUBGRADIENT && opt->solver != FB_ADMM_OWLQN &&
+	    opt->solver != FB_ADMM_LBFGSB)
 		return fb_fail(err, "admm: unknown W-step solver %d", (int)opt->solver);
 	return FB_OK;
 }
@@ -537,8 +538,9 @@ static void server_figures_fill(const fb_admm_server *s, const gsl_matrix *const
 
 /* Run the configured solver on the W-step objective from s->x, in place.  L-BFGS on the
  * non-smooth subgradient objective often ends on a failed line search (NLopt's
- * NLOPT_FAILURE, scipy's ABNORMAL_TERMINATION_IN_LNSRCH, which the reference code accepts):
- * the best point evaluated is then kept, as it is never worse than the start. */
+ * NLOPT_FAILURE, L-BFGS-B's and scipy's ABNORMAL_TERMINATION_IN_LNSRCH, which the reference
+ * code accepts): NLopt's best point evaluated is then kept, as it is never worse than the
+ * start, and L-BFGS-B's last iterate, as scipy keeps it. */
 static int server_w_run(fb_admm_server *s, fb_admm_figures *fig, fb_error *err)
 {
 	size_t n = s->d * s->d;
@@ -564,7 +566,11 @@ static int server_w_run(fb_admm_server *s, fb_admm_figures *fig, fb_error *err)
 		lo.memory = 10;
 		lo.max_eval = s->opt.max_eval;
 		lo.ftol_rel = s->opt.ftol_rel;
-		status = fb_lbfgs(n, s->x, server_eval, s, &lo, &rep, &lerr);
+		lo.pgtol = s->opt.gtol;
+		if (s->opt.solver == FB_ADMM_LBFGSB)
+			status = fb_lbfgsb(n, s->x, server_eval, s, &lo, &rep, &lerr);
+		else
+			status = fb_lbfgs(n, s->x, server_eval, s, &lo, &rep, &lerr);
 	}
 	s->smooth_only = false;
 	fig->evals = rep.evals;

@@ -66,6 +66,10 @@ static int admm_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 /* The two halves. */
 static const fb_fed_ops admm_ops = { admm_client, admm_server };
 
+/* The W-step solvers in the order of the 'solver' choice. */
+static const enum fb_admm_solver admm_solvers[] = { FB_ADMM_OWLQN, FB_ADMM_SUBGRADIENT,
+	                                            FB_ADMM_LBFGSB };
+
 /* Read the parameters into options. */
 static void admm_options(const fb_params *p, fb_admm_options *o)
 {
@@ -78,7 +82,7 @@ static void admm_options(const fb_params *p, fb_admm_options *o)
 	o->rho_max = fb_params_double(p, "rho_max");
 	o->max_rounds = (size_t)fb_params_int(p, "max_rounds");
 	o->threshold = fb_params_double(p, "threshold");
-	o->solver = fb_params_int(p, "solver") == 0 ? FB_ADMM_OWLQN : FB_ADMM_SUBGRADIENT;
+	o->solver = admm_solvers[fb_params_int(p, "solver")];
 }
 
 /* Build each client's half from its own rows, the server's from the shape alone, and the
@@ -181,9 +185,10 @@ static const fb_param_def admm_params[] = {
 	{ "rho_max", FB_PARAM_DOUBLE, "1e16", 1, 1e300, NULL, "a penalty grows only below this" },
 	{ "max_rounds", FB_PARAM_INT, "200", 1, 1e6, NULL, "most communication rounds" },
 	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1e6, NULL, "weights with |w| at most this are no edge" },
-	{ "solver", FB_PARAM_CHOICE, "owlqn", 0, 0, "owlqn|subgradient",
-	  "W step: OWL-QN (L-BFGS that handles the l1 term exactly) or the reference "
-	  "L-BFGS with the l1 subgradient" },
+	{ "solver", FB_PARAM_CHOICE, "owlqn", 0, 0, "owlqn|subgradient|lbfgsb",
+	  "W step: OWL-QN (L-BFGS that handles the l1 term exactly), NLopt's L-BFGS with the "
+	  "l1 subgradient, or L-BFGS-B with the l1 subgradient (the reference code's solver, "
+	  "scipy's stopping rules)" },
 	{ 0 },
 };
 

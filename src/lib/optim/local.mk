@@ -1,4 +1,4 @@
-# optim: the acyclicity function h(W), the L-BFGS and OWL-QN adapters (GSL, NLopt, liblbfgs)
+# optim: the acyclicity function h(W), the L-BFGS and OWL-QN adapters (GSL, NLopt, liblbfgs, L-BFGS-B)
 noinst_LTLIBRARIES += src/lib/optim/liboptim.la
 FB_LIB_PARTS += src/lib/optim/liboptim.la
 src_lib_optim_liboptim_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(NLOPT_CFLAGS) $(LBFGS_CFLAGS)
@@ -6,7 +6,8 @@ src_lib_optim_liboptim_la_SOURCES = \
 	include/fedbn/optim.h \
 	src/lib/optim/dag-h.c \
 	src/lib/optim/lbfgs.c \
-	src/lib/optim/owlqn.c
+	src/lib/optim/owlqn.c \
+	src/lib/optim/lbfgsb.c
 
 check_PROGRAMS += tests/unit/test-optim
 TESTS += tests/unit/test-optim
