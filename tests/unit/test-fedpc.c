@@ -631,6 +631,32 @@ static void test_collider(void **state)
 	gsl_rng_free(r);
 }
 
+/* Colliders that would close a directed cycle are conflicts: 0 -> 1 <- 2 and 1 -> 3 <- 4
+ * are oriented, then 3 -> 0 <- 5 would make 0 -> 1 -> 3 -> 0, so it is skipped; Meek's R2
+ * then gives 0 -> 3 (from 0 -> 1 -> 3) and 0 - 5 stays undirected: no directed cycle. */
+static void test_collider_cycle(void **state)
+{
+	static const size_t edges[6][2] = { { 0, 1 }, { 2, 1 }, { 1, 3 }, { 4, 3 }, { 3, 0 },
+		                            { 5, 0 } };
+	fedpc_cand cands[3] = { { 0.001, 0, 0, 0, 1, 2 }, { 0.002, 0, 0, 1, 3, 4 },
+		                { 0.003, 0, 0, 3, 0, 5 } };
+	fb_graph *g = fb_graph_alloc(6);
+	size_t colliders, conflicts;
+
+	(void)state;
+	for (size_t e = 0; e < 6; e++)
+		fb_graph_set_undirected(g, edges[e][0], edges[e][1]);
+	fedpc_orient(g, cands, 3, true, &colliders, &conflicts, NULL);
+	assert_int_equal(colliders, 2);
+	assert_int_equal(conflicts, 1);
+	assert_int_equal(fb_graph_edge(g, 0, 1), FB_EDGE_FORWARD);
+	assert_int_equal(fb_graph_edge(g, 1, 3), FB_EDGE_FORWARD);
+	assert_int_equal(fb_graph_edge(g, 0, 3), FB_EDGE_FORWARD);
+	assert_int_equal(fb_graph_edge(g, 0, 5), FB_EDGE_UNDIRECTED);
+	assert_true(fb_graph_is_acyclic(g));
+	fb_graph_free(g);
+}
+
 /* The FedPC paper's SHD: the estimate extended to a DAG, then extra + missing + reversed. */
 static size_t paper_shd(const fb_graph *g, const fb_graph *truth)
 {
@@ -826,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_max_p),
 		cmocka_unit_test(test_collider),
+		cmocka_unit_test(test_collider_cycle),
 		cmocka_unit_test(test_synth_accuracy),
 		cmocka_unit_test(test_alarm),
 		cmocka_unit_test(test_errors),

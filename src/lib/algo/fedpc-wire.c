@@ -220,11 +220,47 @@ void fedpc_cands_index(fedpc_cand *cands, size_t n)
 		cands[t].pos = t;
 }
 
-/* Orient the candidates, then Meek's R1-R3. */
+/* True when a directed path leads from k to i or to j (stack and seen have room for d). */
+static bool reaches_either(const fb_graph *g, size_t k, size_t i, size_t j, size_t *stack,
+                           bool *seen)
+{
+	size_t d = g->d, top = 0;
+	bool hit = false;
+
+	memset(seen, 0, d * sizeof *seen);
+	stack[top++] = k;
+	seen[k] = true;
+	while (top > 0 && !hit) {
+		size_t v = stack[--top];
+
+		for (size_t u = 0; u < d && !hit; u++)
+			if (!seen[u] && fb_graph_has_arc(g, v, u)) {
+				hit = u == i || u == j;
+				seen[u] = true;
+				stack[top++] = u;
+			}
+	}
+	return hit;
+}
+
+/* Whether orienting i -> k <- j would re-orient an edge or close a directed cycle: only a
+ * middle that already has a child can lead back to i or j. */
+static bool collider_conflicts(const fb_graph *g, const fedpc_cand *c, size_t *buf, bool *seen)
+{
+	if (fb_graph_has_arc(g, c->k, c->i) || fb_graph_has_arc(g, c->k, c->j))
+		return true;
+	return fb_graph_children(g, c->k, buf) > 0 &&
+	       reaches_either(g, c->k, c->i, c->j, buf, seen);
+}
+
+/* Orient the candidates (skipping, as conflicts, those that would re-orient an edge or
+ * close a directed cycle), then Meek's R1-R3. */
 void fedpc_orient(fb_graph *g, fedpc_cand *cands, size_t n, bool strength, size_t *colliders,
                   size_t *conflicts, size_t *meek)
 {
-	size_t done = 0, bad = 0, m;
+	size_t done = 0, bad = 0, m, d = g->d;
+	size_t *buf = fb_xmalloc((d + 1) * sizeof *buf);
+	bool *seen = fb_xmalloc((d + 1) * sizeof *seen);
 
 	fedpc_cands_index(cands, n);
 	if (strength)
@@ -232,7 +268,7 @@ void fedpc_orient(fb_graph *g, fedpc_cand *cands, size_t n, bool strength, size_
 	for (size_t t = 0; t < n; t++) {
 		const fedpc_cand *c = &cands[t];
 
-		if (fb_graph_has_arc(g, c->k, c->i) || fb_graph_has_arc(g, c->k, c->j)) {
+		if (collider_conflicts(g, c, buf, seen)) {
 			bad++;
 			continue;
 		}
@@ -240,6 +276,8 @@ void fedpc_orient(fb_graph *g, fedpc_cand *cands, size_t n, bool strength, size_
 		fb_graph_set_directed(g, c->j, c->k, 1.0);
 		done++;
 	}
+	free(buf);
+	free(seen);
 	m = fb_cpdag_meek(g, false);
 	if (colliders != NULL)
 		*colliders = done;
