@@ -41,7 +41,8 @@ typedef struct fb_admm_options {
 	double rho_max;    /* a penalty is multiplied only while below this (1e16) */
 	size_t max_rounds; /* most rounds (200) */
 	double threshold;  /* |W_ij| at or below this is no edge, for the caller's graph (0.3) */
-	double ftol_rel;   /* relative change of the W-step objective that stops L-BFGS (2.2e-9) */
+	double ftol_rel;   /* relative change of the W-step objective that stops L-BFGS
+	                      (2.22e-9, scipy's factr 1e7 x machine epsilon) */
 	size_t max_eval;   /* most objective evaluations per W step (15000) */
 	enum fb_admm_solver solver; /* the W-step solver (FB_ADMM_SUBGRADIENT) */
 	double gtol;       /* OWL-QN: stop once |pseudo-gradient|_2 < gtol max(1, |W|_F);

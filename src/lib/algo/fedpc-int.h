@@ -115,8 +115,9 @@ typedef struct fedpc_cand {
 
 /* Orient the candidates on g in order of strength (increasing p, then decreasing statistic,
  * then index order) or of index alone (order), each only when neither edge already points
- * out of k and no directed path leads from k back to i or j, then Meek's R1-R3; oriented colliders, conflicts and Meek orientations go to the
- * counters (any may be NULL).  cands is sorted in place. */
+ * out of k and no directed path leads from k back to i or j, then Meek's R1-R3; oriented
+ * colliders, conflicts and Meek orientations go to the counters (any may be NULL).  cands
+ * is sorted in place. */
 void fedpc_orient(fb_graph *g, fedpc_cand *cands, size_t n, bool strength, size_t *colliders,
                   size_t *conflicts, size_t *meek);
 

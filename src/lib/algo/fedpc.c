@@ -347,8 +347,9 @@ const fb_algo fb_algo_fedpc = {
 	        "and for each middle k outside it the p of the test given the set plus k; the "
 	        "server keeps the highest-p set over the clients (ties: the first client), makes "
 	        "i -> k <- j when k is not in it, strongest collider test first (colliders=order: "
-	        "by index), never re-orienting an edge (figure conflicts), and leaves a triple "
-	        "unoriented when no client separated its ends (figure unresolved); then Meek's "
+	        "by index), never re-orienting an edge or closing a directed cycle (figure "
+	        "conflicts), and leaves a triple unoriented when no client separated its ends "
+	        "(figure unresolved); then Meek's "
 	        "R1-R3. The result is a CPDAG; extend=yes returns a DAG extension of it (Dor and "
 	        "Tarsi), the graph the FedPC paper scores. One client runs exactly PC's levels.",
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL,
