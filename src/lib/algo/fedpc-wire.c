@@ -243,13 +243,11 @@ static bool reaches_either(const fb_graph *g, size_t k, size_t i, size_t j, size
 	return hit;
 }
 
-/* Whether orienting i -> k <- j would re-orient an edge or close a directed cycle: only a
- * middle that already has a child can lead back to i or j. */
+/* Whether orienting i -> k <- j would re-orient an edge or close a directed cycle (a
+ * directed path from k back to i or j). */
 static bool collider_conflicts(const fb_graph *g, const fedpc_cand *c, size_t *buf, bool *seen)
 {
-	if (fb_graph_has_arc(g, c->k, c->i) || fb_graph_has_arc(g, c->k, c->j))
-		return true;
-	return fb_graph_children(g, c->k, buf) > 0 &&
+	return fb_graph_has_arc(g, c->k, c->i) || fb_graph_has_arc(g, c->k, c->j) ||
 	       reaches_either(g, c->k, c->i, c->j, buf, seen);
 }
 
