@@ -18,7 +18,10 @@
  *   R3  two non-adjacent c, e with a - c -> b and a - e -> b;
  *   R4  (rule4 only) some c, e with a - c -> e -> b, a adjacent to e, c and b not adjacent.
  * Passes visit the pairs (a, b) in row-major order and apply the first rule that holds, so
- * the result is fixed even when the orientations given are not consistent.  R1-R3 suffice
+ * the result is fixed even when the orientations given are not consistent.  An orientation
+ * a -> b that would close a directed cycle (a directed path already leads from b to a) is
+ * not made; that happens only when the orientations given are not consistent, since on a
+ * pattern of v-structures the rules never close a cycle.  R1-R3 suffice
  * when every orientation comes from v-structures (Meek 1995); R4 matters once other
  * knowledge has oriented edges.  Weights of oriented edges keep their forward value. */
 size_t fb_cpdag_meek(fb_graph *g, bool rule4);

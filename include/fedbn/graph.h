@@ -78,6 +78,10 @@ size_t fb_graph_adjacents(const fb_graph *g, size_t i, size_t *out);
 bool fb_graph_is_acyclic(const fb_graph *g);
 /* True when acyclic and without undirected edges. */
 bool fb_graph_is_dag(const fb_graph *g);
+/* True when a directed path of one arc or more leads from `from` to a or to b (undirected
+ * edges are not followed); stack and seen are scratch with room for d. */
+bool fb_graph_reaches(const fb_graph *g, size_t from, size_t a, size_t b, size_t *stack,
+                      bool *seen);
 /* A topological order of the directed part into order (room for d), Kahn's algorithm with
  * the smallest available index first (so the result is unique); undirected edges are
  * ignored.  FB_ERR when there is a cycle, err naming a node on it; order is then unspecified. */

@@ -48,6 +48,20 @@ static void test_meek_r1(void **state)
 	fb_graph_free(h);
 }
 
+/* Orientations that are not consistent: 2 -> 0 (2, 1 not adjacent) and 1 -> 3 -> 0, with
+ * 0 - 1.  R1 would orient 0 -> 1 first (row-major), closing 0 -> 1 -> 3 -> 0; that is not
+ * done, and R2 then orients 1 -> 0 along 1 -> 3 -> 0, so the result stays acyclic. */
+static void test_meek_no_cycle(void **state)
+{
+	const size_t arcs[][2] = { { 2, 0 }, { 1, 3 }, { 3, 0 } }, und[][2] = { { 0, 1 } };
+	fb_graph *g = make(4, arcs, 3, und, 1);
+
+	assert_int_equal(fb_cpdag_meek(g, false), 1);
+	assert_edge(g, 1, 0, FB_EDGE_FORWARD);
+	assert_true(fb_graph_is_acyclic(g));
+	fb_graph_free(g);
+}
+
 /* R2: 0 -> 1 -> 2 with 0 - 2 orients 0 -> 2. */
 static void test_meek_r2(void **state)
 {
@@ -276,6 +290,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_meek_r1),
 		cmocka_unit_test(test_meek_r2),
+		cmocka_unit_test(test_meek_no_cycle),
 		cmocka_unit_test(test_meek_r3),
 		cmocka_unit_test(test_meek_r4),
 		cmocka_unit_test(test_meek_no_reorient),

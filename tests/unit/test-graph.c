@@ -234,6 +234,27 @@ static void test_copy(void **state)
 	fb_graph_free(g);
 }
 
+/* fb_graph_reaches follows arcs only, forward, one arc or more: 0 -> 1 -> 2, 2 - 3, 4 -> 0. */
+static void test_reaches(void **state)
+{
+	fb_graph *g = fb_graph_alloc(5);
+	size_t stack[5];
+	bool seen[5];
+
+	fb_graph_set_directed(g, 0, 1, 1.0);
+	fb_graph_set_directed(g, 1, 2, 1.0);
+	fb_graph_set_undirected(g, 2, 3);
+	fb_graph_set_directed(g, 4, 0, 1.0);
+	assert_true(fb_graph_reaches(g, 0, 2, 2, stack, seen));
+	assert_true(fb_graph_reaches(g, 4, 3, 2, stack, seen));  /* the second target */
+	assert_false(fb_graph_reaches(g, 0, 3, 3, stack, seen)); /* 2 - 3 is not followed */
+	assert_false(fb_graph_reaches(g, 2, 0, 1, stack, seen)); /* arcs are not reversed */
+	assert_false(fb_graph_reaches(g, 0, 0, 4, stack, seen)); /* no path back to the start */
+	fb_graph_set_directed(g, 2, 4, 1.0);
+	assert_true(fb_graph_reaches(g, 0, 0, 0, stack, seen)); /* 0 -> 1 -> 2 -> 4 -> 0 */
+	fb_graph_free(g);
+}
+
 /* fb_graph_same_nodes compares counts and names in order. */
 static void test_same_nodes(void **state)
 {
@@ -428,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_topo_order),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_reaches),
 		cmocka_unit_test(test_same_nodes),
 		cmocka_unit_test(test_metrics_perfect),
 		cmocka_unit_test(test_metrics_mixed),

@@ -220,35 +220,12 @@ void fedpc_cands_index(fedpc_cand *cands, size_t n)
 		cands[t].pos = t;
 }
 
-/* True when a directed path leads from k to i or to j (stack and seen have room for d). */
-static bool reaches_either(const fb_graph *g, size_t k, size_t i, size_t j, size_t *stack,
-                           bool *seen)
-{
-	size_t d = g->d, top = 0;
-	bool hit = false;
-
-	memset(seen, 0, d * sizeof *seen);
-	stack[top++] = k;
-	seen[k] = true;
-	while (top > 0 && !hit) {
-		size_t v = stack[--top];
-
-		for (size_t u = 0; u < d && !hit; u++)
-			if (!seen[u] && fb_graph_has_arc(g, v, u)) {
-				hit = u == i || u == j;
-				seen[u] = true;
-				stack[top++] = u;
-			}
-	}
-	return hit;
-}
-
 /* Whether orienting i -> k <- j would re-orient an edge or close a directed cycle (a
  * directed path from k back to i or j). */
 static bool collider_conflicts(const fb_graph *g, const fedpc_cand *c, size_t *buf, bool *seen)
 {
 	return fb_graph_has_arc(g, c->k, c->i) || fb_graph_has_arc(g, c->k, c->j) ||
-	       reaches_either(g, c->k, c->i, c->j, buf, seen);
+	       fb_graph_reaches(g, c->k, c->i, c->j, buf, seen);
 }
 
 /* Orient the candidates (skipping, as conflicts, those that would re-orient an edge or

@@ -350,7 +350,7 @@ const fb_algo fb_algo_fedpc = {
 	        "by index), never re-orienting an edge or closing a directed cycle (figure "
 	        "conflicts), and leaves a triple unoriented when no client separated its ends "
 	        "(figure unresolved); then Meek's "
-	        "R1-R3. The result is a CPDAG; extend=yes returns a DAG extension of it (Dor and "
+	        "R1-R3, which likewise never close a directed cycle. The result is a CPDAG; extend=yes returns a DAG extension of it (Dor and "
 	        "Tarsi), the graph the FedPC paper scores. One client runs exactly PC's levels.",
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL,
 	.params = fedpc_params, .figures = fedpc_figures, .client_figure = "tests",

@@ -71,28 +71,37 @@ static bool meek_r4(const fb_graph *g, size_t a, size_t b)
 	return false;
 }
 
-/* Orient undirected edges by Meek's rules to closure. */
+/* Whether some rule of Meek orients a - b as a -> b; buf has room for d. */
+static bool meek_orients(const fb_graph *g, size_t a, size_t b, bool rule4, size_t *buf)
+{
+	return meek_r1(g, a, b) || meek_r2(g, a, b) || meek_r3(g, a, b, buf) ||
+	       (rule4 && meek_r4(g, a, b));
+}
+
+/* Orient undirected edges by Meek's rules to closure, never closing a directed cycle. */
 size_t fb_cpdag_meek(fb_graph *g, bool rule4)
 {
 	size_t d = g->d, oriented = 0;
 	size_t *buf = fb_xmalloc((d > 0 ? d : 1) * sizeof *buf);
+	size_t *stack = fb_xmalloc((d > 0 ? d : 1) * sizeof *stack);
+	bool *seen = fb_xmalloc((d > 0 ? d : 1) * sizeof *seen);
 	bool changed = true;
 
 	while (changed) {
 		changed = false;
 		for (size_t a = 0; a < d; a++)
 			for (size_t b = 0; b < d; b++) {
-				if (a == b || !is_und(g, a, b))
+				if (a == b || !is_und(g, a, b) || !meek_orients(g, a, b, rule4, buf) ||
+				    fb_graph_reaches(g, b, a, a, stack, seen))
 					continue;
-				if (meek_r1(g, a, b) || meek_r2(g, a, b) || meek_r3(g, a, b, buf) ||
-				    (rule4 && meek_r4(g, a, b))) {
-					fb_graph_set_directed(g, a, b, g->w[a * d + b]);
-					oriented++;
-					changed = true;
-				}
+				fb_graph_set_directed(g, a, b, g->w[a * d + b]);
+				oriented++;
+				changed = true;
 			}
 	}
 	free(buf);
+	free(stack);
+	free(seen);
 	return oriented;
 }
 

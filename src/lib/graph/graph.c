@@ -304,6 +304,32 @@ bool fb_graph_is_dag(const fb_graph *g)
 	return fb_graph_n_undirected(g) == 0 && fb_graph_is_acyclic(g);
 }
 
+/* Depth-first search along arcs from `from` until a or b is met. */
+bool fb_graph_reaches(const fb_graph *g, size_t from, size_t a, size_t b, size_t *stack,
+                      bool *seen)
+{
+	size_t d = g->d, top = 0;
+
+	memset(seen, 0, d * sizeof *seen);
+	stack[top++] = from;
+	seen[from] = true;
+	while (top > 0) {
+		size_t v = stack[--top];
+
+		for (size_t u = 0; u < d; u++) {
+			if (!fb_graph_has_arc(g, v, u))
+				continue;
+			if (u == a || u == b)
+				return true;
+			if (!seen[u]) {
+				seen[u] = true;
+				stack[top++] = u;
+			}
+		}
+	}
+	return false;
+}
+
 /* Same node count and the same names in the same order. */
 bool fb_graph_same_nodes(const fb_graph *a, const fb_graph *b)
 {
