@@ -349,8 +349,8 @@ const fb_algo fb_algo_fedpc = {
 	        "i -> k <- j when k is not in it, strongest collider test first (colliders=order: "
 	        "by index), never re-orienting an edge or closing a directed cycle (figure "
 	        "conflicts), and leaves a triple unoriented when no client separated its ends "
-	        "(figure unresolved); then Meek's "
-	        "R1-R3, which likewise never close a directed cycle. The result is a CPDAG; extend=yes returns a DAG extension of it (Dor and "
+	        "(figure unresolved); then Meek's R1-R3, which likewise never close a directed "
+	        "cycle. The result is a CPDAG; extend=yes returns a DAG extension of it (Dor and "
 	        "Tarsi), the graph the FedPC paper scores. One client runs exactly PC's levels.",
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL,
 	.params = fedpc_params, .figures = fedpc_figures, .client_figure = "tests",
