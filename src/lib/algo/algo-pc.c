@@ -123,9 +123,9 @@ const fb_algo fb_algo_pc = {
 	        "chi2 for discrete data; p > alpha), keeping the separating set; then "
 	        "v-structures are oriented (strongest collider test first; an edge already "
 	        "pointing out of the middle wins) and Meek's rules R1-R3 close the CPDAG, never "
-	        "closing a directed cycle when conflicting colliders would make one. One "
-	        "round is one level (figure level = l); the last round orients (level -1). "
-	        "Every test is cached (figure hits). compat=causal-learn reproduces causal-learn's pc with "
+	        "closing a directed cycle when conflicting colliders would make one. One round "
+	        "is one level (figure level = l); the last round orients (level -1). Every test "
+	        "is cached (figure hits). compat=causal-learn reproduces causal-learn's pc with "
 	        "stable=True, uc_rule=0, uc_priority=-1. As a learner it serves all:, sep:, "
 	        "voting: and best:.",
 	.flags = FB_ALGO_LOCAL,
