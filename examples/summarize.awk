@@ -1,7 +1,8 @@
 # Mean and standard error per (setting, algorithm) of the compare CSV rows that the example
 # scripts collect: input lines "setting,<compare CSV row>"; prints one table row per group.
-# Columns of a compare row: run, algorithm, split, parameters, SHD, SHD-DAG, SHD-CPDAG, TPR,
-# FDR, F1, NNZ, rounds, seconds, bytes.  -v shd=dag (or cpdag) reports that SHD instead of the
+# Columns of a compare row: run, label, algorithm, dataset, split, parameters, SHD, SHD-DAG,
+# SHD-CPDAG, TPR, FDR, F1, NNZ, rounds, seconds, bytes; rows group by their label, or by their
+# algorithm when they have none.  -v shd=dag (or cpdag) reports that SHD instead of the
 # NOTEARS-style one (an undirected estimate over a true edge costs nothing).
 BEGIN { FS = ","; col = shd == "dag" ? 8 : shd == "cpdag" ? 7 : 9 }
 function add(key, col, v) { n[key, col]++; s[key, col] += v; ss[key, col] += v * v }
@@ -14,7 +15,7 @@ function se(key, col,    m, var) {
 }
 {
 	# the split column holds spaces but no commas; parameters may be quoted: take from the end
-	key = $1 SUBSEP $3
+	key = $1 SUBSEP ($3 != "" ? $3 : $4)
 	if (!(key in seen)) { seen[key] = 1; order[++count] = key }
 	nf = NF
 	add(key, "shd", $(nf - col)); add(key, "tpr", $(nf - 6)); add(key, "fdr", $(nf - 5))

@@ -7,8 +7,10 @@ AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)'
 	LSAN_OPTIONS='suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0'; \
 	export top_srcdir top_builddir FEDBN LSAN_OPTIONS;
 
-TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh
-EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data
+TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh \
+	tests/score-agree.sh
+EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data \
+	tests/score-agree.sh tests/tmux-lib.sh
 
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
@@ -26,7 +28,10 @@ TRANSCRIPTS = \
 	tests/transcripts/data.fbn \
 	tests/transcripts/bail.fbn \
 	tests/transcripts/bail-stdin.fbn \
-	tests/transcripts/no-bail.fbn
+	tests/transcripts/no-bail.fbn \
+	tests/transcripts/rescore.fbn \
+	tests/transcripts/compare.fbn \
+	tests/transcripts/threshold.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

@@ -7,14 +7,7 @@
 # fedpc's detail view shows the votes per pair, then the separating sets; --no-pane prints
 # one line per round.
 fedbn=${FEDBN:-./fedbn}
-command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
-tmp=$(mktemp -d) || exit 99
-sock="fedbn-pane-$$"
-cleanup() {
-	tmux -L "$sock" kill-server 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "${top_srcdir:-.}/tests/tmux-lib.sh"
 
 # braille plots need a UTF-8 locale; without one the pane draws ASCII
 utf8=C.UTF-8
@@ -27,39 +20,6 @@ start() {
 		echo EXITED-\$?; sleep 60"
 	target=$1
 	wait_for "fedbn>"
-}
-
-# screen: the visible pane of the current target, trailing blanks removed
-screen() {
-	tmux -L "$sock" capture-pane -p -t "$target" 2>/dev/null | sed 's/ *$//'
-}
-
-fail() {
-	echo "FAIL: $1; the screen was:"
-	screen
-	exit 1
-}
-
-# wait_for TEXT: poll until a line contains TEXT (10 s at most)
-wait_for() {
-	for _ in $(seq 100); do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-	done
-	fail "timed out waiting for '$1'"
-}
-
-# last_line_is TEXT: the last non-empty line equals TEXT (10 s at most)
-last_line_is() {
-	for _ in $(seq 100); do
-		[ "$(screen | grep -v '^$' | tail -n 1)" = "$1" ] && return 0
-		sleep 0.1
-	done
-	fail "expected the last line to be '$1'"
-}
-
-keys() {
-	tmux -L "$sock" send-keys -t "$target" "$@"
 }
 
 # flag NAME: a tmux pane flag (alternate_on, cursor_flag, ...)
@@ -166,7 +126,7 @@ for i in 1 2 3; do
 	back_at_prompt
 done
 keys 'result' Enter
-wait_for "notears-admm finished: 24 rounds"
+wait_for "notears-admm not finished: 24 rounds so far"
 keys Up
 last_line_is "fedbn> result"
 keys C-u 'ec' Tab

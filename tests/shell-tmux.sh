@@ -3,45 +3,7 @@
 # key= names; Ctrl-C clears the line and keeps the shell; history is written to
 # $FEDBN_HISTORY; Ctrl-D quits.
 fedbn=${FEDBN:-./fedbn}
-command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
-tmp=$(mktemp -d) || exit 99
-sock="fedbn-test-$$"
-cleanup() {
-	tmux -L "$sock" kill-server 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# screen: the visible pane, trailing blanks removed
-screen() {
-	tmux -L "$sock" capture-pane -p -t t 2>/dev/null | sed 's/ *$//'
-}
-
-# wait_for TEXT: poll the pane until a line contains TEXT (5 s at most)
-wait_for() {
-	for _ in $(seq 50); do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-	done
-	echo "FAIL: timed out waiting for '$1'; the screen was:"
-	screen
-	exit 1
-}
-
-# last_line_is TEXT: the last non-empty line equals TEXT (5 s at most)
-last_line_is() {
-	for _ in $(seq 50); do
-		[ "$(screen | grep -v '^$' | tail -n 1)" = "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "FAIL: expected the last line to be '$1'; the screen was:"
-	screen
-	exit 1
-}
-
-keys() {
-	tmux -L "$sock" send-keys -t t "$@"
-}
+. "${top_srcdir:-.}/tests/tmux-lib.sh"
 
 cd "$tmp" || exit 99
 tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 30 \

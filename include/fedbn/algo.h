@@ -29,23 +29,6 @@ enum fb_algo_flags {
 	FB_ALGO_NEEDS_WEIGHTS = 1 << 8, /* a combinator that needs a weighted learner (avg:) */
 };
 
-/* Accuracy against the truth as reals, so that a run over several client graphs can report
- * their average (fields as in fb_metrics). */
-typedef struct fb_score {
-	double shd, extra, missing, reversed, tp, nnz; /* counts (or mean counts) */
-	double tpr, fdr, precision, recall, f1;        /* rates (or mean rates) */
-	double shd_dag;   /* SHD after turning the estimate into a DAG (Dor-Tarsi), as the FedPC
-	                     paper scores CPDAGs; equals shd for a DAG estimate */
-	double shd_cpdag; /* SHD between the CPDAGs of the estimate and of the truth
-	                     (Tsamardinos: a differing pair costs 1); NaN for a cyclic estimate */
-	bool cyclic;      /* the estimate has a directed cycle */
-} fb_score;
-
-/* The score of one comparison (shd_dag and shd_cpdag set to shd). */
-void fb_score_from_metrics(fb_score *s, const fb_metrics *m);
-/* Every figure of est against the truth, the DAG and CPDAG SHDs included. */
-int fb_score_graph(const fb_graph *est, const fb_graph *truth, fb_score *s, fb_error *err);
-
 /* One round's record. */
 typedef struct fb_trace_rec {
 	size_t round;        /* from 1 */
@@ -95,6 +78,9 @@ typedef struct fb_algo {
 	int (*score)(const fb_run *run, fb_score *s, fb_error *err);
 	/* Optional: client k's own estimate, for algorithms that keep one per client. */
 	fb_graph *(*client_result)(const fb_run *run, size_t k, fb_error *err);
+	/* Optional: make result() threshold the weights it keeps at t from now on (for
+	 * algorithms with a "threshold" parameter that acts only on their result). */
+	void (*rethreshold)(fb_run *run, double t);
 } fb_algo;
 
 /* One run of an algorithm. */
@@ -139,6 +125,16 @@ fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_opt
 void fb_run_free(fb_run *run);
 /* One round; appends a trace record.  On FB_ERR no record is added; the run may go on. */
 int fb_run_step(fb_run *run, fb_error *err);
+/* Score the run against truth (not owned, must outlive the run; NULL: none) from now on:
+ * the last record is scored again from the current estimate, and the earlier records, whose
+ * estimates are not kept, lose their score.  The estimate itself does not change (best:
+ * keeps the client graph it chose by the truth it had). */
+void fb_run_set_truth(fb_run *run, const fb_graph *truth);
+/* Set the run's threshold parameter to value (a number as typed) and make its result from
+ * the weights it keeps at that threshold, without stepping again; the last record is scored
+ * again.  FB_ERR with the reason when its algorithm has no such threshold or value is out of
+ * range (the run unchanged). */
+int fb_run_set_threshold(fb_run *run, const char *value, fb_error *err);
 /* Whether the run has finished. */
 bool fb_run_done(const fb_run *run);
 /* Rounds done. */

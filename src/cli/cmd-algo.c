@@ -51,6 +51,41 @@ static int exec_algo(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	return FB_CMD_OK;
 }
 
+/* Whether every word is threshold=VALUE (the last one's value in *value). */
+static bool only_threshold(const fb_cmd_args *a, const char **value)
+{
+	for (int i = 0; i < a->argc; i++) {
+		if (strncmp(a->argv[i], "threshold=", 10) != 0)
+			return false;
+		*value = a->argv[i] + 10;
+	}
+	return a->argc > 0;
+}
+
+/* After set threshold=V alone, with nothing else changed since the newest run started:
+ * threshold that run's kept weights again instead of asking for a new run.  Says so in one
+ * line and returns true; false when the run's algorithm cannot. */
+static bool rethreshold_last(fb_cmd_ctx *ctx, const fb_cmd_args *a)
+{
+	fb_session *s = ctx->s;
+	fb_run *last = fb_session_last_run(s);
+	const fb_trace_rec *rec;
+	const char *value = NULL;
+	fb_error err = { { 0 } };
+	char words[160], text[168] = "";
+
+	if (last == NULL || s->stale || s->algo == NULL || strcmp(last->name, s->algo) != 0 ||
+	    !only_threshold(a, &value) || fb_run_set_threshold(last, value, &err) != FB_OK)
+		return false;
+	rec = fb_run_last(last);
+	if (rec != NULL && rec->scored)
+		snprintf(text, sizeof text, "; %s", fb_score_text(&rec->score, true, words,
+		                                                   sizeof words));
+	fprintf(ctx->out, "run %zu: its kept weights thresholded again at |w| > %s, no new run: "
+	                  "%zu edges%s\n", s->nruns, value, rec != NULL ? rec->edges : 0, text);
+	return true;
+}
+
 /* set key=value ...: algorithm parameters and run options, all or nothing. */
 static int exec_set(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
@@ -86,7 +121,8 @@ static int exec_set(fb_cmd_ctx *ctx, fb_cmd_args *a)
 			fb_params_release(&s->params);
 			s->params = p;
 		}
-		s->stale = true;
+		if (!rethreshold_last(ctx, a))
+			s->stale = true;
 		return FB_CMD_OK;
 	}
 	fb_params_release(&r);
@@ -143,7 +179,10 @@ const fb_cmd_entry fb_cmd_set = {
 	.name = "set", .usage = "key=value ...", .summary = "set algorithm parameters",
 	.help = "Set parameters of the current algorithm, or the run options threads= and "
 	        "share=, each checked against its type and range; all or nothing. The next run "
-	        "or step starts a new run with them.",
+	        "or step starts a new run with them, except threshold= alone right after a run "
+	        "of notears, notears-admm or all:notears: that run's kept weights are "
+	        "thresholded again at once (no new run), and result, compare and export show "
+	        "the new graph.",
 	.min_args = 1, .max_args = -1, .exec = exec_set,
 };
 

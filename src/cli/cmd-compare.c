@@ -1,6 +1,9 @@
-/* compare: one row per run of the session, on screen or into a CSV or Markdown file. */
+/* compare: one row per run of the session, on screen or into a CSV or Markdown file; runs can
+ * be dropped from the table, brought back, and labelled. */
 #include "config.h"
 
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fedbn/core.h"
@@ -8,22 +11,107 @@
 #include "report.h"
 #include "session.h"
 
-/* compare [out=FILE.csv|.md]. */
-static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
+/* Parse run number word (1 to nruns) into *n; FB_ERR after printing the error. */
+static int compare_run_number(fb_cmd_ctx *ctx, const char *key, const char *word, size_t *n)
 {
-	const char *path = fb_params_str(&a->params, "out");
-	enum fb_table_format fmt = FB_TABLE_TEXT;
+	int64_t v;
+
+	if (fb_parse_int64(word, &v) != FB_OK || v < 1)
+		return fb_cmd_error(ctx, "compare: %s: '%s' is not a run number", key, word);
+	if ((size_t)v > ctx->s->nruns)
+		return fb_cmd_error(ctx, "compare: %s: there is no run %" PRId64 " (runs 1 to %zu)",
+		                    key, v, ctx->s->nruns);
+	*n = (size_t)v;
+	return FB_OK;
+}
+
+/* Mark the runs of list (comma-separated numbers, or "all" when all_ok) in pick (nruns
+ * flags); FB_ERR after printing the error, pick then partly filled. */
+static int compare_run_list(fb_cmd_ctx *ctx, const char *key, const char *list, bool all_ok,
+                            bool *pick)
+{
+	char *copy, *word, *save = NULL;
+	int ret = FB_OK;
+	size_t n;
+
+	if (all_ok && strcmp(list, "all") == 0) {
+		for (size_t i = 0; i < ctx->s->nruns; i++)
+			pick[i] = true;
+		return FB_OK;
+	}
+	if (list[0] == '\0')
+		return fb_cmd_error(ctx, "compare: %s: give run numbers such as 2,3", key);
+	copy = fb_xstrdup(list);
+	for (word = strtok_r(copy, ",", &save); word != NULL && ret == FB_OK;
+	     word = strtok_r(NULL, ",", &save)) {
+		if ((ret = compare_run_number(ctx, key, word, &n)) == FB_OK)
+			pick[n - 1] = true;
+	}
+	free(copy);
+	return ret;
+}
+
+/* Split label=N:TEXT into the run number and the text; FB_ERR after printing the error. */
+static int compare_label_parse(fb_cmd_ctx *ctx, const char *word, size_t *n, const char **text)
+{
+	const char *colon = strchr(word, ':');
+	char num[32];
+
+	if (colon == NULL || (size_t)(colon - word) >= sizeof num)
+		return fb_cmd_error(ctx, "compare: label: write label=N:TEXT (e.g. label=2:\"pooled "
+		                         "pc\"), not '%s'", word);
+	memcpy(num, word, (size_t)(colon - word));
+	num[colon - word] = '\0';
+	*text = colon + 1;
+	return compare_run_number(ctx, "label", num, n);
+}
+
+/* Apply drop=, restore= and label= to the session, all or nothing. */
+static int compare_edit(fb_cmd_ctx *ctx, const fb_params *p)
+{
+	fb_session *s = ctx->s;
+	const char *drop = fb_params_str(p, "drop"), *restore = fb_params_str(p, "restore");
+	const char *label = fb_params_str(p, "label"), *text = NULL;
+	bool *dr = fb_xcalloc(s->nruns, sizeof *dr), *re = fb_xcalloc(s->nruns, sizeof *re);
+	size_t ln = 0;
+	int ret = FB_OK;
+
+	if ((drop != NULL && compare_run_list(ctx, "drop", drop, false, dr) != FB_OK) ||
+	    (restore != NULL && compare_run_list(ctx, "restore", restore, true, re) != FB_OK) ||
+	    (label != NULL && compare_label_parse(ctx, label, &ln, &text) != FB_OK))
+		ret = FB_ERR;
+	for (size_t i = 0; ret == FB_OK && i < s->nruns; i++)
+		s->meta[i].dropped = (s->meta[i].dropped && !re[i]) || dr[i];
+	if (ret == FB_OK && ln > 0) {
+		free(s->meta[ln - 1].label);
+		s->meta[ln - 1].label = text[0] != '\0' ? fb_xstrdup(text) : NULL;
+	}
+	free(dr);
+	free(re);
+	return ret;
+}
+
+/* The runs left in the table, in order, into items (room for nruns); returns how many. */
+static size_t compare_items(const fb_session *s, fb_compare_item *items)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nruns; i++)
+		if (!s->meta[i].dropped)
+			items[n++] = (fb_compare_item){ s->runs[i], i + 1, s->meta[i].data,
+				                        s->meta[i].label };
+	return n;
+}
+
+/* Write the table to path, its format taken from the extension. */
+static int compare_write(fb_cmd_ctx *ctx, const char *path, const fb_compare_item *items,
+                         size_t n)
+{
+	const char *dot = strrchr(path, '.');
+	enum fb_table_format fmt;
 	fb_error err = { { 0 } };
 	fb_atomic_file af;
-	const char *dot;
 
-	if (ctx->s->nruns == 0)
-		return fb_cmd_error(ctx, "compare: no run yet: choose an algorithm and run it");
-	if (path == NULL) {
-		fb_report_compare(ctx->out, ctx->s->runs, ctx->s->nruns, FB_TABLE_TEXT);
-		return FB_CMD_OK;
-	}
-	dot = strrchr(path, '.');
 	if (dot != NULL && strcmp(dot, ".csv") == 0)
 		fmt = FB_TABLE_CSV;
 	else if (dot != NULL && strcmp(dot, ".md") == 0)
@@ -33,24 +121,63 @@ static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		                    path);
 	if (fb_atomic_open(&af, path, &err) != FB_OK)
 		return fb_cmd_error(ctx, "compare: %s", err.msg);
-	fb_report_compare(af.fp, ctx->s->runs, ctx->s->nruns, fmt);
+	fb_report_compare(af.fp, items, n, fmt);
 	if (fb_atomic_commit(&af, &err) != FB_OK)
 		return fb_cmd_error(ctx, "compare: %s", err.msg);
-	fprintf(ctx->out, "wrote '%s' (%zu runs)\n", path, ctx->s->nruns);
+	fprintf(ctx->out, "wrote '%s' (%zu run%s)\n", path, n, n == 1 ? "" : "s");
 	return FB_CMD_OK;
+}
+
+/* compare [drop=N,...] [restore=N,...|all] [label=N:TEXT] [out=FILE.csv|.md]. */
+static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	const char *path = fb_params_str(&a->params, "out");
+	fb_compare_item *items;
+	size_t n;
+	int ret = FB_CMD_OK;
+
+	if (ctx->s->nruns == 0)
+		return fb_cmd_error(ctx, "compare: no run yet: choose an algorithm and run it");
+	if (compare_edit(ctx, &a->params) != FB_OK)
+		return FB_CMD_ERROR;
+	items = fb_xcalloc(ctx->s->nruns, sizeof *items);
+	n = compare_items(ctx->s, items);
+	if (n == 0)
+		fprintf(ctx->out, "every run is dropped from the table; compare restore=all brings "
+		                  "them back\n");
+	else if (path == NULL)
+		fb_report_compare(ctx->out, items, n, FB_TABLE_TEXT);
+	else
+		ret = compare_write(ctx, path, items, n);
+	free(items);
+	return ret;
 }
 
 /* compare's parameters. */
 static const fb_param_def compare_params[] = {
 	{ "out", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "write the table to FILE.csv or FILE.md instead of the screen" },
+	{ "drop", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "leave runs out of the table from now on: run numbers, e.g. 2,3" },
+	{ "restore", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "bring dropped runs back: run numbers, or all" },
+	{ "label", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "name a run in the table: N:TEXT, e.g. label=2:\"pooled pc\" (N: removes it)" },
 	{ 0 },
 };
 
 const fb_cmd_entry fb_cmd_compare = {
-	.name = "compare", .usage = "[out=FILE.csv|FILE.md]", .summary = "compare every run",
-	.help = "One row per run of the session: algorithm, split, the parameters that differ "
-	        "from the defaults, SHD, TPR, FDR, F1, NNZ, rounds, seconds and bytes exchanged. "
-	        "out= writes it as CSV or Markdown.",
+	.name = "compare",
+	.usage = "[drop=N,...] [restore=N,...|all] [label=N:TEXT] [out=FILE.csv|FILE.md]",
+	.summary = "compare every run",
+	.help = "One row per run of the session: its number and label, algorithm, dataset, "
+	        "split, the parameters that differ from the defaults, SHD (also as DAGs and as "
+	        "CPDAGs), TPR, FDR, F1, NNZ, rounds, seconds and bytes exchanged (in kB, MB, ...; "
+	        "plain bytes in CSV). The accuracy follows one definition, that of result (see "
+	        "help result), and a run scores against the truth as soon as one is loaded. "
+	        "drop=2,3 leaves runs 2 and 3 out of this and later tables (they keep their "
+	        "numbers; restore=2 or restore=all brings them back); label=2:\"pooled pc\" names "
+	        "run 2 in the label column (label=2: removes the name). out= writes the table as "
+	        "CSV or Markdown.",
 	.min_args = 0, .max_args = 0, .params = compare_params, .exec = exec_compare,
 };

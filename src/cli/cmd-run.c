@@ -291,7 +291,18 @@ const fb_cmd_entry fb_cmd_result = {
 	.name = "result", .usage = "[run=N]", .summary = "show a run's graph and accuracy",
 	.help = "Show a run's estimated edges with their weights, how the result was made, its "
 	        "accuracy against the truth (SHD, extra, missing, reversed, TPR, FDR, precision, "
-	        "recall, F1, NNZ), rounds, seconds and bytes exchanged.",
+	        "recall, F1, NNZ), rounds, seconds and bytes exchanged; a run that has not "
+	        "finished says so. The accuracy is the one the pane, compare and the pictures "
+	        "show: each pair of variables joined in the estimate is one estimated edge (NNZ "
+	        "counts them), an undirected one included. It is a true positive (TP) when the "
+	        "truth joins the pair and the estimate does not point against it (an undirected "
+	        "edge over a true edge is correct), reversed when it points the other way, and "
+	        "extra when the truth does not join the pair; a true edge left out is missing. "
+	        "SHD = extra + missing + reversed; TPR = recall = TP / true edges; FDR = "
+	        "(reversed + extra) / NNZ; precision = TP / NNZ = 1 - FDR (FDR 0 and precision 1 "
+	        "when nothing is estimated); F1 = 2 precision recall / (precision + recall). "
+	        "Beside it: the SHD once a CPDAG estimate is extended to a DAG, and the SHD "
+	        "between the two CPDAGs (a differing pair costs 1).",
 	.min_args = 0, .max_args = 0, .params = result_params, .exec = exec_result,
 };
 

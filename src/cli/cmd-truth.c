@@ -41,15 +41,20 @@ static int truth_load(fb_cmd_ctx *ctx, const char *path)
 {
 	fb_error err = { { 0 } };
 	fb_graph *g;
+	size_t n;
 
 	if (ctx->s->data == NULL)
 		return fb_cmd_error(ctx, "truth: no dataset: load or generate the data first, so "
 		                         "that the truth's names can be checked");
 	if ((g = fb_graph_read_csv_for(path, ctx->s->data, &err)) == NULL)
 		return fb_cmd_error(ctx, "%s", err.msg);
-	fb_session_set_truth(ctx->s, g, path);
-	fprintf(ctx->out, "truth: %zu edges from '%s'%s\n", fb_graph_n_edges(g), path,
+	n = fb_session_set_truth(ctx->s, g, path);
+	fprintf(ctx->out, "truth: %zu edges from '%s'%s", fb_graph_n_edges(g), path,
 	        fb_graph_is_acyclic(g) ? "" : " (warning: it has a cycle)");
+	if (n > 0)
+		fprintf(ctx->out, "; %zu run%s over this dataset scored against it", n,
+		        n == 1 ? "" : "s");
+	fputc('\n', ctx->out);
 	return FB_CMD_OK;
 }
 

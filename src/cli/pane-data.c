@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/notears.h"
 #include "pane-int.h"
 
 /* Room for one more series named name with n values. */
@@ -84,6 +85,7 @@ void pane_graph_release(pane_graph *g)
 	g->w = NULL;
 	g->mark = NULL;
 	g->round = (size_t)-1;
+	g->scored = false;
 }
 
 /* The weights of the run, when its algorithm gives them. */
@@ -123,6 +125,7 @@ static void pane_graph_marks(const fb_run *run, pane_graph *g)
 	g->mark = fb_xmalloc(g->d * g->d > 0 ? g->d * g->d : 1);
 	memcpy(g->mark, est->mark, g->d * g->d);
 	g->wmax = 1;
+	g->scored = run->truth != NULL && fb_score_graph(est, run->truth, &g->score, &err) == FB_OK;
 	fb_graph_free(est);
 }
 
@@ -143,6 +146,33 @@ void pane_graph_update(pane *p)
 		pane_graph_weights(p->run, g);
 	else
 		pane_graph_marks(p->run, g);
+}
+
+/* The score of the weights at the display threshold (threshold only, as drawn). */
+static void pane_graph_score_weights(pane *p)
+{
+	pane_graph *g = &p->g;
+	fb_error err = { { 0 } };
+	gsl_matrix_const_view W = gsl_matrix_const_view_array(g->w, g->d, g->d);
+	char **names = fb_dataset_names(p->run->data);
+	fb_graph *est = fb_weights_to_graph(&W.matrix, p->thr, names, &err);
+
+	g->scored = est != NULL && fb_score_graph(est, p->run->truth, &g->score, &err) == FB_OK;
+	g->scored_thr = p->thr;
+	fb_graph_free(est);
+	fb_names_free(names, g->d);
+}
+
+/* The drawn estimate's score. */
+const fb_score *pane_graph_score(pane *p)
+{
+	pane_graph *g = &p->g;
+
+	if (p->run->truth == NULL || g->d == 0)
+		return NULL;
+	if (g->w != NULL && (!g->scored || g->scored_thr != p->thr))
+		pane_graph_score_weights(p);
+	return g->scored ? &g->score : NULL;
 }
 
 /* A number in at most width characters. */

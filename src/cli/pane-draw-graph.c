@@ -60,6 +60,8 @@ static enum cell_kind graph_kind(const pane *p, size_t i, size_t j)
 		return est ? CELL_EDGE : CELL_NONE;
 	tru = t->mark[i * t->d + j];
 	back = t->mark[j * t->d + i];
+	if (est && back && p->g.w == NULL && graph_est(p, j, i)) /* undirected over a true edge */
+		return CELL_CORRECT;
 	if (est)
 		return tru ? CELL_CORRECT : back ? CELL_REVERSED : CELL_EXTRA;
 	if (tru)
@@ -126,29 +128,44 @@ static void graph_cell(const pane *p, size_t i, size_t j, int y, int x)
 	attrset(A_NORMAL);
 }
 
-/* Counts of each kind over the whole matrix. */
-static void graph_count(const pane *p, size_t *count)
+/* Counts of each kind, per pair as the library scores them (an undirected edge is one
+ * edge); returns the estimated edges.  Without a truth only CELL_EDGE is counted. */
+static size_t graph_count(pane *p, size_t *count)
 {
+	const fb_score *s = pane_graph_score(p);
+	size_t edges = 0;
+
 	memset(count, 0, CELL_NKINDS * sizeof *count);
 	for (size_t i = 0; i < p->g.d; i++)
-		for (size_t j = 0; j < p->g.d; j++)
-			count[graph_kind(p, i, j)]++;
+		for (size_t j = i + 1; j < p->g.d; j++)
+			edges += graph_est(p, i, j) || graph_est(p, j, i);
+	if (s == NULL) {
+		count[CELL_EDGE] = edges;
+		return edges;
+	}
+	count[CELL_CORRECT] = (size_t)s->tp;
+	count[CELL_EXTRA] = (size_t)s->extra;
+	count[CELL_REVERSED] = count[CELL_FOUNDREV] = (size_t)s->reversed;
+	count[CELL_MISSING] = (size_t)s->missing;
+	return (size_t)s->nnz;
 }
 
-/* The summary and the legend (two rows). */
-static void graph_summary(const pane *p, int y, int w)
+/* The summary and the legend (two rows); the first ends with the score in words. */
+static void graph_summary(pane *p, int y, int w)
 {
-	size_t c[CELL_NKINDS], edges;
+	size_t c[CELL_NKINDS], edges = graph_count(p, c);
+	const fb_score *s = pane_graph_score(p);
+	char words[160], text[200] = "";
 	int x = 1;
 
-	graph_count(p, c);
-	edges = c[CELL_EDGE] + c[CELL_CORRECT] + c[CELL_EXTRA] + c[CELL_REVERSED];
+	if (s != NULL)
+		snprintf(text, sizeof text, "; %s", fb_score_text(s, true, words, sizeof words));
 	if (p->g.w != NULL)
 		pane_putf(p, y, 1, w - 2, ROLE_TEXT, "weights at round %zu, |w| > %.2f (t/T): %zu "
-		          "edges, largest |w| %.3g", p->g.round, p->thr, edges, p->g.wmax);
+		          "edges, largest |w| %.3g%s", p->g.round, p->thr, edges, p->g.wmax, text);
 	else
 		pane_putf(p, y, 1, w - 2, ROLE_TEXT, "the estimate's edges at round %zu: %zu (the "
-		          "algorithm gives no weights)", p->g.round, edges);
+		          "algorithm gives no weights)%s", p->g.round, edges, text);
 	for (int k = CELL_EDGE; k < CELL_NKINDS; k++) {
 		if ((p->run->truth == NULL) != (k == CELL_EDGE))
 			continue;

@@ -57,6 +57,9 @@ typedef struct pane_graph {
 	unsigned char *mark; /* d*d marks of the result when there are no weights (owned) */
 	double wmax;         /* largest |w| (1 for marks) */
 	char why[FB_ERROR_MAX + 32]; /* why there is no estimate yet, when both are NULL */
+	bool scored;         /* score holds the drawn estimate against the truth */
+	double scored_thr;   /* the display threshold score was computed at (weights) */
+	fb_score score;      /* the drawn estimate's score (fb_score_graph, as result shows) */
 } pane_graph;
 
 /* Timing figures of one visit (FEDBN_PANE_STATS). */
@@ -160,6 +163,10 @@ size_t pane_max_rounds(const fb_run *run);
 void pane_graph_update(pane *p);
 /* Free p->g. */
 void pane_graph_release(pane_graph *g);
+/* The score of the estimate as drawn (the result's marks, or the weights at the display
+ * threshold) against the truth, by the library's one scoring function; NULL without a
+ * truth or an estimate. */
+const fb_score *pane_graph_score(pane *p);
 /* Format v in at most width characters (numbers as short as they can be). */
 const char *pane_fmt(double v, int width, char *buf, size_t len);
 /* Bytes in decimal units, short. */

@@ -41,13 +41,14 @@ void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec)
 	fflush(out);
 }
 
-/* The line printed when a run finishes. */
+/* The line that sums a run up: finished, or not yet (rounds so far). */
 void fb_report_finished(FILE *out, const fb_run *run)
 {
 	char up[32], down[32];
 
-	fprintf(out, "%s finished: %zu round%s, %.3f s", run->name, fb_run_rounds(run),
-	        fb_run_rounds(run) == 1 ? "" : "s", run->seconds);
+	fprintf(out, "%s %s: %zu round%s%s, %.3f s", run->name,
+	        fb_run_done(run) ? "finished" : "not finished", fb_run_rounds(run),
+	        fb_run_rounds(run) == 1 ? "" : "s", fb_run_done(run) ? "" : " so far", run->seconds);
 	if (run->fed != NULL)
 		fprintf(out, ", up %s, down %s", fb_report_bytes(fb_run_bytes(run, FB_UP), up, sizeof up),
 		        fb_report_bytes(fb_run_bytes(run, FB_DOWN), down, sizeof down));
@@ -75,10 +76,9 @@ static void print_edges(FILE *out, const fb_graph *g)
 /* Print a score in one paragraph. */
 static void print_score(FILE *out, const fb_score *s)
 {
-	fprintf(out, "against the truth: SHD %g (extra %g, missing %g, reversed %g), "
-	             "TPR %.3f, FDR %.3f, precision %.3f, recall %.3f, F1 %.3f, NNZ %g%s\n",
-	        s->shd, s->extra, s->missing, s->reversed, s->tpr, s->fdr, s->precision,
-	        s->recall, s->f1, s->nnz, s->cyclic ? " (the estimate has a cycle)" : "");
+	char text[256];
+
+	fprintf(out, "against the truth: %s\n", fb_score_text(s, false, text, sizeof text));
 	if (!s->cyclic)
 		fprintf(out, "as DAGs (the estimate extended to a DAG): SHD %g; as CPDAGs: SHD %g\n",
 		        s->shd_dag, s->shd_cpdag);
@@ -110,17 +110,21 @@ int fb_report_result(FILE *out, const fb_run *run)
 }
 
 /* Columns of the comparison. */
-#define NCOLS 14
+#define NCOLS 16
 
 /* One row of the comparison as cells. */
 typedef struct row {
-	char cell[NCOLS][160]; /* run, algorithm, split, parameters, SHD, SHD-DAG, SHD-CPDAG, TPR,
-	                          FDR, F1, NNZ, rounds, seconds, bytes */
+	char cell[NCOLS][200]; /* run, label, algorithm, dataset, split, parameters, SHD, SHD-DAG,
+	                          SHD-CPDAG, TPR, FDR, F1, NNZ, rounds, seconds, bytes */
 } row;
 
 /* The header of the comparison. */
-static const char *const compare_head[NCOLS] = { "run", "algorithm", "split", "parameters",
-	"SHD", "SHD-DAG", "SHD-CPDAG", "TPR", "FDR", "F1", "NNZ", "rounds", "seconds", "bytes" };
+static const char *const compare_head[NCOLS] = { "run", "label", "algorithm", "dataset",
+	"split", "parameters", "SHD", "SHD-DAG", "SHD-CPDAG", "TPR", "FDR", "F1", "NNZ", "rounds",
+	"seconds", "bytes" };
+
+/* The first column aligned right (the figures). */
+#define FIRST_FIGURE 6
 
 /* The parameters a run was given that differ from the defaults, as key=value words. */
 static void given_params(const fb_run *run, char *buf, size_t len)
@@ -136,33 +140,48 @@ static void given_params(const fb_run *run, char *buf, size_t len)
 		snprintf(buf + used, len - used, "%sshare=%g", used ? " " : "", run->fedopt.share);
 }
 
-/* Fill one row for run number idx (fmt_text: seconds with their unit). */
-static void compare_row(row *r, const fb_run *run, size_t idx, bool fmt_text)
+/* Fill the accuracy cells of a row from the run's score, or with '-' without one. */
+static void compare_score_cells(row *r, const fb_run *run)
 {
 	fb_error err;
 	fb_score s;
 	bool scored = run->truth != NULL && fb_run_score(run, &s, &err) == FB_OK;
+	char (*c)[200] = r->cell + FIRST_FIGURE;
 
-	snprintf(r->cell[0], sizeof r->cell[0], "%zu", idx);
-	snprintf(r->cell[1], sizeof r->cell[1], "%s", run->name);
-	snprintf(r->cell[2], sizeof r->cell[2], "%s", run->part != NULL ? run->part->desc : "all rows");
-	given_params(run, r->cell[3], sizeof r->cell[3]);
-	if (scored) {
-		snprintf(r->cell[4], sizeof r->cell[4], "%g", s.shd);
-		snprintf(r->cell[5], sizeof r->cell[5], "%g", s.shd_dag);
-		snprintf(r->cell[6], sizeof r->cell[6], "%g", s.shd_cpdag);
-		snprintf(r->cell[7], sizeof r->cell[7], "%.3f", s.tpr);
-		snprintf(r->cell[8], sizeof r->cell[8], "%.3f", s.fdr);
-		snprintf(r->cell[9], sizeof r->cell[9], "%.3f", s.f1);
-		snprintf(r->cell[10], sizeof r->cell[10], "%g", s.nnz);
-	} else {
-		for (int c = 4; c <= 10; c++)
-			snprintf(r->cell[c], sizeof r->cell[c], "-");
+	if (!scored) {
+		for (int k = 0; k < 7; k++)
+			snprintf(c[k], sizeof c[k], "-");
+		return;
 	}
-	snprintf(r->cell[11], sizeof r->cell[11], "%zu", fb_run_rounds(run));
-	snprintf(r->cell[12], sizeof r->cell[12], "%.3f%s", run->seconds, fmt_text ? " s" : "");
-	snprintf(r->cell[13], sizeof r->cell[13], "%zu",
-	         fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN));
+	snprintf(c[0], sizeof c[0], "%g", s.shd);
+	snprintf(c[1], sizeof c[1], "%g", s.shd_dag);
+	snprintf(c[2], sizeof c[2], "%g", s.shd_cpdag);
+	snprintf(c[3], sizeof c[3], "%.3f", s.tpr);
+	snprintf(c[4], sizeof c[4], "%.3f", s.fdr);
+	snprintf(c[5], sizeof c[5], "%.3f", s.f1);
+	snprintf(c[6], sizeof c[6], "%g", s.nnz);
+}
+
+/* Fill one row for item (for people: seconds with their unit, bytes in kB, MB, ...; for a
+ * CSV file: plain numbers). */
+static void compare_row(row *r, const fb_compare_item *it, bool for_people)
+{
+	const fb_run *run = it->run;
+	size_t bytes = fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN);
+
+	snprintf(r->cell[0], sizeof r->cell[0], "%zu", it->no);
+	snprintf(r->cell[1], sizeof r->cell[1], "%s", it->label != NULL ? it->label : "");
+	snprintf(r->cell[2], sizeof r->cell[2], "%s", run->name);
+	snprintf(r->cell[3], sizeof r->cell[3], "%s", it->data);
+	snprintf(r->cell[4], sizeof r->cell[4], "%s", run->part != NULL ? run->part->desc : "all rows");
+	given_params(run, r->cell[5], sizeof r->cell[5]);
+	compare_score_cells(r, run);
+	snprintf(r->cell[13], sizeof r->cell[13], "%zu", fb_run_rounds(run));
+	snprintf(r->cell[14], sizeof r->cell[14], "%.3f%s", run->seconds, for_people ? " s" : "");
+	if (for_people)
+		fb_report_bytes(bytes, r->cell[15], sizeof r->cell[15]);
+	else
+		snprintf(r->cell[15], sizeof r->cell[15], "%zu", bytes);
 }
 
 /* Print one CSV cell, quoted when it holds a comma, quote or space. */
@@ -193,31 +212,35 @@ static void print_row(FILE *out, const char *const *cells, const size_t *width,
 		} else if (fmt == FB_TABLE_MARKDOWN) {
 			fprintf(out, "| %s ", cells[c]);
 		} else {
-			fprintf(out, c >= 4 ? "%*s" : "%-*s", (int)width[c], cells[c]);
+			fprintf(out, c >= FIRST_FIGURE ? "%*s" : "%-*s", (int)width[c], cells[c]);
 			fputs(c < NCOLS - 1 ? "  " : "", out);
 		}
 	}
 	fputs(fmt == FB_TABLE_MARKDOWN ? "|\n" : "\n", out);
 }
 
-/* The comparison table of every run. */
-void fb_report_compare(FILE *out, fb_run *const *runs, size_t n, enum fb_table_format fmt)
+/* The comparison table of the given runs. */
+void fb_report_compare(FILE *out, const fb_compare_item *items, size_t n,
+                       enum fb_table_format fmt)
 {
-	row *rows = fb_xcalloc(n, sizeof *rows);
+	row *rows = fb_xcalloc(n > 0 ? n : 1, sizeof *rows);
 	size_t width[NCOLS];
 	const char *cells[NCOLS];
 
 	for (int c = 0; c < NCOLS; c++)
 		width[c] = strlen(compare_head[c]);
 	for (size_t i = 0; i < n; i++) {
-		compare_row(&rows[i], runs[i], i + 1, fmt == FB_TABLE_TEXT);
+		compare_row(&rows[i], &items[i], fmt != FB_TABLE_CSV);
 		for (int c = 0; c < NCOLS; c++)
 			if (strlen(rows[i].cell[c]) > width[c])
 				width[c] = strlen(rows[i].cell[c]);
 	}
 	print_row(out, compare_head, width, fmt);
-	if (fmt == FB_TABLE_MARKDOWN)
-		fputs("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", out);
+	if (fmt == FB_TABLE_MARKDOWN) {
+		for (int c = 0; c < NCOLS; c++)
+			fputs(c >= FIRST_FIGURE ? "|---:" : "|---", out);
+		fputs("|\n", out);
+	}
 	for (size_t i = 0; i < n; i++) {
 		for (int c = 0; c < NCOLS; c++)
 			cells[c] = rows[i].cell[c];

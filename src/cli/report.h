@@ -10,14 +10,25 @@
 const char *fb_report_bytes(size_t bytes, char *buf, size_t len);
 /* One line for one round. */
 void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec);
-/* The line printed when a run finishes. */
+/* The line that sums a run up: "NAME finished: N rounds, ..." or, before the end, "NAME not
+ * finished: N rounds so far, ...". */
 void fb_report_finished(FILE *out, const fb_run *run);
 /* The result of a run; FB_ERR when it has no estimate yet. */
 int fb_report_result(FILE *out, const fb_run *run);
 
 /* Formats of the comparison table. */
 enum fb_table_format { FB_TABLE_TEXT, FB_TABLE_CSV, FB_TABLE_MARKDOWN };
-/* The comparison table of runs[0..n). */
-void fb_report_compare(FILE *out, fb_run *const *runs, size_t n, enum fb_table_format fmt);
+/* One run as the comparison shows it. */
+typedef struct fb_compare_item {
+	const fb_run *run; /* the run */
+	size_t no;         /* its number in the session, from 1 */
+	const char *data;  /* where its dataset came from */
+	const char *label; /* the user's name for it, or NULL */
+} fb_compare_item;
+
+/* The comparison table of items[0..n): one row per run with its label, algorithm, dataset,
+ * split, parameters, accuracy, rounds, seconds and bytes (in kB, MB, ... except in CSV). */
+void fb_report_compare(FILE *out, const fb_compare_item *items, size_t n,
+                       enum fb_table_format fmt);
 
 #endif

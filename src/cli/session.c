@@ -62,9 +62,13 @@ static void free_partition(void *p) { fb_partition_free(p); }
 /* Free everything. */
 void fb_session_release(fb_session *s)
 {
-	for (size_t i = 0; i < s->nruns; i++)
+	for (size_t i = 0; i < s->nruns; i++) {
 		fb_run_free(s->runs[i]);
+		free(s->meta[i].data);
+		free(s->meta[i].label);
+	}
 	free(s->runs);
+	free(s->meta);
 	s->nruns = 0;
 	fb_dataset_free(s->data);
 	fb_graph_free(s->truth);
@@ -112,14 +116,35 @@ void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb
 	s->stale = true;
 }
 
-/* Replace the truth. */
-void fb_session_set_truth(fb_session *s, fb_graph *truth, const char *source)
+/* Score the runs over the current dataset against truth; returns how many. */
+static size_t rescore_runs(fb_session *s, const fb_graph *truth)
 {
+	size_t n = 0;
+
+	for (size_t i = 0; truth != NULL && i < s->nruns; i++) {
+		fb_run *run = s->runs[i];
+
+		if (run->data == s->data && !(run->algo->flags & FB_ALGO_NEEDS_TRUTH)) {
+			fb_run_set_truth(run, truth);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Replace the truth. */
+size_t fb_session_set_truth(fb_session *s, fb_graph *truth, const char *source)
+{
+	fb_run *last = fb_session_last_run(s);
+	size_t n = rescore_runs(s, truth);
+
 	retire(s, s->truth, free_graph);
 	free(s->truth_source);
 	s->truth = truth;
 	s->truth_source = source != NULL ? fb_xstrdup(source) : NULL;
-	s->stale = true;
+	if (last == NULL || last->truth != truth) /* a run scored as it goes can go on */
+		s->stale = true;
+	return n;
 }
 
 /* Replace the split. */
@@ -152,6 +177,11 @@ int fb_session_set_algo(fb_session *s, const char *name, fb_error *err)
 void fb_session_add_run(fb_session *s, fb_run *run)
 {
 	s->runs = fb_xreallocarray(s->runs, s->nruns + 1, sizeof *s->runs);
+	s->meta = fb_xreallocarray(s->meta, s->nruns + 1, sizeof *s->meta);
+	s->meta[s->nruns] = (fb_session_run){
+		.data = fb_xstrdup(run->data == s->data && s->data_source != NULL ? s->data_source
+		                                                                 : "?"),
+	};
 	s->runs[s->nruns++] = run;
 	s->stale = false;
 }

@@ -11,6 +11,13 @@
 #include "fedbn/param.h"
 #include "fedbn/partition.h"
 
+/* What the session keeps about one run besides the run itself. */
+typedef struct fb_session_run {
+	char *data;   /* where the run's dataset came from, as it started (owned) */
+	char *label;  /* the user's name for the run, or NULL (owned) */
+	bool dropped; /* left out of compare's table */
+} fb_session_run;
+
 /* The session: the current dataset, truth and split, the chosen algorithm, and every run. */
 typedef struct fb_session {
 	fb_dataset *data;     /* the current dataset, or NULL (owned) */
@@ -23,6 +30,7 @@ typedef struct fb_session {
 	fb_params params;     /* its parameters (valid when algo is set) */
 	fb_params runopt;     /* options of every run: threads, share */
 	fb_run **runs;        /* every run, oldest first (owned) */
+	fb_session_run *meta; /* what is kept about each run, in the same order (owned) */
 	size_t nruns;         /* how many */
 	bool stale;           /* the data, split, truth, algorithm or a parameter changed since
 	                         the last run started: the next run/step starts a new run */
@@ -41,8 +49,9 @@ void fb_session_release(fb_session *s);
  * variables, and *dropped_truth tells whether it was dropped. */
 void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb_graph *truth,
                          const char *truth_source, int *dropped_truth);
-/* Replace the truth (taken over). */
-void fb_session_set_truth(fb_session *s, fb_graph *truth, const char *source);
+/* Replace the truth (taken over).  The runs over the current dataset (but best:, which chose
+ * by its own truth) are scored against it from now on; returns how many. */
+size_t fb_session_set_truth(fb_session *s, fb_graph *truth, const char *source);
 /* Replace the split (taken over). */
 void fb_session_set_split(fb_session *s, fb_partition *split);
 /* Choose an algorithm; its parameters start at their defaults.  FB_ERR: unknown name. */

@@ -242,6 +242,8 @@ static void test_dot_diff_view(void **state)
 	assert_non_null(strstr(legend, "reversed: 1"));
 	assert_non_null(strstr(legend, "missing: 1"));
 	assert_non_null(strstr(legend, "SHD 3"));
+	/* the words result prints, by the same function: 2 of 4 estimated pairs are right */
+	assert_non_null(strstr(legend, "SHD 3, TPR 0.500, FDR 0.500, precision 0.500, F1 0.500"));
 	agclose(ag);
 	free(dot);
 	fb_graph_free(est);

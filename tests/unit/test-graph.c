@@ -286,7 +286,7 @@ static fb_graph *make_chain(void)
 /* Every count and rate of m. */
 struct want {
 	size_t true_edges, nnz, tp, reversed, extra, missing, shd; /* counts */
-	double tpr, fdr, fpr, precision, recall, f1, gscore;       /* rates */
+	double tpr, fdr, fpr, precision, recall, f1;               /* rates */
 	bool cyclic;                                               /* the cycle flag */
 };
 
@@ -306,12 +306,12 @@ static void assert_metrics(const fb_metrics *m, const struct want *w)
 	assert_close(m->precision, w->precision);
 	assert_close(m->recall, w->recall);
 	assert_close(m->f1, w->f1);
-	assert_close(m->gscore, w->gscore);
 	assert_int_equal(m->cyclic, w->cyclic);
+	assert_close(m->precision, 1.0 - m->fdr); /* the one definition: every estimated pair is
+	                                             a true positive or a false discovery */
 }
 
-/* The truth itself: 3 true positives, nothing wrong; 3 matrix entries, all true, so
- * precision 1 and gscore (3 - 0) / 3 = 1. */
+/* The truth itself: 3 true positives, nothing wrong: precision 1. */
 static void test_metrics_perfect(void **state)
 {
 	fb_graph *t = make_chain(), *e = make_chain();
@@ -320,15 +320,15 @@ static void test_metrics_perfect(void **state)
 
 	assert_int_equal(fb_metrics_compute(e, t, &m, &err), FB_OK);
 	assert_metrics(&m, &(struct want){ 3, 3, 3, 0, 0, 0, 0,
-	                                   1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, false });
+	                                   1.0, 0.0, 0.0, 1.0, 1.0, 1.0, false });
 	fb_graph_free(t);
 	fb_graph_free(e);
 }
 
 /* Estimate X1 -> X2 (correct), X3 -> X2 (reversed), X1 -> X4 (extra); X3 -> X4 missing.
  * nnz 3, tp 1, SHD = 1 extra + 1 missing + 1 reversed = 3; TPR 1/3; FDR (1 + 1) / 3;
- * FPR (1 + 1) / 3 non-edges; entries 3: precision 1/3, recall 1/3, F1 1/3;
- * gscore max(0, 1 - 2) / 3 = 0. */
+ * FPR (1 + 1) / 3 non-edges; precision 1/3 (the reversed edge is a false discovery),
+ * recall 1/3, F1 1/3. */
 static void test_metrics_mixed(void **state)
 {
 	fb_graph *t = make_chain(), *e = fb_graph_alloc(4);
@@ -341,15 +341,15 @@ static void test_metrics_mixed(void **state)
 	assert_int_equal(fb_metrics_compute(e, t, &m, &err), FB_OK);
 	assert_metrics(&m, &(struct want){ 3, 3, 1, 1, 1, 1, 3,
 	                                   1.0 / 3, 2.0 / 3, 2.0 / 3, 1.0 / 3, 1.0 / 3, 1.0 / 3,
-	                                   0.0, false });
+	                                   false });
 	fb_graph_free(t);
 	fb_graph_free(e);
 }
 
 /* Estimate X1 - X2 (undirected over a true edge: tp), X1 - X3 (undirected over a non-edge:
  * extra), X2 -> X3 (tp); X3 -> X4 missing.  nnz 3, tp 2, SHD 1 + 1 = 2; TPR 2/3; FDR 1/3;
- * FPR 1/3; entries 1 + 2 * 2 = 5: precision 2/5, recall 2/3,
- * F1 = 2 (2/5)(2/3) / (2/5 + 2/3) = (8/15) / (16/15) = 1/2; gscore max(0, 2 - 3) / 3 = 0. */
+ * FPR 1/3; precision 2/3 (pairs, not matrix entries: an undirected edge is one estimated
+ * edge), recall 2/3, F1 2/3. */
 static void test_metrics_undirected(void **state)
 {
 	fb_graph *t = make_chain(), *e = fb_graph_alloc(4);
@@ -361,14 +361,14 @@ static void test_metrics_undirected(void **state)
 	fb_graph_set_directed(e, 1, 2, 1.0);
 	assert_int_equal(fb_metrics_compute(e, t, &m, &err), FB_OK);
 	assert_metrics(&m, &(struct want){ 3, 3, 2, 0, 1, 1, 2,
-	                                   2.0 / 3, 1.0 / 3, 1.0 / 3, 0.4, 2.0 / 3, 0.5,
-	                                   0.0, false });
+	                                   2.0 / 3, 1.0 / 3, 1.0 / 3, 2.0 / 3, 2.0 / 3, 2.0 / 3,
+	                                   false });
 	fb_graph_free(t);
 	fb_graph_free(e);
 }
 
-/* The empty estimate: all 3 true edges missing, SHD 3; every ratio has an empty numerator
- * (FDR 0 / max(0, 1), precision 0 / max(0, 1)), so all rates are 0. */
+/* The empty estimate: all 3 true edges missing, SHD 3; nothing was claimed, so FDR 0 and
+ * precision 1; TPR, recall and F1 0. */
 static void test_metrics_empty(void **state)
 {
 	fb_graph *t = make_chain(), *e = fb_graph_alloc(4);
@@ -377,14 +377,14 @@ static void test_metrics_empty(void **state)
 
 	assert_int_equal(fb_metrics_compute(e, t, &m, &err), FB_OK);
 	assert_metrics(&m, &(struct want){ 3, 0, 0, 0, 0, 3, 3,
-	                                   0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, false });
+	                                   0.0, 0.0, 0.0, 1.0, 0.0, 0.0, false });
 	fb_graph_free(t);
 	fb_graph_free(e);
 }
 
 /* Estimate the chain plus X3 -> X1, closing the cycle X1 -> X2 -> X3 -> X1: the metrics are
  * still computed.  tp 3, extra 1 (X3 -> X1), SHD 1; nnz 4: TPR 1, FDR 1/4, FPR 1/3;
- * precision 3/4, recall 1, F1 = 2 (3/4) / (7/4) = 6/7; gscore (3 - 1) / 3 = 2/3. */
+ * precision 3/4, recall 1, F1 = 2 (3/4) / (7/4) = 6/7. */
 static void test_metrics_cyclic(void **state)
 {
 	fb_graph *t = make_chain(), *e = make_chain();
@@ -394,7 +394,7 @@ static void test_metrics_cyclic(void **state)
 	fb_graph_set_directed(e, 2, 0, 1.0);
 	assert_int_equal(fb_metrics_compute(e, t, &m, &err), FB_OK);
 	assert_metrics(&m, &(struct want){ 3, 4, 3, 0, 1, 0, 1,
-	                                   1.0, 0.25, 1.0 / 3, 0.75, 1.0, 6.0 / 7, 2.0 / 3, true });
+	                                   1.0, 0.25, 1.0 / 3, 0.75, 1.0, 6.0 / 7, true });
 	fb_graph_free(t);
 	fb_graph_free(e);
 }
@@ -410,7 +410,93 @@ static void test_metrics_empty_truth(void **state)
 	fb_graph_set_directed(e, 0, 1, 1.0);
 	assert_int_equal(fb_metrics_compute(e, t, &m, &err), FB_OK);
 	assert_metrics(&m, &(struct want){ 0, 1, 0, 0, 1, 0, 1,
-	                                   0.0, 1.0, 1.0 / 3, 0.0, 0.0, 0.0, 0.0, false });
+	                                   0.0, 1.0, 1.0 / 3, 0.0, 0.0, 0.0, false });
+	fb_graph_free(t);
+	fb_graph_free(e);
+}
+
+/* The truth of the CPDAG tests: X1 -> X2 -> X3 <- X4, X3 -> X5 (|E| = 4 of 10 pairs).  Its
+ * CPDAG keeps the v-structure X2 -> X3 <- X4 and X3 -> X5 (Meek R1), and leaves X1 - X2
+ * undirected. */
+static fb_graph *make_collider(void)
+{
+	fb_graph *g = fb_graph_alloc(5);
+
+	fb_graph_set_directed(g, 0, 1, 1.0);
+	fb_graph_set_directed(g, 1, 2, 1.0);
+	fb_graph_set_directed(g, 3, 2, 1.0);
+	fb_graph_set_directed(g, 2, 4, 1.0);
+	return g;
+}
+
+/* The truth's own CPDAG as the estimate: X1 - X2 is one estimated edge over a true one, so
+ * nnz 4, tp 4, SHD 0, FDR 0 and precision 1 (counting matrix entries, as gCastle does, would
+ * give 4 / 5 beside that FDR of 0); the CPDAG SHD is 0 too. */
+static void test_metrics_cpdag_exact(void **state)
+{
+	fb_graph *t = make_collider(), *e = make_collider();
+	fb_metrics m;
+	fb_score s;
+	fb_error err = { "" };
+
+	fb_graph_set_undirected(e, 0, 1);
+	assert_int_equal(fb_metrics_compute(e, t, &m, &err), FB_OK);
+	assert_metrics(&m, &(struct want){ 4, 4, 4, 0, 0, 0, 0,
+	                                   1.0, 0.0, 0.0, 1.0, 1.0, 1.0, false });
+	assert_int_equal(fb_score_graph(e, t, &s, &err), FB_OK);
+	assert_close(s.precision, 1.0);
+	assert_close(s.fdr, 0.0);
+	assert_close(s.shd_cpdag, 0.0);
+	fb_graph_free(t);
+	fb_graph_free(e);
+}
+
+/* A CPDAG estimate with every class: X1 - X2 (undirected over X1 -> X2: tp), X2 - X3
+ * (undirected over X2 -> X3: tp), X3 -> X4 (the truth has X4 -> X3: reversed), X1 - X4
+ * (undirected over a non-edge: extra); X3 -> X5 missing.  nnz 4 = 2 tp + 1 reversed + 1
+ * extra; |E| 4 = 2 + 1 + 1 missing; SHD 1 + 1 + 1 = 3; TPR 2/4; FDR (1 + 1)/4 = 1/2 and
+ * precision 2/4 = 1 - FDR; FPR 2 / (10 - 4); F1 = 2 (1/2)(1/2) / 1 = 1/2.  In words, the
+ * same on every screen. */
+static void test_metrics_cpdag_mixed(void **state)
+{
+	fb_graph *t = make_collider(), *e = fb_graph_alloc(5);
+	fb_metrics m;
+	fb_score s;
+	fb_error err = { "" };
+	char buf[200];
+
+	fb_graph_set_undirected(e, 0, 1);
+	fb_graph_set_undirected(e, 2, 1);
+	fb_graph_set_directed(e, 2, 3, 1.0);
+	fb_graph_set_undirected(e, 3, 0);
+	assert_int_equal(fb_metrics_compute(e, t, &m, &err), FB_OK);
+	assert_metrics(&m, &(struct want){ 4, 4, 2, 1, 1, 1, 3,
+	                                   0.5, 0.5, 1.0 / 3, 0.5, 0.5, 0.5, false });
+	assert_int_equal(fb_score_graph(e, t, &s, &err), FB_OK);
+	assert_string_equal(fb_score_text(&s, false, buf, sizeof buf),
+	                    "SHD 3 (extra 1, missing 1, reversed 1), TPR 0.500, FDR 0.500, "
+	                    "precision 0.500, recall 0.500, F1 0.500, NNZ 4");
+	assert_string_equal(fb_score_text(&s, true, buf, sizeof buf),
+	                    "SHD 3, TPR 0.500, FDR 0.500, precision 0.500, F1 0.500");
+	fb_graph_free(t);
+	fb_graph_free(e);
+}
+
+/* Undirected edges only, over a truth's skeleton and beyond: X1 - X2, X2 - X3, X3 - X4 and
+ * X4 - X5 against the collider truth: three lie over true edges (tp), X4 - X5 over a
+ * non-edge (extra); X3 -> X5 missing.  nnz 4, tp 3: FDR 1/4, precision 3/4, TPR 3/4,
+ * F1 3/4, SHD 2, FPR 1/6. */
+static void test_metrics_cpdag_skeleton(void **state)
+{
+	fb_graph *t = make_collider(), *e = fb_graph_alloc(5);
+	fb_metrics m;
+	fb_error err = { "" };
+
+	for (size_t i = 0; i + 1 < 5; i++)
+		fb_graph_set_undirected(e, i, i + 1);
+	assert_int_equal(fb_metrics_compute(e, t, &m, &err), FB_OK);
+	assert_metrics(&m, &(struct want){ 4, 4, 3, 0, 1, 1, 2,
+	                                   0.75, 0.25, 1.0 / 6, 0.75, 0.75, 0.75, false });
 	fb_graph_free(t);
 	fb_graph_free(e);
 }
@@ -457,6 +543,9 @@ int main(void)
 		cmocka_unit_test(test_metrics_empty),
 		cmocka_unit_test(test_metrics_cyclic),
 		cmocka_unit_test(test_metrics_empty_truth),
+		cmocka_unit_test(test_metrics_cpdag_exact),
+		cmocka_unit_test(test_metrics_cpdag_mixed),
+		cmocka_unit_test(test_metrics_cpdag_skeleton),
 		cmocka_unit_test(test_metrics_errors),
 	};
 

@@ -144,6 +144,12 @@ static fb_graph *admm_result(const fb_run *run, fb_error *err)
 	                         err);
 }
 
+/* Threshold the server's W at t from now on. */
+static void admm_rethreshold(fb_run *run, double t)
+{
+	((admm_state *)run->state)->threshold = t;
+}
+
 /* The server's unthresholded W. */
 static int admm_weights(const fb_run *run, double *w, fb_error *err)
 {
@@ -207,4 +213,5 @@ const fb_algo fb_algo_notears_admm = {
 	.params = admm_params, .figures = admm_figures, .client_figure = "distance",
 	.create = admm_create, .step = admm_step, .done = admm_done, .result = admm_result,
 	.destroy = admm_destroy, .note = admm_note, .weights = admm_weights,
+	.rethreshold = admm_rethreshold,
 };

@@ -67,6 +67,12 @@ static fb_graph *nt_result(const fb_run *run, fb_error *err)
 	return fb_weights_to_dag(fb_notears_weights(st->nt), st->threshold, st->names, NULL, err);
 }
 
+/* Threshold the kept weights at t from now on. */
+static void nt_rethreshold(fb_run *run, double t)
+{
+	((nt_state *)run->state)->threshold = t;
+}
+
 /* The unthresholded weights. */
 static int nt_weights(const fb_run *run, double *w, fb_error *err)
 {
@@ -122,4 +128,5 @@ const fb_algo fb_algo_notears = {
 	.params = nt_params, .figures = nt_figures,
 	.create = nt_create, .step = nt_step, .done = nt_done, .result = nt_result,
 	.destroy = nt_destroy, .note = nt_note, .weights = nt_weights,
+	.rethreshold = nt_rethreshold,
 };

@@ -401,6 +401,15 @@ static int all_weights(const fb_run *run, double *w, fb_error *err)
 	return in->algo->weights(in, w, err);
 }
 
+/* all: the learner thresholds its kept weights again. */
+static void all_rethreshold(fb_run *run, double t)
+{
+	fb_run *in = ((comb *)run->state)->pooled;
+
+	if (in->algo->rethreshold != NULL)
+		in->algo->rethreshold(in, t);
+}
+
 /* all: what it is. */
 static const char *all_note(const fb_run *run)
 {
@@ -430,6 +439,7 @@ const fb_algo fb_algo_all = {
 	.flags = FB_ALGO_COMBINATOR, .params = no_params, .figures = NULL,
 	.create = all_create, .step = all_step, .done = all_done, .result = all_result,
 	.destroy = comb_destroy, .note = all_note, .weights = all_weights,
+	.rethreshold = all_rethreshold,
 };
 
 const fb_algo fb_algo_sep = {

@@ -1,13 +1,11 @@
 /* Runs: one algorithm instance, stepped round by round, with its trace. */
 #include "config.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fedbn/algo.h"
-#include "fedbn/cpdag.h"
 
 /* Seconds on a monotonic clock. */
 static double now(void)
@@ -16,70 +14,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The score of one comparison. */
-void fb_score_from_metrics(fb_score *s, const fb_metrics *m)
-{
-	s->shd = (double)m->shd;
-	s->extra = (double)m->extra;
-	s->missing = (double)m->missing;
-	s->reversed = (double)m->reversed;
-	s->tp = (double)m->tp;
-	s->nnz = (double)m->nnz;
-	s->tpr = m->tpr;
-	s->fdr = m->fdr;
-	s->precision = m->precision;
-	s->recall = m->recall;
-	s->f1 = m->f1;
-	s->shd_dag = s->shd_cpdag = (double)m->shd;
-	s->cyclic = m->cyclic;
-}
-
-/* SHD of est's DAG extension against the truth (est itself when it has no undirected edge). */
-static int shd_as_dag(const fb_graph *est, const fb_graph *truth, double *out, fb_error *err)
-{
-	fb_graph *dag = fb_graph_n_undirected(est) > 0 ? fb_cpdag_to_dag(est, NULL) : NULL;
-	fb_metrics m;
-	int ret = fb_metrics_compute(dag != NULL ? dag : est, truth, &m, err);
-
-	*out = (double)m.shd;
-	fb_graph_free(dag);
-	return ret;
-}
-
-/* SHD between the CPDAG of est (a DAG) or est itself (a PDAG) and the truth's CPDAG. */
-static int shd_as_cpdag(const fb_graph *est, const fb_graph *truth, double *out, fb_error *err)
-{
-	fb_graph *tc = fb_cpdag_from_dag(truth, err), *ec = NULL;
-	size_t shd = 0;
-	int ret;
-
-	if (fb_graph_n_undirected(est) == 0)
-		ec = fb_cpdag_from_dag(est, err);
-	ret = tc != NULL ? fb_cpdag_shd(ec != NULL ? ec : est, tc, &shd, err) : FB_ERR;
-	*out = (double)shd;
-	fb_graph_free(tc);
-	fb_graph_free(ec);
-	return ret;
-}
-
-/* Every figure of est against the truth. */
-int fb_score_graph(const fb_graph *est, const fb_graph *truth, fb_score *s, fb_error *err)
-{
-	fb_metrics m;
-
-	if (fb_metrics_compute(est, truth, &m, err) != FB_OK)
-		return FB_ERR;
-	fb_score_from_metrics(s, &m);
-	if (m.cyclic) {
-		s->shd_cpdag = NAN;
-		return FB_OK;
-	}
-	if (shd_as_dag(est, truth, &s->shd_dag, err) != FB_OK ||
-	    shd_as_cpdag(est, truth, &s->shd_cpdag, err) != FB_OK)
-		return FB_ERR;
-	return FB_OK;
 }
 
 /* Refuse data, split or truth that the algorithm (or its learner) cannot use. */
@@ -217,6 +151,36 @@ int fb_run_step(fb_run *run, fb_error *err)
 		rec->bytes_down = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_DOWN);
 	}
 	record_estimate(run, rec);
+	return FB_OK;
+}
+
+/* Score the run against another truth. */
+void fb_run_set_truth(fb_run *run, const fb_graph *truth)
+{
+	run->truth = truth;
+	for (size_t i = 0; i + 1 < run->trace.n; i++)
+		run->trace.r[i].scored = false; /* their estimates are gone */
+	if (run->trace.n > 0)
+		record_estimate(run, &run->trace.r[run->trace.n - 1]);
+}
+
+/* Threshold the kept weights again. */
+int fb_run_set_threshold(fb_run *run, const char *value, fb_error *err)
+{
+	char *word;
+	int ret;
+
+	if (run->algo->rethreshold == NULL || fb_params_find(&run->params, "threshold") < 0)
+		return fb_fail(err, "%s does not make its graph by thresholding weights it keeps",
+		               run->name);
+	word = fb_xasprintf("threshold=%s", value);
+	ret = fb_params_set_word(&run->params, word, run->name, err);
+	free(word);
+	if (ret != FB_OK)
+		return FB_ERR;
+	run->algo->rethreshold(run, fb_params_double(&run->params, "threshold"));
+	if (run->trace.n > 0)
+		record_estimate(run, &run->trace.r[run->trace.n - 1]);
 	return FB_OK;
 }
 

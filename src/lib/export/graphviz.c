@@ -275,9 +275,13 @@ static void gv_diff_pair(struct gv_picture *p, const fb_graph *est, const fb_gra
 	}
 }
 
-/* The legend's HTML-like table: the four styles with their counts, then SHD, TPR, FDR. */
+/* The legend's HTML-like table: the four styles with their counts, then the score in words. */
 static char *gv_legend_html(const fb_metrics *m)
 {
+	char text[200];
+	fb_score s;
+
+	fb_score_from_metrics(&s, m);
 	return fb_xasprintf(
 		"<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"4\">"
 		"<tr><td colspan=\"2\"><b>estimate against truth</b></td></tr>"
@@ -289,10 +293,9 @@ static char *gv_legend_html(const fb_metrics *m)
 		"<td align=\"left\">reversed: %zu</td></tr>"
 		"<tr><td><font color=\"grey\">grey, dashed</font></td>"
 		"<td align=\"left\">missing: %zu</td></tr>"
-		"<tr><td colspan=\"2\">SHD %zu, TPR %.2f, FDR %.2f%s</td></tr>"
+		"<tr><td colspan=\"2\">%s</td></tr>"
 		"</table>",
-		m->tp, m->extra, m->reversed, m->missing, m->shd, m->tpr, m->fdr,
-		m->cyclic ? "<br/>the estimate has a directed cycle" : "");
+		m->tp, m->extra, m->reversed, m->missing, fb_score_text(&s, true, text, sizeof text));
 }
 
 /* Add the legend node, kept at the bottom, under a name no variable uses. */
