@@ -13,9 +13,10 @@ fedbn=${FEDBN:-./fedbn}
 utf8=C.UTF-8
 locale -a 2>/dev/null | grep -qiE '^c\.utf-?8$' || utf8=C
 
-# start NAME ENV [OPTIONS]: fedbn in a new 100 x 30 session, its pid in $tmp/NAME.pid
+# start NAME ENV [OPTIONS [COLUMNS ROWS]]: fedbn in a new session (100 x 30 unless given), its
+# pid in $tmp/NAME.pid
 start() {
-	tmux -L "$sock" -f /dev/null new-session -d -s "$1" -x 100 -y 30 \
+	tmux -L "$sock" -f /dev/null new-session -d -s "$1" -x "${4:-100}" -y "${5:-30}" \
 		"sh -c 'echo \$\$ > $tmp/$1.pid; exec env FEDBN_HISTORY=$tmp/history $2 $fedbn $3'; \
 		echo EXITED-\$?; sleep 60"
 	target=$1
@@ -228,6 +229,36 @@ keys q
 back_at_prompt
 keys C-d
 wait_for "EXITED-0"
+
+# --- the shell after the pane on terminals taller than 24 rows: with the prompt on the last
+# row before the pane, every line after it still scrolls the whole screen (no scroll region
+# of the terminal description's 24 rows is left behind) -------------------------------------
+# shell_after_pane COLUMNS ROWS
+shell_after_pane() {
+	start "s$2" "LANG=$utf8 TERM=xterm-256color" "" "$1" "$2"
+	for i in $(seq "$2"); do keys "echo fill $i" Enter; done
+	wait_for "fill $2"
+	keys 'gen er d=5 n=100; split horizontal 2; algo fedpc' Enter
+	wait_for "algorithm: fedpc"
+	keys 'run' Enter
+	wait_for "finished after"
+	keys q
+	back_at_prompt
+	keys 'echo one' Enter
+	keys 'echo two' Enter
+	want="fedbn> echo one|one|fedbn> echo two|two|fedbn>|"
+	for _ in $(seq 50); do
+		[ "$(screen | tail -n 5 | tr '\n' '|')" = "$want" ] && break
+		sleep 0.1
+	done
+	[ "$(screen | tail -n 5 | tr '\n' '|')" = "$want" ] ||
+		fail "at $1 x $2 the lines after the pane do not scroll the whole screen"
+	keys C-d
+	wait_for "EXITED-0"
+}
+shell_after_pane 100 30
+shell_after_pane 120 40
+shell_after_pane 80 24
 
 # --- --no-pane: one line per round ------------------------------------------------------------
 start d "TERM=xterm" --no-pane

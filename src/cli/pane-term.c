@@ -1,6 +1,9 @@
 /* The pane's hold on the terminal.  One curses screen is made on the first visit and kept:
  * each visit resumes it and each leave ends it with endwin, which gives readline back the
- * terminal exactly as it was.  For the length of a visit the pane owns SIGINT, SIGTERM,
+ * terminal exactly as it was.  The size always comes from the terminal itself (never from the
+ * terminal description's 24 lines, nor from LINES and COLUMNS), and every way out, the
+ * emergency one included, sets the scroll region back to the whole screen, so that the shell
+ * scrolls every row after the pane.  For the length of a visit the pane owns SIGINT, SIGTERM,
  * SIGHUP, SIGWINCH and SIGTSTP; their handlers set flags (the loop reads them between rounds)
  * and the shell's handlers are put back on leaving.  A third Ctrl-C (or a second SIGTERM)
  * that the loop has not seen, because a round is taking long, restores the terminal with
@@ -39,6 +42,9 @@ static struct {
 	struct termios shell_tio;    /* the terminal as the shell left it */
 	char restore[256];           /* bytes that end curses' modes (for the emergency exit) */
 	size_t nrestore;             /* how many */
+	char region[64];             /* bytes that set the scroll region to the whole screen at
+	                                its last known size (for the emergency exit) */
+	size_t nregion;              /* how many */
 	char locale[64];             /* LC_CTYPE before the visit */
 	struct sigaction saved[PANE_NSIG]; /* the handlers before the visit */
 	int ending;                  /* SIGTERM or SIGHUP to raise after the close, or 0 */
@@ -48,7 +54,9 @@ static struct {
 static void pane_term_emergency(int status)
 {
 	static const char msg[] = "\nfedbn: interrupted while a round ran, leaving\n";
-	ssize_t w = write(STDOUT_FILENO, term.restore, term.nrestore);
+	ssize_t w = write(STDOUT_FILENO, term.region, term.nregion);
+
+	w = write(STDOUT_FILENO, term.restore, term.nrestore);
 
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &term.shell_tio);
 	w = write(STDERR_FILENO, msg, sizeof msg - 1);
@@ -115,14 +123,12 @@ static void pane_term_uncatch(void)
 		sigaction(pane_signals[i], &term.saved[i], NULL);
 }
 
-/* Append the terminfo capability cap (without padding) to the emergency bytes. */
-static void pane_term_restore_add(const char *cap)
+/* Append the capability string s (without padding) to buf, which holds *n of len bytes. */
+static void pane_term_bytes_add(char *buf, size_t *n, size_t len, const char *s)
 {
-	char *s = tigetstr(cap);
-
 	if (s == NULL || s == (char *)-1)
 		return;
-	for (; *s != '\0' && term.nrestore < sizeof term.restore; s++) {
+	for (; *s != '\0' && *n < len; s++) {
 		if (s[0] == '$' && s[1] == '<') { /* padding such as $<5> */
 			while (*s != '\0' && *s != '>')
 				s++;
@@ -130,8 +136,55 @@ static void pane_term_restore_add(const char *cap)
 				break;
 			continue;
 		}
-		term.restore[term.nrestore++] = *s;
+		buf[(*n)++] = *s;
 	}
+}
+
+/* Append the terminfo capability cap to the emergency bytes. */
+static void pane_term_restore_add(const char *cap)
+{
+	pane_term_bytes_add(term.restore, &term.nrestore, sizeof term.restore, tigetstr(cap));
+}
+
+/* The terminal's real size from the tty; false when it cannot say. */
+static bool pane_term_tty_size(int *rows, int *cols)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 || ws.ws_col == 0)
+		return false;
+	*rows = ws.ws_row;
+	*cols = ws.ws_col;
+	return true;
+}
+
+/* Make the bytes that set the scroll region to all rows rows (cursor kept where it is). */
+static void pane_term_region_make(int rows)
+{
+	char *csr = tigetstr("csr");
+
+	term.nregion = 0;
+	if (csr == NULL || csr == (char *)-1 || rows <= 0)
+		return;
+	pane_term_bytes_add(term.region, &term.nregion, sizeof term.region, tigetstr("sc"));
+	pane_term_bytes_add(term.region, &term.nregion, sizeof term.region,
+	                    tiparm(csr, 0, rows - 1));
+	pane_term_bytes_add(term.region, &term.nregion, sizeof term.region, tigetstr("rc"));
+}
+
+/* Set the scroll region to the whole screen at its real size, before curses gives the
+ * terminal back (a region left from another size would keep the shell in part of it). */
+static void pane_term_region_reset(void)
+{
+	int rows, cols;
+
+	if (pane_term_tty_size(&rows, &cols))
+		pane_term_region_make(rows);
+	if (term.nregion == 0)
+		return;
+	fflush(stdout);
+	fwrite(term.region, 1, term.nregion, stdout);
+	fflush(stdout);
 }
 
 /* At exit (out of memory calls exit) while a visit holds the terminal: give it back. */
@@ -139,6 +192,7 @@ static void pane_term_at_exit(void)
 {
 	if (term.open) {
 		endwin();
+		pane_term_region_reset();
 		fflush(stdout);
 		term.open = false;
 	}
@@ -151,8 +205,9 @@ static int pane_term_first(fb_error *err)
 
 	if (type == NULL || *type == '\0')
 		return fb_fail(err, "TERM is not set");
-	use_env(FALSE); /* the size from the terminal, never from LINES and COLUMNS, which
-	                   readline exports and does not update while the pane runs */
+	use_env(FALSE); /* never from LINES and COLUMNS, which readline exports and does not
+	                   update while the pane runs; */
+	use_tioctl(TRUE); /* from the tty itself, not the terminal description's lines */
 	term.screen = newterm(NULL, stdout, stdin);
 	if (term.screen == NULL)
 		return fb_fail(err, "cannot drive the terminal '%s' full-screen", type);
@@ -168,11 +223,13 @@ static int pane_term_first(fb_error *err)
 /* Tell curses the terminal's size when it changed. */
 static void pane_term_size(void)
 {
-	struct winsize ws;
+	int rows, cols;
 
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
-	    (ws.ws_row != LINES || ws.ws_col != COLS))
-		resizeterm(ws.ws_row, ws.ws_col);
+	if (pane_term_tty_size(&rows, &cols)) {
+		if (rows != LINES || cols != COLS)
+			resizeterm(rows, cols);
+		pane_term_region_make(rows);
+	}
 	clearok(curscr, TRUE);
 }
 
@@ -216,7 +273,7 @@ void pane_term_close(void)
 		return;
 	curs_set(1);
 	endwin();
-	fflush(stdout);
+	pane_term_region_reset();
 	term.ending = sig_end;
 	pane_term_uncatch();
 	setlocale(LC_CTYPE, term.locale);
@@ -229,6 +286,7 @@ static void pane_term_suspend(pane *p)
 	struct sigaction dfl, mine;
 
 	endwin();
+	pane_term_region_reset();
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
