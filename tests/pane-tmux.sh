@@ -53,6 +53,54 @@ colour_codes() {
 		tr -d '\033[m' | tr ';' '\n' | grep -cE '^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$'
 }
 
+# marks_fg: each graph mark (* + x o -) of the escaped capture as "LINE MARK FG BG", with the
+# foreground and background colours in force when it was drawn (d: the default)
+marks_fg() {
+	tmux -L "$sock" capture-pane -p -e -t "$target" | awk -v esc="$(printf '\033')" '
+	function sgr(s,   n, a, i) {
+		n = split(s, a, ";")
+		for (i = 1; i <= n; i++) {
+			if (a[i] == "" || a[i] == 0) { fg = "d"; bg = "d" }
+			else if (a[i] == 38 || a[i] == 48) {
+				if (a[i] == 38) fg = "5;" a[i + 2]; else bg = "5;" a[i + 2]
+				i += 2
+			} else if (a[i] >= 30 && a[i] <= 37) fg = a[i]
+			else if (a[i] == 39) fg = "d"
+			else if (a[i] >= 40 && a[i] <= 47) bg = a[i]
+			else if (a[i] == 49) bg = "d"
+		}
+	}
+	BEGIN { fg = "d"; bg = "d" }
+	{
+		n = split($0, part, esc)
+		for (k = 1; k <= n; k++) {
+			text = part[k]
+			if (k > 1 && match(text, /^\[[0-9;]*m/)) {
+				sgr(substr(text, 2, RLENGTH - 2))
+				text = substr(text, RLENGTH + 1)
+			}
+			for (c = 1; c <= length(text); c++)
+				if (index("*+xo-", substr(text, c, 1)) > 0)
+					print NR, substr(text, c, 1), fg, bg
+		}
+	}'
+}
+
+# marks_as_legend ROWS: every mark on the map's rows (those matching ROWS), the cursor's cell
+# aside, has the colour the legend (line 3) gives it; at least one is checked
+marks_as_legend() {
+	rows=$(screen | grep -nE "$1" | grep -vF -- '->' | cut -d: -f1 | tr '\n' ' ')
+	marks_fg > "$tmp/marks"
+	awk -v rows=" $rows" '
+		$1 == 3 { legend[$2] = $3; next }
+		index(rows, " " $1 " ") > 0 && $4 != 43 && ($2 in legend) {
+			checked++
+			if ($3 != legend[$2]) { print "line " $1 ": " $2 " in " $3 ", the legend " legend[$2]; bad = 1 }
+		}
+		END { if (!checked) print "no mark checked"; exit bad || !checked }' "$tmp/marks" ||
+		fail "a mark of the graph view has another colour than in its legend"
+}
+
 top=$(cd "${top_srcdir:-.}" && pwd) || exit 99
 cd "$tmp" || exit 99
 setup='gen er d=8 n=200 seed=1; split horizontal 4; algo notears-admm'
@@ -82,11 +130,25 @@ screen | grep -qE '[0-9] *(\||│)' || fail "no labelled y axis"
 screen | grep -qE '(\+|└)1 +round +21$' || fail "no round labels under the plots"
 screen | grep -qE '^ +round +edges +SHD +objective' || fail "no table of the latest rounds"
 [ "$(colour_codes)" -gt 0 ] || fail "no colour escapes on a colour terminal"
-# the graph view: the legend and one labelled row per variable
+# at 100 columns the plots stand two a row: Down and j scroll one row of plots, Up back
+screen | grep -q '^ plots 1-8 of 10 ' || fail "not 8 of 10 plots at 100 x 30"
+keys Down
+wait_for "plots 3-10 of 10"
+keys Up
+wait_for "plots 1-8 of 10"
+keys j
+wait_for "plots 3-10 of 10"
+keys k
+# the graph view: the legend and one labelled row per variable; each mark in its legend's
+# colour; what rows and columns are, and what a dot and the shades mean
 keys v
 wait_for "correct"
 [ "$(screen | grep -vF -- '->' | grep -cE '^ +X[1-8]( |$)')" = 8 ] ||
 	fail "the graph view lacks 8 variable rows"
+marks_as_legend '^ +X[1-8] '
+screen | grep -q 'rows are parents, columns children' || fail "the graph view does not say rows are parents"
+screen | grep -q '· under the threshold' || fail "the graph view does not explain its dots"
+screen | grep -qE 'w < 0 +w > 0' || fail "the graph view does not explain its shades"
 # the clients view: one row per client
 keys v
 wait_for "clients took part"
@@ -225,6 +287,48 @@ screen | grep -qE '^ [a-z]+ +_\|\|_ [a-z]+ +p 0\.[0-9]+ +client [1-5] +given \{'
 screen | grep -qE '^ +[a-z]+ -> [a-z]+ <- [a-z]+ +v-structure$' || fail "no v-structure line"
 keys Down
 wait_for "rows 2-"
+keys q
+back_at_prompt
+keys C-d
+wait_for "EXITED-0"
+
+# --- the graph view of fedpc (no weights) at 60 x 20: marks in the legend's colours, the
+# cursor on the first edge; the top bar keeps whole fields and a gap before the view's name ---
+start g "LANG=$utf8 TERM=xterm-256color" "" 60 20
+keys 'gen er d=8 n=200 seed=1; split horizontal 4; algo fedpc' Enter
+wait_for "algorithm: fedpc"
+keys 'run' Enter
+wait_for "finished after"
+keys v
+wait_for "correct"
+marks_as_legend '^ +X[1-8] '
+screen | grep -qE '^ X1 -> X[2-8]: (correct|extra|reversed)  ' ||
+	fail "the cursor does not open on the first edge"
+screen | head -n 1 | grep -qE '^ run 1: fedpc  round 3  [^ ].* (finished|[0-9] s|B)  +graph$' ||
+	fail "the top bar at 60 columns cuts a field or runs into the view's name"
+keys q
+back_at_prompt
+keys 'gen er d=8 n=200 seed=1; split horizontal 10; algo notears-admm' Enter
+wait_for "algorithm: notears-admm"
+keys 'step 3' Enter
+expect_round 3
+keys v v
+wait_for "clients took part"
+screen | head -n 1 | grep -qE '^ run 2: notears-admm  round 3 of 200( .*)? (waiting|[0-9] s|B)  +clients$' ||
+	fail "the top bar at 60 columns cuts a field or runs into the view's name"
+keys q
+back_at_prompt
+# long names: cut from the right, numbered ones keep their number
+awk 'BEGIN { srand(3); print "temperature_1,temperature_2,temperature_10,pressure_of_air";
+	for (i = 0; i < 300; i++) { a = rand(); b = a + rand() / 4; c = b + rand() / 4;
+		printf "%.4f,%.4f,%.4f,%.4f\n", a, b, c, rand() } }' > "$tmp/long.csv"
+keys "load $tmp/long.csv; algo pc; run" Enter
+wait_for "finished after"
+keys v
+wait_for "rows are parents"
+for name in 'temperat…1' 'temperat…2' 'tempera…10' 'pressure_…'; do
+	screen | grep -qE "^ +$name( |$)" || fail "no row labelled '$name'"
+done
 keys q
 back_at_prompt
 keys C-d

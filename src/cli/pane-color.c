@@ -33,10 +33,11 @@ static const role_style role_styles[ROLE_NROLES] = {
 	[ROLE_CURSOR] = { COLOR_BLACK, COLOR_YELLOW, 0, A_REVERSE },
 };
 
-/* Heat backgrounds with 256 colours: light to dark, negative (blue) then positive (red). */
+/* Heat backgrounds with 256 colours: light to dark, negative (blue) then positive
+ * (magenta: red and green belong to the graph view's marks). */
 static const short heat256[2][PANE_HEAT_LEVELS] = {
 	{ 153, 111, 69, 26 },
-	{ 217, 210, 203, 160 },
+	{ 225, 219, 213, 164 },
 };
 
 /* Whether the user asked for no colour (NO_COLOR set and not empty). */
@@ -52,7 +53,7 @@ static void pane_color_heat(void)
 {
 	for (int side = 0; side < 2; side++) {
 		for (int l = 0; l < PANE_HEAT_LEVELS; l++) {
-			short bg = COLORS >= 256 ? heat256[side][l] : side ? COLOR_RED : COLOR_BLUE;
+			short bg = COLORS >= 256 ? heat256[side][l] : side ? COLOR_MAGENTA : COLOR_BLUE;
 			short fg = COLORS >= 256 && l < 2 ? COLOR_BLACK : COLOR_WHITE;
 
 			init_pair((short)(HEAT_PAIR + side * PANE_HEAT_LEVELS + l), fg, bg);

@@ -1,13 +1,17 @@
 /* The graph view: the current d x d estimate as a heat map (row = parent, column = child),
  * the algorithm's unthresholded weights when it has them, else the marks of its result.  Each
- * cell is two columns: a shade of |w| (a colour with colours, a block or ASCII character
- * without) and a mark comparing it with the truth at the display threshold, so that the
- * comparison never rests on colour alone.  A cursor names the cell under it; the map scrolls
- * to keep the cursor in sight when d exceeds the screen. */
+ * cell is two columns: a mark comparing it with the truth at the display threshold, drawn in
+ * the colour the legend gives it, then, for weights, a shade of |w| (a blue or magenta
+ * background with colours, a block or ASCII character without), so that the comparison never
+ * rests on colour alone and the two meanings never share a colour.  A cursor names the cell
+ * under it (it opens on the first edge); the map scrolls to keep the cursor in sight when d
+ * exceeds the screen. */
 #include "config.h"
 
 #include <math.h>
 #include <string.h>
+#include <wchar.h>
+#include <wctype.h>
 
 #include "pane-int.h"
 
@@ -83,48 +87,73 @@ static int graph_level(const pane *p, size_t i, size_t j)
 	return a >= 1 ? PANE_HEAT_LEVELS : 1 + (int)(a * PANE_HEAT_LEVELS);
 }
 
-/* The last n characters of a name (the distinctive end of X1..X200) in out, counting
- * multibyte characters as one; returns out. */
-static const char *graph_tail(const char *name, size_t n, char *out, size_t len)
+/* A name in at most n columns, counting multibyte characters as one, in out: whole when it
+ * fits, else its start, an ellipsis and its trailing digits (Variable12 as Var~12), so that
+ * numbered names stay apart; returns out. */
+static const char *graph_abbrev(const pane *p, const char *name, size_t n, char *out,
+                                size_t len)
 {
-	wchar_t ws[256];
-	size_t wn = mbstowcs(ws, name, sizeof ws / sizeof *ws - 1);
-	size_t bl = strlen(name);
+	wchar_t ws[256], ab[256];
+	size_t wn = mbstowcs(ws, name, sizeof ws / sizeof *ws - 1), digits = 0, head;
 
 	if (wn == (size_t)-1) { /* not text in this locale: bytes */
-		snprintf(out, len, "%s", bl > n ? name + bl - n : name);
+		snprintf(out, len, "%.*s", (int)n, name);
 		return out;
 	}
-	ws[wn] = L'\0';
-	if (wcstombs(out, wn > n ? ws + wn - n : ws, len) == (size_t)-1)
+	if (wn <= n || n < 2) { /* whole, or as much as two columns or fewer hold */
+		ws[wn <= n ? wn : n] = L'\0';
+		if (wcstombs(out, ws, len) == (size_t)-1)
+			snprintf(out, len, "?");
+		out[len - 1] = '\0';
+		return out;
+	}
+	while (digits < wn && iswdigit((wint_t)ws[wn - 1 - digits]))
+		digits++;
+	if (digits == wn || digits + 2 > n)
+		digits = 0;
+	head = n - 1 - digits;
+	wmemcpy(ab, ws, head);
+	ab[head] = p->utf8 ? L'\u2026' : L'~';
+	wmemcpy(ab + head + 1, ws + wn - digits, digits);
+	ab[n] = L'\0';
+	if (wcstombs(out, ab, len) == (size_t)-1)
 		snprintf(out, len, "?");
 	out[len - 1] = '\0';
 	return out;
 }
 
-/* Draw cell (i, j) at (y, x). */
-static void graph_cell(const pane *p, size_t i, size_t j, int y, int x)
+/* The shade of a level: a block or ASCII character (drawn when there are no colours). */
+static wchar_t graph_shade_char(const pane *p, int level)
 {
 	static const wchar_t blocks[] = L" \u2591\u2592\u2593\u2588", ascii[] = L" :=%#";
-	int level = graph_level(p, i, j);
-	enum cell_kind k = graph_kind(p, i, j);
-	bool neg = p->g.w != NULL && p->g.w[i * p->g.d + j] < 0;
-	bool cursor = i == p->cur_r && j == p->cur_c;
-	wchar_t cell[3] = { (wchar_t)kinds[k].mark, L' ', L'\0' };
-	attr_t a = level > 0 ? pane_heat_attr(p, level, neg) : pane_attr(p, kinds[k].role);
 
-	if (i == j)
-		cell[0] = cell[1] = L' ';
-	else if (level == 0 && p->g.w != NULL && p->g.w[i * p->g.d + j] != 0)
-		cell[1] = p->utf8 ? L'\u00b7' : L'.';
-	else if (!p->colour)
-		cell[1] = (p->utf8 ? blocks : ascii)[level];
-	if (level > 0 && k != CELL_NONE)
-		a |= A_BOLD;
-	if (cursor)
-		a = pane_attr(p, ROLE_CURSOR) | A_BOLD;
-	attrset(a);
-	mvaddnwstr(y, x, cell, 2);
+	return (p->utf8 ? blocks : ascii)[level < 0 ? 0 : level];
+}
+
+/* Draw cell (i, j) at (y, x): the mark in its kind's colour, then the shade of |w|. */
+static void graph_cell(const pane *p, size_t i, size_t j, int y, int x)
+{
+	const pane_graph *g = &p->g;
+	int level = g->w != NULL ? graph_level(p, i, j) : 0;
+	enum cell_kind k = graph_kind(p, i, j);
+	bool neg = g->w != NULL && g->w[i * g->d + j] < 0;
+	wchar_t mark = i == j ? L' ' : (wchar_t)kinds[k].mark, shade = L' ';
+	attr_t ma = pane_attr(p, kinds[k].role), sa = A_NORMAL;
+
+	if (i != j && level == 0 && g->w != NULL && g->w[i * g->d + j] != 0) {
+		shade = p->utf8 ? L'\u00b7' : L'.'; /* a weight at or under the threshold */
+		sa = pane_attr(p, ROLE_DIM);
+	} else if (level > 0) {
+		sa = pane_heat_attr(p, level, neg);
+		if (!p->colour)
+			shade = graph_shade_char(p, level);
+	}
+	if (i == p->cur_r && j == p->cur_c)
+		ma = sa = pane_attr(p, ROLE_CURSOR) | A_BOLD;
+	attrset(ma);
+	mvaddnwstr(y, x, &mark, 1);
+	attrset(sa);
+	mvaddnwstr(y, x + 1, &shade, 1);
 	attrset(A_NORMAL);
 }
 
@@ -180,6 +209,56 @@ static void graph_summary(pane *p, int y, int w)
 		pane_put(p, y + 1, x + 1, w - x - 2, ROLE_DIM, "(no truth to compare with)");
 }
 
+/* One item of the reading guide at (*y, *x), on the next of its two rows when it does not
+ * fit: a sample drawn with attributes a (none when sample is 0), then the text. */
+static void graph_guide_item(const pane *p, int *y, int *x, int y0, int w, wchar_t sample,
+                             attr_t a, const char *text)
+{
+	int need = (sample != 0 ? 2 : 0) + (int)mbstowcs(NULL, text, 0);
+
+	if (*x > 1 && *x + need > w - 1 && *y == y0) {
+		(*y)++;
+		*x = 1;
+	}
+	if (sample != 0) {
+		attrset(a);
+		mvaddnwstr(*y, *x, &sample, 1);
+		attrset(A_NORMAL);
+		*x += 2;
+	}
+	pane_put(p, *y, *x, w - 1 - *x, ROLE_DIM, text);
+	*x += need - (sample != 0 ? 2 : 0) + 2;
+}
+
+/* How to read the map, in one or two rows from y: rows are the parents, what the dot and
+ * the shades mean; returns the rows used. */
+static int graph_guide(const pane *p, int y, int w)
+{
+	int x = 1, row = y;
+
+	graph_guide_item(p, &row, &x, y, w, 0, 0, "rows are parents, columns children "
+	                 "(row -> column)");
+	if (p->g.w == NULL)
+		return row - y + 1;
+	graph_guide_item(p, &row, &x, y, w, p->utf8 ? L'\u00b7' : L'.', pane_attr(p, ROLE_DIM),
+	                 "under the threshold");
+	if (p->colour) {
+		graph_guide_item(p, &row, &x, y, w, L' ', pane_heat_attr(p, PANE_HEAT_LEVELS, true),
+		                 "w < 0");
+		graph_guide_item(p, &row, &x, y, w, L' ', pane_heat_attr(p, PANE_HEAT_LEVELS, false),
+		                 "w > 0");
+		graph_guide_item(p, &row, &x, y, w, 0, 0, "pale: small |w|");
+	} else {
+		char text[64];
+
+		snprintf(text, sizeof text, "%lc%lc%lc%lc |w| from small to largest",
+		         (wint_t)graph_shade_char(p, 1), (wint_t)graph_shade_char(p, 2),
+		         (wint_t)graph_shade_char(p, 3), (wint_t)graph_shade_char(p, 4));
+		graph_guide_item(p, &row, &x, y, w, 0, 0, text);
+	}
+	return row - y + 1;
+}
+
 /* The line naming the cell under the cursor. */
 static void graph_cursor_line(const pane *p, int y, int w)
 {
@@ -188,11 +267,37 @@ static void graph_cursor_line(const pane *p, int y, int w)
 	enum cell_kind k = graph_kind(p, i, j);
 	char wv[40] = "";
 
+	if (i == j) {
+		pane_putf(p, y, 1, w - 2, ROLE_TEXT, "%s itself: the diagonal (no edge)  (arrows "
+		          "move, PgUp/PgDn page)", ds->vars[i].name);
+		return;
+	}
 	if (p->g.w != NULL)
 		snprintf(wv, sizeof wv, "  w = %.4g", p->g.w[i * p->g.d + j]);
 	pane_putf(p, y, 1, w - 2, ROLE_TEXT, "%s -> %s%s%s%s  (arrows move, PgUp/PgDn page)",
 	          ds->vars[i].name, ds->vars[j].name, wv, k != CELL_NONE ? ": " : "",
 	          kinds[k].name);
+}
+
+/* Put the cursor on the first edge of the estimate, else on the first cell the truth has,
+ * else on the first cell off the diagonal. */
+static void graph_cursor_first(pane *p)
+{
+	size_t d = p->g.d, best = SIZE_MAX;
+
+	for (size_t i = 0; i < d && best == SIZE_MAX; i++)
+		for (size_t j = 0; j < d && best == SIZE_MAX; j++)
+			if (i != j && graph_est(p, i, j))
+				best = i * d + j;
+	for (size_t i = 0; i < d && best == SIZE_MAX; i++)
+		for (size_t j = 0; j < d && best == SIZE_MAX; j++)
+			if (i != j && graph_kind(p, i, j) != CELL_NONE)
+				best = i * d + j;
+	if (best == SIZE_MAX)
+		best = d > 1 ? 1 : 0;
+	p->cur_r = best / (d > 0 ? d : 1);
+	p->cur_c = best % (d > 0 ? d : 1);
+	p->cur_placed = true;
 }
 
 /* Keep the cursor in the window of vr rows and vc columns. */
@@ -208,25 +313,37 @@ static void graph_follow(pane *p, size_t vr, size_t vc)
 		p->left_c = p->cur_c - vc + 1;
 }
 
-/* The column labels, written downwards, lh rows from y; the row labels are rl wide. */
+/* The column labels, written downwards, lh rows from y, their last letters next to the
+ * cells. */
 static void graph_col_labels(const pane *p, int y, int lh, int x0, size_t vc)
 {
 	const fb_dataset *ds = p->run->data;
 
 	for (size_t j = p->left_c; j < p->g.d && j < p->left_c + vc; j++) {
-		char tail[64];
-		wchar_t ws[8];
+		char ab[64];
+		wchar_t ws[16];
 		int x = x0 + 2 * (int)(j - p->left_c), n;
 
-		graph_tail(ds->vars[j].name, (size_t)lh, tail, sizeof tail);
-		n = (int)mbstowcs(ws, tail, sizeof ws / sizeof *ws);
+		graph_abbrev(p, ds->vars[j].name, (size_t)lh, ab, sizeof ab);
+		n = (int)mbstowcs(ws, ab, sizeof ws / sizeof *ws);
 		if (n < 0)
 			continue;
 		attrset(pane_attr(p, j == p->cur_c ? ROLE_KEY : ROLE_AXIS));
-		for (int r = 0; r < n; r++) /* the last letters next to the cells */
+		for (int r = 0; r < n; r++)
 			mvaddnwstr(y + lh - n + r, x, &ws[r], 1);
 		attrset(A_NORMAL);
 	}
+}
+
+/* Rows of the column labels: the longest name's length, at most 8, fewer (not under 3)
+ * while that would hide rows of the map. */
+static int graph_label_rows(const pane *p, size_t maxlen, int h)
+{
+	int lh = maxlen > 8 ? 8 : (int)maxlen;
+
+	while (lh > 3 && (size_t)(h - lh) < p->g.d)
+		lh--;
+	return lh;
 }
 
 /* The matrix: labels and cells. */
@@ -237,10 +354,13 @@ static void graph_matrix(pane *p, int y, int h, int w)
 	int lh, rl, x0;
 	size_t vr, vc;
 
-	for (size_t i = 0; i < p->g.d; i++)
-		if (strlen(ds->vars[i].name) > maxlen)
-			maxlen = strlen(ds->vars[i].name);
-	lh = maxlen > 4 ? 4 : (int)maxlen;
+	for (size_t i = 0; i < p->g.d; i++) {
+		size_t n = mbstowcs(NULL, ds->vars[i].name, 0);
+
+		n = n == (size_t)-1 ? strlen(ds->vars[i].name) : n;
+		maxlen = n > maxlen ? n : maxlen;
+	}
+	lh = graph_label_rows(p, maxlen, h);
 	rl = maxlen > 10 ? 10 : (int)maxlen;
 	x0 = 1 + rl + 1;
 	if (h - lh < 1 || w - x0 < 2)
@@ -251,12 +371,11 @@ static void graph_matrix(pane *p, int y, int h, int w)
 	graph_col_labels(p, y, lh, x0, vc);
 	for (size_t i = p->top_r; i < p->g.d && i < p->top_r + vr; i++) {
 		int row = y + lh + (int)(i - p->top_r);
+		char ab[64];
 
-		char tail[64];
-
-		graph_tail(ds->vars[i].name, (size_t)rl, tail, sizeof tail);
-		pane_putf(p, row, 1 + rl - (int)mbstowcs(NULL, tail, 0), rl,
-		          i == p->cur_r ? ROLE_KEY : ROLE_AXIS, "%s", tail);
+		graph_abbrev(p, ds->vars[i].name, (size_t)rl, ab, sizeof ab);
+		pane_putf(p, row, 1 + rl - (int)mbstowcs(NULL, ab, 0), rl,
+		          i == p->cur_r ? ROLE_KEY : ROLE_AXIS, "%s", ab);
 		for (size_t j = p->left_c; j < p->g.d && j < p->left_c + vc; j++)
 			graph_cell(p, i, j, row, x0 + 2 * (int)(j - p->left_c));
 	}
@@ -276,14 +395,17 @@ void pane_graph_move(pane *p, long dr, long dc)
 /* The graph view. */
 void pane_draw_graph(pane *p, int top, int h, int w)
 {
+	int used;
+
 	pane_graph_update(p);
 	if (p->g.w == NULL && p->g.mark == NULL) {
 		pane_put(p, top + 1, 1, w - 2, ROLE_DIM, p->g.why[0] ? p->g.why : "no estimate yet");
 		return;
 	}
-	if (p->cur_r >= p->g.d || p->cur_c >= p->g.d)
-		p->cur_r = p->cur_c = 0;
+	if (!p->cur_placed || p->cur_r >= p->g.d || p->cur_c >= p->g.d)
+		graph_cursor_first(p);
 	graph_summary(p, top, w);
-	graph_matrix(p, top + 3, h - 4, w - 1);
+	used = 2 + graph_guide(p, top + 2, w);
+	graph_matrix(p, top + used + 1, h - used - 2, w - 1);
 	graph_cursor_line(p, top + h - 1, w);
 }

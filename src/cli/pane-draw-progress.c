@@ -83,28 +83,28 @@ static int progress_table(const pane *p, int y, int w, int m)
 	return 1 + m;
 }
 
-/* The plots in rows y..y+h-1, scrolled to p->plot_first. */
+/* The plots in rows y..y+h-1, scrolled to the row of plots p->plot_first (rows, not plots,
+ * so that a key moves one row of plots at any number of columns). */
 static void progress_plots(pane *p, int y, int h, int w)
 {
 	pane_series *s;
 	size_t n = pane_series_all(p->run, &s);
 	int cols = w >= 120 ? 3 : w >= 70 ? 2 : 1, cw = (w - 1) / cols;
-	int need = (int)((n + (size_t)cols - 1) / (size_t)cols), ph, rows;
-	size_t shown, last_first;
+	size_t need = (n + (size_t)cols - 1) / (size_t)cols, shown, first;
+	int ph, rows;
 
-	ph = need > 0 ? (h - 1) / need : PLOT_MAX_H;
+	ph = need > 0 ? (h - 1) / (int)need : PLOT_MAX_H;
 	ph = ph < PLOT_MIN_H ? PLOT_MIN_H : ph > PLOT_MAX_H ? PLOT_MAX_H : ph;
 	rows = (h - 1) / ph;
+	if (p->plot_first + (size_t)rows > need)
+		p->plot_first = need > (size_t)rows ? need - (size_t)rows : 0;
+	first = p->plot_first * (size_t)cols;
 	shown = (size_t)(rows * cols);
-	last_first = n > shown ? (n - shown + (size_t)cols - 1) / (size_t)cols * (size_t)cols : 0;
-	if (p->plot_first > last_first)
-		p->plot_first = last_first;
-	p->plot_first -= p->plot_first % (size_t)cols;
 	if (n > shown)
-		pane_putf(p, y, 1, w - 2, ROLE_DIM, "plots %zu-%zu of %zu (arrows scroll)",
-		          p->plot_first + 1, p->plot_first + shown < n ? p->plot_first + shown : n, n);
-	for (size_t i = p->plot_first; i < n && i < p->plot_first + shown; i++) {
-		int slot = (int)(i - p->plot_first);
+		pane_putf(p, y, 1, w - 2, ROLE_DIM, "plots %zu-%zu of %zu (arrows scroll)", first + 1,
+		          first + shown < n ? first + shown : n, n);
+	for (size_t i = first; i < n && i < first + shown; i++) {
+		int slot = (int)(i - first);
 
 		pane_plot(p, &s[i], y + 1 + (slot / cols) * ph, 1 + (slot % cols) * cw, ph, cw - 1);
 	}

@@ -84,27 +84,52 @@ static const char *pane_state(const pane *p)
 	return fb_run_rounds(p->run) == 0 ? "ready" : "waiting";
 }
 
-/* The top bar. */
+/* Fields of the top bar, in the order shown. */
+enum top_field { TOP_RUN, TOP_ROUND, TOP_TIME, TOP_BYTES, TOP_STATE, TOP_NFIELDS };
+
+/* Which field goes first when the bar is too narrow for all: time, bytes, state, round. */
+static const enum top_field top_drop[] = { TOP_TIME, TOP_BYTES, TOP_STATE, TOP_ROUND };
+
+/* The fields in use joined in bar (two spaces apart); its length in columns. */
+static int pane_top_join(char f[TOP_NFIELDS][96], const bool *use, char *bar, size_t len)
+{
+	size_t n = 0;
+
+	bar[0] = '\0';
+	for (int i = 0; i < TOP_NFIELDS && n < len; i++)
+		if (use[i] && f[i][0] != '\0')
+			n += (size_t)snprintf(bar + n, len - n, "%s%s", n > 0 ? "  " : " ", f[i]);
+	n = mbstowcs(NULL, bar, 0);
+	return n == (size_t)-1 ? (int)strlen(bar) : (int)n;
+}
+
+/* The top bar: run, round, time, bytes and state on the left, dropping the least needed
+ * (whole, never cut) until a blank column is left before the view's name on the right. */
 static void pane_draw_top(const pane *p, int w)
 {
-	char round[64], bytes[40] = "", right[48];
+	char f[TOP_NFIELDS][96] = { { 0 } }, bar[512], right[48];
 	size_t max = pane_max_rounds(p->run), r = fb_run_rounds(p->run);
-	size_t total = fb_run_bytes(p->run, FB_UP) + fb_run_bytes(p->run, FB_DOWN);
+	bool use[TOP_NFIELDS] = { true, true, true, true, true };
 	int rl;
 
+	snprintf(f[TOP_RUN], sizeof f[TOP_RUN], "run %zu: %s", p->req->run_no, p->run->name);
 	if (max > 0)
-		snprintf(round, sizeof round, "round %zu of %zu", r, max);
+		snprintf(f[TOP_ROUND], sizeof f[TOP_ROUND], "round %zu of %zu", r, max);
 	else
-		snprintf(round, sizeof round, "round %zu", r);
-	pane_bar_fill(p, 0, w);
+		snprintf(f[TOP_ROUND], sizeof f[TOP_ROUND], "round %zu", r);
+	snprintf(f[TOP_TIME], sizeof f[TOP_TIME], "%.3f s", p->run->seconds);
+	if (p->run->fed != NULL)
+		pane_fmt_bytes(fb_run_bytes(p->run, FB_UP) + fb_run_bytes(p->run, FB_DOWN),
+		               f[TOP_BYTES], sizeof f[TOP_BYTES]);
+	snprintf(f[TOP_STATE], sizeof f[TOP_STATE], "%s", pane_state(p));
 	snprintf(right, sizeof right, " %s ", view_names[p->view]);
 	rl = (int)strlen(right);
-	if (p->run->fed != NULL) {
-		pane_fmt_bytes(total, bytes + 2, sizeof bytes - 2);
-		memcpy(bytes, "  ", 2);
-	}
-	pane_putf(p, 0, 0, w - rl, ROLE_BAR, " run %zu: %s  %s  %.3f s%s  %s", p->req->run_no,
-	          p->run->name, round, p->run->seconds, bytes, pane_state(p));
+	for (size_t i = 0; i < sizeof top_drop / sizeof *top_drop &&
+	                   pane_top_join(f, use, bar, sizeof bar) > w - rl - 1; i++)
+		use[top_drop[i]] = false;
+	pane_top_join(f, use, bar, sizeof bar);
+	pane_bar_fill(p, 0, w);
+	pane_put(p, 0, 0, w - rl - 1, ROLE_BAR, bar);
 	pane_put(p, 0, w - rl, rl, ROLE_KEY, right);
 }
 

@@ -92,9 +92,10 @@ typedef struct pane {
 	bool dirty;                 /* something changed since the last frame */
 	double last_draw;           /* when the last frame was drawn */
 	double draw_cost;           /* mean seconds per frame so far */
-	size_t plot_first;          /* first plot shown (progress view scrolls its plots) */
+	size_t plot_first;          /* first row of plots shown (the progress view scrolls) */
 	size_t list_first;          /* first row shown in the clients and detail lists */
 	size_t cur_r, cur_c;        /* graph view: the cell under the cursor */
+	bool cur_placed;            /* graph view: the cursor was put on the first edge */
 	size_t top_r, left_c;       /* graph view: the first row and column shown */
 	pane_graph g;               /* the estimate as drawn */
 	pane_stats st;              /* timing figures */
