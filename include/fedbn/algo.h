@@ -36,6 +36,11 @@ typedef struct fb_trace_rec {
 	size_t bytes_up;     /* bytes clients sent this round */
 	size_t bytes_down;   /* bytes the server sent this round */
 	double *fig;         /* the algorithm's figures, in the order of its figure names */
+	size_t nclients;     /* clients of the round's federation (0: the round had none) */
+	bool *took;          /* per client: it took part in this round (nclients, owned) */
+	double *client_fig;  /* per client: its own figure of this round (the algorithm's
+	                        client_figure), NaN for a client that sat it out; NULL when the
+	                        algorithm names no client figure (nclients, owned) */
 	size_t edges;        /* edges of the current estimate */
 	bool scored;         /* score holds the estimate's accuracy against the truth */
 	fb_score score;      /* accuracy of the current estimate against the truth */
@@ -123,7 +128,8 @@ fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_opt
                      fb_error *err);
 /* Free a run (NULL is fine). */
 void fb_run_free(fb_run *run);
-/* One round; appends a trace record.  On FB_ERR no record is added; the run may go on. */
+/* One round; appends a trace record (with each client's participation and own figure when
+ * the round went through the federation).  On FB_ERR no record is added; the run may go on. */
 int fb_run_step(fb_run *run, fb_error *err);
 /* Score the run against truth (not owned, must outlive the run; NULL: none) from now on:
  * the last record is scored again from the current estimate, and the earlier records, whose

@@ -28,6 +28,19 @@ extern const fb_algo fb_algo_fedpc, fb_algo_fedpc_simple1, fb_algo_fedpc_simple2
  * distinct variables. */
 long fb_fedpc_votes(const fb_run *run, size_t i, size_t j);
 
+/* The vote threshold of the server's last count. */
+typedef struct fb_fedpc_vote {
+	size_t need;      /* votes a pair needed to stay */
+	size_t heard;     /* the clients counted */
+	double share;     /* the vote parameter */
+	const char *rule; /* the vote_rule that made need of share and heard: "paper", "code" */
+} fb_fedpc_vote;
+
+/* The threshold the server applied at its last count (fedpc: the last FedSkele layer;
+ * fedpc-simple1 and -simple2: their one round) into v; FB_ERR when run is none of these or
+ * has not counted votes yet. */
+int fb_fedpc_threshold(const fb_run *run, fb_fedpc_vote *v);
+
 /* The separating set the server settled on for the pair {i, j} (fedpc: the highest-p set
  * any client found, for pairs that end an unshielded triple; fedpc-simple2: the
  * intersection of the sets of the clients that separated the pair).  Writes its members

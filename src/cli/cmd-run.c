@@ -69,7 +69,6 @@ static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 			                   err.msg);
 			break;
 		}
-		fb_pane_observe(run);
 		fb_report_round(ctx->out, run, fb_run_last(run));
 		if (fb_interrupted()) {
 			fprintf(ctx->out, "stopped after round %zu (Ctrl-C); run or step continue it\n",

@@ -14,7 +14,6 @@ src_cli_libpane_la_SOURCES = \
 	src/cli/pane-term.c \
 	src/cli/pane-color.c \
 	src/cli/pane-data.c \
-	src/cli/pane-hist.c \
 	src/cli/pane-draw.c \
 	src/cli/pane-draw-progress.c \
 	src/cli/pane-draw-graph.c \

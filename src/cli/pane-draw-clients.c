@@ -1,6 +1,7 @@
 /* The clients view: one row per client with the rows and columns it holds, whether it took
  * part in the last round, the bytes it sent and received in that round and in all, and its
- * own figure (the algorithm's client_figure); the list scrolls when K exceeds the screen. */
+ * own figure (the algorithm's client_figure), as the last trace record and the ledger have
+ * them; the list scrolls when K exceeds the screen. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -68,30 +69,39 @@ static void clients_head(const pane *p, int y, int w)
 	}
 }
 
+/* The last trace record with the clients' part in it, or NULL before the first. */
+static const fb_trace_rec *clients_last(const fb_run *run)
+{
+	for (size_t i = run->trace.n; i-- > 0;)
+		if (run->trace.r[i].nclients > 0)
+			return &run->trace.r[i];
+	return NULL;
+}
+
 /* Client k's row. */
 static void clients_row(const pane *p, const client_bytes *b, size_t k, int y, int w)
 {
 	const fb_run *run = p->run;
 	const fb_dataset *ds = run->part->clients[k].data;
-	size_t r = fb_fed_rounds(run->fed);
-	bool took = r > 0 && fb_fed_took_part(run->fed, k);
+	const fb_trace_rec *last = clients_last(run);
+	bool took = last != NULL && k < last->nclients && last->took[k];
 	char cell[NCOLS][32];
 	int x = 1;
 
 	snprintf(cell[0], sizeof cell[0], "%zu", k + 1);
 	snprintf(cell[1], sizeof cell[1], "%zu", ds->n);
 	snprintf(cell[2], sizeof cell[2], "%zu", ds->d);
-	snprintf(cell[3], sizeof cell[3], "%s", r == 0 ? "-" : took ? "yes" : "no");
+	snprintf(cell[3], sizeof cell[3], "%s", last == NULL ? "-" : took ? "yes" : "no");
 	pane_fmt_bytes(b->round[FB_UP][k], cell[4], sizeof cell[4]);
 	pane_fmt_bytes(b->round[FB_DOWN][k], cell[5], sizeof cell[5]);
 	pane_fmt_bytes(b->total[FB_UP][k], cell[6], sizeof cell[6]);
 	pane_fmt_bytes(b->total[FB_DOWN][k], cell[7], sizeof cell[7]);
-	if (run->algo->client_figure != NULL)
-		pane_fmt(fb_fed_client_figure(run->fed, k), cols[8].w - 1, cell[8], sizeof cell[8]);
+	if (last != NULL && last->client_fig != NULL && k < last->nclients)
+		pane_fmt(last->client_fig[k], cols[8].w - 1, cell[8], sizeof cell[8]);
 	else
 		cell[8][0] = '\0';
 	for (int c = 0; c < NCOLS && x < w; c++) {
-		enum pane_role role = c == 3 && r > 0 ? (took ? ROLE_GOOD : ROLE_DIM) : ROLE_TEXT;
+		enum pane_role role = c == 3 && last != NULL ? (took ? ROLE_GOOD : ROLE_DIM) : ROLE_TEXT;
 
 		pane_putf(p, y, x, cols[c].w, role, "%*s", cols[c].w, cell[c]);
 		x += cols[c].w;
@@ -103,6 +113,7 @@ void pane_draw_clients(pane *p, int top, int h, int w)
 {
 	const fb_run *run = p->run;
 	size_t k, rows = h > 3 ? (size_t)(h - 3) : 1, took = 0;
+	const fb_trace_rec *last;
 	client_bytes b;
 
 	if (run->fed == NULL || run->part == NULL) {
@@ -111,8 +122,9 @@ void pane_draw_clients(pane *p, int top, int h, int w)
 		return;
 	}
 	k = fb_fed_k(run->fed);
-	for (size_t c = 0; c < k; c++)
-		took += fb_fed_rounds(run->fed) > 0 && fb_fed_took_part(run->fed, c);
+	last = clients_last(run);
+	for (size_t c = 0; last != NULL && c < k && c < last->nclients; c++)
+		took += last->took[c];
 	pane_putf(p, top, 1, w - 2, ROLE_TEXT, "round %zu: %zu of %zu clients took part (share "
 	          "%g); split %s", fb_fed_rounds(run->fed), took, k, run->fedopt.share,
 	          run->part->desc);

@@ -53,50 +53,72 @@ static int detail_figures(const pane *p, int y, int m, int w, const char *const 
 	return 1 + (t->n == 0 ? 1 : (int)(t->n - first));
 }
 
-/* Each client's own figure over the recorded rounds: the last few as numbers, then a
+/* The trace records that carry k clients' own figures, oldest first, into *out (caller
+ * frees); how many. */
+static size_t detail_client_recs(const fb_run *run, size_t k, const fb_trace_rec ***out)
+{
+	const fb_trace *t = &run->trace;
+	const fb_trace_rec **r = fb_xcalloc(t->n + 1, sizeof *r);
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->r[i].client_fig != NULL && t->r[i].nclients == k)
+			r[n++] = &t->r[i];
+	*out = r;
+	return n;
+}
+
+/* Client c's row: its figure in the last shown records as numbers ("out" when it sat the
+ * round out), then a sparkline of all nh records. */
+static void detail_client_row(const pane *p, const fb_trace_rec *const *recs, size_t nh,
+                              size_t shown, size_t c, int row, int w)
+{
+	double *trend = fb_xcalloc(nh + 1, sizeof *trend);
+	char buf[32];
+
+	pane_putf(p, row, 1, 7, ROLE_TEXT, "%7zu", c + 1);
+	for (size_t i = 0; i < nh; i++) {
+		bool took = recs[i]->took[c];
+
+		trend[i] = took ? recs[i]->client_fig[c] : NAN;
+		if (i >= nh - shown)
+			pane_putf(p, row, 8 + (int)(i - (nh - shown)) * COL_W, COL_W,
+			          took ? ROLE_TEXT : ROLE_DIM, "%*s", COL_W,
+			          took ? pane_fmt(trend[i], COL_W - 1, buf, sizeof buf) : "out");
+	}
+	pane_spark(p, trend, nh, row, 8 + (int)shown * COL_W + 2, w - 10 - (int)shown * COL_W);
+	free(trend);
+}
+
+/* Each client's own figure over the rounds of the trace: the last few as numbers, then a
  * sparkline of all of them; rows y..y+h-1, scrolled to p->list_first. */
 static void detail_clients(pane *p, int y, int h, int w, const char *what)
 {
 	const fb_run *run = p->run;
-	size_t nh = pane_hist_count(run), k = run->fed != NULL ? fb_fed_k(run->fed) : 0;
-	size_t shown, cols, first, rows = h > 2 ? (size_t)(h - 2) : 0, round;
-	const double *fig;
-	const unsigned char *took;
+	const fb_trace_rec **recs;
+	size_t k = run->fed != NULL ? fb_fed_k(run->fed) : 0, nh = detail_client_recs(run, k, &recs);
+	size_t shown, cols, rows = h > 2 ? (size_t)(h - 2) : 0;
 	char buf[32];
 
 	pane_putf(p, y, 1, w - 2, ROLE_TITLE, "%s of each client%s", what,
-	          nh > 0 ? ", last rounds; then its trend over the kept rounds" : "");
+	          nh > 0 ? ", last rounds; then its trend over all rounds" : "");
 	if (k == 0 || nh == 0 || rows == 0) {
-		pane_put(p, y + 1, 1, w - 2, ROLE_DIM, k == 0 ? "no clients" : "no round recorded yet");
+		pane_put(p, y + 1, 1, w - 2, ROLE_DIM, k == 0 ? "no clients" : "no round yet");
+		free(recs);
 		return;
 	}
-	cols = (size_t)((w - 8 - 12) / COL_W);
+	cols = w > 8 + 12 + COL_W ? (size_t)((w - 8 - 12) / COL_W) : 1;
 	shown = nh < cols ? nh : cols;
-	first = nh - shown;
 	pane_put(p, y + 1, 1, 7, ROLE_TITLE, " client");
 	for (size_t i = 0; i < shown; i++) {
-		pane_hist_get(run, first + i, &round, &fig, &took);
-		snprintf(buf, sizeof buf, "round %zu", round);
+		snprintf(buf, sizeof buf, "round %zu", recs[nh - shown + i]->round);
 		pane_putf(p, y + 1, 8 + (int)i * COL_W, COL_W, ROLE_TITLE, "%*s", COL_W, buf);
 	}
 	if (p->list_first + rows > k)
 		p->list_first = k > rows ? k - rows : 0;
-	for (size_t c = p->list_first; c < k && c < p->list_first + rows; c++) {
-		int row = y + 2 + (int)(c - p->list_first);
-		double *trend = fb_xcalloc(nh, sizeof *trend);
-
-		pane_putf(p, row, 1, 7, ROLE_TEXT, "%7zu", c + 1);
-		for (size_t i = 0; i < nh; i++) {
-			pane_hist_get(run, i, &round, &fig, &took);
-			trend[i] = took[c] ? fig[c] : NAN;
-			if (i >= first)
-				pane_putf(p, row, 8 + (int)(i - first) * COL_W, COL_W,
-				          took[c] ? ROLE_TEXT : ROLE_DIM, "%*s", COL_W,
-				          took[c] ? pane_fmt(fig[c], COL_W - 1, buf, sizeof buf) : "out");
-		}
-		pane_spark(p, trend, nh, row, 8 + (int)shown * COL_W + 2, w - 10 - (int)shown * COL_W);
-		free(trend);
-	}
+	for (size_t c = p->list_first; c < k && c < p->list_first + rows; c++)
+		detail_client_row(p, recs, nh, shown, c, y + 2 + (int)(c - p->list_first), w);
+	free(recs);
 }
 
 /* notears-admm: rho1, rho2, alpha, h and the consensus over the last rounds, then each

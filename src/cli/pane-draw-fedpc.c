@@ -5,10 +5,8 @@
  * first every end pair of an unshielded triple with its separating set (names, p-value, the
  * client that found it) and under it its triples as oriented, then the votes.  One list,
  * scrolled with the arrow keys; words and marks carry the meaning, colour only repeats it.
- *
- * No accessor gives the vote threshold, so it is worked out from the run's vote and
- * vote_rule parameters by the rule fedpc's help states, over every client (neither algorithm
- * allows a share of the clients per round). */
+ * The vote threshold is the one the server applied (fb_fedpc_threshold), never worked out
+ * here again. */
 #include "config.h"
 
 #include <math.h>
@@ -43,9 +41,8 @@ typedef struct fp_view {
 	const pane *p;             /* the pane (attributes, utf8) */
 	const fb_run *run;         /* the run */
 	const unsigned char *mark; /* the estimate's d x d marks (the pane's copy) */
-	size_t d, K, need;         /* variables, clients, votes that keep a pair */
-	double share;              /* the vote parameter */
-	bool code_rule;            /* vote_rule=code */
+	size_t d, K;               /* variables, clients */
+	fb_fedpc_vote vote;        /* the server's threshold: votes that keep a pair, of whom */
 	long layer;                /* the last FedSkele layer (-1: simple2 has none) */
 	size_t rec;                /* the trace record of that layer (or of the one round) */
 	bool sets;                 /* the separating sets are chosen */
@@ -59,19 +56,6 @@ typedef struct fp_view {
 	size_t *Z;                 /* room for one set (d) */
 	int nw;                    /* columns of a name in a pair */
 } fp_view;
-
-/* The votes a pair needs among K clients: more than share * K (paper), or round(share * K)
- * with halves up and at least 1 (code), share * K nudged up as fedpc does. */
-static size_t fp_need(double share, bool code_rule, size_t K)
-{
-	double x = share * (double)K + 1e-9;
-	size_t m;
-
-	if (!code_rule)
-		return (size_t)floor(x) + 1;
-	m = (size_t)floor(x + 0.5);
-	return m > 0 ? m : 1;
-}
 
 /* Whether a and b are adjacent in the estimate. */
 static bool fp_adj(const fp_view *v, size_t a, size_t b)
@@ -302,7 +286,7 @@ static void fp_draw_triple(const fp_view *v, const fp_row *r, int y, int w)
 static const char *fp_bar(const fp_view *v, size_t c, bool enough, char *buf, size_t len)
 {
 	size_t bw = v->K < BAR_CELLS ? v->K : BAR_CELLS, used = 0;
-	size_t fill = (c * bw + v->K - 1) / v->K, mark = (v->need - 1) * bw / v->K;
+	size_t fill = (c * bw + v->K - 1) / v->K, mark = (v->vote.need - 1) * bw / v->K;
 	const char *on = v->p->utf8 ? "\u2588" : "#", *off = v->p->utf8 ? "\u00b7" : ".";
 	const char *bar = v->p->utf8 ? "\u2502" : "|";
 
@@ -331,7 +315,7 @@ static void fp_draw_vote(const fp_view *v, size_t code, int y, int w)
 
 	pane_putf(v->p, y, x, w - x - 1, ROLE_TEXT, "votes %*ld/%zu", kw, c, v->K);
 	x += 6 + 2 * kw + 1 + 2;
-	fp_bar(v, c > 0 ? (size_t)c : 0, c >= (long)v->need, bar, sizeof bar);
+	fp_bar(v, c > 0 ? (size_t)c : 0, c >= (long)v->vote.need, bar, sizeof bar);
 	pane_put(v->p, y, x, w - x - 1, kept ? ROLE_GOOD : ROLE_DIM, bar);
 	x += fp_cols(bar) + 2;
 	pane_put(v->p, y, x, w - x - 1, kept ? ROLE_GOOD : ROLE_BAD, kept ? "kept" : "removed");
@@ -340,7 +324,7 @@ static void fp_draw_vote(const fp_view *v, size_t code, int y, int w)
 /* A heading row of the list. */
 static void fp_draw_head(const fp_view *v, enum fp_kind kind, int y, int w)
 {
-	const char *rule = v->code_rule ? "code" : "paper";
+	const fb_fedpc_vote *t = &v->vote;
 
 	if (kind == FP_HEAD_SETS)
 		pane_putf(v->p, y, 1, w - 2, ROLE_TITLE, "separating sets (%s), each with its "
@@ -348,11 +332,11 @@ static void fp_draw_head(const fp_view *v, enum fp_kind kind, int y, int w)
 		          "the clients' sets intersected");
 	else if (v->layer >= 0)
 		pane_putf(v->p, y, 1, w - 2, ROLE_TITLE, "votes of layer %ld, most first: kept "
-		          "with %zu of %zu (vote=%g, %s rule)", v->layer, v->need, v->K, v->share,
-		          rule);
+		          "with %zu of %zu (vote=%g, %s rule)", v->layer, t->need, t->heard, t->share,
+		          t->rule);
 	else
 		pane_putf(v->p, y, 1, w - 2, ROLE_TITLE, "skeleton votes, most first: kept with "
-		          "%zu of %zu (vote=%g, %s rule)", v->need, v->K, v->share, rule);
+		          "%zu of %zu (vote=%g, %s rule)", t->need, t->heard, t->share, t->rule);
 }
 
 /* The list from row y, h rows with its position on the last, scrolled to p->list_first. */
@@ -392,8 +376,8 @@ static void fp_header_skele(const fp_view *v, int y, int w)
 	if (f >= 0 && t->r[v->rec].fig[f] >= 0)
 		removed = (size_t)t->r[v->rec].fig[f];
 	pane_putf(v->p, y, 1, w - 2, ROLE_TITLE, "FedSkele layer %ld, round %zu: %zu clients "
-	          "voted; a pair stays with %zu or more", v->layer, t->r[v->rec].round, v->K,
-	          v->need);
+	          "voted; a pair stays with %zu or more", v->layer, t->r[v->rec].round,
+	          v->vote.heard, v->vote.need);
 	pane_putf(v->p, y + 1, 1, w - 2, ROLE_TEXT, "%zu pairs in play: %zu kept, %zu removed "
 	          "(%zu by every client); %zu out before", before, v->kept, removed,
 	          removed > v->cut ? removed - v->cut : 0, np - before);
@@ -414,7 +398,8 @@ static void fp_header(const fp_view *v, int y, int w)
 		          "below the sets, the votes of layer %ld", v->lonely, v->layer);
 	} else {
 		pane_putf(v->p, y, 1, w - 2, ROLE_TITLE, "one round: %zu clients ran PC; a pair "
-		          "stays with %zu or more votes: %zu kept", v->K, v->need, v->kept);
+		          "stays with %zu or more votes: %zu kept", v->vote.heard, v->vote.need,
+		          v->kept);
 		pane_putf(v->p, y + 1, 1, w - 2, ROLE_TEXT, "%zu unshielded triples over %zu end "
 		          "pairs, %zu v-structures", v->ntri, v->ends, v->colliders);
 	}
@@ -424,6 +409,7 @@ static void fp_header(const fp_view *v, int y, int w)
 static bool fp_nothing(pane *p, int top, int w)
 {
 	const fb_run *run = p->run;
+	fb_fedpc_vote vote;
 
 	if (run->trace.n == 0 || run->fed == NULL)
 		pane_put(p, top + 1, 1, w - 2, ROLE_DIM, "no round yet: the first vote is on every "
@@ -431,7 +417,7 @@ static bool fp_nothing(pane *p, int top, int w)
 	else if (p->g.mark == NULL || p->g.d != run->data->d || p->g.d < 2)
 		pane_put(p, top + 1, 1, w - 2, ROLE_DIM,
 		         p->g.why[0] != '\0' ? p->g.why : "no estimate yet");
-	else if (fb_fedpc_votes(run, 0, 1) < 0)
+	else if (fb_fedpc_votes(run, 0, 1) < 0 || fb_fedpc_threshold(run, &vote) != FB_OK)
 		pane_put(p, top + 1, 1, w - 2, ROLE_DIM, "the server has not counted votes yet");
 	else
 		return false;
@@ -449,9 +435,7 @@ void pane_detail_fedpc(pane *p, int top, int h, int w)
 	v.mark = p->g.mark;
 	v.d = p->g.d;
 	v.K = fb_fed_k(p->run->fed);
-	v.share = fb_params_double(&p->run->params, "vote");
-	v.code_rule = fb_params_int(&p->run->params, "vote_rule") == 1;
-	v.need = fp_need(v.share, v.code_rule, v.K);
+	fb_fedpc_threshold(p->run, &v.vote); /* fp_nothing saw it answer */
 	v.sets = fb_run_done(p->run);
 	v.Z = fb_xmalloc((v.d + 1) * sizeof *v.Z);
 	v.nw = fp_name_cols(p->run);

@@ -173,22 +173,6 @@ const char *pane_fmt(double v, int width, char *buf, size_t len);
 /* Bytes in decimal units, short. */
 const char *pane_fmt_bytes(size_t bytes, char *buf, size_t len);
 
-/* ---- pane-hist.c: the clients' own figures over the last rounds ---- */
-
-/* How many rounds the history keeps per run. */
-#define PANE_HIST_ROUNDS 256
-
-/* Record run's clients' figures of its last round (once per round). */
-void pane_hist_observe(const fb_run *run);
-/* The recorded rounds of run, oldest first: how many; the i-th is round *round with
- * figures fig[0..k-1] and participation took[0..k-1].  i counts from 0 (the oldest). */
-size_t pane_hist_count(const fb_run *run);
-/* The i-th recorded round of run (see pane_hist_count); false when i is out of range. */
-bool pane_hist_get(const fb_run *run, size_t i, size_t *round, const double **fig,
-                   const unsigned char **took);
-/* Forget every run's history. */
-void pane_hist_release(void);
-
 /* ---- drawing ---- */
 
 /* Draw the whole frame (bars, the view or the help, or the too-small notice). */

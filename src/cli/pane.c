@@ -117,7 +117,6 @@ static void pane_round(pane *p)
 	p->out->failed = false;
 	p->out->rounds++;
 	p->st.rounds++;
-	pane_hist_observe(p->run);
 	if (fb_run_done(p->run)) {
 		snprintf(why, sizeof why, "finished after %zu round%s: q goes back to the shell",
 		         fb_run_rounds(p->run), fb_run_rounds(p->run) == 1 ? "" : "s");
@@ -256,15 +255,8 @@ int fb_pane_show(fb_run *run, const fb_pane_request *req, fb_pane_outcome *out)
 	return FB_OK;
 }
 
-/* Note a round stepped outside the pane. */
-void fb_pane_observe(const fb_run *run)
-{
-	pane_hist_observe(run);
-}
-
 /* Free what the pane keeps between visits. */
 void fb_pane_release(void)
 {
 	pane_term_release();
-	pane_hist_release();
 }

@@ -51,14 +51,10 @@ bool fb_pane_usable(FILE *out);
  * terminal could not be taken over (nothing was stepped). */
 int fb_pane_show(fb_run *run, const fb_pane_request *req, fb_pane_outcome *out);
 
-/* Note a round stepped outside the pane, so that the detail view can show the clients' own
- * figures over the last rounds whichever way the rounds were stepped. */
-void fb_pane_observe(const fb_run *run);
-
 /* Whether FEDBN_PANE_STATS asks for timing figures on standard error. */
 bool fb_pane_stats_wanted(void);
 
-/* Free what the pane keeps between visits (its screen, the clients' figures); at exit. */
+/* Free what the pane keeps between visits (its screen); at exit. */
 void fb_pane_release(void);
 
 #endif

@@ -486,6 +486,60 @@ static void assert_same_runs(const fb_run *a, const fb_run *b, size_t d)
 		}
 }
 
+/* Every round's trace record keeps each client's part and own figure (fedpc: the tests it
+ * ran), as the federation had them right after the round, and later rounds leave them be;
+ * the clients' figures add up to the round's "tests"; the threshold the server applied is
+ * published for each rule and K. */
+static void test_trace_clients(void **state)
+{
+	size_t d = 10, K = 3, rounds = 0;
+	fb_dataset *ds = sim_sorted(d, 14, 1500, 3, NULL);
+	fb_partition *part = split_sizes(ds, K, "300,500,700");
+	fb_run *run = start(&fb_algo_fedpc, "vote_rule=code", ds, part, NULL, 1);
+	double seen[16][3];
+	fb_fedpc_vote v;
+	fb_error err = { "" };
+
+	assert_int_equal(fb_fedpc_threshold(run, &v), FB_ERR); /* nothing counted yet */
+	while (!fb_run_done(run) && rounds < 16) {
+		const fb_trace_rec *r;
+		double sum = 0;
+
+		if (fb_run_step(run, &err) != FB_OK)
+			fail_msg("%s", err.msg);
+		r = fb_run_last(run);
+		assert_int_equal(r->nclients, K);
+		assert_non_null(r->took);
+		assert_non_null(r->client_fig);
+		for (size_t c = 0; c < K; c++) {
+			assert_true(r->took[c]);
+			seen[rounds][c] = fb_fed_client_figure(run->fed, c);
+			assert_memory_equal(&r->client_fig[c], &seen[rounds][c], sizeof(double));
+			sum += r->client_fig[c];
+		}
+		assert_true(sum == r->fig[3]); /* "tests": the sum the algorithm reports */
+		rounds++;
+	}
+	assert_true(rounds >= 3 && fb_run_done(run));
+	for (size_t i = 0; i < rounds; i++)
+		assert_memory_equal(run->trace.r[i].client_fig, seen[i], K * sizeof(double));
+	assert_true(run->trace.r[0].client_fig[0] != run->trace.r[1].client_fig[0]);
+	assert_int_equal(fb_fedpc_threshold(run, &v), FB_OK);
+	assert_int_equal(v.need, 1); /* round(0.3 * 3) = 1 */
+	assert_int_equal(v.heard, K);
+	assert_string_equal(v.rule, "code");
+	assert_true(v.share == 0.3);
+	fb_run_free(run);
+	run = start(&fb_algo_fedpc_simple2, "vote=0.5", ds, part, NULL, 1);
+	fb_graph_free(finish(run));
+	assert_int_equal(fb_fedpc_threshold(run, &v), FB_OK);
+	assert_int_equal(v.need, 2); /* more than 0.5 * 3 */
+	assert_string_equal(v.rule, "paper");
+	fb_run_free(run);
+	fb_partition_free(part);
+	fb_dataset_free(ds);
+}
+
 /* Two threads give the same run as one, bit for bit, for all three algorithms. */
 static void test_threads(void **state)
 {
@@ -901,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_synth_accuracy),
 		cmocka_unit_test(test_alarm),
 		cmocka_unit_test(test_alarm_acyclic),
+		cmocka_unit_test(test_trace_clients),
 		cmocka_unit_test(test_errors),
 	};
 

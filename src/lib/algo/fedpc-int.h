@@ -96,8 +96,15 @@ typedef struct fedpc_common {
 	fb_graph *graph;    /* the server's current estimate in rank space (or NULL) */
 	bool extend;        /* the result is a DAG extension of the estimate (Dor and Tarsi) */
 	bool done;          /* the last round has run */
+	size_t need;        /* the last count: votes a pair needed to stay (0 before it), */
+	size_t heard;       /* the clients it heard, */
+	double share;       /* the vote share */
+	bool code_rule;     /* and whether the code's rule made the threshold */
 } fedpc_common;
 
+/* The votes a pair needs among the heard clients (fedpc_min_votes), kept in c as the
+ * threshold of the last count. */
+size_t fedpc_common_need(fedpc_common *c, double share, bool code_rule, size_t heard);
 /* Fill c's alignment from the run's data and split: k, d, w, global_of, rank_of, names. */
 void fedpc_common_init(fedpc_common *c, const fb_run *run);
 /* Free what c holds. */

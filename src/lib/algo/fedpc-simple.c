@@ -143,7 +143,7 @@ static int simple1_server(simple_state *st, const fb_msg *const *up, size_t k, f
 				v[j * d + i] += x == 2;
 			}
 	}
-	need = fedpc_min_votes(st->share, st->code_rule, heard);
+	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
 	st->c.graph = fb_graph_alloc(d);
 	for (size_t i = 0; i < d; i++)
 		for (size_t j = i + 1; j < d; j++) {
@@ -270,7 +270,7 @@ static int simple2_server(simple_state *st, const fb_msg *const *up, size_t k,
 		free(Z);
 		return ret != FB_OK ? ret : fb_fail(err, "no client answered");
 	}
-	need = fedpc_min_votes(st->share, st->code_rule, heard);
+	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
 	st->c.graph = fb_graph_alloc(d);
 	for (size_t i = 0; i < d; i++)
 		for (size_t j = i + 1; j < d; j++, p++)

@@ -129,6 +129,16 @@ size_t fedpc_min_votes(double share, bool code_rule, size_t k)
 	return m > 0 ? m : 1;
 }
 
+/* Votes a pair needs, kept as the last count's threshold. */
+size_t fedpc_common_need(fedpc_common *c, double share, bool code_rule, size_t heard)
+{
+	c->share = share;
+	c->code_rule = code_rule;
+	c->heard = heard;
+	c->need = fedpc_min_votes(share, code_rule, heard);
+	return c->need;
+}
+
 /* Alignment and names from the run. */
 void fedpc_common_init(fedpc_common *c, const fb_run *run)
 {

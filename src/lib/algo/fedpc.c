@@ -109,7 +109,7 @@ static int skele_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_m
 
 	if (count_votes(st, up, k, &heard, err) != FB_OK)
 		return FB_ERR;
-	need = fedpc_min_votes(st->share, st->code_rule, heard);
+	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
 	for (size_t p = 0; p < np; p++) {
 		bool had = fedpc_bit(st->sent, p), keep = had && st->c.votes[p] >= need;
 
@@ -281,6 +281,20 @@ long fb_fedpc_votes(const fb_run *run, size_t i, size_t j)
 	a = c->rank_of[i];
 	b = c->rank_of[j];
 	return (long)(c->directed ? c->votes[a * c->d + b] : c->votes[fedpc_pair(c->d, a, b)]);
+}
+
+/* The threshold of the server's last count. */
+int fb_fedpc_threshold(const fb_run *run, fb_fedpc_vote *v)
+{
+	const fedpc_common *c = family(run);
+
+	if (c == NULL || c->need == 0)
+		return FB_ERR;
+	v->need = c->need;
+	v->heard = c->heard;
+	v->share = c->share;
+	v->rule = c->code_rule ? "code" : "paper";
+	return FB_OK;
 }
 
 /* The separating set chosen for a pair. */

@@ -1,6 +1,7 @@
 /* Runs: one algorithm instance, stepped round by round, with its trace. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -92,8 +93,11 @@ void fb_run_free(fb_run *run)
 		return;
 	if (run->algo != NULL && run->state != NULL)
 		run->algo->destroy(run);
-	for (size_t i = 0; i < run->trace.n; i++)
+	for (size_t i = 0; i < run->trace.n; i++) {
 		free(run->trace.r[i].fig);
+		free(run->trace.r[i].took);
+		free(run->trace.r[i].client_fig);
+	}
 	free(run->trace.r);
 	fb_fed_free(run->fed);
 	fb_params_release(&run->params);
@@ -118,11 +122,32 @@ static void record_estimate(const fb_run *run, fb_trace_rec *rec)
 	fb_graph_free(g);
 }
 
+/* Each client's participation and own figure of the round the step just ran through the
+ * federation (none when the federation's round count is still fed_before). */
+static void record_clients(const fb_run *run, fb_trace_rec *rec, size_t fed_before)
+{
+	size_t k;
+
+	if (run->fed == NULL || fb_fed_rounds(run->fed) == fed_before)
+		return;
+	k = fb_fed_k(run->fed);
+	rec->nclients = k;
+	rec->took = fb_xcalloc(k > 0 ? k : 1, sizeof *rec->took);
+	if (run->algo->client_figure != NULL)
+		rec->client_fig = fb_xcalloc(k > 0 ? k : 1, sizeof *rec->client_fig);
+	for (size_t c = 0; c < k; c++) {
+		rec->took[c] = fb_fed_took_part(run->fed, c);
+		if (rec->client_fig != NULL)
+			rec->client_fig[c] = rec->took[c] ? fb_fed_client_figure(run->fed, c) : NAN;
+	}
+}
+
 /* One round. */
 int fb_run_step(fb_run *run, fb_error *err)
 {
 	double *fig = fb_xcalloc(run->trace.nfig + 1, sizeof *fig);
 	double t0 = now(), dt;
+	size_t fed_before = run->fed != NULL ? fb_fed_rounds(run->fed) : 0;
 	fb_trace_rec *rec;
 
 	if (fb_run_done(run)) {
@@ -150,6 +175,7 @@ int fb_run_step(fb_run *run, fb_error *err)
 		rec->bytes_up = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_UP);
 		rec->bytes_down = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_DOWN);
 	}
+	record_clients(run, rec, fed_before);
 	record_estimate(run, rec);
 	return FB_OK;
 }
