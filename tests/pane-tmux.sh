@@ -147,7 +147,7 @@ wait_for "correct"
 	fail "the graph view lacks 8 variable rows"
 marks_as_legend '^ +X[1-8] '
 screen | grep -q 'rows are parents, columns children' || fail "the graph view does not say rows are parents"
-screen | grep -q '· under the threshold' || fail "the graph view does not explain its dots"
+screen | grep -qE '(·|\.) under the threshold' || fail "the graph view does not explain its dots"
 screen | grep -qE 'w < 0 +w > 0' || fail "the graph view does not explain its shades"
 # the clients view: one row per client
 keys v
@@ -326,7 +326,7 @@ keys "load $tmp/long.csv; algo pc; run" Enter
 wait_for "finished after"
 keys v
 wait_for "rows are parents"
-for name in 'temperat…1' 'temperat…2' 'tempera…10' 'pressure_…'; do
+for name in 'temperat(…|~)1' 'temperat(…|~)2' 'tempera(…|~)10' 'pressure_(…|~)'; do
 	screen | grep -qE "^ +$name( |$)" || fail "no row labelled '$name'"
 done
 keys q
