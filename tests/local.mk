@@ -31,7 +31,8 @@ TRANSCRIPTS = \
 	tests/transcripts/no-bail.fbn \
 	tests/transcripts/rescore.fbn \
 	tests/transcripts/compare.fbn \
-	tests/transcripts/threshold.fbn
+	tests/transcripts/threshold.fbn \
+	tests/transcripts/keys.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The interactive shell on a real terminal (tmux): tab completion of commands, first words and
-# key= names; Ctrl-C clears the line and keeps the shell; history is written to
-# $FEDBN_HISTORY; Ctrl-D quits.
+# The interactive shell on a real terminal (tmux): tab completion of commands, first words,
+# key= names, algorithms, their parameters and values; Ctrl-C clears the line and keeps the
+# shell; history is written to $FEDBN_HISTORY; Ctrl-D quits.
 fedbn=${FEDBN:-./fedbn}
 . "${top_srcdir:-.}/tests/tmux-lib.sh"
 
@@ -23,6 +23,26 @@ keys 'gen er d=5 n=50 seed=3' Enter
 wait_for "generated 50 rows x 5 variables"
 keys 'lo' Tab
 last_line_is "fedbn> load"
+keys C-u
+# algorithm names, the chosen algorithm's parameters and their values complete from the
+# algorithm tables
+keys 'algo notears-a' Tab
+last_line_is "fedbn> algo notears-admm"
+keys Enter
+wait_for "algorithm: notears-admm:"
+keys 'set la' Tab
+last_line_is "fedbn> set lambda="
+keys '0.1 solver=l' Tab
+last_line_is "fedbn> set lambda=0.1 solver=lbfgsb"
+keys C-u 'help algo fedpc-si' Tab
+last_line_is "fedbn> help algo fedpc-simple"
+keys C-u
+keys 'algo avg' Tab
+last_line_is "fedbn> algo avg:"
+keys 'no' Tab
+last_line_is "fedbn> algo avg:notears"
+keys C-u 'split horizontal 2 sizes=dir' Tab
+last_line_is "fedbn> split horizontal 2 sizes=dirichlet"
 keys C-u C-d
 wait_for "EXITED-0"
 grep -qx 'echo still alive' "$tmp/history" ||

@@ -19,6 +19,7 @@
 
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
+#include "fedbn/param.h"
 
 /* How the server solves its W step (5). */
 enum fb_admm_solver {
@@ -44,14 +45,18 @@ typedef struct fb_admm_options {
 	double ftol_rel;   /* relative change of the W-step objective that stops L-BFGS
 	                      (2.22e-9, scipy's factr 1e7 x machine epsilon) */
 	size_t max_eval;   /* most objective evaluations per W step (15000) */
-	enum fb_admm_solver solver; /* the W-step solver (FB_ADMM_SUBGRADIENT) */
+	enum fb_admm_solver solver; /* the W-step solver (FB_ADMM_OWLQN) */
 	double gtol;       /* OWL-QN: stop once |pseudo-gradient|_2 < gtol max(1, |W|_F);
 	                      L-BFGS-B: once every gradient entry is at most gtol (1e-5, scipy's
 	                      pgtol); unused by NLopt */
 } fb_admm_options;
 
-/* Fill opt with the paper's linear defaults (values in the field comments). */
+/* Fill opt with the defaults (values in the field comments): the paper's linear settings,
+ * read from notears-admm's parameter table, the one place they are written. */
 void fb_admm_options_init(fb_admm_options *opt);
+/* Fill opt from notears-admm's parameters (p holds its table); the fields that are no
+ * parameters (ftol_rel, max_eval, gtol) take the values in their comments. */
+void fb_admm_options_from_params(const fb_params *p, fb_admm_options *opt);
 
 /* ---- client half ---- */
 

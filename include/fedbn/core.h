@@ -92,6 +92,9 @@ int fb_strcasecmp(const char *a, const char *b);
 const char *fb_strerror(int e, char *buf, size_t len);
 /* Levenshtein edit distance between two short strings. */
 size_t fb_edit_distance(const char *a, const char *b);
+/* The edit distance from typed to name when name is near enough to suggest for a mistyped
+ * typed (2 edits, 3 when typed is longer than 5 characters), else SIZE_MAX. */
+size_t fb_suggest_distance(const char *typed, const char *name);
 
 /* Random streams.  Each logical stream (graph, weights, noise, split, ...) has its own
  * generator derived from (seed, stream name), so that changing one part of an experiment

@@ -21,6 +21,14 @@
 /* The algorithms (to be listed in fb_algo_table). */
 extern const fb_algo fb_algo_fedpc, fb_algo_fedpc_simple1, fb_algo_fedpc_simple2;
 
+/* How many clients the server's vote needs (the parameter vote_rule). */
+enum fb_fedpc_vote_rule {
+	FB_FEDPC_VOTE_PAPER, /* more than vote * K, i.e. floor(vote * K) + 1 */
+	FB_FEDPC_VOTE_CODE,  /* the authors' code: round(vote * K), halves up, at least 1 */
+};
+/* The names of vote_rule's values. */
+extern const fb_choice fb_fedpc_vote_rules[];
+
 /* Votes the server counted for variables i and j (the data's order): fedpc, the clients
  * that kept i - j in the last FedSkele layer (0 for a pair removed in an earlier layer);
  * fedpc-simple2, the clients whose skeleton has i - j; fedpc-simple1, the clients whose DAG

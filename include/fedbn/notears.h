@@ -23,6 +23,7 @@
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
 #include "fedbn/graph.h"
+#include "fedbn/param.h"
 
 /* The data-fit term. */
 enum fb_notears_loss {
@@ -75,8 +76,12 @@ typedef struct fb_notears_round {
 /* A NOTEARS run in progress (opaque). */
 typedef struct fb_notears fb_notears;
 
-/* Fill opt with the defaults above. */
+/* Fill opt with the defaults (values in the field comments), read from the notears learner's
+ * parameter table, the one place they are written. */
 void fb_notears_options_init(fb_notears_options *opt);
+/* Fill opt from the notears learner's parameters (p holds its table); loss, solver and the
+ * lbfgs_ fields, which are no parameters, take the values in their comments. */
+void fb_notears_options_from_params(const fb_params *p, fb_notears_options *opt);
 
 /* Start a run on ds (opt NULL: defaults).  Every column must be continuous and finite,
  * n >= 1 and d >= 2.  ds is only read here (its centred second moments are kept), so it may be

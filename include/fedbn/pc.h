@@ -100,10 +100,15 @@ typedef struct fb_pc_options {
 	fb_ci_options ci;          /* the test and its settings (fb_ci_options_init) */
 } fb_pc_options;
 
-/* Defaults: alpha 0.01, no depth limit, stable, no compat, the strength rule, and
- * fb_ci_options_init except that a conditional discrete test with 0 degrees of freedom is
- * taken as dependent (FB_CI_ZERO_DF_DEPENDENT: see ci.h; compat=causal-learn reverts it). */
+/* Defaults, read from the pc learner's parameter table (the one place they are written):
+ * alpha 0.01, no depth limit, stable, no compat, the strength rule, and fb_ci_options_init
+ * except that a conditional discrete test with 0 degrees of freedom is taken as dependent
+ * (FB_CI_ZERO_DF_DEPENDENT: see ci.h; compat=causal-learn reverts it). */
 void fb_pc_options_init(fb_pc_options *opt);
+/* The names of the values of the parameters test, df, small, zero_df and colliders, shared
+ * by every table that has them (pc, fedpc and its ablations). */
+extern const fb_choice fb_pc_tests[], fb_pc_dfs[], fb_pc_smalls[], fb_pc_zero_dfs[],
+	fb_pc_colliders[];
 /* Options from declared parameters named as the pc learner's (alpha, depth, stable, test, df,
  * small, zero_df, colliders, and compat when the table has it). */
 void fb_pc_options_from_params(const fb_params *p, fb_pc_options *opt);

@@ -96,6 +96,8 @@ static int exec_set(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 	if (a->argc == 0)
 		return fb_cmd_error(ctx, "set: give key=value words (see params)");
+	if (fb_params_check_repeats(a->argc, a->argv, "set", &err) != FB_OK)
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_params_copy(&r, &s->runopt);
 	if (s->algo != NULL)
 		fb_params_copy(&p, &s->params);
@@ -172,7 +174,7 @@ const fb_cmd_entry fb_cmd_algo = {
 	.summary = "show or choose the algorithm",
 	.help = "Choose the algorithm that run and step use, with its parameters at the "
 	        "papers' defaults. Without a name, show the current one.",
-	.min_args = 0, .max_args = 1, .exec = exec_algo,
+	.min_args = 0, .max_args = 1, .complete = FB_COMPLETE_ALGO, .exec = exec_algo,
 };
 
 const fb_cmd_entry fb_cmd_set = {
@@ -183,7 +185,7 @@ const fb_cmd_entry fb_cmd_set = {
 	        "of notears, notears-admm or all:notears: that run's kept weights are "
 	        "thresholded again at once (no new run), and result, compare and export show "
 	        "the new graph.",
-	.min_args = 1, .max_args = -1, .exec = exec_set,
+	.min_args = 1, .max_args = -1, .complete = FB_COMPLETE_SETTINGS, .exec = exec_set,
 };
 
 const fb_cmd_entry fb_cmd_params = {

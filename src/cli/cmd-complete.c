@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/algo.h"
 #include "fedbn/core.h"
 #include "cmd.h"
+#include "session.h"
 
 /* A growing NULL-terminated list of strings. */
 typedef struct cand_list {
@@ -31,7 +33,7 @@ static void offer(cand_list *c, const char *prefix, const char *s, size_t slen)
 }
 
 /* Offer each word of a '|'-separated list, each prefixed by pre (e.g. "key="). */
-static void offer_choices(cand_list *c, const char *text, const char *pre, const char *choices)
+static void offer_words(cand_list *c, const char *text, const char *pre, const char *choices)
 {
 	for (const char *p = choices; p != NULL && *p != '\0';) {
 		const char *bar = strchr(p, '|');
@@ -41,6 +43,45 @@ static void offer_choices(cand_list *c, const char *text, const char *pre, const
 		offer(c, text, full, strlen(full));
 		free(full);
 		p = bar != NULL ? bar + 1 : NULL;
+	}
+}
+
+/* Offer the names of a choice table, each prefixed by pre (e.g. "key="). */
+static void offer_choices(cand_list *c, const char *text, const char *pre,
+                          const fb_choice *choices)
+{
+	for (size_t k = 0; choices != NULL && choices[k].name != NULL; k++) {
+		char *full = fb_xasprintf("%s%s", pre, choices[k].name);
+
+		offer(c, text, full, strlen(full));
+		free(full);
+	}
+}
+
+/* Offer algorithm names: learners, "combinator:", and after a combinator's colon the
+ * learners it can combine. */
+static void offer_algos(cand_list *c, const char *text)
+{
+	const char *colon = strchr(text, ':');
+
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		const fb_algo *a = fb_algo_table[i], *al, *inner;
+		fb_error err;
+
+		if (!(a->flags & FB_ALGO_COMBINATOR)) {
+			char *full = colon != NULL ? fb_xasprintf("%.*s%s", (int)(colon - text + 1),
+			                                          text, a->name)
+			                           : fb_xstrdup(a->name);
+
+			if (colon == NULL || fb_algo_lookup(full, &al, &inner, &err) == FB_OK)
+				offer(c, text, full, strlen(full));
+			free(full);
+		} else if (colon == NULL) {
+			char *full = fb_xasprintf("%s:", a->name);
+
+			offer(c, text, full, strlen(full));
+			free(full);
+		}
 	}
 }
 
@@ -70,10 +111,10 @@ static void offer_params(cand_list *c, const char *text, const fb_param_def *def
 		} else if ((size_t)(eq - text) == klen && strncmp(text, defs[i].name, klen) == 0) {
 			char *pre = fb_xasprintf("%s=", defs[i].name);
 
-			if (defs[i].type == FB_PARAM_CHOICE)
+			if (defs[i].type == FB_PARAM_CHOICE || defs[i].type == FB_PARAM_STRING)
 				offer_choices(c, text, pre, defs[i].choices);
 			else if (defs[i].type == FB_PARAM_BOOL)
-				offer_choices(c, text, pre, "yes|no");
+				offer_words(c, text, pre, "yes|no");
 			free(pre);
 		}
 	}
@@ -90,8 +131,32 @@ static int count_positionals(char **words, int nwords)
 	return n;
 }
 
+/* Offer what the positional word text of e can be, the words before it being words[0..nw). */
+static void offer_positional(cand_list *c, const fb_session *s, const fb_cmd_entry *e,
+                             char **words, int nw, const char *text, bool *files)
+{
+	int npos = count_positionals(words, nw);
+
+	if (npos == 0 && e->words != NULL)
+		offer_words(c, text, "", e->words);
+	else if (e->complete == FB_COMPLETE_COMMAND && npos == 0)
+		offer_commands(c, text);
+	else if (e->complete == FB_COMPLETE_COMMAND && npos == 1 && strcmp(words[1], "algo") == 0)
+		offer_algos(c, text);
+	else if (e->complete == FB_COMPLETE_ALGO && npos == 0)
+		offer_algos(c, text);
+	else if (e->complete == FB_COMPLETE_SETTINGS && s != NULL && s->algo != NULL)
+		offer_params(c, text, s->params.defs);
+	else if (e->complete == FB_COMPLETE_FILE && strchr(text, '=') == NULL)
+		*files = true;
+	if (e->complete == FB_COMPLETE_SETTINGS)
+		offer_params(c, text, fb_session_run_options);
+	offer_params(c, text, e->params);
+}
+
 /* Candidates for the word text that starts at offset start of line. */
-char **fb_cmd_complete(const char *line, size_t start, const char *text, bool *files)
+char **fb_cmd_complete(const fb_session *s, const char *line, size_t start, const char *text,
+                       bool *files)
 {
 	cand_list c = { 0 };
 	const char *seg = line, *semi;
@@ -115,14 +180,8 @@ char **fb_cmd_complete(const char *line, size_t start, const char *text, bool *f
 
 		while (cmds[n - 1][nw] != NULL)
 			nw++;
-		if (e != NULL && count_positionals(cmds[n - 1], nw) == 0 && e->words != NULL)
-			offer_choices(&c, text, "", e->words);
-		else if (e != NULL && e->complete == FB_COMPLETE_COMMAND)
-			offer_commands(&c, text);
-		else if (e != NULL && e->complete == FB_COMPLETE_FILE && strchr(text, '=') == NULL)
-			*files = true;
 		if (e != NULL)
-			offer_params(&c, text, e->params);
+			offer_positional(&c, s, e, cmds[n - 1], nw, text, files);
 	}
 	if (n > 0)
 		fb_cmd_free_split(cmds, n);

@@ -17,28 +17,35 @@ static fb_dataset *need_data(fb_cmd_ctx *ctx, const char *cmd)
 	return ctx->s->data;
 }
 
+/* delim=: each name stands for its character (0: detect it). */
+static const fb_choice load_delims[] = {
+	{ "auto", 0 }, { "comma", ',' }, { "semicolon", ';' }, { "tab", '\t' }, { 0 },
+};
+/* header=: as fb_csv_options.header reads it (-1: detect). */
+static const fb_choice load_headers[] = { { "auto", -1 }, { "yes", 1 }, { "no", 0 }, { 0 } };
+/* na=: the missing-value policies. */
+static const fb_choice load_nas[] = { { "error", FB_NA_ERROR }, { "drop", FB_NA_DROP }, { 0 } };
+/* discrete=: the named modes (any other text is a list of names). */
+static const fb_choice load_discretes[] = {
+	{ "none", FB_DISCRETE_NONE }, { "all", FB_DISCRETE_ALL }, { "auto", FB_DISCRETE_AUTO },
+	{ 0 },
+};
+
 /* Fill CSV options from load's parameters; FB_ERR names a bad combination. */
 static int csv_options(fb_cmd_ctx *ctx, const fb_params *p, fb_csv_options *o)
 {
-	static const char delims[] = { 0, ',', ';', '\t' };
 	const char *disc = fb_params_str(p, "discrete");
+	const fb_choice *mode = fb_choice_find(load_discretes, disc);
 
 	fb_csv_options_init(o);
-	o->delim = delims[fb_params_int(p, "delim")];
-	o->header = (int[]){ -1, 1, 0 }[fb_params_int(p, "header")];
+	o->delim = (char)fb_params_choice(p, "delim");
+	o->header = fb_params_choice(p, "header");
 	o->max_levels = (size_t)fb_params_int(p, "levels");
-	o->na = fb_params_int(p, "na") == 1 ? FB_NA_DROP : FB_NA_ERROR;
+	o->na = (enum fb_na_policy)fb_params_choice(p, "na");
 	o->warn = fb_cmd_warner(ctx);
-	if (strcmp(disc, "none") == 0)
-		o->discrete = FB_DISCRETE_NONE;
-	else if (strcmp(disc, "all") == 0)
-		o->discrete = FB_DISCRETE_ALL;
-	else if (strcmp(disc, "auto") == 0)
-		o->discrete = FB_DISCRETE_AUTO;
-	else {
-		o->discrete = FB_DISCRETE_LIST;
+	o->discrete = mode != NULL ? (enum fb_discrete_mode)mode->value : FB_DISCRETE_LIST;
+	if (mode == NULL)
 		o->discrete_list = disc;
-	}
 	return FB_OK;
 }
 
@@ -174,15 +181,15 @@ static int exec_head(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 /* load's parameters. */
 static const fb_param_def load_params[] = {
-	{ "delim", FB_PARAM_CHOICE, "auto", 0, 0, "auto|comma|semicolon|tab",
+	{ "delim", FB_PARAM_CHOICE, "auto", 0, 0, load_delims,
 	  "field delimiter (auto: detected from the first line)" },
-	{ "header", FB_PARAM_CHOICE, "auto", 0, 0, "auto|yes|no",
+	{ "header", FB_PARAM_CHOICE, "auto", 0, 0, load_headers,
 	  "whether the first line holds variable names" },
-	{ "discrete", FB_PARAM_STRING, "none", 0, 0, NULL,
+	{ "discrete", FB_PARAM_STRING, "none", 0, 0, load_discretes,
 	  "discrete columns besides non-numeric ones: none, all, auto, or names a,b,c" },
 	{ "levels", FB_PARAM_INT, "10", 2, 100000, NULL,
 	  "discrete=auto: most distinct integer values of a discrete column" },
-	{ "na", FB_PARAM_CHOICE, "error", 0, 0, "error|drop",
+	{ "na", FB_PARAM_CHOICE, "error", 0, 0, load_nas,
 	  "missing values (empty, NA, NaN, ?): stop at the first, or drop their rows" },
 	{ 0 },
 };

@@ -54,7 +54,8 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 	fb_error err = { { 0 } };
 
 	if (strcmp(extension(path), "csv") == 0)
-		return export_csv(ctx, g, path, fb_params_int(p, "format") == 1);
+		return export_csv(ctx, g, path,
+		                  fb_params_choice(p, "format") == FB_CMD_FORMAT_MATRIX);
 	if (fb_export_graph(g, truth, truth != NULL ? FB_VIEW_DIFF : FB_VIEW_GRAPH, path,
 	                    &err) != FB_OK)
 		return fb_cmd_error(ctx, "%s", err.msg);
@@ -63,8 +64,14 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 	return FB_CMD_OK;
 }
 
-/* The values of what=, in table order. */
+/* The values of what=. */
 enum export_what { WHAT_AUTO, WHAT_TRUTH, WHAT_ESTIMATE, WHAT_DIFF };
+
+/* The names of what='s values. */
+static const fb_choice export_whats[] = {
+	{ "auto", WHAT_AUTO }, { "truth", WHAT_TRUTH }, { "estimate", WHAT_ESTIMATE },
+	{ "diff", WHAT_DIFF }, { 0 },
+};
 
 /* The estimate to draw: graph=FILE, else run=N (0: the newest run); NULL after the error. */
 static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p)
@@ -91,7 +98,7 @@ static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p)
 static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const fb_params *p = &a->params;
-	enum export_what what = (enum export_what)fb_params_int(p, "what");
+	enum export_what what = (enum export_what)fb_params_choice(p, "what");
 	bool have_est = fb_params_str(p, "graph") != NULL || ctx->s->nruns > 0;
 	fb_graph *est;
 	int ret;
@@ -111,14 +118,14 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 /* export's parameters. */
 static const fb_param_def export_params[] = {
-	{ "what", FB_PARAM_CHOICE, "auto", 0, 0, "auto|truth|estimate|diff",
+	{ "what", FB_PARAM_CHOICE, "auto", 0, 0, export_whats,
 	  "the truth, the estimate, or the estimate against the truth (auto: the estimate "
 	  "when there is one, else the truth)" },
 	{ "graph", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "the estimate from a CSV graph (edge list or adjacency matrix) instead of a run" },
 	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL,
 	  "the estimate of this run (1 is the first; 0: the newest)" },
-	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, "edges|matrix",
+	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, fb_cmd_formats,
 	  ".csv files: an edge list or a d x d adjacency matrix" },
 	{ 0 },
 };

@@ -31,8 +31,8 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.edges = fb_params_given(p, "edges") ? (size_t)fb_params_int(p, "edges") : o.d;
 	o.n = (size_t)fb_params_int(p, "n");
 	o.seed = fb_params_given(p, "seed") ? (uint64_t)fb_params_int(p, "seed") : ctx->s->seed;
-	o.sem = FB_SEM_LINEAR;
-	o.noise = (enum fb_noise)fb_params_int(p, "noise");
+	o.sem = (enum fb_sem)fb_params_choice(p, "sem");
+	o.noise = (enum fb_noise)fb_params_choice(p, "noise");
 	o.noise_scale = fb_params_double(p, "scale");
 	o.wmin = fb_params_double(p, "wmin");
 	o.wmax = fb_params_double(p, "wmax");
@@ -50,6 +50,14 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	return FB_CMD_OK;
 }
 
+/* The names of noise='s values. */
+static const fb_choice gen_noises[] = {
+	{ "gauss", FB_NOISE_GAUSS }, { "exp", FB_NOISE_EXP }, { "gumbel", FB_NOISE_GUMBEL },
+	{ "uniform", FB_NOISE_UNIFORM }, { 0 },
+};
+/* The names of sem='s values. */
+static const fb_choice gen_sems[] = { { "linear", FB_SEM_LINEAR }, { 0 } };
+
 /* gen's parameters. */
 static const fb_param_def gen_params[] = {
 	{ "d", FB_PARAM_INT, "10", 2, 100000, NULL, "number of variables" },
@@ -59,11 +67,11 @@ static const fb_param_def gen_params[] = {
 	{ "n", FB_PARAM_INT, "300", 1, 1e9, NULL, "number of rows" },
 	{ "seed", FB_PARAM_INT, NULL, 0, 9.2e18, NULL,
 	  "seed of the graph, weight and noise streams; default the session seed" },
-	{ "noise", FB_PARAM_CHOICE, "gauss", 0, 0, "gauss|exp|gumbel|uniform",
+	{ "noise", FB_PARAM_CHOICE, "gauss", 0, 0, gen_noises,
 	  "noise family" },
 	{ "scale", FB_PARAM_DOUBLE, "1", 1e-12, 1e12, NULL,
 	  "noise scale (standard deviation for gauss)" },
-	{ "sem", FB_PARAM_CHOICE, "linear", 0, 0, "linear", "mechanism of each variable" },
+	{ "sem", FB_PARAM_CHOICE, "linear", 0, 0, gen_sems, "mechanism of each variable" },
 	{ "wmin", FB_PARAM_DOUBLE, "0.5", 0, 1e6, NULL, "smallest edge weight magnitude" },
 	{ "wmax", FB_PARAM_DOUBLE, "2", 0, 1e6, NULL, "largest edge weight magnitude" },
 	{ 0 },

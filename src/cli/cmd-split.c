@@ -9,16 +9,18 @@
 #include "cmd.h"
 #include "session.h"
 
+/* The named schemes of sizes= (any other text is a list of sizes). */
+static const fb_choice split_sizes[] = {
+	{ "even", FB_SIZES_EVEN }, { "uneven", FB_SIZES_UNEVEN },
+	{ "dirichlet", FB_SIZES_DIRICHLET }, { 0 },
+};
+
 /* Read sizes=: a scheme name, or else an explicit list. */
 static enum fb_sizes parse_sizes(const char *s)
 {
-	if (strcmp(s, "even") == 0)
-		return FB_SIZES_EVEN;
-	if (strcmp(s, "uneven") == 0)
-		return FB_SIZES_UNEVEN;
-	if (strcmp(s, "dirichlet") == 0)
-		return FB_SIZES_DIRICHLET;
-	return FB_SIZES_LIST;
+	const fb_choice *c = fb_choice_find(split_sizes, s);
+
+	return c != NULL ? (enum fb_sizes)c->value : FB_SIZES_LIST;
 }
 
 /* split KIND K [key=value ...]: a new partition of the current dataset. */
@@ -96,7 +98,7 @@ static int exec_clients(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 /* split's parameters. */
 static const fb_param_def split_params[] = {
-	{ "sizes", FB_PARAM_STRING, "even", 0, 0, NULL,
+	{ "sizes", FB_PARAM_STRING, "even", 0, 0, split_sizes,
 	  "row sizes: even, uneven (each client >= n/(2K)), dirichlet, or a list 30,30,40 "
 	  "(counts, or percentages adding to 100)" },
 	{ "alpha", FB_PARAM_DOUBLE, "1", 1e-6, 1e6, NULL, "sizes=dirichlet: concentration" },

@@ -88,12 +88,13 @@ static int exec_truth(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return fb_cmd_error(ctx, "truth: %s needs a FILE", sub);
 	if (strcmp(sub, "load") == 0)
 		return truth_load(ctx, a->argv[1]);
-	return truth_save(ctx, a->argv[1], fb_params_int(&a->params, "format") == 1);
+	return truth_save(ctx, a->argv[1],
+	                  fb_params_choice(&a->params, "format") == FB_CMD_FORMAT_MATRIX);
 }
 
 /* truth's parameters. */
 static const fb_param_def truth_params[] = {
-	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, "edges|matrix",
+	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, fb_cmd_formats,
 	  "save: an edge list from,to[,weight] or a d x d adjacency matrix" },
 	{ 0 },
 };

@@ -2,11 +2,17 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fedbn/core.h"
 #include "cmd.h"
+
+/* The names of format='s values. */
+const fb_choice fb_cmd_formats[] = {
+	{ "edges", FB_CMD_FORMAT_EDGES }, { "matrix", FB_CMD_FORMAT_MATRIX }, { 0 },
+};
 
 /* Print "where: error: message" to the error stream. */
 static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *fmt, va_list ap)
@@ -74,15 +80,15 @@ static const fb_cmd_entry *find_exact(const char *name)
 static const char *nearest(const char *name)
 {
 	const char *best = NULL;
-	size_t bestd = (size_t)-1;
+	size_t bestd = SIZE_MAX;
 
 	for (size_t i = 0; fb_cmd_table[i] != NULL; i++) {
-		size_t dist = fb_edit_distance(name, fb_cmd_table[i]->name);
+		size_t dist = fb_suggest_distance(name, fb_cmd_table[i]->name);
 
 		if (dist < bestd)
 			bestd = dist, best = fb_cmd_table[i]->name;
 	}
-	return bestd <= 2 || (bestd <= 3 && strlen(name) > 5) ? best : NULL;
+	return best;
 }
 
 /* Find a command by name, alias or unique prefix. */

@@ -20,7 +20,9 @@ enum fb_cmd_ret {
 enum fb_cmd_complete {
 	FB_COMPLETE_NONE = 0, /* nothing to offer */
 	FB_COMPLETE_FILE,     /* file names */
-	FB_COMPLETE_COMMAND,  /* command names (help) */
+	FB_COMPLETE_COMMAND,  /* command names, then after 'algo' algorithm names (help) */
+	FB_COMPLETE_ALGO,     /* algorithm names, "combinator:learner" included (algo) */
+	FB_COMPLETE_SETTINGS, /* the current algorithm's parameters and the run options (set) */
 };
 
 /* Where a command runs: the session and the streams, plus the source position for messages. */
@@ -54,6 +56,11 @@ typedef struct fb_cmd_entry {
 	const fb_param_def *params;       /* key=value table (NULL-name terminated) or NULL */
 	int (*exec)(fb_cmd_ctx *ctx, fb_cmd_args *args); /* the handler */
 } fb_cmd_entry;
+
+/* The values of format= (truth save, export to .csv). */
+enum fb_cmd_format { FB_CMD_FORMAT_EDGES, FB_CMD_FORMAT_MATRIX };
+/* Their names. */
+extern const fb_choice fb_cmd_formats[];
 
 /* All commands, NULL-terminated, in the order help lists them. */
 extern const fb_cmd_entry *const fb_cmd_table[];
@@ -103,9 +110,11 @@ int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path);
 int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name);
 
 /* Completion candidates for the word text that starts at offset start of line (the line
- * before the cursor); NULL-terminated, caller frees each and the array.  *files is set when
- * file names should be offered as well. */
-char **fb_cmd_complete(const char *line, size_t start, const char *text, bool *files);
+ * before the cursor), in session s (may be NULL: no algorithm chosen); NULL-terminated,
+ * caller frees each and the array.  *files is set when file names should be offered as
+ * well. */
+char **fb_cmd_complete(const struct fb_session *s, const char *line, size_t start,
+                       const char *text, bool *files);
 
 /* Print text word-wrapped at width columns, then a new line. */
 void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width);

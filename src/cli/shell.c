@@ -106,14 +106,15 @@ static char **complete(const char *text, int start, int end)
 {
 	char **matches;
 
-	sh.cands = fb_cmd_complete(rl_line_buffer, (size_t)start, text, &sh.files);
+	sh.cands = fb_cmd_complete(sh.ctx->s, rl_line_buffer, (size_t)start, text, &sh.files);
 	sh.next = 0;
 	sh.in_files = false;
 	rl_attempted_completion_over = 1;
 	if (sh.cands[0] != NULL && sh.cands[1] == NULL && !sh.files) {
 		size_t len = strlen(sh.cands[0]);
 
-		rl_completion_suppress_append = len > 0 && sh.cands[0][len - 1] == '=';
+		rl_completion_suppress_append = len > 0 && (sh.cands[0][len - 1] == '=' ||
+		                                            sh.cands[0][len - 1] == ':');
 	}
 	matches = rl_completion_matches(text, next_candidate);
 	for (size_t i = 0; sh.cands[i] != NULL; i++)

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = fb_cmd_split_line(line, &cmds, &err);
 	if (n >= 0)
 		fb_cmd_free_split(cmds, n);
-	c = fb_cmd_complete(line, strlen(line), "", &files);
+	c = fb_cmd_complete(NULL, line, strlen(line), "", &files);
 	for (size_t i = 0; c[i] != NULL; i++)
 		free(c[i]);
 	free(c);

@@ -195,12 +195,13 @@ static double objective_naive(const gsl_matrix *W, gsl_matrix *const *B, gsl_mat
 	return f;
 }
 
-/* Options with the paper's defaults. */
+/* Options with the paper's defaults and the reference's W step (the l1 subgradient). */
 static fb_admm_options options(void)
 {
 	fb_admm_options o;
 
 	fb_admm_options_init(&o);
+	o.solver = FB_ADMM_SUBGRADIENT;
 	return o;
 }
 

@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/admm.h"
+#include "fedbn/algo.h"
+#include "fedbn/notears.h"
 #include "fedbn/param.h"
+#include "fedbn/pc.h"
 #include "../../src/cli/cmd.h"
+#include "../../src/cli/session.h"
 
 /* Split line and check the expected words; expected is "w1|w2;w3" (';' between commands). */
 static void check_split(const char *line, const char *expected)
@@ -75,10 +80,10 @@ static void test_find(void **state)
 	assert_string_equal(err.msg, "unknown command 'zzzzzz' (type 'help' for the list)");
 }
 
-/* Join completion candidates with '|' for comparison. */
-static char *complete_str(const char *line, const char *text, bool *files)
+/* Join the completion candidates in session s (may be NULL) with '|' for comparison. */
+static char *complete_in(const fb_session *s, const char *line, const char *text, bool *files)
 {
-	char **c = fb_cmd_complete(line, strlen(line) - strlen(text), text, files);
+	char **c = fb_cmd_complete(s, line, strlen(line) - strlen(text), text, files);
 	fb_buf b = { 0 };
 
 	for (size_t i = 0; c[i] != NULL; i++) {
@@ -87,6 +92,104 @@ static char *complete_str(const char *line, const char *text, bool *files)
 	}
 	free(c);
 	return b.data != NULL ? b.data : fb_xstrdup("");
+}
+
+/* Join the completion candidates outside any session with '|'. */
+static char *complete_str(const char *line, const char *text, bool *files)
+{
+	return complete_in(NULL, line, text, files);
+}
+
+/* The candidates of line in s (the word being completed is the text after the last blank)
+ * are expected ("a|b|c"). */
+static void check_complete(const fb_session *s, const char *line, const char *expected)
+{
+	const char *blank = strrchr(line, ' ');
+	bool files;
+	char *got = complete_in(s, line, blank != NULL ? blank + 1 : line, &files);
+
+	assert_string_equal(got, expected);
+	free(got);
+}
+
+/* Algorithm names, the chosen algorithm's parameters, and the values of choices complete
+ * from the algorithm tables, as commands do from the command table. */
+static void test_complete_algo(void **state)
+{
+	fb_error err = { { 0 } };
+	fb_session s;
+
+	(void)state;
+	fb_session_init(&s);
+	check_complete(&s, "algo ", "notears|notears-admm|pc|fedpc|fedpc-simple1|fedpc-simple2|"
+	                            "all:|sep:|voting:|avg:|best:");
+	check_complete(&s, "algo fedpc-", "fedpc-simple1|fedpc-simple2");
+	check_complete(&s, "algo avg:", "avg:notears");
+	check_complete(&s, "algo voting:p", "voting:pc");
+	check_complete(&s, "help algo n", "notears|notears-admm");
+	check_complete(&s, "help al", "algos|algo");
+	check_complete(&s, "set ", "threads=|share=");
+	assert_int_equal(fb_session_set_algo(&s, "notears-admm", &err), FB_OK);
+	check_complete(&s, "set la", "lambda=");
+	check_complete(&s, "set lambda=0.1 so", "solver=");
+	check_complete(&s, "set solver=", "solver=owlqn|solver=subgradient|solver=lbfgsb");
+	check_complete(&s, "set th", "threshold=|threads=");
+	assert_int_equal(fb_session_set_algo(&s, "voting:pc", &err), FB_OK);
+	check_complete(&s, "set vote=0.2 colliders=o", "colliders=order");
+	check_complete(&s, "set test=", "test=auto|test=fisher-z|test=g2|test=chi2");
+	check_complete(&s, "split horizontal 3 sizes=", "sizes=even|sizes=uneven|sizes=dirichlet");
+	check_complete(&s, "load x.csv discrete=a", "discrete=all|discrete=auto");
+	fb_session_release(&s);
+}
+
+/* The library's defaults (each options_init) are the values the shell starts an algorithm
+ * with (its parameter table, as 'algo NAME' sets them), for every algorithm and every
+ * combination: one source. */
+static void check_same_defaults(const fb_algo *learner, const fb_params *shell)
+{
+	if (learner == &fb_algo_notears) {
+		fb_notears_options lib, sh;
+
+		fb_notears_options_init(&lib);
+		fb_notears_options_from_params(shell, &sh);
+		assert_memory_equal(&lib, &sh, sizeof lib);
+	} else if (learner == &fb_algo_notears_admm) {
+		fb_admm_options lib, sh;
+
+		fb_admm_options_init(&lib);
+		fb_admm_options_from_params(shell, &sh);
+		assert_memory_equal(&lib, &sh, sizeof lib);
+	} else { /* pc, and fedpc and its ablations, whose clients run PC */
+		fb_pc_options lib, sh;
+
+		fb_pc_options_init(&lib);
+		fb_pc_options_from_params(shell, &sh);
+		assert_memory_equal(&lib, &sh, sizeof lib);
+	}
+}
+
+/* Every algorithm (and combination) starts with the library's defaults. */
+static void test_defaults_one_source(void **state)
+{
+	(void)state;
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		for (size_t j = 0; fb_algo_table[j] != NULL; j++) {
+			const fb_algo *a = fb_algo_table[i], *al, *inner;
+			bool comb = (a->flags & FB_ALGO_COMBINATOR) != 0;
+			char *name = comb ? fb_xasprintf("%s:%s", a->name, fb_algo_table[j]->name)
+			                  : fb_xstrdup(a->name);
+			fb_error err = { { 0 } };
+			fb_session s;
+
+			fb_session_init(&s);
+			if ((comb || j == 0) && fb_algo_lookup(name, &al, &inner, &err) == FB_OK) {
+				assert_int_equal(fb_session_set_algo(&s, name, &err), FB_OK);
+				check_same_defaults(inner != NULL ? inner : al, &s.params);
+			}
+			fb_session_release(&s);
+			free(name);
+		}
+	}
 }
 
 /* Completion of command names, first words, key= names, choice values and files. */
@@ -129,25 +232,30 @@ static void test_complete(void **state)
 /* Parameters: types, ranges, unknown keys with a suggestion, all-or-nothing updates. */
 static void test_params(void **state)
 {
+	/* values that are not the names' positions: a choice is read by name, not by place */
+	static const fb_choice speeds[] = { { "fast", 7 }, { "slow", 3 }, { 0 } };
 	static const fb_param_def defs[] = {
 		{ "k", FB_PARAM_INT, "3", 1, 10, NULL, "count" },
 		{ "alpha", FB_PARAM_DOUBLE, "0.5", 0, 1, NULL, "share" },
-		{ "mode", FB_PARAM_CHOICE, "fast", 0, 0, "fast|slow", "speed" },
+		{ "mode", FB_PARAM_CHOICE, "fast", 0, 0, speeds, "speed" },
 		{ "on", FB_PARAM_BOOL, "no", 0, 0, NULL, "switch" },
 		{ 0 },
 	};
 	char words[6][16] = { "k=7", "alpha=0.25", "mode=slow", "on=yes", "k=8", "alpha=2" };
 	char *good[] = { words[0], words[1], words[2], words[3] };
 	char *bad[] = { words[4], words[5] };
+	char again[3][8] = { "k=5", "alpha=1", "k=6" };
+	char *twice[] = { again[0], again[1], again[2] };
 	fb_error err = { { 0 } };
 	fb_params p;
 
 	assert_int_equal(fb_params_init(&p, defs, &err), FB_OK);
 	assert_int_equal(fb_params_int(&p, "k"), 3);
+	assert_int_equal(fb_params_choice(&p, "mode"), 7);
 	assert_int_equal(fb_params_set_words(&p, 4, good, "t", &err), FB_OK);
 	assert_int_equal(fb_params_int(&p, "k"), 7);
 	assert_true(fb_params_double(&p, "alpha") == 0.25);
-	assert_int_equal(fb_params_int(&p, "mode"), 1);
+	assert_int_equal(fb_params_choice(&p, "mode"), 3);
 	assert_true(fb_params_bool(&p, "on"));
 	assert_true(fb_params_given(&p, "k"));
 	assert_int_equal(fb_params_set_words(&p, 2, bad, "t", &err), FB_ERR);
@@ -161,6 +269,10 @@ static void test_params(void **state)
 	assert_string_equal(err.msg, "t: unknown parameter 'aplha' (did you mean 'alpha'?)");
 	assert_int_equal(fb_params_set_word(&p, "k", "t", &err), FB_ERR);
 	assert_string_equal(err.msg, "t: expected key=value, not 'k'");
+	/* a key given twice is refused, not settled silently by the last word */
+	assert_int_equal(fb_params_set_words(&p, 3, twice, "t", &err), FB_ERR);
+	assert_string_equal(err.msg, "t: parameter 'k' is given twice");
+	assert_int_equal(fb_params_int(&p, "k"), 7);
 	fb_params_release(&p);
 }
 
@@ -191,6 +303,8 @@ int main(void)
 		cmocka_unit_test(test_split_unterminated),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_complete),
+		cmocka_unit_test(test_complete_algo),
+		cmocka_unit_test(test_defaults_one_source),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_table),
 	};

@@ -50,24 +50,6 @@ struct fb_admm_server {
 	fb_error eval_err;   /* the reason of the first such failure */
 };
 
-/* Fill opt with the paper's linear defaults (App. B). */
-void fb_admm_options_init(fb_admm_options *opt)
-{
-	memset(opt, 0, sizeof *opt);
-	opt->rho1 = 1e-3;
-	opt->rho2 = 1e-3;
-	opt->gamma1 = 1.75;
-	opt->gamma2 = 1.25;
-	opt->lambda = 0.01;
-	opt->rho_max = 1e16;
-	opt->max_rounds = 200;
-	opt->threshold = 0.3;
-	opt->ftol_rel = 2.220446049250313e-09; /* scipy: factr 1e7 x machine epsilon */
-	opt->max_eval = 15000;
-	opt->solver = FB_ADMM_SUBGRADIENT;
-	opt->gtol = 1e-5;
-}
-
 /* FB_OK when every setting is usable, else FB_ERR naming the first bad one. */
 static int admm_options_check(const fb_admm_options *opt, fb_error *err)
 {

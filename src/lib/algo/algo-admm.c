@@ -66,14 +66,20 @@ static int admm_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 /* The two halves. */
 static const fb_fed_ops admm_ops = { admm_client, admm_server };
 
-/* The W-step solvers in the order of the 'solver' choice. */
-static const enum fb_admm_solver admm_solvers[] = { FB_ADMM_OWLQN, FB_ADMM_SUBGRADIENT,
-	                                            FB_ADMM_LBFGSB };
+/* The names of solver='s values. */
+static const fb_choice admm_solvers[] = {
+	{ "owlqn", FB_ADMM_OWLQN }, { "subgradient", FB_ADMM_SUBGRADIENT },
+	{ "lbfgsb", FB_ADMM_LBFGSB }, { 0 },
+};
 
-/* Read the parameters into options. */
-static void admm_options(const fb_params *p, fb_admm_options *o)
+/* Read notears-admm's parameters into options; the solvers' stopping rules, which are no
+ * parameters, are set here. */
+void fb_admm_options_from_params(const fb_params *p, fb_admm_options *o)
 {
-	fb_admm_options_init(o);
+	memset(o, 0, sizeof *o);
+	o->ftol_rel = 2.220446049250313e-09; /* scipy: factr 1e7 x machine epsilon */
+	o->max_eval = 15000;
+	o->gtol = 1e-5;
 	o->rho1 = fb_params_double(p, "rho1");
 	o->rho2 = fb_params_double(p, "rho2");
 	o->gamma1 = fb_params_double(p, "gamma1");
@@ -82,7 +88,7 @@ static void admm_options(const fb_params *p, fb_admm_options *o)
 	o->rho_max = fb_params_double(p, "rho_max");
 	o->max_rounds = (size_t)fb_params_int(p, "max_rounds");
 	o->threshold = fb_params_double(p, "threshold");
-	o->solver = admm_solvers[fb_params_int(p, "solver")];
+	o->solver = (enum fb_admm_solver)fb_params_choice(p, "solver");
 }
 
 /* Build each client's half from its own rows, the server's from the shape alone, and the
@@ -92,7 +98,7 @@ static int admm_create(fb_run *run, fb_error *err)
 	admm_state *st = fb_xcalloc(1, sizeof *st);
 	fb_admm_options o;
 
-	admm_options(&run->params, &o);
+	fb_admm_options_from_params(&run->params, &o);
 	run->state = st;
 	st->k = run->part->k;
 	st->d = run->part->d;
@@ -191,12 +197,21 @@ static const fb_param_def admm_params[] = {
 	{ "rho_max", FB_PARAM_DOUBLE, "1e16", 1, 1e300, NULL, "a penalty grows only below this" },
 	{ "max_rounds", FB_PARAM_INT, "200", 1, 1e6, NULL, "most communication rounds" },
 	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1e6, NULL, "weights with |w| at most this are no edge" },
-	{ "solver", FB_PARAM_CHOICE, "owlqn", 0, 0, "owlqn|subgradient|lbfgsb",
+	{ "solver", FB_PARAM_CHOICE, "owlqn", 0, 0, admm_solvers,
 	  "W step: OWL-QN (L-BFGS that handles the l1 term exactly), NLopt's L-BFGS with the "
 	  "l1 subgradient, or L-BFGS-B with the l1 subgradient (the reference code's solver, "
 	  "scipy's stopping rules)" },
 	{ 0 },
 };
+
+/* The defaults: the parameter table, the one place they are written, read into options. */
+void fb_admm_options_init(fb_admm_options *o)
+{
+	fb_params p = fb_params_defaults(admm_params);
+
+	fb_admm_options_from_params(&p, o);
+	fb_params_release(&p);
+}
 
 /* Figures of each round. */
 static const char *const admm_figures[] = { "objective", "h", "rho1", "rho2", "alpha",

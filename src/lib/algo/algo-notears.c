@@ -15,19 +15,30 @@ typedef struct nt_state {
 	size_t d;           /* how many */
 } nt_state;
 
+/* Read NOTEARS' parameters into options; the loss and the solver's settings, which are no
+ * parameters, are set here. */
+void fb_notears_options_from_params(const fb_params *p, fb_notears_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->loss = FB_NOTEARS_L2;
+	o->solver = FB_NOTEARS_OWLQN;
+	o->lbfgs_memory = 10;
+	o->lbfgs_max_eval = 15000;
+	o->lbfgs_ftol = 2.220446049250313e-09;
+	o->lambda1 = fb_params_double(p, "lambda");
+	o->max_iter = (size_t)fb_params_int(p, "max_iter");
+	o->h_tol = fb_params_double(p, "h_tol");
+	o->rho_max = fb_params_double(p, "rho_max");
+	o->w_threshold = fb_params_double(p, "threshold");
+}
+
 /* Start NOTEARS on the run's dataset with its parameters. */
 static int nt_create(fb_run *run, fb_error *err)
 {
-	const fb_params *p = &run->params;
 	fb_notears_options o;
 	nt_state *st = fb_xcalloc(1, sizeof *st);
 
-	fb_notears_options_init(&o);
-	o.lambda1 = fb_params_double(p, "lambda");
-	o.max_iter = (size_t)fb_params_int(p, "max_iter");
-	o.h_tol = fb_params_double(p, "h_tol");
-	o.rho_max = fb_params_double(p, "rho_max");
-	o.w_threshold = fb_params_double(p, "threshold");
+	fb_notears_options_from_params(&run->params, &o);
 	st->threshold = o.w_threshold;
 	st->d = run->data->d;
 	st->names = fb_dataset_names(run->data);
@@ -111,6 +122,15 @@ static const fb_param_def nt_params[] = {
 	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1e6, NULL, "weights with |w| at most this are no edge" },
 	{ 0 },
 };
+
+/* The defaults: the parameter table, the one place they are written, read into options. */
+void fb_notears_options_init(fb_notears_options *o)
+{
+	fb_params p = fb_params_defaults(nt_params);
+
+	fb_notears_options_from_params(&p, o);
+	fb_params_release(&p);
+}
 
 /* NOTEARS' per-round figures. */
 static const char *const nt_figures[] = { "objective", "loss", "h", "rho", "alpha", "evals",

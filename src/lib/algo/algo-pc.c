@@ -8,29 +8,52 @@
 #include "fedbn/algo.h"
 #include "fedbn/pc.h"
 
-/* Read PC's parameters (by name: pc's table or a table sharing its names) into options. */
+/* The names of test='s values. */
+const fb_choice fb_pc_tests[] = {
+	{ "auto", FB_CI_AUTO }, { "fisher-z", FB_CI_FISHER_Z }, { "g2", FB_CI_G2 },
+	{ "chi2", FB_CI_CHI2 }, { 0 },
+};
+/* The names of df='s values. */
+const fb_choice fb_pc_dfs[] = {
+	{ "adjusted", FB_CI_DF_ADJUSTED }, { "classical", FB_CI_DF_CLASSICAL },
+	{ "adaptdf", FB_CI_DF_ADAPT }, { 0 },
+};
+/* The names of small='s values. */
+const fb_choice fb_pc_smalls[] = {
+	{ "none", FB_CI_SMALL_NONE }, { "pcalg", FB_CI_SMALL_PCALG },
+	{ "fedpc", FB_CI_SMALL_FEDPC }, { 0 },
+};
+/* The names of zero_df='s values. */
+const fb_choice fb_pc_zero_dfs[] = {
+	{ "dependent", FB_CI_ZERO_DF_DEPENDENT }, { "independent", FB_CI_ZERO_DF_INDEPENDENT },
+	{ 0 },
+};
+/* The names of colliders='s values. */
+const fb_choice fb_pc_colliders[] = {
+	{ "strength", FB_PC_COLLIDERS_STRENGTH }, { "order", FB_PC_COLLIDERS_ORDER }, { 0 },
+};
+/* The names of compat='s values. */
+static const fb_choice pc_compats[] = {
+	{ "none", FB_PC_COMPAT_NONE }, { "causal-learn", FB_PC_COMPAT_CAUSAL_LEARN }, { 0 },
+};
+
+/* Read PC's parameters (by name: pc's table or a table sharing its names) into options;
+ * what no parameter sets comes from fb_ci_options_init. */
 void fb_pc_options_from_params(const fb_params *p, fb_pc_options *o)
 {
-	static const enum fb_ci_test tests[] = { FB_CI_AUTO, FB_CI_FISHER_Z, FB_CI_G2,
-		                                 FB_CI_CHI2 };
-	static const enum fb_ci_df dfs[] = { FB_CI_DF_ADJUSTED, FB_CI_DF_CLASSICAL,
-		                             FB_CI_DF_ADAPT };
-	static const enum fb_ci_small smalls[] = { FB_CI_SMALL_NONE, FB_CI_SMALL_PCALG,
-		                                   FB_CI_SMALL_FEDPC };
-
-	fb_pc_options_init(o);
+	memset(o, 0, sizeof *o);
+	fb_ci_options_init(&o->ci);
 	o->alpha = fb_params_double(p, "alpha");
 	o->depth = (long)fb_params_int(p, "depth");
 	o->stable = fb_params_bool(p, "stable");
-	if (fb_params_find(p, "compat") >= 0 && fb_params_int(p, "compat") == 1)
-		o->compat = FB_PC_COMPAT_CAUSAL_LEARN;
-	o->ci.test = tests[fb_params_int(p, "test")];
-	o->ci.df = dfs[fb_params_int(p, "df")];
-	o->ci.small = smalls[fb_params_int(p, "small")];
-	o->ci.zero_df = fb_params_int(p, "zero_df") == 0 ? FB_CI_ZERO_DF_DEPENDENT
-	                                                 : FB_CI_ZERO_DF_INDEPENDENT;
-	o->colliders = fb_params_int(p, "colliders") == 0 ? FB_PC_COLLIDERS_STRENGTH
-	                                                   : FB_PC_COLLIDERS_ORDER;
+	o->compat = fb_params_find(p, "compat") >= 0
+	                    ? (enum fb_pc_compat)fb_params_choice(p, "compat")
+	                    : FB_PC_COMPAT_NONE;
+	o->ci.test = (enum fb_ci_test)fb_params_choice(p, "test");
+	o->ci.df = (enum fb_ci_df)fb_params_choice(p, "df");
+	o->ci.small = (enum fb_ci_small)fb_params_choice(p, "small");
+	o->ci.zero_df = (enum fb_ci_zero_df)fb_params_choice(p, "zero_df");
+	o->colliders = (enum fb_pc_colliders)fb_params_choice(p, "colliders");
 }
 
 /* Start PC on the run's dataset. */
@@ -90,26 +113,35 @@ static const char *pc_note(const fb_run *run)
 static const fb_param_def pc_params[] = {
 	{ "alpha", FB_PARAM_DOUBLE, "0.01", 0, 1, NULL,
 	  "significance level: a pair is independent when p > alpha" },
-	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, "auto|fisher-z|g2|chi2",
+	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests,
 	  "CI test; auto: fisher-z for continuous data, g2 for discrete data" },
 	{ "depth", FB_PARAM_INT, "-1", -1, 1e6, NULL,
 	  "largest conditioning set (-1: no limit)" },
 	{ "stable", FB_PARAM_BOOL, "yes", 0, 0, NULL,
 	  "PC-stable: adjacencies frozen for a whole level" },
-	{ "df", FB_PARAM_CHOICE, "adjusted", 0, 0, "adjusted|classical|adaptdf",
+	{ "df", FB_PARAM_CHOICE, "adjusted", 0, 0, fb_pc_dfs,
 	  "degrees of freedom of g2/chi2: causal-learn's, pcalg's default, or pcalg's adaptDF" },
-	{ "small", FB_PARAM_CHOICE, "none", 0, 0, "none|pcalg|fedpc",
+	{ "small", FB_PARAM_CHOICE, "none", 0, 0, fb_pc_smalls,
 	  "small-sample rule of g2/chi2: none, independent when n < 10 df, dependent when "
 	  "n/cells < 5" },
-	{ "zero_df", FB_PARAM_CHOICE, "dependent", 0, 0, "dependent|independent",
+	{ "zero_df", FB_PARAM_CHOICE, "dependent", 0, 0, fb_pc_zero_dfs,
 	  "g2/chi2 given S with 0 degrees of freedom (x or y a function of S): keep the edge, "
 	  "or remove it as causal-learn does" },
-	{ "colliders", FB_PARAM_CHOICE, "strength", 0, 0, "strength|order",
+	{ "colliders", FB_PARAM_CHOICE, "strength", 0, 0, fb_pc_colliders,
 	  "orient colliders by increasing p of their test, or by index order" },
-	{ "compat", FB_PARAM_CHOICE, "none", 0, 0, "none|causal-learn",
+	{ "compat", FB_PARAM_CHOICE, "none", 0, 0, pc_compats,
 	  "mirror causal-learn's pc(stable=True, uc_rule=0, uc_priority=-1) exactly" },
 	{ 0 },
 };
+
+/* The defaults: pc's parameter table, the one place they are written, read into options. */
+void fb_pc_options_init(fb_pc_options *o)
+{
+	fb_params p = fb_params_defaults(pc_params);
+
+	fb_pc_options_from_params(&p, o);
+	fb_params_release(&p);
+}
 
 /* PC's per-round figures. */
 static const char *const pc_figures[] = { "level", "tests", "hits", "removed", "edges",

@@ -55,16 +55,16 @@ size_t fedpc_min_votes(double share, bool code_rule, size_t k);
 #define FEDPC_TEST_PARAMS \
 	{ "alpha", FB_PARAM_DOUBLE, "0.01", 0, 1, NULL, \
 	  "significance level: a pair is independent when p > alpha" }, \
-	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, "auto|fisher-z|g2|chi2", \
+	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests, \
 	  "CI test; auto: fisher-z for continuous data, g2 for discrete data" }, \
 	{ "stable", FB_PARAM_BOOL, "yes", 0, 0, NULL, \
 	  "PC-stable levels on the clients: adjacencies frozen for a whole level" }, \
-	{ "df", FB_PARAM_CHOICE, "adjusted", 0, 0, "adjusted|classical|adaptdf", \
+	{ "df", FB_PARAM_CHOICE, "adjusted", 0, 0, fb_pc_dfs, \
 	  "degrees of freedom of g2/chi2: causal-learn's, pcalg's default, or pcalg's adaptDF" }, \
-	{ "small", FB_PARAM_CHOICE, "none", 0, 0, "none|pcalg|fedpc", \
+	{ "small", FB_PARAM_CHOICE, "none", 0, 0, fb_pc_smalls, \
 	  "small-sample rule of g2/chi2: none, independent when n < 10 df, dependent when " \
 	  "n/cells < 5" }, \
-	{ "zero_df", FB_PARAM_CHOICE, "dependent", 0, 0, "dependent|independent", \
+	{ "zero_df", FB_PARAM_CHOICE, "dependent", 0, 0, fb_pc_zero_dfs, \
 	  "g2/chi2 given S with 0 degrees of freedom (x or y a function of S): keep the edge, " \
 	  "or remove it as causal-learn does" }
 
@@ -72,7 +72,7 @@ size_t fedpc_min_votes(double share, bool code_rule, size_t k);
 #define FEDPC_VOTE_PARAMS \
 	{ "vote", FB_PARAM_DOUBLE, "0.3", 0, 0.99, NULL, \
 	  "keep an edge kept by more than this share of the clients" }, \
-	{ "vote_rule", FB_PARAM_CHOICE, "paper", 0, 0, "paper|code", \
+	{ "vote_rule", FB_PARAM_CHOICE, "paper", 0, 0, fb_fedpc_vote_rules, \
 	  "paper: more than vote*K clients, i.e. floor(vote*K)+1 (K=10: 4); code: at least " \
 	  "round(vote*K), halves up, and at least 1 (K=10: 3)" }
 

@@ -340,7 +340,7 @@ static int simple_create(fb_run *run, fb_error *err)
 	st->c.directed = !st->two;
 	fb_pc_options_from_params(&run->params, &st->opt);
 	st->share = fb_params_double(&run->params, "vote");
-	st->code_rule = fb_params_int(&run->params, "vote_rule") == 1;
+	st->code_rule = fb_params_choice(&run->params, "vote_rule") == FB_FEDPC_VOTE_CODE;
 	st->c.extend = fb_params_bool(&run->params, "extend");
 	if (fedpc_check(run, &st->opt, err) != FB_OK) {
 		simple_destroy(run);
@@ -400,7 +400,7 @@ static const fb_param_def simple_params[] = {
 	FEDPC_TEST_PARAMS,
 	{ "depth", FB_PARAM_INT, "-1", -1, 1e6, NULL,
 	  "largest conditioning set of the clients' PC (-1: no limit)" },
-	{ "colliders", FB_PARAM_CHOICE, "strength", 0, 0, "strength|order",
+	{ "colliders", FB_PARAM_CHOICE, "strength", 0, 0, fb_pc_colliders,
 	  "the clients' PC orients colliders by increasing p of their test, or by index" },
 	FEDPC_VOTE_PARAMS,
 	{ "extend", FB_PARAM_BOOL, "no", 0, 0, NULL,

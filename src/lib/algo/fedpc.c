@@ -196,7 +196,7 @@ static int fedpc_create(fb_run *run, fb_error *err)
 		return FB_ERR;
 	}
 	st->share = fb_params_double(&run->params, "vote");
-	st->code_rule = fb_params_int(&run->params, "vote_rule") == 1;
+	st->code_rule = fb_params_choice(&run->params, "vote_rule") == FB_FEDPC_VOTE_CODE;
 	st->strength = st->opt.colliders == FB_PC_COLLIDERS_STRENGTH;
 	st->c.extend = fb_params_bool(&run->params, "extend");
 	st->clients = fb_xcalloc(st->c.k, sizeof *st->clients);
@@ -325,12 +325,17 @@ long fb_fedpc_sepset(const fb_run *run, size_t i, size_t j, size_t *out, double 
 	return (long)n;
 }
 
+/* The names of vote_rule's values (shared by the family's tables). */
+const fb_choice fb_fedpc_vote_rules[] = {
+	{ "paper", FB_FEDPC_VOTE_PAPER }, { "code", FB_FEDPC_VOTE_CODE }, { 0 },
+};
+
 /* Parameters shared with the pc learner, then FedPC's own. */
 static const fb_param_def fedpc_params[] = {
 	FEDPC_TEST_PARAMS,
 	{ "depth", FB_PARAM_INT, "-1", -1, 1e6, NULL,
 	  "last FedSkele layer (-1: until no variable has enough neighbours; 3: the code's)" },
-	{ "colliders", FB_PARAM_CHOICE, "strength", 0, 0, "strength|order",
+	{ "colliders", FB_PARAM_CHOICE, "strength", 0, 0, fb_pc_colliders,
 	  "orient colliders by increasing p of their test on the client whose set was chosen, "
 	  "or by index order" },
 	FEDPC_VOTE_PARAMS,

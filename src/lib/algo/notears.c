@@ -54,21 +54,6 @@ struct fb_notears {
 	int done;          /* finished (converged, limits reached or failed) */
 };
 
-/* Fill opt with the defaults. */
-void fb_notears_options_init(fb_notears_options *opt)
-{
-	opt->lambda1 = 0.01;
-	opt->max_iter = 100;
-	opt->h_tol = 1e-8;
-	opt->rho_max = 1e16;
-	opt->w_threshold = 0.3;
-	opt->loss = FB_NOTEARS_L2;
-	opt->solver = FB_NOTEARS_OWLQN;
-	opt->lbfgs_memory = 10;
-	opt->lbfgs_max_eval = 15000;
-	opt->lbfgs_ftol = 2.220446049250313e-09;
-}
-
 /* Check the settings; FB_ERR naming the first one out of range. */
 static int notears_check_options(const fb_notears_options *o, fb_error *err)
 {

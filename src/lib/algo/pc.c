@@ -20,19 +20,6 @@ struct fb_pc {
 	bool done;          /* oriented */
 };
 
-/* Defaults. */
-void fb_pc_options_init(fb_pc_options *opt)
-{
-	memset(opt, 0, sizeof *opt);
-	opt->alpha = 0.01;
-	opt->depth = -1;
-	opt->stable = true;
-	opt->compat = FB_PC_COMPAT_NONE;
-	opt->colliders = FB_PC_COLLIDERS_STRENGTH;
-	fb_ci_options_init(&opt->ci);
-	opt->ci.zero_df = FB_CI_ZERO_DF_DEPENDENT;
-}
-
 /* Check the settings; the test options compat=causal-learn forces. */
 static int pc_check(fb_pc_options *o, fb_error *err)
 {

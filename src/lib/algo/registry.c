@@ -2,6 +2,7 @@
  * parameter tables of combinations. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,12 +45,31 @@ static void list_names(fb_buf *b, bool comb)
 			fb_buf_printf(b, "%s%s", n++ ? ", " : "", fb_algo_table[i]->name);
 }
 
-/* Refuse name with the list of what exists. */
+/* The name of the algorithm whose COMBINATOR flag equals comb nearest to name, if near
+ * enough to suggest. */
+static const char *nearest(const char *name, bool comb)
+{
+	const char *best = NULL;
+	size_t bestd = SIZE_MAX;
+
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		size_t dist = fb_suggest_distance(name, fb_algo_table[i]->name);
+
+		if (((fb_algo_table[i]->flags & FB_ALGO_COMBINATOR) != 0) == comb && dist < bestd)
+			bestd = dist, best = fb_algo_table[i]->name;
+	}
+	return best;
+}
+
+/* Refuse name with the nearest name, or else the list of what exists. */
 static int unknown(const char *what, const char *name, bool comb, fb_error *err)
 {
+	const char *near = nearest(name, comb);
 	fb_buf b = { 0 };
 	int ret;
 
+	if (near != NULL)
+		return fb_fail(err, "unknown %s '%s' (did you mean '%s'?)", what, name, near);
 	list_names(&b, comb);
 	ret = fb_fail(err, "unknown %s '%s' (there are: %s)", what, name, b.data);
 	fb_buf_release(&b);

@@ -18,23 +18,37 @@ size_t fb_param_table_len(const fb_param_def *defs)
 	return n;
 }
 
-/* Index of word in a '|'-separated choice list, or -1. */
-static int choice_index(const char *choices, const char *word)
+/* The entry of choices named word, or NULL. */
+const fb_choice *fb_choice_find(const fb_choice *choices, const char *word)
 {
-	size_t wlen = strlen(word);
-	int idx = 0;
+	for (size_t k = 0; choices != NULL && choices[k].name != NULL; k++)
+		if (strcmp(choices[k].name, word) == 0)
+			return &choices[k];
+	return NULL;
+}
 
-	for (const char *p = choices; *p != '\0'; idx++) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar != NULL ? (size_t)(bar - p) : strlen(p);
+/* The name of value in a choice table, or NULL. */
+const char *fb_choice_name(const fb_choice *choices, int value)
+{
+	for (size_t k = 0; choices != NULL && choices[k].name != NULL; k++)
+		if (choices[k].value == value)
+			return choices[k].name;
+	return NULL;
+}
 
-		if (len == wlen && strncmp(p, word, len) == 0)
-			return idx;
-		if (bar == NULL)
-			break;
-		p = bar + 1;
+/* The names of a choice table joined by sep, into buf (cut short when it does not fit). */
+const char *fb_choice_list(const fb_choice *choices, const char *sep, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (size_t k = 0; choices != NULL && choices[k].name != NULL && used < len; k++) {
+		int n = snprintf(buf + used, len - used, "%s%s", k > 0 ? sep : "", choices[k].name);
+
+		used += n > 0 ? (size_t)n : 0;
 	}
-	return -1;
+	return buf;
 }
 
 /* Parse a boolean word. */
@@ -62,9 +76,13 @@ const char *fb_param_describe(const fb_param_def *def, char *buf, size_t len)
 	case FB_PARAM_DOUBLE:
 		snprintf(buf, len, "number in [%g, %g]", def->min, def->max);
 		break;
-	case FB_PARAM_CHOICE:
-		snprintf(buf, len, "one of %s", def->choices);
+	case FB_PARAM_CHOICE: {
+		char names[112];
+
+		snprintf(buf, len, "one of %s", fb_choice_list(def->choices, "|", names,
+		                                               sizeof names));
 		break;
+	}
 	case FB_PARAM_BOOL:
 		snprintf(buf, len, "yes or no");
 		break;
@@ -96,10 +114,14 @@ static int parse_value(const fb_param_def *def, const char *text, fb_param_value
 			goto bad;
 		out->d = d;
 		break;
-	case FB_PARAM_CHOICE:
-		if ((out->i = choice_index(def->choices, text)) < 0)
+	case FB_PARAM_CHOICE: {
+		const fb_choice *c = fb_choice_find(def->choices, text);
+
+		if (c == NULL)
 			goto bad;
+		out->i = c->value;
 		break;
+	}
 	case FB_PARAM_BOOL:
 		if (parse_bool(text, &out->i) != FB_OK)
 			goto bad;
@@ -130,6 +152,21 @@ int fb_params_init(fb_params *p, const fb_param_def *defs, fb_error *err)
 		}
 	}
 	return FB_OK;
+}
+
+/* A table's defaults; a bad one is a program bug, reported and left unset. */
+fb_params fb_params_defaults(const fb_param_def *defs)
+{
+	fb_error err = { { 0 } };
+	fb_params p;
+
+	if (fb_params_init(&p, defs, &err) != FB_OK) {
+		fprintf(stderr, "fedbn: internal error: %s\n", err.msg);
+		p.defs = defs;
+		p.n = fb_param_table_len(defs);
+		p.v = fb_xcalloc(p.n, sizeof *p.v);
+	}
+	return p;
 }
 
 /* Release the values. */
@@ -215,12 +252,30 @@ int fb_params_set_word(fb_params *p, const char *word, const char *what, fb_erro
 	return FB_OK;
 }
 
+/* FB_ERR naming the first key two words share. */
+int fb_params_check_repeats(int argc, char *const *argv, const char *what, fb_error *err)
+{
+	for (int a = 1; a < argc; a++) {
+		size_t klen = strcspn(argv[a], "=");
+
+		if (argv[a][klen] != '=')
+			continue;
+		for (int b = 0; b < a; b++)
+			if (strncmp(argv[a], argv[b], klen + 1) == 0)
+				return fb_fail(err, "%s: parameter '%.*s' is given twice", what,
+				               (int)klen, argv[a]);
+	}
+	return FB_OK;
+}
+
 /* Parse all words, all or nothing. */
 int fb_params_set_words(fb_params *p, int argc, char *const *argv, const char *what,
                         fb_error *err)
 {
 	fb_params tmp;
 
+	if (fb_params_check_repeats(argc, argv, what, err) != FB_OK)
+		return FB_ERR;
 	fb_params_copy(&tmp, p);
 	for (int a = 0; a < argc; a++) {
 		if (fb_params_set_word(&tmp, argv[a], what, err) != FB_OK) {
@@ -252,6 +307,8 @@ int64_t fb_params_int(const fb_params *p, const char *key) { return get(p, key)-
 double fb_params_double(const fb_params *p, const char *key) { return get(p, key)->d; }
 /* The value of a BOOL parameter. */
 bool fb_params_bool(const fb_params *p, const char *key) { return get(p, key)->i != 0; }
+/* The value of a CHOICE parameter. */
+int fb_params_choice(const fb_params *p, const char *key) { return (int)get(p, key)->i; }
 /* The text of a parameter, NULL when unset. */
 const char *fb_params_str(const fb_params *p, const char *key) { return get(p, key)->s; }
 /* Whether the user gave key. */

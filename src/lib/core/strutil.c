@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,4 +92,13 @@ size_t fb_edit_distance(const char *a, const char *b)
 	out = row[lb];
 	free(row);
 	return out;
+}
+
+/* The edit distance from typed to name when name is near enough to suggest for a mistyped
+ * typed (2 edits, 3 when typed is longer than 5 characters), else SIZE_MAX. */
+size_t fb_suggest_distance(const char *typed, const char *name)
+{
+	size_t dist = fb_edit_distance(typed, name);
+
+	return dist <= 2 || (dist <= 3 && strlen(typed) > 5) ? dist : SIZE_MAX;
 }
