@@ -36,7 +36,7 @@ TRANSCRIPTS = \
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 
-# the man page's command list must be the one the table generates
+# the man page's command and algorithm lists must be the ones the tables generate
 TESTS += tests/check-man.sh
 EXTRA_DIST += tests/check-man.sh
 
@@ -49,9 +49,12 @@ tests_fuzz_fuzz_cmdline_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.l
 	$(NCURSESW_LIBS)
 endif
 
-# rewrite the man page's command list from the table (after changing a command)
+# rewrite the man page's command and algorithm lists from the tables (after changing a
+# command or an algorithm)
 update-man: fedbn
 	{ sed '/^\.\\" BEGIN COMMANDS/q' $(srcdir)/man/fedbn.1; ./fedbn --man-commands; \
-	  sed -n '/^\.\\" END COMMANDS/,$$p' $(srcdir)/man/fedbn.1; } > fedbn.1.new && \
+	  sed -n '/^\.\\" END COMMANDS/,/^\.\\" BEGIN ALGORITHMS/p' $(srcdir)/man/fedbn.1; \
+	  ./fedbn --man-algorithms; \
+	  sed -n '/^\.\\" END ALGORITHMS/,$$p' $(srcdir)/man/fedbn.1; } > fedbn.1.new && \
 	mv fedbn.1.new $(srcdir)/man/fedbn.1
 .PHONY: update-man

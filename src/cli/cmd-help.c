@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "fedbn/algo.h"
 #include "fedbn/param.h"
 #include "cmd.h"
 
@@ -77,15 +78,31 @@ static void man_text(FILE *out, const char *s)
 	}
 }
 
-/* Print the COMMANDS section of the man page (mdoc) from the table. */
-void fb_cmd_print_man(FILE *out)
+/* Print a parameter table as an mdoc list (nothing for an empty table). */
+static void man_params(FILE *out, const fb_param_def *p)
 {
 	char desc[128];
 
+	if (p == NULL || p[0].name == NULL)
+		return;
+	fprintf(out, ".Bl -tag -width Ds -compact\n");
+	for (; p->name != NULL; p++) {
+		fprintf(out, ".It Cm %s Ns = Ns Ar value\n", p->name);
+		man_text(out, p->help);
+		fprintf(out, "; %s", fb_param_describe(p, desc, sizeof desc));
+		if (p->def != NULL)
+			fprintf(out, "; default %s", p->def);
+		fputs(".\n", out);
+	}
+	fprintf(out, ".El\n");
+}
+
+/* Print the COMMANDS section of the man page (mdoc) from the table. */
+void fb_cmd_print_man(FILE *out)
+{
 	fprintf(out, ".Bl -tag -width Ds\n");
 	for (size_t i = 0; fb_cmd_table[i] != NULL; i++) {
 		const fb_cmd_entry *e = fb_cmd_table[i];
-		const fb_param_def *p = e->params;
 
 		fprintf(out, ".It Ic %s", e->name);
 		if (e->usage[0] != '\0') {
@@ -97,18 +114,26 @@ void fb_cmd_print_man(FILE *out)
 			fprintf(out, "(alias\n.Ic %s )\n", e->alias);
 		man_text(out, e->help != NULL ? e->help : e->summary);
 		fputc('\n', out);
-		if (p == NULL || p[0].name == NULL)
-			continue;
-		fprintf(out, ".Bl -tag -width Ds -compact\n");
-		for (; p->name != NULL; p++) {
-			fprintf(out, ".It Cm %s Ns = Ns Ar value\n", p->name);
-			man_text(out, p->help);
-			fprintf(out, "; %s", fb_param_describe(p, desc, sizeof desc));
-			if (p->def != NULL)
-				fprintf(out, "; default %s", p->def);
-			fputs(".\n", out);
-		}
-		fprintf(out, ".El\n");
+		man_params(out, e->params);
+	}
+	fprintf(out, ".El\n");
+}
+
+/* Print the ALGORITHMS section of the man page (mdoc) from the algorithm table: learners,
+ * then combinators (written COMBINATOR:LEARNER). */
+void fb_cmd_print_man_algos(FILE *out)
+{
+	fprintf(out, ".Bl -tag -width Ds\n");
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		const fb_algo *a = fb_algo_table[i];
+
+		fprintf(out, ".It Cm %s%s\n", a->name,
+		        (a->flags & FB_ALGO_COMBINATOR) ? " Ns : Ns Ar learner" : "");
+		man_text(out, a->summary);
+		fputs(".\n", out);
+		man_text(out, a->help);
+		fputc('\n', out);
+		man_params(out, a->params);
 	}
 	fprintf(out, ".El\n");
 }

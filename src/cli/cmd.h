@@ -124,5 +124,7 @@ void fb_cmd_print_list(FILE *out);
 void fb_cmd_print_help(FILE *out, const fb_cmd_entry *e);
 /* Print the man page's COMMANDS section (mdoc) generated from the table. */
 void fb_cmd_print_man(FILE *out);
+/* Print the man page's ALGORITHMS section (mdoc) generated from the algorithm table. */
+void fb_cmd_print_man_algos(FILE *out);
 
 #endif

@@ -29,6 +29,7 @@ static void usage(FILE *out)
 	        "      --bail          stop at the first failing command\n"
 	        "      --no-pane       print one line per round instead of the live pane\n"
 	        "      --man-commands  print the man page's command list (mdoc) and exit\n"
+	        "      --man-algorithms  print the man page's algorithm list (mdoc) and exit\n"
 	        "  -h, --help          show this help and exit\n"
 	        "  -V, --version       show the version and exit\n"
 	        "With COMMAND, run that one shell command and exit (e.g. 'fedbn demo').\n"
@@ -81,6 +82,7 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 		{ "bail", no_argument, NULL, 'b' },
 		{ "no-pane", no_argument, NULL, 'P' },
 		{ "man-commands", no_argument, NULL, 'M' },
+		{ "man-algorithms", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -101,6 +103,9 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 			break;
 		case 'M':
 			fb_cmd_print_man(stdout);
+			return -1;
+		case 'A':
+			fb_cmd_print_man_algos(stdout);
 			return -1;
 		case 'h':
 			usage(stdout);
