@@ -5,6 +5,16 @@
 fedbn=${FEDBN:-./fedbn}
 . "${top_srcdir:-.}/tests/tmux-lib.sh"
 
+# widest LIMIT: no line on the screen is longer than LIMIT (help wraps itself, at word
+# boundaries, before the terminal would cut a word)
+widest() {
+	long=$(screen | awk -v m="$1" 'length($0) > m')
+	[ -z "$long" ] && return 0
+	echo "FAIL: lines longer than $1 columns:"
+	echo "$long"
+	exit 1
+}
+
 cd "$tmp" || exit 99
 tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 30 \
 	"env FEDBN_HISTORY=$tmp/history TERM=xterm $fedbn; echo EXITED-\$?; sleep 30"
@@ -43,6 +53,14 @@ keys 'no' Tab
 last_line_is "fedbn> algo avg:notears"
 keys C-u 'split horizontal 2 sizes=dir' Tab
 last_line_is "fedbn> split horizontal 2 sizes=dirichlet"
+# help wraps to the terminal's width, whatever it is
+keys C-u C-l 'help algo fedpc' Enter
+wait_for "  extend "
+widest 98
+tmux -L "$sock" resize-window -t t -x 70 -y 30
+keys C-l 'help algo pc' Enter
+wait_for "  compat "
+widest 68
 keys C-u C-d
 wait_for "EXITED-0"
 grep -qx 'echo still alive' "$tmp/history" ||

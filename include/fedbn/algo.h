@@ -59,6 +59,7 @@ typedef struct fb_run fb_run;
 typedef struct fb_algo {
 	const char *name;             /* "notears-admm" */
 	const char *summary;          /* one line */
+	const char *intro;            /* two or three plain sentences for a newcomer: what it does */
 	const char *help;             /* a paragraph: what it computes, its source, its defaults */
 	unsigned flags;               /* enum fb_algo_flags */
 	const fb_param_def *params;   /* its parameters (NULL-name terminated) */

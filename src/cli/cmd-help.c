@@ -1,7 +1,10 @@
 /* Help text and the man page's command list, both printed from the command table. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "fedbn/algo.h"
 #include "fedbn/param.h"
@@ -15,8 +18,23 @@ void fb_cmd_print_list(FILE *out)
 		fprintf(out, "  %-9s %s\n", fb_cmd_table[i]->name, fb_cmd_table[i]->summary);
 }
 
-/* Print one command's parameter table. */
-static void print_params(FILE *out, const fb_param_def *defs)
+/* The width help is wrapped to on out: the terminal's when out is one, else COLUMNS when it
+ * holds a number, else 80; less 2 columns of margin, and never below 20. */
+size_t fb_cmd_width(FILE *out)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+	int64_t cols = 80;
+
+	if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		cols = ws.ws_col;
+	else if (env == NULL || fb_parse_int64(env, &cols) != FB_OK || cols <= 0)
+		cols = 80;
+	return cols < 22 ? 20 : (size_t)cols - 2;
+}
+
+/* Print a parameter table, each name in a column of namew, its text wrapped at width. */
+void fb_cmd_print_params(FILE *out, const fb_param_def *defs, int namew, size_t width)
 {
 	char desc[128];
 
@@ -24,31 +42,38 @@ static void print_params(FILE *out, const fb_param_def *defs)
 		return;
 	fprintf(out, "parameters:\n");
 	for (size_t i = 0; defs[i].name != NULL; i++) {
-		fprintf(out, "  %-10s %s; %s", defs[i].name, defs[i].help,
-		        fb_param_describe(&defs[i], desc, sizeof desc));
-		if (defs[i].def != NULL)
-			fprintf(out, "; default %s", defs[i].def);
-		fputc('\n', out);
+		int col = fprintf(out, "  %-*s ", namew, defs[i].name);
+		char *text = fb_xasprintf("%s; %s%s%s", defs[i].help,
+		                          fb_param_describe(&defs[i], desc, sizeof desc),
+		                          defs[i].def != NULL ? "; default " : "",
+		                          defs[i].def != NULL ? defs[i].def : "");
+
+		fb_cmd_print_wrapped(out, text, width, col > 0 ? (size_t)col : 0);
+		free(text);
 	}
 }
 
-/* Print text word-wrapped at width columns. */
-void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width)
+/* Print text word-wrapped at width columns, the first line starting at column indent (what
+ * is before it already printed) and the others indented to it. */
+void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width, size_t indent)
 {
-	size_t col = 0;
+	size_t col = indent;
+	bool empty = true; /* the line has no word yet */
 
+	text += strspn(text, " ");
 	while (*text != '\0') {
 		size_t len = strcspn(text, " ");
 
-		if (col > 0 && col + 1 + len > width) {
-			fputc('\n', out);
-			col = 0;
-		} else if (col > 0) {
+		if (!empty && col + 1 + len > width) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (!empty) {
 			fputc(' ', out);
 			col++;
 		}
 		fwrite(text, 1, len, out);
 		col += len;
+		empty = false;
 		text += len;
 		text += strspn(text, " ");
 	}
@@ -61,8 +86,8 @@ void fb_cmd_print_help(FILE *out, const fb_cmd_entry *e)
 	fprintf(out, "usage: %s%s%s\n", e->name, e->usage[0] != '\0' ? " " : "", e->usage);
 	if (e->alias != NULL)
 		fprintf(out, "alias: %s\n", e->alias);
-	fb_cmd_print_wrapped(out, e->help != NULL ? e->help : e->summary, 78);
-	print_params(out, e->params);
+	fb_cmd_print_wrapped(out, e->help != NULL ? e->help : e->summary, fb_cmd_width(out), 0);
+	fb_cmd_print_params(out, e->params, 10, fb_cmd_width(out));
 }
 
 /* Print text for mdoc, escaping backslashes and lines that start with a dot. */
@@ -131,6 +156,8 @@ void fb_cmd_print_man_algos(FILE *out)
 		        (a->flags & FB_ALGO_COMBINATOR) ? " Ns : Ns Ar learner" : "");
 		man_text(out, a->summary);
 		fputs(".\n", out);
+		man_text(out, a->intro);
+		fputs("\n.Pp\n", out);
 		man_text(out, a->help);
 		fputc('\n', out);
 		man_params(out, a->params);

@@ -9,29 +9,30 @@
 #include "cmd.h"
 #include "session.h"
 
+/* Print an algorithm's name and summary, its plain introduction and its precise description,
+ * wrapped at width. */
+static void print_algo(FILE *out, const fb_algo *al, size_t width)
+{
+	fprintf(out, "%s: %s\n", al->name, al->summary);
+	fb_cmd_print_wrapped(out, al->intro, width, 0);
+	fputc('\n', out);
+	fb_cmd_print_wrapped(out, al->help, width, 0);
+	fputc('\n', out);
+}
+
 /* help algo NAME: an algorithm's description and parameters. */
 static int help_algo(fb_cmd_ctx *ctx, const char *name)
 {
 	fb_error err = { { 0 } };
 	const fb_algo *al, *inner;
-	fb_params p;
-	char desc[128];
+	size_t width = fb_cmd_width(ctx->out);
 
 	if (fb_algo_lookup(name, &al, &inner, &err) != FB_OK)
 		return fb_cmd_error(ctx, "help: %s", err.msg);
-	fprintf(ctx->out, "%s: %s\n", al->name, al->summary);
-	fb_cmd_print_wrapped(ctx->out, al->help, 78);
-	if (inner != NULL) {
-		fprintf(ctx->out, "%s: %s\n", inner->name, inner->summary);
-		fb_cmd_print_wrapped(ctx->out, inner->help, 78);
-	}
-	fb_params_init(&p, fb_algo_params(al, inner), &err);
-	fprintf(ctx->out, "parameters:\n");
-	for (size_t i = 0; i < p.n; i++)
-		fprintf(ctx->out, "  %-14s %s; %s; default %s\n", p.defs[i].name, p.defs[i].help,
-		        fb_param_describe(&p.defs[i], desc, sizeof desc),
-		        p.defs[i].def != NULL ? p.defs[i].def : "none");
-	fb_params_release(&p);
+	print_algo(ctx->out, al, width);
+	if (inner != NULL)
+		print_algo(ctx->out, inner, width);
+	fb_cmd_print_params(ctx->out, fb_algo_params(al, inner), 14, width);
 	return FB_CMD_OK;
 }
 

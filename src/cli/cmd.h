@@ -116,8 +116,14 @@ int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name);
 char **fb_cmd_complete(const struct fb_session *s, const char *line, size_t start,
                        const char *text, bool *files);
 
-/* Print text word-wrapped at width columns, then a new line. */
-void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width);
+/* The width help is wrapped to on out: the terminal's when out is one, else $COLUMNS, else
+ * 80; less a margin of 2 (at least 20). */
+size_t fb_cmd_width(FILE *out);
+/* Print text word-wrapped at width columns, then a new line; the first line starts at
+ * column indent (its beginning already printed), the others are indented to it. */
+void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width, size_t indent);
+/* Print "parameters:" and one wrapped line per parameter, names in a column of namew. */
+void fb_cmd_print_params(FILE *out, const fb_param_def *defs, int namew, size_t width);
 /* Print the command list (help with no argument). */
 void fb_cmd_print_list(FILE *out);
 /* Print one command's help. */

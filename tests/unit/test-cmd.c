@@ -10,6 +10,7 @@
 
 #include "fedbn/admm.h"
 #include "fedbn/algo.h"
+#include "fedbn/fedpc.h"
 #include "fedbn/notears.h"
 #include "fedbn/param.h"
 #include "fedbn/pc.h"
@@ -192,6 +193,109 @@ static void test_defaults_one_source(void **state)
 	}
 }
 
+/* The words of text in order, one blank between each: what wrapping must keep. */
+static char *words_of(const char *text)
+{
+	fb_buf b = { 0 };
+
+	while (*text != '\0') {
+		size_t blanks = strspn(text, " \n"), len;
+
+		text += blanks;
+		len = strcspn(text, " \n");
+		if (len > 0)
+			fb_buf_printf(&b, "%s%.*s", b.data != NULL ? " " : "", (int)len, text);
+		text += len;
+	}
+	return b.data != NULL ? b.data : fb_xstrdup("");
+}
+
+/* fb_cmd_print_wrapped(text, width, indent) as a string. */
+static char *wrapped(const char *text, size_t width, size_t indent)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	assert_non_null(fp);
+	fprintf(fp, "%*s", (int)indent, "");
+	fb_cmd_print_wrapped(fp, text, width, indent);
+	fclose(fp);
+	return buf;
+}
+
+/* Help text wraps at word boundaries: at every width no line is longer than the width
+ * (unless a single word is), no word is split or lost, continuation lines keep the indent,
+ * and each line holds as many words as fit. */
+static void test_wrap(void **state)
+{
+	const char *text = fb_algo_fedpc.help;
+	const size_t widths[] = { 20, 40, 61, 78, 98, 132 };
+
+	(void)state;
+	for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+		for (size_t indent = 0; indent <= 12; indent += 12) {
+			char *out = wrapped(text, widths[w], indent), *got = words_of(out);
+			char *want = words_of(text);
+			const char *line = out;
+
+			assert_string_equal(got, want);
+			for (size_t n = 0; *line != '\0'; n++) {
+				size_t len = strcspn(line, "\n"), next;
+
+				if (len > widths[w] && strcspn(line + indent, " \n") + indent < len)
+					fail_msg("width %zu: line %zu has %zu columns", widths[w], n, len);
+				if (n > 0 && strspn(line, " ") != indent)
+					fail_msg("width %zu: line %zu is not indented by %zu", widths[w], n,
+					         indent);
+				next = line[len] != '\0' ? strcspn(line + len + 1 + indent, " \n") : 0;
+				if (line[len] != '\0' && line[len + 1] != '\0' &&
+				    len + 1 + next <= widths[w])
+					fail_msg("width %zu: line %zu could hold the next word", widths[w],
+					         n);
+				line += len + (line[len] != '\0');
+			}
+			free(got);
+			free(want);
+			free(out);
+		}
+	}
+}
+
+/* The wrapping width: COLUMNS when the output is no terminal, 80 without it, less 2. */
+static void test_width(void **state)
+{
+	FILE *fp = tmpfile();
+
+	(void)state;
+	assert_non_null(fp);
+	setenv("COLUMNS", "50", 1);
+	assert_int_equal(fb_cmd_width(fp), 48);
+	setenv("COLUMNS", "200", 1);
+	assert_int_equal(fb_cmd_width(fp), 198);
+	setenv("COLUMNS", "wide", 1);
+	assert_int_equal(fb_cmd_width(fp), 78);
+	setenv("COLUMNS", "5", 1);
+	assert_int_equal(fb_cmd_width(fp), 20);
+	unsetenv("COLUMNS");
+	assert_int_equal(fb_cmd_width(fp), 78);
+	fclose(fp);
+}
+
+/* Every algorithm has a plain introduction besides its precise help. */
+static void test_algo_texts(void **state)
+{
+	(void)state;
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		const fb_algo *a = fb_algo_table[i];
+
+		assert_non_null(a->intro);
+		assert_non_null(a->help);
+		assert_true(strlen(a->intro) > 60);
+		assert_string_not_equal(a->intro, a->help);
+	}
+}
+
 /* Completion of command names, first words, key= names, choice values and files. */
 static void test_complete(void **state)
 {
@@ -304,6 +408,9 @@ int main(void)
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_complete),
 		cmocka_unit_test(test_complete_algo),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_width),
+		cmocka_unit_test(test_algo_texts),
 		cmocka_unit_test(test_defaults_one_source),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_table),

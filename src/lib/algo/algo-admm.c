@@ -219,6 +219,11 @@ static const char *const admm_figures[] = { "objective", "h", "rho1", "rho2", "a
 
 const fb_algo fb_algo_notears_admm = {
 	.name = "notears-admm", .summary = "NOTEARS by consensus ADMM over horizontal clients",
+	.intro = "Learns one causal graph from rows spread over several clients, without the "
+	         "rows leaving them. Each round every client fits its own copy of the weight "
+	         "matrix to its rows, and the server blends the copies into one shared matrix "
+	         "pushed towards having no cycles; only these matrices travel. Once the copies "
+	         "agree, small weights are dropped to give the graph.",
 	.help = "Linear NOTEARS-ADMM (Ng and Zhang, AISTATS 2022). Each client keeps a local "
 	        "copy B_k solved in closed form from its own centred covariance; the server "
 	        "solves for the shared W under the acyclicity penalty by L-BFGS; multipliers "

@@ -138,6 +138,10 @@ static const char *const nt_figures[] = { "objective", "loss", "h", "rho", "alph
 
 const fb_algo fb_algo_notears = {
 	.name = "notears", .summary = "linear NOTEARS on one dataset (continuous optimisation)",
+	.intro = "Finds a causal graph by fitting a matrix of edge weights to the data, as a "
+	         "regression of each variable on the others, while a penalty pushes the graph "
+	         "towards having no cycles. It needs all the rows in one place. Small weights "
+	         "are dropped at the end, leaving a directed graph without cycles.",
 	.help = "Linear NOTEARS (Zheng et al. 2018): least squares on centred data plus an l1 "
 	        "penalty, under the acyclicity constraint h(W) = tr(exp(W o W)) - d = 0, by an "
 	        "augmented Lagrangian whose inner problems NLopt's L-BFGS solves with W split "

@@ -149,6 +149,11 @@ static const char *const pc_figures[] = { "level", "tests", "hits", "removed", "
 
 const fb_algo fb_algo_pc = {
 	.name = "pc", .summary = "the PC algorithm on one dataset (conditional independence)",
+	.intro = "Finds a causal graph by testing which variables are independent of each "
+	         "other. It starts with every pair joined, removes an edge as soon as some of "
+	         "the pair's neighbours make the two look independent, then points the edges "
+	         "whose direction the data reveals. Edges whose direction the data cannot tell "
+	         "stay undirected.",
 	.help = "The PC algorithm (Spirtes, Glymour and Scheines), stable by default (Colombo "
 	        "and Maathuis): from the complete graph, level l removes every edge whose ends "
 	        "are independent given some l neighbours (Fisher-z for continuous data, G2 or "

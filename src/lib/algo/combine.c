@@ -434,6 +434,9 @@ static const char *const comb_figures[] = { "clients", NULL };
 
 const fb_algo fb_algo_all = {
 	.name = "all", .summary = "the learner on all rows pooled (not federated)",
+	.intro = "A reference point, not a federated method: the learner runs once on every "
+	         "client's rows put together. It shows what federation tries to reach without "
+	         "moving the rows.",
 	.help = "all:A runs learner A on the pooled dataset, as if the rows were in one place. "
 	        "It is the reference the federated methods try to reach, not a federated method.",
 	.flags = FB_ALGO_COMBINATOR, .params = no_params, .figures = NULL,
@@ -444,6 +447,9 @@ const fb_algo fb_algo_all = {
 
 const fb_algo fb_algo_sep = {
 	.name = "sep", .summary = "the learner on each client alone; mean accuracy",
+	.intro = "A baseline without any sharing: each client runs the learner on its own rows "
+	         "alone. The accuracy reported is the clients' average, which shows what "
+	         "federating gains.",
 	.help = "sep:A runs learner A on each client's rows alone and reports the mean of the "
 	        "clients' accuracies (what a client gets without federating).",
 	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL,
@@ -455,6 +461,8 @@ const fb_algo fb_algo_sep = {
 
 const fb_algo fb_algo_voting = {
 	.name = "voting", .summary = "edges found by more than half of the clients",
+	.intro = "A simple federated baseline: every client learns its own graph, and the "
+	         "server keeps each edge that more than a set share of the clients found.",
 	.help = "voting:A runs learner A on each client's rows and keeps an edge when more than "
 	        "vote (a share, default one half) of the clients found it (Na and Yang 2010). "
 	        "The result may be cyclic; it is not post-processed.",
@@ -466,6 +474,8 @@ const fb_algo fb_algo_voting = {
 
 const fb_algo fb_algo_avg = {
 	.name = "avg", .summary = "the clients' weight matrices averaged, then thresholded",
+	.intro = "A simple federated baseline: every client learns its own weight matrix, and "
+	         "the server averages the matrices and drops the small weights.",
 	.help = "avg:A runs a weighted learner A on each client's rows; the server averages the "
 	        "clients' unthresholded weight matrices and zeroes |w| <= avg_threshold (0.3). "
 	        "The result may be cyclic; it is not post-processed.",
@@ -478,6 +488,9 @@ const fb_algo fb_algo_avg = {
 
 const fb_algo fb_algo_best = {
 	.name = "best", .summary = "the client graph closest to the truth (oracle)",
+	.intro = "A reference point that cheats: every client learns its own graph, and the "
+	         "one closest to the true graph is reported. It works only when the truth is "
+	         "known.",
 	.help = "best:A runs learner A on each client's rows and reports the client graph with "
 	        "the lowest SHD against the truth. It needs the truth: an oracle, useful only as "
 	        "a reference point.",

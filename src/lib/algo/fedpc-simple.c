@@ -414,6 +414,10 @@ static const char *const simple_figures[] = { "edges", "tests", "colliders", "co
 
 const fb_algo fb_algo_fedpc_simple1 = {
 	.name = "fedpc-simple1", .summary = "FedPC-Simple-I: vote on the clients' PC DAGs",
+	.intro = "A simpler variant of FedPC, kept for comparison: each client learns a whole "
+	         "graph on its own rows and points every edge, and the server keeps the arrows "
+	         "that enough clients agree on. It takes one round, and the result can contain "
+	         "cycles.",
 	.help = "FedPC-Simple-I, an ablation in the FedPC paper: each client runs PC on its own "
 	        "rows (the pc learner's settings) and extends its CPDAG to a DAG (Dor and "
 	        "Tarsi); it sends the DAG, two bits per pair. The server keeps i -> j when more "
@@ -429,6 +433,10 @@ const fb_algo fb_algo_fedpc_simple1 = {
 const fb_algo fb_algo_fedpc_simple2 = {
 	.name = "fedpc-simple2",
 	.summary = "FedPC-Simple-II: voted PC skeletons, intersected separating sets",
+	.intro = "A simpler variant of FedPC, kept for comparison: each client learns a graph "
+	         "on its own rows and sends which pairs it kept joined and which variables "
+	         "separated the others; the server votes on the edges, then points them. It "
+	         "takes one round.",
 	.help = "FedPC-Simple-II, an ablation in the FedPC paper: each client runs PC on its "
 	        "own rows and sends its skeleton (one bit per pair) and the separating set of "
 	        "every pair it separated. The server keeps an edge found by more than vote "

@@ -350,6 +350,11 @@ static const char *const fedpc_figures[] = { "layer", "edges", "removed", "tests
 
 const fb_algo fb_algo_fedpc = {
 	.name = "fedpc", .summary = "FedPC: layer-wise federated PC skeleton, then FedOrien",
+	.intro = "Runs the PC algorithm over clients that each hold some of the rows, sharing "
+	         "graphs and test results but never the rows. Each round every client removes "
+	         "the edges its own rows do not support, and the server keeps an edge only "
+	         "when enough clients kept it; at the end the clients help the server choose "
+	         "the edges' directions. Edges whose direction cannot be told stay undirected.",
 	.help = "FedPC (Huang, Guo, Yu, Cao and Liang): PC over clients that exchange skeletons, "
 	        "never rows. FedSkele, one round per layer l: the server broadcasts its skeleton "
 	        "(one bit per pair of variables, which travel as ranks of their sorted names); "

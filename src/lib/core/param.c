@@ -86,9 +86,16 @@ const char *fb_param_describe(const fb_param_def *def, char *buf, size_t len)
 	case FB_PARAM_BOOL:
 		snprintf(buf, len, "yes or no");
 		break;
-	case FB_PARAM_STRING:
-		snprintf(buf, len, "text");
+	case FB_PARAM_STRING: {
+		char names[112];
+
+		if (def->choices != NULL)
+			snprintf(buf, len, "%s, or text", fb_choice_list(def->choices, "|", names,
+			                                                 sizeof names));
+		else
+			snprintf(buf, len, "text");
 		break;
+	}
 	}
 	return buf;
 }
