@@ -138,7 +138,7 @@ static void offer_positional(cand_list *c, const fb_session *s, const fb_cmd_ent
 	int npos = count_positionals(words, nw);
 
 	if (npos == 0 && e->words != NULL)
-		offer_words(c, text, "", e->words);
+		offer_choices(c, text, "", e->words);
 	else if (e->complete == FB_COMPLETE_COMMAND && npos == 0)
 		offer_commands(c, text);
 	else if (e->complete == FB_COMPLETE_COMMAND && npos == 1 && strcmp(words[1], "algo") == 0)

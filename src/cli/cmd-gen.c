@@ -9,13 +9,14 @@
 #include "cmd.h"
 #include "session.h"
 
-/* The graph families, in the order of the command's first word. */
-static const char *const dag_names[] = { "er", "er-bernoulli", "sf" };
+/* The graph families, gen's first word. */
+static const fb_choice gen_dags[] = {
+	{ "er", FB_DAG_ER }, { "er-bernoulli", FB_DAG_ER_BERNOULLI }, { "sf", FB_DAG_SF }, { 0 },
+};
 
 /* gen TYPE [key=value ...]: a new dataset from a random DAG and a SEM. */
 static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
-	static const enum fb_dag_type types[] = { FB_DAG_ER, FB_DAG_ER_BERNOULLI, FB_DAG_SF };
 	const fb_params *p = &a->params;
 	fb_sim_options o;
 	fb_error err = { { 0 } };
@@ -23,10 +24,9 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_graph *truth;
 	char *source;
 	int dropped;
-	int t = fb_cmd_word_index(&fb_cmd_gen, a->argv[0]);
 
 	fb_sim_options_init(&o);
-	o.dag = types[t];
+	o.dag = (enum fb_dag_type)fb_cmd_word_value(&fb_cmd_gen, a->argv[0]);
 	o.d = (size_t)fb_params_int(p, "d");
 	o.edges = fb_params_given(p, "edges") ? (size_t)fb_params_int(p, "edges") : o.d;
 	o.n = (size_t)fb_params_int(p, "n");
@@ -41,7 +41,7 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (fb_sim_generate(&o, &ds, &truth, &err) != FB_OK)
 		return fb_cmd_error(ctx, "gen: %s", err.msg);
 	source = fb_xasprintf("gen %s d=%zu edges=%zu n=%zu seed=%" PRIu64 " noise=%s sem=%s",
-	                      dag_names[t], o.d, o.edges, o.n, o.seed, fb_params_str(p, "noise"),
+	                      a->argv[0], o.d, o.edges, o.n, o.seed, fb_params_str(p, "noise"),
 	                      fb_params_str(p, "sem"));
 	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);
 	fprintf(ctx->out, "generated %zu rows x %zu variables; true DAG has %zu edges (%s)\n",
@@ -85,6 +85,6 @@ const fb_cmd_entry fb_cmd_gen = {
 	        "Barabasi-Albert), weights uniform on +-[wmin, wmax], and n rows of a linear "
 	        "SEM with the chosen noise. The dataset and its truth replace the current ones. "
 	        "The same seed gives byte-identical data on every machine.",
-	.min_args = 1, .max_args = 1, .words = "er|er-bernoulli|sf", .params = gen_params,
+	.min_args = 1, .max_args = 1, .words = gen_dags, .params = gen_params,
 	.exec = exec_gen,
 };

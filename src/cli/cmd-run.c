@@ -226,6 +226,11 @@ static void print_rounds(fb_cmd_ctx *ctx, const fb_run *run)
 		fb_report_finished(ctx->out, run);
 }
 
+/* watch's first word: whether run and step open the pane. */
+enum watch_switch { WATCH_OFF, WATCH_ON };
+/* Its names. */
+static const fb_choice watch_switch[] = { { "on", WATCH_ON }, { "off", WATCH_OFF }, { 0 } };
+
 /* watch [on|off] [run=N]: the pane on a run without stepping it, or switch the pane. */
 static int exec_watch(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
@@ -233,7 +238,7 @@ static int exec_watch(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_run *run;
 
 	if (a->argc > 0) {
-		fb_pane_set_enabled(strcmp(a->argv[0], "on") == 0);
+		fb_pane_set_enabled(fb_cmd_word_value(&fb_cmd_watch, a->argv[0]) == WATCH_ON);
 		fprintf(ctx->out, fb_pane_enabled() ? "the pane is on: run and step open it on a "
 		                                      "terminal\n"
 		                                    : "the pane is off: run and step print one "
@@ -315,6 +320,6 @@ const fb_cmd_entry fb_cmd_watch = {
 	        "'watch off' makes run and step print one line per round instead of opening the "
 	        "pane (as --no-pane does); 'watch on' brings it back. Without a terminal, watch "
 	        "prints the run's rounds as lines.",
-	.min_args = 0, .max_args = 1, .words = "on|off", .params = watch_params,
+	.min_args = 0, .max_args = 1, .words = watch_switch, .params = watch_params,
 	.exec = exec_watch,
 };

@@ -23,17 +23,21 @@ static enum fb_sizes parse_sizes(const char *s)
 	return c != NULL ? (enum fb_sizes)c->value : FB_SIZES_LIST;
 }
 
+/* The kinds of split, split's first word. */
+static const fb_choice split_kinds[] = {
+	{ "horizontal", FB_SPLIT_HORIZONTAL }, { "vertical", FB_SPLIT_VERTICAL },
+	{ "hybrid", FB_SPLIT_HYBRID }, { 0 },
+};
+
 /* split KIND K [key=value ...]: a new partition of the current dataset. */
 static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
-	static const enum fb_split_kind kinds[] = { FB_SPLIT_HORIZONTAL, FB_SPLIT_VERTICAL,
-		                                    FB_SPLIT_HYBRID };
 	const fb_params *p = &a->params;
 	fb_split_options o;
 	fb_error err = { { 0 } };
 	fb_partition *part;
 	int64_t k;
-	int kind = fb_cmd_word_index(&fb_cmd_split, a->argv[0]);
+	enum fb_split_kind kind = (enum fb_split_kind)fb_cmd_word_value(&fb_cmd_split, a->argv[0]);
 
 	if (ctx->s->data == NULL)
 		return fb_cmd_error(ctx, "split: no dataset: load a CSV file or generate one with gen");
@@ -48,7 +52,7 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.seed = fb_params_given(p, "seed") ? (uint64_t)fb_params_int(p, "seed") : ctx->s->seed;
 	o.cols = fb_params_str(p, "cols");
 	o.overlap = fb_params_double(p, "overlap");
-	part = fb_split(ctx->s->data, kinds[kind], (size_t)k, &o, &err);
+	part = fb_split(ctx->s->data, kind, (size_t)k, &o, &err);
 	if (part == NULL)
 		return fb_cmd_error(ctx, "split: %s", err.msg);
 	fb_session_set_split(ctx->s, part);
@@ -121,7 +125,7 @@ const fb_cmd_entry fb_cmd_split = {
 	        "overlapping column sets (every variable held by some client, at least two "
 	        "clients sharing one). Each client holds its own copy of its rows and columns. "
 	        "Impossible requests are refused with the reason.",
-	.min_args = 2, .max_args = 2, .words = "horizontal|vertical|hybrid", .params = split_params,
+	.min_args = 2, .max_args = 2, .words = split_kinds, .params = split_params,
 	.exec = exec_split,
 };
 

@@ -74,19 +74,27 @@ static int truth_save(fb_cmd_ctx *ctx, const char *path, bool matrix)
 	return FB_CMD_OK;
 }
 
+/* What truth does, its first word. */
+enum truth_sub { TRUTH_SHOW, TRUTH_LOAD, TRUTH_SAVE };
+/* Their names. */
+static const fb_choice truth_subs[] = {
+	{ "show", TRUTH_SHOW }, { "load", TRUTH_LOAD }, { "save", TRUTH_SAVE }, { 0 },
+};
+
 /* truth [show | load FILE | save FILE [format=edges|matrix]]. */
 static int exec_truth(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const char *sub = a->argc > 0 ? a->argv[0] : "show";
+	enum truth_sub what = (enum truth_sub)fb_cmd_word_value(&fb_cmd_truth, sub);
 
-	if (strcmp(sub, "show") == 0) {
+	if (what == TRUTH_SHOW) {
 		if (a->argc > 1)
 			return fb_cmd_error(ctx, "truth: show takes no file");
 		return truth_show(ctx);
 	}
 	if (a->argc < 2)
 		return fb_cmd_error(ctx, "truth: %s needs a FILE", sub);
-	if (strcmp(sub, "load") == 0)
+	if (what == TRUTH_LOAD)
 		return truth_load(ctx, a->argv[1]);
 	return truth_save(ctx, a->argv[1],
 	                  fb_params_choice(&a->params, "format") == FB_CMD_FORMAT_MATRIX);
@@ -105,6 +113,6 @@ const fb_cmd_entry fb_cmd_truth = {
 	.help = "show lists the true edges. load reads an edge list (header from,to[,weight]) "
 	        "or an adjacency matrix (row = parent, column = child) and checks its names "
 	        "against the dataset's variables. save writes it as CSV.",
-	.min_args = 0, .max_args = 2, .words = "show|load|save", .complete = FB_COMPLETE_FILE,
+	.min_args = 0, .max_args = 2, .words = truth_subs, .complete = FB_COMPLETE_FILE,
 	.params = truth_params, .exec = exec_truth,
 };

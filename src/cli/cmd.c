@@ -135,21 +135,12 @@ static bool is_param_word(const char *w)
 	return true;
 }
 
-/* Index of w among the entry's first-word choices, or -1. */
-int fb_cmd_word_index(const fb_cmd_entry *e, const char *w)
+/* The value of w among the entry's first-word choices, or -1. */
+int fb_cmd_word_value(const fb_cmd_entry *e, const char *w)
 {
-	size_t len = strlen(w);
-	int idx = 0;
+	const fb_choice *c = fb_choice_find(e->words, w);
 
-	for (const char *p = e->words; p != NULL; idx++) {
-		const char *bar = strchr(p, '|');
-		size_t plen = bar != NULL ? (size_t)(bar - p) : strlen(p);
-
-		if (plen == len && strncmp(p, w, len) == 0)
-			return idx;
-		p = bar != NULL ? bar + 1 : NULL;
-	}
-	return -1;
+	return c != NULL ? c->value : -1;
 }
 
 /* Check the positional word count and the first word's choices. */
@@ -161,8 +152,12 @@ static int check_positionals(fb_cmd_ctx *ctx, const fb_cmd_entry *e, const fb_cm
 	if (e->max_args >= 0 && a->argc > e->max_args)
 		return fb_cmd_error(ctx, "%s: unexpected argument '%s' (usage: %s %s)", e->name,
 		                    a->argv[e->max_args], e->name, e->usage);
-	if (e->words != NULL && a->argc > 0 && fb_cmd_word_index(e, a->argv[0]) < 0)
-		return fb_cmd_error(ctx, "%s: '%s' is not one of %s", e->name, a->argv[0], e->words);
+	if (e->words != NULL && a->argc > 0 && fb_cmd_word_value(e, a->argv[0]) < 0) {
+		char names[128];
+
+		return fb_cmd_error(ctx, "%s: '%s' is not one of %s", e->name, a->argv[0],
+		                    fb_choice_list(e->words, "|", names, sizeof names));
+	}
 	return FB_CMD_OK;
 }
 

@@ -51,7 +51,8 @@ typedef struct fb_cmd_entry {
 	const char *summary;              /* one line */
 	const char *help;                 /* a paragraph for 'help NAME' and the man page */
 	int min_args, max_args;           /* positional word counts (max -1: any) */
-	const char *words;                /* first positional word's choices, "a|b|c", or NULL */
+	const fb_choice *words;           /* first positional word's named values (each >= 0), or
+	                                     NULL */
 	enum fb_cmd_complete complete;    /* what other positional words are */
 	const fb_param_def *params;       /* key=value table (NULL-name terminated) or NULL */
 	int (*exec)(fb_cmd_ctx *ctx, fb_cmd_args *args); /* the handler */
@@ -88,8 +89,8 @@ fb_warn fb_cmd_warner(fb_cmd_ctx *ctx);
  * unknown with the nearest suggestion). */
 const fb_cmd_entry *fb_cmd_find(const char *name, fb_error *err);
 
-/* Index of w among e's first-word choices (e->words), or -1. */
-int fb_cmd_word_index(const fb_cmd_entry *e, const char *w);
+/* The value of w among e's first-word choices (e->words), or -1. */
+int fb_cmd_word_value(const fb_cmd_entry *e, const char *w);
 
 /* Split a line into commands and words.  Commands are separated by ';', words by blanks;
  * "..." and '...' quote, backslash escapes inside "..." and outside quotes; '#' at the start
