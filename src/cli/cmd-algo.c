@@ -1,6 +1,7 @@
 /* Choosing an algorithm and its parameters: algos, algo, set, params. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "fedbn/algo.h"
@@ -133,17 +134,32 @@ static int exec_set(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	return ret;
 }
 
-/* Print one table of values with defaults and ranges. */
+/* Print one table of values with defaults and ranges; each meaning is wrapped to the
+ * terminal, beside the row when it fits there or 30 columns are left, else on lines of its
+ * own. */
 static void print_values(FILE *out, const fb_params *p)
 {
+	size_t width = fb_cmd_width(out);
 	char desc[128];
 
 	for (size_t i = 0; i < p->n; i++) {
 		const fb_param_def *d = &p->defs[i];
+		char *row = fb_xasprintf("  %-14s %-10s %-9s %-30s ", d->name,
+		                         p->v[i].s != NULL ? p->v[i].s : "-",
+		                         p->v[i].given ? "(set)" : "",
+		                         fb_param_describe(d, desc, sizeof desc));
+		size_t col = strlen(row);
 
-		fprintf(out, "  %-14s %-10s %-9s %-30s %s\n", d->name,
-		        p->v[i].s != NULL ? p->v[i].s : "-", p->v[i].given ? "(set)" : "",
-		        fb_param_describe(d, desc, sizeof desc), d->help);
+		if (col + 30 <= width || col + strlen(d->help) <= width) {
+			fputs(row, out);
+			fb_cmd_print_wrapped(out, d->help, width, col);
+		} else {
+			while (col > 0 && row[col - 1] == ' ')
+				col--;
+			fprintf(out, "%.*s\n      ", (int)col, row);
+			fb_cmd_print_wrapped(out, d->help, width, 6);
+		}
+		free(row);
 	}
 }
 
