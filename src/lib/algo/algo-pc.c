@@ -7,6 +7,7 @@
 
 #include "fedbn/algo.h"
 #include "fedbn/pc.h"
+#include "pc-params.h"
 
 /* The names of test='s values. */
 const fb_choice fb_pc_tests[] = {
@@ -111,22 +112,12 @@ static const char *pc_note(const fb_run *run)
 
 /* PC's parameters (ALGORITHMS.md §6). */
 static const fb_param_def pc_params[] = {
-	{ "alpha", FB_PARAM_DOUBLE, "0.01", 0, 1, NULL,
-	  "significance level: a pair is independent when p > alpha" },
-	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests,
-	  "CI test; auto: fisher-z for continuous data, g2 for discrete data" },
+	PC_PARAMS_TEST,
 	{ "depth", FB_PARAM_INT, "-1", -1, 1e6, NULL,
 	  "largest conditioning set (-1: no limit)" },
 	{ "stable", FB_PARAM_BOOL, "yes", 0, 0, NULL,
 	  "PC-stable: adjacencies frozen for a whole level" },
-	{ "df", FB_PARAM_CHOICE, "adjusted", 0, 0, fb_pc_dfs,
-	  "degrees of freedom of g2/chi2: causal-learn's, pcalg's default, or pcalg's adaptDF" },
-	{ "small", FB_PARAM_CHOICE, "none", 0, 0, fb_pc_smalls,
-	  "small-sample rule of g2/chi2: none, independent when n < 10 df, dependent when "
-	  "n/cells < 5" },
-	{ "zero_df", FB_PARAM_CHOICE, "dependent", 0, 0, fb_pc_zero_dfs,
-	  "g2/chi2 given S with 0 degrees of freedom (x or y a function of S): keep the edge, "
-	  "or remove it as causal-learn does" },
+	PC_PARAMS_DISCRETE,
 	{ "colliders", FB_PARAM_CHOICE, "strength", 0, 0, fb_pc_colliders,
 	  "orient colliders by increasing p of their test, or by index order" },
 	{ "compat", FB_PARAM_CHOICE, "none", 0, 0, pc_compats,

@@ -11,6 +11,7 @@
 
 #include "fedbn/algo.h"
 #include "fedbn/pc.h"
+#include "pc-params.h"
 
 /* Number of unordered pairs of d variables. */
 size_t fedpc_npairs(size_t d);
@@ -53,20 +54,10 @@ size_t fedpc_min_votes(double share, bool code_rule, size_t k);
 /* The parameters every algorithm of the family shares with the pc learner: same names,
  * meanings and defaults, so that fedpc and sep:pc run the same tests. */
 #define FEDPC_TEST_PARAMS \
-	{ "alpha", FB_PARAM_DOUBLE, "0.01", 0, 1, NULL, \
-	  "significance level: a pair is independent when p > alpha" }, \
-	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests, \
-	  "CI test; auto: fisher-z for continuous data, g2 for discrete data" }, \
+	PC_PARAMS_TEST, \
 	{ "stable", FB_PARAM_BOOL, "yes", 0, 0, NULL, \
 	  "PC-stable levels on the clients: adjacencies frozen for a whole level" }, \
-	{ "df", FB_PARAM_CHOICE, "adjusted", 0, 0, fb_pc_dfs, \
-	  "degrees of freedom of g2/chi2: causal-learn's, pcalg's default, or pcalg's adaptDF" }, \
-	{ "small", FB_PARAM_CHOICE, "none", 0, 0, fb_pc_smalls, \
-	  "small-sample rule of g2/chi2: none, independent when n < 10 df, dependent when " \
-	  "n/cells < 5" }, \
-	{ "zero_df", FB_PARAM_CHOICE, "dependent", 0, 0, fb_pc_zero_dfs, \
-	  "g2/chi2 given S with 0 degrees of freedom (x or y a function of S): keep the edge, " \
-	  "or remove it as causal-learn does" }
+	PC_PARAMS_DISCRETE
 
 /* The vote of the family's servers. */
 #define FEDPC_VOTE_PARAMS \
