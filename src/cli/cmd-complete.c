@@ -32,20 +32,6 @@ static void offer(cand_list *c, const char *prefix, const char *s, size_t slen)
 	c->v[++c->n] = NULL;
 }
 
-/* Offer each word of a '|'-separated list, each prefixed by pre (e.g. "key="). */
-static void offer_words(cand_list *c, const char *text, const char *pre, const char *choices)
-{
-	for (const char *p = choices; p != NULL && *p != '\0';) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar != NULL ? (size_t)(bar - p) : strlen(p);
-		char *full = fb_xasprintf("%s%.*s", pre, (int)len, p);
-
-		offer(c, text, full, strlen(full));
-		free(full);
-		p = bar != NULL ? bar + 1 : NULL;
-	}
-}
-
 /* Offer the names of a choice table, each prefixed by pre (e.g. "key="). */
 static void offer_choices(cand_list *c, const char *text, const char *pre,
                           const fb_choice *choices)
@@ -98,6 +84,8 @@ static void offer_commands(cand_list *c, const char *text)
 /* Offer key= names, or key=value choices once the '=' is typed. */
 static void offer_params(cand_list *c, const char *text, const fb_param_def *defs)
 {
+	static const fb_choice yes_no[] = { { "yes", 1 }, { "no", 0 }, { 0 } };
+
 	const char *eq = strchr(text, '=');
 
 	for (size_t i = 0; defs != NULL && defs[i].name != NULL; i++) {
@@ -114,7 +102,7 @@ static void offer_params(cand_list *c, const char *text, const fb_param_def *def
 			if (defs[i].type == FB_PARAM_CHOICE || defs[i].type == FB_PARAM_STRING)
 				offer_choices(c, text, pre, defs[i].choices);
 			else if (defs[i].type == FB_PARAM_BOOL)
-				offer_words(c, text, pre, "yes|no");
+				offer_choices(c, text, pre, yes_no);
 			free(pre);
 		}
 	}
