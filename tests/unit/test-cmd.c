@@ -241,19 +241,20 @@ static void test_wrap(void **state)
 
 			assert_string_equal(got, want);
 			for (size_t n = 0; *line != '\0'; n++) {
-				size_t len = strcspn(line, "\n"), next;
+				size_t len = strcspn(line, "\n");
+				const char *next = line[len] != '\0' ? line + len + 1 : line + len;
+				size_t first = strcspn(line + strspn(line, " "), " \n");
+				size_t next_word = strcspn(next + strspn(next, " "), " \n");
 
-				if (len > widths[w] && strcspn(line + indent, " \n") + indent < len)
+				if (len > widths[w] && strspn(line, " ") + first < len)
 					fail_msg("width %zu: line %zu has %zu columns", widths[w], n, len);
 				if (n > 0 && strspn(line, " ") != indent)
 					fail_msg("width %zu: line %zu is not indented by %zu", widths[w], n,
 					         indent);
-				next = line[len] != '\0' ? strcspn(line + len + 1 + indent, " \n") : 0;
-				if (line[len] != '\0' && line[len + 1] != '\0' &&
-				    len + 1 + next <= widths[w])
+				if (*next != '\0' && len + 1 + next_word <= widths[w])
 					fail_msg("width %zu: line %zu could hold the next word", widths[w],
 					         n);
-				line += len + (line[len] != '\0');
+				line = next;
 			}
 			free(got);
 			free(want);
