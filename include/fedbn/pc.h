@@ -40,7 +40,10 @@
  * or of adj(j) in the skeleton; candidates are oriented in increasing score (ties in
  * causal-learn's triple order: middle, then i, then j), each only when neither edge
  * already points out of k.  Meek: R1, R2, R3 only, over triple lists built once in
- * causal-learn's order, repeated until a pass orients nothing. */
+ * causal-learn's order, repeated until a pass orients nothing; an orientation a -> b is
+ * skipped when b counts as an ancestor of a in causal-learn's ancestor table, which follows
+ * directed paths only partly (pc-causal-learn.c says how), so that a cycle it misses is
+ * made here too, as in its output on hepar2. */
 #ifndef FEDBN_PC_H
 #define FEDBN_PC_H
 

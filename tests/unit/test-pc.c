@@ -1,7 +1,8 @@
 /* Unit tests of PC: separating sets; one skeleton level on hand-made correlation matrices
  * (figures worked by hand); fedbn's and causal-learn's collider rules on a hand-made
- * conflict; the stepper; exact agreement with causal-learn's stored outputs; recovery of
- * simulated linear-Gaussian CPDAGs, of a simulated collider and of Asia. */
+ * conflict; the stepper; recovery of simulated linear-Gaussian CPDAGs, of a simulated
+ * collider and of Asia.  Agreement with causal-learn's stored outputs is in
+ * test-pc-causal-learn.c. */
 #include "config.h"
 
 #include <math.h>
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <gsl/gsl_randist.h>
 
@@ -290,109 +290,6 @@ static void test_stable_order(void **state)
 	fb_dataset_free(ds);
 }
 
-/* The shared data folder: $top_srcdir/../shared/data. */
-static void shared_path(char *buf, size_t len, const char *rel)
-{
-	const char *top = getenv("top_srcdir");
-
-	snprintf(buf, len, "%s/../shared/data/%s", top != NULL ? top : ".", rel);
-}
-
-/* Read causal-learn's d x d output: G[j][i] = 1, G[i][j] = -1 is i -> j; -1 both ways is
- * i - j; 1 both ways (i <-> j) cannot be stored and fails the test. */
-static fb_graph *read_cl_matrix(const char *path, size_t d)
-{
-	FILE *fp = fopen(path, "r");
-	int *G = calloc(d * d, sizeof *G);
-	fb_graph *g = fb_graph_alloc(d);
-
-	assert_non_null(fp);
-	for (size_t k = 0; k < d * d; k++)
-		assert_int_equal(fscanf(fp, "%d", &G[k]), 1);
-	fclose(fp);
-	for (size_t i = 0; i < d; i++)
-		for (size_t j = i + 1; j < d; j++) {
-			int a = G[i * d + j], b = G[j * d + i];
-
-			if (a == -1 && b == 1)
-				fb_graph_set_directed(g, i, j, 1.0);
-			else if (a == 1 && b == -1)
-				fb_graph_set_directed(g, j, i, 1.0);
-			else if (a == -1 && b == -1)
-				fb_graph_set_undirected(g, i, j);
-			else if (a != 0 || b != 0)
-				fail_msg("%s: entries (%zu,%zu) = %d, %d", path, i, j, a, b);
-		}
-	free(G);
-	return g;
-}
-
-/* PC with compat=causal-learn, chi2, alpha 0.05 on one discrete10000 network equals
- * causal-learn's stored output exactly (SOURCES.md: its pc(data, 0.05, chisq, stable=True,
- * uc_rule=0, uc_priority=-1)). */
-static void check_causal_learn(const char *net)
-{
-	char csv[4096], exp[4096], rel[256];
-	fb_csv_options co;
-	fb_pc_options o;
-	fb_dataset *ds;
-	fb_graph *g, *want;
-	fb_error err = { "" };
-	size_t bad = 0;
-
-	snprintf(rel, sizeof rel, "discrete10000/%s.csv", net);
-	shared_path(csv, sizeof csv, rel);
-	snprintf(rel, sizeof rel, "discrete10000/%s_pc_chisq_0.05_expected.txt", net);
-	shared_path(exp, sizeof exp, rel);
-	if (access(csv, R_OK) != 0 || access(exp, R_OK) != 0) {
-		printf("skipped: %s or its expected output is absent\n", csv);
-		skip();
-	}
-	fb_csv_options_init(&co);
-	co.discrete = FB_DISCRETE_ALL;
-	ds = fb_csv_read(csv, &co, NULL, &err);
-	assert_non_null(ds);
-	fb_pc_options_init(&o);
-	o.alpha = 0.05;
-	o.ci.test = FB_CI_CHI2;
-	o.compat = FB_PC_COMPAT_CAUSAL_LEARN;
-	g = fb_pc_run(ds, &o, &err);
-	assert_non_null(g);
-	want = read_cl_matrix(exp, ds->d);
-	for (size_t i = 0; i < ds->d; i++)
-		for (size_t j = i + 1; j < ds->d; j++)
-			if (fb_graph_edge(g, i, j) != fb_graph_edge(want, i, j)) {
-				printf("%s: %s/%s is %d, causal-learn has %d\n", net, ds->vars[i].name,
-				       ds->vars[j].name, (int)fb_graph_edge(g, i, j),
-				       (int)fb_graph_edge(want, i, j));
-				bad++;
-			}
-	printf("%s: %zu edges (%zu undirected), %zu pairs differ from causal-learn\n", net,
-	       fb_graph_n_edges(g), fb_graph_n_undirected(g), bad);
-	assert_int_equal(bad, 0);
-	fb_graph_free(g);
-	fb_graph_free(want);
-	fb_dataset_free(ds);
-}
-
-/* causal-learn's stored outputs on asia, sachs and alarm. */
-static void test_causal_learn_asia(void **state)
-{
-	check_causal_learn("asia");
-}
-
-/* See test_causal_learn_asia. */
-static void test_causal_learn_sachs(void **state)
-{
-	check_causal_learn("sachs");
-}
-
-/* See test_causal_learn_asia. */
-static void test_causal_learn_alarm(void **state)
-{
-	check_causal_learn("alarm");
-}
-
 /* Asia (examples/asia.bif) sampled to 100,000 rows (seed 1): PC with G² recovers the true
  * CPDAG exactly. */
 static void test_asia_recovery(void **state)
@@ -516,9 +413,6 @@ int main(void)
 		cmocka_unit_test(test_simulated_collider),
 		cmocka_unit_test(test_gaussian_recovery),
 		cmocka_unit_test(test_stable_order),
-		cmocka_unit_test(test_causal_learn_asia),
-		cmocka_unit_test(test_causal_learn_sachs),
-		cmocka_unit_test(test_causal_learn_alarm),
 		cmocka_unit_test(test_asia_recovery),
 		cmocka_unit_test(test_algo),
 		cmocka_unit_test(test_one_variable),

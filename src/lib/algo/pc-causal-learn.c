@@ -8,7 +8,15 @@
  * pair's position outer and the second's inner, with a != e and a, e non-adjacent
  * (triple) or adjacent (triangle); its kites (i, j, k, l) from every two triangles (i, j, l),
  * (i, k, l) with j < k and j, k non-adjacent, in the same nested order.  The order matters
- * only where orientations disagree, and it is kept so that those cases agree too. */
+ * only where orientations disagree, and it is kept so that those cases agree too.
+ *
+ * Its Meek rules skip an orientation a -> b when b is already an ancestor of a.  It reads
+ * ancestry from a table of its graph (graph/GeneralGraph.py, dpath) that is not a full
+ * transitive closure: a new arc a -> b makes a and a's ancestors ancestors of b, and a an
+ * ancestor of b's descendants, but not a's ancestors ancestors of b's descendants; removing
+ * an arc rebuilds the table from the remaining arcs, visited from the last pair (i, j),
+ * i < j, in row-major order to the first.  The table is kept here the same way, so that a
+ * cycle it misses is missed here too. */
 #include "config.h"
 
 #include <math.h>
@@ -35,6 +43,12 @@ typedef struct cl_pairs {
 	size_t *pos;       /* np positions, increasing within each v */
 } cl_pairs;
 
+/* causal-learn's ancestor table of the graph being oriented. */
+typedef struct cl_anc {
+	unsigned char *m; /* d * d: m[b * d + a] is 1 when a counts as an ancestor of b */
+	size_t d;         /* number of vertices */
+} cl_anc;
+
 /* True when a - b is undirected. */
 static bool is_und(const fb_graph *g, size_t a, size_t b)
 {
@@ -56,6 +70,69 @@ static void list_push(cl_list *l, const size_t *t)
 	}
 	memcpy(l->v + l->n * l->w, t, l->w * sizeof *t);
 	l->n++;
+}
+
+/* Record the new arc a -> b: a and a's ancestors become ancestors of b, and a an ancestor
+ * of b's descendants (and no more). */
+static void anc_add(cl_anc *t, size_t a, size_t b)
+{
+	size_t d = t->d;
+
+	t->m[b * d + a] = 1;
+	for (size_t k = 0; k < d; k++) {
+		if (t->m[a * d + k])
+			t->m[b * d + k] = 1;
+		if (t->m[k * d + b])
+			t->m[k * d + a] = 1;
+	}
+}
+
+/* Rebuild the table from g's arcs: every vertex its own ancestor, then the pairs (i, j),
+ * i < j, from the last in row-major order to the first. */
+static void anc_rebuild(cl_anc *t, const fb_graph *g)
+{
+	size_t d = t->d;
+
+	memset(t->m, 0, d * d);
+	for (size_t v = 0; v < d; v++)
+		anc_add(t, v, v);
+	for (size_t i = d; i-- > 0;)
+		for (size_t j = d; j-- > i + 1;) {
+			if (is_arc(g, i, j))
+				anc_add(t, i, j);
+			else if (is_arc(g, j, i))
+				anc_add(t, j, i);
+		}
+}
+
+/* A table for g (caller frees t->m). */
+static void anc_init(cl_anc *t, const fb_graph *g)
+{
+	t->d = g->d;
+	t->m = fb_xmalloc(g->d * g->d + 1);
+	anc_rebuild(t, g);
+}
+
+/* Direct a -> b unless the table counts b an ancestor of a; true when it was directed. */
+static bool anc_orient(fb_graph *g, cl_anc *t, size_t a, size_t b)
+{
+	if (t->m[a * t->d + b])
+		return false;
+	fb_graph_set_directed(g, a, b, 1.0);
+	anc_add(t, a, b);
+	return true;
+}
+
+/* Orient a collider's edge a -> b as causal-learn does: an arc a -> b already there is
+ * removed first (which rebuilds the table), then added again. */
+static void anc_collide(fb_graph *g, cl_anc *t, size_t a, size_t b)
+{
+	if (is_arc(g, a, b)) {
+		fb_graph_remove(g, a, b);
+		anc_rebuild(t, g);
+	}
+	fb_graph_set_directed(g, a, b, 1.0);
+	anc_add(t, a, b);
 }
 
 /* Build the ordered adjacency pairs of g, tails first, then arrowheads. */
@@ -247,43 +324,38 @@ static int cands_build(fb_graph *g, const fb_sepsets *seps, fb_ci *ci, cl_cand *
 	return ret;
 }
 
-/* One pass of causal-learn's R1, R2 and R3 over its lists; edges oriented. */
-static size_t cl_meek_pass(fb_graph *g, const cl_list *ut, const cl_list *tri,
+/* One pass of causal-learn's R1, R2 and R3 over its lists, none closing a cycle that the
+ * table t sees; edges oriented. */
+static size_t cl_meek_pass(fb_graph *g, cl_anc *t, const cl_list *ut, const cl_list *tri,
                            const cl_list *kite)
 {
 	size_t n = 0;
 
-	for (size_t t = 0; t < ut->n; t++) {
-		const size_t *u = ut->v + 3 * t;
+	for (size_t k = 0; k < ut->n; k++) {
+		const size_t *u = ut->v + 3 * k;
 
-		if (is_arc(g, u[0], u[1]) && is_und(g, u[1], u[2])) {
-			fb_graph_set_directed(g, u[1], u[2], 1.0);
-			n++;
-		}
+		if (is_arc(g, u[0], u[1]) && is_und(g, u[1], u[2]))
+			n += anc_orient(g, t, u[1], u[2]);
 	}
-	for (size_t t = 0; t < tri->n; t++) {
-		const size_t *u = tri->v + 3 * t;
+	for (size_t k = 0; k < tri->n; k++) {
+		const size_t *u = tri->v + 3 * k;
 
-		if (is_arc(g, u[0], u[1]) && is_arc(g, u[1], u[2]) && is_und(g, u[0], u[2])) {
-			fb_graph_set_directed(g, u[0], u[2], 1.0);
-			n++;
-		}
+		if (is_arc(g, u[0], u[1]) && is_arc(g, u[1], u[2]) && is_und(g, u[0], u[2]))
+			n += anc_orient(g, t, u[0], u[2]);
 	}
-	for (size_t t = 0; t < kite->n; t++) {
-		const size_t *u = kite->v + 4 * t;
+	for (size_t k = 0; k < kite->n; k++) {
+		const size_t *u = kite->v + 4 * k;
 
 		if (is_und(g, u[0], u[1]) && is_und(g, u[0], u[2]) && is_arc(g, u[1], u[3]) &&
-		    is_arc(g, u[2], u[3]) && is_und(g, u[0], u[3])) {
-			fb_graph_set_directed(g, u[0], u[3], 1.0);
-			n++;
-		}
+		    is_arc(g, u[2], u[3]) && is_und(g, u[0], u[3]))
+			n += anc_orient(g, t, u[0], u[3]);
 	}
 	return n;
 }
 
 /* causal-learn's Meek rules R1-R3 over lists built once, passes until one orients nothing;
  * edges oriented. */
-static size_t cl_meek(fb_graph *g)
+static size_t cl_meek(fb_graph *g, cl_anc *t)
 {
 	cl_pairs p;
 	cl_list ut = { NULL, 0, 0, 3 }, tri = { NULL, 0, 0, 3 }, kite = { NULL, 0, 0, 4 };
@@ -292,7 +364,7 @@ static size_t cl_meek(fb_graph *g)
 	pairs_build(g, &p);
 	triples_build(g, &p, &ut, &tri);
 	kites_build(g, &tri, &kite);
-	while ((k = cl_meek_pass(g, &ut, &tri, &kite)) > 0)
+	while ((k = cl_meek_pass(g, t, &ut, &tri, &kite)) > 0)
 		n += k;
 	pairs_free(&p);
 	free(ut.v);
@@ -306,6 +378,7 @@ int fb_pc_orient_causal_learn(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
                               size_t *colliders, size_t *meek, fb_error *err)
 {
 	cl_cand *c = NULL;
+	cl_anc t;
 	size_t n = 0, done = 0, m;
 
 	if (fb_ci_d(ci) != g->d)
@@ -315,15 +388,17 @@ int fb_pc_orient_causal_learn(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
 		free(c);
 		return FB_ERR;
 	}
+	anc_init(&t, g);
 	for (size_t k = 0; k < n; k++) {
 		if (is_arc(g, c[k].y, c[k].x) || is_arc(g, c[k].y, c[k].z))
 			continue;
-		fb_graph_set_directed(g, c[k].x, c[k].y, 1.0);
-		fb_graph_set_directed(g, c[k].z, c[k].y, 1.0);
+		anc_collide(g, &t, c[k].x, c[k].y);
+		anc_collide(g, &t, c[k].z, c[k].y);
 		done++;
 	}
 	free(c);
-	m = cl_meek(g);
+	m = cl_meek(g, &t);
+	free(t.m);
 	if (colliders != NULL)
 		*colliders = done;
 	if (meek != NULL)
