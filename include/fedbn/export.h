@@ -12,25 +12,78 @@
 /* What to draw. */
 enum fb_export_view {
 	FB_VIEW_GRAPH = 0, /* the graph itself: names as labels, weights as labels and pen widths */
-	FB_VIEW_DIFF,      /* the graph against the truth: correct plain, extra red, reversed
-	                      orange, missing dashed grey, with a legend */
+	FB_VIEW_DIFF,      /* the graph against the truth: correct black, extra vermillion,
+	                      reversed orange, missing blue and dashed (Okabe-Ito colours), with a
+	                      legend */
 };
 
+/* How edge weights are shown. */
+enum fb_export_weights {
+	FB_WEIGHTS_LABELS = 0, /* a "%.2f" label beside each weighted edge, and pen width by |w| */
+	FB_WEIGHTS_WIDTH,      /* pen width by |w| only, with the scale in the legend */
+	FB_WEIGHTS_NONE,       /* neither */
+};
+
+/* How the diff view tells edges apart. */
+enum fb_export_style {
+	FB_STYLE_COLOR = 0, /* Okabe-Ito colours (safe for the common colour blindnesses) */
+	FB_STYLE_PRINT,     /* black only: solid, dotted, bold with hollow arrowheads, dashed */
+};
+
+/* Node positions computed once and reused by every picture of one dataset, so that the same
+ * variable is always in the same place. */
+typedef struct fb_export_layout {
+	size_t d;      /* variables */
+	char **names;  /* their names, in the graph's order (owned) */
+	double *x, *y; /* their centres in points (owned) */
+} fb_export_layout;
+
+/* Lay out the union of graphs[0..n) (n >= 1, same variables) once: dot for d <= 100, sfdp
+ * beyond, on the variables with an edge (leaves staggered over three ranks, components packed
+ * in an array), the lone variables in a grid on the right, and the whole stretched upwards
+ * when it would be more than twice as wide as high.  Caller frees
+ * with fb_export_layout_free; NULL with the reason. */
+fb_export_layout *fb_export_layout_alloc(const fb_graph *const *graphs, size_t n,
+                                         fb_error *err);
+/* Free a layout (NULL is fine). */
+void fb_export_layout_free(fb_export_layout *l);
+
+/* Everything about a picture beyond the graphs: all zero is a plain picture laid out alone. */
+typedef struct fb_export_opts {
+	const fb_export_layout *layout; /* fixed node positions (same variables), or NULL: a
+	                                   layout of this picture's own graphs, made now */
+	const char *title;              /* the line above the picture, or NULL */
+	const char *caption;            /* smaller lines under the title ('\n' between), or NULL */
+	const char *panel_title[2];     /* compare: each panel's title, or NULL */
+	enum fb_export_weights weights; /* how weights are shown */
+	enum fb_export_style style;     /* colours or line styles */
+	double width;                   /* picture width in inches (0: natural size) */
+	double dpi;                     /* pixels per inch of PNG (0: 96) */
+} fb_export_opts;
+
 /* Write g to path; the format follows the extension, in any case: .dot and .gv write the
- * DOT text of fb_export_dot_string (no layout), .png and .svg are laid out with dot and
- * rendered.  Any other extension fails naming the file and the formats.  FB_VIEW_GRAPH
- * ignores truth; FB_VIEW_DIFF needs a truth with the same nodes and no undirected edge, and
- * adds a legend node with the counts of fb_metrics_compute.  Variable names must be
- * distinct.  The write is atomic: on any failure path is left as it was. */
+ * DOT text of fb_export_dot_string (node positions pinned, edges not routed), .png, .svg and
+ * .pdf are routed on the pinned positions (Graphviz's nop), their labels placed, and
+ * rendered.  Any other extension fails naming
+ * the file and the formats.  FB_VIEW_GRAPH ignores truth; FB_VIEW_DIFF needs a truth with the
+ * same nodes and no undirected edge, and adds a legend node with the counts of
+ * fb_metrics_compute.  Variable names must be distinct.  opts may be NULL (all zero).  The
+ * write is atomic: on any failure path is left as it was. */
 int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
-                    const char *path, fb_error *err);
+                    const fb_export_opts *opts, const char *path, fb_error *err);
+
+/* Write two graphs side by side in one picture (panel 0 left, panel 1 right), the diff view
+ * against truth when truth is given and the panel is not the truth itself, else the graph
+ * view, with the same node positions: opts->layout, or one layout of the union of both. */
+int fb_export_compare(const fb_graph *const g[2], const fb_graph *truth,
+                      const fb_export_opts *opts, const char *path, fb_error *err);
 
 /* The DOT text of the picture fb_export_graph would draw, NUL-terminated (caller frees with
  * free); NULL with the reason in err.  Nodes are named after the variables and carry them as
- * labels; edges carry color (black, red, orange, grey), style=dashed (missing), dir=none
- * (undirected), and, for a weighted graph in FB_VIEW_GRAPH, label "%.2f" and penwidth
- * 1 + 3 |w| / max |w|. */
+ * labels, and pos "x,y!" in points; edges carry color, style, penwidth,
+ * dir=none (undirected), and, for a weighted graph with FB_WEIGHTS_LABELS, label "%.2f";
+ * pen widths are 1 + 3 |w| / max |w| unless FB_WEIGHTS_NONE. */
 char *fb_export_dot_string(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
-                           fb_error *err);
+                           const fb_export_opts *opts, fb_error *err);
 
 #endif

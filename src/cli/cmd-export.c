@@ -8,6 +8,7 @@
 #include "fedbn/csv.h"
 #include "fedbn/export.h"
 #include "cmd.h"
+#include "report.h"
 #include "session.h"
 
 /* The file name's extension (after the last dot of the last component), or "". */
@@ -47,17 +48,175 @@ static fb_graph *read_graph_file(fb_cmd_ctx *ctx, const char *file)
 	return g;
 }
 
-/* Draw g (against truth for the diff view) into path, or write it as CSV. */
+/* Whether g's nodes are the current dataset's variables, in order. */
+static bool fits_data(const fb_session *s, const fb_graph *g)
+{
+	if (s->data == NULL || s->data->d != g->d)
+		return false;
+	for (size_t i = 0; i < g->d; i++)
+		if (strcmp(s->data->vars[i].name, g->names[i]) != 0)
+			return false;
+	return true;
+}
+
+/* The values of layout=. */
+enum export_layout { LAYOUT_SHARED, LAYOUT_FRESH };
+
+/* The names of layout='s values. */
+static const fb_choice export_layouts[] = {
+	{ "shared", LAYOUT_SHARED }, { "fresh", LAYOUT_FRESH }, { 0 },
+};
+
+/* The names of weights='s values. */
+static const fb_choice export_weights[] = {
+	{ "labels", FB_WEIGHTS_LABELS }, { "width", FB_WEIGHTS_WIDTH }, { "none", FB_WEIGHTS_NONE },
+	{ 0 },
+};
+
+/* The names of style='s values. */
+static const fb_choice export_styles[] = {
+	{ "color", FB_STYLE_COLOR }, { "print", FB_STYLE_PRINT }, { 0 },
+};
+
+/* A new layout from the truth, or else from the union of g and every run's estimate over
+ * the dataset's variables (NULL when Graphviz cannot make one). */
+static fb_export_layout *layout_make(const fb_session *s, const fb_graph *g)
+{
+	const fb_graph **gs;
+	fb_graph **owned;
+	fb_export_layout *l;
+	fb_error err = { { 0 } };
+	size_t n = 0;
+
+	if (s->truth != NULL)
+		return fb_export_layout_alloc((const fb_graph *const *)&s->truth, 1, &err);
+	gs = fb_xcalloc(s->nruns + 1, sizeof *gs);
+	owned = fb_xcalloc(s->nruns + 1, sizeof *owned);
+	gs[n++] = g;
+	for (size_t k = 0; k < s->nruns; k++)
+		if ((owned[k] = fb_run_result(s->runs[k], &err)) != NULL && fits_data(s, owned[k]))
+			gs[n++] = owned[k];
+	l = fb_export_layout_alloc(gs, n, &err);
+	for (size_t k = 0; k < s->nruns; k++)
+		fb_graph_free(owned[k]);
+	free(owned);
+	free(gs);
+	return l;
+}
+
+/* The session's shared layout for g, or one made now into *made (the caller keeps it in the
+ * session once the picture is written); NULL (the picture laid out alone) for layout=fresh
+ * or a graph over other variables. */
+static const fb_export_layout *shared_layout(fb_cmd_ctx *ctx, const fb_graph *g,
+                                             const fb_params *p, fb_export_layout **made)
+{
+	*made = NULL;
+	if (fb_params_choice(p, "layout") == LAYOUT_FRESH || !fits_data(ctx->s, g))
+		return NULL;
+	if (ctx->s->layout != NULL)
+		return ctx->s->layout;
+	return *made = layout_make(ctx->s, g);
+}
+
+/* Keep a layout made for a picture in the session when the picture was written (ok), so
+ * that every later picture shares it; else forget it, leaving the session as it was. */
+static void layout_keep(fb_cmd_ctx *ctx, fb_export_layout *made, bool ok)
+{
+	if (ok && made != NULL)
+		ctx->s->layout = made;
+	else
+		fb_export_layout_free(made);
+}
+
+/* The number (1 is the first) of run in the session. */
+static size_t run_number(const fb_session *s, const fb_run *run)
+{
+	for (size_t k = 0; k < s->nruns; k++)
+		if (s->runs[k] == run)
+			return k + 1;
+	return 0;
+}
+
+/* Where run's data came from. */
+static const char *run_data(const fb_session *s, const fb_run *run)
+{
+	return run->data == s->data ? s->data_source : "an earlier dataset";
+}
+
+/* What a picture says about itself: its title, caption and panel titles (all owned). */
+struct facts {
+	char *title;    /* the title line */
+	char *caption;  /* the caption lines */
+	char *panel[2]; /* compare: each panel's title */
+};
+
+/* Free the facts. */
+static void facts_release(struct facts *f)
+{
+	free(f->title);
+	free(f->caption);
+	free(f->panel[0]);
+	free(f->panel[1]);
+}
+
+/* One line on run: its number (when numbered), algorithm, parameters and round. */
+static char *run_line(const fb_session *s, const fb_run *run, bool numbered)
+{
+	char params[512], number[64] = "";
+
+	fb_report_params(run, params, sizeof params);
+	if (numbered)
+		snprintf(number, sizeof number, "run %zu: ", run_number(s, run));
+	return fb_xasprintf("%s%s with %s, round %zu%s", number, run->name,
+	                    params[0] ? params : "default parameters", fb_run_rounds(run),
+	                    fb_run_done(run) ? " (finished)" : "");
+}
+
+/* The caption of a picture of run: the run, its data and split. */
+static char *run_caption(const fb_session *s, const fb_run *run)
+{
+	char *line = run_line(s, run, false);
+	char *caption = fb_xasprintf("%s\ndata: %s; split: %s", line, run_data(s, run),
+	                             run->part != NULL ? run->part->desc : "all rows");
+
+	free(line);
+	return caption;
+}
+
+/* The options of a picture from export's parameters, with the facts and layout. */
+static fb_export_opts picture_opts(const fb_params *p, const struct facts *f,
+                                   const fb_export_layout *layout)
+{
+	fb_export_opts o = { 0 };
+
+	o.layout = layout;
+	o.title = fb_params_given(p, "title") ? fb_params_str(p, "title") : f->title;
+	o.caption = fb_params_bool(p, "caption") ? f->caption : NULL;
+	o.panel_title[0] = f->panel[0];
+	o.panel_title[1] = f->panel[1];
+	o.weights = (enum fb_export_weights)fb_params_choice(p, "weights");
+	o.style = (enum fb_export_style)fb_params_choice(p, "style");
+	o.width = fb_params_double(p, "width");
+	o.dpi = fb_params_double(p, "dpi");
+	return o;
+}
+
+/* Draw g (against truth for the diff view) into path with the facts, or write it as CSV. */
 static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *truth,
-                        const char *path, const fb_params *p)
+                        const char *path, const fb_params *p, const struct facts *f)
 {
 	fb_error err = { { 0 } };
+	fb_export_layout *made;
+	fb_export_opts o;
+	int rc;
 
 	if (strcmp(extension(path), "csv") == 0)
 		return export_csv(ctx, g, path,
 		                  fb_params_choice(p, "format") == FB_CMD_FORMAT_MATRIX);
-	if (fb_export_graph(g, truth, truth != NULL ? FB_VIEW_DIFF : FB_VIEW_GRAPH, path,
-	                    &err) != FB_OK)
+	o = picture_opts(p, f, shared_layout(ctx, g, p, &made));
+	rc = fb_export_graph(g, truth, truth != NULL ? FB_VIEW_DIFF : FB_VIEW_GRAPH, &o, path, &err);
+	layout_keep(ctx, made, rc == FB_OK);
+	if (rc != FB_OK)
 		return fb_cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "wrote '%s' (%zu nodes, %zu edges%s)\n", path, g->d,
 	        fb_graph_n_edges(g), truth != NULL ? ", against the truth" : "");
@@ -65,81 +224,256 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 }
 
 /* The values of what=. */
-enum export_what { WHAT_AUTO, WHAT_TRUTH, WHAT_ESTIMATE, WHAT_DIFF };
+enum export_what { WHAT_AUTO, WHAT_TRUTH, WHAT_ESTIMATE, WHAT_DIFF, WHAT_COMPARE };
 
 /* The names of what='s values. */
 static const fb_choice export_whats[] = {
 	{ "auto", WHAT_AUTO }, { "truth", WHAT_TRUTH }, { "estimate", WHAT_ESTIMATE },
-	{ "diff", WHAT_DIFF }, { 0 },
+	{ "diff", WHAT_DIFF }, { "compare", WHAT_COMPARE }, { 0 },
 };
 
-/* The estimate to draw: graph=FILE, else run=N (0: the newest run); NULL after the error. */
-static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p)
+/* The estimate to draw: graph=FILE, else run=N (0: the newest run), with its facts; NULL
+ * after the error. */
+static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct facts *f)
 {
 	const char *file = fb_params_str(p, "graph");
 	fb_error err = { { 0 } };
 	fb_run *run;
 	fb_graph *g;
 
-	if (file != NULL)
+	if (file != NULL) {
+		f->title = fb_xasprintf("graph from '%s'%s", file, diff ? " against the truth" : "");
+		f->caption = fb_xasprintf("data: %s", ctx->s->data_source);
 		return read_graph_file(ctx, file);
+	}
 	if (ctx->s->nruns == 0) {
 		fb_cmd_error(ctx, "export: no estimate: run an algorithm, or give graph=FILE.csv");
 		return NULL;
 	}
 	if ((run = fb_cmd_pick_run(ctx, "export", fb_params_int(p, "run"))) == NULL)
 		return NULL;
-	if ((g = fb_run_result(run, &err)) == NULL)
+	if ((g = fb_run_result(run, &err)) == NULL) {
 		fb_cmd_error(ctx, "export: %s", err.msg);
+		return NULL;
+	}
+	f->title = fb_xasprintf("run %zu: %s%s", run_number(ctx->s, run), run->name,
+	                        diff ? " against the truth" : "");
+	f->caption = run_caption(ctx->s, run);
 	return g;
 }
 
-/* export FILE [what=auto|truth|estimate|diff] [graph=CSV] [run=N] [format=edges|matrix]. */
+/* The truth's facts: where the data and the truth came from. */
+static void truth_facts(const fb_session *s, struct facts *f)
+{
+	const char *data = s->data_source ? s->data_source : "none";
+	const char *truth = s->truth_source ? s->truth_source : "given";
+
+	f->title = fb_xstrdup("true graph");
+	if (strcmp(data, truth) == 0)
+		f->caption = fb_xasprintf("data and truth: %s", data);
+	else
+		f->caption = fb_xasprintf("data: %s\ntruth: %s", data, truth);
+}
+
+/* One panel of a compare picture: "truth" or a run number. */
+struct panel {
+	fb_run *run;      /* the run drawn, or NULL for the truth */
+	fb_graph *g;      /* its graph (owned when run is set) */
+};
+
+/* Parse one item of runs= into *pl; FB_CMD_ERROR after the error. */
+static int panel_parse(fb_cmd_ctx *ctx, const char *item, struct panel *pl)
+{
+	fb_error err = { { 0 } };
+	char *end;
+	long n = strtol(item, &end, 10);
+
+	if (strcmp(item, "truth") == 0) {
+		if (ctx->s->truth == NULL)
+			return fb_cmd_error(ctx, "export: no truth: gen makes one, truth load reads one");
+		pl->g = ctx->s->truth;
+		return FB_CMD_OK;
+	}
+	if (end == item || *end != '\0' || n < 1)
+		return fb_cmd_error(ctx, "export: 'runs' takes two run numbers or 'truth' joined by "
+		                    "a comma, found '%s'", item);
+	if ((pl->run = fb_cmd_pick_run(ctx, "export", n)) == NULL)
+		return FB_CMD_ERROR;
+	if ((pl->g = fb_run_result(pl->run, &err)) == NULL)
+		return fb_cmd_error(ctx, "export: %s", err.msg);
+	return FB_CMD_OK;
+}
+
+/* The two panels of runs= (default: the newest run and the truth, else the two newest
+ * runs); FB_CMD_ERROR after the error. */
+static int panels_parse(fb_cmd_ctx *ctx, const fb_params *p, struct panel pl[2])
+{
+	const char *runs = fb_params_str(p, "runs");
+	size_t n = ctx->s->nruns;
+	char items[2][32];
+	const char *comma;
+
+	if (runs == NULL && n >= 1 && ctx->s->truth != NULL) {
+		snprintf(items[0], sizeof items[0], "%zu", n);
+		snprintf(items[1], sizeof items[1], "truth");
+	} else if (runs == NULL && n >= 2) {
+		snprintf(items[0], sizeof items[0], "%zu", n - 1);
+		snprintf(items[1], sizeof items[1], "%zu", n);
+	} else if (runs == NULL) {
+		return fb_cmd_error(ctx, "export: what=compare needs two graphs: give runs=1,2 or "
+		                    "runs=1,truth");
+	} else {
+		comma = strchr(runs, ',');
+		if (comma == NULL || strchr(comma + 1, ',') != NULL || comma - runs >= 32 ||
+		    strlen(comma + 1) >= 32)
+			return fb_cmd_error(ctx, "export: 'runs' takes two run numbers or 'truth' "
+			                    "joined by a comma, found '%s'", runs);
+		snprintf(items[0], sizeof items[0], "%.*s", (int)(comma - runs), runs);
+		snprintf(items[1], sizeof items[1], "%s", comma + 1);
+	}
+	for (int k = 0; k < 2; k++)
+		if (panel_parse(ctx, items[k], &pl[k]) != FB_CMD_OK)
+			return FB_CMD_ERROR;
+	return FB_CMD_OK;
+}
+
+/* The facts of a compare picture: each panel titled, each run on a caption line. */
+static void compare_facts(const fb_session *s, const struct panel pl[2], struct facts *f)
+{
+	fb_buf cap = { 0 };
+
+	for (int k = 0; k < 2; k++) {
+		char *line = pl[k].run ? run_line(s, pl[k].run, true) : NULL;
+
+		f->panel[k] = pl[k].run ? fb_xasprintf("run %zu: %s", run_number(s, pl[k].run),
+		                                       pl[k].run->name)
+		                        : fb_xstrdup("truth");
+		if (line != NULL)
+			fb_buf_printf(&cap, "%s%s", cap.len ? "\n" : "", line);
+		free(line);
+	}
+	f->title = fb_xasprintf("%s beside %s", pl[0].run ? f->panel[0] : "the truth",
+	                        pl[1].run ? f->panel[1] : "the truth");
+	fb_buf_printf(&cap, "%sdata: %s; split: %s", cap.len ? "\n" : "", s->data_source,
+	              s->split != NULL ? s->split->desc : "all rows");
+	f->caption = cap.data;
+}
+
+/* export FILE what=compare [runs=A,B]: two graphs side by side on the shared layout. */
+static int export_compare(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
+{
+	struct panel pl[2] = { { 0 } };
+	struct facts f = { 0 };
+	const fb_graph *g[2];
+	fb_error err = { { 0 } };
+	fb_export_layout *made = NULL;
+	fb_export_opts o;
+	int ret = FB_CMD_ERROR;
+
+	if (strcmp(extension(path), "csv") == 0)
+		return fb_cmd_error(ctx, "export: what=compare draws a picture, not a '.csv' file");
+	if (panels_parse(ctx, p, pl) == FB_CMD_OK) {
+		g[0] = pl[0].g;
+		g[1] = pl[1].g;
+		compare_facts(ctx->s, pl, &f);
+		o = picture_opts(p, &f, shared_layout(ctx, g[0], p, &made));
+		if (fb_export_compare(g, ctx->s->truth, &o, path, &err) != FB_OK)
+			fb_cmd_error(ctx, "%s", err.msg);
+		else
+			ret = FB_CMD_OK;
+		layout_keep(ctx, made, ret == FB_CMD_OK);
+	}
+	if (ret == FB_CMD_OK)
+		fprintf(ctx->out, "wrote '%s' (%s beside %s)\n", path, f.panel[0], f.panel[1]);
+	for (int k = 0; k < 2; k++)
+		if (pl[k].run != NULL)
+			fb_graph_free(pl[k].g);
+	facts_release(&f);
+	return ret;
+}
+
+/* export FILE [what=...] [graph=CSV] [run=N] [runs=A,B] [format=...] and the picture's
+ * look. */
 static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const fb_params *p = &a->params;
 	enum export_what what = (enum export_what)fb_params_choice(p, "what");
 	bool have_est = fb_params_str(p, "graph") != NULL || ctx->s->nruns > 0;
+	struct facts f = { 0 };
 	fb_graph *est;
 	int ret;
 
 	if (what == WHAT_AUTO)
 		what = have_est ? WHAT_ESTIMATE : WHAT_TRUTH;
+	if (what == WHAT_COMPARE)
+		return export_compare(ctx, p, a->argv[0]);
 	if (what != WHAT_ESTIMATE && ctx->s->truth == NULL)
 		return fb_cmd_error(ctx, "export: no truth: gen makes one, truth load reads one");
-	if (what == WHAT_TRUTH)
-		return export_graph(ctx, ctx->s->truth, NULL, a->argv[0], p);
-	if ((est = estimate(ctx, p)) == NULL)
+	if (what == WHAT_TRUTH) {
+		truth_facts(ctx->s, &f);
+		ret = export_graph(ctx, ctx->s->truth, NULL, a->argv[0], p, &f);
+		facts_release(&f);
+		return ret;
+	}
+	if ((est = estimate(ctx, p, what == WHAT_DIFF, &f)) == NULL) {
+		facts_release(&f);
 		return FB_CMD_ERROR;
-	ret = export_graph(ctx, est, what == WHAT_DIFF ? ctx->s->truth : NULL, a->argv[0], p);
+	}
+	ret = export_graph(ctx, est, what == WHAT_DIFF ? ctx->s->truth : NULL, a->argv[0], p, &f);
 	fb_graph_free(est);
+	facts_release(&f);
 	return ret;
 }
 
 /* export's parameters. */
 static const fb_param_def export_params[] = {
 	{ "what", FB_PARAM_CHOICE, "auto", 0, 0, export_whats,
-	  "the truth, the estimate, or the estimate against the truth (auto: the estimate "
-	  "when there is one, else the truth)" },
+	  "the truth, the estimate, the estimate against the truth, or two graphs side by side "
+	  "(auto: the estimate when there is one, else the truth)" },
 	{ "graph", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "the estimate from a CSV graph (edge list or adjacency matrix) instead of a run" },
 	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL,
 	  "the estimate of this run (1 is the first; 0: the newest)" },
+	{ "runs", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "what=compare: two run numbers, or a run number and 'truth', e.g. 1,2 (default: the "
+	  "newest run and the truth, else the two newest runs)" },
 	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, fb_cmd_formats,
 	  ".csv files: an edge list or a d x d adjacency matrix" },
+	{ "layout", FB_PARAM_CHOICE, "shared", 0, 0, export_layouts,
+	  "shared: every picture of the dataset puts each variable in the same place (laid out "
+	  "once from the truth, else from the estimates); fresh: lay this picture out alone" },
+	{ "title", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "the title line (default: what the picture shows, and which run)" },
+	{ "caption", FB_PARAM_BOOL, "yes", 0, 0, NULL,
+	  "the caption under the title: the run's algorithm, parameters, round, data and split" },
+	{ "weights", FB_PARAM_CHOICE, "labels", 0, 0, export_weights,
+	  "weights as labels beside the edges (and pen widths), as pen widths with a scale, or "
+	  "not at all (the diff view keeps its own pen widths and shows labels or nothing)" },
+	{ "style", FB_PARAM_CHOICE, "color", 0, 0, export_styles,
+	  "color: Okabe-Ito colours, safe for colour-blind readers; print: black lines told "
+	  "apart by dots, dashes, width and arrowheads" },
+	{ "width", FB_PARAM_DOUBLE, "0", 0, 1000, NULL,
+	  "the picture's width in inches, scaled up or down (0: its natural size)" },
+	{ "dpi", FB_PARAM_DOUBLE, "96", 10, 2400, NULL,
+	  "pixels per inch of a .png picture (96: a screen; 300: print)" },
 	{ 0 },
 };
 
 const fb_cmd_entry fb_cmd_export = {
-	.name = "export", .usage = "FILE.dot|.gv|.png|.svg|.csv [key=value ...]",
+	.name = "export", .usage = "FILE.dot|.gv|.png|.svg|.pdf|.csv [key=value ...]",
 	.summary = "write a graph as a picture or as CSV",
 	.help = "Draw a graph through Graphviz (in-process) into FILE; the format follows the "
-	        "extension. Variable names label the nodes, weights label the edges and set "
-	        "their pen widths. The diff view marks correct edges plain, extra red, reversed "
-	        "orange and missing dashed grey, with a legend. .csv writes an edge list or an "
-	        "adjacency matrix. The estimate is the newest run's graph, another run's "
-	        "(run=N), or a CSV graph (graph=FILE.csv, names checked against the dataset). "
-	        "Files are replaced atomically.",
+	        "extension. Every picture of one dataset puts each variable in the same place "
+	        "(layout=fresh lays one out alone), and carries a title and a caption saying "
+	        "what it shows: the algorithm, its non-default parameters, the data, the split, "
+	        "the run and its round. Weights label the edges beside them and set their pen "
+	        "widths. The diff view marks correct edges black, extra vermillion, reversed "
+	        "orange and missing blue and dashed (the Okabe-Ito palette; style=print uses "
+	        "line styles only), with a legend. what=compare draws two runs, or a run and "
+	        "the truth, side by side. .csv writes an edge list or an adjacency matrix. The "
+	        "estimate is the newest run's graph, another run's (run=N), or a CSV graph "
+	        "(graph=FILE.csv, names checked against the dataset). Files are replaced "
+	        "atomically.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = export_params,
 	.exec = exec_export,
 };

@@ -127,7 +127,7 @@ static const char *const compare_head[NCOLS] = { "run", "label", "algorithm", "d
 #define FIRST_FIGURE 6
 
 /* The parameters a run was given that differ from the defaults, as key=value words. */
-static void given_params(const fb_run *run, char *buf, size_t len)
+void fb_report_params(const fb_run *run, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -174,7 +174,7 @@ static void compare_row(row *r, const fb_compare_item *it, bool for_people)
 	snprintf(r->cell[2], sizeof r->cell[2], "%s", run->name);
 	snprintf(r->cell[3], sizeof r->cell[3], "%s", it->data);
 	snprintf(r->cell[4], sizeof r->cell[4], "%s", run->part != NULL ? run->part->desc : "all rows");
-	given_params(run, r->cell[5], sizeof r->cell[5]);
+	fb_report_params(run, r->cell[5], sizeof r->cell[5]);
 	compare_score_cells(r, run);
 	snprintf(r->cell[13], sizeof r->cell[13], "%zu", fb_run_rounds(run));
 	snprintf(r->cell[14], sizeof r->cell[14], "%.3f%s", run->seconds, for_people ? " s" : "");

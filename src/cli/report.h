@@ -8,6 +8,9 @@
 
 /* Write bytes as "812 B", "28.8 kB", "1.20 MB" into buf. */
 const char *fb_report_bytes(size_t bytes, char *buf, size_t len);
+/* The parameters run was given that differ from the defaults, as key=value words, into buf
+ * ("" when there are none). */
+void fb_report_params(const fb_run *run, char *buf, size_t len);
 /* One line for one round. */
 void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec);
 /* The line that sums a run up: "NAME finished: N rounds, ..." or, before the end, "NAME not

@@ -73,6 +73,7 @@ void fb_session_release(fb_session *s)
 	fb_dataset_free(s->data);
 	fb_graph_free(s->truth);
 	fb_partition_free(s->split);
+	fb_export_layout_free(s->layout);
 	for (size_t i = 0; i < s->nretired; i++)
 		s->retired_free[i](s->retired[i]);
 	free(s->retired);
@@ -97,6 +98,13 @@ static int truth_fits(const fb_graph *g, const fb_dataset *ds)
 	return 1;
 }
 
+/* Forget the pictures' shared layout: the next export lays the new data or truth out. */
+static void drop_layout(fb_session *s)
+{
+	fb_export_layout_free(s->layout);
+	s->layout = NULL;
+}
+
 /* Replace the current dataset. */
 void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb_graph *truth,
                          const char *truth_source, int *dropped_truth)
@@ -106,6 +114,7 @@ void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb
 	free(s->data_source);
 	s->data = data;
 	s->data_source = fb_xstrdup(source);
+	drop_layout(s);
 	fb_session_set_split(s, NULL);
 	if (truth != NULL) {
 		fb_session_set_truth(s, truth, truth_source);
@@ -142,6 +151,7 @@ size_t fb_session_set_truth(fb_session *s, fb_graph *truth, const char *source)
 	free(s->truth_source);
 	s->truth = truth;
 	s->truth_source = source != NULL ? fb_xstrdup(source) : NULL;
+	drop_layout(s);
 	if (last == NULL || last->truth != truth) /* a run scored as it goes can go on */
 		s->stale = true;
 	return n;

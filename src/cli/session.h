@@ -7,6 +7,7 @@
 
 #include "fedbn/algo.h"
 #include "fedbn/dataset.h"
+#include "fedbn/export.h"
 #include "fedbn/graph.h"
 #include "fedbn/param.h"
 #include "fedbn/partition.h"
@@ -25,6 +26,8 @@ typedef struct fb_session {
 	fb_graph *truth;      /* the true graph over data's variables, or NULL (owned) */
 	char *truth_source;   /* where the truth came from (owned) */
 	fb_partition *split;  /* the current split of data, or NULL (owned) */
+	fb_export_layout *layout; /* node positions every picture of data shares, made by the
+	                             first export; dropped with the data or the truth (owned) */
 	uint64_t seed;        /* default seed of gen and split when none is given */
 	char *algo;           /* the chosen algorithm ("notears-admm", "voting:notears") (owned) */
 	fb_params params;     /* its parameters (valid when algo is set) */
@@ -49,8 +52,9 @@ void fb_session_release(fb_session *s);
  * variables, and *dropped_truth tells whether it was dropped. */
 void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb_graph *truth,
                          const char *truth_source, int *dropped_truth);
-/* Replace the truth (taken over).  The runs over the current dataset (but best:, which chose
- * by its own truth) are scored against it from now on; returns how many. */
+/* Replace the truth (taken over); the pictures' layout is dropped with the old one.  The runs
+ * over the current dataset (but best:, which chose by its own truth) are scored against it
+ * from now on; returns how many. */
 size_t fb_session_set_truth(fb_session *s, fb_graph *truth, const char *source);
 /* Replace the split (taken over). */
 void fb_session_set_split(fb_session *s, fb_partition *split);

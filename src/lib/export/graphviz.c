@@ -1,6 +1,7 @@
 /* Graph pictures through Graphviz, in-process: the picture is built with cgraph, written as
- * DOT with agwrite, or laid out with dot and rendered with libgvc.  Graphviz's messages are
- * captured (agseterrf) so that nothing reaches stderr; a failure reports them in err. */
+ * DOT with agwrite, or laid out (dot alone, nop on fixed positions, sfdp when large) and
+ * rendered with libgvc.  Graphviz's messages are captured (agseterrf) so that nothing reaches
+ * stderr; a failure reports them in err. */
 #include "config.h"
 
 #include <math.h>
@@ -8,14 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gvc.h>
-#include <cgraph.h>
-
-#include "fedbn/export.h"
 #include "fedbn/metrics.h"
+#include "gv-int.h"
 
 /* The extensions understood, as shown in messages. */
-#define EXPORT_FORMATS "use .dot, .gv, .png or .svg"
+#define EXPORT_FORMATS "use .dot, .gv, .png, .svg or .pdf"
 
 /* One file extension and how it is produced. */
 struct export_ext {
@@ -29,19 +27,19 @@ static const struct export_ext export_exts[] = {
 	{ ".gv", NULL },
 	{ ".png", "png" },
 	{ ".svg", "svg" },
+	{ ".pdf", "pdf:cairo" },
 };
+
+/* Most nodes in a picture whose edges are routed as splines around the nodes; beyond, the
+ * routing's cost grows too fast (1 s for 60 nodes, 8 s for 120, 30 s for 200) and edges are
+ * straight lines. */
+#define GV_SPLINE_NODES 100
 
 /* Graphviz's messages during the current call, gathered instead of printed. */
 static char gv_messages[FB_ERROR_MAX];
 
 /* The Graphviz context, created on first use and kept for the life of the process. */
 static GVC_t *gv_context;
-
-/* Graphviz's error settings saved by gv_quiet_begin. */
-struct gv_quiet {
-	agusererrf fn;      /* the previous message function */
-	agerrlevel_t level; /* the previous reporting level */
-};
 
 /* agseterrf callback: append one piece of a Graphviz message to gv_messages. */
 static int gv_keep_message(char *msg)
@@ -53,7 +51,7 @@ static int gv_keep_message(char *msg)
 }
 
 /* Route Graphviz's messages into gv_messages until gv_quiet_end. */
-static void gv_quiet_begin(struct gv_quiet *q)
+void gv_quiet_begin(struct gv_quiet *q)
 {
 	gv_messages[0] = '\0';
 	q->fn = agseterrf(gv_keep_message);
@@ -61,14 +59,14 @@ static void gv_quiet_begin(struct gv_quiet *q)
 }
 
 /* Restore Graphviz's previous message settings. */
-static void gv_quiet_end(const struct gv_quiet *q)
+void gv_quiet_end(const struct gv_quiet *q)
 {
 	agseterrf(q->fn);
 	agseterr(q->level);
 }
 
 /* The gathered Graphviz messages on one line, without "Error: " prefixes, or a fallback. */
-static const char *gv_reason(const char *fallback)
+const char *gv_reason(const char *fallback)
 {
 	static char out[FB_ERROR_MAX];
 	const char *p = gv_messages;
@@ -92,7 +90,7 @@ static const char *gv_reason(const char *fallback)
 }
 
 /* Set attribute name of obj to value, declaring it (default "") when new. */
-static void gv_set(void *obj, const char *name, const char *value)
+void gv_set(void *obj, const char *name, const char *value)
 {
 	agsafeset(obj, (char *)name, (char *)value, (char *)"");
 }
@@ -135,14 +133,30 @@ static Agiodisc_t gv_buf_io = { NULL, gv_buf_put, gv_buf_flush };
 /* Memory, id and I/O disciplines of every graph built here. */
 static Agdisc_t gv_disc = { &AgMemDisc, &AgIdDisc, &gv_buf_io };
 
-/* A picture being built: the cgraph graph and its nodes in the fb_graph's order. */
-struct gv_picture {
-	Agraph_t *g;      /* the graph, opened with gv_disc; NULL once closed */
-	Agnode_t **nodes; /* d nodes: nodes[i] draws variable i */
-};
+/* Open an empty directed graph with this module's disciplines and drawing defaults. */
+Agraph_t *gv_graph_open(const char *name)
+{
+	Agraph_t *g = agopen((char *)name, Agdirected, &gv_disc);
+
+	if (g == NULL)
+		return NULL;
+	agattr(g, AGRAPH, (char *)"fontname", (char *)"Helvetica");
+	agattr(g, AGRAPH, (char *)"pad", (char *)"0.2");
+	agattr(g, AGRAPH, (char *)"nodesep", (char *)"0.4");
+	agattr(g, AGRAPH, (char *)"ranksep", (char *)"0.6");
+	agattr(g, AGNODE, (char *)"fontname", (char *)"Helvetica");
+	agattr(g, AGNODE, (char *)"fontsize", (char *)"14");
+	agattr(g, AGNODE, (char *)"height", (char *)"0.4");
+	agattr(g, AGNODE, (char *)"margin", (char *)"0.06,0.03");
+	agattr(g, AGNODE, (char *)"label", (char *)"\\N");
+	agattr(g, AGEDGE, (char *)"fontname", (char *)"Helvetica");
+	agattr(g, AGEDGE, (char *)"fontsize", (char *)"10");
+	agattr(g, AGEDGE, (char *)"arrowsize", (char *)"0.8");
+	return g;
+}
 
 /* A copy of name safe as a Graphviz label: each backslash doubled, so none is an escape. */
-static char *gv_label_escape(const char *name)
+char *gv_label_escape(const char *name)
 {
 	fb_buf b = { 0 };
 	const char *p;
@@ -156,6 +170,29 @@ static char *gv_label_escape(const char *name)
 	return b.data;
 }
 
+/* Append text to b with &, <, > and " written as HTML entities. */
+static void gv_html_append(fb_buf *b, const char *text, size_t n)
+{
+	for (size_t k = 0; k < n && text[k] != '\0'; k++) {
+		switch (text[k]) {
+		case '&': fb_buf_printf(b, "&amp;"); break;
+		case '<': fb_buf_printf(b, "&lt;"); break;
+		case '>': fb_buf_printf(b, "&gt;"); break;
+		case '"': fb_buf_printf(b, "&quot;"); break;
+		default: fb_buf_append(b, text + k, 1);
+		}
+	}
+}
+
+/* Set obj's label to the HTML-like label html. */
+static void gv_set_html(Agraph_t *g, void *obj, const char *html)
+{
+	char *label = agstrdup_html(g, (char *)html);
+
+	gv_set(obj, "label", label);
+	agstrfree(g, label);
+}
+
 /* Close the picture's graph and free its node table. */
 static void gv_picture_close(struct gv_picture *p)
 {
@@ -166,44 +203,115 @@ static void gv_picture_close(struct gv_picture *p)
 	p->nodes = NULL;
 }
 
-/* Open a picture named title with one node per variable of g, labelled with its name. */
-static int gv_picture_open(struct gv_picture *p, const fb_graph *g, const char *title,
-                           fb_error *err)
+/* A node name starting with base that the graph does not use yet, into name. */
+static void gv_free_name(Agraph_t *g, const char *base, char *name, size_t len)
 {
-	size_t i;
+	snprintf(name, len, "%s", base);
+	for (int k = 1; agnode(g, name, 0) != NULL; k++)
+		snprintf(name, len, "%s_%d", base, k);
+}
 
-	p->nodes = fb_xcalloc(g->d, sizeof *p->nodes);
-	p->g = agopen((char *)title, Agdirected, &gv_disc);
-	if (p->g == NULL) {
-		gv_picture_close(p);
-		return fb_fail(err, "graphviz cannot create a graph: %s", gv_reason("no reason"));
+/* Pin node n at (x, y) points. */
+static void gv_pin(Agnode_t *n, double x, double y)
+{
+	char pos[64];
+
+	snprintf(pos, sizeof pos, "%.2f,%.2f!", x, y);
+	gv_set(n, "pos", pos);
+}
+
+/* Horizontal distance in points between the panels of a compare picture over layout l: the
+ * drawing's width and a gap, and room for two legends side by side under a small one. */
+static double gv_panel_shift(const fb_export_layout *l)
+{
+	double lo = 0.0, hi = 0.0;
+
+	for (size_t i = 0; i < l->d; i++) {
+		lo = i == 0 || l->x[i] < lo ? l->x[i] : lo;
+		hi = i == 0 || l->x[i] > hi ? l->x[i] : hi;
 	}
-	agattr(p->g, AGNODE, (char *)"label", (char *)"\\N");
-	for (i = 0; i < g->d; i++) {
+	return fmax(hi - lo + 150.0, 420.0);
+}
+
+/* Add panel k's nodes, one per variable of g labelled with its name (panel 0 named after the
+ * variables, panel 1 under free names), pinned to their places in layout. */
+static int gv_panel_nodes(struct gv_picture *p, const fb_graph *g, size_t k,
+                          const fb_export_layout *layout, fb_error *err)
+{
+	double shift = (double)k * gv_panel_shift(layout);
+	char name[512];
+
+	for (size_t i = 0; i < g->d; i++) {
+		Agnode_t *n;
 		char *label;
 
-		if (agnode(p->g, g->names[i], 0) != NULL) {
-			gv_picture_close(p);
+		if (k == 0 && agnode(p->g, g->names[i], 0) != NULL)
 			return fb_fail(err, "variable name '%s' appears twice", g->names[i]);
-		}
-		p->nodes[i] = agnode(p->g, g->names[i], 1);
+		if (k == 0)
+			snprintf(name, sizeof name, "%s", g->names[i]);
+		else
+			gv_free_name(p->g, g->names[i], name, sizeof name);
+		n = p->nodes[k * g->d + i] = agnode(p->g, name, 1);
 		label = gv_label_escape(g->names[i]);
-		gv_set(p->nodes[i], "label", label);
+		gv_set(n, "label", label);
 		free(label);
+		gv_pin(n, layout->x[i] + shift, layout->y[i]);
 	}
 	return FB_OK;
 }
 
-/* Add the edge tail -> head (variable indices) with colour and style; dir=none when
- * undirected. */
-static Agedge_t *gv_picture_edge(struct gv_picture *p, size_t tail, size_t head,
-                                 const char *color, const char *style, bool undirected)
+/* The lowest and highest node centre of layout l (0 when it has none). */
+static void gv_layout_span(const fb_export_layout *l, double *lo, double *hi)
 {
-	Agedge_t *e = agedge(p->g, p->nodes[tail], p->nodes[head], NULL, 1);
+	*lo = *hi = 0.0;
+	for (size_t i = 0; i < l->d; i++) {
+		*lo = i == 0 || l->y[i] < *lo ? l->y[i] : *lo;
+		*hi = i == 0 || l->y[i] > *hi ? l->y[i] : *hi;
+	}
+}
 
-	gv_set(e, "color", color);
-	if (style != NULL)
-		gv_set(e, "style", style);
+/* Whether layout holds g's variables, by name and order. */
+static bool gv_layout_fits(const fb_export_layout *l, const fb_graph *g)
+{
+	if (l->d != g->d)
+		return false;
+	for (size_t i = 0; i < g->d; i++)
+		if (strcmp(l->names[i], g->names[i]) != 0)
+			return false;
+	return true;
+}
+
+/* Open a picture named title with npanels panels of one node per variable of g. */
+static int gv_picture_open(struct gv_picture *p, const fb_graph *g, size_t npanels,
+                           const char *title, const fb_export_layout *layout, fb_error *err)
+{
+	p->d = g->d;
+	p->npanels = npanels;
+	gv_layout_span(layout, &p->park_y0, &p->park_y1);
+	if (!gv_layout_fits(layout, g))
+		return fb_fail(err, "the layout is for other variables than the graph's");
+	p->nodes = fb_xcalloc(g->d * npanels, sizeof *p->nodes);
+	p->g = gv_graph_open(title);
+	if (p->g == NULL) {
+		gv_picture_close(p);
+		return fb_fail(err, "graphviz cannot create a graph: %s", gv_reason("no reason"));
+	}
+	for (size_t k = 0; k < npanels; k++)
+		if (gv_panel_nodes(p, g, k, layout, err) != FB_OK) {
+			gv_picture_close(p);
+			return FB_ERR;
+		}
+	gv_set(p->g, "splines", g->d * npanels > GV_SPLINE_NODES ? "line" : "true");
+	gv_set(p->g, "notranslate", "true");
+	return FB_OK;
+}
+
+/* Add the edge tail -> head (variable indices) of panel k; dir=none when undirected. */
+static Agedge_t *gv_picture_edge(struct gv_picture *p, size_t k, size_t tail, size_t head,
+                                 bool undirected)
+{
+	Agedge_t *e = agedge(p->g, p->nodes[k * p->d + tail], p->nodes[k * p->d + head], NULL, 1);
+
 	if (undirected)
 		gv_set(e, "dir", "none");
 	return e;
@@ -222,19 +330,29 @@ static double gv_max_weight(const fb_graph *g)
 	return max;
 }
 
-/* Label e with weight w and give it a pen width from 1 (w = 0) to 4 (|w| = max). */
-static void gv_weight_draw(Agedge_t *e, double w, double max)
+/* Show weight w on e as the options ask: a label, and a pen width from 1 (w = 0) to 4
+ * (|w| = max) unless width is false. */
+static void gv_weight_draw(Agedge_t *e, double w, double max, enum fb_export_weights how,
+                           bool width)
 {
 	char text[64];
 
-	snprintf(text, sizeof text, "%.2f", w);
-	gv_set(e, "label", text);
-	snprintf(text, sizeof text, "%.2f", max > 0.0 ? 1.0 + 3.0 * fabs(w) / max : 1.0);
-	gv_set(e, "penwidth", text);
+	if (how == FB_WEIGHTS_NONE)
+		return;
+	if (how == FB_WEIGHTS_LABELS) {
+		snprintf(text, sizeof text, "%.2f", w);
+		gv_set(e, "label", text);
+	}
+	if (width) {
+		snprintf(text, sizeof text, "%.2f", max > 0.0 ? 1.0 + 3.0 * fabs(w) / max : 1.0);
+		gv_set(e, "penwidth", text);
+	}
 }
 
-/* FB_VIEW_GRAPH: every edge of g, arrows for directed ones, weights when g is weighted. */
-static void gv_graph_draw(struct gv_picture *p, const fb_graph *g)
+/* FB_VIEW_GRAPH in panel k: every edge of g, arrows for directed ones, weights when g is
+ * weighted. */
+static void gv_graph_draw(struct gv_picture *p, size_t k, const fb_graph *g,
+                          enum fb_export_weights how)
 {
 	double max = gv_max_weight(g);
 	size_t i, j;
@@ -247,113 +365,290 @@ static void gv_graph_draw(struct gv_picture *p, const fb_graph *g)
 
 			if (rel == FB_EDGE_NONE)
 				continue;
-			e = gv_picture_edge(p, t, h, "black", NULL, rel == FB_EDGE_UNDIRECTED);
+			e = gv_picture_edge(p, k, t, h, rel == FB_EDGE_UNDIRECTED);
+			gv_set(e, "color", "black");
 			if (g->weighted && rel != FB_EDGE_UNDIRECTED)
-				gv_weight_draw(e, g->w[t * g->d + h], max);
+				gv_weight_draw(e, g->w[t * g->d + h], max, how, true);
 		}
 }
 
-/* FB_VIEW_DIFF, the pair {i, j} (i < j): correct black, extra red, reversed orange (in the
- * estimated direction), missing dashed grey (in the true direction); an undirected estimate
- * is drawn without arrowheads, black over a true edge and red elsewhere. */
-static void gv_diff_pair(struct gv_picture *p, const fb_graph *est, const fb_graph *truth,
-                         size_t i, size_t j)
+/* The kinds of edge of the diff view. */
+enum gv_kind { GV_CORRECT, GV_EXTRA, GV_REVERSED, GV_MISSING, GV_NKINDS };
+
+/* How one kind of edge is drawn. */
+struct gv_look {
+	const char *color; /* pen colour */
+	const char *style; /* Graphviz style */
+	const char *width; /* pen width in points */
+	const char *arrow; /* arrowhead shape */
+	const char *name;  /* what the legend calls it */
+};
+
+/* The diff view's looks: Okabe-Ito colours (black, vermillion, orange, blue), and for print
+ * black lines told apart by style, width and arrowhead. */
+static const struct gv_look gv_looks[2][GV_NKINDS] = {
+	{ { "#000000", "solid", "1.2", "normal", "black" },
+	  { "#D55E00", "solid", "2", "normal", "vermillion" },
+	  { "#E69F00", "solid", "2", "normal", "orange" },
+	  { "#0072B2", "dashed", "2.5", "normal", "blue, dashed" } },
+	{ { "#000000", "solid", "1.2", "normal", "thin" },
+	  { "#000000", "dotted", "2", "normal", "dotted" },
+	  { "#000000", "solid", "2.5", "empty", "thick, hollow head" },
+	  { "#000000", "dashed", "2", "normal", "dashed" } },
+};
+
+/* Draw e as kind in style. */
+static void gv_look_set(Agedge_t *e, enum gv_kind kind, enum fb_export_style style)
+{
+	const struct gv_look *look = &gv_looks[style == FB_STYLE_PRINT][kind];
+
+	gv_set(e, "color", look->color);
+	if (strcmp(look->style, "solid") != 0)
+		gv_set(e, "style", look->style);
+	gv_set(e, "penwidth", look->width);
+	if (strcmp(look->arrow, "normal") != 0)
+		gv_set(e, "arrowhead", look->arrow);
+}
+
+/* FB_VIEW_DIFF in panel k, the pair {i, j} (i < j): correct, extra, reversed (in the
+ * estimated direction), missing (in the true direction); an undirected estimate is drawn
+ * without arrowheads, correct over a true edge and extra elsewhere.  Estimated directed edges
+ * carry the estimate's weight label. */
+static void gv_diff_pair(struct gv_picture *p, size_t k, const fb_graph *est,
+                         const fb_graph *truth, size_t i, size_t j, const fb_export_opts *o)
 {
 	enum fb_edge e = fb_graph_edge(est, i, j), t = fb_graph_edge(truth, i, j);
 	size_t et = e == FB_EDGE_BACKWARD ? j : i, eh = et == i ? j : i;
 	size_t tt = t == FB_EDGE_BACKWARD ? j : i, th = tt == i ? j : i;
+	enum gv_kind kind;
+	Agedge_t *edge;
 
+	if (e == FB_EDGE_NONE && t == FB_EDGE_NONE)
+		return;
 	if (e == FB_EDGE_NONE) {
-		if (t != FB_EDGE_NONE)
-			gv_picture_edge(p, tt, th, "grey", "dashed", false);
-	} else if (e == FB_EDGE_UNDIRECTED) {
-		gv_picture_edge(p, i, j, t == FB_EDGE_NONE ? "red" : "black", NULL, true);
-	} else if (t == FB_EDGE_NONE) {
-		gv_picture_edge(p, et, eh, "red", NULL, false);
-	} else {
-		gv_picture_edge(p, et, eh, e == t ? "black" : "orange", NULL, false);
+		gv_look_set(gv_picture_edge(p, k, tt, th, false), GV_MISSING, o->style);
+		return;
 	}
+	if (e == FB_EDGE_UNDIRECTED) {
+		edge = gv_picture_edge(p, k, i, j, true);
+		gv_look_set(edge, t == FB_EDGE_NONE ? GV_EXTRA : GV_CORRECT, o->style);
+		return;
+	}
+	kind = t == FB_EDGE_NONE ? GV_EXTRA : e == t ? GV_CORRECT : GV_REVERSED;
+	edge = gv_picture_edge(p, k, et, eh, false);
+	gv_look_set(edge, kind, o->style);
+	if (est->weighted)
+		gv_weight_draw(edge, est->w[et * est->d + eh], 0.0, o->weights, false);
 }
 
-/* The legend's HTML-like table: the four styles with their counts, then the score in words. */
-static char *gv_legend_html(const fb_metrics *m)
+/* One legend row: the look of kind, named in its colour, and what it means. */
+static void gv_legend_row(fb_buf *b, enum gv_kind kind, enum fb_export_style style,
+                          const char *meaning, size_t count)
 {
+	const struct gv_look *look = &gv_looks[style == FB_STYLE_PRINT][kind];
+
+	fb_buf_printf(b, "<tr><td><font color=\"%s\">%s</font></td>"
+	              "<td align=\"left\">%s: %zu</td></tr>", look->color, look->name, meaning,
+	              count);
+}
+
+/* The legend's HTML-like table: the four looks with their counts, then the score in words. */
+static char *gv_legend_html(const fb_metrics *m, enum fb_export_style style)
+{
+	fb_buf b = { 0 };
 	char text[200];
 	fb_score s;
 
+	fb_buf_printf(&b, "<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" "
+	              "cellpadding=\"4\"><tr><td colspan=\"2\"><b>estimate against truth</b>"
+	              "</td></tr>");
+	gv_legend_row(&b, GV_CORRECT, style, "correct", m->tp);
+	gv_legend_row(&b, GV_EXTRA, style, "extra", m->extra);
+	gv_legend_row(&b, GV_REVERSED, style, "reversed", m->reversed);
+	gv_legend_row(&b, GV_MISSING, style, "missing", m->missing);
 	fb_score_from_metrics(&s, m);
-	return fb_xasprintf(
-		"<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"4\">"
-		"<tr><td colspan=\"2\"><b>estimate against truth</b></td></tr>"
-		"<tr><td>black</td><td align=\"left\">correct: %zu"
-		"<br align=\"left\"/>(no arrowhead: undirected over a true edge)</td></tr>"
-		"<tr><td><font color=\"red\">red</font></td>"
-		"<td align=\"left\">extra: %zu</td></tr>"
-		"<tr><td><font color=\"orange\">orange</font></td>"
-		"<td align=\"left\">reversed: %zu</td></tr>"
-		"<tr><td><font color=\"grey\">grey, dashed</font></td>"
-		"<td align=\"left\">missing: %zu</td></tr>"
-		"<tr><td colspan=\"2\">%s</td></tr>"
-		"</table>",
-		m->tp, m->extra, m->reversed, m->missing, fb_score_text(&s, true, text, sizeof text));
+	fb_buf_printf(&b, "<tr><td colspan=\"2\">no arrowhead: undirected; "
+	              "labels: estimated weights</td></tr>"
+	              "<tr><td colspan=\"2\">%s</td></tr></table>",
+	              fb_score_text(&s, true, text, sizeof text));
+	return b.data;
 }
 
-/* Add the legend node, kept at the bottom, under a name no variable uses. */
-static void gv_legend_add(struct gv_picture *p, const fb_metrics *m)
+/* The scale of FB_WEIGHTS_WIDTH: pen widths from 1 to 4 points for |w| from 0 to max. */
+static char *gv_scale_html(double max)
 {
-	char name[64] = "legend";
-	Agraph_t *bottom = agsubg(p->g, (char *)"fedbn_legend", 1);
-	Agnode_t *n;
-	char *html, *label;
-	int k;
+	return fb_xasprintf("<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" "
+	                    "cellpadding=\"4\"><tr><td><b>weights as pen widths</b></td></tr>"
+	                    "<tr><td align=\"left\">1 pt: |w| = 0<br align=\"left\"/>"
+	                    "2.5 pt: |w| = %.2f<br align=\"left\"/>4 pt: |w| = %.2f"
+	                    "<br align=\"left\"/></td></tr></table>", max / 2.0, max);
+}
 
-	for (k = 1; agnode(p->g, name, 0) != NULL; k++)
-		snprintf(name, sizeof name, "legend_%d", k);
-	gv_set(bottom, "rank", "sink");
-	n = agnode(bottom, name, 1);
+/* Add panel k's legend node showing html, pinned provisionally far under the graph (so that
+ * no node touches it and edges can be routed as splines; gv_finish moves it under the
+ * panel). */
+static void gv_legend_add(struct gv_picture *p, size_t k, const char *html)
+{
+	char name[64];
+	Agnode_t *n;
+
+	gv_free_name(p->g, "legend", name, sizeof name);
+	n = p->legend[k] = agnode(p->g, name, 1);
 	gv_set(n, "shape", "plaintext");
 	gv_set(n, "fontsize", "10");
-	html = gv_legend_html(m);
-	label = agstrdup_html(p->g, html);
-	gv_set(n, "label", label);
-	agstrfree(p->g, label);
-	free(html);
+	gv_set_html(p->g, n, html);
+	gv_pin(n, 0.0, p->park_y0 - 400.0 * (double)(k + 1));
 }
 
-/* FB_VIEW_DIFF: est against truth, with the legend. */
-static int gv_diff_draw(struct gv_picture *p, const fb_graph *est, const fb_graph *truth,
-                        fb_error *err)
+/* FB_VIEW_DIFF in panel k: est against truth, with the legend. */
+static int gv_diff_draw(struct gv_picture *p, size_t k, const fb_graph *est,
+                        const fb_graph *truth, const fb_export_opts *o, fb_error *err)
 {
 	fb_metrics m;
+	char *html;
 	size_t i, j;
 
 	if (fb_metrics_compute(est, truth, &m, err) != FB_OK)
 		return FB_ERR;
 	for (i = 0; i < est->d; i++)
 		for (j = i + 1; j < est->d; j++)
-			gv_diff_pair(p, est, truth, i, j);
-	gv_legend_add(p, &m);
+			gv_diff_pair(p, k, est, truth, i, j, o);
+	html = gv_legend_html(&m, o->style);
+	gv_legend_add(p, k, html);
+	free(html);
 	return FB_OK;
+}
+
+/* Draw g in panel k in view (against truth for the diff view), with its legend. */
+static int gv_panel_draw(struct gv_picture *p, size_t k, const fb_graph *g,
+                         const fb_graph *truth, enum fb_export_view view,
+                         const fb_export_opts *o, fb_error *err)
+{
+	char *html;
+
+	if (view == FB_VIEW_DIFF)
+		return gv_diff_draw(p, k, g, truth, o, err);
+	gv_graph_draw(p, k, g, o->weights);
+	if (o->weights == FB_WEIGHTS_WIDTH && g->weighted && gv_max_weight(g) > 0.0) {
+		html = gv_scale_html(gv_max_weight(g));
+		gv_legend_add(p, k, html);
+		free(html);
+	}
+	return FB_OK;
+}
+
+/* The title block: title in bold, then each line of caption smaller. */
+static char *gv_title_html(const char *title, const char *caption)
+{
+	fb_buf b = { 0 };
+	const char *line, *end;
+
+	fb_buf_printf(&b, "<table border=\"0\" cellborder=\"0\" cellspacing=\"0\" "
+	              "cellpadding=\"1\">");
+	if (title != NULL && title[0] != '\0') {
+		fb_buf_printf(&b, "<tr><td><font point-size=\"18\"><b>");
+		gv_html_append(&b, title, strlen(title));
+		fb_buf_printf(&b, "</b></font></td></tr>");
+	}
+	for (line = caption; line != NULL && line[0] != '\0'; line = end[0] ? end + 1 : end) {
+		end = strchr(line, '\n');
+		end = end != NULL ? end : line + strlen(line);
+		fb_buf_printf(&b, "<tr><td><font point-size=\"12\">");
+		gv_html_append(&b, line, (size_t)(end - line));
+		fb_buf_printf(&b, "</font></td></tr>");
+	}
+	fb_buf_printf(&b, "</table>");
+	return b.data;
+}
+
+/* Panel k's heading node, pinned provisionally far over the graph and moved over the panel
+ * by gv_finish. */
+static void gv_heading_add(struct gv_picture *p, size_t k, const char *text)
+{
+	char name[64];
+	fb_buf b = { 0 };
+	Agnode_t *n;
+
+	gv_free_name(p->g, "heading", name, sizeof name);
+	n = p->heading[k] = agnode(p->g, name, 1);
+	gv_set(n, "shape", "plaintext");
+	fb_buf_printf(&b, "<b>");
+	gv_html_append(&b, text, strlen(text));
+	fb_buf_printf(&b, "</b>");
+	gv_set_html(p->g, n, b.data);
+	fb_buf_release(&b);
+	gv_pin(n, 0.0, p->park_y1 + 400.0 * (double)(k + 1));
+}
+
+/* The picture's title, caption, panel headings, width and resolution. */
+static void gv_page_set(struct gv_picture *p, const fb_export_opts *o)
+{
+	char text[64];
+	char *html;
+
+	if ((o->title != NULL && o->title[0] != '\0') || (o->caption != NULL && o->caption[0])) {
+		html = gv_title_html(o->title, o->caption);
+		gv_set_html(p->g, p->g, html);
+		gv_set(p->g, "labelloc", "t");
+		free(html);
+	}
+	for (size_t k = 0; k < p->npanels; k++)
+		if (o->panel_title[k] != NULL)
+			gv_heading_add(p, k, o->panel_title[k]);
+	if (o->width > 0.0) {
+		snprintf(text, sizeof text, "%g,%g!", o->width, o->width * 1000.0);
+		gv_set(p->g, "size", text);
+	}
+	snprintf(text, sizeof text, "%g", o->dpi > 0.0 ? o->dpi : 96.0);
+	gv_set(p->g, "dpi", text);
+	gv_set(p->g, "outputorder", "edgesfirst");
+}
+
+/* The options in force: opts, or all zero. */
+static fb_export_opts gv_opts(const fb_export_opts *opts)
+{
+	fb_export_opts o = { 0 };
+
+	return opts != NULL ? *opts : o;
 }
 
 /* Build the picture of g in view; FB_ERR (nothing left open) on failure. */
 static int gv_picture_build(struct gv_picture *p, const fb_graph *g, const fb_graph *truth,
-                            enum fb_export_view view, fb_error *err)
+                            enum fb_export_view view, const fb_export_opts *o, fb_error *err)
 {
 	if (view != FB_VIEW_GRAPH && view != FB_VIEW_DIFF)
 		return fb_fail(err, "unknown view '%d'", (int)view);
 	if (view == FB_VIEW_DIFF && truth == NULL)
 		return fb_fail(err, "the diff view needs a truth graph to compare with");
-	if (gv_picture_open(p, g, view == FB_VIEW_DIFF ? "fedbn_diff" : "fedbn", err) != FB_OK)
+	if (gv_picture_open(p, g, 1, view == FB_VIEW_DIFF ? "fedbn_diff" : "fedbn", o->layout,
+	                    err) != FB_OK)
 		return FB_ERR;
-	if (view == FB_VIEW_GRAPH) {
-		gv_graph_draw(p, g);
-		return FB_OK;
-	}
-	if (gv_diff_draw(p, g, truth, err) != FB_OK) {
+	if (gv_panel_draw(p, 0, g, truth, view, o, err) != FB_OK) {
 		gv_picture_close(p);
 		return FB_ERR;
 	}
+	gv_page_set(p, o);
+	return FB_OK;
+}
+
+/* Build the two panels of a compare picture over layout; FB_ERR (nothing left open). */
+static int gv_compare_build(struct gv_picture *p, const fb_graph *const g[2],
+                            const fb_graph *truth, const fb_export_opts *o, fb_error *err)
+{
+	if (!fb_graph_same_nodes(g[0], g[1]))
+		return fb_fail(err, "the two graphs have different variables");
+	if (gv_picture_open(p, g[0], 2, "fedbn_compare", o->layout, err) != FB_OK)
+		return FB_ERR;
+	for (size_t k = 0; k < 2; k++) {
+		bool diff = truth != NULL && g[k] != truth;
+
+		if (gv_panel_draw(p, k, g[k], truth, diff ? FB_VIEW_DIFF : FB_VIEW_GRAPH, o,
+		                  err) != FB_OK) {
+			gv_picture_close(p);
+			return FB_ERR;
+		}
+	}
+	gv_page_set(p, o);
 	return FB_OK;
 }
 
@@ -365,19 +660,29 @@ static int gv_picture_dot(struct gv_picture *p, fb_buf *out, fb_error *err)
 	return FB_OK;
 }
 
-/* Lay the picture out with dot and render it in format into fp. */
+/* The process's Graphviz context, created on first use. */
+GVC_t *gv_context_get(fb_error *err)
+{
+	if (gv_context == NULL)
+		gv_context = gvContext();
+	if (gv_context == NULL)
+		fb_fail(err, "graphviz cannot start: %s", gv_reason("no reason"));
+	return gv_context;
+}
+
+/* Lay the picture out on its fixed positions (nop: edges routed around the nodes), finish
+ * it, and render it in format into fp. */
 static int gv_picture_render(struct gv_picture *p, const char *format, FILE *fp,
                              fb_error *err)
 {
 	int rc;
 
-	if (gv_context == NULL)
-		gv_context = gvContext();
-	if (gv_context == NULL)
-		return fb_fail(err, "graphviz cannot start: %s", gv_reason("no reason"));
-	if (gvLayout(gv_context, p->g, "dot") != 0)
+	if (gv_context_get(err) == NULL)
+		return FB_ERR;
+	if (gvLayout(gv_context, p->g, "nop") != 0)
 		return fb_fail(err, "graphviz cannot lay out the graph: %s",
 		               gv_reason("no reason"));
+	gv_finish(p);
 	rc = gvRender(gv_context, p->g, format, fp);
 	gvFreeLayout(gv_context, p->g);
 	if (rc != 0)
@@ -402,37 +707,64 @@ static int gv_picture_write(struct gv_picture *p, const char *renderer, fb_atomi
 	return rc;
 }
 
-/* Build, write and commit; on failure err holds the reason without the file name. */
-static int export_to_file(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
-                          const char *renderer, const char *file, fb_error *err,
-                          bool *named)
+/* Write the built picture and commit; on failure err holds the reason without the file
+ * name unless *named. */
+static int export_to_file(struct gv_picture *p, const char *renderer, const char *file,
+                          fb_error *err, bool *named)
 {
-	struct gv_picture p = { 0 };
 	fb_atomic_file af;
 	int rc;
 
-	if (gv_picture_build(&p, g, truth, view, err) != FB_OK)
-		return FB_ERR;
 	rc = fb_atomic_open(&af, file, err);
 	if (rc != FB_OK) {
 		*named = true;
-	} else if (gv_picture_write(&p, renderer, &af, err) != FB_OK) {
+	} else if (gv_picture_write(p, renderer, &af, err) != FB_OK) {
 		fb_atomic_abort(&af);
 		rc = FB_ERR;
 	} else if (fb_atomic_commit(&af, err) != FB_OK) {
 		*named = true;
 		rc = FB_ERR;
 	}
-	gv_picture_close(&p);
 	return rc;
 }
 
-/* Write g to file in the format of its extension, atomically. */
-int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
-                    const char *file, fb_error *err)
+/* What to build: one graph in a view, or two side by side. */
+struct export_what {
+	const fb_graph *g[2];       /* the graph, and the second panel's or NULL */
+	const fb_graph *truth;      /* the truth, or NULL */
+	enum fb_export_view view;   /* the view of a single graph */
+	const fb_export_opts *opts; /* the options in force */
+};
+
+/* Build the picture of w into p on the options' layout or, without one, on a layout of w's
+ * own graphs made into *own (caller frees); FB_ERR (nothing left open) on failure. */
+static int export_build(const struct export_what *w, struct gv_picture *p,
+                        fb_export_layout **own, fb_error *err)
 {
+	fb_export_opts o = *w->opts;
+	const fb_graph *gs[2] = { w->g[0], w->g[1] != NULL ? w->g[1] : w->truth };
+	size_t n = 1;
+
+	if (o.layout == NULL) {
+		if (gs[1] != NULL && (w->g[1] != NULL || w->view == FB_VIEW_DIFF) &&
+		    fb_graph_same_nodes(gs[0], gs[1]))
+			n = 2;
+		if ((*own = fb_export_layout_alloc(gs, n, err)) == NULL)
+			return FB_ERR;
+		o.layout = *own;
+	}
+	if (w->g[1] != NULL)
+		return gv_compare_build(p, w->g, w->truth, &o, err);
+	return gv_picture_build(p, w->g[0], w->truth, w->view, &o, err);
+}
+
+/* Build what, write it to file in the format of its extension, atomically. */
+static int export_file(const struct export_what *w, const char *file, fb_error *err)
+{
+	struct gv_picture p = { 0 };
 	struct gv_quiet q;
 	const char *renderer = NULL;
+	fb_export_layout *own = NULL;
 	fb_error inner = { "" };
 	bool named = false;
 	int rc;
@@ -440,7 +772,11 @@ int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_vie
 	if (export_format(file, &renderer, err) != FB_OK)
 		return FB_ERR;
 	gv_quiet_begin(&q);
-	rc = export_to_file(g, truth, view, renderer, file, &inner, &named);
+	rc = export_build(w, &p, &own, &inner);
+	if (rc == FB_OK)
+		rc = export_to_file(&p, renderer, file, &inner, &named);
+	gv_picture_close(&p);
+	fb_export_layout_free(own);
 	gv_quiet_end(&q);
 	if (rc == FB_OK)
 		return FB_OK;
@@ -449,20 +785,44 @@ int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_vie
 	return fb_fail(err, "cannot export '%s': %s", file, inner.msg);
 }
 
+/* Write g to file in the format of its extension, atomically. */
+int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
+                    const fb_export_opts *opts, const char *file, fb_error *err)
+{
+	fb_export_opts o = gv_opts(opts);
+	struct export_what w = { { g, NULL }, truth, view, &o };
+
+	return export_file(&w, file, err);
+}
+
+/* Write g[0] and g[1] side by side on one layout. */
+int fb_export_compare(const fb_graph *const g[2], const fb_graph *truth,
+                      const fb_export_opts *opts, const char *file, fb_error *err)
+{
+	fb_export_opts o = gv_opts(opts);
+	struct export_what w = { { g[0], g[1] }, truth, FB_VIEW_GRAPH, &o };
+
+	return export_file(&w, file, err);
+}
+
 /* The DOT text of the picture of g (caller frees). */
 char *fb_export_dot_string(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
-                           fb_error *err)
+                           const fb_export_opts *opts, fb_error *err)
 {
+	fb_export_opts o = gv_opts(opts);
+	struct export_what w = { { g, NULL }, truth, view, &o };
 	struct gv_quiet q;
 	struct gv_picture p = { 0 };
+	fb_export_layout *own = NULL;
 	fb_buf text = { 0 };
 
 	gv_quiet_begin(&q);
-	if (gv_picture_build(&p, g, truth, view, err) == FB_OK) {
+	if (export_build(&w, &p, &own, err) == FB_OK) {
 		if (gv_picture_dot(&p, &text, err) != FB_OK)
 			fb_buf_release(&text);
 		gv_picture_close(&p);
 	}
+	fb_export_layout_free(own);
 	gv_quiet_end(&q);
 	return text.data;
 }

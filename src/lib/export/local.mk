@@ -4,7 +4,10 @@ FB_LIB_PARTS += src/lib/export/libexport.la
 src_lib_export_libexport_la_CFLAGS = $(AM_CFLAGS) $(GVC_CFLAGS) $(CGRAPH_CFLAGS)
 src_lib_export_libexport_la_SOURCES = \
 	include/fedbn/export.h \
-	src/lib/export/graphviz.c
+	src/lib/export/graphviz.c \
+	src/lib/export/gv-int.h \
+	src/lib/export/gv-layout.c \
+	src/lib/export/gv-place.c
 
 check_PROGRAMS += tests/unit/test-export
 TESTS += tests/unit/test-export

@@ -1,0 +1,54 @@
+/* What the Graphviz export files share: the picture being built and its finishing. */
+#ifndef FEDBN_EXPORT_GV_INT_H
+#define FEDBN_EXPORT_GV_INT_H
+
+#include <stdbool.h>
+
+#include <gvc.h>
+#include <cgraph.h>
+
+#include "fedbn/export.h"
+
+/* Point size of the weight labels (the label placer's boxes follow it). */
+#define GV_EDGE_FONTSIZE 10.0
+
+/* A picture being built: the cgraph graph, its nodes per panel, and its extra nodes. */
+struct gv_picture {
+	Agraph_t *g;          /* the graph, opened with the in-memory discipline; NULL once closed */
+	size_t d;             /* variables per panel */
+	size_t npanels;       /* 1, or 2 side by side */
+	Agnode_t **nodes;     /* npanels * d nodes: nodes[k * d + i] draws variable i in panel k */
+	Agnode_t *legend[2];  /* each panel's legend node, or NULL */
+	Agnode_t *heading[2]; /* each panel's title node, or NULL */
+	double park_y0;       /* legends wait below this height until gv_finish places them */
+	double park_y1;       /* headings wait above this height until gv_finish places them */
+};
+
+/* Graphviz's error settings saved by gv_quiet_begin. */
+struct gv_quiet {
+	agusererrf fn;      /* the previous message function */
+	agerrlevel_t level; /* the previous reporting level */
+};
+
+/* Route Graphviz's messages into a buffer (for gv_reason) until gv_quiet_end. */
+void gv_quiet_begin(struct gv_quiet *q);
+/* Restore Graphviz's previous message settings. */
+void gv_quiet_end(const struct gv_quiet *q);
+/* Open an empty directed graph with the module's disciplines and drawing defaults; NULL when
+ * Graphviz cannot. */
+Agraph_t *gv_graph_open(const char *name);
+/* A copy of name safe as a Graphviz label, each backslash doubled (caller frees). */
+char *gv_label_escape(const char *name);
+/* Set attribute name of obj to value, declaring it (default "") when new. */
+void gv_set(void *obj, const char *name, const char *value);
+/* The gathered Graphviz messages on one line, or fallback when there are none. */
+const char *gv_reason(const char *fallback);
+/* The process's Graphviz context, created on first use; NULL with the reason in err. */
+GVC_t *gv_context_get(fb_error *err);
+
+/* After the nop layout on fixed positions: put every weight label beside its edge, clear of nodes,
+ * arrowheads and other labels; move legends under and headings over their panels; put the
+ * title on top; make the bounding box hold it all. */
+void gv_finish(struct gv_picture *p);
+
+#endif
