@@ -106,14 +106,22 @@ size_t fb_rng_index(gsl_rng *r, size_t n);
 void fb_rng_shuffle(gsl_rng *r, size_t *idx, size_t n);
 
 /* A file written atomically: writes go to a temporary file in the same folder, which
- * replaces the target only on commit.  An abandoned or failed write leaves nothing behind. */
+ * replaces the target only on commit.  An abandoned or failed write leaves nothing behind;
+ * a program killed while writing leaves "TARGET.fedbn-tmp-XXXXXX" beside the target.  A
+ * symbolic link is followed (its target is replaced, the link stays); a device, pipe or
+ * socket is written in place; a folder or a link to nothing is refused. */
 typedef struct fb_atomic_file {
 	FILE *fp;     /* where to write */
-	char *path;   /* the final path */
-	char *tmp;    /* the temporary path */
+	char *path;   /* the file written: path as given, or the end of its links (owned) */
+	char *tmp;    /* the temporary path, or NULL when writing in place (owned) */
+	char *name;   /* path as given, for messages (owned) */
 } fb_atomic_file;
 
-/* Open a temporary file beside path; FB_OK or FB_ERR with the reason in err. */
+/* What a temporary file's name adds to its target's (then six random characters). */
+#define FB_ATOMIC_TMP_SUFFIX ".fedbn-tmp-"
+
+/* Open a temporary file beside path (or path itself, see above); FB_OK or FB_ERR with the
+ * reason in err. */
 int fb_atomic_open(fb_atomic_file *af, const char *path, fb_error *err);
 /* Flush, close and rename over the target; on any failure removes the temporary file. */
 int fb_atomic_commit(fb_atomic_file *af, fb_error *err);

@@ -8,6 +8,7 @@
 #include "fedbn/csv.h"
 #include "fedbn/export.h"
 #include "cmd.h"
+#include "files.h"
 #include "session.h"
 
 /* The file name's extension (after the last dot of the last component), or "". */
@@ -27,6 +28,7 @@ static int export_csv(fb_cmd_ctx *ctx, const fb_graph *g, const char *path, bool
 
 	if (ret != FB_OK)
 		return fb_cmd_error(ctx, "%s", err.msg);
+	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%s, %zu edges)\n", path,
 	        matrix ? "adjacency matrix" : "edge list", fb_graph_n_edges(g));
 	return FB_CMD_OK;
@@ -44,6 +46,8 @@ static fb_graph *read_graph_file(fb_cmd_ctx *ctx, const char *file)
 	}
 	if ((g = fb_graph_read_csv_for(file, ctx->s->data, &err)) == NULL)
 		fb_cmd_error(ctx, "%s", err.msg);
+	else
+		fb_files_note_read(ctx, file, "a graph was read from it");
 	return g;
 }
 
@@ -53,12 +57,15 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 {
 	fb_error err = { { 0 } };
 
+	if (fb_files_check(ctx, "export", path, p) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	if (strcmp(extension(path), "csv") == 0)
 		return export_csv(ctx, g, path,
 		                  fb_params_choice(p, "format") == FB_CMD_FORMAT_MATRIX);
 	if (fb_export_graph(g, truth, truth != NULL ? FB_VIEW_DIFF : FB_VIEW_GRAPH, path,
 	                    &err) != FB_OK)
 		return fb_cmd_error(ctx, "%s", err.msg);
+	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%zu nodes, %zu edges%s)\n", path, g->d,
 	        fb_graph_n_edges(g), truth != NULL ? ", against the truth" : "");
 	return FB_CMD_OK;
@@ -127,6 +134,7 @@ static const fb_param_def export_params[] = {
 	  "the estimate of this run (1 is the first; 0: the newest)" },
 	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, fb_cmd_formats,
 	  ".csv files: an edge list or a d x d adjacency matrix" },
+	FB_CMD_PARAM_FORCE,
 	{ 0 },
 };
 
@@ -139,7 +147,8 @@ const fb_cmd_entry fb_cmd_export = {
 	        "orange and missing dashed grey, with a legend. .csv writes an edge list or an "
 	        "adjacency matrix. The estimate is the newest run's graph, another run's "
 	        "(run=N), or a CSV graph (graph=FILE.csv, names checked against the dataset). "
-	        "Files are replaced atomically.",
+	        "Files are replaced atomically; an existing file only when fedbn wrote it in this "
+	        "session and the session did not read it, or with force=yes.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = export_params,
 	.exec = exec_export,
 };

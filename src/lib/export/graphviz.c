@@ -3,6 +3,7 @@
  * captured (agseterrf) so that nothing reaches stderr; a failure reports them in err. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,12 +366,16 @@ static int gv_picture_dot(struct gv_picture *p, fb_buf *out, fb_error *err)
 	return FB_OK;
 }
 
-/* Lay the picture out with dot and render it in format into fp. */
-static int gv_picture_render(struct gv_picture *p, const char *format, FILE *fp,
-                             fb_error *err)
+/* Lay the picture out with dot and render it in format into memory: Graphviz's own file
+ * writer ends the program on a write error, so fedbn writes the bytes itself.  *data is
+ * freed with gvFreeRenderData. */
+static int gv_picture_render(struct gv_picture *p, const char *format, char **data,
+                             size_t *len, fb_error *err)
 {
+	unsigned int n = 0;
 	int rc;
 
+	*data = NULL;
 	if (gv_context == NULL)
 		gv_context = gvContext();
 	if (gv_context == NULL)
@@ -378,11 +383,16 @@ static int gv_picture_render(struct gv_picture *p, const char *format, FILE *fp,
 	if (gvLayout(gv_context, p->g, "dot") != 0)
 		return fb_fail(err, "graphviz cannot lay out the graph: %s",
 		               gv_reason("no reason"));
-	rc = gvRender(gv_context, p->g, format, fp);
+	rc = gvRenderData(gv_context, p->g, format, data, &n);
 	gvFreeLayout(gv_context, p->g);
-	if (rc != 0)
+	*len = n;
+	if (rc != 0 || *data == NULL) {
+		if (*data != NULL)
+			gvFreeRenderData(*data);
+		*data = NULL;
 		return fb_fail(err, "graphviz cannot render %s: %s", format,
 		               gv_reason("no reason"));
+	}
 	return FB_OK;
 }
 
@@ -391,13 +401,18 @@ static int gv_picture_write(struct gv_picture *p, const char *renderer, fb_atomi
                             fb_error *err)
 {
 	fb_buf text = { 0 };
+	char *data = NULL, why[128];
+	size_t len = 0;
 	int rc;
 
 	if (renderer != NULL)
-		return gv_picture_render(p, renderer, af->fp, err);
-	rc = gv_picture_dot(p, &text, err);
-	if (rc == FB_OK && fwrite(text.data, 1, text.len, af->fp) != text.len)
-		rc = fb_fail(err, "cannot write the DOT text");
+		rc = gv_picture_render(p, renderer, &data, &len, err);
+	else if ((rc = gv_picture_dot(p, &text, err)) == FB_OK)
+		data = text.data, len = text.len;
+	if (rc == FB_OK && fwrite(data, 1, len, af->fp) != len)
+		rc = fb_fail(err, "%s", fb_strerror(errno, why, sizeof why));
+	if (renderer != NULL && data != NULL)
+		gvFreeRenderData(data);
 	fb_buf_release(&text);
 	return rc;
 }
