@@ -12,8 +12,10 @@
 
 #ifdef __GNUC__
 #define FB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define FB_NORETURN __attribute__((noreturn))
 #else
 #define FB_PRINTF(f, a)
+#define FB_NORETURN
 #endif
 
 /* Status returned by every fallible library call. */
@@ -66,6 +68,8 @@ void *fb_xrealloc(void *ptr, size_t size);
 void *fb_xreallocarray(void *ptr, size_t count, size_t size);
 char *fb_xstrdup(const char *s);
 char *fb_xasprintf(const char *fmt, ...) FB_PRINTF(1, 2);
+/* What the allocators above do when size bytes cannot be had: print and exit. */
+void fb_xalloc_fail(size_t size) FB_NORETURN;
 
 /* A growable string buffer. */
 typedef struct fb_buf {

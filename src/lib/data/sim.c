@@ -75,13 +75,17 @@ static void random_order(gsl_rng *r, size_t *order, size_t d)
 	fb_rng_shuffle(r, order, d);
 }
 
-/* ER variant A: exactly `edges` pairs uniformly (Floyd's sampling), oriented along order. */
-static void dag_er_exact(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+/* ER variant A: exactly `edges` pairs uniformly (Floyd's sampling), oriented along order.
+ * FB_ERR when its d x d scratch table does not fit in memory. */
+static int dag_er_exact(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 {
 	size_t d = g->d, total = pair_count(d), a, b;
-	unsigned char *chosen = fb_xcalloc(d * d, 1);
-	size_t *rank = fb_xcalloc(d, sizeof *rank);
+	unsigned char *chosen = calloc(d * d, 1);
+	size_t *rank;
 
+	if (chosen == NULL)
+		return FB_ERR;
+	rank = fb_xcalloc(d, sizeof *rank);
 	for (size_t j = total - edges; j < total; j++) {
 		size_t t = fb_rng_index(r, j + 1);
 
@@ -104,10 +108,11 @@ static void dag_er_exact(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 	}
 	free(rank);
 	free(chosen);
+	return FB_OK;
 }
 
 /* ER variant B: each forward pair of a random order with p = 2s/(d^2-d). */
-static void dag_er_bernoulli(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+static int dag_er_bernoulli(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 {
 	size_t d = g->d;
 	double p = (double)edges / (double)pair_count(d);
@@ -119,6 +124,7 @@ static void dag_er_bernoulli(fb_graph *g, size_t edges, gsl_rng *r, size_t *orde
 				fb_graph_set_directed(g, order[u], order[v], 1.0);
 		}
 	}
+	return FB_OK;
 }
 
 /* round(s/d) with ties to even, as Python's round() in the NOTEARS utilities; at least 1. */
@@ -148,15 +154,20 @@ static size_t ba_pick(gsl_rng *r, const size_t *weight, const unsigned char *tak
 }
 
 /* Barabási–Albert, NOTEARS flavour: vertex t sends min(m,t) edges to distinct earlier
- * vertices with probability ∝ in-degree + 1, edges new -> old, then relabelled. */
-static void dag_scale_free(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+ * vertices with probability ∝ in-degree + 1, edges new -> old, then relabelled.  FB_ERR
+ * when its table of d x m targets does not fit in memory. */
+static int dag_scale_free(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 {
 	size_t d = g->d, m = attach_count(edges, d);
-	size_t *weight = fb_xcalloc(d, sizeof *weight); /* in-degree + 1 */
-	unsigned char *taken = fb_xcalloc(d, 1);
-	size_t *target = fb_xcalloc(d * m, sizeof *target); /* target[t*m + e] */
-	size_t *label = fb_xcalloc(d, sizeof *label);
+	size_t *target = calloc(d * m, sizeof *target); /* target[t*m + e] */
+	size_t *weight, *label;                          /* in-degree + 1; the relabelling */
+	unsigned char *taken;
 
+	if (target == NULL)
+		return FB_ERR;
+	weight = fb_xcalloc(d, sizeof *weight);
+	taken = fb_xcalloc(d, 1);
+	label = fb_xcalloc(d, sizeof *label);
 	for (size_t t = 0; t < d; t++) {
 		size_t k = t < m ? t : m, total = 0;
 
@@ -185,6 +196,7 @@ static void dag_scale_free(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 	free(target);
 	free(taken);
 	free(weight);
+	return FB_OK;
 }
 
 /* Draw a random DAG and the topological order its generator used. */
@@ -192,20 +204,27 @@ fb_graph *fb_sim_dag_ordered(enum fb_dag_type type, size_t d, size_t edges, gsl_
                              size_t *order, fb_error *err)
 {
 	fb_graph *g;
+	int rc;
 
 	if (dag_check(type, d, edges, err) != FB_OK)
 		return NULL;
-	g = fb_graph_alloc(d);
+	g = fb_graph_try_alloc(d);
 	if (g == NULL) {
-		fb_fail(err, "cannot draw a DAG on d=%zu variables: out of memory", d);
+		fb_fail(err, "cannot draw a DAG on d=%zu variables: out of memory (its graph "
+		        "takes %.3g GB)", d, (double)fb_graph_bytes(d) / 1e9);
 		return NULL;
 	}
 	if (type == FB_DAG_ER)
-		dag_er_exact(g, edges, r, order);
+		rc = dag_er_exact(g, edges, r, order);
 	else if (type == FB_DAG_ER_BERNOULLI)
-		dag_er_bernoulli(g, edges, r, order);
+		rc = dag_er_bernoulli(g, edges, r, order);
 	else
-		dag_scale_free(g, edges, r, order);
+		rc = dag_scale_free(g, edges, r, order);
+	if (rc != FB_OK) {
+		fb_fail(err, "cannot draw a DAG on d=%zu variables: out of memory", d);
+		fb_graph_free(g);
+		return NULL;
+	}
 	g->weighted = false;
 	return g;
 }
@@ -365,7 +384,8 @@ int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **tru
 	gsl_rng_free(r);
 	ds = fb_dataset_alloc(opt->n, opt->d);
 	if (ds == NULL) {
-		fb_fail(err, "cannot simulate %zu x %zu values: out of memory", opt->n, opt->d);
+		fb_fail(err, "cannot simulate %zu x %zu values: out of memory (they take %.3g GB)",
+		        opt->n, opt->d, (double)opt->n * (double)opt->d * sizeof(double) / 1e9);
 		goto fail;
 	}
 	if (sim_sample(opt, g, order, ds, err) != FB_OK)
