@@ -4,6 +4,7 @@
 #define FEDBN_CORE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +51,21 @@ typedef struct fb_warn {
 
 /* Send a formatted warning to w (w or w->fn may be NULL). */
 void fb_warnf(const fb_warn *w, const char *fmt, ...) FB_PRINTF(2, 3);
+
+/* How a caller stops a long library call (a simulation, a picture): the call asks fn between
+ * pieces of its work and, when it says stop, frees what it built and fails with
+ * FB_CANCELLED_MSG in err.  The library never touches signals; the program's Ctrl-C flag
+ * sits behind fn. */
+typedef struct fb_cancel {
+	bool (*fn)(void *ctx); /* true: stop now (NULL: never) */
+	void *ctx;             /* passed back to fn */
+} fb_cancel;
+
+/* The reason a cancelled call leaves in its fb_error. */
+#define FB_CANCELLED_MSG "stopped before the end, on request"
+
+/* Whether c asks to stop (c or c->fn may be NULL: no). */
+bool fb_cancel_requested(const fb_cancel *c);
 
 /* Run the BLAS under GSL on one thread (fedbn parallelises over clients itself). */
 void fb_blas_single_thread(void);

@@ -24,6 +24,12 @@ enum fb_export_view {
  * distinct.  The write is atomic: on any failure path is left as it was. */
 int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
                     const char *path, fb_error *err);
+/* fb_export_graph that cancel can stop (FB_CANCELLED_MSG in err, path left as it was): a
+ * .png or .svg is then laid out and rendered in a child process, which is killed when cancel
+ * says stop, since Graphviz cannot interrupt a layout. */
+int fb_export_graph_cancellable(const fb_graph *g, const fb_graph *truth,
+                                enum fb_export_view view, const char *path,
+                                const fb_cancel *cancel, fb_error *err);
 
 /* The DOT text of the picture fb_export_graph would draw, NUL-terminated (caller frees with
  * free); NULL with the reason in err.  Nodes are named after the variables and carry them as

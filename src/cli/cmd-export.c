@@ -9,6 +9,7 @@
 #include "fedbn/export.h"
 #include "cmd.h"
 #include "files.h"
+#include "interrupt.h"
 #include "session.h"
 
 /* The file name's extension (after the last dot of the last component), or "". */
@@ -51,19 +52,27 @@ static fb_graph *read_graph_file(fb_cmd_ctx *ctx, const char *file)
 	return g;
 }
 
-/* Draw g (against truth for the diff view) into path, or write it as CSV. */
+/* Draw g (against truth for the diff view) into path, or write it as CSV; Ctrl-C stops a
+ * long drawing and leaves path as it was. */
 static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *truth,
                         const char *path, const fb_params *p)
 {
+	fb_cancel cancel = fb_interrupt_cancel();
 	fb_error err = { { 0 } };
+	int rc;
 
 	if (fb_files_check(ctx, "export", path, p) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (strcmp(extension(path), "csv") == 0)
 		return export_csv(ctx, g, path,
 		                  fb_params_choice(p, "format") == FB_CMD_FORMAT_MATRIX);
-	if (fb_export_graph(g, truth, truth != NULL ? FB_VIEW_DIFF : FB_VIEW_GRAPH, path,
-	                    &err) != FB_OK)
+	fb_interrupt_begin();
+	rc = fb_export_graph_cancellable(g, truth, truth != NULL ? FB_VIEW_DIFF : FB_VIEW_GRAPH,
+	                                 path, &cancel, &err);
+	fb_interrupt_end();
+	if (rc != FB_OK && fb_interrupted())
+		return fb_cmd_error(ctx, "export: stopped by Ctrl-C; '%s' is as it was", path);
+	if (rc != FB_OK)
 		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%zu nodes, %zu edges%s)\n", path, g->d,

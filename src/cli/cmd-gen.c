@@ -7,6 +7,7 @@
 
 #include "fedbn/sim.h"
 #include "cmd.h"
+#include "interrupt.h"
 #include "session.h"
 
 /* The graph families, gen's first word. */
@@ -23,7 +24,7 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_dataset *ds;
 	fb_graph *truth;
 	char *source;
-	int dropped;
+	int dropped, rc;
 
 	fb_sim_options_init(&o);
 	o.dag = (enum fb_dag_type)fb_cmd_word_value(&fb_cmd_gen, a->argv[0]);
@@ -38,7 +39,13 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.wmax = fb_params_double(p, "wmax");
 	if (o.wmin > o.wmax)
 		return fb_cmd_error(ctx, "gen: wmin=%g is larger than wmax=%g", o.wmin, o.wmax);
-	if (fb_sim_generate(&o, &ds, &truth, &err) != FB_OK)
+	o.cancel = fb_interrupt_cancel();
+	fb_interrupt_begin();
+	rc = fb_sim_generate(&o, &ds, &truth, &err);
+	fb_interrupt_end();
+	if (rc != FB_OK && fb_interrupted())
+		return fb_cmd_error(ctx, "gen: stopped by Ctrl-C; the dataset is as it was");
+	if (rc != FB_OK)
 		return fb_cmd_error(ctx, "gen: %s", err.msg);
 	source = fb_xasprintf("gen %s d=%zu edges=%zu n=%zu seed=%" PRIu64 " noise=%s sem=%s",
 	                      a->argv[0], o.d, o.edges, o.n, o.seed, fb_params_str(p, "noise"),

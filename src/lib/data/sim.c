@@ -239,10 +239,14 @@ fb_graph *fb_sim_dag(enum fb_dag_type type, size_t d, size_t edges, gsl_rng *r, 
 	return g;
 }
 
-/* Give every edge of g a weight ±U[wmin, wmax], in row-major order of (parent, child). */
-static void sim_weights(fb_graph *g, double wmin, double wmax, gsl_rng *r)
+/* Give every edge of g a weight ±U[wmin, wmax], in row-major order of (parent, child);
+ * FB_ERR (FB_CANCELLED_MSG) when cancel asks to stop, between rows. */
+static int sim_weights(fb_graph *g, double wmin, double wmax, gsl_rng *r,
+                       const fb_cancel *cancel, fb_error *err)
 {
 	for (size_t i = 0; i < g->d; i++) {
+		if (fb_cancel_requested(cancel))
+			return fb_fail(err, FB_CANCELLED_MSG);
 		for (size_t j = 0; j < g->d; j++) {
 			double w;
 
@@ -255,6 +259,7 @@ static void sim_weights(fb_graph *g, double wmin, double wmax, gsl_rng *r)
 		}
 	}
 	g->weighted = true;
+	return FB_OK;
 }
 
 /* One draw of N(0, scale^2). */
@@ -342,8 +347,12 @@ static int sim_check(const fb_sim_options *opt, fb_error *err)
 	return FB_OK;
 }
 
+/* Values drawn between two questions to opt->cancel. */
+#define SIM_CANCEL_BLOCK 65536
+
 /* Fill ds from the SEM on the weighted graph g: noise row by row, then the mechanism
- * column by column in the topological order. */
+ * column by column in the topological order; opt->cancel is asked every block of values
+ * and before every column. */
 static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t *order,
                       fb_dataset *ds, fb_error *err)
 {
@@ -351,10 +360,17 @@ static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t
 	struct sim_model m = { g, fb_xcalloc(g->d, sizeof(size_t)) };
 	int rc = FB_OK;
 
-	for (size_t i = 0; i < ds->n * ds->d; i++)
+	for (size_t i = 0; i < ds->n * ds->d && rc == FB_OK; i++) {
+		if (i % SIM_CANCEL_BLOCK == 0 && fb_cancel_requested(&opt->cancel))
+			rc = fb_fail(err, FB_CANCELLED_MSG);
 		ds->x[i] = noise_draw[opt->noise](r, opt->noise_scale);
-	for (size_t p = 0; p < g->d && rc == FB_OK; p++)
-		rc = mechanisms[opt->sem](&m, order[p], ds, err);
+	}
+	for (size_t p = 0; p < g->d && rc == FB_OK; p++) {
+		if (fb_cancel_requested(&opt->cancel))
+			rc = fb_fail(err, FB_CANCELLED_MSG);
+		else
+			rc = mechanisms[opt->sem](&m, order[p], ds, err);
+	}
 	free(m.parents);
 	gsl_rng_free(r);
 	return rc;
@@ -380,7 +396,10 @@ int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **tru
 	if (g == NULL)
 		goto fail;
 	r = fb_rng_stream(opt->seed, "weights");
-	sim_weights(g, opt->wmin, opt->wmax, r);
+	if (sim_weights(g, opt->wmin, opt->wmax, r, &opt->cancel, err) != FB_OK) {
+		gsl_rng_free(r);
+		goto fail;
+	}
 	gsl_rng_free(r);
 	ds = fb_dataset_alloc(opt->n, opt->d);
 	if (ds == NULL) {

@@ -5,9 +5,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gvc.h>
 #include <cgraph.h>
@@ -366,85 +370,232 @@ static int gv_picture_dot(struct gv_picture *p, fb_buf *out, fb_error *err)
 	return FB_OK;
 }
 
-/* Lay the picture out with dot and render it in format into memory: Graphviz's own file
- * writer ends the program on a write error, so fedbn writes the bytes itself.  *data is
- * freed with gvFreeRenderData. */
-static int gv_picture_render(struct gv_picture *p, const char *format, char **data,
-                             size_t *len, fb_error *err)
+/* The Graphviz context, created on first use; NULL with err set when it cannot start. */
+static GVC_t *gv_context_get(fb_error *err)
 {
-	unsigned int n = 0;
-	int rc;
-
-	*data = NULL;
 	if (gv_context == NULL)
 		gv_context = gvContext();
 	if (gv_context == NULL)
-		return fb_fail(err, "graphviz cannot start: %s", gv_reason("no reason"));
+		fb_fail(err, "graphviz cannot start: %s", gv_reason("no reason"));
+	return gv_context;
+}
+
+/* Lay the picture out with dot and render it in format, appending the bytes to out.
+ * Graphviz's own file writer ends the program on a write error, so the picture is rendered
+ * into memory and fedbn writes the file itself. */
+static int gv_picture_render(struct gv_picture *p, const char *format, fb_buf *out,
+                             fb_error *err)
+{
+	char *data = NULL;
+	unsigned int n = 0;
+	int rc;
+
+	if (gv_context_get(err) == NULL)
+		return FB_ERR;
 	if (gvLayout(gv_context, p->g, "dot") != 0)
 		return fb_fail(err, "graphviz cannot lay out the graph: %s",
 		               gv_reason("no reason"));
-	rc = gvRenderData(gv_context, p->g, format, data, &n);
+	rc = gvRenderData(gv_context, p->g, format, &data, &n);
 	gvFreeLayout(gv_context, p->g);
-	*len = n;
-	if (rc != 0 || *data == NULL) {
-		if (*data != NULL)
-			gvFreeRenderData(*data);
-		*data = NULL;
+	if (rc != 0 || data == NULL) {
+		if (data != NULL)
+			gvFreeRenderData(data);
 		return fb_fail(err, "graphviz cannot render %s: %s", format,
 		               gv_reason("no reason"));
 	}
+	fb_buf_append(out, data, n);
+	gvFreeRenderData(data);
 	return FB_OK;
 }
 
-/* Write the picture into the open atomic file: DOT text, or a rendering in renderer. */
-static int gv_picture_write(struct gv_picture *p, const char *renderer, fb_atomic_file *af,
-                            fb_error *err)
-{
-	fb_buf text = { 0 };
-	char *data = NULL, why[128];
-	size_t len = 0;
-	int rc;
+/* What the drawing process sends before its bytes. */
+struct gv_child_head {
+	int ok;     /* 1: the picture follows; 0: the reason it failed follows */
+	size_t len; /* bytes that follow */
+};
 
-	if (renderer != NULL)
-		rc = gv_picture_render(p, renderer, &data, &len, err);
-	else if ((rc = gv_picture_dot(p, &text, err)) == FB_OK)
-		data = text.data, len = text.len;
-	if (rc == FB_OK && fwrite(data, 1, len, af->fp) != len)
-		rc = fb_fail(err, "%s", fb_strerror(errno, why, sizeof why));
-	if (renderer != NULL && data != NULL)
-		gvFreeRenderData(data);
-	fb_buf_release(&text);
+/* Write the n bytes of buf to fd; false on a failure. */
+static bool gv_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* In the drawing process: render, send the head and the picture (or the reason) down fd, and
+ * leave without running the parent's exit handlers. */
+static void gv_child_main(struct gv_picture *p, const char *format, int fd)
+{
+	struct gv_child_head h = { 1, 0 };
+	fb_error err = { { 0 } };
+	fb_buf out = { 0 };
+	const char *bytes = "";
+
+	if (gv_picture_render(p, format, &out, &err) == FB_OK) {
+		h.len = out.len;
+		bytes = out.data;
+	} else {
+		h.ok = 0;
+		h.len = strlen(err.msg);
+		bytes = err.msg;
+	}
+	_exit(gv_write_all(fd, &h, sizeof h) && gv_write_all(fd, bytes, h.len) ? 0 : 1);
+}
+
+/* Read what the drawing process sends on fd into in, asking cancel every tenth of a
+ * second; FB_ERR when cancel says stop or the pipe fails. */
+static int gv_child_read(int fd, const fb_cancel *cancel, fb_buf *in, fb_error *err)
+{
+	char chunk[65536], why[128];
+
+	for (;;) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (fb_cancel_requested(cancel))
+			return fb_fail(err, FB_CANCELLED_MSG);
+		r = poll(&pf, 1, 100);
+		if (r == 0 || (r < 0 && errno == EINTR))
+			continue;
+		r = r < 0 ? -1 : read(fd, chunk, sizeof chunk);
+		if (r == 0)
+			return FB_OK;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return fb_fail(err, "cannot read the drawing: %s",
+			               fb_strerror(errno, why, sizeof why));
+		fb_buf_append(in, chunk, (size_t)r);
+	}
+}
+
+/* The picture (appended to out), or the reason, from what the drawing process sent and
+ * how it ended. */
+static int gv_child_result(const fb_buf *in, int status, fb_buf *out, fb_error *err)
+{
+	struct gv_child_head h;
+
+	if (in->len < sizeof h)
+		return fb_fail(err, "graphviz ended while drawing (%s %d)",
+		               WIFSIGNALED(status) ? "signal" : "exit status",
+		               WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	memcpy(&h, in->data, sizeof h);
+	if (in->len - sizeof h != h.len)
+		return fb_fail(err, "graphviz ended while drawing");
+	if (!h.ok)
+		return fb_fail(err, "%.*s", (int)h.len, in->data + sizeof h);
+	fb_buf_append(out, in->data + sizeof h, h.len);
+	return FB_OK;
+}
+
+/* gv_picture_render in a child process, so that cancel can stop a long layout (Graphviz
+ * has no way to interrupt one) and Graphviz ending its process cannot end the caller's. */
+static int gv_picture_render_apart(struct gv_picture *p, const char *format,
+                                   const fb_cancel *cancel, fb_buf *out, fb_error *err)
+{
+	fb_buf in = { 0 };
+	int fds[2], rc, status = 0;
+	char why[128];
+	pid_t pid;
+
+	if (gv_context_get(err) == NULL)
+		return FB_ERR;
+	if (pipe(fds) != 0)
+		return fb_fail(err, "cannot start drawing: %s", fb_strerror(errno, why, sizeof why));
+	if ((pid = fork()) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return fb_fail(err, "cannot start drawing: %s", fb_strerror(errno, why, sizeof why));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		gv_child_main(p, format, fds[1]);
+	}
+	close(fds[1]);
+	rc = gv_child_read(fds[0], cancel, &in, err);
+	close(fds[0]);
+	if (rc != FB_OK)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		continue;
+	if (rc == FB_OK)
+		rc = gv_child_result(&in, status, out, err);
+	fb_buf_release(&in);
 	return rc;
 }
 
-/* Build, write and commit; on failure err holds the reason without the file name. */
+/* The bytes of the picture in out: DOT text, or a rendering in renderer (in a child process
+ * when the caller can cancel). */
+static int gv_picture_bytes(struct gv_picture *p, const char *renderer, const fb_cancel *cancel,
+                            fb_buf *out, fb_error *err)
+{
+	if (renderer == NULL)
+		return gv_picture_dot(p, out, err);
+	if (cancel != NULL && cancel->fn != NULL)
+		return gv_picture_render_apart(p, renderer, cancel, out, err);
+	return gv_picture_render(p, renderer, out, err);
+}
+
+/* Write the n bytes of data into the open atomic file, checked. */
+static int gv_file_write(fb_atomic_file *af, const char *data, size_t n, fb_error *err)
+{
+	char why[128];
+
+	if (n > 0 && fwrite(data, 1, n, af->fp) != n)
+		return fb_fail(err, "%s", fb_strerror(errno, why, sizeof why));
+	return FB_OK;
+}
+
+/* Build, render, write and commit; on failure err holds the reason without the file name
+ * unless *named is set. */
 static int export_to_file(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
-                          const char *renderer, const char *file, fb_error *err,
-                          bool *named)
+                          const char *renderer, const char *file, const fb_cancel *cancel,
+                          fb_error *err, bool *named)
 {
 	struct gv_picture p = { 0 };
+	fb_buf bytes = { 0 };
 	fb_atomic_file af;
 	int rc;
 
 	if (gv_picture_build(&p, g, truth, view, err) != FB_OK)
 		return FB_ERR;
-	rc = fb_atomic_open(&af, file, err);
-	if (rc != FB_OK) {
+	rc = gv_picture_bytes(&p, renderer, cancel, &bytes, err);
+	gv_picture_close(&p);
+	if (rc == FB_OK && fb_cancel_requested(cancel))
+		rc = fb_fail(err, FB_CANCELLED_MSG);
+	if (rc == FB_OK && (rc = fb_atomic_open(&af, file, err)) != FB_OK) {
 		*named = true;
-	} else if (gv_picture_write(&p, renderer, &af, err) != FB_OK) {
+	} else if (rc == FB_OK && gv_file_write(&af, bytes.data, bytes.len, err) != FB_OK) {
 		fb_atomic_abort(&af);
 		rc = FB_ERR;
-	} else if (fb_atomic_commit(&af, err) != FB_OK) {
+	} else if (rc == FB_OK && (rc = fb_atomic_commit(&af, err)) != FB_OK) {
 		*named = true;
-		rc = FB_ERR;
 	}
-	gv_picture_close(&p);
+	fb_buf_release(&bytes);
 	return rc;
 }
 
 /* Write g to file in the format of its extension, atomically. */
 int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
                     const char *file, fb_error *err)
+{
+	return fb_export_graph_cancellable(g, truth, view, file, NULL, err);
+}
+
+/* fb_export_graph that cancel can stop. */
+int fb_export_graph_cancellable(const fb_graph *g, const fb_graph *truth,
+                                enum fb_export_view view, const char *file,
+                                const fb_cancel *cancel, fb_error *err)
 {
 	struct gv_quiet q;
 	const char *renderer = NULL;
@@ -455,7 +606,7 @@ int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_vie
 	if (export_format(file, &renderer, err) != FB_OK)
 		return FB_ERR;
 	gv_quiet_begin(&q);
-	rc = export_to_file(g, truth, view, renderer, file, &inner, &named);
+	rc = export_to_file(g, truth, view, renderer, file, cancel, &inner, &named);
 	gv_quiet_end(&q);
 	if (rc == FB_OK)
 		return FB_OK;
