@@ -33,7 +33,8 @@ TRANSCRIPTS = \
 	tests/transcripts/compare.fbn \
 	tests/transcripts/threshold.fbn \
 	tests/transcripts/keys.fbn \
-	tests/transcripts/files.fbn
+	tests/transcripts/files.fbn \
+	tests/transcripts/names.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

@@ -100,6 +100,11 @@ void fb_buf_printf(fb_buf *b, const char *fmt, ...) FB_PRINTF(2, 3);
 void fb_buf_append(fb_buf *b, const char *s, size_t n);
 /* Free b's memory and reset it to empty. */
 void fb_buf_release(fb_buf *b);
+/* Append s to b with every control character (bytes 1 to 31, and 127) written as \xHH, so
+ * that a name read from a file cannot drive the terminal it is printed on. */
+void fb_buf_append_escaped(fb_buf *b, const char *s);
+/* Whether s holds a control character that fb_buf_append_escaped would escape. */
+bool fb_str_has_control(const char *s);
 
 /* Parse a whole string as a double (no trailing junk, finite); 0 on success. */
 int fb_parse_double(const char *s, double *out);

@@ -111,13 +111,14 @@ static void info_var(FILE *out, const fb_dataset *ds, size_t j)
 
 	if (v->kind == FB_CONTINUOUS) {
 		column_moments(ds, j, &mean, &sd);
-		fprintf(out, "  %-16s continuous  %7zu %12.6g %12.6g\n", v->name, v->missing, mean, sd);
+		fprintf(out, "  %-16s continuous  %7zu %12.6g %12.6g\n", fb_cmd_name(v->name),
+		        v->missing, mean, sd);
 		return;
 	}
-	fprintf(out, "  %-16s discrete    %7zu %12s %12s  %zu:", v->name, v->missing, "", "",
-	        v->nlevels);
+	fprintf(out, "  %-16s discrete    %7zu %12s %12s  %zu:", fb_cmd_name(v->name), v->missing,
+	        "", "", v->nlevels);
 	for (size_t l = 0; l < v->nlevels && l < 8; l++)
-		fprintf(out, "%s%s", l ? ", " : " ", v->levels[l]);
+		fprintf(out, "%s%s", l ? ", " : " ", fb_cmd_name(v->levels[l]));
 	fprintf(out, "%s\n", v->nlevels > 8 ? ", ..." : "");
 }
 
@@ -152,7 +153,7 @@ static void print_cell(FILE *out, const fb_dataset *ds, size_t i, size_t j, int 
 	const fb_var *v = &ds->vars[j];
 
 	if (v->kind == FB_DISCRETE && x >= 0 && (size_t)x < v->nlevels)
-		fprintf(out, " %*s", w, v->levels[(size_t)x]);
+		fprintf(out, " %*s", w, fb_cmd_name(v->levels[(size_t)x]));
 	else
 		fprintf(out, " %*.6g", w, x);
 }
@@ -169,7 +170,7 @@ static int exec_head(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	rows = rows < ds->n ? rows : ds->n;
 	fprintf(ctx->out, "%6s", "row");
 	for (size_t j = 0; j < ds->d; j++)
-		fprintf(ctx->out, " %12.12s", ds->vars[j].name);
+		fprintf(ctx->out, " %12.12s", fb_cmd_name(ds->vars[j].name));
 	fputc('\n', ctx->out);
 	for (size_t i = 0; i < rows; i++) {
 		fprintf(ctx->out, "%6zu", i + 1);

@@ -8,6 +8,7 @@
 #include "fedbn/graph.h"
 #include "cmd.h"
 #include "files.h"
+#include "report.h"
 #include "session.h"
 
 /* Print the truth's edges, one per line. */
@@ -21,19 +22,7 @@ static int truth_show(fb_cmd_ctx *ctx)
 	}
 	fprintf(ctx->out, "truth: %zu edges over %zu variables (%s)\n", fb_graph_n_edges(g), g->d,
 	        ctx->s->truth_source);
-	for (size_t i = 0; i < g->d; i++) {
-		for (size_t j = 0; j < g->d; j++) {
-			enum fb_edge e = fb_graph_edge(g, i, j);
-
-			if (e == FB_EDGE_FORWARD && g->weighted)
-				fprintf(ctx->out, "  %s -> %s  %.4f\n", g->names[i], g->names[j],
-				        g->w[i * g->d + j]);
-			else if (e == FB_EDGE_FORWARD)
-				fprintf(ctx->out, "  %s -> %s\n", g->names[i], g->names[j]);
-			else if (e == FB_EDGE_UNDIRECTED && i < j)
-				fprintf(ctx->out, "  %s -- %s\n", g->names[i], g->names[j]);
-		}
-	}
+	fb_report_edge_lines(ctx->out, g);
 	return FB_CMD_OK;
 }
 
