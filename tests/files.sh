@@ -2,7 +2,8 @@
 # Writing files: an existing file fedbn did not write is kept unless force=yes; a symbolic
 # link keeps pointing where it pointed and its target is replaced; a device is written in
 # place (here /dev/full, through a link, so that a regular file never replaces the node), and
-# its write error is one sentence with the session kept, PNG and SVG included.
+# its write error is one sentence with the session kept, PNG and SVG included.  (/dev/full
+# itself is never the target: a broken build run as root would replace the device node.)
 fedbn=${FEDBN:-./fedbn}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -51,5 +52,23 @@ chmod 640 theirs.csv
 "$fedbn" -c "gen er d=3 n=5; save theirs.csv force=yes" > out.txt 2>&1
 check "force=yes did not replace theirs.csv" grep -q '^X1,X2,X3' theirs.csv
 check "the mode of theirs.csv changed" [ "$(stat -c %a theirs.csv)" = 640 ]
+
+# a file fedbn wrote and someone else changed during the session is not replaced
+mkfifo cmds
+"$fedbn" < cmds > out.txt 2>&1 &
+pid=$!
+exec 3> cmds
+echo "gen er d=3 n=5; save mine.csv" >&3
+for _ in $(seq 200); do
+	grep -q "wrote 'mine.csv'" out.txt && break
+	sleep 0.05
+done
+echo 'added by hand' >> mine.csv
+echo "save mine.csv; echo done" >&3
+exec 3>&-
+wait $pid
+check "a file changed by hand was replaced" grep -qx 'added by hand' mine.csv
+check "no refusal for the changed file" \
+	grep -q "save: 'mine.csv' changed since fedbn wrote it" out.txt
 [ $fail = 0 ] && echo "PASS: files are replaced only when they may be, and write errors keep the session"
 exit $fail

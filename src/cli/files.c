@@ -16,7 +16,8 @@ static fb_file_mark *files_find(fb_session *s, const struct stat *st)
 	return NULL;
 }
 
-/* Add or update the mark of path; a role once set stays (a file read stays an input). */
+/* Add or update the mark of path; a role once set stays (a file read stays an input); a
+ * write records the modification time and size. */
 static void files_note(fb_session *s, const char *path, const char *role)
 {
 	struct stat st;
@@ -27,10 +28,21 @@ static void files_note(fb_session *s, const char *path, const char *role)
 	if ((m = files_find(s, &st)) == NULL) {
 		s->files = fb_xreallocarray(s->files, s->nfiles + 1, sizeof *s->files);
 		m = &s->files[s->nfiles++];
-		*m = (fb_file_mark){ st.st_dev, st.st_ino, NULL };
+		*m = (fb_file_mark){ .dev = st.st_dev, .ino = st.st_ino };
 	}
 	if (role != NULL)
 		m->role = role;
+	else {
+		m->mtime = st.st_mtim;
+		m->size = st.st_size;
+	}
+}
+
+/* Whether the file st describes is still as the session wrote it. */
+static bool files_unchanged(const fb_file_mark *m, const struct stat *st)
+{
+	return m->mtime.tv_sec == st->st_mtim.tv_sec && m->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       m->size == st->st_size;
 }
 
 /* Remember a file the session read. */
@@ -65,6 +77,9 @@ int fb_files_check_target(fb_cmd_ctx *ctx, const char *cmd, const char *path, bo
 		return fb_cmd_error(ctx, "%s: '%s' exists and fedbn did not write it in this "
 		                         "session; give another name, or force=yes to replace it",
 		                    cmd, path);
+	if (!files_unchanged(m, &st))
+		return fb_cmd_error(ctx, "%s: '%s' changed since fedbn wrote it; give another name, "
+		                         "or force=yes to replace it", cmd, path);
 	return FB_CMD_OK;
 }
 

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "cmd.h"
 
@@ -15,6 +16,8 @@ typedef struct fb_file_mark {
 	ino_t ino;        /* the file's inode */
 	const char *role; /* what the session read from it ("the dataset was loaded from it"),
 	                     or NULL when the session only wrote it (static text) */
+	struct timespec mtime; /* its modification time when the session last wrote it */
+	off_t size;       /* its size then */
 } fb_file_mark;
 
 /* The force= parameter of every command that writes a file. */
@@ -29,7 +32,8 @@ void fb_files_note_read(fb_cmd_ctx *ctx, const char *path, const char *role);
 /* Remember that the session wrote path. */
 void fb_files_note_written(fb_cmd_ctx *ctx, const char *path);
 /* May cmd write path?  Yes when it does not exist, is a device or pipe (written in place),
- * or is a regular file this session wrote and did not read; otherwise only with force.
+ * or is a regular file this session wrote, did not read, and nobody changed since (same
+ * modification time and size); otherwise only with force.
  * FB_CMD_ERROR after printing the reason. */
 int fb_files_check_target(fb_cmd_ctx *ctx, const char *cmd, const char *path, bool force);
 /* fb_files_check_target with force taken from the command's force= parameter. */
