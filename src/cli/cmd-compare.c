@@ -104,9 +104,10 @@ static size_t compare_items(const fb_session *s, fb_compare_item *items)
 	return n;
 }
 
-/* Write the table to path, its format taken from the extension. */
+/* Write the table to path, its format taken from the extension (force: replace a file the
+ * session may not replace otherwise). */
 static int compare_write(fb_cmd_ctx *ctx, const char *path, const fb_compare_item *items,
-                         size_t n)
+                         size_t n, bool force)
 {
 	const char *dot = strrchr(path, '.');
 	enum fb_table_format fmt;
@@ -120,7 +121,7 @@ static int compare_write(fb_cmd_ctx *ctx, const char *path, const fb_compare_ite
 	else
 		return fb_cmd_error(ctx, "compare: cannot tell the format of '%s' (use .csv or .md)",
 		                    path);
-	if (fb_files_check(ctx, "compare", path, &a->params) != FB_CMD_OK)
+	if (fb_files_check_target(ctx, "compare", path, force) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (fb_atomic_open(&af, path, &err) != FB_OK)
 		return fb_cmd_error(ctx, "compare: %s", err.msg);
@@ -152,7 +153,7 @@ static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	else if (path == NULL)
 		fb_report_compare(ctx->out, items, n, FB_TABLE_TEXT);
 	else
-		ret = compare_write(ctx, path, items, n);
+		ret = compare_write(ctx, path, items, n, fb_params_bool(&a->params, "force"));
 	free(items);
 	return ret;
 }
