@@ -1,6 +1,8 @@
 #!/bin/sh
 # Ctrl-C during a run (batch mode, no pane): the run stops at the end of the current round,
-# keeps its rounds, and the commands after it still run; a second Ctrl-C ends the program.
+# keeps its rounds, says it stopped (an error in batch mode, so the exit status is 1), and the
+# commands after it still run; a second Ctrl-C ends the program.  Ctrl-C also stops a long
+# gen and a long export, leaving the session and the file as they were.
 fedbn=${FEDBN:-./fedbn}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -26,23 +28,34 @@ start_job
 kill -INT "$pid"
 wait "$pid"
 status=$?
-[ $status = 0 ] || { echo "FAIL: exit status $status after one Ctrl-C"; cat out.txt; exit 1; }
-grep -q '^stopped after round [0-9]* (Ctrl-C)' out.txt ||
-	{ echo "FAIL: no 'stopped after round' line"; cat out.txt; exit 1; }
+[ $status = 1 ] || { echo "FAIL: exit status $status after one Ctrl-C, expected 1"; cat out.txt; exit 1; }
+grep -q '^error: notears-admm: stopped after round [0-9]* (Ctrl-C)' out.txt ||
+	{ echo "FAIL: no 'stopped after round' error"; cat out.txt; exit 1; }
+grep -q '^notears-admm not finished: [0-9]* rounds so far, ' out.txt ||
+	{ echo "FAIL: the summary of the stopped run does not say it stopped"; cat out.txt; exit 1; }
+grep -q 'finished' out.txt && grep -v 'not finished' out.txt | grep -q finished &&
+	{ echo "FAIL: the stopped run is said to have finished"; cat out.txt; exit 1; }
 grep -q '^notears-admm on horizontal 10 .*: [0-9]* rounds (not finished)' out.txt ||
 	{ echo "FAIL: result did not show the unfinished run"; cat out.txt; exit 1; }
 grep -qx 'after-the-run' out.txt || { echo "FAIL: the next command did not run"; exit 1; }
 rounds=$(grep -c '^round' out.txt)
 [ "$rounds" -lt 197 ] || { echo "FAIL: the run was not stopped ($rounds rounds)"; exit 1; }
 
+# start_waiting FILE PATTERN COMMANDS: run COMMANDS in the background (pid in $pid), output in
+# FILE, and wait until PATTERN was printed
+start_waiting() {
+	: > "$1"
+	"$fedbn" -c "$3" > "$1" 2>&1 &
+	pid=$!
+	for _ in $(seq 400); do
+		grep -q "$2" "$1" && return 0
+		sleep 0.05
+	done
+}
+
 # one long round (every client learns NOTEARS in it): two Ctrl-C during it end the program
-"$fedbn" -c "gen er d=40 edges=40 n=4000 seed=4; split horizontal 2; algo voting:notears; run;
-	echo not-reached" > out2.txt 2>&1 &
-pid=$!
-for _ in $(seq 400); do
-	grep -q '^algorithm: voting' out2.txt && break
-	sleep 0.05
-done
+start_waiting out2.txt '^algorithm: voting' "gen er d=40 edges=40 n=4000 seed=4;
+	split horizontal 2; algo voting:notears; run; echo not-reached"
 sleep 0.2
 kill -INT "$pid"
 sleep 0.2
@@ -51,4 +64,41 @@ wait "$pid"
 status=$?
 [ $status = 130 ] || { echo "FAIL: exit status $status after two Ctrl-C, expected 130"; cat out2.txt; exit 1; }
 grep -q 'interrupted twice' out2.txt || { echo "FAIL: no message on the second Ctrl-C"; exit 1; }
-echo "PASS: Ctrl-C stopped the run after round $rounds and the session went on"
+
+# stop_after_start PATTERN COMMANDS: run COMMANDS, press Ctrl-C once PATTERN was printed and
+# half a second passed, and wait; the seconds the program took after Ctrl-C in $took
+stop_after_start() {
+	start_waiting out3.txt "$1" "$2"
+	sleep 0.5
+	t0=$(date +%s)
+	kill -INT "$pid"
+	wait "$pid"
+	status=$?
+	took=$(($(date +%s) - t0))
+}
+
+# a long gen (about 15 s of work): stopped, the earlier dataset kept
+stop_after_start '^generated 5 rows' "gen er d=5 n=5 seed=9; gen er d=1000 edges=400000 n=20000;
+	info; echo after-gen"
+[ $status = 1 ] || { echo "FAIL: gen: exit status $status, expected 1"; cat out3.txt; exit 1; }
+[ "$took" -le 5 ] || { echo "FAIL: gen went on for $took s after Ctrl-C"; exit 1; }
+grep -qx 'error: gen: stopped by Ctrl-C; the dataset is as it was' out3.txt ||
+	{ echo "FAIL: gen: no stop message"; cat out3.txt; exit 1; }
+grep -qx 'dataset: gen er d=5 edges=5 n=5 seed=9 noise=gauss sem=linear' out3.txt ||
+	{ echo "FAIL: gen: the earlier dataset was not kept"; cat out3.txt; exit 1; }
+grep -qx 'after-gen' out3.txt || { echo "FAIL: gen: the next command did not run"; exit 1; }
+
+# a long export (Graphviz lays 1500 nodes out for half a minute): stopped, no file, no
+# temporary file, and no drawing process left behind
+stop_after_start '^generated 10 rows' "gen er d=1500 edges=3000 n=10; export huge.svg what=truth;
+	echo after-export"
+[ $status = 1 ] || { echo "FAIL: export: exit status $status, expected 1"; cat out3.txt; exit 1; }
+[ "$took" -le 5 ] || { echo "FAIL: export went on for $took s after Ctrl-C"; exit 1; }
+grep -qx "error: export: stopped by Ctrl-C; 'huge.svg' is as it was" out3.txt ||
+	{ echo "FAIL: export: no stop message"; cat out3.txt; exit 1; }
+grep -qx 'after-export' out3.txt || { echo "FAIL: export: the next command did not run"; exit 1; }
+[ -z "$(ls | grep huge)" ] || { echo "FAIL: export left files: $(ls | grep huge)"; exit 1; }
+sleep 0.2
+pgrep -f 'gen er d=1500 edges=3000' >/dev/null &&
+	{ echo "FAIL: export: the drawing process is still running"; exit 1; }
+echo "PASS: Ctrl-C stopped the run after round $rounds, a gen and an export, and the session went on"

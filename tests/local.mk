@@ -8,9 +8,9 @@ AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)'
 	export top_srcdir top_builddir FEDBN LSAN_OPTIONS;
 
 TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh \
-	tests/score-agree.sh tests/export-layout.sh
+	tests/score-agree.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh
 EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data \
-	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh
+	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh
 
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
@@ -32,7 +32,9 @@ TRANSCRIPTS = \
 	tests/transcripts/rescore.fbn \
 	tests/transcripts/compare.fbn \
 	tests/transcripts/threshold.fbn \
-	tests/transcripts/keys.fbn
+	tests/transcripts/keys.fbn \
+	tests/transcripts/files.fbn \
+	tests/transcripts/names.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

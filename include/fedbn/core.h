@@ -4,6 +4,7 @@
 #define FEDBN_CORE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,8 +13,10 @@
 
 #ifdef __GNUC__
 #define FB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define FB_NORETURN __attribute__((noreturn))
 #else
 #define FB_PRINTF(f, a)
+#define FB_NORETURN
 #endif
 
 /* Status returned by every fallible library call. */
@@ -49,6 +52,21 @@ typedef struct fb_warn {
 /* Send a formatted warning to w (w or w->fn may be NULL). */
 void fb_warnf(const fb_warn *w, const char *fmt, ...) FB_PRINTF(2, 3);
 
+/* How a caller stops a long library call (a simulation, a picture): the call asks fn between
+ * pieces of its work and, when it says stop, frees what it built and fails with
+ * FB_CANCELLED_MSG in err.  The library never touches signals; the program's Ctrl-C flag
+ * sits behind fn. */
+typedef struct fb_cancel {
+	bool (*fn)(void *ctx); /* true: stop now (NULL: never) */
+	void *ctx;             /* passed back to fn */
+} fb_cancel;
+
+/* The reason a cancelled call leaves in its fb_error. */
+#define FB_CANCELLED_MSG "stopped before the end, on request"
+
+/* Whether c asks to stop (c or c->fn may be NULL: no). */
+bool fb_cancel_requested(const fb_cancel *c);
+
 /* Run the BLAS under GSL on one thread (fedbn parallelises over clients itself). */
 void fb_blas_single_thread(void);
 
@@ -66,6 +84,8 @@ void *fb_xrealloc(void *ptr, size_t size);
 void *fb_xreallocarray(void *ptr, size_t count, size_t size);
 char *fb_xstrdup(const char *s);
 char *fb_xasprintf(const char *fmt, ...) FB_PRINTF(1, 2);
+/* What the allocators above do when size bytes cannot be had: print and exit. */
+void fb_xalloc_fail(size_t size) FB_NORETURN;
 
 /* A growable string buffer. */
 typedef struct fb_buf {
@@ -80,6 +100,11 @@ void fb_buf_printf(fb_buf *b, const char *fmt, ...) FB_PRINTF(2, 3);
 void fb_buf_append(fb_buf *b, const char *s, size_t n);
 /* Free b's memory and reset it to empty. */
 void fb_buf_release(fb_buf *b);
+/* Append s to b with every control character (bytes 1 to 31, and 127) written as \xHH, so
+ * that a name read from a file cannot drive the terminal it is printed on. */
+void fb_buf_append_escaped(fb_buf *b, const char *s);
+/* Whether s holds a control character that fb_buf_append_escaped would escape. */
+bool fb_str_has_control(const char *s);
 
 /* Parse a whole string as a double (no trailing junk, finite); 0 on success. */
 int fb_parse_double(const char *s, double *out);
@@ -106,14 +131,22 @@ size_t fb_rng_index(gsl_rng *r, size_t n);
 void fb_rng_shuffle(gsl_rng *r, size_t *idx, size_t n);
 
 /* A file written atomically: writes go to a temporary file in the same folder, which
- * replaces the target only on commit.  An abandoned or failed write leaves nothing behind. */
+ * replaces the target only on commit.  An abandoned or failed write leaves nothing behind;
+ * a program killed while writing leaves "TARGET.fedbn-tmp-XXXXXX" beside the target.  A
+ * symbolic link is followed (its target is replaced, the link stays); a device, pipe or
+ * socket is written in place; a folder or a link to nothing is refused. */
 typedef struct fb_atomic_file {
 	FILE *fp;     /* where to write */
-	char *path;   /* the final path */
-	char *tmp;    /* the temporary path */
+	char *path;   /* the file written: path as given, or the end of its links (owned) */
+	char *tmp;    /* the temporary path, or NULL when writing in place (owned) */
+	char *name;   /* path as given, for messages (owned) */
 } fb_atomic_file;
 
-/* Open a temporary file beside path; FB_OK or FB_ERR with the reason in err. */
+/* What a temporary file's name adds to its target's (then six random characters). */
+#define FB_ATOMIC_TMP_SUFFIX ".fedbn-tmp-"
+
+/* Open a temporary file beside path (or path itself, see above); FB_OK or FB_ERR with the
+ * reason in err. */
 int fb_atomic_open(fb_atomic_file *af, const char *path, fb_error *err);
 /* Flush, close and rename over the target; on any failure removes the temporary file. */
 int fb_atomic_commit(fb_atomic_file *af, fb_error *err);

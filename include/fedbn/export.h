@@ -45,6 +45,11 @@ typedef struct fb_export_layout {
  * with fb_export_layout_free; NULL with the reason. */
 fb_export_layout *fb_export_layout_alloc(const fb_graph *const *graphs, size_t n,
                                          fb_error *err);
+/* fb_export_layout_alloc that cancel can stop (NULL with FB_CANCELLED_MSG in err): with a
+ * cancel callback the layout is made in a child process, which is killed when cancel says
+ * stop, since Graphviz cannot interrupt a layout; the positions are the same either way. */
+fb_export_layout *fb_export_layout_alloc_cancellable(const fb_graph *const *gs, size_t n,
+                                                     const fb_cancel *cancel, fb_error *err);
 /* Free a layout (NULL is fine). */
 void fb_export_layout_free(fb_export_layout *l);
 
@@ -77,6 +82,13 @@ int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_vie
  * view, with the same node positions: opts->layout, or one layout of the union of both. */
 int fb_export_compare(const fb_graph *const g[2], const fb_graph *truth,
                       const fb_export_opts *opts, const char *path, fb_error *err);
+
+/* fb_export_graph that cancel can stop (FB_CANCELLED_MSG in err, path left as it was): a
+ * .png, .svg or .pdf is then laid out and rendered in a child process, which is killed when
+ * cancel says stop, since Graphviz cannot interrupt a layout. */
+int fb_export_graph_cancellable(const fb_graph *g, const fb_graph *truth,
+                                enum fb_export_view view, const fb_export_opts *opts,
+                                const char *path, const fb_cancel *cancel, fb_error *err);
 
 /* The DOT text of the picture fb_export_graph would draw, NUL-terminated (caller frees with
  * free); NULL with the reason in err.  Nodes are named after the variables and carry them as

@@ -37,6 +37,10 @@ typedef struct fb_graph {
 /* Allocate an empty graph on d nodes named X1..Xd (d may be 0); NULL when d * d overflows.
  * Out of memory exits (fb_xmalloc).  Free with fb_graph_free. */
 fb_graph *fb_graph_alloc(size_t d);
+/* Like fb_graph_alloc, but NULL when its d x d arrays do not fit in memory. */
+fb_graph *fb_graph_try_alloc(size_t d);
+/* Bytes the d x d marks and weights of a graph on d nodes take (d below 2^30). */
+size_t fb_graph_bytes(size_t d);
 /* Free a graph (NULL is fine). */
 void fb_graph_free(fb_graph *g);
 /* Deep copy (caller frees); NULL when g is NULL. */

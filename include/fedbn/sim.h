@@ -40,6 +40,7 @@ typedef struct fb_sim_options {
 	enum fb_noise noise;   /* noise family */
 	double noise_scale;    /* noise scale (1) */
 	double wmin, wmax;     /* weight magnitudes uniform on [wmin, wmax], sign +/- (0.5, 2) */
+	fb_cancel cancel;      /* asked between rows of the graph and blocks of the data (none) */
 } fb_sim_options;
 
 /* Defaults: ER, d=10, edges=10, n=300, seed=1, linear, Gaussian, scale 1, [0.5, 2]. */
@@ -65,7 +66,8 @@ fb_graph *fb_sim_dag_ordered(enum fb_dag_type type, size_t d, size_t edges, gsl_
  * weights (one magnitude then one sign per edge, edges in row-major order), "noise" the noise
  * row by row, so the first rows do not depend on n.  Then each variable, in topological order,
  * gets its mechanism added to its noise.  FB_ERR with the reason (n < 1, a scale that is not
- * positive, wmin > wmax, or any fb_sim_dag refusal); *data and *truth are then NULL. */
+ * positive, wmin > wmax, or any fb_sim_dag refusal, memory that cannot be had, or
+ * FB_CANCELLED_MSG when opt->cancel asked to stop); *data and *truth are then NULL. */
 int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **truth,
                     fb_error *err);
 

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fedbn/core.h"
 #include "cmd.h"
+#include "files.h"
 
 /* How deep 'source' may nest before it is taken for a loop. */
 #define MAX_SOURCE_DEPTH 16
@@ -15,7 +17,7 @@
 int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name)
 {
 	const char *saved = ctx->where;
-	char *line = NULL, *where = NULL;
+	char *line = NULL, *where = NULL, why[128];
 	size_t cap = 0, lineno = 0;
 	int worst = FB_CMD_OK;
 	ssize_t len;
@@ -34,6 +36,9 @@ int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name)
 			break;
 	}
 	ctx->where = saved;
+	if (len < 0 && ferror(fp))
+		worst = fb_cmd_error(ctx, "cannot read '%s': %s", name,
+		                     fb_strerror(errno, why, sizeof why));
 	free(where);
 	free(line);
 	return worst;
@@ -43,6 +48,7 @@ int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name)
 int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path)
 {
 	char why[128];
+	struct stat st;
 	FILE *fp;
 	int ret;
 
@@ -52,6 +58,11 @@ int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path)
 	fp = fopen(path, "r");
 	if (fp == NULL)
 		return fb_cmd_error(ctx, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
+	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(fp);
+		return fb_cmd_error(ctx, "cannot read '%s': it is a folder, not a script", path);
+	}
+	fb_files_note_read(ctx, path, "it was run as a script");
 	ctx->depth++;
 	ret = fb_cmd_run_stream(ctx, fp, path);
 	ctx->depth--;

@@ -8,6 +8,7 @@
 
 #include "fedbn/core.h"
 #include "cmd.h"
+#include "files.h"
 #include "report.h"
 #include "session.h"
 
@@ -103,9 +104,10 @@ static size_t compare_items(const fb_session *s, fb_compare_item *items)
 	return n;
 }
 
-/* Write the table to path, its format taken from the extension. */
+/* Write the table to path, its format taken from the extension (force: replace a file the
+ * session may not replace otherwise). */
 static int compare_write(fb_cmd_ctx *ctx, const char *path, const fb_compare_item *items,
-                         size_t n)
+                         size_t n, bool force)
 {
 	const char *dot = strrchr(path, '.');
 	enum fb_table_format fmt;
@@ -119,11 +121,14 @@ static int compare_write(fb_cmd_ctx *ctx, const char *path, const fb_compare_ite
 	else
 		return fb_cmd_error(ctx, "compare: cannot tell the format of '%s' (use .csv or .md)",
 		                    path);
+	if (fb_files_check_target(ctx, "compare", path, force) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	if (fb_atomic_open(&af, path, &err) != FB_OK)
 		return fb_cmd_error(ctx, "compare: %s", err.msg);
 	fb_report_compare(af.fp, items, n, fmt);
 	if (fb_atomic_commit(&af, &err) != FB_OK)
 		return fb_cmd_error(ctx, "compare: %s", err.msg);
+	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%zu run%s)\n", path, n, n == 1 ? "" : "s");
 	return FB_CMD_OK;
 }
@@ -148,7 +153,7 @@ static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	else if (path == NULL)
 		fb_report_compare(ctx->out, items, n, FB_TABLE_TEXT);
 	else
-		ret = compare_write(ctx, path, items, n);
+		ret = compare_write(ctx, path, items, n, fb_params_bool(&a->params, "force"));
 	free(items);
 	return ret;
 }
@@ -163,12 +168,14 @@ static const fb_param_def compare_params[] = {
 	  "bring dropped runs back: run numbers, or all" },
 	{ "label", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "name a run in the table: N:TEXT, e.g. label=2:\"pooled pc\" (N: removes it)" },
+	FB_CMD_PARAM_FORCE,
 	{ 0 },
 };
 
 const fb_cmd_entry fb_cmd_compare = {
 	.name = "compare",
-	.usage = "[drop=N,...] [restore=N,...|all] [label=N:TEXT] [out=FILE.csv|FILE.md]",
+	.usage = "[drop=N,...] [restore=N,...|all] [label=N:TEXT] [out=FILE.csv|FILE.md] "
+	         "[force=yes]",
 	.summary = "compare every run",
 	.help = "One row per run of the session: its number and label, algorithm, dataset, "
 	        "split, the parameters that differ from the defaults, SHD (also as DAGs and as "
@@ -178,6 +185,7 @@ const fb_cmd_entry fb_cmd_compare = {
 	        "drop=2,3 leaves runs 2 and 3 out of this and later tables (they keep their "
 	        "numbers; restore=2 or restore=all brings them back); label=2:\"pooled pc\" names "
 	        "run 2 in the label column (label=2: removes the name). out= writes the table as "
-	        "CSV or Markdown.",
+	        "CSV or Markdown (an existing file only when fedbn wrote it in this session and "
+	        "the session did not read it, or with force=yes).",
 	.min_args = 0, .max_args = 0, .params = compare_params, .exec = exec_compare,
 };

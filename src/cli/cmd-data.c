@@ -7,6 +7,7 @@
 #include "fedbn/csv.h"
 #include "fedbn/dataset.h"
 #include "cmd.h"
+#include "files.h"
 #include "session.h"
 
 /* The current dataset, or an error naming the command when there is none. */
@@ -63,6 +64,7 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (ds == NULL)
 		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_session_set_data(ctx->s, ds, a->argv[0], NULL, NULL, &dropped);
+	fb_files_note_read(ctx, a->argv[0], "the dataset was loaded from it");
 	fprintf(ctx->out, "loaded '%s': %zu rows, %zu variables (%zu continuous, %zu discrete)\n",
 	        a->argv[0], ds->n, ds->d, ds->d - fb_dataset_n_discrete(ds),
 	        fb_dataset_n_discrete(ds));
@@ -77,10 +79,11 @@ static int exec_save(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_error err = { { 0 } };
 	fb_dataset *ds = need_data(ctx, "save");
 
-	if (ds == NULL)
+	if (ds == NULL || fb_files_check(ctx, "save", a->argv[0], &a->params) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (fb_csv_write_dataset(ds, a->argv[0], &err) != FB_OK)
 		return fb_cmd_error(ctx, "%s", err.msg);
+	fb_files_note_written(ctx, a->argv[0]);
 	fprintf(ctx->out, "wrote '%s': %zu rows, %zu variables\n", a->argv[0], ds->n, ds->d);
 	return FB_CMD_OK;
 }
@@ -108,13 +111,14 @@ static void info_var(FILE *out, const fb_dataset *ds, size_t j)
 
 	if (v->kind == FB_CONTINUOUS) {
 		column_moments(ds, j, &mean, &sd);
-		fprintf(out, "  %-16s continuous  %7zu %12.6g %12.6g\n", v->name, v->missing, mean, sd);
+		fprintf(out, "  %-16s continuous  %7zu %12.6g %12.6g\n", fb_cmd_name(v->name),
+		        v->missing, mean, sd);
 		return;
 	}
-	fprintf(out, "  %-16s discrete    %7zu %12s %12s  %zu:", v->name, v->missing, "", "",
-	        v->nlevels);
+	fprintf(out, "  %-16s discrete    %7zu %12s %12s  %zu:", fb_cmd_name(v->name), v->missing,
+	        "", "", v->nlevels);
 	for (size_t l = 0; l < v->nlevels && l < 8; l++)
-		fprintf(out, "%s%s", l ? ", " : " ", v->levels[l]);
+		fprintf(out, "%s%s", l ? ", " : " ", fb_cmd_name(v->levels[l]));
 	fprintf(out, "%s\n", v->nlevels > 8 ? ", ..." : "");
 }
 
@@ -149,7 +153,7 @@ static void print_cell(FILE *out, const fb_dataset *ds, size_t i, size_t j, int 
 	const fb_var *v = &ds->vars[j];
 
 	if (v->kind == FB_DISCRETE && x >= 0 && (size_t)x < v->nlevels)
-		fprintf(out, " %*s", w, v->levels[(size_t)x]);
+		fprintf(out, " %*s", w, fb_cmd_name(v->levels[(size_t)x]));
 	else
 		fprintf(out, " %*.6g", w, x);
 }
@@ -166,7 +170,7 @@ static int exec_head(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	rows = rows < ds->n ? rows : ds->n;
 	fprintf(ctx->out, "%6s", "row");
 	for (size_t j = 0; j < ds->d; j++)
-		fprintf(ctx->out, " %12.12s", ds->vars[j].name);
+		fprintf(ctx->out, " %12.12s", fb_cmd_name(ds->vars[j].name));
 	fputc('\n', ctx->out);
 	for (size_t i = 0; i < rows; i++) {
 		fprintf(ctx->out, "%6zu", i + 1);
@@ -194,6 +198,12 @@ static const fb_param_def load_params[] = {
 	{ 0 },
 };
 
+/* save's parameters. */
+static const fb_param_def save_params[] = {
+	FB_CMD_PARAM_FORCE,
+	{ 0 },
+};
+
 /* head's parameters. */
 static const fb_param_def head_params[] = {
 	{ "rows", FB_PARAM_INT, "10", 1, 1e9, NULL, "how many rows to show" },
@@ -212,10 +222,13 @@ const fb_cmd_entry fb_cmd_load = {
 };
 
 const fb_cmd_entry fb_cmd_save = {
-	.name = "save", .usage = "FILE", .summary = "write the dataset as CSV",
+	.name = "save", .usage = "FILE [force=yes]", .summary = "write the dataset as CSV",
 	.help = "Write the current dataset to FILE as CSV with a header row; discrete values "
-	        "are written as their labels. The file is replaced atomically.",
-	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .exec = exec_save,
+	        "are written as their labels. The file is replaced atomically. An existing "
+	        "file is replaced only when fedbn wrote it in this session and the session "
+	        "did not read it, or with force=yes.",
+	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = save_params,
+	.exec = exec_save,
 };
 
 const fb_cmd_entry fb_cmd_info = {

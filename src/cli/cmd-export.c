@@ -9,6 +9,8 @@
 #include "fedbn/export.h"
 #include "cmd.h"
 #include "report.h"
+#include "files.h"
+#include "interrupt.h"
 #include "session.h"
 
 /* The file name's extension (after the last dot of the last component), or "". */
@@ -28,6 +30,7 @@ static int export_csv(fb_cmd_ctx *ctx, const fb_graph *g, const char *path, bool
 
 	if (ret != FB_OK)
 		return fb_cmd_error(ctx, "%s", err.msg);
+	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%s, %zu edges)\n", path,
 	        matrix ? "adjacency matrix" : "edge list", fb_graph_n_edges(g));
 	return FB_CMD_OK;
@@ -45,6 +48,8 @@ static fb_graph *read_graph_file(fb_cmd_ctx *ctx, const char *file)
 	}
 	if ((g = fb_graph_read_csv_for(file, ctx->s->data, &err)) == NULL)
 		fb_cmd_error(ctx, "%s", err.msg);
+	else
+		fb_files_note_read(ctx, file, "a graph was read from it");
 	return g;
 }
 
@@ -79,8 +84,9 @@ static const fb_choice export_styles[] = {
 };
 
 /* A new layout from the truth, or else from the union of g and every run's estimate over
- * the dataset's variables (NULL when Graphviz cannot make one). */
-static fb_export_layout *layout_make(const fb_session *s, const fb_graph *g)
+ * the dataset's variables (NULL when Graphviz cannot make one or cancel stopped it). */
+static fb_export_layout *layout_make(const fb_session *s, const fb_graph *g,
+                                     const fb_cancel *cancel)
 {
 	const fb_graph **gs;
 	fb_graph **owned;
@@ -89,14 +95,15 @@ static fb_export_layout *layout_make(const fb_session *s, const fb_graph *g)
 	size_t n = 0;
 
 	if (s->truth != NULL)
-		return fb_export_layout_alloc((const fb_graph *const *)&s->truth, 1, &err);
+		return fb_export_layout_alloc_cancellable((const fb_graph *const *)&s->truth, 1,
+		                                           cancel, &err);
 	gs = fb_xcalloc(s->nruns + 1, sizeof *gs);
 	owned = fb_xcalloc(s->nruns + 1, sizeof *owned);
 	gs[n++] = g;
 	for (size_t k = 0; k < s->nruns; k++)
 		if ((owned[k] = fb_run_result(s->runs[k], &err)) != NULL && fits_data(s, owned[k]))
 			gs[n++] = owned[k];
-	l = fb_export_layout_alloc(gs, n, &err);
+	l = fb_export_layout_alloc_cancellable(gs, n, cancel, &err);
 	for (size_t k = 0; k < s->nruns; k++)
 		fb_graph_free(owned[k]);
 	free(owned);
@@ -108,14 +115,15 @@ static fb_export_layout *layout_make(const fb_session *s, const fb_graph *g)
  * session once the picture is written); NULL (the picture laid out alone) for layout=fresh
  * or a graph over other variables. */
 static const fb_export_layout *shared_layout(fb_cmd_ctx *ctx, const fb_graph *g,
-                                             const fb_params *p, fb_export_layout **made)
+                                             const fb_params *p, const fb_cancel *cancel,
+                                             fb_export_layout **made)
 {
 	*made = NULL;
 	if (fb_params_choice(p, "layout") == LAYOUT_FRESH || !fits_data(ctx->s, g))
 		return NULL;
 	if (ctx->s->layout != NULL)
 		return ctx->s->layout;
-	return *made = layout_make(ctx->s, g);
+	return *made = layout_make(ctx->s, g, cancel);
 }
 
 /* Keep a layout made for a picture in the session when the picture was written (ok), so
@@ -201,23 +209,36 @@ static fb_export_opts picture_opts(const fb_params *p, const struct facts *f,
 	return o;
 }
 
-/* Draw g (against truth for the diff view) into path with the facts, or write it as CSV. */
+/* Draw g (against truth for the diff view) into path with the facts, or write it as CSV;
+ * Ctrl-C stops a long drawing and leaves path as it was. */
 static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *truth,
                         const char *path, const fb_params *p, const struct facts *f)
 {
+	fb_cancel cancel = fb_interrupt_cancel();
 	fb_error err = { { 0 } };
 	fb_export_layout *made;
 	fb_export_opts o;
 	int rc;
 
+	if (fb_files_check(ctx, "export", path, p) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	if (strcmp(extension(path), "csv") == 0)
 		return export_csv(ctx, g, path,
 		                  fb_params_choice(p, "format") == FB_CMD_FORMAT_MATRIX);
-	o = picture_opts(p, f, shared_layout(ctx, g, p, &made));
-	rc = fb_export_graph(g, truth, truth != NULL ? FB_VIEW_DIFF : FB_VIEW_GRAPH, &o, path, &err);
+	fb_interrupt_begin();
+	o = picture_opts(p, f, shared_layout(ctx, g, p, &cancel, &made));
+	rc = fb_interrupted() ? FB_ERR
+	                      : fb_export_graph_cancellable(g, truth,
+	                                                    truth != NULL ? FB_VIEW_DIFF
+	                                                                  : FB_VIEW_GRAPH,
+	                                                    &o, path, &cancel, &err);
+	fb_interrupt_end();
 	layout_keep(ctx, made, rc == FB_OK);
+	if (rc != FB_OK && fb_interrupted())
+		return fb_cmd_error(ctx, "export: stopped by Ctrl-C; '%s' is as it was", path);
 	if (rc != FB_OK)
 		return fb_cmd_error(ctx, "%s", err.msg);
+	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%zu nodes, %zu edges%s)\n", path, g->d,
 	        fb_graph_n_edges(g), truth != NULL ? ", against the truth" : "");
 	return FB_CMD_OK;
@@ -372,19 +393,23 @@ static int export_compare(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 
 	if (strcmp(extension(path), "csv") == 0)
 		return fb_cmd_error(ctx, "export: what=compare draws a picture, not a '.csv' file");
+	if (fb_files_check(ctx, "export", path, p) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	if (panels_parse(ctx, p, pl) == FB_CMD_OK) {
 		g[0] = pl[0].g;
 		g[1] = pl[1].g;
 		compare_facts(ctx->s, pl, &f);
-		o = picture_opts(p, &f, shared_layout(ctx, g[0], p, &made));
+		o = picture_opts(p, &f, shared_layout(ctx, g[0], p, NULL, &made));
 		if (fb_export_compare(g, ctx->s->truth, &o, path, &err) != FB_OK)
 			fb_cmd_error(ctx, "%s", err.msg);
 		else
 			ret = FB_CMD_OK;
 		layout_keep(ctx, made, ret == FB_CMD_OK);
 	}
-	if (ret == FB_CMD_OK)
+	if (ret == FB_CMD_OK) {
+		fb_files_note_written(ctx, path);
 		fprintf(ctx->out, "wrote '%s' (%s beside %s)\n", path, f.panel[0], f.panel[1]);
+	}
 	for (int k = 0; k < 2; k++)
 		if (pl[k].run != NULL)
 			fb_graph_free(pl[k].g);
@@ -456,6 +481,7 @@ static const fb_param_def export_params[] = {
 	  "the picture's width in inches, scaled up or down (0: its natural size)" },
 	{ "dpi", FB_PARAM_DOUBLE, "96", 10, 2400, NULL,
 	  "pixels per inch of a .png picture (96: a screen; 300: print)" },
+	FB_CMD_PARAM_FORCE,
 	{ 0 },
 };
 
@@ -473,7 +499,8 @@ const fb_cmd_entry fb_cmd_export = {
 	        "the truth, side by side. .csv writes an edge list or an adjacency matrix. The "
 	        "estimate is the newest run's graph, another run's (run=N), or a CSV graph "
 	        "(graph=FILE.csv, names checked against the dataset). Files are replaced "
-	        "atomically.",
+	        "atomically; an existing file only when fedbn wrote it in this session and "
+	        "the session did not read it, or with force=yes.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = export_params,
 	.exec = exec_export,
 };

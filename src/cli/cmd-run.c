@@ -53,6 +53,18 @@ static double run_clock(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Say that run stopped at Ctrl-C before it finished: a line at the prompt; in batch mode an
+ * error, so that a script or --bail does not take a cut-short run for a whole one. */
+static int report_stopped(fb_cmd_ctx *ctx, const fb_run *run)
+{
+	if (!ctx->interactive)
+		return fb_cmd_error(ctx, "%s: stopped after round %zu (Ctrl-C); run or step "
+		                         "continue it", run->name, fb_run_rounds(run));
+	fprintf(ctx->out, "stopped after round %zu (Ctrl-C); run or step continue it\n",
+	        fb_run_rounds(run));
+	return FB_CMD_OK;
+}
+
 /* Step run up to max rounds (0: until done), one line per round; Ctrl-C stops between
  * rounds. */
 static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
@@ -71,8 +83,8 @@ static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 		}
 		fb_report_round(ctx->out, run, fb_run_last(run));
 		if (fb_interrupted()) {
-			fprintf(ctx->out, "stopped after round %zu (Ctrl-C); run or step continue it\n",
-			        fb_run_rounds(run));
+			if (!fb_run_done(run))
+				ret = report_stopped(ctx, run);
 			break;
 		}
 	}
@@ -107,8 +119,7 @@ static int pane_report(fb_cmd_ctx *ctx, fb_run *run, const fb_pane_outcome *o)
 	if (o->failed)
 		return fb_cmd_error(ctx, "%s: round %zu: %s", run->name, o->failed_round, o->err.msg);
 	if (o->interrupted && !fb_run_done(run))
-		fprintf(ctx->out, "stopped after round %zu (Ctrl-C); run or step continue it\n",
-		        fb_run_rounds(run));
+		return report_stopped(ctx, run);
 	if (o->rounds > 0 && fb_run_done(run))
 		fb_report_finished(ctx->out, run);
 	return FB_CMD_OK;
@@ -279,7 +290,8 @@ const fb_cmd_entry fb_cmd_run = {
 	        "--no-pane or 'watch off'). The newest run continues when nothing changed "
 	        "since it started; after a change of data, split, algorithm or parameter a new "
 	        "run starts. Ctrl-C stops at the end of the current round and keeps everything "
-	        "computed so far.",
+	        "computed so far; in batch mode the stopped run counts as a failed command "
+	        "(exit status 1, and --bail stops there).",
 	.min_args = 0, .max_args = 0, .params = run_params, .exec = exec_run,
 };
 

@@ -6,6 +6,7 @@
 
 #include "fedbn/bif.h"
 #include "cmd.h"
+#include "files.h"
 #include "session.h"
 
 /* sample FILE.bif [n=N] [seed=S]: forward-sample the network; its DAG becomes the truth. */
@@ -31,6 +32,7 @@ static int exec_sample(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_bn_free(bn);
 	if (ds == NULL)
 		return fb_cmd_error(ctx, "sample: %s", err.msg);
+	fb_files_note_read(ctx, path, "a network was read from it");
 	source = fb_xasprintf("sample %s n=%zu seed=%" PRIu64, path, n, seed);
 	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);
 	fprintf(ctx->out, "sampled %zu rows x %zu variables from '%s'; true DAG has %zu edges "

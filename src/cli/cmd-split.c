@@ -67,10 +67,10 @@ static void client_columns(fb_buf *b, const fb_partition *p, size_t c, size_t wi
 	const fb_dataset *ds = p->clients[c].data;
 
 	for (size_t j = 0; j < ds->d; j++) {
-		const char *name = ds->vars[j].name;
+		const char *name = fb_cmd_name(ds->vars[j].name);
 
 		if (j > 0 && b->len + strlen(name) + 2 > width && j + 1 < ds->d) {
-			fb_buf_printf(b, ", ... %s (%zu)", ds->vars[ds->d - 1].name, ds->d);
+			fb_buf_printf(b, ", ... %s (%zu)", fb_cmd_name(ds->vars[ds->d - 1].name), ds->d);
 			return;
 		}
 		fb_buf_printf(b, "%s%s", j ? ", " : "", name);

@@ -7,6 +7,8 @@
 #include "fedbn/csv.h"
 #include "fedbn/graph.h"
 #include "cmd.h"
+#include "files.h"
+#include "report.h"
 #include "session.h"
 
 /* Print the truth's edges, one per line. */
@@ -20,19 +22,7 @@ static int truth_show(fb_cmd_ctx *ctx)
 	}
 	fprintf(ctx->out, "truth: %zu edges over %zu variables (%s)\n", fb_graph_n_edges(g), g->d,
 	        ctx->s->truth_source);
-	for (size_t i = 0; i < g->d; i++) {
-		for (size_t j = 0; j < g->d; j++) {
-			enum fb_edge e = fb_graph_edge(g, i, j);
-
-			if (e == FB_EDGE_FORWARD && g->weighted)
-				fprintf(ctx->out, "  %s -> %s  %.4f\n", g->names[i], g->names[j],
-				        g->w[i * g->d + j]);
-			else if (e == FB_EDGE_FORWARD)
-				fprintf(ctx->out, "  %s -> %s\n", g->names[i], g->names[j]);
-			else if (e == FB_EDGE_UNDIRECTED && i < j)
-				fprintf(ctx->out, "  %s -- %s\n", g->names[i], g->names[j]);
-		}
-	}
+	fb_report_edge_lines(ctx->out, g);
 	return FB_CMD_OK;
 }
 
@@ -49,6 +39,7 @@ static int truth_load(fb_cmd_ctx *ctx, const char *path)
 	if ((g = fb_graph_read_csv_for(path, ctx->s->data, &err)) == NULL)
 		return fb_cmd_error(ctx, "%s", err.msg);
 	n = fb_session_set_truth(ctx->s, g, path);
+	fb_files_note_read(ctx, path, "the truth was read from it");
 	fprintf(ctx->out, "truth: %zu edges from '%s'%s", fb_graph_n_edges(g), path,
 	        fb_graph_is_acyclic(g) ? "" : " (warning: it has a cycle)");
 	if (n > 0)
@@ -59,17 +50,21 @@ static int truth_load(fb_cmd_ctx *ctx, const char *path)
 }
 
 /* Write the truth as CSV (edge list or matrix). */
-static int truth_save(fb_cmd_ctx *ctx, const char *path, bool matrix)
+static int truth_save(fb_cmd_ctx *ctx, const char *path, const fb_params *p)
 {
+	bool matrix = fb_params_choice(p, "format") == FB_CMD_FORMAT_MATRIX;
 	fb_error err = { { 0 } };
 	int ret;
 
 	if (ctx->s->truth == NULL)
 		return fb_cmd_error(ctx, "truth: no truth to save");
+	if (fb_files_check(ctx, "truth", path, p) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	ret = matrix ? fb_graph_write_matrix(ctx->s->truth, path, &err)
 	             : fb_graph_write_edges(ctx->s->truth, path, &err);
 	if (ret != FB_OK)
 		return fb_cmd_error(ctx, "%s", err.msg);
+	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%s)\n", path, matrix ? "adjacency matrix" : "edge list");
 	return FB_CMD_OK;
 }
@@ -96,23 +91,25 @@ static int exec_truth(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return fb_cmd_error(ctx, "truth: %s needs a FILE", sub);
 	if (what == TRUTH_LOAD)
 		return truth_load(ctx, a->argv[1]);
-	return truth_save(ctx, a->argv[1],
-	                  fb_params_choice(&a->params, "format") == FB_CMD_FORMAT_MATRIX);
+	return truth_save(ctx, a->argv[1], &a->params);
 }
 
 /* truth's parameters. */
 static const fb_param_def truth_params[] = {
 	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, fb_cmd_formats,
 	  "save: an edge list from,to[,weight] or a d x d adjacency matrix" },
+	FB_CMD_PARAM_FORCE,
 	{ 0 },
 };
 
 const fb_cmd_entry fb_cmd_truth = {
-	.name = "truth", .usage = "[show | load FILE | save FILE [format=edges|matrix]]",
+	.name = "truth", .usage = "[show | load FILE | save FILE [format=edges|matrix] [force=yes]]",
 	.summary = "show, load or save the true graph",
 	.help = "show lists the true edges. load reads an edge list (header from,to[,weight]) "
 	        "or an adjacency matrix (row = parent, column = child) and checks its names "
-	        "against the dataset's variables. save writes it as CSV.",
+	        "against the dataset's variables; an edge list that names a pair twice (X1,X2 "
+	        "and X2,X1, or the same row again) is refused. save writes it as CSV (an "
+	        "existing file only when fedbn wrote it in this session, or with force=yes).",
 	.min_args = 0, .max_args = 2, .words = truth_subs, .complete = FB_COMPLETE_FILE,
 	.params = truth_params, .exec = exec_truth,
 };

@@ -18,15 +18,40 @@ const fb_choice fb_cmd_formats[] = {
 static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *fmt, va_list ap)
 	FB_PRINTF(3, 0);
 
-/* Print "where: error: message" to the error stream. */
+/* Print "where: error: message" to the error stream, control characters escaped (a
+ * message may quote a name or a field read from a file). */
 static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *fmt, va_list ap)
 {
+	char msg[2 * FB_ERROR_MAX];
+	fb_buf b = { 0 };
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	if (ctx->where != NULL)
-		fprintf(ctx->err, "%s: ", ctx->where);
-	fprintf(ctx->err, "%s: ", kind);
-	vfprintf(ctx->err, fmt, ap);
-	fputc('\n', ctx->err);
+		fb_buf_printf(&b, "%s: ", ctx->where);
+	fb_buf_printf(&b, "%s: ", kind);
+	fb_buf_append_escaped(&b, msg);
+	fprintf(ctx->err, "%s\n", b.data);
 	fflush(ctx->err);
+	fb_buf_release(&b);
+}
+
+/* How many fb_cmd_name results stay valid at once. */
+#define NAME_SLOTS 8
+
+/* A name (or label) read from a file, fit for the terminal. */
+const char *fb_cmd_name(const char *name)
+{
+	static fb_buf slot[NAME_SLOTS];
+	static size_t next;
+	fb_buf *b;
+
+	if (!fb_str_has_control(name))
+		return name;
+	b = &slot[next];
+	next = (next + 1) % NAME_SLOTS;
+	b->len = 0;
+	fb_buf_append_escaped(b, name);
+	return b->data;
 }
 
 /* Print an error and return FB_CMD_ERROR. */

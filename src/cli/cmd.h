@@ -82,6 +82,10 @@ struct fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, const char *cmd, int64_t n);
 int fb_cmd_error(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
 /* Print a warning. */
 void fb_cmd_warn(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
+/* name (a variable name or a level label, which files supply) with its control characters
+ * written as \xHH: the one way every command prints such text.  The result is name itself
+ * or lives until eight more calls; use it at once. */
+const char *fb_cmd_name(const char *name);
 /* An fb_warn that prints through fb_cmd_warn. */
 fb_warn fb_cmd_warner(fb_cmd_ctx *ctx);
 

@@ -22,8 +22,8 @@ static int exec_demo(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	const char *truth = fb_params_str(&a->params, "truth");
 	const char *diff = fb_params_str(&a->params, "diff");
 	char *gen = fb_xasprintf("gen er d=10 edges=10 n=300 seed=%" PRIu64, ctx->s->seed);
-	char *exp_truth = fb_xasprintf("export \"%s\" what=truth", truth);
-	char *exp_diff = fb_xasprintf("export \"%s\" what=diff", diff);
+	char *exp_truth = fb_xasprintf("export \"%s\" what=truth force=yes", truth);
+	char *exp_diff = fb_xasprintf("export \"%s\" what=diff force=yes", diff);
 	const char *steps[] = { gen, "split horizontal 10", "clients", "algo notears-admm",
 		                "run", "result", exp_truth, exp_diff };
 	int ret = FB_CMD_OK;
@@ -56,6 +56,7 @@ const fb_cmd_entry fb_cmd_demo = {
 	.help = "Simulate a dataset (gen er d=10 edges=10 n=300 with the session seed), split "
 	        "it horizontally over 10 clients, learn its DAG by NOTEARS-ADMM round by round, "
 	        "show the result, and draw the true DAG (truth=FILE) and the learned one against "
-	        "it (diff=FILE). Each step is printed as the command it runs, to be typed again.",
+	        "it (diff=FILE), replacing those two files when they exist. Each step is printed "
+	        "as the command it runs, to be typed again.",
 	.min_args = 0, .max_args = 0, .params = demo_params, .exec = exec_demo,
 };

@@ -50,3 +50,16 @@ bool fb_interrupted(void)
 {
 	return interrupted != 0;
 }
+
+/* fb_cancel callback: the flag. */
+static bool interrupt_asked(void *ctx)
+{
+	(void)ctx;
+	return interrupted != 0;
+}
+
+/* A cancel request for library calls that reads the Ctrl-C flag. */
+fb_cancel fb_interrupt_cancel(void)
+{
+	return (fb_cancel){ .fn = interrupt_asked, .ctx = NULL };
+}

@@ -5,11 +5,16 @@
 
 #include <stdbool.h>
 
+#include "fedbn/core.h"
+
 /* Catch SIGINT (and SIGTERM) for the length of a run, with the flag cleared. */
 void fb_interrupt_begin(void);
 /* Put back the handlers that were there before fb_interrupt_begin. */
 void fb_interrupt_end(void);
 /* Whether Ctrl-C was pressed since fb_interrupt_begin. */
 bool fb_interrupted(void);
+/* A cancel request for a long library call (gen, export) that says stop once Ctrl-C was
+ * pressed between fb_interrupt_begin and fb_interrupt_end. */
+fb_cancel fb_interrupt_cancel(void);
 
 #endif

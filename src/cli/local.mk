@@ -33,6 +33,8 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-table.c \
 	src/cli/session.h \
 	src/cli/session.c \
+	src/cli/files.h \
+	src/cli/files.c \
 	src/cli/cmd-misc.c \
 	src/cli/cmd-data.c \
 	src/cli/cmd-gen.c \

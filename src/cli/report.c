@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fedbn/core.h"
+#include "cmd.h"
 #include "report.h"
 
 /* Bytes in decimal units. */
@@ -55,22 +56,29 @@ void fb_report_finished(FILE *out, const fb_run *run)
 	fputc('\n', out);
 }
 
+/* Print the edges of g, one a line, with their weights when g is weighted. */
+void fb_report_edge_lines(FILE *out, const fb_graph *g)
+{
+	for (size_t i = 0; i < g->d; i++) {
+		for (size_t j = 0; j < g->d; j++) {
+			enum fb_edge e = fb_graph_edge(g, i, j);
+			const char *a = fb_cmd_name(g->names[i]), *b = fb_cmd_name(g->names[j]);
+
+			if (e == FB_EDGE_FORWARD && g->weighted)
+				fprintf(out, "  %s -> %s  %.4f\n", a, b, g->w[i * g->d + j]);
+			else if (e == FB_EDGE_FORWARD)
+				fprintf(out, "  %s -> %s\n", a, b);
+			else if (e == FB_EDGE_UNDIRECTED && i < j)
+				fprintf(out, "  %s -- %s\n", a, b);
+		}
+	}
+}
+
 /* Print the edges of g with their weights. */
 static void print_edges(FILE *out, const fb_graph *g)
 {
 	fprintf(out, "edges (%zu):\n", fb_graph_n_edges(g));
-	for (size_t i = 0; i < g->d; i++) {
-		for (size_t j = 0; j < g->d; j++) {
-			enum fb_edge e = fb_graph_edge(g, i, j);
-
-			if (e == FB_EDGE_FORWARD && g->weighted)
-				fprintf(out, "  %s -> %s  %.4f\n", g->names[i], g->names[j], g->w[i * g->d + j]);
-			else if (e == FB_EDGE_FORWARD)
-				fprintf(out, "  %s -> %s\n", g->names[i], g->names[j]);
-			else if (e == FB_EDGE_UNDIRECTED && i < j)
-				fprintf(out, "  %s -- %s\n", g->names[i], g->names[j]);
-		}
-	}
+	fb_report_edge_lines(out, g);
 }
 
 /* Print a score in one paragraph. */

@@ -16,6 +16,8 @@ void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec);
 /* The line that sums a run up: "NAME finished: N rounds, ..." or, before the end, "NAME not
  * finished: N rounds so far, ...". */
 void fb_report_finished(FILE *out, const fb_run *run);
+/* The edges of g, one a line ("  A -> B  0.1234", "  A -- B"), names escaped. */
+void fb_report_edge_lines(FILE *out, const fb_graph *g);
 /* The result of a run; FB_ERR when it has no estimate yet. */
 int fb_report_result(FILE *out, const fb_run *run);
 

@@ -78,6 +78,7 @@ void fb_session_release(fb_session *s)
 		s->retired_free[i](s->retired[i]);
 	free(s->retired);
 	free(s->retired_free);
+	free(s->files);
 	free(s->data_source);
 	free(s->truth_source);
 	if (s->algo != NULL)

@@ -40,6 +40,8 @@ typedef struct fb_session {
 	void **retired;       /* replaced datasets, truths and splits that runs still use */
 	void (**retired_free)(void *); /* how to free each */
 	size_t nretired;      /* how many */
+	struct fb_file_mark *files; /* every file the session read or wrote (owned) */
+	size_t nfiles;        /* how many */
 } fb_session;
 
 /* An empty session with seed 1. */

@@ -796,6 +796,10 @@ static void test_graph_errors(void **state)
 	           "(expected -> or --)");
 	graph_from("from,to\nA,B,C\n", "line 2: expected 2 fields, found 3");
 	graph_from("from,to\n\"B\",B\n", "line 2: self-loop on 'B'");
+	graph_from("from,to\nA,B\nC,B\nB,A\n", "line 4: the pair 'B', 'A' is already an edge "
+	           "on line 2; list each pair once (type -- for an undirected edge)");
+	graph_from("from,to,type\nA,B,--\nA,B,->\n", "line 3: the pair 'A', 'B' is already an "
+	           "edge on line 2; list each pair once (type -- for an undirected edge)");
 	graph_from("A,C,B\n0,0,0\n0,0,0\n0,0,0\n", "line 1, column 2: expected node 'B', found "
 	           "'C' (the nodes must be in the data's order)");
 	graph_from("A,B,Z\n0,0,0\n0,0,0\n0,0,0\n", "line 1, column 3: unknown node 'Z'");

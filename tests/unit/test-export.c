@@ -290,6 +290,45 @@ static void test_files(void **state)
 	fb_graph_free(truth);
 }
 
+/* A cancel callback that says stop once its counter (ctx) has counted down to zero. */
+static bool cancel_countdown(void *ctx)
+{
+	int *left = ctx;
+
+	return (*left)-- <= 0;
+}
+
+/* Rendered in a child process (a cancel callback is given) the SVG is the same as rendered
+ * in-process; cancelled, the export fails with the cancel message and leaves the old file. */
+static void test_cancellable(void **state)
+{
+	struct tmpdir *t = *state;
+	fb_graph *g = make_weighted();
+	int never = 1 << 30, now = 0;
+	fb_cancel keep_on = { cancel_countdown, &never }, stop = { cancel_countdown, &now };
+	fb_error err = { "" };
+	char a[128], b[128], want[256], head_a[8192], head_b[8192];
+
+	snprintf(a, sizeof a, "%s/here.svg", t->path);
+	snprintf(b, sizeof b, "%s/apart.svg", t->path);
+	assert_int_equal(fb_export_graph(g, NULL, FB_VIEW_GRAPH, NULL, a, &err), FB_OK);
+	assert_int_equal(fb_export_graph_cancellable(g, NULL, FB_VIEW_GRAPH, NULL, b, &keep_on,
+	                                             &err),
+	                 FB_OK);
+	file_head(a, head_a, sizeof head_a);
+	file_head(b, head_b, sizeof head_b);
+	assert_true(strlen(head_a) > 100);
+	assert_string_equal(head_a, head_b);
+	assert_int_equal(fb_export_graph_cancellable(g, NULL, FB_VIEW_GRAPH, NULL, b, &stop, &err),
+	                 FB_ERR);
+	snprintf(want, sizeof want, "cannot export '%s': " FB_CANCELLED_MSG, b);
+	assert_string_equal(err.msg, want);
+	file_head(b, head_b, sizeof head_b);
+	assert_string_equal(head_a, head_b);
+	assert_int_equal(dir_count(t->path), 2);
+	fb_graph_free(g);
+}
+
 /* Unknown or missing extensions fail naming the file and the formats, creating nothing. */
 static void test_bad_extension(void **state)
 {
@@ -926,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_dot_graph_view),
 		cmocka_unit_test(test_dot_diff_view),
 		cmocka_unit_test_setup_teardown(test_files, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_cancellable, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_bad_extension, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_missing_dir, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_diff_errors, setup_dir, teardown_dir),

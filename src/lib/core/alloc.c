@@ -10,7 +10,7 @@
 #include "fedbn/core.h"
 
 /* Print and exit: out of memory in the shell cannot be recovered. */
-static void out_of_memory(size_t size)
+void fb_xalloc_fail(size_t size)
 {
 	fprintf(stderr, "fedbn: out of memory (%zu bytes)\n", size);
 	exit(2);
@@ -22,7 +22,7 @@ void *fb_xmalloc(size_t size)
 	void *p = malloc(size == 0 ? 1 : size);
 
 	if (p == NULL)
-		out_of_memory(size);
+		fb_xalloc_fail(size);
 	return p;
 }
 
@@ -32,7 +32,7 @@ void *fb_xcalloc(size_t count, size_t size)
 	void *p = calloc(count == 0 ? 1 : count, size == 0 ? 1 : size);
 
 	if (p == NULL)
-		out_of_memory(count * size);
+		fb_xalloc_fail(count * size);
 	return p;
 }
 
@@ -42,7 +42,7 @@ void *fb_xrealloc(void *ptr, size_t size)
 	void *p = realloc(ptr, size == 0 ? 1 : size);
 
 	if (p == NULL)
-		out_of_memory(size);
+		fb_xalloc_fail(size);
 	return p;
 }
 
@@ -50,7 +50,7 @@ void *fb_xrealloc(void *ptr, size_t size)
 void *fb_xreallocarray(void *ptr, size_t count, size_t size)
 {
 	if (size != 0 && count > SIZE_MAX / size)
-		out_of_memory(SIZE_MAX);
+		fb_xalloc_fail(SIZE_MAX);
 	return fb_xrealloc(ptr, count * size);
 }
 
@@ -73,7 +73,7 @@ char *fb_xasprintf(const char *fmt, ...)
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		out_of_memory(0);
+		fb_xalloc_fail(0);
 	b.data = fb_xmalloc((size_t)n + 1);
 	va_start(ap, fmt);
 	vsnprintf(b.data, (size_t)n + 1, fmt, ap);

@@ -30,6 +30,12 @@ int fb_fail(fb_error *err, const char *fmt, ...)
 	return FB_ERR;
 }
 
+/* Whether the caller asks the running call to stop. */
+bool fb_cancel_requested(const fb_cancel *c)
+{
+	return c != NULL && c->fn != NULL && c->fn(c->ctx);
+}
+
 /* Clear err. */
 void fb_error_clear(fb_error *err)
 {

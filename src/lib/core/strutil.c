@@ -54,6 +54,33 @@ int fb_strcasecmp(const char *a, const char *b)
 	}
 }
 
+/* Whether byte c is a control character (C0 or DEL). */
+static bool char_is_control(unsigned char c)
+{
+	return (c >= 1 && c < 32) || c == 127;
+}
+
+/* Whether s holds a control character. */
+bool fb_str_has_control(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (char_is_control((unsigned char)*s))
+			return true;
+	return false;
+}
+
+/* Append s with its control characters as \xHH. */
+void fb_buf_append_escaped(fb_buf *b, const char *s)
+{
+	fb_buf_append(b, "", 0);
+	for (; *s != '\0'; s++) {
+		if (char_is_control((unsigned char)*s))
+			fb_buf_printf(b, "\\x%02x", (unsigned)(unsigned char)*s);
+		else
+			fb_buf_append(b, s, 1);
+	}
+}
+
 /* strerror with a lower-case first letter. */
 const char *fb_strerror(int e, char *buf, size_t len)
 {

@@ -182,9 +182,37 @@ static int edge_type(fb_csv_scan *sc, const struct trow *r, const struct edge_co
 	return FB_ERR;
 }
 
-/* Add the edge of one edge list row to g. */
-static int edge_row(fb_csv_scan *sc, const struct trow *r, const struct edge_cols *c,
-                    char *const *names, fb_graph *g)
+/* The line of the first of rows[0..n) that joins i and j (in either direction). */
+static size_t edge_first_line(const struct trow *rows, size_t n, const struct edge_cols *c,
+                              char *const *names, size_t d, size_t i, size_t j)
+{
+	for (size_t k = 0; k < n; k++) {
+		size_t a = node_index(names, d, rows[k].field[c->from]);
+		size_t b = node_index(names, d, rows[k].field[c->to]);
+
+		if ((a == i && b == j) || (a == j && b == i))
+			return rows[k].line;
+	}
+	return 0;
+}
+
+/* A pair listed twice is refused: the second row repeats or contradicts the first (X1,X2
+ * then X2,X1 would otherwise keep only the last). */
+static int edge_twice(fb_csv_scan *sc, const struct trow *r, const struct trow *prev,
+                      size_t nprev, const struct edge_cols *c, char *const *names, size_t d,
+                      size_t i, size_t j)
+{
+	size_t line = edge_first_line(prev, nprev, c, names, d, i, j);
+
+	fb_csv_scan_fail(sc, "line %zu: the pair '%s', '%s' is already an edge on line %zu; "
+	                 "list each pair once (type -- for an undirected edge)", r->line,
+	                 names[i], names[j], line);
+	return FB_ERR;
+}
+
+/* Add the edge of one edge list row to g; prev holds the nprev rows before it. */
+static int edge_row(fb_csv_scan *sc, const struct trow *r, const struct trow *prev,
+                    size_t nprev, const struct edge_cols *c, char *const *names, fb_graph *g)
 {
 	size_t i, j;
 	double w = 1;
@@ -201,6 +229,8 @@ static int edge_row(fb_csv_scan *sc, const struct trow *r, const struct edge_col
 		fb_csv_scan_fail(sc, "line %zu: self-loop on '%s'", r->line, names[i]);
 		return FB_ERR;
 	}
+	if (fb_graph_adjacent(g, i, j))
+		return edge_twice(sc, r, prev, nprev, c, names, g->d, i, j);
 	if (undirected) {
 		fb_graph_set_undirected(g, i, j);
 		g->w[i * g->d + j] = g->w[j * g->d + i] = w;
@@ -227,7 +257,7 @@ static int read_edges(fb_csv_scan *sc, const struct table *t, struct edge_cols *
 			                 head->n, r->n);
 			return FB_ERR;
 		}
-		if (edge_row(sc, r, c, names, g) != FB_OK)
+		if (edge_row(sc, r, &t->row[1], i - 1, c, names, g) != FB_OK)
 			return FB_ERR;
 	}
 	return FB_OK;

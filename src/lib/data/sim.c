@@ -75,13 +75,17 @@ static void random_order(gsl_rng *r, size_t *order, size_t d)
 	fb_rng_shuffle(r, order, d);
 }
 
-/* ER variant A: exactly `edges` pairs uniformly (Floyd's sampling), oriented along order. */
-static void dag_er_exact(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+/* ER variant A: exactly `edges` pairs uniformly (Floyd's sampling), oriented along order.
+ * FB_ERR when its d x d scratch table does not fit in memory. */
+static int dag_er_exact(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 {
 	size_t d = g->d, total = pair_count(d), a, b;
-	unsigned char *chosen = fb_xcalloc(d * d, 1);
-	size_t *rank = fb_xcalloc(d, sizeof *rank);
+	unsigned char *chosen = calloc(d * d, 1);
+	size_t *rank;
 
+	if (chosen == NULL)
+		return FB_ERR;
+	rank = fb_xcalloc(d, sizeof *rank);
 	for (size_t j = total - edges; j < total; j++) {
 		size_t t = fb_rng_index(r, j + 1);
 
@@ -104,10 +108,11 @@ static void dag_er_exact(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 	}
 	free(rank);
 	free(chosen);
+	return FB_OK;
 }
 
 /* ER variant B: each forward pair of a random order with p = 2s/(d^2-d). */
-static void dag_er_bernoulli(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+static int dag_er_bernoulli(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 {
 	size_t d = g->d;
 	double p = (double)edges / (double)pair_count(d);
@@ -119,6 +124,7 @@ static void dag_er_bernoulli(fb_graph *g, size_t edges, gsl_rng *r, size_t *orde
 				fb_graph_set_directed(g, order[u], order[v], 1.0);
 		}
 	}
+	return FB_OK;
 }
 
 /* round(s/d) with ties to even, as Python's round() in the NOTEARS utilities; at least 1. */
@@ -148,15 +154,20 @@ static size_t ba_pick(gsl_rng *r, const size_t *weight, const unsigned char *tak
 }
 
 /* Barabási–Albert, NOTEARS flavour: vertex t sends min(m,t) edges to distinct earlier
- * vertices with probability ∝ in-degree + 1, edges new -> old, then relabelled. */
-static void dag_scale_free(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+ * vertices with probability ∝ in-degree + 1, edges new -> old, then relabelled.  FB_ERR
+ * when its table of d x m targets does not fit in memory. */
+static int dag_scale_free(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 {
 	size_t d = g->d, m = attach_count(edges, d);
-	size_t *weight = fb_xcalloc(d, sizeof *weight); /* in-degree + 1 */
-	unsigned char *taken = fb_xcalloc(d, 1);
-	size_t *target = fb_xcalloc(d * m, sizeof *target); /* target[t*m + e] */
-	size_t *label = fb_xcalloc(d, sizeof *label);
+	size_t *target = calloc(d * m, sizeof *target); /* target[t*m + e] */
+	size_t *weight, *label;                          /* in-degree + 1; the relabelling */
+	unsigned char *taken;
 
+	if (target == NULL)
+		return FB_ERR;
+	weight = fb_xcalloc(d, sizeof *weight);
+	taken = fb_xcalloc(d, 1);
+	label = fb_xcalloc(d, sizeof *label);
 	for (size_t t = 0; t < d; t++) {
 		size_t k = t < m ? t : m, total = 0;
 
@@ -185,6 +196,7 @@ static void dag_scale_free(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 	free(target);
 	free(taken);
 	free(weight);
+	return FB_OK;
 }
 
 /* Draw a random DAG and the topological order its generator used. */
@@ -192,20 +204,27 @@ fb_graph *fb_sim_dag_ordered(enum fb_dag_type type, size_t d, size_t edges, gsl_
                              size_t *order, fb_error *err)
 {
 	fb_graph *g;
+	int rc;
 
 	if (dag_check(type, d, edges, err) != FB_OK)
 		return NULL;
-	g = fb_graph_alloc(d);
+	g = fb_graph_try_alloc(d);
 	if (g == NULL) {
-		fb_fail(err, "cannot draw a DAG on d=%zu variables: out of memory", d);
+		fb_fail(err, "cannot draw a DAG on d=%zu variables: out of memory (its graph "
+		        "takes %.3g GB)", d, (double)fb_graph_bytes(d) / 1e9);
 		return NULL;
 	}
 	if (type == FB_DAG_ER)
-		dag_er_exact(g, edges, r, order);
+		rc = dag_er_exact(g, edges, r, order);
 	else if (type == FB_DAG_ER_BERNOULLI)
-		dag_er_bernoulli(g, edges, r, order);
+		rc = dag_er_bernoulli(g, edges, r, order);
 	else
-		dag_scale_free(g, edges, r, order);
+		rc = dag_scale_free(g, edges, r, order);
+	if (rc != FB_OK) {
+		fb_fail(err, "cannot draw a DAG on d=%zu variables: out of memory", d);
+		fb_graph_free(g);
+		return NULL;
+	}
 	g->weighted = false;
 	return g;
 }
@@ -220,10 +239,14 @@ fb_graph *fb_sim_dag(enum fb_dag_type type, size_t d, size_t edges, gsl_rng *r, 
 	return g;
 }
 
-/* Give every edge of g a weight ±U[wmin, wmax], in row-major order of (parent, child). */
-static void sim_weights(fb_graph *g, double wmin, double wmax, gsl_rng *r)
+/* Give every edge of g a weight ±U[wmin, wmax], in row-major order of (parent, child);
+ * FB_ERR (FB_CANCELLED_MSG) when cancel asks to stop, between rows. */
+static int sim_weights(fb_graph *g, double wmin, double wmax, gsl_rng *r,
+                       const fb_cancel *cancel, fb_error *err)
 {
 	for (size_t i = 0; i < g->d; i++) {
+		if (fb_cancel_requested(cancel))
+			return fb_fail(err, FB_CANCELLED_MSG);
 		for (size_t j = 0; j < g->d; j++) {
 			double w;
 
@@ -236,6 +259,7 @@ static void sim_weights(fb_graph *g, double wmin, double wmax, gsl_rng *r)
 		}
 	}
 	g->weighted = true;
+	return FB_OK;
 }
 
 /* One draw of N(0, scale^2). */
@@ -323,8 +347,12 @@ static int sim_check(const fb_sim_options *opt, fb_error *err)
 	return FB_OK;
 }
 
+/* Values drawn between two questions to opt->cancel. */
+#define SIM_CANCEL_BLOCK 65536
+
 /* Fill ds from the SEM on the weighted graph g: noise row by row, then the mechanism
- * column by column in the topological order. */
+ * column by column in the topological order; opt->cancel is asked every block of values
+ * and before every column. */
 static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t *order,
                       fb_dataset *ds, fb_error *err)
 {
@@ -332,10 +360,17 @@ static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t
 	struct sim_model m = { g, fb_xcalloc(g->d, sizeof(size_t)) };
 	int rc = FB_OK;
 
-	for (size_t i = 0; i < ds->n * ds->d; i++)
+	for (size_t i = 0; i < ds->n * ds->d && rc == FB_OK; i++) {
+		if (i % SIM_CANCEL_BLOCK == 0 && fb_cancel_requested(&opt->cancel))
+			rc = fb_fail(err, FB_CANCELLED_MSG);
 		ds->x[i] = noise_draw[opt->noise](r, opt->noise_scale);
-	for (size_t p = 0; p < g->d && rc == FB_OK; p++)
-		rc = mechanisms[opt->sem](&m, order[p], ds, err);
+	}
+	for (size_t p = 0; p < g->d && rc == FB_OK; p++) {
+		if (fb_cancel_requested(&opt->cancel))
+			rc = fb_fail(err, FB_CANCELLED_MSG);
+		else
+			rc = mechanisms[opt->sem](&m, order[p], ds, err);
+	}
 	free(m.parents);
 	gsl_rng_free(r);
 	return rc;
@@ -361,11 +396,15 @@ int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **tru
 	if (g == NULL)
 		goto fail;
 	r = fb_rng_stream(opt->seed, "weights");
-	sim_weights(g, opt->wmin, opt->wmax, r);
+	if (sim_weights(g, opt->wmin, opt->wmax, r, &opt->cancel, err) != FB_OK) {
+		gsl_rng_free(r);
+		goto fail;
+	}
 	gsl_rng_free(r);
 	ds = fb_dataset_alloc(opt->n, opt->d);
 	if (ds == NULL) {
-		fb_fail(err, "cannot simulate %zu x %zu values: out of memory", opt->n, opt->d);
+		fb_fail(err, "cannot simulate %zu x %zu values: out of memory (they take %.3g GB)",
+		        opt->n, opt->d, (double)opt->n * (double)opt->d * sizeof(double) / 1e9);
 		goto fail;
 	}
 	if (sim_sample(opt, g, order, ds, err) != FB_OK)

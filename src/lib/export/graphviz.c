@@ -4,10 +4,15 @@
  * stderr; a failure reports them in err. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fedbn/metrics.h"
 #include "gv-int.h"
@@ -671,10 +676,14 @@ GVC_t *gv_context_get(fb_error *err)
 }
 
 /* Lay the picture out on its fixed positions (nop: edges routed around the nodes), finish
- * it, and render it in format into fp. */
-static int gv_picture_render(struct gv_picture *p, const char *format, FILE *fp,
+ * it, and render it in format, appending the bytes to out.  Graphviz's own file writer ends
+ * the program on a write error, so the picture is rendered into memory and fedbn writes the
+ * file itself. */
+static int gv_picture_render(struct gv_picture *p, const char *format, fb_buf *out,
                              fb_error *err)
 {
+	char *data = NULL;
+	unsigned int n = 0;
 	int rc;
 
 	if (gv_context_get(err) == NULL)
@@ -683,48 +692,205 @@ static int gv_picture_render(struct gv_picture *p, const char *format, FILE *fp,
 		return fb_fail(err, "graphviz cannot lay out the graph: %s",
 		               gv_reason("no reason"));
 	gv_finish(p);
-	rc = gvRender(gv_context, p->g, format, fp);
+	rc = gvRenderData(gv_context, p->g, format, &data, &n);
 	gvFreeLayout(gv_context, p->g);
-	if (rc != 0)
+	if (rc != 0 || data == NULL) {
+		if (data != NULL)
+			gvFreeRenderData(data);
 		return fb_fail(err, "graphviz cannot render %s: %s", format,
 		               gv_reason("no reason"));
+	}
+	fb_buf_append(out, data, n);
+	gvFreeRenderData(data);
 	return FB_OK;
 }
 
-/* Write the picture into the open atomic file: DOT text, or a rendering in renderer. */
-static int gv_picture_write(struct gv_picture *p, const char *renderer, fb_atomic_file *af,
-                            fb_error *err)
-{
-	fb_buf text = { 0 };
-	int rc;
+/* What the drawing process sends before its bytes. */
+struct gv_child_head {
+	int ok;     /* 1: the picture follows; 0: the reason it failed follows */
+	size_t len; /* bytes that follow */
+};
 
-	if (renderer != NULL)
-		return gv_picture_render(p, renderer, af->fp, err);
-	rc = gv_picture_dot(p, &text, err);
-	if (rc == FB_OK && fwrite(text.data, 1, text.len, af->fp) != text.len)
-		rc = fb_fail(err, "cannot write the DOT text");
-	fb_buf_release(&text);
+/* Write the n bytes of buf to fd; false on a failure. */
+static bool gv_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* In the drawing process: run job, send the head and its bytes (or the reason) down fd, and
+ * leave without running the parent's exit handlers. */
+static void gv_child_main(gv_job_fn *job, void *arg, int fd)
+{
+	struct gv_child_head h = { 1, 0 };
+	fb_error err = { { 0 } };
+	fb_buf out = { 0 };
+	const char *bytes = "";
+
+	if (job(arg, &out, &err) == FB_OK) {
+		h.len = out.len;
+		bytes = out.data != NULL ? out.data : "";
+	} else {
+		h.ok = 0;
+		h.len = strlen(err.msg);
+		bytes = err.msg;
+	}
+	_exit(gv_write_all(fd, &h, sizeof h) && gv_write_all(fd, bytes, h.len) ? 0 : 1);
+}
+
+/* Read what the drawing process sends on fd into in, asking cancel every tenth of a
+ * second; FB_ERR when cancel says stop or the pipe fails. */
+static int gv_child_read(int fd, const fb_cancel *cancel, fb_buf *in, fb_error *err)
+{
+	char chunk[65536], why[128];
+
+	for (;;) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (fb_cancel_requested(cancel))
+			return fb_fail(err, FB_CANCELLED_MSG);
+		r = poll(&pf, 1, 100);
+		if (r == 0 || (r < 0 && errno == EINTR))
+			continue;
+		r = r < 0 ? -1 : read(fd, chunk, sizeof chunk);
+		if (r == 0)
+			return FB_OK;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return fb_fail(err, "cannot read the drawing: %s",
+			               fb_strerror(errno, why, sizeof why));
+		fb_buf_append(in, chunk, (size_t)r);
+	}
+}
+
+/* The picture (appended to out), or the reason, from what the drawing process sent and
+ * how it ended. */
+static int gv_child_result(const fb_buf *in, int status, fb_buf *out, fb_error *err)
+{
+	struct gv_child_head h;
+
+	if (in->len < sizeof h)
+		return fb_fail(err, "graphviz ended while drawing (%s %d)",
+		               WIFSIGNALED(status) ? "signal" : "exit status",
+		               WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	memcpy(&h, in->data, sizeof h);
+	if (in->len - sizeof h != h.len)
+		return fb_fail(err, "graphviz ended while drawing");
+	if (!h.ok)
+		return fb_fail(err, "%.*s", (int)h.len, in->data + sizeof h);
+	fb_buf_append(out, in->data + sizeof h, h.len);
+	return FB_OK;
+}
+
+/* Run job in a child process, appending its bytes to out, so that cancel can stop a long
+ * layout (Graphviz has no way to interrupt one) and Graphviz ending its process cannot end
+ * the caller's. */
+int gv_apart(gv_job_fn *job, void *arg, const fb_cancel *cancel, fb_buf *out, fb_error *err)
+{
+	fb_buf in = { 0 };
+	int fds[2], rc, status = 0;
+	char why[128];
+	pid_t pid;
+
+	if (gv_context_get(err) == NULL)
+		return FB_ERR;
+	if (pipe(fds) != 0)
+		return fb_fail(err, "cannot start drawing: %s", fb_strerror(errno, why, sizeof why));
+	if ((pid = fork()) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return fb_fail(err, "cannot start drawing: %s", fb_strerror(errno, why, sizeof why));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		gv_child_main(job, arg, fds[1]);
+	}
+	close(fds[1]);
+	rc = gv_child_read(fds[0], cancel, &in, err);
+	close(fds[0]);
+	if (rc != FB_OK)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		continue;
+	if (rc == FB_OK)
+		rc = gv_child_result(&in, status, out, err);
+	fb_buf_release(&in);
 	return rc;
 }
 
-/* Write the built picture and commit; on failure err holds the reason without the file
- * name unless *named. */
-static int export_to_file(struct gv_picture *p, const char *renderer, const char *file,
-                          fb_error *err, bool *named)
+/* What gv_render_job renders: a built picture and the format. */
+struct gv_render_job {
+	struct gv_picture *p; /* the picture */
+	const char *format;   /* the renderer */
+};
+
+/* gv_job_fn: render the picture of arg (a struct gv_render_job) into out. */
+static int gv_render_job(void *arg, fb_buf *out, fb_error *err)
 {
+	struct gv_render_job *r = arg;
+
+	return gv_picture_render(r->p, r->format, out, err);
+}
+
+/* The bytes of the picture in out: DOT text, or a rendering in renderer (in a child process
+ * when the caller can cancel). */
+static int gv_picture_bytes(struct gv_picture *p, const char *renderer, const fb_cancel *cancel,
+                            fb_buf *out, fb_error *err)
+{
+	if (renderer == NULL)
+		return gv_picture_dot(p, out, err);
+	if (cancel != NULL && cancel->fn != NULL) {
+		struct gv_render_job r = { p, renderer };
+
+		return gv_apart(gv_render_job, &r, cancel, out, err);
+	}
+	return gv_picture_render(p, renderer, out, err);
+}
+
+/* Write the n bytes of data into the open atomic file, checked. */
+static int gv_file_write(fb_atomic_file *af, const char *data, size_t n, fb_error *err)
+{
+	char why[128];
+
+	if (n > 0 && fwrite(data, 1, n, af->fp) != n)
+		return fb_fail(err, "%s", fb_strerror(errno, why, sizeof why));
+	return FB_OK;
+}
+
+/* Render the built picture, write it and commit; on failure err holds the reason without
+ * the file name unless *named is set. */
+static int export_to_file(struct gv_picture *p, const char *renderer, const char *file,
+                          const fb_cancel *cancel, fb_error *err, bool *named)
+{
+	fb_buf bytes = { 0 };
 	fb_atomic_file af;
 	int rc;
 
-	rc = fb_atomic_open(&af, file, err);
-	if (rc != FB_OK) {
+	rc = gv_picture_bytes(p, renderer, cancel, &bytes, err);
+	if (rc == FB_OK && fb_cancel_requested(cancel))
+		rc = fb_fail(err, FB_CANCELLED_MSG);
+	if (rc == FB_OK && (rc = fb_atomic_open(&af, file, err)) != FB_OK) {
 		*named = true;
-	} else if (gv_picture_write(p, renderer, &af, err) != FB_OK) {
+	} else if (rc == FB_OK && gv_file_write(&af, bytes.data, bytes.len, err) != FB_OK) {
 		fb_atomic_abort(&af);
 		rc = FB_ERR;
-	} else if (fb_atomic_commit(&af, err) != FB_OK) {
+	} else if (rc == FB_OK && (rc = fb_atomic_commit(&af, err)) != FB_OK) {
 		*named = true;
-		rc = FB_ERR;
 	}
+	fb_buf_release(&bytes);
 	return rc;
 }
 
@@ -734,6 +900,7 @@ struct export_what {
 	const fb_graph *truth;      /* the truth, or NULL */
 	enum fb_export_view view;   /* the view of a single graph */
 	const fb_export_opts *opts; /* the options in force */
+	const fb_cancel *cancel;    /* asked while rendering, or NULL: never stopped */
 };
 
 /* Build the picture of w into p on the options' layout or, without one, on a layout of w's
@@ -749,7 +916,7 @@ static int export_build(const struct export_what *w, struct gv_picture *p,
 		if (gs[1] != NULL && (w->g[1] != NULL || w->view == FB_VIEW_DIFF) &&
 		    fb_graph_same_nodes(gs[0], gs[1]))
 			n = 2;
-		if ((*own = fb_export_layout_alloc(gs, n, err)) == NULL)
+		if ((*own = fb_export_layout_alloc_cancellable(gs, n, w->cancel, err)) == NULL)
 			return FB_ERR;
 		o.layout = *own;
 	}
@@ -774,7 +941,7 @@ static int export_file(const struct export_what *w, const char *file, fb_error *
 	gv_quiet_begin(&q);
 	rc = export_build(w, &p, &own, &inner);
 	if (rc == FB_OK)
-		rc = export_to_file(&p, renderer, file, &inner, &named);
+		rc = export_to_file(&p, renderer, file, w->cancel, &inner, &named);
 	gv_picture_close(&p);
 	fb_export_layout_free(own);
 	gv_quiet_end(&q);
@@ -789,8 +956,16 @@ static int export_file(const struct export_what *w, const char *file, fb_error *
 int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
                     const fb_export_opts *opts, const char *file, fb_error *err)
 {
+	return fb_export_graph_cancellable(g, truth, view, opts, file, NULL, err);
+}
+
+/* fb_export_graph that cancel can stop. */
+int fb_export_graph_cancellable(const fb_graph *g, const fb_graph *truth,
+                                enum fb_export_view view, const fb_export_opts *opts,
+                                const char *file, const fb_cancel *cancel, fb_error *err)
+{
 	fb_export_opts o = gv_opts(opts);
-	struct export_what w = { { g, NULL }, truth, view, &o };
+	struct export_what w = { { g, NULL }, truth, view, &o, cancel };
 
 	return export_file(&w, file, err);
 }
@@ -800,7 +975,7 @@ int fb_export_compare(const fb_graph *const g[2], const fb_graph *truth,
                       const fb_export_opts *opts, const char *file, fb_error *err)
 {
 	fb_export_opts o = gv_opts(opts);
-	struct export_what w = { { g[0], g[1] }, truth, FB_VIEW_GRAPH, &o };
+	struct export_what w = { { g[0], g[1] }, truth, FB_VIEW_GRAPH, &o, NULL };
 
 	return export_file(&w, file, err);
 }
@@ -810,7 +985,7 @@ char *fb_export_dot_string(const fb_graph *g, const fb_graph *truth, enum fb_exp
                            const fb_export_opts *opts, fb_error *err)
 {
 	fb_export_opts o = gv_opts(opts);
-	struct export_what w = { { g, NULL }, truth, view, &o };
+	struct export_what w = { { g, NULL }, truth, view, &o, NULL };
 	struct gv_quiet q;
 	struct gv_picture p = { 0 };
 	fb_export_layout *own = NULL;

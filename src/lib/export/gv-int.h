@@ -46,6 +46,12 @@ const char *gv_reason(const char *fallback);
 /* The process's Graphviz context, created on first use; NULL with the reason in err. */
 GVC_t *gv_context_get(fb_error *err);
 
+/* A piece of work for gv_apart: append its result to out, or fail with the reason in err. */
+typedef int gv_job_fn(void *arg, fb_buf *out, fb_error *err);
+/* Run job in a child process and append what it produced to out, asking cancel every tenth
+ * of a second; when cancel says stop the child is killed and FB_CANCELLED_MSG is in err. */
+int gv_apart(gv_job_fn *job, void *arg, const fb_cancel *cancel, fb_buf *out, fb_error *err);
+
 /* After the nop layout on fixed positions: put every weight label beside its edge, clear of nodes,
  * arrowheads and other labels; move legends under and headings over their panels; put the
  * title on top; make the bounding box hold it all. */

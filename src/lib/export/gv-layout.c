@@ -156,8 +156,8 @@ static void gv_layout_place(fb_export_layout *l, Agnode_t **nodes, const fb_grap
 	}
 }
 
-/* A new layout over g's variables from the laid-out nodes (NULL: lone variables). */
-static fb_export_layout *gv_layout_read(Agnode_t **nodes, const fb_graph *g)
+/* A layout over g's variables, every position 0 (caller frees). */
+static fb_export_layout *gv_layout_new(const fb_graph *g)
 {
 	fb_export_layout *l = fb_xcalloc(1, sizeof *l);
 
@@ -167,6 +167,14 @@ static fb_export_layout *gv_layout_read(Agnode_t **nodes, const fb_graph *g)
 	l->y = fb_xcalloc(g->d > 0 ? g->d : 1, sizeof *l->y);
 	for (size_t i = 0; i < g->d; i++)
 		l->names[i] = fb_xstrdup(g->names[i]);
+	return l;
+}
+
+/* A new layout over g's variables from the laid-out nodes (NULL: lone variables). */
+static fb_export_layout *gv_layout_read(Agnode_t **nodes, const fb_graph *g)
+{
+	fb_export_layout *l = gv_layout_new(g);
+
 	gv_layout_place(l, nodes, g);
 	return l;
 }
@@ -241,6 +249,54 @@ fb_export_layout *fb_export_layout_alloc(const fb_graph *const *gs, size_t n, fb
 		agclose(lg);
 	gv_quiet_end(&q);
 	free(nodes);
+	return l;
+}
+
+/* What gv_layout_job lays out: the graphs to unite. */
+struct gv_layout_job {
+	const fb_graph *const *gs; /* the graphs */
+	size_t n;                  /* how many */
+};
+
+/* gv_job_fn: lay out the graphs of arg (a struct gv_layout_job) and append the x then the y
+ * coordinates of their d variables to out, as doubles. */
+static int gv_layout_job(void *arg, fb_buf *out, fb_error *err)
+{
+	struct gv_layout_job *job = arg;
+	fb_export_layout *l = fb_export_layout_alloc(job->gs, job->n, err);
+
+	if (l == NULL)
+		return FB_ERR;
+	fb_buf_append(out, (const char *)l->x, l->d * sizeof *l->x);
+	fb_buf_append(out, (const char *)l->y, l->d * sizeof *l->y);
+	fb_export_layout_free(l);
+	return FB_OK;
+}
+
+/* fb_export_layout_alloc that cancel can stop: the layout is made in a child process. */
+fb_export_layout *fb_export_layout_alloc_cancellable(const fb_graph *const *gs, size_t n,
+                                                     const fb_cancel *cancel, fb_error *err)
+{
+	struct gv_layout_job job = { gs, n };
+	fb_export_layout *l;
+	fb_buf xy = { 0 };
+	size_t d = gs[0]->d;
+
+	if (cancel == NULL || cancel->fn == NULL)
+		return fb_export_layout_alloc(gs, n, err);
+	if (gv_apart(gv_layout_job, &job, cancel, &xy, err) != FB_OK) {
+		fb_buf_release(&xy);
+		return NULL;
+	}
+	if (xy.len != 2 * d * sizeof(double)) {
+		fb_buf_release(&xy);
+		fb_fail(err, "graphviz ended while laying the graph out");
+		return NULL;
+	}
+	l = gv_layout_new(gs[0]);
+	memcpy(l->x, xy.data, d * sizeof *l->x);
+	memcpy(l->y, xy.data + d * sizeof *l->x, d * sizeof *l->y);
+	fb_buf_release(&xy);
 	return l;
 }
 

@@ -15,22 +15,45 @@ static bool graph_pair_ok(const fb_graph *g, size_t i, size_t j)
 }
 
 /* Allocate an empty graph on d nodes named X1..Xd. */
-fb_graph *fb_graph_alloc(size_t d)
+fb_graph *fb_graph_try_alloc(size_t d)
 {
 	fb_graph *g;
 	size_t i;
 
 	if (d != 0 && d > SIZE_MAX / d / sizeof(double))
 		return NULL;
-	g = fb_xcalloc(1, sizeof *g);
+	if ((g = calloc(1, sizeof *g)) == NULL)
+		return NULL;
+	g->names = calloc(d == 0 ? 1 : d, sizeof *g->names);
+	g->mark = calloc(d == 0 ? 1 : d * d, sizeof *g->mark);
+	g->w = calloc(d == 0 ? 1 : d * d, sizeof *g->w);
+	if (g->names == NULL || g->mark == NULL || g->w == NULL) {
+		fb_graph_free(g);
+		return NULL;
+	}
 	g->d = d;
-	g->names = fb_xcalloc(d, sizeof *g->names);
-	g->mark = fb_xcalloc(d * d, sizeof *g->mark);
-	g->w = fb_xcalloc(d * d, sizeof *g->w);
 	g->weighted = false;
 	for (i = 0; i < d; i++)
 		g->names[i] = fb_xasprintf("X%zu", i + 1);
 	return g;
+}
+
+/* fb_graph_try_alloc that exits when memory runs out. */
+fb_graph *fb_graph_alloc(size_t d)
+{
+	fb_graph *g;
+
+	if (d != 0 && d > SIZE_MAX / d / sizeof(double))
+		return NULL;
+	if ((g = fb_graph_try_alloc(d)) == NULL)
+		fb_xalloc_fail(fb_graph_bytes(d));
+	return g;
+}
+
+/* Bytes the marks and weights of a graph on d nodes take. */
+size_t fb_graph_bytes(size_t d)
+{
+	return d * d * (sizeof(unsigned char) + sizeof(double));
 }
 
 /* Free a graph and everything it owns. */
