@@ -1,6 +1,6 @@
 /* Probabilistic circuits: sum, product and leaf nodes over the columns of a dataset, the
  * machine each node lives on, validity checks, log-space batched inference (likelihood,
- * marginals, conditionals, MPE completion) and forward sampling.
+ * marginals, conditionals, MPE completion), forward sampling, and a text format.
  *
  * A circuit is a flat array of nodes in topological order: every child comes before its
  * parent, and the last node is the root.  Node ids are indices into that array.  A node's
@@ -21,9 +21,25 @@
  *     ones get equal-width bins, B = max(Sturges, Freedman-Diaconis) = ceil(range / w) with
  *     w the smaller of range / (log2 n + 1) and 2 IQR n^(-1/3) (Sturges alone when IQR is 0),
  *     at most n bins; a constant column gets one bin [v - 1/2, v + 1/2].  Outside the domain
- *     the density is FB_LEAF_HIST_FLOOR, a floor rather than zero (so unseen values do not
- *     give log 0); the floor is the only mass outside [min, max].
- */
+ *     the density is FB_LEAF_HIST_FLOOR rather than zero, so that an unseen value does not
+ *     give log 0 (the floor is not part of the normalisation; sampling stays inside).
+ *
+ * Text format (fb_circuit_write / fb_circuit_read).  One item per line; fields are separated
+ * by blanks; blank lines and lines whose first non-blank character is '#' are ignored.
+ * Numbers are written with 17 significant digits, so a round trip is exact.
+ *
+ *   fedbn-circuit 1                             the first line: the format and its version
+ *   variables D                                 the number of variables of a row
+ *   ID leaf gaussian MACHINE VAR MEAN SD
+ *   ID leaf categorical MACHINE VAR V P_0 .. P_{V-1}
+ *   ID leaf histogram MACHINE VAR discrete|continuous B B_0 .. B_B D_0 .. D_{B-1}
+ *   ID product MACHINE K CHILD_1 .. CHILD_K
+ *   ID sum MACHINE K CHILD_1 WEIGHT_1 .. CHILD_K WEIGHT_K
+ *
+ * IDs are 0, 1, 2, ... in order; a child must be defined before its parent; the last node is
+ * the root.  MACHINE is -1 for the server or k >= 0 for client k.  For a histogram B_i are
+ * the B + 1 bin edges and D_i the bin densities.  Scopes are not written: they follow from
+ * the leaves.  Reading checks the syntax line by line, then the circuit's validity. */
 #ifndef FEDBN_CIRCUIT_H
 #define FEDBN_CIRCUIT_H
 
@@ -183,5 +199,14 @@ int fb_circuit_mpe(const fb_circuit *c, double *x, size_t n, double *logval, fb_
  * scope are NAN.  FB_ERR on out of memory. */
 int fb_circuit_sample(const fb_circuit *c, size_t n, gsl_rng *r, double *x, fb_error *err);
 
+/* Write the circuit in the text format above.  FB_ERR on a write error. */
+int fb_circuit_write(const fb_circuit *c, FILE *fp, fb_error *err);
+/* Save the circuit to path atomically.  FB_ERR names the file. */
+int fb_circuit_save(const fb_circuit *c, const char *path, fb_error *err);
+/* Read a circuit in the text format from fp (name is used in errors) and check it; on
+ * success *out owns a new circuit.  FB_ERR names the line and the fault. */
+int fb_circuit_read(FILE *fp, const char *name, fb_circuit **out, fb_error *err);
+/* Load a circuit from path (fb_circuit_read on the opened file). */
+int fb_circuit_load(const char *path, fb_circuit **out, fb_error *err);
 
 #endif

@@ -1,6 +1,6 @@
 /* Unit tests of probabilistic circuits: validity sentences, leaves against hand and numpy
  * computations, normalisation by enumeration and quadrature, marginals, conditionals, MPE
- * against brute force, and sampling frequencies. */
+ * against brute force, sampling frequencies, and the text format. */
 #include "config.h"
 
 #include <math.h>
@@ -565,6 +565,72 @@ static void test_sampling(void **state)
 	fb_circuit_free(c);
 }
 
+/* A circuit with every leaf kind, fitted to data, on several machines. */
+static fb_circuit *mixed_circuit(void)
+{
+	fb_circuit *c = fb_circuit_alloc(3);
+	const double codes[7] = { 0, 1, 1, 2, 2, 2, 4 };
+	fb_column_slice hc = slice_of(hist_data, 25), hd = slice_of(codes, 7);
+	size_t h0, h1, g0, d2, k2, p, q;
+	fb_leaf lf;
+
+	assert_non_null(c);
+	assert_int_equal(fb_leaf_fit_histogram(&lf, 0, 0, &hc, NULL), FB_OK);
+	assert_int_equal(fb_circuit_add_leaf(c, &lf, 0, &h0, NULL), FB_OK);
+	assert_int_equal(fb_leaf_fit_histogram(&lf, 2, 1, &hd, NULL), FB_OK);
+	assert_int_equal(fb_circuit_add_leaf(c, &lf, 0, &d2, NULL), FB_OK);
+	assert_int_equal(fb_leaf_fit_gaussian(&lf, 1, &hc, NULL), FB_OK);
+	assert_int_equal(fb_circuit_add_leaf(c, &lf, 2, &h1, NULL), FB_OK);
+	g0 = add_gauss(c, 0, 0.1, 0.3);
+	k2 = add_cat(c, 2, (double[]){ 0.1, 0.2, 0.3, 0.15, 0.25 }, 5);
+	p = add_prod(c, (size_t[]){ h0, h1, d2 }, 3);
+	q = add_prod(c, (size_t[]){ g0, add_gauss(c, 1, -0.7, 2.1), k2 }, 3);
+	add_sum(c, (size_t[]){ p, q }, (double[]){ 1.0 / 3, 2.0 / 3 }, 2);
+	assert_int_equal(fb_circuit_check(c, NULL), FB_OK);
+	return c;
+}
+
+/* Save then load: the same log-likelihoods bit for bit (observed and marginalised rows),
+ * the same machines, and a second save gives the same text. */
+static void test_save_load(void **state)
+{
+	fb_circuit *c = mixed_circuit(), *d = NULL;
+	char path[] = "/tmp/test-circuit-XXXXXX", path2[64];
+	double rows[5 * 3] = { 0.3, 1.0, 2, -2.2, NAN, 4, 3.1, -0.5, 3, 9.0, 0.2, 0, NAN, NAN, 1 };
+	double a[5], b[5];
+	char *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	FILE *fa, *fb;
+	fb_error err;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(path2, sizeof path2, "%s.2", path);
+	assert_int_equal(fb_circuit_save(c, path, &err), FB_OK);
+	assert_int_equal(fb_circuit_load(path, &d, &err), FB_OK);
+	assert_int_equal(d->nnodes, c->nnodes);
+	for (size_t i = 0; i < c->nnodes; i++)
+		assert_int_equal(d->nodes[i].machine, c->nodes[i].machine);
+	assert_int_equal(fb_circuit_logpdf(c, rows, 5, a, NULL), FB_OK);
+	assert_int_equal(fb_circuit_logpdf(d, rows, 5, b, NULL), FB_OK);
+	assert_memory_equal(a, b, sizeof a);
+	assert_int_equal(fb_circuit_save(d, path2, &err), FB_OK);
+	fa = fopen(path, "r");
+	fb = fopen(path2, "r");
+	assert_true(getdelim(&ta, &la, '\0', fa) > 0 && getdelim(&tb, &lb, '\0', fb) > 0);
+	assert_string_equal(ta, tb);
+	fclose(fa);
+	fclose(fb);
+	free(ta);
+	free(tb);
+	remove(path);
+	remove(path2);
+	fb_circuit_free(c);
+	fb_circuit_free(d);
+}
+
 /* Invalid circuits are rejected with one sentence naming the node at fault. */
 static void test_invalid(void **state)
 {
@@ -627,6 +693,76 @@ static void test_invalid(void **state)
 	fb_circuit_free(c);
 }
 
+/* Read circuit text from a string; returns the status, err filled. */
+static int read_text(const char *text, fb_circuit **out, fb_error *err)
+{
+	FILE *fp = fmemopen((void *)text, strlen(text), "r");
+	int rc;
+
+	assert_non_null(fp);
+	rc = fb_circuit_read(fp, "m.circuit", out, err);
+	fclose(fp);
+	return rc;
+}
+
+/* Malformed files name their line and the fault; an invalid circuit names its node's
+ * line; a well-formed one with comments reads. */
+static void test_malformed(void **state)
+{
+	static const struct {
+		const char *text; /* the file */
+		const char *want; /* the sentence */
+	} cases[] = {
+		{ "fedbn-circuit 1\nvariables 2\n0 leaf gaussian 0 0 0 1\n1 leaf gaussian 0 0 1 1\n"
+		  "2 sum -1 2 0 0.5 1 x\n",
+		  "cannot read 'm.circuit': line 5: expected a number for the weight, found 'x'" },
+		{ "fedbn-circuit 1\n# c\n\nvariables 2\n0 leaf gaussian 0 0 0 1\n"
+		  "1 product -1 2 0 4\n",
+		  "cannot read 'm.circuit': line 6: node 1 names child 4, which is not defined "
+		  "before it" },
+		{ "fedbn-circuit 1\nvariables 2\n0 leaf gaussian 0 0 0 1\n1 leaf gaussian 0 1 0 1\n"
+		  "2 sum -1 2 0 0.5 1 0.5\n",
+		  "cannot read 'm.circuit': line 5: sum node 2 is not smooth: its children 0 and 1 "
+		  "have different scopes" },
+		{ "fedbn-circuit 2\n", "cannot read 'm.circuit': line 1: unsupported version '2' "
+		                       "(this program reads version 1)" },
+		{ "variables 2\n", "cannot read 'm.circuit': line 1: expected 'fedbn-circuit 1', the "
+		                   "first line of a circuit file" },
+		{ "fedbn-circuit 1\nvariables 2\n0 leaf gaussian 0 2 0 1\n",
+		  "cannot read 'm.circuit': line 3: expected a whole number from 0 to 1 for the "
+		  "variable, found '2'" },
+		{ "fedbn-circuit 1\nvariables 2\n0 leaf gaussian 0 1 0\n",
+		  "cannot read 'm.circuit': line 3: the line ends before the sd" },
+		{ "fedbn-circuit 1\nvariables 2\n0 leaf categorical 0 1 3 0.5 0.5\n",
+		  "cannot read 'm.circuit': line 3: value count 3 needs 3 more fields, the line has "
+		  "2" },
+		{ "fedbn-circuit 1\nvariables 2\n1 leaf gaussian 0 1 0 1\n",
+		  "cannot read 'm.circuit': line 3: expected node id 0, found '1'" },
+		{ "fedbn-circuit 1\nvariables 2\n0 leaf gaussian 0 1 0 -1\n",
+		  "cannot read 'm.circuit': line 3: a Gaussian leaf over variable 1 needs a finite "
+		  "mean and a positive sd, not 0 and -1" },
+		{ "fedbn-circuit 1\nvariables 2\n",
+		  "cannot read 'm.circuit': no nodes (the file ends at line 2)" },
+		{ "fedbn-circuit 1\nvariables 1\n0 leaf histogram 0 0 continuous 2 0 1 2 0.5 0.6\n",
+		  "cannot read 'm.circuit': line 3: leaf node 0 has a total mass of 1.1, not 1" },
+	};
+	fb_circuit *c = NULL;
+	fb_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		assert_int_equal(read_text(cases[i].text, &c, &err), FB_ERR);
+		assert_null(c);
+		assert_msg(&err, cases[i].want);
+	}
+	assert_int_equal(read_text("# a comment\nfedbn-circuit 1\nvariables 1\n"
+	                           "0 leaf histogram 3 0 discrete 2 0 1 2 0.25 0.75\n",
+	                           &c, &err), FB_OK);
+	assert_int_equal(c->nodes[0].machine, 3);
+	assert_near(exp(logp1(c, (double[]){ 1 })), 0.75, 1e-15);
+	fb_circuit_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,7 +779,9 @@ int main(void)
 		cmocka_unit_test(test_histogram_discrete),
 		cmocka_unit_test(test_fit_leaves),
 		cmocka_unit_test(test_sampling),
+		cmocka_unit_test(test_save_load),
 		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fedbn/circuit.h"
+#include "circuit-private.h"
 
 /* Node kinds as words, for error sentences. */
 static const char *const kind_names[] = {
@@ -169,7 +170,7 @@ static int check_node(const fb_circuit *c, size_t i, unsigned char *mark, fb_err
 }
 
 /* FB_OK when the circuit is valid; otherwise *bad names the node at fault. */
-static int check_at(const fb_circuit *c, size_t *bad, fb_error *err)
+int fb_circuit_check_at(const fb_circuit *c, size_t *bad, fb_error *err)
 {
 	unsigned char *mark;
 	int rc = FB_OK;
@@ -200,5 +201,5 @@ int fb_circuit_check(const fb_circuit *c, fb_error *err)
 {
 	size_t bad;
 
-	return check_at(c, &bad, err);
+	return fb_circuit_check_at(c, &bad, err);
 }

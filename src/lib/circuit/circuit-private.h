@@ -11,4 +11,10 @@
  * from r; zero masses are never drawn. */
 size_t fb_circuit_draw_index(const double *p, const double *breaks, size_t n, gsl_rng *r);
 
+/* fb_circuit_check that also says which node is at fault: *bad receives its id, or
+ * SIZE_MAX when the fault is the circuit's as a whole. */
+struct fb_circuit;
+struct fb_error;
+int fb_circuit_check_at(const struct fb_circuit *c, size_t *bad, struct fb_error *err);
+
 #endif

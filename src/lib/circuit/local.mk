@@ -10,7 +10,8 @@ src_lib_circuit_libcircuit_la_SOURCES = \
 	src/lib/circuit/check.c \
 	src/lib/circuit/leaf.c \
 	src/lib/circuit/eval.c \
-	src/lib/circuit/sample.c
+	src/lib/circuit/sample.c \
+	src/lib/circuit/io.c
 
 check_PROGRAMS += tests/unit/test-circuit
 TESTS += tests/unit/test-circuit
