@@ -29,7 +29,7 @@
  * Numbers are written with 17 significant digits, so a round trip is exact.
  *
  *   fedbn-circuit 1                             the first line: the format and its version
- *   variables D                                 the number of variables of a row
+ *   variables D                                 the number of variables of a row (1..10^6)
  *   ID leaf gaussian MACHINE VAR MEAN SD
  *   ID leaf categorical MACHINE VAR V P_0 .. P_{V-1}
  *   ID leaf histogram MACHINE VAR discrete|continuous B B_0 .. B_B D_0 .. D_{B-1}

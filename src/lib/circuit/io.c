@@ -15,6 +15,8 @@
 #define CIRCUIT_MAGIC "fedbn-circuit"
 /* The version this code writes and reads. */
 #define CIRCUIT_VERSION 1
+/* The most variables a circuit file may declare (a bound on what a bad file allocates). */
+#define CIRCUIT_MAX_VARS 1000000
 
 /* Write one leaf node's line (after its id). */
 static void write_leaf(const fb_circuit_node *nd, FILE *fp)
@@ -313,7 +315,7 @@ static int parse_header(line_cursor *cur, int stage, fb_circuit **c)
 	if (strcmp(cur->tok[0], "variables") != 0)
 		return cur_fail(cur, "expected 'variables D', found '%s'", cur->tok[0]);
 	cur->pos = 1;
-	if (cur_int(cur, "number of variables", 1, INT_MAX, &v) != FB_OK)
+	if (cur_int(cur, "number of variables", 1, CIRCUIT_MAX_VARS, &v) != FB_OK)
 		return FB_ERR;
 	if (cur->n != 2)
 		return cur_fail(cur, "unexpected '%s' after the number of variables", cur->tok[2]);

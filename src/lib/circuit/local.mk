@@ -18,3 +18,11 @@ TESTS += tests/unit/test-circuit
 tests_unit_test_circuit_SOURCES = tests/unit/test-circuit.c
 tests_unit_test_circuit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_circuit_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+if FB_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz-circuit
+tests_fuzz_fuzz_circuit_SOURCES = tests/fuzz/fuzz-circuit.c
+tests_fuzz_fuzz_circuit_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_circuit_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_circuit_LDADD = libfedbn.la $(FB_LIB_DEPS)
+endif
