@@ -199,6 +199,31 @@ int fb_circuit_mpe(const fb_circuit *c, double *x, size_t n, double *logval, fb_
  * scope are NAN.  FB_ERR on out of memory. */
 int fb_circuit_sample(const fb_circuit *c, size_t n, gsl_rng *r, double *x, fb_error *err);
 
+/* The randomized dependence coefficient (Lopez-Paz et al. 2013) as mixed sum-product network
+ * learners use it to split columns.  A variable's features: its copula design F, which is
+ * [ecdf(x), 1] for a continuous variable or [ecdf(1{x = 0}), .., ecdf(1{x = L-1}), 1] for
+ * one with L levels (ecdf: the rank with ties taking the largest rank, over n), projected
+ * as sin((s / c) F G) with G a c x k standard normal matrix (c = columns of F).  The RDC of
+ * two variables is the largest canonical correlation of their features: both blocks are
+ * centred, each Gram matrix gets 1e-8 trace / k on its diagonal and its Cholesky factor L,
+ * and the RDC is the largest singular value of Lx^-1 Cxy Ly^-T (0 when a block is
+ * constant). */
+#define FB_RDC_K 10
+#define FB_RDC_S (1.0 / 6.0)
+
+/* The n x k features (row-major, into out) of a column slice with nlevels levels (0 for a
+ * continuous variable), for the given c x k projections g (c = 2, or nlevels + 1). */
+int fb_rdc_features(const fb_column_slice *col, size_t nlevels, const double *g, size_t k,
+                    double s, double *out, fb_error *err);
+/* The largest canonical correlation (in [0, 1]) of two n x k feature blocks (row-major). */
+int fb_rdc_cancor(const double *fx, const double *fy, size_t n, size_t k, double *out,
+                  fb_error *err);
+/* The nvars x nvars RDC matrix (row-major, diagonal 1) of column slices of one length, with
+ * nlevels[j] levels (0: continuous) each; each variable's projections are drawn in turn
+ * from r (row-major, standard normal), so a seeded stream gives the same matrix. */
+int fb_rdc_matrix(const fb_column_slice *cols, const size_t *nlevels, size_t nvars, size_t k,
+                  double s, gsl_rng *r, double *out, fb_error *err);
+
 /* Write the circuit in the text format above.  FB_ERR on a write error. */
 int fb_circuit_write(const fb_circuit *c, FILE *fp, fb_error *err);
 /* Save the circuit to path atomically.  FB_ERR names the file. */

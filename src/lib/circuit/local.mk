@@ -11,7 +11,8 @@ src_lib_circuit_libcircuit_la_SOURCES = \
 	src/lib/circuit/leaf.c \
 	src/lib/circuit/eval.c \
 	src/lib/circuit/sample.c \
-	src/lib/circuit/io.c
+	src/lib/circuit/io.c \
+	src/lib/circuit/rdc.c
 
 check_PROGRAMS += tests/unit/test-circuit
 TESTS += tests/unit/test-circuit
