@@ -224,6 +224,17 @@ int fb_rdc_cancor(const double *fx, const double *fy, size_t n, size_t k, double
 int fb_rdc_matrix(const fb_column_slice *cols, const size_t *nlevels, size_t nvars, size_t k,
                   double s, gsl_rng *r, double *out, fb_error *err);
 
+/* k-means as sum-product network learners split rows: the best (least inertia, the sum of
+ * squared distances to the nearest centre) of n_init runs, each seeded by k-means++ from r
+ * and iterated by Lloyd's rule until no row moves or max_iter rounds; an empty cluster
+ * takes the row farthest from its centre.  label[n] receives clusters 0..k-1 numbered in
+ * the order of their first rows; inertia (may be NULL) the best inertia.  x is n x d,
+ * row-major.  FB_ERR unless 1 <= k <= n and d, n_init >= 1. */
+#define FB_KMEANS_N_INIT 10
+#define FB_KMEANS_MAX_ITER 300
+int fb_kmeans(const double *x, size_t n, size_t d, size_t k, size_t n_init, size_t max_iter,
+              gsl_rng *r, size_t *label, double *inertia, fb_error *err);
+
 /* Write the circuit in the text format above.  FB_ERR on a write error. */
 int fb_circuit_write(const fb_circuit *c, FILE *fp, fb_error *err);
 /* Save the circuit to path atomically.  FB_ERR names the file. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_sort.h>
 
 #include "fedbn/circuit.h"
 
@@ -846,6 +847,94 @@ static void test_rdc_matrix(void **state)
 	free(x);
 }
 
+/* Sum of squared distances of n rows (d columns) to their clusters' means. */
+static double inertia_of(const double *x, size_t n, size_t d, const size_t *label, size_t k)
+{
+	double mean[4 * 3] = { 0 }, cnt[4] = { 0 }, total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		cnt[label[i]] += 1;
+		for (size_t t = 0; t < d; t++)
+			mean[label[i] * d + t] += x[i * d + t];
+	}
+	for (size_t j = 0; j < k; j++)
+		for (size_t t = 0; t < d; t++)
+			mean[j * d + t] /= cnt[j];
+	for (size_t i = 0; i < n; i++)
+		for (size_t t = 0; t < d; t++)
+			total += pow(x[i * d + t] - mean[label[i] * d + t], 2);
+	return total;
+}
+
+/* k-means on two separated blobs: the blobs exactly, clusters numbered by first row, the
+ * inertia reported equal to the labels' own, every row nearest its own mean (a Lloyd fixed
+ * point), the same seed the same labels, and the sentence for k > n. */
+static void test_kmeans_blobs(void **state)
+{
+	enum { N = 300, D = 3 };
+	double x[N * D], inertia, mean[2 * D] = { 0 };
+	size_t label[N], again[N];
+	gsl_rng *r = fb_rng_stream(3, "kmeans-data");
+	fb_error err;
+
+	(void)state;
+	for (size_t i = 0; i < N; i++)
+		for (size_t t = 0; t < D; t++)
+			x[i * D + t] = gsl_ran_gaussian(r, 1) + ((i * 7) % 3 == 0 ? 6 : -2);
+	gsl_rng_free(r);
+	r = fb_rng_stream(17, "kmeans");
+	assert_int_equal(fb_kmeans(x, N, D, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r, label,
+	                           &inertia, NULL), FB_OK);
+	gsl_rng_free(r);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(label[i], (i * 7) % 3 == 0 ? 0 : 1);
+	assert_near(inertia, inertia_of(x, N, D, label, 2), 1e-9);
+	for (size_t i = 0; i < N; i++)
+		for (size_t t = 0; t < D; t++)
+			mean[label[i] * D + t] += x[i * D + t] / (label[i] == 0 ? 100.0 : 200.0);
+	for (size_t i = 0; i < N; i++) {
+		double d0 = 0, d1 = 0;
+
+		for (size_t t = 0; t < D; t++) {
+			d0 += pow(x[i * D + t] - mean[t], 2);
+			d1 += pow(x[i * D + t] - mean[D + t], 2);
+		}
+		assert_true(label[i] == (d1 < d0 ? 1u : 0u));
+	}
+	r = fb_rng_stream(17, "kmeans");
+	assert_int_equal(fb_kmeans(x, N, D, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r, again,
+	                           NULL, NULL), FB_OK);
+	assert_memory_equal(label, again, sizeof label);
+	assert_int_equal(fb_kmeans(x, 1, D, 2, 1, 10, r, again, NULL, &err), FB_ERR);
+	assert_msg(&err, "k-means needs 1 <= k <= rows, at least one column and one start "
+	                 "(k = 2, 1 rows, 3 columns)");
+	gsl_rng_free(r);
+}
+
+/* In one dimension the best 2-means split is a threshold in sorted order: over every
+ * threshold by brute force, the least inertia equals what k-means finds. */
+static void test_kmeans_brute_force(void **state)
+{
+	const double x[12] = { 0.1, 0.4, 0.35, 2.0, 2.2, 1.1, 0.9, 3.5, 3.1, 1.6, 2.9, 0.0 };
+	double sorted[12], best = INFINITY, got;
+	size_t label[12], lab[12];
+	gsl_rng *r = fb_rng_stream(17, "kmeans");
+
+	(void)state;
+	memcpy(sorted, x, sizeof x);
+	gsl_sort(sorted, 1, 12);
+	for (size_t cut = 1; cut < 12; cut++) {
+		for (size_t i = 0; i < 12; i++)
+			lab[i] = x[i] >= sorted[cut];
+		best = fmin(best, inertia_of(x, 12, 1, lab, 2));
+	}
+	assert_int_equal(fb_kmeans(x, 12, 1, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r, label,
+	                           &got, NULL), FB_OK);
+	assert_near(got, best, 1e-12);
+	assert_near(inertia_of(x, 12, 1, label, 2), best, 1e-12);
+	gsl_rng_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -867,6 +956,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_rdc_fixed),
 		cmocka_unit_test(test_rdc_matrix),
+		cmocka_unit_test(test_kmeans_blobs),
+		cmocka_unit_test(test_kmeans_brute_force),
 	};
 
 	fb_gsl_install_handler();
