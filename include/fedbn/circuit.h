@@ -44,6 +44,7 @@
 #define FEDBN_CIRCUIT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <gsl/gsl_rng.h>
@@ -234,6 +235,36 @@ int fb_rdc_matrix(const fb_column_slice *cols, const size_t *nlevels, size_t nva
 #define FB_KMEANS_MAX_ITER 300
 int fb_kmeans(const double *x, size_t n, size_t d, size_t k, size_t n_init, size_t max_iter,
               gsl_rng *r, size_t *label, double *inertia, fb_error *err);
+
+/* The leaves a learner fits. */
+enum fb_learn_leaves {
+	FB_LEARN_HISTOGRAM = 0,  /* histograms (mixed sum-product networks) */
+	FB_LEARN_PARAMETRIC = 1, /* Gaussian for continuous, categorical for discrete */
+};
+
+/* Settings of the LearnSPN-style learner (defaults: SPFlow's learn_mspn). */
+typedef struct fb_learnspn_options {
+	double threshold;           /* RDC at or above which two variables are dependent (0.3) */
+	size_t min_instances_slice; /* slices of at most this many rows are factorised (200) */
+	size_t rdc_k;               /* RDC features per variable (10) */
+	double rdc_s;               /* RDC projection scale (1/6) */
+	uint64_t seed;              /* seeds the RDC projections and k-means (17) */
+	enum fb_learn_leaves leaves; /* histogram (default) or parametric leaves */
+	int cluster_first;          /* 1: split the root slice's rows first (default) */
+} fb_learnspn_options;
+
+/* Fill o with the defaults. */
+void fb_learnspn_options_init(fb_learnspn_options *o);
+/* Learn a circuit from the n x d rows of x (row-major; nlevels[j] levels for a discrete
+ * column, 0 for a continuous one), recursively on slices (rows x scope): one variable gives
+ * a leaf; constant variables become leaves of a product beside the rest; a slice of at
+ * most min_instances_slice rows, or one where both splits failed, is factorised into
+ * leaves; otherwise the root slice splits rows first (k-means, 2 clusters: a sum weighted
+ * by cluster sizes) and the others columns first (connected components of the RDC graph:
+ * a product), the other split being tried when one finds a single part.  Chains of sums or
+ * of products are merged.  Every node lives on machine.  *out owns the checked result. */
+int fb_learnspn(const double *x, size_t n, size_t d, const size_t *nlevels,
+                const fb_learnspn_options *o, int machine, fb_circuit **out, fb_error *err);
 
 /* Write the circuit in the text format above.  FB_ERR on a write error. */
 int fb_circuit_write(const fb_circuit *c, FILE *fp, fb_error *err);

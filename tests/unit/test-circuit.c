@@ -935,6 +935,180 @@ static void test_kmeans_brute_force(void **state)
 	gsl_rng_free(r);
 }
 
+/* Mean log-likelihood of n rows. */
+static double mean_ll(const fb_circuit *c, const double *x, size_t n)
+{
+	double *lp = malloc(n * sizeof *lp), t = 0;
+
+	assert_non_null(lp);
+	assert_int_equal(fb_circuit_logpdf(c, x, n, lp, NULL), FB_OK);
+	for (size_t i = 0; i < n; i++)
+		t += lp[i] / (double)n;
+	free(lp);
+	return t;
+}
+
+/* Count of nodes of one kind. */
+static size_t count_kind(const fb_circuit *c, enum fb_node_kind k)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < c->nnodes; i++)
+		m += c->nodes[i].kind == k;
+	return m;
+}
+
+/* The learner on four continuous columns, X1 a function of X0, X2 and X3 independent: with
+ * columns first the root is a product over {X0, X1}, {X2}, {X3}; with rows first (the
+ * default) the root is a sum; both fit the data better than naive factorisation; no
+ * chain of one kind is left; the same seed writes the same text. */
+static void test_learnspn_continuous(void **state)
+{
+	enum { N = 1500, D = 4 };
+	double *x = malloc(N * D * sizeof *x);
+	size_t lv[D] = { 0, 0, 0, 0 };
+	gsl_rng *r = fb_rng_stream(9, "learnspn-data");
+	fb_learnspn_options o;
+	fb_circuit *a, *b, *naive;
+	char *ta = NULL, *tb = NULL;
+	size_t la, lb;
+	FILE *fa, *fb;
+
+	(void)state;
+	assert_non_null(x);
+	for (size_t i = 0; i < N; i++) {
+		double u = gsl_rng_uniform(r) * 4 - 2;
+
+		x[i * D] = u;
+		x[i * D + 1] = u * u + gsl_ran_gaussian(r, 0.05);
+		x[i * D + 2] = gsl_ran_gaussian(r, 1);
+		x[i * D + 3] = gsl_ran_exponential(r, 1);
+	}
+	gsl_rng_free(r);
+	fb_learnspn_options_init(&o);
+	o.cluster_first = 0;
+	assert_int_equal(fb_learnspn(x, N, D, lv, &o, 0, &a, NULL), FB_OK);
+	{
+		const fb_circuit_node *root = &a->nodes[fb_circuit_root(a)];
+
+		assert_int_equal(root->kind, FB_NODE_PRODUCT);
+		assert_int_equal(root->nchildren, 3);
+		assert_int_equal(a->nodes[root->children[0]].nscope, 2);
+		assert_int_equal(a->nodes[root->children[0]].scope[1], 1);
+		assert_int_equal(a->nodes[root->children[1]].kind, FB_NODE_LEAF);
+		assert_int_equal(a->nodes[root->children[2]].kind, FB_NODE_LEAF);
+	}
+	fb_circuit_free(a);
+	fb_learnspn_options_init(&o);
+	assert_int_equal(fb_learnspn(x, N, D, lv, &o, 0, &a, NULL), FB_OK);
+	assert_int_equal(fb_learnspn(x, N, D, lv, &o, 0, &b, NULL), FB_OK);
+	assert_int_equal(a->nodes[fb_circuit_root(a)].kind, FB_NODE_SUM);
+	for (size_t i = 0; i < a->nnodes; i++)
+		for (size_t k = 0; k < a->nodes[i].nchildren; k++)
+			assert_true(a->nodes[i].kind == FB_NODE_LEAF ||
+			            a->nodes[a->nodes[i].children[k]].kind != a->nodes[i].kind);
+	o.min_instances_slice = N;
+	assert_int_equal(fb_learnspn(x, N, D, lv, &o, 0, &naive, NULL), FB_OK);
+	assert_int_equal(naive->nnodes, D + 1);
+	assert_true(mean_ll(a, x, N) > mean_ll(naive, x, N) + 0.5);
+	fa = open_memstream(&ta, &la);
+	fb = open_memstream(&tb, &lb);
+	assert_int_equal(fb_circuit_write(a, fa, NULL), FB_OK);
+	assert_int_equal(fb_circuit_write(b, fb, NULL), FB_OK);
+	fclose(fa);
+	fclose(fb);
+	assert_string_equal(ta, tb);
+	free(ta);
+	free(tb);
+	fb_circuit_free(a);
+	fb_circuit_free(b);
+	fb_circuit_free(naive);
+	free(x);
+}
+
+/* The learner with categorical leaves on three dependent binary columns and a constant
+ * one: a valid circuit with sums that sums to 1 over all 16 states, the constant column a
+ * leaf of the root product. */
+static void test_learnspn_discrete(void **state)
+{
+	enum { N = 1200, D = 4 };
+	double *x = malloc(N * D * sizeof *x), total = 0;
+	size_t lv[D] = { 2, 2, 2, 2 };
+	gsl_rng *r = fb_rng_stream(4, "learnspn-data");
+	fb_learnspn_options o;
+	fb_circuit *c;
+
+	(void)state;
+	assert_non_null(x);
+	for (size_t i = 0; i < N; i++) {
+		double a = gsl_rng_uniform(r) < 0.4;
+
+		x[i * D] = a;
+		x[i * D + 1] = gsl_rng_uniform(r) < (a ? 0.9 : 0.2);
+		x[i * D + 2] = gsl_rng_uniform(r) < (x[i * D + 1] ? 0.7 : 0.1);
+		x[i * D + 3] = 1;
+	}
+	gsl_rng_free(r);
+	fb_learnspn_options_init(&o);
+	o.leaves = FB_LEARN_PARAMETRIC;
+	o.min_instances_slice = 100;
+	assert_int_equal(fb_learnspn(x, N, D, lv, &o, 2, &c, NULL), FB_OK);
+	assert_int_equal(fb_circuit_check(c, NULL), FB_OK);
+	assert_true(count_kind(c, FB_NODE_SUM) >= 1);
+	assert_int_equal(c->nodes[fb_circuit_root(c)].machine, 2);
+	for (size_t s = 0; s < 16; s++) {
+		double row[D] = { (double)(s >> 3 & 1), (double)(s >> 2 & 1), (double)(s >> 1 & 1),
+		                  (double)(s & 1) };
+
+		total += exp(logp1(c, row));
+	}
+	assert_near(total, 1.0, 1e-12);
+	{
+		const fb_circuit_node *root = &c->nodes[fb_circuit_root(c)];
+		int found = 0;
+
+		assert_int_equal(root->kind, FB_NODE_PRODUCT);
+		for (size_t k = 0; k < root->nchildren; k++)
+			found |= c->nodes[root->children[k]].kind == FB_NODE_LEAF &&
+			         c->nodes[root->children[k]].leaf.var == 3;
+		assert_true(found);
+	}
+	fb_circuit_free(c);
+	free(x);
+}
+
+/* Two blobs of 300 and 900 rows with min_instances_slice 1000: the root slice splits its
+ * rows into the blobs, each factorised, so the root is a sum with weights 0.25 and 0.75
+ * over two products of leaves. */
+static void test_learnspn_weights(void **state)
+{
+	enum { N = 1200, D = 2 };
+	double *x = malloc(N * D * sizeof *x);
+	size_t lv[D] = { 0, 0 };
+	gsl_rng *r = fb_rng_stream(8, "learnspn-data");
+	fb_learnspn_options o;
+	const fb_circuit_node *root;
+	fb_circuit *c;
+
+	(void)state;
+	assert_non_null(x);
+	for (size_t i = 0; i < N; i++)
+		for (size_t t = 0; t < D; t++)
+			x[i * D + t] = gsl_ran_gaussian(r, 1) + (i % 4 == 1 ? 8 : -8);
+	gsl_rng_free(r);
+	fb_learnspn_options_init(&o);
+	o.min_instances_slice = 1000;
+	assert_int_equal(fb_learnspn(x, N, D, lv, &o, 0, &c, NULL), FB_OK);
+	root = &c->nodes[fb_circuit_root(c)];
+	assert_int_equal(root->kind, FB_NODE_SUM);
+	assert_int_equal(root->nchildren, 2);
+	assert_true(root->weights[0] == 0.75 && root->weights[1] == 0.25);
+	assert_int_equal(c->nodes[root->children[0]].kind, FB_NODE_PRODUCT);
+	assert_int_equal(c->nnodes, 7);
+	fb_circuit_free(c);
+	free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -958,6 +1132,9 @@ int main(void)
 		cmocka_unit_test(test_rdc_matrix),
 		cmocka_unit_test(test_kmeans_blobs),
 		cmocka_unit_test(test_kmeans_brute_force),
+		cmocka_unit_test(test_learnspn_continuous),
+		cmocka_unit_test(test_learnspn_discrete),
+		cmocka_unit_test(test_learnspn_weights),
 	};
 
 	fb_gsl_install_handler();

@@ -13,7 +13,8 @@ src_lib_circuit_libcircuit_la_SOURCES = \
 	src/lib/circuit/sample.c \
 	src/lib/circuit/io.c \
 	src/lib/circuit/rdc.c \
-	src/lib/circuit/kmeans.c
+	src/lib/circuit/kmeans.c \
+	src/lib/circuit/learnspn.c
 
 check_PROGRAMS += tests/unit/test-circuit
 TESTS += tests/unit/test-circuit
