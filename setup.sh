@@ -85,9 +85,10 @@ run_suite() {
 fuzz() {
 	secs=$1
 	build build-fuzz CC=clang --enable-fuzzers
-	make -j"$(nproc)" tests/fuzz/fuzz-csv tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-bif >/dev/null
+	make -j"$(nproc)" tests/fuzz/fuzz-csv tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-bif \
+		tests/fuzz/fuzz-circuit >/dev/null
 	pass=0 fail=0
-	for t in csv cmdline bif; do
+	for t in csv cmdline bif circuit; do
 		corpus=$(mktemp -d)
 		cp "$top/tests/fuzz/corpus-$t"/* "$corpus"/
 		if ./tests/fuzz/fuzz-$t -max_total_time="$secs" -print_final_stats=1 \

@@ -8,6 +8,7 @@ include bench/local-notears.mk
 include bench/local-pc.mk
 include bench/local-admm.mk
 include bench/local-fedpc.mk
+include bench/local-circuit.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 

@@ -12,6 +12,7 @@ allowed() {
 	graph)  echo "core param graph metrics cpdag" ;;
 	data)   echo "core param graph metrics dataset csv sim bif" ;;
 	stats)  echo "core param graph metrics dataset stats ci" ;;
+	circuit) echo "core param dataset csv sim bif stats ci circuit" ;;
 	optim)  echo "core param optim" ;;
 	fed)    echo "core param graph metrics dataset partition fed" ;;
 	algo)   echo "core param graph metrics cpdag dataset stats ci optim partition fed algo notears admm pc fedpc" ;;

@@ -1,0 +1,20 @@
+/* What the circuit module's files share and nobody else sees. */
+#ifndef FEDBN_CIRCUIT_PRIVATE_H
+#define FEDBN_CIRCUIT_PRIVATE_H
+
+#include <stddef.h>
+
+#include <gsl/gsl_rng.h>
+
+/* An index drawn from n non-negative masses (mass i = p[i] times the width of bin i when
+ * breaks is not NULL, p[i] otherwise) by inverting their cumulative sum at one uniform draw
+ * from r; zero masses are never drawn. */
+size_t fb_circuit_draw_index(const double *p, const double *breaks, size_t n, gsl_rng *r);
+
+/* fb_circuit_check that also says which node is at fault: *bad receives its id, or
+ * SIZE_MAX when the fault is the circuit's as a whole. */
+struct fb_circuit;
+struct fb_error;
+int fb_circuit_check_at(const struct fb_circuit *c, size_t *bad, struct fb_error *err);
+
+#endif

@@ -1,0 +1,289 @@
+/* The randomized dependence coefficient (Lopez-Paz et al. 2013) as mixed sum-product
+ * network learners use it: copula transform, random sine features, and the largest
+ * canonical correlation between two variables' features, by BLAS and LAPACK-style GSL
+ * routines. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sort.h>
+
+#include "fedbn/circuit.h"
+
+/* Fill u[i] with the empirical CDF of v at v[i]: its rank with ties taking the largest
+ * rank, over n.  idx is n slots of scratch. */
+static void ecdf_max(const double *v, size_t n, size_t *idx, double *u)
+{
+	gsl_sort_index(idx, v, 1, n);
+	for (size_t a = 0; a < n;) {
+		size_t b = a;
+
+		while (b + 1 < n && v[idx[b + 1]] == v[idx[a]])
+			b++;
+		for (size_t t = a; t <= b; t++)
+			u[idx[t]] = (double)(b + 1) / (double)n;
+		a = b + 1;
+	}
+}
+
+/* The copula-transformed design F (n x c, row-major) of a column slice: [ecdf(x), 1] for a
+ * continuous variable, [ecdf(1{x = 0}), .., ecdf(1{x = L-1}), 1] for one with L levels. */
+static int rdc_design(const fb_column_slice *col, size_t nlevels, double *f, fb_error *err)
+{
+	size_t n = col->n, c = nlevels ? nlevels + 1 : 2;
+	size_t *idx = malloc(n * sizeof *idx);
+	double *v = malloc(n * sizeof *v), *u = malloc(n * sizeof *u);
+	int rc = FB_OK;
+
+	if (idx == NULL || v == NULL || u == NULL) {
+		rc = fb_fail(err, "out of memory for the RDC of %zu rows", n);
+		goto out;
+	}
+	for (size_t j = 0; j + 1 < c; j++) {
+		for (size_t i = 0; i < n; i++) {
+			double x = col->x[(col->rows != NULL ? col->rows[i] : i) * col->stride];
+
+			v[i] = nlevels ? (double)(x == (double)j) : x;
+		}
+		ecdf_max(v, n, idx, u);
+		for (size_t i = 0; i < n; i++)
+			f[i * c + j] = u[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		f[i * c + c - 1] = 1;
+out:
+	free(idx);
+	free(v);
+	free(u);
+	return rc;
+}
+
+/* RDC features of one column slice. */
+int fb_rdc_features(const fb_column_slice *col, size_t nlevels, const double *g, size_t k,
+                    double s, double *out, fb_error *err)
+{
+	size_t n = col->n, c = nlevels ? nlevels + 1 : 2;
+	double *f = malloc(n * c * sizeof *f);
+	gsl_matrix_const_view gv = gsl_matrix_const_view_array(g, c, k);
+	gsl_matrix_view fv, zv;
+
+	if (n == 0 || k == 0) {
+		free(f);
+		return fb_fail(err, "RDC features need at least 1 row and k >= 1, not %zu and %zu",
+		               n, k);
+	}
+	if (f == NULL)
+		return fb_fail(err, "out of memory for the RDC of %zu rows", n);
+	if (rdc_design(col, nlevels, f, err) != FB_OK) {
+		free(f);
+		return FB_ERR;
+	}
+	fv = gsl_matrix_view_array(f, n, c);
+	zv = gsl_matrix_view_array(out, n, k);
+	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, s / (double)c, &fv.matrix, &gv.matrix, 0.0,
+	               &zv.matrix);
+	for (size_t i = 0; i < n * k; i++)
+		out[i] = sin(out[i]);
+	free(f);
+	return FB_OK;
+}
+
+/* Centre the columns of the n x k matrix m in place. */
+static void centre_columns(gsl_matrix *m)
+{
+	for (size_t j = 0; j < m->size2; j++) {
+		gsl_vector_view col = gsl_matrix_column(m, j);
+		double mean = 0;
+
+		for (size_t i = 0; i < m->size1; i++)
+			mean += gsl_vector_get(&col.vector, i);
+		gsl_vector_add_constant(&col.vector, -mean / (double)m->size1);
+	}
+}
+
+/* One variable's centred features and the Cholesky factor of their Gram matrix. */
+typedef struct rdc_block {
+	gsl_matrix *x; /* n x k centred features */
+	gsl_matrix *l; /* k x k lower Cholesky factor of x'x + eps I */
+	int constant;  /* 1 when the features do not vary (the RDC with it is 0) */
+} rdc_block;
+
+/* Free a block. */
+static void block_release(rdc_block *b)
+{
+	gsl_matrix_free(b->x);
+	gsl_matrix_free(b->l);
+	b->x = b->l = NULL;
+}
+
+/* A block from n x k features f: centred, with the Cholesky factor of x'x plus
+ * eps = 1e-8 tr / k on the diagonal.  FB_ERR on out of memory. */
+static int block_init(rdc_block *b, const double *f, size_t n, size_t k)
+{
+	double tr = 0;
+
+	b->x = gsl_matrix_alloc(n, k);
+	b->l = gsl_matrix_alloc(k, k);
+	b->constant = 1;
+	if (b->x == NULL || b->l == NULL) {
+		block_release(b);
+		return FB_ERR;
+	}
+	for (size_t i = 1; i < n && b->constant; i++)
+		b->constant = memcmp(f + i * k, f, k * sizeof *f) == 0;
+	if (b->constant)
+		return FB_OK; /* every row alike: centring would leave only rounding */
+	memcpy(b->x->data, f, n * k * sizeof *f);
+	centre_columns(b->x);
+	gsl_blas_dsyrk(CblasLower, CblasTrans, 1.0, b->x, 0.0, b->l);
+	for (size_t j = 0; j < k; j++)
+		tr += gsl_matrix_get(b->l, j, j);
+	if (!(tr > 0)) {
+		b->constant = 1;
+		return FB_OK;
+	}
+	for (size_t j = 0; j < k; j++)
+		gsl_matrix_set(b->l, j, j, gsl_matrix_get(b->l, j, j) + 1e-8 * tr / (double)k);
+	b->constant = gsl_linalg_cholesky_decomp1(b->l) != GSL_SUCCESS;
+	return FB_OK;
+}
+
+/* Scratch of one canonical correlation of k x k blocks. */
+typedef struct rdc_work {
+	gsl_matrix *m;    /* Lx^-1 Cxy Ly^-T, then its left singular vectors */
+	gsl_matrix *v;    /* right singular vectors */
+	gsl_vector *sv;   /* singular values */
+	gsl_vector *work; /* SVD scratch */
+} rdc_work;
+
+/* Free the scratch. */
+static void work_release(rdc_work *w)
+{
+	gsl_matrix_free(w->m);
+	gsl_matrix_free(w->v);
+	gsl_vector_free(w->sv);
+	gsl_vector_free(w->work);
+}
+
+/* Allocate the scratch; FB_ERR on out of memory (w released). */
+static int work_init(rdc_work *w, size_t k)
+{
+	w->m = gsl_matrix_alloc(k, k);
+	w->v = gsl_matrix_alloc(k, k);
+	w->sv = gsl_vector_alloc(k);
+	w->work = gsl_vector_alloc(k);
+	if (w->m == NULL || w->v == NULL || w->sv == NULL || w->work == NULL) {
+		work_release(w);
+		return FB_ERR;
+	}
+	return FB_OK;
+}
+
+/* The largest singular value of Lx^-1 Cxy Ly^-T (at most 1), 0 when a block is constant,
+ * NAN when the SVD fails. */
+static double block_cancor(const rdc_block *a, const rdc_block *b, rdc_work *w)
+{
+	if (a->constant || b->constant)
+		return 0;
+	gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, a->x, b->x, 0.0, w->m);
+	gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, 1.0, a->l, w->m);
+	gsl_blas_dtrsm(CblasRight, CblasLower, CblasTrans, CblasNonUnit, 1.0, b->l, w->m);
+	if (gsl_linalg_SV_decomp(w->m, w->v, w->sv, w->work) != GSL_SUCCESS)
+		return NAN;
+	return gsl_vector_get(w->sv, 0) > 1 ? 1 : gsl_vector_get(w->sv, 0);
+}
+
+/* Largest canonical correlation between two n x k feature blocks. */
+int fb_rdc_cancor(const double *fx, const double *fy, size_t n, size_t k, double *out,
+                  fb_error *err)
+{
+	rdc_block a = { 0 }, b = { 0 };
+	rdc_work w;
+	int rc = FB_OK;
+
+	if (n < 2 || k == 0)
+		return fb_fail(err, "a canonical correlation needs at least 2 rows and 1 feature, "
+		                    "not %zu and %zu", n, k);
+	if (block_init(&a, fx, n, k) != FB_OK || block_init(&b, fy, n, k) != FB_OK ||
+	    work_init(&w, k) != FB_OK) {
+		block_release(&a);
+		block_release(&b);
+		return fb_fail(err, "out of memory for the canonical correlation of %zu rows", n);
+	}
+	*out = block_cancor(&a, &b, &w);
+	if (isnan(*out))
+		rc = fb_fail(err, "the canonical correlation of %zu rows did not converge", n);
+	block_release(&a);
+	block_release(&b);
+	work_release(&w);
+	return rc;
+}
+
+/* Free the first m blocks and their array. */
+static void blocks_free(rdc_block *b, size_t m)
+{
+	for (size_t j = 0; j < m; j++)
+		block_release(&b[j]);
+	free(b);
+}
+
+/* Block j of the RDC matrix: projections drawn from r, features, centring, Cholesky. */
+static int rdc_block_of(const fb_column_slice *col, size_t nlevels, size_t k, double s,
+                        gsl_rng *r, double *f, rdc_block *b, fb_error *err)
+{
+	size_t c = nlevels ? nlevels + 1 : 2;
+	double *g = malloc(c * k * sizeof *g);
+	int rc;
+
+	if (g == NULL)
+		return fb_fail(err, "out of memory for RDC projections");
+	for (size_t i = 0; i < c * k; i++)
+		g[i] = gsl_ran_gaussian(r, 1.0);
+	rc = fb_rdc_features(col, nlevels, g, k, s, f, err);
+	free(g);
+	if (rc == FB_OK && block_init(b, f, col->n, k) != FB_OK)
+		rc = fb_fail(err, "out of memory for RDC features of %zu rows", col->n);
+	return rc;
+}
+
+/* Pairwise RDC of nvars column slices. */
+int fb_rdc_matrix(const fb_column_slice *cols, const size_t *nlevels, size_t nvars, size_t k,
+                  double s, gsl_rng *r, double *out, fb_error *err)
+{
+	size_t n = nvars ? cols[0].n : 0, made = 0;
+	rdc_block *b = calloc(nvars ? nvars : 1, sizeof *b);
+	double *f = malloc((n ? n : 1) * (k ? k : 1) * sizeof *f);
+	rdc_work w = { 0 };
+	int rc = FB_ERR;
+
+	if (b == NULL || f == NULL || work_init(&w, k ? k : 1) != FB_OK) {
+		fb_fail(err, "out of memory for the RDC of %zu variables", nvars);
+		goto out;
+	}
+	for (size_t j = 0; j < nvars; j++)
+		if (cols[j].n != n || n < 2 || k == 0) {
+			fb_fail(err, "the RDC needs slices of one length of at least 2 rows and k >= 1 "
+			             "(variable %zu has %zu rows, k = %zu)", j, cols[j].n, k);
+			goto out;
+		}
+	for (made = 0; made < nvars; made++)
+		if (rdc_block_of(&cols[made], nlevels[made], k, s, r, f, &b[made], err) != FB_OK)
+			goto out;
+	for (size_t a = 0; a < nvars; a++) {
+		out[a * nvars + a] = 1;
+		for (size_t c = a + 1; c < nvars; c++)
+			out[a * nvars + c] = out[c * nvars + a] = block_cancor(&b[a], &b[c], &w);
+	}
+	rc = FB_OK;
+out:
+	blocks_free(b, made);
+	free(f);
+	work_release(&w);
+	return rc;
+}
