@@ -34,7 +34,8 @@ TRANSCRIPTS = \
 	tests/transcripts/threshold.fbn \
 	tests/transcripts/keys.fbn \
 	tests/transcripts/files.fbn \
-	tests/transcripts/names.fbn
+	tests/transcripts/names.fbn \
+	tests/transcripts/ges.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 
@@ -60,3 +61,9 @@ update-man: fedbn
 	  sed -n '/^\.\\" END ALGORITHMS/,$$p' $(srcdir)/man/fedbn.1; } > fedbn.1.new && \
 	mv fedbn.1.new $(srcdir)/man/fedbn.1
 .PHONY: update-man
+
+check_PROGRAMS += tests/unit/test-ges
+TESTS += tests/unit/test-ges
+tests_unit_test_ges_SOURCES = tests/unit/test-ges.c
+tests_unit_test_ges_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_ges_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -112,7 +112,7 @@ extern const fb_algo *const fb_algo_table[];
 /* The local-learner combinators (all:, sep:, voting:, avg:, best:). */
 extern const fb_algo fb_algo_all, fb_algo_sep, fb_algo_voting, fb_algo_avg, fb_algo_best;
 /* The learners. */
-extern const fb_algo fb_algo_notears, fb_algo_notears_admm, fb_algo_pc;
+extern const fb_algo fb_algo_notears, fb_algo_notears_admm, fb_algo_pc, fb_algo_ges;
 
 /* Find "name" or "combinator:name"; NULL with a sentence listing what exists. */
 int fb_algo_lookup(const char *name, const fb_algo **algo, const fb_algo **inner,

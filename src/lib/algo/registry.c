@@ -14,6 +14,7 @@ const fb_algo *const fb_algo_table[] = {
 	&fb_algo_notears,
 	&fb_algo_notears_admm,
 	&fb_algo_pc,
+	&fb_algo_ges,
 	&fb_algo_fedpc,
 	&fb_algo_fedpc_simple1,
 	&fb_algo_fedpc_simple2,

@@ -34,7 +34,7 @@ static bool column_constant(const fb_dataset *ds, size_t j)
 }
 
 /* Centre the columns of ds into a new n x d matrix; NULL when out of memory. */
-static gsl_matrix *centred_copy(const fb_dataset *ds)
+gsl_matrix *ci_centred_copy(const fb_dataset *ds)
 {
 	gsl_matrix *X = gsl_matrix_alloc(ds->n, ds->d);
 	double *mean = calloc(ds->d, sizeof *mean);
@@ -78,7 +78,7 @@ static void corr_from_cross(const gsl_matrix *C, const bool *constant, double *R
 int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
 	size_t d = ds->d;
-	gsl_matrix *X = centred_copy(ds), *C = gsl_matrix_alloc(d, d);
+	gsl_matrix *X = ci_centred_copy(ds), *C = gsl_matrix_alloc(d, d);
 	bool *constant = calloc(d, sizeof *constant);
 	int ret = FB_OK;
 

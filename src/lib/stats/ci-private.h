@@ -96,4 +96,7 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 /* Free the discrete work space. */
 void ci_disc_ws_release(ci_disc_ws *ws);
 
+/* Centre the columns of ds into a new n x d matrix (caller frees); NULL when out of memory. */
+gsl_matrix *ci_centred_copy(const fb_dataset *ds);
+
 #endif

@@ -1,0 +1,135 @@
+/* ges: Greedy Equivalence Search on one dataset as a stepper; one step = one operator
+ * (an insertion in the forward phase, a deletion in the backward phase). */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "fedbn/algo.h"
+#include "fedbn/ges.h"
+
+/* What score= may name. */
+enum ges_score_choice {
+	GES_SCORE_AUTO = -1, /* BIC for continuous data, BDeu for discrete data */
+	GES_SCORE_BIC = FB_LSCORE_BIC,
+	GES_SCORE_BDEU = FB_LSCORE_BDEU,
+};
+
+/* The names of score='s values. */
+static const fb_choice ges_scores[] = {
+	{ "auto", GES_SCORE_AUTO }, { "bic", GES_SCORE_BIC }, { "bdeu", GES_SCORE_BDEU }, { 0 },
+};
+
+/* The score for the data under choice; FB_ERR naming what does not fit. */
+static int ges_pick_score(const fb_dataset *ds, int choice, enum fb_lscore_kind *kind,
+                          fb_error *err)
+{
+	size_t disc = fb_dataset_n_discrete(ds);
+
+	if (choice == GES_SCORE_AUTO && disc != 0 && disc != ds->d)
+		return fb_fail(err, "'score=auto' needs variables all continuous or all discrete "
+		                    "(the data has %zu discrete of %zu); choose 'score=bic' or "
+		                    "'score=bdeu'", disc, ds->d);
+	if (choice == GES_SCORE_BDEU && disc != ds->d)
+		return fb_fail(err, "'score=bdeu' needs discrete variables (the data has %zu "
+		                    "continuous)", ds->d - disc);
+	*kind = choice == GES_SCORE_AUTO ? (disc == ds->d && disc > 0 ? FB_LSCORE_BDEU
+	                                                                : FB_LSCORE_BIC)
+	                                 : (enum fb_lscore_kind)choice;
+	return FB_OK;
+}
+
+/* Start GES on the run's dataset. */
+static int ges_create(fb_run *run, fb_error *err)
+{
+	fb_lscore_options o;
+
+	if (ges_pick_score(run->data, fb_params_choice(&run->params, "score"), &o.kind, err) !=
+	    FB_OK)
+		return FB_ERR;
+	o.lambda = fb_params_double(&run->params, "lambda");
+	o.ess = fb_params_double(&run->params, "ess");
+	o.structure_prior = fb_params_double(&run->params, "structure_prior");
+	run->state = fb_ges_alloc(run->data, &o, err);
+	return run->state != NULL ? FB_OK : FB_ERR;
+}
+
+/* One operator. */
+static int ges_step(fb_run *run, double *fig, fb_error *err)
+{
+	fb_ges_round r;
+
+	if (fb_ges_step(run->state, &r, err) != FB_OK)
+		return FB_ERR;
+	fig[0] = (double)r.phase;
+	fig[1] = r.score;
+	fig[2] = r.gain;
+	fig[3] = (double)r.operators;
+	fig[4] = (double)fb_ges_scores_computed(run->state);
+	return FB_OK;
+}
+
+/* Finished when no operator gains. */
+static bool ges_done(const fb_run *run)
+{
+	return fb_ges_done(run->state);
+}
+
+/* The current CPDAG. */
+static fb_graph *ges_result(const fb_run *run, fb_error *err)
+{
+	return fb_graph_copy(fb_ges_graph(run->state));
+}
+
+/* Free the state. */
+static void ges_destroy(fb_run *run)
+{
+	fb_ges_free(run->state);
+	run->state = NULL;
+}
+
+/* What the result is. */
+static const char *ges_note(const fb_run *run)
+{
+	return "the result is a CPDAG (undirected edges where the score cannot tell the "
+	       "direction; SHD counts an undirected estimate over a true edge as correct)";
+}
+
+/* GES's parameters (causal-learn's defaults). */
+static const fb_param_def ges_params[] = {
+	{ "score", FB_PARAM_CHOICE, "auto", 0, 0, ges_scores,
+	  "local score: bic (linear Gaussian), bdeu (discrete), auto by the data's kind" },
+	{ "lambda", FB_PARAM_DOUBLE, "0.5", 0, 1e6, NULL,
+	  "BIC penalty discount: lambda * (parents + 1) * log n (0.5: Schwarz's BIC)" },
+	{ "ess", FB_PARAM_DOUBLE, "1", 1e-9, 1e9, NULL,
+	  "BDeu equivalent sample size (sample prior)" },
+	{ "structure_prior", FB_PARAM_DOUBLE, "1", 0, 1e9, NULL,
+	  "BDeu expected number of parents per node (0: no structure prior)" },
+	{ 0 },
+};
+
+/* GES's per-round figures. */
+static const char *const ges_figures[] = { "phase", "score", "gain", "operators", "scores",
+	                                   NULL };
+
+const fb_algo fb_algo_ges = {
+	.name = "ges", .summary = "Greedy Equivalence Search on one dataset (score-based)",
+	.intro = "Finds a causal graph by climbing a score. It starts with no edges, adds the "
+	         "one edge that raises the score most, again and again, then removes edges "
+	         "while that raises the score. It works on classes of graphs the data cannot "
+	         "tell apart, so edges whose direction the data cannot tell stay undirected.",
+	.help = "Greedy Equivalence Search (Chickering 2002) over CPDAGs: the forward phase "
+	        "applies the Insert(X, Y, T) of largest gain (NA_{Y,X} u T a clique, every "
+	        "semi-directed path from Y to X blocked by it), the backward phase the "
+	        "Delete(X, Y, H) of largest gain (NA_{Y,X} \\ H a clique); each phase ends when "
+	        "no operator gains. Scores: BIC for linear Gaussian data, -n/2 (1 + log "
+	        "sigma2) - lambda (|Pa| + 1) log n from the covariance (lambda=0.5), and BDeu "
+	        "for discrete data (ess=1, structure_prior=1), both as causal-learn computes "
+	        "them; every local score is cached (figure scores). One round is one operator "
+	        "(figure phase: 1 insert, 2 delete, 0 finished); operators are tried in index "
+	        "order and the first of equal gains wins, as in causal-learn's ges, whose "
+	        "results it reproduces. As a learner it serves all:, sep:, voting: and best:.",
+	.flags = FB_ALGO_LOCAL,
+	.params = ges_params, .figures = ges_figures,
+	.create = ges_create, .step = ges_step, .done = ges_done, .result = ges_result,
+	.destroy = ges_destroy, .note = ges_note,
+};

@@ -1,0 +1,440 @@
+/* Greedy Equivalence Search on a CPDAG: the operators' validity, their gains, and the
+ * stepper (see ges.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/cpdag.h"
+#include "fedbn/ges.h"
+
+/* The best operator found by a scan. */
+typedef struct ges_op {
+	bool found;   /* some valid operator was scored */
+	size_t x, y;  /* its edge */
+	size_t *set;  /* T or H (d, owned) */
+	size_t nset;  /* its size */
+	double gain;  /* its score gain */
+} ges_op;
+
+struct fb_ges {
+	fb_lscore *ls;            /* the local score and its cache (owned) */
+	fb_graph *g;              /* the current CPDAG (owned) */
+	size_t d;                 /* variables */
+	enum fb_ges_phase phase;  /* the phase the next step works in */
+	double score;             /* the CPDAG's score */
+	size_t *nb, *pa, *na, *t0, *idx, *sub, *list, *queue; /* d each: scratch lists */
+	bool *mark, *seen;        /* d each: scratch sets */
+	ges_op best;              /* the best operator of the last scan */
+	size_t operators;         /* valid operators scored in the last scan */
+};
+
+/* Advance the k-subset idx of {0..m-1} to the next one in size-then-lexicographic order;
+ * false after the whole set. */
+static bool ges_subset_next(size_t *idx, size_t *k, size_t m)
+{
+	size_t p = *k;
+
+	while (p > 0 && idx[p - 1] == m - *k + p - 1)
+		p--;
+	if (p == 0) {
+		if (*k == m)
+			return false;
+		(*k)++;
+		for (size_t a = 0; a < *k; a++)
+			idx[a] = a;
+		return true;
+	}
+	idx[p - 1]++;
+	for (size_t a = p; a < *k; a++)
+		idx[a] = idx[a - 1] + 1;
+	return true;
+}
+
+/* Whether the n nodes of list are pairwise adjacent. */
+static bool ges_clique(const fb_graph *g, const size_t *list, size_t n)
+{
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = a + 1; b < n; b++)
+			if (!fb_graph_adjacent(g, list[a], list[b]))
+				return false;
+	return true;
+}
+
+/* Whether a semi-directed path (edges u -> v or u - v) leads from y to x in g through no
+ * node marked in blocked; seen and queue are scratch for d. */
+static bool ges_semi_path(const fb_graph *g, const bool *blocked, size_t y, size_t x,
+                          bool *seen, size_t *queue)
+{
+	size_t head = 0, tail = 0, d = g->d;
+
+	memset(seen, 0, d * sizeof *seen);
+	seen[y] = true;
+	queue[tail++] = y;
+	while (head < tail) {
+		size_t u = queue[head++];
+
+		for (size_t v = 0; v < d; v++) {
+			if (!g->mark[u * d + v] || seen[v] || blocked[v])
+				continue;
+			if (v == x)
+				return true;
+			seen[v] = true;
+			queue[tail++] = v;
+		}
+	}
+	return false;
+}
+
+/* NA_{y,x}: the neighbours of y adjacent to x, into na (room for d); their count. */
+static size_t ges_na(const fb_graph *g, size_t x, size_t y, size_t *na)
+{
+	size_t n = fb_graph_neighbours(g, y, na), k = 0;
+
+	for (size_t a = 0; a < n; a++)
+		if (fb_graph_adjacent(g, na[a], x))
+			na[k++] = na[a];
+	return k;
+}
+
+/* The local score of y given the nodes marked in s->mark. */
+static int ges_local(fb_ges *s, size_t y, double *out, fb_error *err)
+{
+	size_t np = 0;
+
+	for (size_t v = 0; v < s->d; v++)
+		if (s->mark[v])
+			s->list[np++] = v;
+	return fb_lscore_get(s->ls, y, s->list, np, out, err);
+}
+
+/* s(y, marked u {x}) - s(y, marked), or its opposite when del; x is unmarked after. */
+static int ges_gain(fb_ges *s, size_t x, size_t y, bool del, double *gain, fb_error *err)
+{
+	double with, without;
+
+	s->mark[x] = false;
+	if (ges_local(s, y, &without, err) != FB_OK)
+		return FB_ERR;
+	s->mark[x] = true;
+	if (ges_local(s, y, &with, err) != FB_OK)
+		return FB_ERR;
+	s->mark[x] = false;
+	*gain = del ? without - with : with - without;
+	return FB_OK;
+}
+
+/* Keep operator (x, y, set of n) with gain when it beats the best so far. */
+static void ges_offer(fb_ges *s, size_t x, size_t y, const size_t *set, size_t n,
+                      double gain)
+{
+	s->operators++;
+	if (s->best.found && !(gain > s->best.gain))
+		return;
+	s->best.found = true;
+	s->best.x = x;
+	s->best.y = y;
+	s->best.gain = gain;
+	s->best.nset = n;
+	memcpy(s->best.set, set, n * sizeof *set);
+}
+
+/* Mark the np parents of y and the nn nodes of na, then the k chosen of from (by idx)
+ * into s->sub; the union's nodes into s->list from position 0 for the clique test. */
+static size_t ges_mark(fb_ges *s, size_t np, size_t nn, const size_t *from, size_t k)
+{
+	size_t n = 0;
+
+	memset(s->mark, 0, s->d * sizeof *s->mark);
+	for (size_t a = 0; a < np; a++)
+		s->mark[s->pa[a]] = true;
+	for (size_t a = 0; a < nn; a++)
+		s->mark[s->queue[a] = s->na[a]] = true, n++;
+	for (size_t a = 0; a < k; a++)
+		s->mark[s->queue[n++] = s->sub[a] = from[s->idx[a]]] = true;
+	return n;
+}
+
+/* Every Insert(x, y, T) for one non-adjacent pair. */
+static int ges_scan_insert_pair(fb_ges *s, size_t x, size_t y, fb_error *err)
+{
+	size_t nnb = fb_graph_neighbours(s->g, y, s->nb), np = fb_graph_parents(s->g, y, s->pa);
+	size_t nna = 0, nt = 0, k = 0;
+
+	for (size_t a = 0; a < nnb; a++) {
+		if (fb_graph_adjacent(s->g, s->nb[a], x))
+			s->na[nna++] = s->nb[a];
+		else
+			s->t0[nt++] = s->nb[a];
+	}
+	do {
+		size_t n = ges_mark(s, 0, nna, s->t0, k);
+		double gain;
+
+		if (!ges_clique(s->g, s->queue, n) ||
+		    ges_semi_path(s->g, s->mark, y, x, s->seen, s->queue))
+			continue;
+		ges_mark(s, np, nna, s->t0, k);
+		if (ges_gain(s, x, y, false, &gain, err) != FB_OK)
+			return FB_ERR;
+		ges_offer(s, x, y, s->sub, k, gain);
+	} while (ges_subset_next(s->idx, &k, nt));
+	return FB_OK;
+}
+
+/* Every Delete(x, y, H) for x - y or x -> y. */
+static int ges_scan_delete_pair(fb_ges *s, size_t x, size_t y, fb_error *err)
+{
+	size_t np = fb_graph_parents(s->g, y, s->pa), k = 0, *all = s->t0;
+	size_t nna = ges_na(s->g, x, y, all);
+	do {
+		size_t nrest = 0, h = 0;
+		double gain;
+
+		for (size_t a = 0; a < nna; a++) {
+			if (h < k && s->idx[h] == a)
+				s->sub[h++] = all[a];
+			else
+				s->na[nrest++] = all[a];
+		}
+		if (!ges_clique(s->g, s->na, nrest))
+			continue;
+		memset(s->mark, 0, s->d * sizeof *s->mark);
+		for (size_t a = 0; a < np; a++)
+			s->mark[s->pa[a]] = true;
+		for (size_t a = 0; a < nrest; a++)
+			s->mark[s->na[a]] = true;
+		if (ges_gain(s, x, y, true, &gain, err) != FB_OK)
+			return FB_ERR;
+		ges_offer(s, x, y, s->sub, k, gain);
+	} while (ges_subset_next(s->idx, &k, nna));
+	return FB_OK;
+}
+
+/* Find the best operator of the phase into s->best. */
+static int ges_scan(fb_ges *s, enum fb_ges_phase phase, fb_error *err)
+{
+	s->best.found = false;
+	s->operators = 0;
+	for (size_t x = 0; x < s->d; x++)
+		for (size_t y = 0; y < s->d; y++) {
+			enum fb_edge e = fb_graph_edge(s->g, x, y);
+			int ret = FB_OK;
+
+			if (phase == FB_GES_FORWARD && x != y && e == FB_EDGE_NONE)
+				ret = ges_scan_insert_pair(s, x, y, err);
+			else if (phase == FB_GES_BACKWARD &&
+			         (e == FB_EDGE_FORWARD || e == FB_EDGE_UNDIRECTED))
+				ret = ges_scan_delete_pair(s, x, y, err);
+			if (ret != FB_OK)
+				return FB_ERR;
+		}
+	return FB_OK;
+}
+
+/* Apply the best operator of the phase, then replace the PDAG by its CPDAG. */
+static int ges_apply(fb_ges *s, enum fb_ges_phase phase, fb_error *err)
+{
+	const ges_op *op = &s->best;
+	fb_graph *dag, *cpdag;
+
+	if (phase == FB_GES_FORWARD) {
+		fb_graph_set_directed(s->g, op->x, op->y, 1.0);
+		for (size_t a = 0; a < op->nset; a++)
+			fb_graph_set_directed(s->g, op->set[a], op->y, 1.0);
+	} else {
+		fb_graph_remove(s->g, op->x, op->y);
+		for (size_t a = 0; a < op->nset; a++) {
+			fb_graph_set_directed(s->g, op->y, op->set[a], 1.0);
+			if (fb_graph_adjacent(s->g, op->x, op->set[a]))
+				fb_graph_set_directed(s->g, op->x, op->set[a], 1.0);
+		}
+	}
+	dag = fb_cpdag_to_dag(s->g, NULL);
+	cpdag = fb_cpdag_from_dag(dag, err);
+	fb_graph_free(dag);
+	if (cpdag == NULL)
+		return FB_ERR;
+	fb_graph_free(s->g);
+	s->g = cpdag;
+	s->score += op->gain;
+	return FB_OK;
+}
+
+/* Try the phase: apply its best operator when it gains; *applied says whether it did. */
+static int ges_try(fb_ges *s, enum fb_ges_phase phase, bool *applied, fb_error *err)
+{
+	*applied = false;
+	if (ges_scan(s, phase, err) != FB_OK)
+		return FB_ERR;
+	if (!s->best.found || !(s->best.gain > 0.0))
+		return FB_OK;
+	*applied = true;
+	return ges_apply(s, phase, err);
+}
+
+/* One operator. */
+int fb_ges_step(fb_ges *g, fb_ges_round *r, fb_error *err)
+{
+	bool applied = false;
+
+	memset(r, 0, sizeof *r);
+	if (g->phase == FB_GES_FORWARD) {
+		if (ges_try(g, FB_GES_FORWARD, &applied, err) != FB_OK)
+			return FB_ERR;
+		r->operators = g->operators;
+		if (!applied)
+			g->phase = FB_GES_BACKWARD;
+	}
+	if (!applied && g->phase == FB_GES_BACKWARD) {
+		if (ges_try(g, FB_GES_BACKWARD, &applied, err) != FB_OK)
+			return FB_ERR;
+		r->operators += g->operators;
+		if (!applied)
+			g->phase = FB_GES_DONE;
+	}
+	r->phase = applied ? g->phase : FB_GES_DONE;
+	if (applied) {
+		r->x = g->best.x;
+		r->y = g->best.y;
+		r->nset = g->best.nset;
+		r->gain = g->best.gain;
+	}
+	r->score = g->score;
+	r->edges = fb_graph_n_edges(g->g);
+	return FB_OK;
+}
+
+/* The empty graph's score: every node without parents. */
+static int ges_init_score(fb_ges *s, fb_error *err)
+{
+	s->score = 0.0;
+	for (size_t i = 0; i < s->d; i++) {
+		double v;
+
+		if (fb_lscore_get(s->ls, i, NULL, 0, &v, err) != FB_OK)
+			return FB_ERR;
+		s->score += v;
+	}
+	return FB_OK;
+}
+
+/* Start GES on ds. */
+fb_ges *fb_ges_alloc(const fb_dataset *ds, const fb_lscore_options *o, fb_error *err)
+{
+	fb_ges *s = fb_xcalloc(1, sizeof *s);
+	size_t d = ds->d;
+
+	s->d = d;
+	s->phase = FB_GES_FORWARD;
+	s->ls = fb_lscore_alloc(ds, o, err);
+	s->g = fb_graph_alloc(d);
+	if (s->ls == NULL || s->g == NULL) {
+		if (s->g == NULL)
+			fb_fail(err, "too many variables (%zu) for a graph", d);
+		fb_ges_free(s);
+		return NULL;
+	}
+	for (size_t j = 0; j < d; j++)
+		fb_graph_set_name(s->g, j, ds->vars[j].name, NULL);
+	s->nb = fb_xcalloc(d + 1, sizeof *s->nb);
+	s->pa = fb_xcalloc(d + 1, sizeof *s->pa);
+	s->na = fb_xcalloc(d + 1, sizeof *s->na);
+	s->t0 = fb_xcalloc(d + 1, sizeof *s->t0);
+	s->idx = fb_xcalloc(d + 1, sizeof *s->idx);
+	s->sub = fb_xcalloc(d + 1, sizeof *s->sub);
+	s->list = fb_xcalloc(d + 1, sizeof *s->list);
+	s->queue = fb_xcalloc(d + 1, sizeof *s->queue);
+	s->mark = fb_xcalloc(d + 1, sizeof *s->mark);
+	s->seen = fb_xcalloc(d + 1, sizeof *s->seen);
+	s->best.set = fb_xcalloc(d + 1, sizeof *s->best.set);
+	if (ges_init_score(s, err) != FB_OK) {
+		fb_ges_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Free a search. */
+void fb_ges_free(fb_ges *g)
+{
+	if (g == NULL)
+		return;
+	fb_lscore_free(g->ls);
+	fb_graph_free(g->g);
+	free(g->nb);
+	free(g->pa);
+	free(g->na);
+	free(g->t0);
+	free(g->idx);
+	free(g->sub);
+	free(g->list);
+	free(g->queue);
+	free(g->mark);
+	free(g->seen);
+	free(g->best.set);
+	free(g);
+}
+
+/* Whether finished. */
+bool fb_ges_done(const fb_ges *g)
+{
+	return g->phase == FB_GES_DONE;
+}
+
+/* The current CPDAG. */
+const fb_graph *fb_ges_graph(const fb_ges *g)
+{
+	return g->g;
+}
+
+/* The current score. */
+double fb_ges_score(const fb_ges *g)
+{
+	return g->score;
+}
+
+/* Local scores computed so far. */
+size_t fb_ges_scores_computed(const fb_ges *g)
+{
+	return fb_lscore_computed(g->ls);
+}
+
+/* Whether Insert(x, y, T) is valid on g. */
+bool fb_ges_insert_valid(const fb_graph *g, size_t x, size_t y, const size_t *t, size_t nt)
+{
+	size_t d = g->d, *list = fb_xcalloc(d + nt + 1, sizeof *list), *queue;
+	bool *blocked = fb_xcalloc(d + 1, sizeof *blocked), *seen, ok;
+	size_t n = ges_na(g, x, y, list);
+
+	memcpy(list + n, t, nt * sizeof *t);
+	for (size_t a = 0; a < n + nt; a++)
+		blocked[list[a]] = true;
+	seen = fb_xcalloc(d + 1, sizeof *seen);
+	queue = fb_xcalloc(d + 1, sizeof *queue);
+	ok = ges_clique(g, list, n + nt) && !ges_semi_path(g, blocked, y, x, seen, queue);
+	free(list);
+	free(blocked);
+	free(seen);
+	free(queue);
+	return ok;
+}
+
+/* Whether Delete(x, y, H) is valid on g. */
+bool fb_ges_delete_valid(const fb_graph *g, size_t x, size_t y, const size_t *h, size_t nh)
+{
+	size_t *na = fb_xcalloc(g->d + 1, sizeof *na), n = ges_na(g, x, y, na), k = 0;
+	bool ok;
+
+	for (size_t a = 0; a < n; a++) {
+		bool in_h = false;
+
+		for (size_t b = 0; b < nh; b++)
+			in_h = in_h || h[b] == na[a];
+		if (!in_h)
+			na[k++] = na[a];
+	}
+	ok = ges_clique(g, na, k);
+	free(na);
+	return ok;
+}
