@@ -9,6 +9,7 @@ include bench/local-pc.mk
 include bench/local-admm.mk
 include bench/local-fedpc.mk
 include bench/local-circuit.mk
+include bench/local-ges.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 
