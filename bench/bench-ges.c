@@ -23,14 +23,14 @@
 struct bench_case {
 	const char *file;         /* under tests/data/ges */
 	bool discrete;            /* read every column as discrete */
-	enum fb_lscore_kind kind; /* the score */
+	enum fb_ges_score kind; /* the score */
 };
 
 /* Run GES on ds to the end; its steps and edges, FB_ERR with the reason printed. */
-static int bench_once(const fb_dataset *ds, enum fb_lscore_kind kind, size_t *steps,
+static int bench_once(const fb_dataset *ds, enum fb_ges_score kind, size_t *steps,
                       size_t *edges)
 {
-	fb_lscore_options o = { kind, 0.5, 1.0, 1.0 };
+	fb_ges_options o = { kind, 0.5, 1.0, 1.0 };
 	fb_error err = { "" };
 	fb_ges *g = fb_ges_alloc(ds, &o, &err);
 	fb_ges_round r;
@@ -78,7 +78,7 @@ static int bench_case_run(const char *top, const struct bench_case *c)
 			best_cpu = bench_cpu_now() - c0;
 	}
 	printf("ges %-4s %-44s n %zu d %zu: %zu steps, %zu edges, best of %d: %.4f s wall, "
-	       "%.4f s cpu\n", c->kind == FB_LSCORE_BIC ? "bic" : "bdeu", c->file, ds->n, ds->d,
+	       "%.4f s cpu\n", c->kind == FB_GES_SCORE_BIC ? "bic" : "bdeu", c->file, ds->n, ds->d,
 	       steps, edges, BENCH_REPS, best, best_cpu);
 	fb_dataset_free(ds);
 	return FB_OK;
@@ -87,9 +87,9 @@ static int bench_case_run(const char *top, const struct bench_case *c)
 int main(int argc, char **argv)
 {
 	static const struct bench_case cases[] = {
-		{ "data_linear_10.txt", false, FB_LSCORE_BIC },
-		{ "data_discrete_10.txt", true, FB_LSCORE_BDEU },
-		{ "test_ges_simulated_linear_gaussian_data.csv", false, FB_LSCORE_BIC },
+		{ "data_linear_10.txt", false, FB_GES_SCORE_BIC },
+		{ "data_discrete_10.txt", true, FB_GES_SCORE_BDEU },
+		{ "test_ges_simulated_linear_gaussian_data.csv", false, FB_GES_SCORE_BIC },
 	};
 	const char *top = argc > 1 ? argv[1] : FB_TOP_SRCDIR;
 

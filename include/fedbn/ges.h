@@ -26,6 +26,27 @@
 #include "fedbn/dataset.h"
 #include "fedbn/graph.h"
 #include "fedbn/lscore.h"
+#include "fedbn/param.h"
+
+/* Which local score GES climbs. */
+enum fb_ges_score {
+	FB_GES_SCORE_AUTO = 0, /* BDeu when every variable is discrete, else BIC */
+	FB_GES_SCORE_BIC = 1,  /* linear Gaussian BIC */
+	FB_GES_SCORE_BDEU = 2, /* discrete BDeu (every variable discrete) */
+};
+
+/* GES's settings (defaults: the "ges" parameter table, read by fb_ges_options_init). */
+typedef struct fb_ges_options {
+	enum fb_ges_score score;  /* the local score */
+	double lambda;            /* BIC penalty discount */
+	double ess;               /* BDeu equivalent sample size */
+	double structure_prior;   /* BDeu expected number of parents (0: none) */
+} fb_ges_options;
+
+/* The defaults of the "ges" parameter table. */
+void fb_ges_options_init(fb_ges_options *o);
+/* Read the "ges" parameters of p into o. */
+void fb_ges_options_from_params(const fb_params *p, fb_ges_options *o);
 
 /* The phase a step worked in. */
 enum fb_ges_phase {
@@ -48,8 +69,9 @@ typedef struct fb_ges_round {
 /* A GES search. */
 typedef struct fb_ges fb_ges;
 
-/* Start GES on ds (which must outlive it) with the local score o; NULL with the reason. */
-fb_ges *fb_ges_alloc(const fb_dataset *ds, const fb_lscore_options *o, fb_error *err);
+/* Start GES on ds (which must outlive it) with settings o; NULL with the reason (a score
+ * that does not fit the data's kinds, a bad setting). */
+fb_ges *fb_ges_alloc(const fb_dataset *ds, const fb_ges_options *o, fb_error *err);
 /* Free (NULL is fine). */
 void fb_ges_free(fb_ges *g);
 /* Apply the best operator of the current phase (moving to the backward phase, in the same

@@ -11,6 +11,7 @@
 #include "fedbn/admm.h"
 #include "fedbn/algo.h"
 #include "fedbn/fedpc.h"
+#include "fedbn/ges.h"
 #include "fedbn/notears.h"
 #include "fedbn/param.h"
 #include "fedbn/pc.h"
@@ -122,7 +123,7 @@ static void test_complete_algo(void **state)
 
 	(void)state;
 	fb_session_init(&s);
-	check_complete(&s, "algo ", "notears|notears-admm|pc|fedpc|fedpc-simple1|fedpc-simple2|"
+	check_complete(&s, "algo ", "notears|notears-admm|pc|ges|fedpc|fedpc-simple1|fedpc-simple2|"
 	                            "all:|sep:|voting:|avg:|best:");
 	check_complete(&s, "algo fedpc-", "fedpc-simple1|fedpc-simple2");
 	check_complete(&s, "algo avg:", "avg:notears");
@@ -168,6 +169,12 @@ static void check_same_defaults(const char *name, const fb_algo *learner,
 
 		fb_admm_options_init(&lib);
 		fb_admm_options_from_params(shell, &sh);
+		check_same_bytes(name, &lib, &sh, sizeof lib);
+	} else if (learner == &fb_algo_ges) {
+		fb_ges_options lib, sh;
+
+		fb_ges_options_init(&lib);
+		fb_ges_options_from_params(shell, &sh);
 		check_same_bytes(name, &lib, &sh, sizeof lib);
 	} else { /* pc, and fedpc and its ablations, whose clients run PC */
 		fb_pc_options lib, sh;

@@ -189,9 +189,9 @@ static void assert_matrix(const fb_graph *g, const char *name)
 }
 
 /* Run GES on ds to the end; the CPDAG (caller frees). */
-static fb_graph *run_ges(const fb_dataset *ds, enum fb_lscore_kind kind, double lambda)
+static fb_graph *run_ges(const fb_dataset *ds, enum fb_ges_score kind, double lambda)
 {
-	fb_lscore_options o = { kind, lambda, 1.0, 1.0 };
+	fb_ges_options o = { kind, lambda, 1.0, 1.0 };
 	fb_error err = { "" };
 	fb_ges *g = fb_ges_alloc(ds, &o, &err);
 	fb_ges_round r;
@@ -208,7 +208,7 @@ static fb_graph *run_ges(const fb_dataset *ds, enum fb_lscore_kind kind, double 
 
 /* Fail unless GES on the data file (discrete when disc; header as fb_csv_options) with the
  * score kind and lambda returns the causal-learn matrix in the file want. */
-static void check_stored(const char *data, bool disc, int header, enum fb_lscore_kind kind,
+static void check_stored(const char *data, bool disc, int header, enum fb_ges_score kind,
                          double lambda, const char *want)
 {
 	fb_dataset *ds = read_data(data, disc, header);
@@ -225,14 +225,14 @@ static void test_causal_learn_linear10(void **state)
 {
 	const char *want = "linear_10_ges_local_score_BIC_none_none.txt";
 
-	check_stored("data_linear_10.txt", false, -1, FB_LSCORE_BIC, 0.5, want);
-	check_stored("data_linear_10.txt", false, -1, FB_LSCORE_BIC, 1.0, want);
+	check_stored("data_linear_10.txt", false, -1, FB_GES_SCORE_BIC, 0.5, want);
+	check_stored("data_linear_10.txt", false, -1, FB_GES_SCORE_BIC, 1.0, want);
 }
 
 /* causal-learn's ges(data_discrete_10, 'local_score_BDeu'): the stored CPDAG exactly. */
 static void test_causal_learn_discrete10(void **state)
 {
-	check_stored("data_discrete_10.txt", true, -1, FB_LSCORE_BDEU, 0.5,
+	check_stored("data_discrete_10.txt", true, -1, FB_GES_SCORE_BDEU, 0.5,
 	             "discrete_10_ges_local_score_BDeu_none_none.txt");
 }
 
@@ -243,9 +243,9 @@ static void test_causal_learn_simulated(void **state)
 {
 	const char *data = "test_ges_simulated_linear_gaussian_data.csv";
 
-	check_stored(data, false, 0, FB_LSCORE_BIC, 1.0,
+	check_stored(data, false, 0, FB_GES_SCORE_BIC, 1.0,
 	             "test_ges_simulated_linear_gaussian_CPDAG.txt");
-	check_stored(data, false, 0, FB_LSCORE_BIC, 0.5, "simulated_ges_causal_learn_head.txt");
+	check_stored(data, false, 0, FB_GES_SCORE_BIC, 0.5, "simulated_ges_causal_learn_head.txt");
 }
 
 /* A simulated linear Gaussian DAG (d = 8, 8 edges, 20,000 rows): GES's CPDAG is the true
@@ -263,7 +263,7 @@ static void test_recovery(void **state)
 	so.n = 20000;
 	assert_int_equal(fb_sim_generate(&so, &ds, &truth, NULL), FB_OK);
 	cp = fb_cpdag_from_dag(truth, NULL);
-	g = run_ges(ds, FB_LSCORE_BIC, 0.5);
+	g = run_ges(ds, FB_GES_SCORE_BIC, 0.5);
 	assert_int_equal(fb_cpdag_shd(g, cp, &shd, NULL), FB_OK);
 	assert_int_equal(shd, 0);
 	assert_true(fb_cpdag_n_vstructures(cp) > 0); /* the test covers directed edges too */

@@ -3,52 +3,33 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "fedbn/algo.h"
 #include "fedbn/ges.h"
 
-/* What score= may name. */
-enum ges_score_choice {
-	GES_SCORE_AUTO = -1, /* BIC for continuous data, BDeu for discrete data */
-	GES_SCORE_BIC = FB_LSCORE_BIC,
-	GES_SCORE_BDEU = FB_LSCORE_BDEU,
-};
-
 /* The names of score='s values. */
 static const fb_choice ges_scores[] = {
-	{ "auto", GES_SCORE_AUTO }, { "bic", GES_SCORE_BIC }, { "bdeu", GES_SCORE_BDEU }, { 0 },
+	{ "auto", FB_GES_SCORE_AUTO }, { "bic", FB_GES_SCORE_BIC }, { "bdeu", FB_GES_SCORE_BDEU },
+	{ 0 },
 };
 
-/* The score for the data under choice; FB_ERR naming what does not fit. */
-static int ges_pick_score(const fb_dataset *ds, int choice, enum fb_lscore_kind *kind,
-                          fb_error *err)
+/* Read GES's parameters into options. */
+void fb_ges_options_from_params(const fb_params *p, fb_ges_options *o)
 {
-	size_t disc = fb_dataset_n_discrete(ds);
-
-	if (choice == GES_SCORE_AUTO && disc != 0 && disc != ds->d)
-		return fb_fail(err, "'score=auto' needs variables all continuous or all discrete "
-		                    "(the data has %zu discrete of %zu); choose 'score=bic' or "
-		                    "'score=bdeu'", disc, ds->d);
-	if (choice == GES_SCORE_BDEU && disc != ds->d)
-		return fb_fail(err, "'score=bdeu' needs discrete variables (the data has %zu "
-		                    "continuous)", ds->d - disc);
-	*kind = choice == GES_SCORE_AUTO ? (disc == ds->d && disc > 0 ? FB_LSCORE_BDEU
-	                                                                : FB_LSCORE_BIC)
-	                                 : (enum fb_lscore_kind)choice;
-	return FB_OK;
+	memset(o, 0, sizeof *o);
+	o->score = (enum fb_ges_score)fb_params_choice(p, "score");
+	o->lambda = fb_params_double(p, "lambda");
+	o->ess = fb_params_double(p, "ess");
+	o->structure_prior = fb_params_double(p, "structure_prior");
 }
 
 /* Start GES on the run's dataset. */
 static int ges_create(fb_run *run, fb_error *err)
 {
-	fb_lscore_options o;
+	fb_ges_options o;
 
-	if (ges_pick_score(run->data, fb_params_choice(&run->params, "score"), &o.kind, err) !=
-	    FB_OK)
-		return FB_ERR;
-	o.lambda = fb_params_double(&run->params, "lambda");
-	o.ess = fb_params_double(&run->params, "ess");
-	o.structure_prior = fb_params_double(&run->params, "structure_prior");
+	fb_ges_options_from_params(&run->params, &o);
 	run->state = fb_ges_alloc(run->data, &o, err);
 	return run->state != NULL ? FB_OK : FB_ERR;
 }
@@ -106,6 +87,15 @@ static const fb_param_def ges_params[] = {
 	  "BDeu expected number of parents per node (0: no structure prior)" },
 	{ 0 },
 };
+
+/* The defaults: ges's parameter table, the one place they are written, read into options. */
+void fb_ges_options_init(fb_ges_options *o)
+{
+	fb_params p = fb_params_defaults(ges_params);
+
+	fb_ges_options_from_params(&p, o);
+	fb_params_release(&p);
+}
 
 /* GES's per-round figures. */
 static const char *const ges_figures[] = { "phase", "score", "gain", "operators", "scores",

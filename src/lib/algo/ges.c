@@ -319,15 +319,42 @@ static int ges_init_score(fb_ges *s, fb_error *err)
 	return FB_OK;
 }
 
-/* Start GES on ds. */
-fb_ges *fb_ges_alloc(const fb_dataset *ds, const fb_lscore_options *o, fb_error *err)
+/* The local score for the data under o; FB_ERR naming what does not fit. */
+static int ges_pick_score(const fb_dataset *ds, const fb_ges_options *o,
+                          fb_lscore_options *lo, fb_error *err)
 {
-	fb_ges *s = fb_xcalloc(1, sizeof *s);
+	size_t disc = fb_dataset_n_discrete(ds);
+
+	if (o->score == FB_GES_SCORE_AUTO && disc != 0 && disc != ds->d)
+		return fb_fail(err, "'score=auto' needs variables all continuous or all discrete "
+		                    "(the data has %zu discrete of %zu); choose 'score=bic' or "
+		                    "'score=bdeu'", disc, ds->d);
+	if (o->score == FB_GES_SCORE_BDEU && disc != ds->d)
+		return fb_fail(err, "'score=bdeu' needs discrete variables (the data has %zu "
+		                    "continuous)", ds->d - disc);
+	lo->kind = o->score == FB_GES_SCORE_BDEU ||
+	                           (o->score == FB_GES_SCORE_AUTO && disc == ds->d && disc > 0)
+	                   ? FB_LSCORE_BDEU
+	                   : FB_LSCORE_BIC;
+	lo->lambda = o->lambda;
+	lo->ess = o->ess;
+	lo->structure_prior = o->structure_prior;
+	return FB_OK;
+}
+
+/* Start GES on ds. */
+fb_ges *fb_ges_alloc(const fb_dataset *ds, const fb_ges_options *o, fb_error *err)
+{
+	fb_lscore_options lo;
+	fb_ges *s;
 	size_t d = ds->d;
 
+	if (ges_pick_score(ds, o, &lo, err) != FB_OK)
+		return NULL;
+	s = fb_xcalloc(1, sizeof *s);
 	s->d = d;
 	s->phase = FB_GES_FORWARD;
-	s->ls = fb_lscore_alloc(ds, o, err);
+	s->ls = fb_lscore_alloc(ds, &lo, err);
 	s->g = fb_graph_alloc(d);
 	if (s->ls == NULL || s->g == NULL) {
 		if (s->g == NULL)
