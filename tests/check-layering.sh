@@ -11,11 +11,11 @@ allowed() {
 	core)   echo "core param" ;;
 	graph)  echo "core param graph metrics cpdag" ;;
 	data)   echo "core param graph metrics dataset csv sim bif" ;;
-	stats)  echo "core param graph metrics dataset stats ci" ;;
+	stats)  echo "core param graph metrics dataset stats ci lscore" ;;
 	circuit) echo "core param dataset csv sim bif stats ci circuit" ;;
 	optim)  echo "core param optim" ;;
 	fed)    echo "core param graph metrics dataset partition fed" ;;
-	algo)   echo "core param graph metrics cpdag dataset stats ci optim partition fed algo notears admm pc fedpc" ;;
+	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim partition fed algo notears admm pc fedpc ges" ;;
 	export) echo "core param graph metrics export" ;;
 	esac
 }
@@ -26,10 +26,10 @@ header_module() {
 	core|param) echo core ;;
 	graph|metrics|cpdag) echo graph ;;
 	dataset|csv|sim|bif) echo data ;;
-	stats|ci) echo stats ;;
+	stats|ci|lscore) echo stats ;;
 	partition|fed) echo fed ;;
 	optim) echo optim ;;
-	notears|admm|algo|pc|fedpc) echo algo ;;
+	notears|admm|algo|pc|fedpc|ges) echo algo ;;
 	*) echo "$1" ;;
 	esac
 }
