@@ -139,8 +139,9 @@ static void ges_offer(fb_ges *s, size_t x, size_t y, const size_t *set, size_t n
 	memcpy(s->best.set, set, n * sizeof *set);
 }
 
-/* Mark the np parents of y and the nn nodes of na, then the k chosen of from (by idx)
- * into s->sub; the union's nodes into s->list from position 0 for the clique test. */
+/* Mark the np parents of y (s->pa), the nn nodes of s->na and the k nodes of from chosen
+ * by s->idx (copied into s->sub); the nodes of na and the chosen ones are also listed in
+ * s->queue, for the clique test; returns how many are listed. */
 static size_t ges_mark(fb_ges *s, size_t np, size_t nn, const size_t *from, size_t k)
 {
 	size_t n = 0;
@@ -187,6 +188,7 @@ static int ges_scan_delete_pair(fb_ges *s, size_t x, size_t y, fb_error *err)
 {
 	size_t np = fb_graph_parents(s->g, y, s->pa), k = 0, *all = s->t0;
 	size_t nna = ges_na(s->g, x, y, all);
+
 	do {
 		size_t nrest = 0, h = 0;
 		double gain;
