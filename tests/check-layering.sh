@@ -14,8 +14,9 @@ allowed() {
 	stats)  echo "core param graph metrics dataset stats ci lscore" ;;
 	circuit) echo "core param dataset csv sim bif stats ci circuit" ;;
 	optim)  echo "core param optim" ;;
+	nn)     echo "core param nn" ;;
 	fed)    echo "core param graph metrics dataset partition fed" ;;
-	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim partition fed algo notears admm pc fedpc ges" ;;
+	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed algo notears admm pc fedpc ges" ;;
 	export) echo "core param graph metrics export" ;;
 	esac
 }

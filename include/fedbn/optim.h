@@ -4,6 +4,7 @@
 #define FEDBN_OPTIM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <gsl/gsl_matrix.h>
 
@@ -92,5 +93,32 @@ typedef struct fb_owlqn_options {
  * the l1 term and rep->code is liblbfgs's code. */
 int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
              fb_lbfgs_report *rep, fb_error *err);
+
+/* Adam (Kingma and Ba 2015) over a flat parameter vector, with PyTorch's update and bias
+ * correction.  The state (m, v, t) is public so that a federated client can keep its own across
+ * rounds, or a caller can save and restore it. */
+typedef struct fb_adam {
+	size_t n;     /* parameters */
+	double lr;    /* step size */
+	double beta1; /* decay of the first moment (0.9) */
+	double beta2; /* decay of the second moment (0.999) */
+	double eps;   /* added to the corrected root of the second moment (1e-8) */
+	double *m;    /* first moment, n entries (owned) */
+	double *v;    /* second moment, n entries (owned) */
+	uint64_t t;   /* steps taken since the last reset */
+} fb_adam;
+
+/* Set up Adam for n parameters with step size lr and the defaults above, moments zero; FB_ERR
+ * with the reason in err when lr is not positive and finite or memory runs out.  Release with
+ * fb_adam_release. */
+int fb_adam_init(fb_adam *a, size_t n, double lr, fb_error *err);
+/* Free the moments (a itself is the caller's). */
+void fb_adam_release(fb_adam *a);
+/* Zero the moments and the step count. */
+void fb_adam_reset(fb_adam *a);
+/* One step on x (n entries, in place) given the gradient g at x:
+ * t += 1; m += (1 - beta1)(g - m); v = beta2 v + (1 - beta2) g^2;
+ * x -= (lr / (1 - beta1^t)) m / (sqrt(v) / sqrt(1 - beta2^t) + eps). */
+void fb_adam_step(fb_adam *a, double *x, const double *g);
 
 #endif

@@ -1,4 +1,4 @@
-# optim: the acyclicity function h(W), the L-BFGS and OWL-QN adapters (GSL, NLopt, liblbfgs, L-BFGS-B)
+# optim: the acyclicity function h(W), the L-BFGS and OWL-QN adapters (GSL, NLopt, liblbfgs, L-BFGS-B), Adam
 noinst_LTLIBRARIES += src/lib/optim/liboptim.la
 FB_LIB_PARTS += src/lib/optim/liboptim.la
 src_lib_optim_liboptim_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(NLOPT_CFLAGS) $(LBFGS_CFLAGS)
@@ -7,7 +7,8 @@ src_lib_optim_liboptim_la_SOURCES = \
 	src/lib/optim/dag-h.c \
 	src/lib/optim/lbfgs.c \
 	src/lib/optim/owlqn.c \
-	src/lib/optim/lbfgsb.c
+	src/lib/optim/lbfgsb.c \
+	src/lib/optim/adam.c
 
 check_PROGRAMS += tests/unit/test-optim
 TESTS += tests/unit/test-optim

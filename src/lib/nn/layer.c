@@ -1,0 +1,149 @@
+/* Dense and locally-connected layers on CBLAS, and the activations with their derivatives.
+ * Every product over a batch is one dgemm (per network, for the locally-connected layer, with
+ * strides that pick that network's slice out of the shared [n, d, m] arrays). */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <gsl/gsl_cblas.h>
+
+#include "fedbn/nn.h"
+
+/* The logistic function without overflow for large |z|. */
+static double sigmoid(double z)
+{
+	double e;
+
+	if (z >= 0.0)
+		return 1.0 / (1.0 + exp(-z));
+	e = exp(z);
+	return e / (1.0 + e);
+}
+
+/* a[k] = f(z[k]). */
+void fb_nn_act_forward(const fb_nn_act *act, size_t len, const double *z, double *a)
+{
+	size_t k;
+
+	switch (act->kind) {
+	case FB_NN_ACT_SIGMOID:
+		for (k = 0; k < len; k++)
+			a[k] = sigmoid(z[k]);
+		break;
+	case FB_NN_ACT_LEAKY_RELU:
+		for (k = 0; k < len; k++)
+			a[k] = z[k] > 0.0 ? z[k] : act->slope * z[k];
+		break;
+	case FB_NN_ACT_IDENTITY:
+	default:
+		if (a != z)
+			memmove(a, z, len * sizeof *a);
+		break;
+	}
+}
+
+/* dz[k] = da[k] f'(z[k]). */
+void fb_nn_act_backward(const fb_nn_act *act, size_t len, const double *z, const double *a,
+                        const double *da, double *dz)
+{
+	size_t k;
+
+	switch (act->kind) {
+	case FB_NN_ACT_SIGMOID:
+		for (k = 0; k < len; k++)
+			dz[k] = da[k] * (a[k] * (1.0 - a[k]));
+		break;
+	case FB_NN_ACT_LEAKY_RELU:
+		for (k = 0; k < len; k++)
+			dz[k] = z[k] > 0.0 ? da[k] : act->slope * da[k];
+		break;
+	case FB_NN_ACT_IDENTITY:
+	default:
+		if (dz != da)
+			memmove(dz, da, len * sizeof *dz);
+		break;
+	}
+}
+
+/* Fill each of the n rows of Y (len entries each) with b, or with zeros when b is NULL. */
+static void rows_fill(size_t n, size_t len, const double *b, double *Y)
+{
+	size_t s;
+
+	for (s = 0; s < n; s++) {
+		if (b != NULL)
+			memcpy(Y + s * len, b, len * sizeof *Y);
+		else
+			memset(Y + s * len, 0, len * sizeof *Y);
+	}
+}
+
+/* db = the column sums of the n x len matrix dY, rows added in order. */
+static void rows_sum(size_t n, size_t len, const double *dY, double *db)
+{
+	size_t s, k;
+
+	memset(db, 0, len * sizeof *db);
+	for (s = 0; s < n; s++)
+		for (k = 0; k < len; k++)
+			db[k] += dY[s * len + k];
+}
+
+/* Y = X W^T + b. */
+void fb_nn_dense_forward(size_t n, size_t in, size_t out, const double *X, const double *W,
+                         const double *b, double *Y)
+{
+	rows_fill(n, out, b, Y);
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)out, (int)in, 1.0, X,
+	            (int)in, W, (int)in, 1.0, Y, (int)out);
+}
+
+/* dW = dY^T X, db = column sums of dY, dX = dY W. */
+void fb_nn_dense_backward(size_t n, size_t in, size_t out, const double *X, const double *W,
+                          const double *dY, double *dX, double *dW, double *db)
+{
+	if (dW != NULL)
+		cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)out, (int)in, (int)n, 1.0,
+		            dY, (int)out, X, (int)in, 0.0, dW, (int)in);
+	if (db != NULL)
+		rows_sum(n, out, dY, db);
+	if (dX != NULL)
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)in, (int)out, 1.0,
+		            dY, (int)out, W, (int)in, 0.0, dX, (int)in);
+}
+
+/* Y[:, j, :] = X[:, j, :] W[j] + b[j], one strided dgemm per network. */
+void fb_nn_local_forward(size_t n, size_t d, size_t in, size_t out, const double *X,
+                         const double *W, const double *b, double *Y)
+{
+	size_t j;
+
+	rows_fill(n, d * out, b, Y);
+	for (j = 0; j < d; j++)
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)out, (int)in, 1.0,
+		            X + j * in, (int)(d * in), W + j * in * out, (int)out, 1.0, Y + j * out,
+		            (int)(d * out));
+}
+
+/* Per network j: dW[j] = X[:, j, :]^T dY[:, j, :], dX[:, j, :] = dY[:, j, :] W[j]^T; db = the
+ * column sums of dY seen as n x (d*out). */
+void fb_nn_local_backward(size_t n, size_t d, size_t in, size_t out, const double *X,
+                          const double *W, const double *dY, double *dX, double *dW,
+                          double *db)
+{
+	size_t j;
+
+	for (j = 0; j < d; j++) {
+		if (dW != NULL)
+			cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)in, (int)out, (int)n,
+			            1.0, X + j * in, (int)(d * in), dY + j * out, (int)(d * out), 0.0,
+			            dW + j * in * out, (int)out);
+		if (dX != NULL)
+			cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)in, (int)out,
+			            1.0, dY + j * out, (int)(d * out), W + j * in * out, (int)out, 0.0,
+			            dX + j * in, (int)(d * in));
+	}
+	if (db != NULL)
+		rows_sum(n, d * out, dY, db);
+}

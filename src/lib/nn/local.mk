@@ -1,0 +1,15 @@
+# nn: dense and locally-connected layers, activations, the per-variable MLP stack (core, CBLAS)
+noinst_LTLIBRARIES += src/lib/nn/libnn.la
+FB_LIB_PARTS += src/lib/nn/libnn.la
+src_lib_nn_libnn_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)
+src_lib_nn_libnn_la_SOURCES = \
+	include/fedbn/nn.h \
+	src/lib/nn/layer.c \
+	src/lib/nn/stack.c \
+	src/lib/nn/init.c
+
+check_PROGRAMS += tests/unit/test-nn
+TESTS += tests/unit/test-nn
+tests_unit_test_nn_SOURCES = tests/unit/test-nn.c
+tests_unit_test_nn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_nn_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
