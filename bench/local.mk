@@ -10,6 +10,7 @@ include bench/local-admm.mk
 include bench/local-fedpc.mk
 include bench/local-circuit.mk
 include bench/local-ges.mk
+include bench/local-nn.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 

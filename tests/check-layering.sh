@@ -1,6 +1,7 @@
 #!/bin/sh
 # Folders follow dependencies: each library folder may include only the public headers of the
-# folders below it, and only the named folders may include readline, ncurses, Graphviz or MPI.
+# folders below it, and only the named folders may include readline, ncurses, Graphviz or MPI;
+# core and nn use no outside library but GSL (with its CBLAS).
 # Fails (listing every offending include) when a file breaks the rule.
 top=${top_srcdir:-.}
 cd "$top" || exit 99
@@ -50,6 +51,10 @@ check_file() {
 	done
 	grep -nE '^#include *[<"](readline/|curses|ncurses|mpi\.h)' "$1" >/dev/null &&
 		complain "$1" "library code includes a terminal or MPI header"
+	case $2 in core|nn)
+		grep -nE '^#include *[<"](nlopt|lbfgs|csv)' "$1" >/dev/null &&
+			complain "$1" "module '$2' may use no outside library but GSL and its CBLAS" ;;
+	esac
 	if [ "$2" != export ]; then
 		grep -nE '^#include *[<"](gvc|cgraph|graphviz/)' "$1" >/dev/null &&
 			complain "$1" "only src/lib/export may include Graphviz"

@@ -148,8 +148,8 @@ const double *fb_nn_stack_forward(fb_nn_stack *s, size_t n, const double *X,
 
 /* Back-propagation of dOut = dL/d(output) ([n, d, outputs]) through the last forward pass,
  * given the same n, X and mask: grad (the flat parameter gradient) is overwritten; dmask
- * (d x d, only with a mask) and dX (n x d) are filled when not NULL.  FB_ERR when n differs
- * from the last forward pass or none was made. */
+ * (d x d, only with a mask) and dX (n x d) are filled when not NULL.  FB_ERR when n or the
+ * mask pointer differs from the last forward pass, or none was made. */
 int fb_nn_stack_backward(fb_nn_stack *s, size_t n, const double *X, const double *mask,
                          const double *dOut, double *grad, double *dmask, double *dX,
                          fb_error *err);

@@ -375,6 +375,27 @@ static void test_stack_grad_masked(void **state)
 	gsl_rng_free(r);
 }
 
+/* The input strength (NOTEARS-MLP's adjacency) of a hand-worked [2, 2, 1] first layer:
+ * A[i][j] sums the squares of input i's weights over network j's hidden units. */
+static void test_input_strength(void **state)
+{
+	const size_t dims[] = { 2, 2, 1 };
+	const fb_nn_act act = { FB_NN_ACT_SIGMOID, 0 };
+	/* rows (network j, unit m): (0,0), (0,1), (1,0), (1,1); columns: inputs 0 and 1 */
+	const double w0[8] = { 1.5, -2.0, 3.0, 0.25, -0.5, 6.0, 7.0, 8.0 };
+	fb_nn_stack *s = fb_nn_stack_alloc(dims, 3, &act, NULL);
+	double A[4];
+
+	(void)state;
+	memcpy(fb_nn_stack_params(s), w0, sizeof w0);
+	fb_nn_stack_input_strength(s, A);
+	assert_rel(A[0], 1.5 * 1.5 + 3.0 * 3.0, 1e-15);     /* input 0 into network 0 */
+	assert_rel(A[1], 0.5 * 0.5 + 7.0 * 7.0, 1e-15);     /* input 0 into network 1 */
+	assert_rel(A[2], 2.0 * 2.0 + 0.25 * 0.25, 1e-15);   /* input 1 into network 0 */
+	assert_rel(A[3], 6.0 * 6.0 + 8.0 * 8.0, 1e-15);     /* input 1 into network 1 */
+	fb_nn_stack_free(s);
+}
+
 /* Mean and variance of len values. */
 static void moments(const double *x, size_t len, double *mean, double *var)
 {
@@ -659,6 +680,8 @@ static void test_errors(void **state)
 	assert_non_null(fb_nn_stack_forward(s, 2, X, NULL, &err));
 	assert_int_equal(fb_nn_stack_backward(s, 1, X, NULL, X, g, NULL, NULL, &err), FB_ERR);
 	assert_string_equal(err.msg, "nn stack: backward pass over 1 rows after a forward pass over 2");
+	assert_int_equal(fb_nn_stack_backward(s, 2, X, X, X, g, NULL, NULL, &err), FB_ERR);
+	assert_string_equal(err.msg, "nn stack: backward pass with another 'mask' than the forward pass");
 	fb_nn_stack_free(s);
 	assert_int_equal(fb_adam_init(&a, 3, 0.0, &err), FB_ERR);
 	assert_string_equal(err.msg, "adam: 'lr' must be positive and finite, not 0");
@@ -675,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_stack_vs_naive),
 		cmocka_unit_test(test_stack_grad_mse),
 		cmocka_unit_test(test_stack_grad_masked),
+		cmocka_unit_test(test_input_strength),
 		cmocka_unit_test(test_init_stats),
 		cmocka_unit_test(test_init_deterministic),
 		cmocka_unit_test(test_adam_torch),

@@ -26,6 +26,7 @@ struct fb_nn_stack {
 	double *g1;        /* back-propagation buffer, [cap, d, width] */
 	double *g2;        /* the second back-propagation buffer, same size */
 	size_t n_fwd;      /* rows of the last forward pass (SIZE_MAX: none since the last grow) */
+	const double *mask_fwd; /* the mask of the last forward pass (NULL: none) */
 };
 
 /* Number of networks. */
@@ -252,6 +253,7 @@ const double *fb_nn_stack_forward(fb_nn_stack *s, size_t n, const double *X,
 			fb_nn_act_forward(&s->act, n * d * s->dims[l + 1], s->z[l], s->a[l]);
 	}
 	s->n_fwd = n;
+	s->mask_fwd = mask;
 	return s->z[s->L - 1];
 }
 
@@ -297,14 +299,18 @@ static void stack_backprop(fb_nn_stack *s, size_t n, const double *X, const doub
 		stack_mask_grad(s, mask, grad + s->span[0].weight, dmask);
 }
 
-/* FB_ERR unless the last forward pass was over n rows. */
-static int stack_check_forward(const fb_nn_stack *s, size_t n, fb_error *err)
+/* FB_ERR unless the last forward pass was over n rows with this mask. */
+static int stack_check_forward(const fb_nn_stack *s, size_t n, const double *mask,
+                               fb_error *err)
 {
 	if (s->n_fwd == SIZE_MAX)
 		return fb_fail(err, "nn stack: backward pass without a forward pass");
 	if (s->n_fwd != n)
 		return fb_fail(err, "nn stack: backward pass over %zu rows after a forward pass "
 		               "over %zu", n, s->n_fwd);
+	if (s->mask_fwd != mask)
+		return fb_fail(err, "nn stack: backward pass with another 'mask' than the forward "
+		               "pass");
 	return FB_OK;
 }
 
@@ -313,7 +319,7 @@ int fb_nn_stack_backward(fb_nn_stack *s, size_t n, const double *X, const double
                          const double *dOut, double *grad, double *dmask, double *dX,
                          fb_error *err)
 {
-	if (stack_check_forward(s, n, err) != FB_OK)
+	if (stack_check_forward(s, n, mask, err) != FB_OK)
 		return FB_ERR;
 	memcpy(s->g1, dOut, n * s->d * s->dims[s->L] * sizeof *dOut);
 	stack_backprop(s, n, X, mask, grad, dmask, dX);
