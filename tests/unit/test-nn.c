@@ -227,25 +227,26 @@ static double naive_net(const size_t *dims, size_t ndims, const fb_nn_act *act, 
 }
 
 /* The stack's forward pass equals d separate networks computed naively, with and without a
- * mask, for NOTEARS-MLP's shape and an MCSL-like deep LeakyReLU shape. */
+ * mask, for NOTEARS-MLP's shape, an MCSL-like deep LeakyReLU shape and a single linear layer. */
 static void test_stack_vs_naive(void **state)
 {
-	const size_t dims1[] = { 5, 10, 1 }, dims2[] = { 5, 16, 16, 16, 16, 1 };
-	const size_t *dims[] = { dims1, dims2 }, nd[] = { 3, 6 };
-	const fb_nn_act acts[] = { { FB_NN_ACT_SIGMOID, 0 }, { FB_NN_ACT_LEAKY_RELU, 0.05 } };
+	const size_t dims1[] = { 5, 10, 1 }, dims2[] = { 5, 16, 16, 16, 16, 1 }, dims3[] = { 5, 1 };
+	const size_t *dims[] = { dims1, dims2, dims3 }, nd[] = { 3, 6, 2 };
+	const fb_nn_act acts[] = { { FB_NN_ACT_SIGMOID, 0 }, { FB_NN_ACT_LEAKY_RELU, 0.05 },
+		                   { FB_NN_ACT_SIGMOID, 0 } };
 	gsl_rng *r = fb_rng_stream(5, "test-naive");
 	size_t t, n = 13, s, j, l;
 	double *X = random_vec(r, n * 5, 2.2), *mask = random_vec(r, 25, 1.0);
 
 	(void)state;
-	for (t = 0; t < 4; t++) {
-		fb_nn_stack *st = fb_nn_stack_alloc(dims[t % 2], nd[t % 2], &acts[t % 2], NULL);
-		const double *m = t < 2 ? NULL : mask, *out;
+	for (t = 0; t < 6; t++) {
+		fb_nn_stack *st = fb_nn_stack_alloc(dims[t % 3], nd[t % 3], &acts[t % 3], NULL);
+		const double *m = t < 3 ? NULL : mask, *out;
 
 		assert_non_null(st);
-		fb_nn_stack_init(st, t % 2 ? FB_NN_INIT_GLOROT : FB_NN_INIT_TORCH, r);
+		fb_nn_stack_init(st, t % 3 == 1 ? FB_NN_INIT_GLOROT : FB_NN_INIT_TORCH, r);
 		/* Glorot leaves zero biases; give them values so that they are checked too */
-		for (l = 0; l < nd[t % 2] - 1; l++) {
+		for (l = 0; l < nd[t % 3] - 1; l++) {
 			fb_nn_span sp;
 
 			fb_nn_stack_span(st, l, &sp);
@@ -255,7 +256,7 @@ static void test_stack_vs_naive(void **state)
 		assert_non_null(out);
 		for (s = 0; s < n; s++)
 			for (j = 0; j < 5; j++)
-				assert_rel(out[s * 5 + j], naive_net(dims[t % 2], nd[t % 2], &acts[t % 2],
+				assert_rel(out[s * 5 + j], naive_net(dims[t % 3], nd[t % 3], &acts[t % 3],
 				                                     fb_nn_stack_params(st), X + s * 5, m, j),
 				           1e-13);
 		fb_nn_stack_free(st);
