@@ -10,15 +10,13 @@
 
 #include "fedbn/nn.h"
 
-/* The logistic function without overflow for large |z|. */
+/* The logistic function in its two overflow-free forms: 1/(1 + e) for z >= 0, e/(1 + e)
+ * below, with e = exp(-|z|). */
 static double sigmoid(double z)
 {
-	double e;
+	double e = exp(-fabs(z)), s = 1.0 / (1.0 + e);
 
-	if (z >= 0.0)
-		return 1.0 / (1.0 + exp(-z));
-	e = exp(z);
-	return e / (1.0 + e);
+	return z >= 0.0 ? s : e * s;
 }
 
 /* a[k] = f(z[k]). */
