@@ -265,6 +265,40 @@ static void test_stack_vs_naive(void **state)
 	gsl_rng_free(r);
 }
 
+/* The flat vector lines up with PyTorch's parameters() of the reference model (a Linear(d,
+ * d*m1) first layer, then locally-connected layers, sigmoid before each): loss and gradient of
+ * a [4, 3, 2, 1] stack at fixed parameters p_k = 0.5 sin(0.7k + 0.3), on the 6 x 4 rows
+ * X[s][i] = cos(1.3s + 0.7i)(1 + 0.1i), match Debian's python3-torch 1.13.1 (float64, the same
+ * model written with Linear's x W^T + b and einsum('njp,jpq->njq') for the locally-connected
+ * layers, loss 0.5/n sum (out - X)^2, backward(), parameters' gradients concatenated flat);
+ * printed with repr: the loss, sum_k g_k cos(k) and five single entries. */
+static void test_stack_vs_torch(void **state)
+{
+	const size_t dims[] = { 4, 3, 2, 1 }, at[5] = { 0, 47, 50, 65, 103 };
+	const double want_g[5] = { 0.008381824465238394, -0.002209651284694729, 0.0121432942496714,
+		                   0.021197328012798444, 0.16680033694982493 };
+	const fb_nn_act act = { FB_NN_ACT_SIGMOID, 0 };
+	fb_nn_stack *st = fb_nn_stack_alloc(dims, 4, &act, NULL);
+	double X[24], g[104], loss, sum = 0.0;
+	size_t k, s, i;
+
+	(void)state;
+	assert_int_equal(fb_nn_stack_nparams(st), 104);
+	for (k = 0; k < 104; k++)
+		fb_nn_stack_params(st)[k] = 0.5 * sin(0.7 * (double)k + 0.3);
+	for (s = 0; s < 6; s++)
+		for (i = 0; i < 4; i++)
+			X[s * 4 + i] = cos(1.3 * (double)s + 0.7 * (double)i) * (1.0 + 0.1 * (double)i);
+	assert_int_equal(fb_nn_stack_mse(st, 6, X, NULL, &loss, g, NULL, NULL), FB_OK);
+	assert_rel(loss, 1.5442686105051266, 1e-13);
+	for (k = 0; k < 104; k++)
+		sum += g[k] * cos((double)k);
+	assert_rel(sum, 0.6787454217797168, 1e-13);
+	for (k = 0; k < 5; k++)
+		assert_rel(g[at[k]] / want_g[k], 1.0, 1e-12);
+	fb_nn_stack_free(st);
+}
+
 /* The locally-connected layer equals d dense layers, each on its own slice, naively. */
 static void test_local_vs_naive(void **state)
 {
@@ -757,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_act_grad),
 		cmocka_unit_test(test_local_vs_naive),
 		cmocka_unit_test(test_stack_vs_naive),
+		cmocka_unit_test(test_stack_vs_torch),
 		cmocka_unit_test(test_stack_grad_mse),
 		cmocka_unit_test(test_stack_grad_masked),
 		cmocka_unit_test(test_input_strength),
