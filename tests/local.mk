@@ -12,6 +12,10 @@ TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/in
 EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data \
 	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh
 
+# the first minute: the batch demo, the README's session, many pictures in one session
+TESTS += tests/demo-batch.sh
+EXTRA_DIST += tests/demo-batch.sh
+
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
 tests_unit_test_cmd_SOURCES = tests/unit/test-cmd.c

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The interactive shell on a real terminal (tmux): tab completion of commands, first words,
 # key= names, algorithms, their parameters and values; Ctrl-C clears the line and keeps the
-# shell; history is written to $FEDBN_HISTORY; Ctrl-D quits.
+# shell; history is written to $FEDBN_HISTORY; Ctrl-D quits.  The shell starts with one line
+# saying how to begin, and the demo waits before each step for Enter (go on) or q (stop).
 fedbn=${FEDBN:-./fedbn}
 . "${top_srcdir:-.}/tests/tmux-lib.sh"
 
@@ -15,10 +16,22 @@ widest() {
 	exit 1
 }
 
+# joined_has TEXT: the screen with wrapped lines joined contains TEXT (10 s at most)
+joined_has() {
+	for _ in $(seq 100); do
+		tmux -L "$sock" capture-pane -p -J -t "$target" | grep -qF -- "$1" && return 0
+		sleep 0.1
+	done
+	fail "timed out waiting for '$1'"
+}
+
 cd "$tmp" || exit 99
 tmux -L "$sock" -f /dev/null new-session -d -s t -x 100 -y 30 \
 	"env FEDBN_HISTORY=$tmp/history TERM=xterm $fedbn; echo EXITED-\$?; sleep 30"
 wait_for "fedbn>"
+[ "$(screen | grep -v '^$' | head -n 1)" = \
+	"type 'help' for the commands or 'demo' for a guided run; Ctrl-D leaves" ] ||
+	fail "the shell did not start with how to begin"
 keys 'spl' Tab
 last_line_is "fedbn> split"
 keys 'hor' Tab
@@ -31,6 +44,17 @@ keys 'echo still alive' Enter
 wait_for "still alive"
 keys 'gen er d=5 n=50 seed=3' Enter
 wait_for "generated 50 rows x 5 variables"
+keys 'demo' Enter
+joined_has "that DAG is the truth to recover. [Enter: next step, q: stop]"
+sleep 1
+screen | grep -q "generated 300 rows" && fail "the demo ran its first step without waiting"
+keys Enter
+wait_for "generated 300 rows x 10 variables"
+joined_has "no client sees another's rows. [Enter: next step, q: stop]"
+keys q
+wait_for "demo stopped"
+last_line_is "fedbn>"
+screen | grep -q "split 300 rows" && fail "the demo went on after q"
 keys 'lo' Tab
 last_line_is "fedbn> load"
 keys C-u
@@ -67,4 +91,4 @@ grep -qx 'echo still alive' "$tmp/history" ||
 	{ echo "FAIL: the history file lacks 'echo still alive'"; cat "$tmp/history"; exit 1; }
 grep -q 'split horizontal 4' "$tmp/history" &&
 	{ echo "FAIL: a line cleared by Ctrl-C went into the history"; exit 1; }
-echo "PASS: completion, Ctrl-C, history and Ctrl-D work at the prompt"
+echo "PASS: start-up line, completion, Ctrl-C, guided demo, history and Ctrl-D at the prompt"

@@ -3,17 +3,74 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "fedbn/core.h"
 #include "cmd.h"
 #include "session.h"
 
+/* The demo's steps, in order. */
+enum { DEMO_STEPS = 8 };
+
+/* One key from the terminal, without echo or waiting for a line; -1 at end of input or when
+ * a signal (Ctrl-C) interrupts the wait. */
+static int demo_key_read(void)
+{
+	struct termios saved, raw;
+	unsigned char c;
+	ssize_t got;
+
+	if (tcgetattr(STDIN_FILENO, &saved) != 0)
+		return -1;
+	raw = saved;
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	got = read(STDIN_FILENO, &c, 1);
+	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	return got == 1 ? c : -1;
+}
+
+/* Print the sentence before a step; on a terminal, wait for Enter (true) or q (false). */
+static bool demo_pause(fb_cmd_ctx *ctx, const char *sentence)
+{
+	int c;
+
+	if (!ctx->interactive) {
+		fprintf(ctx->out, "\n%s\n", sentence);
+		return true;
+	}
+	fprintf(ctx->out, "\n%s [Enter: next step, q: stop]", sentence);
+	fflush(ctx->out);
+	do
+		c = demo_key_read();
+	while (c != -1 && c != '\n' && c != '\r' && c != ' ' && c != 'q' && c != 'Q' && c != 27);
+	fputc('\n', ctx->out);
+	if (c == '\n' || c == '\r' || c == ' ')
+		return true;
+	fprintf(ctx->out, "demo stopped; the session keeps what it made so far\n");
+	return false;
+}
+
 /* Show a command as if typed at the prompt, then run it. */
 static int demo_step(fb_cmd_ctx *ctx, const char *line)
 {
-	fprintf(ctx->out, "\nfedbn> %s\n", line);
+	fprintf(ctx->out, "fedbn> %s\n", line);
 	fflush(ctx->out);
 	return fb_cmd_run_line(ctx, line);
+}
+
+/* The demo's introduction: what it does, and whether it pauses between steps. */
+static void demo_intro(fb_cmd_ctx *ctx)
+{
+	fprintf(ctx->out, "fedbn demo: simulate a linear-Gaussian dataset from a random DAG, "
+	                  "split its rows over 10 clients, learn the DAG by NOTEARS-ADMM (only "
+	                  "weight matrices travel), and draw it against the truth.\n");
+	if (!ctx->interactive)
+		fprintf(ctx->out, "(not guided here: the steps run one after another; 'demo' typed "
+		                  "in the interactive shell pauses before each one)\n");
 }
 
 /* demo [truth=FILE] [diff=FILE]: simulate, split, learn by NOTEARS-ADMM, draw. */
@@ -24,15 +81,35 @@ static int exec_demo(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	char *gen = fb_xasprintf("gen er d=10 edges=10 n=300 seed=%" PRIu64, ctx->s->seed);
 	char *exp_truth = fb_xasprintf("export \"%s\" what=truth force=yes", truth);
 	char *exp_diff = fb_xasprintf("export \"%s\" what=diff force=yes", diff);
-	const char *steps[] = { gen, "split horizontal 10", "clients", "algo notears-admm",
-		                "run", "result", exp_truth, exp_diff };
+	const char *steps[DEMO_STEPS] = { gen, "split horizontal 10", "clients",
+		                          "algo notears-admm", "run", "result", exp_truth,
+		                          exp_diff };
+	static const char *const why[DEMO_STEPS] = {
+		"First the data: 300 rows drawn from a linear-Gaussian model on a random DAG of 10 "
+		"variables and 10 edges; that DAG is the truth to recover.",
+		"Split the rows over 10 clients of 30 rows each; no client sees another's rows.",
+		"Each client holds its own rows of all 10 variables.",
+		"NOTEARS-ADMM: each round every client sends its weight matrix to the server and "
+		"gets the consensus matrix W back; rows never travel.",
+		"Run it: about 200 rounds, one line each (on a terminal a live pane; q comes back "
+		"here).",
+		"Why rho and the objective grew: the penalties follow a fixed schedule, rho1 x1.75 "
+		"and rho2 x1.25 every round (gamma1, gamma2) whatever the progress, so acyclicity "
+		"and consensus weigh more each round; alpha also grows by rho1 h per round, and as "
+		"floating point never brings h exactly to 0, alpha h keeps raising the objective "
+		"after the graph has settled. Next, the learned DAG against the truth.",
+		"Draw the true DAG.",
+		"Draw the learned DAG against the truth: missing, extra and reversed edges stand "
+		"out.",
+	};
 	int ret = FB_CMD_OK;
 
-	fprintf(ctx->out, "fedbn demo: simulate a linear-Gaussian dataset from a random DAG, "
-	                  "split its rows over 10 clients, learn the DAG by NOTEARS-ADMM (only "
-	                  "weight matrices travel), and draw it against the truth.\n");
-	for (size_t i = 0; i < sizeof steps / sizeof *steps && ret == FB_CMD_OK; i++)
+	demo_intro(ctx);
+	for (size_t i = 0; i < DEMO_STEPS && ret == FB_CMD_OK; i++) {
+		if (!demo_pause(ctx, why[i]))
+			break;
 		ret = demo_step(ctx, steps[i]);
+	}
 	if (ret == FB_CMD_OK)
 		fprintf(ctx->out, "\nThe true DAG is in '%s', the learned one against it in '%s'. "
 		                  "Type 'help' for every command.\n", truth, diff);
@@ -57,6 +134,9 @@ const fb_cmd_entry fb_cmd_demo = {
 	        "it horizontally over 10 clients, learn its DAG by NOTEARS-ADMM round by round, "
 	        "show the result, and draw the true DAG (truth=FILE) and the learned one against "
 	        "it (diff=FILE), replacing those two files when they exist. Each step is printed "
-	        "as the command it runs, to be typed again.",
+	        "as the command it runs, to be typed again, after one sentence saying what it "
+	        "does. Typed in the interactive shell, the demo is guided: it waits before each "
+	        "step for Enter (go on) or q (stop, keeping what was made so far); elsewhere the "
+	        "steps run one after another.",
 	.min_args = 0, .max_args = 0, .params = demo_params, .exec = exec_demo,
 };

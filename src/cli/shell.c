@@ -182,6 +182,8 @@ static void handle_signals(void)
 /* The interactive loop. */
 int fb_shell_run(fb_cmd_ctx *ctx)
 {
+	fprintf(ctx->out, "type 'help' for the commands or 'demo' for a guided run; Ctrl-D "
+	                  "leaves\n");
 	shell_open(ctx);
 	while (!sh.done) {
 		fd_set fds;
