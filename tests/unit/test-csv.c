@@ -490,6 +490,12 @@ static void test_file_errors(void **state)
 	         path);
 	assert_string_equal(err.msg, want);
 	unlink(path);
+	/* an empty file: one sentence (and, under clang's UBSan, no arithmetic on NULL) */
+	path = tmp_file(0, "empty.csv", "", 0);
+	assert_null(fb_csv_read(path, &o, NULL, &err));
+	snprintf(want, sizeof want, "cannot read '%s': need at least 2 rows, found 0", path);
+	assert_string_equal(err.msg, want);
+	unlink(path);
 }
 
 /* Print x in one of nine forms. */

@@ -14,7 +14,7 @@ tests_unit_test_bif_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 if FB_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz-bif
 tests_fuzz_fuzz_bif_SOURCES = tests/fuzz/fuzz-bif.c
-tests_fuzz_fuzz_bif_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
-tests_fuzz_fuzz_bif_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_bif_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_bif_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_bif_LDADD = libfedbn.la $(FB_LIB_DEPS)
 endif

@@ -408,6 +408,7 @@ static void scan_prefix(fb_csv_scan *sc, FILE *fp, char *chunk, fb_buf *pre)
 	bool complete = false;
 	size_t got;
 
+	fb_buf_append(pre, "", 0); /* an empty file gives an empty string, not NULL */
 	while (!complete && (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0) {
 		fb_buf_append(pre, chunk, got);
 		if (sc->delim != 0)

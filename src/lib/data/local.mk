@@ -25,7 +25,7 @@ tests_unit_test_sim_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 if FB_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz-csv
 tests_fuzz_fuzz_csv_SOURCES = tests/fuzz/fuzz-csv.c
-tests_fuzz_fuzz_csv_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
-tests_fuzz_fuzz_csv_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_csv_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_csv_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_csv_LDADD = libfedbn.la $(FB_LIB_DEPS)
 endif
