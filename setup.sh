@@ -4,7 +4,7 @@
 #                           demo-truth.png and demo-diff.png in this folder)
 #   sh setup.sh check       the whole test suite
 #   sh setup.sh asan-check  the whole test suite built with AddressSanitizer and UBSan
-#   sh setup.sh fuzz [SECS] each fuzz target for SECS seconds (default 30)
+#   sh setup.sh fuzz [SECS] each fuzz target for SECS seconds (default 60)
 #   sh setup.sh bench       the benchmarks (figures, never pass/fail)
 # Builds go to build/ (build-asan/, build-fuzz/); the source tree stays clean.
 # check, asan-check and fuzz end with one line "N passed, N failed, N skipped", and also
@@ -85,16 +85,20 @@ run_suite() {
 fuzz() {
 	secs=$1
 	build build-fuzz CC=clang --enable-fuzzers
-	make -j"$(nproc)" tests/fuzz/fuzz-csv tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-bif \
-		tests/fuzz/fuzz-circuit >/dev/null
+	make -j"$(nproc)" tests/fuzz/fuzz-csv tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-commands \
+		tests/fuzz/fuzz-bif tests/fuzz/fuzz-circuit >/dev/null
+	# Graphviz and the libraries it renders with keep memory until exit (see the file)
+	LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
+	export LSAN_OPTIONS
 	pass=0 fail=0
-	for t in csv cmdline bif circuit; do
+	for t in csv cmdline commands bif circuit; do
 		corpus=$(mktemp -d)
 		cp "$top/tests/fuzz/corpus-$t"/* "$corpus"/
 		if ./tests/fuzz/fuzz-$t -max_total_time="$secs" -print_final_stats=1 \
 			"$corpus" > "fuzz-$t.log" 2>&1; then
 			echo "fuzz-$t: $(grep -o 'stat::number_of_executed_units: *[0-9]*' \
-				"fuzz-$t.log" | grep -o '[0-9]*$') runs in ${secs}s, no failure"
+				"fuzz-$t.log" | grep -o '[0-9]*$') runs in ${secs}s, $(grep -o 'DONE *cov: [0-9]*' \
+				"fuzz-$t.log" | grep -o 'cov: [0-9]*'), no failure"
 			pass=$((pass + 1))
 		else
 			tail -n 40 "fuzz-$t.log"
@@ -117,7 +121,7 @@ check)
 asan-check)
 	run_suite build-asan --enable-asan --enable-ubsan ;;
 fuzz)
-	fuzz "${2:-30}" ;;
+	fuzz "${2:-60}" ;;
 bench)
 	build build
 	make bench ;;

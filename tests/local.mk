@@ -50,10 +50,17 @@ EXTRA_DIST += tests/check-man.sh
 if FB_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz-cmdline
 tests_fuzz_fuzz_cmdline_SOURCES = tests/fuzz/fuzz-cmdline.c
-tests_fuzz_fuzz_cmdline_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
-tests_fuzz_fuzz_cmdline_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_cmdline_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_cmdline_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_cmdline_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(FB_LIB_DEPS) \
 	$(NCURSESW_LIBS)
+# whole sessions in a scratch folder (the harness defines the run loop's Ctrl-C hooks)
+noinst_PROGRAMS += tests/fuzz/fuzz-commands
+tests_fuzz_fuzz_commands_SOURCES = tests/fuzz/fuzz-commands.c
+tests_fuzz_fuzz_commands_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_commands_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_commands_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la \
+	$(FB_LIB_DEPS) $(NCURSESW_LIBS)
 endif
 
 # rewrite the man page's command and algorithm lists from the tables (after changing a

@@ -214,21 +214,35 @@ static int parse_args(fb_cmd_ctx *ctx, const fb_cmd_entry *e, char **words, fb_c
 	return check_positionals(ctx, e, a);
 }
 
-/* Run one command given as words. */
-int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words)
+/* Find the command of words and check its arguments, without running it. */
+const fb_cmd_entry *fb_cmd_parse_words(fb_cmd_ctx *ctx, char **words, fb_cmd_args *a)
 {
 	fb_error err = { { 0 } };
 	const fb_cmd_entry *e = fb_cmd_find(words[0], &err);
-	fb_cmd_args a = { 0 };
-	int ret;
 
-	if (e == NULL)
-		return fb_cmd_error(ctx, "%s", err.msg);
-	ret = parse_args(ctx, e, words, &a);
-	if (ret == FB_CMD_OK)
-		ret = e->exec(ctx, &a);
-	fb_params_release(&a.params);
-	free(a.argv);
+	memset(a, 0, sizeof *a);
+	if (e == NULL) {
+		fb_cmd_error(ctx, "%s", err.msg);
+		return NULL;
+	}
+	return parse_args(ctx, e, words, a) == FB_CMD_OK ? e : NULL;
+}
+
+/* Free what fb_cmd_parse_words filled in. */
+void fb_cmd_args_release(fb_cmd_args *a)
+{
+	fb_params_release(&a->params);
+	free(a->argv);
+}
+
+/* Run one command given as words. */
+int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words)
+{
+	fb_cmd_args a;
+	const fb_cmd_entry *e = fb_cmd_parse_words(ctx, words, &a);
+	int ret = e != NULL ? e->exec(ctx, &a) : FB_CMD_ERROR;
+
+	fb_cmd_args_release(&a);
 	fflush(ctx->out);
 	return ret;
 }

@@ -108,6 +108,12 @@ void fb_cmd_free_split(char ***cmds, int n);
 int fb_cmd_run_line(fb_cmd_ctx *ctx, const char *line);
 /* Run one command given as words. */
 int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words);
+/* Find the command of words (the command name first) and check its arguments against its
+ * entry without running it: the entry, or NULL after printing the error.  Either way a is
+ * filled in, to be freed with fb_cmd_args_release. */
+const fb_cmd_entry *fb_cmd_parse_words(fb_cmd_ctx *ctx, char **words, fb_cmd_args *a);
+/* Free what fb_cmd_parse_words filled in. */
+void fb_cmd_args_release(fb_cmd_args *a);
 
 /* Run every line of a script file (for 'source' and -f); the worst status. */
 int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path);

@@ -1,11 +1,17 @@
 /* libFuzzer target: the CSV dataset reader on arbitrary bytes.  The first byte picks the
- * options (discrete mode, missing-value policy, header, delimiter); the rest is the file.
- * Every dataset read must be well formed: codes within the levels, levels distinct and in
- * the documented order, names unique and non-empty, values finite. */
+ * options (discrete mode, missing-value policy, header, delimiter); the rest is the file,
+ * written to a memory file and read by name through fb_csv_read, the path 'load' takes
+ * (fopen, the first line sniffed, then the stream in chunks).  Every dataset read must be well
+ * formed: codes within the levels, levels distinct and in the documented order, names
+ * unique and non-empty, values finite; and the memory reader must give the same dataset, or
+ * the same error, for the same bytes. */
+#define _GNU_SOURCE /* memfd_create */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fedbn/csv.h"
 #include "../../src/lib/data/csv-private.h"
@@ -81,23 +87,68 @@ static void check_dataset(const fb_dataset *ds)
 	}
 }
 
-/* Read the input with the options its first byte picks, check the result, free it. */
+/* Check that two datasets read from the same bytes are the same, bit for bit. */
+static void check_same(const fb_dataset *a, const fb_dataset *b)
+{
+	check(a->n == b->n && a->d == b->d, "file and buffer: same size");
+	for (size_t j = 0; j < a->d; j++) {
+		const fb_var *u = &a->vars[j], *v = &b->vars[j];
+
+		check(strcmp(u->name, v->name) == 0 && u->kind == v->kind &&
+		              u->nlevels == v->nlevels,
+		      "file and buffer: same variables");
+		for (size_t k = 0; k < u->nlevels; k++)
+			check(strcmp(u->levels[k], v->levels[k]) == 0, "file and buffer: same levels");
+	}
+	check(memcmp(a->x, b->x, a->n * a->d * sizeof *a->x) == 0, "file and buffer: same values");
+}
+
+/* The file the input is written to: a memory file (made once) opened by its /proc path, so
+ * that rewriting it for every input costs no disk traffic. */
+static char path[64];
+
+/* Write the bytes to the memory file (made at the first call). */
+static void path_write(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+
+	if (fd < 0) {
+		fd = memfd_create("fuzz-csv", 0);
+		if (fd < 0)
+			abort();
+		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
+}
+
+/* Read the input with the options its first byte picks, from a file and from memory; check
+ * the result and that both agree, free them. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fb_csv_options o;
-	fb_csv_report rep;
-	fb_error err = { { 0 } };
-	fb_dataset *ds;
+	fb_csv_report rep, rep2;
+	fb_error err = { { 0 } }, err2 = { { 0 } };
+	fb_dataset *ds, *ds2;
 
 	if (size == 0)
 		return 0;
 	pick_options(data[0], &o);
-	ds = fb_csv_read_buffer((const char *)data + 1, size - 1, "fuzz.csv", &o, &rep, &err);
+	path_write(data + 1, size - 1);
+	ds = fb_csv_read(path, &o, &rep, &err);
+	ds2 = fb_csv_read_buffer((const char *)data + 1, size - 1, path, &o, &rep2, &err2);
+	check((ds == NULL) == (ds2 == NULL), "file and buffer: both read or both fail");
 	if (ds == NULL) {
 		check(err.msg[0] != '\0', "an error without a message");
+		check(strcmp(err.msg, err2.msg) == 0, "file and buffer: the same error");
 		return 0;
 	}
+	check(rep.rows_dropped == rep2.rows_dropped && rep.delim == rep2.delim &&
+	              rep.header_detected == rep2.header_detected,
+	      "file and buffer: the same report");
 	check_dataset(ds);
+	check_same(ds, ds2);
 	fb_dataset_free(ds);
+	fb_dataset_free(ds2);
 	return 0;
 }
