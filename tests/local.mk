@@ -13,8 +13,8 @@ EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tes
 	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh
 
 # the first minute: the batch demo, the README's session, many pictures in one session
-TESTS += tests/demo-batch.sh tests/readme.sh
-EXTRA_DIST += tests/demo-batch.sh tests/readme.sh
+TESTS += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
+EXTRA_DIST += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
 
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
