@@ -3,10 +3,9 @@
  * a scratch folder: it changes into a folder of its own, refreshed for every input with a
  * small CSV, BIF, truth and script file, and skips any line that holds a '/', '..' or '~'.
  * It also keeps each input cheap: it skips lines with a whole number above 12 (n= above 500;
- * seed= any), and its runs stop between rounds once the input has run 40 rounds in all,
- * through its own definition of the Ctrl-C flag that the run loop reads after each round (a
- * count, not a clock, so that an input always does the same).  A failing command must print
- * why. */
+ * seed= any), and a run stops between rounds after 40 rounds (200 in all per input), through
+ * its own definition of the Ctrl-C flag that the run loop reads after each round (a count,
+ * not a clock, so that an input always does the same).  A failing command must print why. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,8 +21,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Rounds one input may run before its runs stop between rounds. */
-#define INPUT_ROUNDS 40
+/* Rounds one run, step or watch may go before it stops between rounds. */
+#define RUN_ROUNDS 40
+/* Rounds (and other checks of the flag) one input may use in all. */
+#define INPUT_ROUNDS 200
 /* Largest whole number a line may hold (n= and seed= aside). */
 #define NUMBER_MAX 12
 /* Largest row count a line may ask for. */
@@ -49,12 +50,14 @@ static const struct {
 
 /* The scratch folder (made once, in memory when /dev/shm exists), where every input runs. */
 static char folder[] = "/dev/shm/fuzz-commands.XXXXXX";
-/* Rounds the current input has run. */
-static size_t input_rounds;
+/* Checks of the Ctrl-C flag since the last fb_interrupt_begin, and in the current input. */
+static size_t bracket_checks, input_checks;
 
-/* The run loop's Ctrl-C hooks, replaced: no signal handling, a round budget instead. */
+/* The program's Ctrl-C hooks (interrupt.c), replaced by a budget: no signal handling.  All of
+ * interrupt.h is defined here, so that interrupt.c is not linked in. */
 void fb_interrupt_begin(void)
 {
+	bracket_checks = 0;
 }
 
 /* Nothing to put back. */
@@ -62,10 +65,19 @@ void fb_interrupt_end(void)
 {
 }
 
-/* Read after each round: true once the input has used its rounds, so the run stops. */
+/* Read after each round (and once after a long call): true once the run has used
+ * RUN_ROUNDS rounds or the input INPUT_ROUNDS, so the run stops between rounds. */
 bool fb_interrupted(void)
 {
-	return ++input_rounds >= INPUT_ROUNDS;
+	bracket_checks++;
+	input_checks++;
+	return bracket_checks > RUN_ROUNDS || input_checks > INPUT_ROUNDS;
+}
+
+/* Long library calls (gen, export) are never cancelled here. */
+fb_cancel fb_interrupt_cancel(void)
+{
+	return (fb_cancel){ .fn = NULL, .ctx = NULL };
 }
 
 /* Remove the scratch folder at exit. */
@@ -191,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fb_gsl_install_handler();
 	fb_pane_set_enabled(false);
 	fb_session_init(&s);
-	input_rounds = 0;
+	input_checks = 0;
 	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
 		if (line_allowed(line) && run_line(&ctx, line, err) == FB_CMD_QUIT)
 			break;
