@@ -24,9 +24,13 @@ enum fb_noise {
 	FB_NOISE_UNIFORM,   /* U(-scale, scale) */
 };
 
-/* Mechanisms of the SEM (only linear exists now; nonlinear ones join this list). */
+/* Mechanisms of the SEM: x_j = f_j(x_pa(j)) + z_j, roots x_j = z_j (ALGORITHMS.md §1.3-1.4). */
 enum fb_sem {
-	FB_SEM_LINEAR = 0, /* x_j = sum_i W_ij x_i + z_j */
+	FB_SEM_LINEAR = 0, /* f_j = sum_i W_ij x_i */
+	FB_SEM_MLP,        /* f_j = sum_h v_h sigmoid(x' U_h), 100 hidden units, no biases */
+	FB_SEM_MIM,        /* f_j = tanh(x' w1) + cos(x' w2) + sin(x' w3) */
+	FB_SEM_GP,         /* f_j one joint draw over the rows of a GP, RBF kernel, scale 1 */
+	FB_SEM_GP_ADD,     /* f_j = sum over parents of independent 1-D GP draws g_i(x_i) */
 };
 
 /* Everything that defines one simulated dataset. */
@@ -35,11 +39,13 @@ typedef struct fb_sim_options {
 	size_t d;              /* variables */
 	size_t edges;          /* expected (ER-B) or exact (ER, SF: s/d attachments) edges */
 	size_t n;              /* rows */
-	uint64_t seed;         /* one seed; streams "graph", "weights", "noise" derive from it */
+	uint64_t seed;         /* one seed; streams "graph", "weights", "noise", "mechanism"
+	                        * derive from it */
 	enum fb_sem sem;       /* mechanism */
 	enum fb_noise noise;   /* noise family */
 	double noise_scale;    /* noise scale (1) */
-	double wmin, wmax;     /* weight magnitudes uniform on [wmin, wmax], sign +/- (0.5, 2) */
+	double wmin, wmax;     /* weight magnitudes uniform on [wmin, wmax], sign +/- (0.5, 2);
+	                        * also the mlp and mim parameters' */
 	fb_cancel cancel;      /* asked between rows of the graph and blocks of the data (none) */
 } fb_sim_options;
 
@@ -61,13 +67,32 @@ fb_graph *fb_sim_dag(enum fb_dag_type type, size_t d, size_t edges, gsl_rng *r, 
 fb_graph *fb_sim_dag_ordered(enum fb_dag_type type, size_t d, size_t edges, gsl_rng *r,
                              size_t *order, fb_error *err);
 
-/* Simulate: a new dataset (continuous, names X1..Xd) and its weighted true DAG; both are the
- * caller's (fb_dataset_free, fb_graph_free).  Stream "graph" draws the DAG, "weights" the
- * weights (one magnitude then one sign per edge, edges in row-major order), "noise" the noise
- * row by row, so the first rows do not depend on n.  Then each variable, in topological order,
- * gets its mechanism added to its noise.  FB_ERR with the reason (n < 1, a scale that is not
- * positive, wmin > wmax, or any fb_sim_dag refusal, memory that cannot be had, or
- * FB_CANCELLED_MSG when opt->cancel asked to stop); *data and *truth are then NULL. */
+/* One weight ±U[wmin, wmax]: gsl_ran_flat(r, wmin, wmax) for the magnitude, then one
+ * gsl_rng_uniform(r) < 0.5 for a minus sign. */
+double fb_sim_weight_draw(gsl_rng *r, double wmin, double wmax);
+
+/* Write into f (n values) the nonlinear mechanism sem (not FB_SEM_LINEAR) of a variable with
+ * parents pa[0..np-1], over rows x[a*ld + pa[q]], a < n; all its draws come from r.  No
+ * parents: f = 0 and nothing is drawn.  Order of draws, each weight by fb_sim_weight_draw:
+ * mlp: U (np x 100, row-major by parent), then v (100);  mim: w1, w2, w3 (np each);
+ * gp: after factorising K + eps I = L L' (K_ab = exp(-|x_a - x_b|^2 / 2) over the parent
+ * vectors; eps = 1e-10, x10 on failure), u_a = gsl_ran_gaussian(r, 1), a < n, f = L u;
+ * gp-add: the gp draw on each parent's column alone, in parent order, summed.  FB_ERR with
+ * the reason (a kernel that does not fit in memory, with its size). */
+int fb_sim_mechanism(enum fb_sem sem, const double *x, size_t n, size_t ld, const size_t *pa,
+                     size_t np, double wmin, double wmax, gsl_rng *r, double *f,
+                     fb_error *err);
+
+/* Simulate: a new dataset (continuous, names X1..Xd) and its true DAG; both are the caller's
+ * (fb_dataset_free, fb_graph_free).  Stream "graph" draws the DAG; for the linear SEM
+ * "weights" draws the weights (one magnitude then one sign per edge, edges in row-major
+ * order) and the truth is weighted, for the others the truth is binary (weights 1).
+ * "noise" draws the noise row by row, so the first rows do not depend on n.  Then each
+ * variable, in topological order, gets its mechanism added to its noise; the nonlinear
+ * mechanisms draw from stream "mechanism", variable after variable (fb_sim_mechanism).
+ * FB_ERR with the reason (n < 1, a scale that is not positive, wmin > wmax, or any
+ * fb_sim_dag refusal, memory that cannot be had, or FB_CANCELLED_MSG when opt->cancel asked
+ * to stop); *data and *truth are then NULL. */
 int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **truth,
                     fb_error *err);
 

@@ -11,7 +11,8 @@ src_lib_data_libdata_la_SOURCES = \
 	src/lib/data/csv-read.c \
 	src/lib/data/csv-write.c \
 	src/lib/data/graph-csv.c \
-	src/lib/data/sim.c
+	src/lib/data/sim.c \
+	src/lib/data/sim-mech.c
 
 check_PROGRAMS += tests/unit/test-csv tests/unit/test-sim
 TESTS += tests/unit/test-csv tests/unit/test-sim

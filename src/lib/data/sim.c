@@ -1,5 +1,5 @@
 /* Simulated data: random DAGs (Erdős–Rényi, Barabási–Albert) and structural equation
- * models on them (ALGORITHMS.md §1.1–1.3). */
+ * models on them (ALGORITHMS.md §1.1–1.4; the nonlinear mechanisms are in sim-mech.c). */
 #include "config.h"
 
 #include <math.h>
@@ -248,14 +248,8 @@ static int sim_weights(fb_graph *g, double wmin, double wmax, gsl_rng *r,
 		if (fb_cancel_requested(cancel))
 			return fb_fail(err, FB_CANCELLED_MSG);
 		for (size_t j = 0; j < g->d; j++) {
-			double w;
-
-			if (!fb_graph_has_arc(g, i, j))
-				continue;
-			w = gsl_ran_flat(r, wmin, wmax);
-			if (gsl_rng_uniform(r) < 0.5)
-				w = -w;
-			fb_graph_set_directed(g, i, j, w);
+			if (fb_graph_has_arc(g, i, j))
+				fb_graph_set_directed(g, i, j, fb_sim_weight_draw(r, wmin, wmax));
 		}
 	}
 	g->weighted = true;
@@ -294,10 +288,13 @@ static double (*const noise_draw[])(gsl_rng *, double) = {
 	[FB_NOISE_UNIFORM] = noise_uniform,
 };
 
-/* What a mechanism sees: the true graph and scratch room for a parent list. */
+/* What a mechanism sees: the true graph, the options and scratch room. */
 struct sim_model {
-	const fb_graph *g; /* the weighted true DAG */
-	size_t *parents;   /* scratch: room for d parent ids */
+	const fb_graph *g;         /* the true DAG (weighted for the linear SEM) */
+	const fb_sim_options *opt; /* the mechanism and the parameter range */
+	gsl_rng *r;                /* stream "mechanism" */
+	size_t *parents;           /* scratch: room for d parent ids */
+	double *f;                 /* scratch: room for n values of f_j */
 };
 
 /* A mechanism adds f_j(parents) to column j, which already holds the noise z_j; the
@@ -321,9 +318,26 @@ static int mechanism_linear(struct sim_model *m, size_t j, fb_dataset *ds, fb_er
 	return FB_OK;
 }
 
+/* Nonlinear mechanism (fb_sim_mechanism): x_j += f_j(x_pa(j)). */
+static int mechanism_nonlinear(struct sim_model *m, size_t j, fb_dataset *ds, fb_error *err)
+{
+	size_t np = fb_graph_parents(m->g, j, m->parents);
+
+	if (fb_sim_mechanism(m->opt->sem, ds->x, ds->n, ds->d, m->parents, np, m->opt->wmin,
+	                     m->opt->wmax, m->r, m->f, err) != FB_OK)
+		return FB_ERR;
+	for (size_t i = 0; i < ds->n; i++)
+		ds->x[i * ds->d + j] += m->f[i];
+	return FB_OK;
+}
+
 /* Mechanisms indexed by enum fb_sem. */
 static const sim_mechanism_fn mechanisms[] = {
 	[FB_SEM_LINEAR] = mechanism_linear,
+	[FB_SEM_MLP] = mechanism_nonlinear,
+	[FB_SEM_MIM] = mechanism_nonlinear,
+	[FB_SEM_GP] = mechanism_nonlinear,
+	[FB_SEM_GP_ADD] = mechanism_nonlinear,
 };
 
 /* Refuse options no simulation can satisfy (the graph part is checked by dag_check). */
@@ -357,7 +371,8 @@ static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t
                       fb_dataset *ds, fb_error *err)
 {
 	gsl_rng *r = fb_rng_stream(opt->seed, "noise");
-	struct sim_model m = { g, fb_xcalloc(g->d, sizeof(size_t)) };
+	struct sim_model m = { g, opt, fb_rng_stream(opt->seed, "mechanism"),
+	                       fb_xcalloc(g->d, sizeof(size_t)), fb_xcalloc(ds->n, sizeof(double)) };
 	int rc = FB_OK;
 
 	for (size_t i = 0; i < ds->n * ds->d && rc == FB_OK; i++) {
@@ -371,7 +386,9 @@ static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t
 		else
 			rc = mechanisms[opt->sem](&m, order[p], ds, err);
 	}
+	free(m.f);
 	free(m.parents);
+	gsl_rng_free(m.r);
 	gsl_rng_free(r);
 	return rc;
 }
@@ -384,6 +401,7 @@ int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **tru
 	fb_graph *g = NULL;
 	fb_dataset *ds = NULL;
 	gsl_rng *r;
+	int rc;
 
 	*data = NULL;
 	*truth = NULL;
@@ -395,12 +413,13 @@ int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **tru
 	gsl_rng_free(r);
 	if (g == NULL)
 		goto fail;
-	r = fb_rng_stream(opt->seed, "weights");
-	if (sim_weights(g, opt->wmin, opt->wmax, r, &opt->cancel, err) != FB_OK) {
+	if (opt->sem == FB_SEM_LINEAR) {
+		r = fb_rng_stream(opt->seed, "weights");
+		rc = sim_weights(g, opt->wmin, opt->wmax, r, &opt->cancel, err);
 		gsl_rng_free(r);
-		goto fail;
+		if (rc != FB_OK)
+			goto fail;
 	}
-	gsl_rng_free(r);
 	ds = fb_dataset_alloc(opt->n, opt->d);
 	if (ds == NULL) {
 		fb_fail(err, "cannot simulate %zu x %zu values: out of memory (they take %.3g GB)",
