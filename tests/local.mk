@@ -39,7 +39,8 @@ TRANSCRIPTS = \
 	tests/transcripts/keys.fbn \
 	tests/transcripts/files.fbn \
 	tests/transcripts/names.fbn \
-	tests/transcripts/ges.fbn
+	tests/transcripts/ges.fbn \
+	tests/transcripts/sim.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

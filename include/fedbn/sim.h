@@ -83,6 +83,10 @@ int fb_sim_mechanism(enum fb_sem sem, const double *x, size_t n, size_t ld, cons
                      size_t np, double wmin, double wmax, gsl_rng *r, double *f,
                      fb_error *err);
 
+/* Refuse (FB_ERR, the kernel's size) a gp or gp-add mechanism over n rows whose n x n
+ * kernel of doubles cannot be addressed; FB_OK for every other case. */
+int fb_sim_mechanism_check(enum fb_sem sem, size_t n, fb_error *err);
+
 /* Simulate: a new dataset (continuous, names X1..Xd) and its true DAG; both are the caller's
  * (fb_dataset_free, fb_graph_free).  Stream "graph" draws the DAG; for the linear SEM
  * "weights" draws the weights (one magnitude then one sign per edge, edges in row-major

@@ -78,7 +78,8 @@ static const fb_param_def gen_params[] = {
 	  "default d" },
 	{ "n", FB_PARAM_INT, "300", 1, 1e9, NULL, "number of rows" },
 	{ "seed", FB_PARAM_INT, NULL, 0, 9.2e18, NULL,
-	  "seed of the graph, weight and noise streams; default the session seed" },
+	  "seed of the graph, weight, noise and mechanism streams; default the session "
+	  "seed" },
 	{ "noise", FB_PARAM_CHOICE, "gauss", 0, 0, gen_noises,
 	  "noise family" },
 	{ "scale", FB_PARAM_DOUBLE, "1", 1e-12, 1e12, NULL,
@@ -104,8 +105,9 @@ const fb_cmd_entry fb_cmd_gen = {
 	        "each forward pair with probability 2*edges/(d^2-d); sf: scale-free "
 	        "Barabasi-Albert), weights uniform on +-[wmin, wmax], and n rows of an "
 	        "additive-noise SEM (linear or one of the nonlinear sem= mechanisms) with the "
-	        "chosen noise; roots are pure noise. The dataset and its truth replace the current ones. "
-	        "The same seed gives byte-identical data on every machine.",
+	        "chosen noise; roots are pure noise. The dataset and its truth replace the "
+	        "current ones. The same seed gives byte-identical data on every machine (for gp "
+	        "and gp-add, on every machine with the same BLAS).",
 	.min_args = 1, .max_args = 1, .words = gen_dags, .params = gen_params,
 	.exec = exec_gen,
 };

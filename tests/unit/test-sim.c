@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "fedbn/sim.h"
 
 /* Set to 1 to print the fixed-seed reference values once. */
@@ -419,6 +421,254 @@ static void test_noise_families(void **state)
 	}
 }
 
+/* The nonlinear mechanisms, each named for the messages. */
+static const enum fb_sem nonlinear_sems[] = { FB_SEM_MLP, FB_SEM_MIM, FB_SEM_GP,
+                                              FB_SEM_GP_ADD };
+
+/* Each nonlinear SEM: same seed, same bits; another seed, other data; the graph does not
+ * depend on the mechanism and its truth is binary. */
+static void test_nonlinear_same_seed(void **state)
+{
+	(void)state;
+	for (size_t c = 0; c < 4; c++) {
+		fb_sim_options opt;
+		fb_dataset *a, *b, *lin;
+		fb_graph *ga, *gb, *glin;
+
+		fb_sim_options_init(&opt);
+		opt.d = 8;
+		opt.edges = 12;
+		opt.n = 60;
+		opt.seed = 31;
+		assert_int_equal(fb_sim_generate(&opt, &lin, &glin, NULL), FB_OK);
+		opt.sem = nonlinear_sems[c];
+		assert_int_equal(fb_sim_generate(&opt, &a, &ga, NULL), FB_OK);
+		assert_int_equal(fb_sim_generate(&opt, &b, &gb, NULL), FB_OK);
+		assert_memory_equal(a->x, b->x, 60 * 8 * sizeof(double));
+		assert_memory_equal(ga->mark, glin->mark, 8 * 8);
+		assert_false(ga->weighted);
+		assert_memory_not_equal(a->x, lin->x, 60 * 8 * sizeof(double));
+		fb_dataset_free(b);
+		fb_graph_free(gb);
+		opt.seed = 32;
+		assert_int_equal(fb_sim_generate(&opt, &b, &gb, NULL), FB_OK);
+		assert_memory_not_equal(a->x, b->x, 60 * 8 * sizeof(double));
+		fb_dataset_free(a);
+		fb_dataset_free(b);
+		fb_dataset_free(lin);
+		fb_graph_free(ga);
+		fb_graph_free(gb);
+		fb_graph_free(glin);
+	}
+}
+
+/* One weight ±U[0.5, 2] drawn as the simulator documents it: magnitude, then sign. */
+static double test_weight(gsl_rng *r)
+{
+	double w = gsl_ran_flat(r, 0.5, 2.0);
+
+	return gsl_rng_uniform(r) < 0.5 ? -w : w;
+}
+
+/* f of the mlp (mim false) or mim (mim true) mechanism on row of a variable with parents
+ * pa[0..np-1], its parameters drawn afresh from r in the documented order. */
+static double test_f(gsl_rng *r, bool mim, const double *row, const size_t *pa, size_t np)
+{
+	double u[8][100], v[100], w[3][8], t[3] = { 0.0, 0.0, 0.0 }, f = 0.0;
+
+	if (mim) {
+		for (size_t k = 0; k < 3; k++) {
+			for (size_t q = 0; q < np; q++)
+				w[k][q] = test_weight(r);
+		}
+		for (size_t k = 0; k < 3; k++) {
+			for (size_t q = 0; q < np; q++)
+				t[k] += w[k][q] * row[pa[q]];
+		}
+		return tanh(t[0]) + cos(t[1]) + sin(t[2]);
+	}
+	for (size_t q = 0; q < np; q++) {
+		for (size_t h = 0; h < 100; h++)
+			u[q][h] = test_weight(r);
+	}
+	for (size_t h = 0; h < 100; h++)
+		v[h] = test_weight(r);
+	for (size_t h = 0; h < 100; h++) {
+		double z = 0.0;
+
+		for (size_t q = 0; q < np; q++)
+			z += row[pa[q]] * u[q][h];
+		f += v[h] * 0.5 * (1.0 + tanh(0.5 * z)); /* the sigmoid, written another way */
+	}
+	return f;
+}
+
+/* mlp and mim recomputed from scratch: the graph and its order from stream "graph", the
+ * noise from "noise", the parameters from "mechanism" variable by variable; every root equals
+ * its noise bit for bit and every child's residual x_j - f_j equals its noise draw. */
+static void test_mlp_mim_recomputed(void **state)
+{
+	(void)state;
+	for (int mim = 0; mim <= 1; mim++) {
+		fb_sim_options opt;
+		fb_dataset *ds;
+		fb_graph *g, *g2;
+		size_t order[7], pa[7], n = 25, d = 7, roots = 0, children = 0;
+		double z[25 * 7];
+		gsl_rng *r;
+
+		fb_sim_options_init(&opt);
+		opt.d = d;
+		opt.edges = 10;
+		opt.n = n;
+		opt.seed = 5;
+		opt.noise_scale = 0.7;
+		opt.sem = mim ? FB_SEM_MIM : FB_SEM_MLP;
+		assert_int_equal(fb_sim_generate(&opt, &ds, &g, NULL), FB_OK);
+		r = fb_rng_stream(5, "graph");
+		g2 = fb_sim_dag_ordered(FB_DAG_ER, d, 10, r, order, NULL);
+		gsl_rng_free(r);
+		r = fb_rng_stream(5, "noise");
+		for (size_t i = 0; i < n * d; i++)
+			z[i] = gsl_ran_gaussian(r, 0.7);
+		gsl_rng_free(r);
+		r = fb_rng_stream(5, "mechanism");
+		for (size_t p = 0; p < d; p++) {
+			size_t j = order[p], np = 0;
+			double f[25];
+
+			for (size_t i = 0; i < d; i++) {
+				if (fb_graph_has_arc(g2, i, j))
+					pa[np++] = i;
+			}
+			assert_true(np <= 7);
+			if (np == 0) {
+				roots++;
+				for (size_t a = 0; a < n; a++)
+					assert_true(ds->x[a * d + j] == z[a * d + j]);
+				continue;
+			}
+			children++;
+			/* the parameters are drawn once per variable: every row but the last redraws
+			 * them from a copy of the stream, the last from the stream itself */
+			for (size_t a = 0; a < n; a++) {
+				gsl_rng *copy = a + 1 < n ? gsl_rng_clone(r) : r;
+
+				f[a] = test_f(copy, mim, ds->x + a * d, pa, np);
+				if (copy != r)
+					gsl_rng_free(copy);
+			}
+			for (size_t a = 0; a < n; a++)
+				assert_true(fabs(ds->x[a * d + j] - f[a] - z[a * d + j]) <=
+				            1e-12 * (1.0 + fabs(f[a])));
+		}
+		assert_true(roots > 0 && children > 0);
+		gsl_rng_free(r);
+		fb_dataset_free(ds);
+		fb_graph_free(g);
+		fb_graph_free(g2);
+	}
+}
+
+/* The RBF kernel with length-scale 1 between rows a and b of x (width p), computed
+ * directly; with additive true, the sum of the one-dimensional kernels per column. */
+static double test_kernel(const double *x, size_t p, size_t a, size_t b, bool additive)
+{
+	double d2 = 0.0, sum = 0.0;
+
+	for (size_t q = 0; q < p; q++) {
+		double t = x[a * p + q] - x[b * p + q];
+
+		d2 += t * t;
+		sum += exp(-0.5 * t * t);
+	}
+	return additive ? sum : exp(-0.5 * d2);
+}
+
+/* gp and gp-add: over 6000 draws at 5 fixed points in 2-D, E[f] = 0 and E[f_a f_b] = K_ab
+ * (the RBF kernel for gp, the sum of the per-parent kernels for gp-add).  An entry of the
+ * sample second moment has standard deviation at most sqrt(2 * 4 / 6000) = 0.037 (|K| <= 2),
+ * so 0.15 is over four of them; the kernels' off-diagonal entries range over 0.02 .. 1.6 and
+ * the two kernels differ by 0.3 or more on six of the pairs. */
+static void test_gp_covariance(void **state)
+{
+	static const double x[5 * 2] = { 0.0, 0.0, 0.5, -0.3, 1.2, 0.4, -0.8, 1.5, 2.0, 2.2 };
+	static const size_t pa[2] = { 0, 1 };
+	enum { DRAWS = 6000 };
+
+	(void)state;
+	for (int additive = 0; additive <= 1; additive++) {
+		gsl_rng *r = fb_rng_stream(11, "test-gp");
+		double m2[5][5] = { { 0 } }, m1[5] = { 0 }, f[5];
+
+		for (size_t t = 0; t < DRAWS; t++) {
+			assert_int_equal(fb_sim_mechanism(additive ? FB_SEM_GP_ADD : FB_SEM_GP, x, 5,
+			                                  2, pa, 2, 0.5, 2.0, r, f, NULL), FB_OK);
+			for (size_t a = 0; a < 5; a++) {
+				m1[a] += f[a] / DRAWS;
+				for (size_t b = 0; b < 5; b++)
+					m2[a][b] += f[a] * f[b] / DRAWS;
+			}
+		}
+		for (size_t a = 0; a < 5; a++) {
+			assert_true(fabs(m1[a]) < 0.1);
+			for (size_t b = 0; b < 5; b++)
+				assert_true(fabs(m2[a][b] - test_kernel(x, 2, a, b, additive)) < 0.15);
+		}
+		gsl_rng_free(r);
+	}
+}
+
+/* gp-add is additive: on a 3 x 3 grid of two parents, f(x1, x2) - f(x1', x2) is the same
+ * for every x2 (to the jitter's 1e-5 of noise between repeated inputs); the joint gp on the
+ * same grid is not. */
+static void test_gp_add_additive(void **state)
+{
+	static const double v1[3] = { -1.0, 0.3, 1.4 }, v2[3] = { -0.6, 0.8, 2.0 };
+	static const size_t pa[2] = { 0, 1 };
+	double x[9 * 2], f[9];
+	double spread[2] = { 0.0, 0.0 };
+
+	(void)state;
+	for (size_t a = 0; a < 3; a++) {
+		for (size_t b = 0; b < 3; b++) {
+			x[(3 * b + a) * 2] = v1[a];
+			x[(3 * b + a) * 2 + 1] = v2[b];
+		}
+	}
+	for (int joint = 0; joint <= 1; joint++) {
+		gsl_rng *r = fb_rng_stream(3, "test-gp-add");
+
+		assert_int_equal(fb_sim_mechanism(joint ? FB_SEM_GP : FB_SEM_GP_ADD, x, 9, 2, pa,
+		                                  2, 0.5, 2.0, r, f, NULL), FB_OK);
+		for (size_t b = 1; b < 3; b++) {
+			for (size_t a = 1; a < 3; a++) {
+				double d0 = f[a] - f[0], db = f[3 * b + a] - f[3 * b];
+
+				spread[joint] = fmax(spread[joint], fabs(db - d0));
+			}
+		}
+		gsl_rng_free(r);
+	}
+	assert_true(spread[0] < 1e-3);
+	assert_true(spread[1] > 1e-2);
+}
+
+/* A gp kernel that cannot be addressed is refused before anything is drawn, with its size;
+ * mlp has no such limit. */
+static void test_gp_too_large(void **state)
+{
+	fb_error err = { "" };
+
+	(void)state;
+	assert_int_equal(fb_sim_mechanism_check(FB_SEM_GP, 3000000000u, &err), FB_ERR);
+	assert_string_equal(err.msg, "cannot draw a gp mechanism over n=3000000000 rows: out "
+	                    "of memory (its n x n kernel takes 7.2e+10 GB)");
+	assert_int_equal(fb_sim_mechanism_check(FB_SEM_GP_ADD, 3000000000u, NULL), FB_ERR);
+	assert_int_equal(fb_sim_mechanism_check(FB_SEM_MLP, 3000000000u, NULL), FB_OK);
+	assert_int_equal(fb_sim_mechanism_check(FB_SEM_GP, 6000, NULL), FB_OK);
+}
+
 /* Names X1..Xd on the dataset and on the truth. */
 static void test_names(void **state)
 {
@@ -502,6 +752,11 @@ int main(void)
 		cmocka_unit_test(test_noise_families),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_nonlinear_same_seed),
+		cmocka_unit_test(test_mlp_mim_recomputed),
+		cmocka_unit_test(test_gp_covariance),
+		cmocka_unit_test(test_gp_add_additive),
+		cmocka_unit_test(test_gp_too_large),
 	};
 
 	fb_gsl_install_handler();

@@ -129,33 +129,40 @@ static int mech_cholesky(const gsl_matrix *xs, gsl_matrix *k, fb_error *err)
 	               "singular with jitter up to 1", n);
 }
 
-/* One draw f ~ N(0, K) over the n rows of xs (n x p), K the RBF kernel: f = L u with
- * L L' = K + eps I and u ~ N(0, I) drawn from r after the factorisation.  Adds f to out.
- * FB_ERR with a sentence giving the kernel's size when it does not fit in memory. */
-static int mech_gp_draw(const gsl_matrix *xs, gsl_rng *r, double *out, fb_error *err)
+/* The sentence refusing a kernel over n rows that does not fit in memory. */
+static int mech_kernel_refuse(size_t n, fb_error *err)
 {
-	size_t n = xs->size1, bytes = mech_square_bytes(n);
-	double *kd = bytes == 0 ? NULL : malloc(bytes);
-	gsl_matrix_view k;
+	return fb_fail(err, "cannot draw a gp mechanism over n=%zu rows: out of memory (its "
+	               "n x n kernel takes %.3g GB)", n,
+	               (double)n * (double)n * sizeof(double) / 1e9);
+}
+
+/* Refuse a mechanism whose n x n kernel (gp, gp-add) cannot even be addressed. */
+int fb_sim_mechanism_check(enum fb_sem sem, size_t n, fb_error *err)
+{
+	if ((sem == FB_SEM_GP || sem == FB_SEM_GP_ADD) && mech_square_bytes(n) == 0)
+		return mech_kernel_refuse(n, err);
+	return FB_OK;
+}
+
+/* One draw f ~ N(0, K) over the n rows of xs (n x p), K the RBF kernel: f = L u with
+ * L L' = K + eps I (factored in k, n x n scratch) and u ~ N(0, I) drawn from r after the
+ * factorisation.  Adds f to out. */
+static int mech_gp_draw(const gsl_matrix *xs, gsl_matrix *k, gsl_rng *r, double *out,
+                        fb_error *err)
+{
+	size_t n = xs->size1;
 	gsl_vector *u;
 
-	if (kd == NULL)
-		return fb_fail(err, "cannot draw a gp mechanism over n=%zu rows: out of memory "
-		               "(its n x n kernel takes %.3g GB)", n,
-		               (double)n * (double)n * sizeof(double) / 1e9);
-	k = gsl_matrix_view_array(kd, n, n);
-	if (mech_cholesky(xs, &k.matrix, err) != FB_OK) {
-		free(kd);
+	if (mech_cholesky(xs, k, err) != FB_OK)
 		return FB_ERR;
-	}
 	u = gsl_vector_alloc(n);
 	for (size_t a = 0; a < n; a++)
 		gsl_vector_set(u, a, gsl_ran_gaussian(r, 1.0));
-	gsl_blas_dtrmv(CblasLower, CblasNoTrans, CblasNonUnit, &k.matrix, u);
+	gsl_blas_dtrmv(CblasLower, CblasNoTrans, CblasNonUnit, k, u);
 	for (size_t a = 0; a < n; a++)
 		out[a] += gsl_vector_get(u, a);
 	gsl_vector_free(u);
-	free(kd);
 	return FB_OK;
 }
 
@@ -173,19 +180,26 @@ static gsl_matrix *mech_parent_matrix(const double *x, size_t n, size_t ld, cons
 }
 
 /* gp: one joint draw over the parent vectors (gp_add false), or one 1-D draw per parent in
- * parent order, summed (gp_add true). */
+ * parent order, summed (gp_add true).  FB_ERR with a sentence giving the kernel's size when
+ * it does not fit in memory. */
 static int mech_gp(const double *x, size_t n, size_t ld, const size_t *pa, size_t np,
                    gsl_rng *r, bool gp_add, double *f, fb_error *err)
 {
-	size_t draws = gp_add ? np : 1, width = gp_add ? 1 : np;
+	size_t draws = gp_add ? np : 1, width = gp_add ? 1 : np, bytes = mech_square_bytes(n);
+	double *kd = bytes == 0 ? NULL : malloc(bytes);
+	gsl_matrix_view k;
 	int rc = FB_OK;
 
+	if (kd == NULL)
+		return mech_kernel_refuse(n, err);
+	k = gsl_matrix_view_array(kd, n, n);
 	for (size_t t = 0; t < draws && rc == FB_OK; t++) {
 		gsl_matrix *xs = mech_parent_matrix(x, n, ld, pa, t, width);
 
-		rc = mech_gp_draw(xs, r, f, err);
+		rc = mech_gp_draw(xs, &k.matrix, r, f, err);
 		gsl_matrix_free(xs);
 	}
+	free(kd);
 	return rc;
 }
 

@@ -358,7 +358,7 @@ static int sim_check(const fb_sim_options *opt, fb_error *err)
 		               "0 <= wmin <= wmax", opt->wmin, opt->wmax);
 	if (opt->d > 0 && opt->n > ((size_t)-1) / sizeof(double) / opt->d)
 		return fb_fail(err, "cannot simulate %zu x %zu values: too many", opt->n, opt->d);
-	return FB_OK;
+	return fb_sim_mechanism_check(opt->sem, opt->n, err);
 }
 
 /* Values drawn between two questions to opt->cancel. */
