@@ -152,31 +152,30 @@ static int mech_gp_draw(const gsl_matrix *xs, gsl_matrix *k, gsl_rng *r, double 
                         fb_error *err)
 {
 	size_t n = xs->size1;
-	gsl_vector *u;
+	double *ud;
+	gsl_vector_view u;
 
 	if (mech_cholesky(xs, k, err) != FB_OK)
 		return FB_ERR;
-	u = gsl_vector_alloc(n);
+	ud = fb_xcalloc(n, sizeof *ud);
+	u = gsl_vector_view_array(ud, n);
 	for (size_t a = 0; a < n; a++)
-		gsl_vector_set(u, a, gsl_ran_gaussian(r, 1.0));
-	gsl_blas_dtrmv(CblasLower, CblasNoTrans, CblasNonUnit, k, u);
+		ud[a] = gsl_ran_gaussian(r, 1.0);
+	gsl_blas_dtrmv(CblasLower, CblasNoTrans, CblasNonUnit, k, &u.vector);
 	for (size_t a = 0; a < n; a++)
-		out[a] += gsl_vector_get(u, a);
-	gsl_vector_free(u);
+		out[a] += ud[a];
+	free(ud);
 	return FB_OK;
 }
 
-/* The n x count matrix of parent columns pa[first .. first+count-1] of x. */
-static gsl_matrix *mech_parent_matrix(const double *x, size_t n, size_t ld, const size_t *pa,
-                                      size_t first, size_t count)
+/* Copy into xs (n x count, row-major) the parent columns pa[first .. first+count-1] of x. */
+static void mech_parent_matrix(const double *x, size_t n, size_t ld, const size_t *pa,
+                               size_t first, size_t count, double *xs)
 {
-	gsl_matrix *xs = gsl_matrix_alloc(n, count);
-
 	for (size_t a = 0; a < n; a++) {
 		for (size_t q = 0; q < count; q++)
-			gsl_matrix_set(xs, a, q, mech_x(x, ld, pa, a, first + q));
+			xs[a * count + q] = mech_x(x, ld, pa, a, first + q);
 	}
-	return xs;
 }
 
 /* gp: one joint draw over the parent vectors (gp_add false), or one 1-D draw per parent in
@@ -186,19 +185,20 @@ static int mech_gp(const double *x, size_t n, size_t ld, const size_t *pa, size_
                    gsl_rng *r, bool gp_add, double *f, fb_error *err)
 {
 	size_t draws = gp_add ? np : 1, width = gp_add ? 1 : np, bytes = mech_square_bytes(n);
-	double *kd = bytes == 0 ? NULL : malloc(bytes);
-	gsl_matrix_view k;
+	double *kd = bytes == 0 ? NULL : malloc(bytes), *xd;
+	gsl_matrix_view k, xs;
 	int rc = FB_OK;
 
 	if (kd == NULL)
 		return mech_kernel_refuse(n, err);
 	k = gsl_matrix_view_array(kd, n, n);
+	xd = fb_xcalloc(n * width, sizeof *xd);
+	xs = gsl_matrix_view_array(xd, n, width);
 	for (size_t t = 0; t < draws && rc == FB_OK; t++) {
-		gsl_matrix *xs = mech_parent_matrix(x, n, ld, pa, t, width);
-
-		rc = mech_gp_draw(xs, &k.matrix, r, f, err);
-		gsl_matrix_free(xs);
+		mech_parent_matrix(x, n, ld, pa, t, width, xd);
+		rc = mech_gp_draw(&xs.matrix, &k.matrix, r, f, err);
 	}
+	free(xd);
 	free(kd);
 	return rc;
 }
