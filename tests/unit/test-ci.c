@@ -580,6 +580,19 @@ static void test_cache(void **state)
 	fb_ci_cache_clear(ci);
 	assert_true(fb_ci_pvalue(ci, 0, 1, S, 2, &fl) == p1);
 	assert_int_equal(fl & FB_CI_CACHED, 0);
+	/* with the cache off every query is computed and nothing is kept; back on, what was
+	 * kept before is found again and new answers are kept */
+	fb_ci_cache_set(ci, false);
+	assert_true(fb_ci_pvalue(ci, 0, 1, S, 2, &fl) == p1);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	fb_ci_pvalue(ci, 0, 2, NULL, 0, &fl);
+	fb_ci_cache_set(ci, true);
+	fb_ci_pvalue(ci, 0, 1, S, 2, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, FB_CI_CACHED);
+	fb_ci_pvalue(ci, 0, 2, NULL, 0, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	fb_ci_pvalue(ci, 0, 2, NULL, 0, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, FB_CI_CACHED);
 	fb_ci_free(ci);
 	fb_dataset_free(ds);
 }
