@@ -365,15 +365,13 @@ static bool dense_reserve(ci_disc_ws *w, size_t cells)
 	return true;
 }
 
-/* Dense path: each row's stratum key (mixed radix over S) into order, then the counts; the
- * strata in order of first occurrence into ids; returns how many. */
-static size_t dense_count(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns)
-{
-	ci_disc_ws *w = &ci->dws;
-	const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
-	size_t lx = ci->nlev[x], ly = ci->nlev[y], nstr = 0;
-	uint32_t *key = w->order;
+/* Conditioning sets up to this size have their stratum keys computed row by row, in one pass
+ * with the counting; larger ones column by column first. */
+#define DENSE_FUSED_MAX 8
 
+/* Each row's stratum key (mixed radix over S, in 32 bits) into key, column by column. */
+static void dense_keys(const fb_ci *ci, const size_t *S, size_t ns, uint32_t *key)
+{
 	memset(key, 0, ci->n * sizeof *key);
 	for (size_t v = 0; v < ns; v++) {
 		const uint32_t *c = ci->codes + S[v] * ci->n;
@@ -382,22 +380,52 @@ static size_t dense_count(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t
 		for (size_t i = 0; i < ci->n; i++)
 			key[i] = key[i] * m + c[i];
 	}
-	for (size_t i = 0; i < ci->n; i++) {
-		uint32_t k = key[i];
+}
 
-		if (w->scnt[k]++ == 0)
+/* Dense path: count every row into its stratum's table; the strata in order of first
+ * occurrence into ids (scnt marks those seen); returns how many.  The key is the same
+ * 32-bit mixed radix whether it is built row by row or column by column. */
+static size_t dense_count(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns)
+{
+	ci_disc_ws *w = &ci->dws;
+	const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
+	const uint32_t *col[DENSE_FUSED_MAX];
+	uint32_t rad[DENSE_FUSED_MAX];
+	size_t lx = ci->nlev[x], ly = ci->nlev[y], nstr = 0;
+	bool fused = ns <= DENSE_FUSED_MAX;
+
+	if (fused)
+		for (size_t v = 0; v < ns; v++) {
+			col[v] = ci->codes + S[v] * ci->n;
+			rad[v] = (uint32_t)ci->nlev[S[v]];
+		}
+	else
+		dense_keys(ci, S, ns, w->order);
+	for (size_t i = 0; i < ci->n; i++) {
+		uint32_t k = 0;
+
+		if (fused)
+			for (size_t v = 0; v < ns; v++)
+				k = k * rad[v] + col[v][i];
+		else
+			k = w->order[i];
+		/* a flag, not a count: a count would chain the increments of rows of one
+		 * stratum one after another */
+		if (w->scnt[k] == 0) {
+			w->scnt[k] = 1;
 			w->ids[nstr++] = k;
+		}
 		w->cube[((size_t)k * lx + cx[i]) * ly + cy[i]]++;
 	}
 	return nstr;
 }
 
-/* Dense path: the statistic of the stratum whose lx x ly counts are at tab (N rows), in the
- * order of stratum_eval; clears tab. */
-static stratum_sum dense_stratum(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly, double N)
+/* Dense path: the statistic of the stratum whose lx x ly counts are at tab, in the order of
+ * stratum_eval (its rows are the sum of its counts); clears tab. */
+static stratum_sum dense_stratum(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly)
 {
 	ci_disc_ws *w = &ci->dws;
-	size_t nr = 0, nc = 0;
+	size_t nr = 0, nc = 0, N = 0;
 	stratum_sum out;
 
 	for (size_t a = 0; a < lx; a++)
@@ -406,12 +434,14 @@ static stratum_sum dense_stratum(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly,
 			w->colm[b] += tab[a * ly + b];
 		}
 	for (size_t a = 0; a < lx; a++)
+		N += w->rowm[a];
+	for (size_t a = 0; a < lx; a++)
 		if (w->rowm[a] > 0)
 			w->nzr[nr++] = (uint32_t)a;
 	for (size_t b = 0; b < ly; b++)
 		if (w->colm[b] > 0)
 			w->nzc[nc++] = (uint32_t)b;
-	out = stratum_stat(ci, tab, lx, ly, nr, nc, N);
+	out = stratum_stat(ci, tab, lx, ly, nr, nc, (double)N);
 	memset(tab, 0, lx * ly * sizeof *tab);
 	memset(w->rowm, 0, lx * sizeof *w->rowm);
 	memset(w->colm, 0, ly * sizeof *w->colm);
@@ -431,8 +461,7 @@ static bool dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 	*nstr = dense_count(ci, x, y, S, ns);
 	for (size_t s = 0; s < *nstr; s++) {
 		uint32_t k = w->ids[s];
-		stratum_sum t = dense_stratum(ci, w->cube + (size_t)k * lx * ly, lx, ly,
-		                              (double)w->scnt[k]);
+		stratum_sum t = dense_stratum(ci, w->cube + (size_t)k * lx * ly, lx, ly);
 
 		sum->stat += t.stat;
 		sum->df_adj += t.df_adj;

@@ -43,7 +43,7 @@ typedef struct ci_disc_ws {
 	uint32_t *nzr;    /* cmax: x levels present in the stratum */
 	uint32_t *nzc;    /* cmax: y levels present in the stratum */
 	uint32_t *cube;   /* dense path: prod_S c_v x c_x x c_y counts (kept zero between uses) */
-	uint32_t *scnt;   /* dense path: rows of each stratum (kept zero between uses) */
+	uint32_t *scnt;   /* dense path: 1 for each stratum seen (kept zero between uses) */
 	size_t cube_cap;  /* cells cube and scnt may hold (0 until first needed) */
 } ci_disc_ws;
 
