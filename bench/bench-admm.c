@@ -235,7 +235,8 @@ static int settle_size(size_t d, size_t seeds, fb_error *err)
 
 			bench_settle = rule ? 10 : 0;
 			ret = admm_run(ds, 10, W, &res, err);
-			if (ret == FB_OK && (est = fb_weights_to_dag(W, 0.3, names, NULL, err)) != NULL &&
+			if (ret == FB_OK &&
+			    (est = fb_weights_to_dag(W, 0.3, names, NULL, err)) != NULL &&
 			    fb_metrics_compute(est, truth, &m, err) == FB_OK) {
 				cpu[rule] += res.cpu;
 				shd[rule] += (double)m.shd;
@@ -252,10 +253,11 @@ static int settle_size(size_t d, size_t seeds, fb_error *err)
 		fb_dataset_free(ds);
 		fb_graph_free(truth);
 	}
-	printf("d=%-3zu %zu seeds: fixed schedule cpu %.2f s, %.1f rounds, mean SHD %.2f; settle=10 "
-	       "cpu %.2f s, %.1f rounds, mean SHD %.2f; %.2fx faster (target >= 2x, SHD no "
-	       "worse)\n", d, seeds, cpu[0], (double)rounds[0] / (double)seeds, shd[0] / (double)seeds,
-	       cpu[1], (double)rounds[1] / (double)seeds, shd[1] / (double)seeds, cpu[0] / cpu[1]);
+	printf("d=%-3zu %zu seeds: fixed schedule cpu %.2f s, %.1f rounds, mean SHD %.2f; "
+	       "settle=10 cpu %.2f s, %.1f rounds, mean SHD %.2f; %.2fx faster (target >= 2x, "
+	       "SHD no worse)\n", d, seeds, cpu[0], (double)rounds[0] / (double)seeds,
+	       shd[0] / (double)seeds, cpu[1], (double)rounds[1] / (double)seeds,
+	       shd[1] / (double)seeds, cpu[0] / cpu[1]);
 	bench_settle = 0;
 	return FB_OK;
 }

@@ -228,7 +228,8 @@ static size_t write_shape(const char *path, bool wide)
 		for (int r = 0; r < 3; r++)
 			for (long j = 0; j < WIDE_COLS; j++)
 				bytes += (size_t)fprintf(fp, r == 0 ? "%sv%ld" : "%s%ld",
-				                         j ? "," : r ? "\n" : "", r ? (j + r) % 7 : j);
+				                         j ? "," : r ? "\n" : "",
+				                         r ? (j + r) % 7 : j);
 	else
 		for (long j = 0; j < LINE_FIELDS; j++)
 			bytes += (size_t)fprintf(fp, "%s%ld", j ? "," : "", j % 10);

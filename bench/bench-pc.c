@@ -1,7 +1,7 @@
 /* bench-pc: wall and processor time (of the run with the least processor time) of PC with
  * Fisher-z (stable, alpha 0.05 and 0.01) on the shared synthetic data A_d50_n150_s1 and
- * A_d100_n300_s1 (causal-learn's pc takes about 0.9 s and 5.2 s on them), and on a simulated linear-Gaussian sample with d = 1000, n = 5000 and 1000
- * edges; then PC with chi-square as causal-learn runs it (compat=causal-learn, alpha 0.05) on
+ * A_d100_n300_s1 (causal-learn's pc takes about 0.9 s and 5.2 s on them), and on a simulated
+ * linear-Gaussian sample with d = 1000, n = 5000 and 1000 edges; then PC with chi-square as causal-learn runs it (compat=causal-learn, alpha 0.05) on
  * 10,000 rows sampled from alarm and andes (causal-learn takes about 17 s on the 76-variable
  * win95pts network, which the shared data lacks: the 37-variable alarm and the 223-variable
  * andes stand on either side of it; pigs is left out, its hub of 39 children makes the run
@@ -104,8 +104,8 @@ static void bench_print(const char *what, double alpha, const fb_dataset *ds,
 		if (k == 0 || b.cpu < best.cpu)
 			best = b;
 	}
-	printf("%-16s alpha %-5g %9.4f s (CPU %.4f s)  levels %zu  tests %8zu  hits %8zu  edges %4zu  "
-	       "truth %4zu  CPDAG-SHD %zu  DAG extension %.4f s%s%s%s\n", what, alpha,
+	printf("%-16s alpha %-5g %9.4f s (CPU %.4f s)  levels %zu  tests %8zu  hits %8zu  "
+	       "edges %4zu  truth %4zu  CPDAG-SHD %zu  DAG extension %.4f s%s%s%s\n", what, alpha,
 	       best.seconds, best.cpu, best.levels, best.tests, best.hits, best.edges,
 	       fb_graph_n_edges(truth), best.shd, best.extend, target != NULL ? " (target " : "",
 	       target != NULL ? target : "", target != NULL ? ")" : "");

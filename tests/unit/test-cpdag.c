@@ -286,10 +286,12 @@ static fb_graph *slow_to_dag(const fb_graph *p, bool *fallback)
 			for (size_t y = 0; ok && y < d; y++)
 				if (y != x && alive[y] && fb_graph_adjacent(p, x, y))
 					nb[n++] = y;
-			for (size_t a = 0; ok && a < n; a++)
-				for (size_t b = 0; p->mark[x * d + nb[a]] && p->mark[nb[a] * d + x] &&
-				                   ok && b < n; b++)
+			for (size_t a = 0; ok && a < n; a++) {
+				bool und = p->mark[x * d + nb[a]] && p->mark[nb[a] * d + x];
+
+				for (size_t b = 0; und && ok && b < n; b++)
 					ok = b == a || fb_graph_adjacent(p, nb[a], nb[b]);
+			}
 			if (ok)
 				break;
 		}

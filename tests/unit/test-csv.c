@@ -1049,8 +1049,8 @@ static void test_wide_header(void **state)
 			for (size_t j = 0; j < d; j++)
 				fb_buf_printf(&t, "%c%zu", j ? ',' : '\n', (i + j) % 5);
 		if (pass == 1) {
-			read_fails(t.data, &o, "cannot read 't.csv': line 1: duplicate variable name "
-			           "'v7' in columns 8 and 100000");
+			read_fails(t.data, &o, "cannot read 't.csv': line 1: duplicate variable "
+			           "name 'v7' in columns 8 and 100000");
 			continue;
 		}
 		ds = read_ok(t.data, &o, NULL);

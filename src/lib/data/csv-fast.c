@@ -259,7 +259,8 @@ static bool parts_cut(const fb_csv_fast *f, struct part *p, size_t np)
 	long long bytes = f->size - f->start, prev = f->start;
 
 	for (size_t t = 0; t < np; t++) {
-		long long cut = f->start + (long long)((double)bytes * (double)(t + 1) / (double)np);
+		long long cut = f->start + (long long)((double)bytes * (double)(t + 1) /
+		                                       (double)np);
 		long long to = t + 1 == np ? f->size : line_start_after(f, cut);
 
 		if (to < 0)
