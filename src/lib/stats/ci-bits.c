@@ -75,8 +75,10 @@ void ci_bits_release(ci_disc_ws *w)
 	free(w->sets);
 	free(w->first);
 	free(w->rank);
+	free(w->ptr);
 	w->bits = w->sets = NULL;
 	w->bitoff = w->first = w->rank = NULL;
+	w->ptr = NULL;
 	w->sets_cap = 0;
 }
 
@@ -85,80 +87,103 @@ static bool sets_reserve(ci_disc_ws *w, size_t cap)
 {
 	uint64_t *sets;
 	size_t *first, *rank;
+	const uint64_t **ptr;
 
 	if (cap <= w->sets_cap)
 		return true;
 	sets = malloc(cap * w->words * sizeof *sets);
 	first = malloc(cap * sizeof *first);
 	rank = malloc(cap * sizeof *rank);
-	if (sets == NULL || first == NULL || rank == NULL) {
+	ptr = malloc(cap * sizeof *ptr);
+	if (sets == NULL || first == NULL || rank == NULL || ptr == NULL) {
 		free(sets);
 		free(first);
 		free(rank);
+		free(ptr);
 		return false;
 	}
 	free(w->sets);
 	free(w->first);
 	free(w->rank);
+	free(w->ptr);
 	w->sets = sets;
 	w->first = first;
 	w->rank = rank;
+	w->ptr = ptr;
 	w->sets_cap = cap;
 	return true;
 }
 
-/* The row sets of the non-empty strata of S into w->sets (room for 2 half sets); their
- * count, or SIZE_MAX as soon as more than budget are non-empty after some variable. */
-static size_t strata_sets(fb_ci *ci, const size_t *S, size_t ns, size_t half, size_t budget)
+/* The row set of stratum t (set cur) and level set lev: a level's own set when cur is all
+ * rows, else their AND written at out; NULL when it is empty. */
+static const uint64_t *set_and(const uint64_t *cur, const uint64_t *lev, uint64_t *out,
+                               size_t W)
+{
+	uint64_t any = 0;
+
+	if (cur == NULL) {
+		for (size_t k = 0; k < W; k++)
+			any |= lev[k];
+		return any != 0 ? lev : NULL;
+	}
+	for (size_t k = 0; k < W; k++)
+		any |= out[k] = cur[k] & lev[k];
+	return any != 0 ? out : NULL;
+}
+
+/* The row sets of the non-empty strata of S, one conditioning variable at a time, into
+ * *strata (pointers; w->sets holds 2 half sets of room); their count, or SIZE_MAX as soon
+ * as more than budget are non-empty after some variable. */
+static size_t strata_sets(fb_ci *ci, const size_t *S, size_t ns, size_t half, size_t budget,
+                          const uint64_t ***strata)
 {
 	ci_disc_ws *w = &ci->dws;
-	size_t W = w->words, m = 1;
-	uint64_t *cur = w->sets, *nxt = w->sets + half * W, *swap;
+	size_t W = w->words, m = 1, side = 0;
+	const uint64_t **cur = w->ptr, **nxt = w->ptr + half, **swap;
 
-	memset(cur, 0xFF, W * sizeof *cur);
-	if (ci->n % 64 != 0)
-		cur[W - 1] = (UINT64_C(1) << (ci->n % 64)) - 1;
+	cur[0] = NULL;
 	for (size_t v = 0; v < ns; v++) {
 		const uint64_t *lev = w->bits + w->bitoff[S[v]];
+		uint64_t *buf = w->sets + side * half * W;
 		size_t next = 0;
 
 		for (size_t t = 0; t < m; t++)
-			for (size_t c = 0; c < ci->nlev[S[v]]; c++) {
-				uint64_t *out = nxt + next * W, any = 0;
-
-				for (size_t k = 0; k < W; k++)
-					any |= out[k] = cur[t * W + k] & lev[c * W + k];
-				next += any != 0;
-			}
+			for (size_t c = 0; c < ci->nlev[S[v]]; c++)
+				if ((nxt[next] = set_and(cur[t], lev + c * W, buf + next * W, W)) != NULL)
+					next++;
 		swap = cur;
 		cur = nxt;
 		nxt = swap;
+		side = 1 - side;
 		m = next;
 		if (m > budget)
 			return SIZE_MAX;
 	}
-	if (cur != w->sets)
-		memcpy(w->sets, cur, m * W * sizeof *cur);
+	*strata = cur;
 	return m;
 }
 
 /* Order the m strata by their first row (insertion sort: they are few). */
-static void strata_rank(ci_disc_ws *w, size_t m)
+static void strata_rank(ci_disc_ws *w, const uint64_t *const *strata, size_t m)
 {
 	for (size_t t = 0; t < m; t++) {
-		const uint64_t *s = w->sets + t * w->words;
+		const uint64_t *s = strata[t];
 		size_t k = 0, r;
 
-		while (s[k] == 0)
-			k++;
-		w->first[t] = 64 * k + (size_t)__builtin_ctzll(s[k]);
+		if (s == NULL) {
+			w->first[t] = 0;
+		} else {
+			while (s[k] == 0)
+				k++;
+			w->first[t] = 64 * k + (size_t)__builtin_ctzll(s[k]);
+		}
 		for (r = t; r > 0 && w->first[w->rank[r - 1]] > w->first[t]; r--)
 			w->rank[r] = w->rank[r - 1];
 		w->rank[r] = t;
 	}
 }
 
-/* The lx x ly counts of one stratum's rows s into tab. */
+/* The lx x ly counts of one stratum's rows s (NULL: all rows) into tab. */
 BITS_TARGET static void stratum_count(const ci_disc_ws *w, const uint64_t *s,
                                       const uint64_t *X, const uint64_t *Y, size_t lx,
                                       size_t ly, uint32_t *tab)
@@ -170,8 +195,12 @@ BITS_TARGET static void stratum_count(const ci_disc_ws *w, const uint64_t *s,
 			const uint64_t *xa = X + a * W, *yb = Y + b * W;
 			uint32_t n = 0;
 
-			for (size_t k = 0; k < W; k++)
-				n += (uint32_t)__builtin_popcountll(s[k] & xa[k] & yb[k]);
+			if (s == NULL)
+				for (size_t k = 0; k < W; k++)
+					n += (uint32_t)__builtin_popcountll(xa[k] & yb[k]);
+			else
+				for (size_t k = 0; k < W; k++)
+					n += (uint32_t)__builtin_popcountll(s[k] & xa[k] & yb[k]);
 			tab[a * ly + b] = n;
 		}
 }
@@ -182,6 +211,7 @@ bool ci_bits_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, doub
 {
 	ci_disc_ws *w = &ci->dws;
 	size_t lx = ci->nlev[x], ly = ci->nlev[y], lmax = 1, budget, half, m;
+	const uint64_t **strata;
 
 	if (w->bits == NULL)
 		return false;
@@ -196,13 +226,13 @@ bool ci_bits_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, doub
 	half = budget * lmax + 1;
 	if (!sets_reserve(w, 2 * half))
 		return false;
-	if ((m = strata_sets(ci, S, ns, half, budget)) == SIZE_MAX)
+	if ((m = strata_sets(ci, S, ns, half, budget, &strata)) == SIZE_MAX)
 		return false;
-	strata_rank(w, m);
+	strata_rank(w, strata, m);
 	for (size_t r = 0; r < m; r++) {
 		ci_stratum_sum t;
 
-		stratum_count(w, w->sets + w->rank[r] * w->words, w->bits + w->bitoff[x],
+		stratum_count(w, strata[w->rank[r]], w->bits + w->bitoff[x],
 		              w->bits + w->bitoff[y], lx, ly, w->tab);
 		t = ci_disc_table(ci, w->tab, lx, ly);
 		sum->stat += t.stat;

@@ -53,6 +53,8 @@ typedef struct ci_disc_ws {
 	size_t sets_cap;  /* bit path: row sets sets may hold */
 	size_t *first;    /* bit path: sets_cap, first row of each stratum (for their order) */
 	size_t *rank;     /* bit path: sets_cap, strata in order of first row */
+	const uint64_t **ptr; /* bit path: sets_cap, each stratum's row set: in sets, a level's
+	                         own set, or NULL for all rows */
 } ci_disc_ws;
 
 /* What one stratum (or a sum of strata) adds to a discrete test. */
