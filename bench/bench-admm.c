@@ -258,6 +258,7 @@ static int settle_size(size_t d, size_t seeds, fb_error *err)
 	       "SHD no worse)\n", d, seeds, cpu[0], (double)rounds[0] / (double)seeds,
 	       shd[0] / (double)seeds, cpu[1], (double)rounds[1] / (double)seeds,
 	       shd[1] / (double)seeds, cpu[0] / cpu[1]);
+	fflush(stdout);
 	bench_settle = 0;
 	return FB_OK;
 }
