@@ -850,9 +850,11 @@ static fb_dataset *read_fast(const char *path, const fb_csv_options *opt, fb_csv
 	fb_dataset *ds = NULL;
 	struct stat st;
 	size_t start;
-	int fd = open(path, O_RDONLY);
+	int fd;
 
-	if (fd < 0)
+	/* only a regular file: opening a pipe here would take what the general reader needs
+	 * (and could wait for a writer) */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (fd = open(path, O_RDONLY)) < 0)
 		return NULL;
 	reader_init(&rd, path, opt, &quiet);
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
