@@ -52,7 +52,8 @@ void ci_bits_init(fb_ci *ci)
 		return;
 	w->bits = calloc(total * words, sizeof *w->bits);
 	w->bitoff = malloc(ci->d * sizeof *w->bitoff);
-	if (w->bits == NULL || w->bitoff == NULL) {
+	w->sx = malloc(words * sizeof *w->sx);
+	if (w->bits == NULL || w->bitoff == NULL || w->sx == NULL) {
 		ci_bits_release(w);
 		return;
 	}
@@ -76,7 +77,8 @@ void ci_bits_release(ci_disc_ws *w)
 	free(w->first);
 	free(w->rank);
 	free(w->ptr);
-	w->bits = w->sets = NULL;
+	free(w->sx);
+	w->bits = w->sets = w->sx = NULL;
 	w->bitoff = w->first = w->rank = NULL;
 	w->ptr = NULL;
 	w->sets_cap = 0;
@@ -183,26 +185,35 @@ static void strata_rank(ci_disc_ws *w, const uint64_t *const *strata, size_t m)
 	}
 }
 
-/* The lx x ly counts of one stratum's rows s (NULL: all rows) into tab. */
-BITS_TARGET static void stratum_count(const ci_disc_ws *w, const uint64_t *s,
-                                      const uint64_t *X, const uint64_t *Y, size_t lx,
-                                      size_t ly, uint32_t *tab)
+/* The lx x ly counts of one stratum's rows s (NULL: all rows) into tab: for each level a of
+ * x the stratum's rows at a once (sx, with their count), then each level b of y but the last
+ * against them; the last is what is left, since y's levels part the rows. */
+BITS_TARGET static void stratum_count(ci_disc_ws *w, const uint64_t *s, const uint64_t *X,
+                                      const uint64_t *Y, size_t lx, size_t ly, uint32_t *tab)
 {
 	size_t W = w->words;
+	uint64_t *sx = w->sx;
 
-	for (size_t a = 0; a < lx; a++)
-		for (size_t b = 0; b < ly; b++) {
-			const uint64_t *xa = X + a * W, *yb = Y + b * W;
+	for (size_t a = 0; a < lx; a++) {
+		const uint64_t *xa = X + a * W;
+		uint32_t all = 0, rest;
+
+		for (size_t k = 0; k < W; k++) {
+			sx[k] = s != NULL ? s[k] & xa[k] : xa[k];
+			all += (uint32_t)__builtin_popcountll(sx[k]);
+		}
+		rest = all;
+		for (size_t b = 0; b + 1 < ly; b++) {
+			const uint64_t *yb = Y + b * W;
 			uint32_t n = 0;
 
-			if (s == NULL)
-				for (size_t k = 0; k < W; k++)
-					n += (uint32_t)__builtin_popcountll(xa[k] & yb[k]);
-			else
-				for (size_t k = 0; k < W; k++)
-					n += (uint32_t)__builtin_popcountll(s[k] & xa[k] & yb[k]);
+			for (size_t k = 0; k < W; k++)
+				n += (uint32_t)__builtin_popcountll(sx[k] & yb[k]);
 			tab[a * ly + b] = n;
+			rest -= n;
 		}
+		tab[a * ly + ly - 1] = rest;
+	}
 }
 
 /* The bit path, when the non-empty strata are few enough for it to be cheaper. */

@@ -55,6 +55,7 @@ typedef struct ci_disc_ws {
 	size_t *rank;     /* bit path: sets_cap, strata in order of first row */
 	const uint64_t **ptr; /* bit path: sets_cap, each stratum's row set: in sets, a level's
 	                         own set, or NULL for all rows */
+	uint64_t *sx;     /* bit path: words, one stratum's rows at one level of x */
 } ci_disc_ws;
 
 /* What one stratum (or a sum of strata) adds to a discrete test. */
