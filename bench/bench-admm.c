@@ -9,7 +9,11 @@
  * names a folder holding X.csv and truth.csv, whose rows are cut into K contiguous equal
  * blocks.  Without TAG:K it runs B_d20_n256_s{1,2,3}:8, A_d50_n150_s1:10 and
  * A_d100_n300_s1:10.  Times exclude reading the files.  For single-threaded figures run
- * with OPENBLAS_NUM_THREADS=1. */
+ * with OPENBLAS_NUM_THREADS=1.
+ *
+ * bench-admm --settle [SEEDS] compares the fixed schedule with the settle rule (settle=10,
+ * OWL-QN) on simulated ER graphs (d edges, n = 3d rows, 10 contiguous clients) for
+ * d = 100 and 200 over SEEDS seeds (10): processor time and mean SHD of each. */
 #include "config.h"
 
 #include <math.h>
@@ -25,9 +29,12 @@
 #include "fedbn/notears.h"
 #include "fedbn/csv.h"
 #include "fedbn/metrics.h"
+#include "fedbn/sim.h"
 
 /* The W-step solver chosen on the command line. */
 static enum fb_admm_solver bench_solver = FB_ADMM_SUBGRADIENT;
+/* The settle rule of the runs (0: the paper's fixed schedule). */
+static size_t bench_settle;
 
 /* What one run produced. */
 typedef struct bench_result {
@@ -105,6 +112,7 @@ static int admm_run(const fb_dataset *ds, size_t K, gsl_matrix *W, bench_result 
 
 	fb_admm_options_init(&o);
 	o.solver = bench_solver;
+	o.settle = bench_settle;
 	memset(res, 0, sizeof *res);
 	if (c == NULL || B == NULL || clients_make(ds, K, &o, c, err) != FB_OK)
 		goto out;
@@ -199,6 +207,79 @@ static int bench_case(const char *dir, const char *spec, fb_error *err)
 	return status;
 }
 
+/* Run seeds 1..seeds of one size, fixed schedule then settle rule; print the comparison. */
+static int settle_size(size_t d, size_t seeds, fb_error *err)
+{
+	double cpu[2] = { 0, 0 }, shd[2] = { 0, 0 };
+	size_t rounds[2] = { 0, 0 };
+
+	for (size_t seed = 1; seed <= seeds; seed++) {
+		fb_sim_options so;
+		fb_dataset *ds;
+		fb_graph *truth;
+
+		fb_sim_options_init(&so);
+		so.d = d;
+		so.edges = d;
+		so.n = 3 * d;
+		so.seed = seed;
+		if (fb_sim_generate(&so, &ds, &truth, err) != FB_OK)
+			return FB_ERR;
+		for (int rule = 0; rule < 2; rule++) {
+			gsl_matrix *W = gsl_matrix_alloc(d, d);
+			char **names = fb_dataset_names(ds);
+			bench_result res;
+			fb_graph *est = NULL;
+			fb_metrics m;
+			int ret;
+
+			bench_settle = rule ? 10 : 0;
+			ret = admm_run(ds, 10, W, &res, err);
+			if (ret == FB_OK &&
+			    (est = fb_weights_to_dag(W, 0.3, names, NULL, err)) != NULL &&
+			    fb_metrics_compute(est, truth, &m, err) == FB_OK) {
+				cpu[rule] += res.cpu;
+				shd[rule] += (double)m.shd;
+				rounds[rule] += res.rounds;
+			} else {
+				ret = FB_ERR;
+			}
+			fb_graph_free(est);
+			fb_names_free(names, d);
+			gsl_matrix_free(W);
+			if (ret != FB_OK)
+				return FB_ERR;
+		}
+		fb_dataset_free(ds);
+		fb_graph_free(truth);
+	}
+	printf("d=%-3zu %zu seeds: fixed schedule cpu %.2f s, %.1f rounds, mean SHD %.2f; "
+	       "settle=10 cpu %.2f s, %.1f rounds, mean SHD %.2f; %.2fx faster (target >= 2x, "
+	       "SHD no worse)\n", d, seeds, cpu[0], (double)rounds[0] / (double)seeds,
+	       shd[0] / (double)seeds, cpu[1], (double)rounds[1] / (double)seeds,
+	       shd[1] / (double)seeds, cpu[0] / cpu[1]);
+	fflush(stdout);
+	bench_settle = 0;
+	return FB_OK;
+}
+
+/* The settle rule against the fixed schedule at d = 100 and 200. */
+static int settle_main(int argc, char **argv)
+{
+	size_t seeds = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : 10;
+	fb_error err = { { 0 } };
+
+	bench_solver = FB_ADMM_OWLQN;
+	if (seeds == 0)
+		seeds = 10;
+	for (size_t d = 100; d <= 200; d += 100)
+		if (settle_size(d, seeds, &err) != FB_OK) {
+			fprintf(stderr, "bench-admm: %s\n", err.msg);
+			return 1;
+		}
+	return 0;
+}
+
 /* Run the cases named on the command line, or the default set. */
 int main(int argc, char **argv)
 {
@@ -212,6 +293,8 @@ int main(int argc, char **argv)
 	int first = 1;
 
 	fb_gsl_install_handler();
+	if (argc > 1 && strcmp(argv[1], "--settle") == 0)
+		return settle_main(argc, argv);
 	if (argc > 1 && (strcmp(argv[1], "--owlqn") == 0 || strcmp(argv[1], "--lbfgsb") == 0)) {
 		bench_solver = strcmp(argv[1], "--owlqn") == 0 ? FB_ADMM_OWLQN : FB_ADMM_LBFGSB;
 		argv++;

@@ -1,8 +1,10 @@
 /* bench-csv: how fast fb_csv_read loads a large numeric file, and how much memory it needs.
  *
- * It writes a deterministic 1,000,000 x 20 numeric CSV (values with six decimals, about
- * 190 MB) into /tmp, times fb_csv_read on it (best of 3) and prints MB/s, then measures the
- * peak memory of one more load relative to the n x d double matrix it returns.
+ * It writes a deterministic 1,000,000 x 20 numeric CSV (values with 17 significant digits,
+ * as a full-precision writer prints doubles, about 390 MB) into /tmp, times fb_csv_read on it
+ * (best of 3) and prints MB/s beside the target, then measures the peak memory of one more
+ * load relative to the n x d double matrix it returns.  An argument sets a smaller row count
+ * (for profiling under an instruction counter).
  *
  * Memory method: the load runs in a forked child.  The child notes its resident set size
  * just before the read (from /proc/self/statm) and its peak resident set size just after
@@ -12,6 +14,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +26,12 @@
 
 #include "fedbn/csv.h"
 
-/* Rows and columns of the benchmark file. */
+/* Rows (by default) and columns of the benchmark file. */
 #define BENCH_ROWS 1000000
 #define BENCH_COLS 20
+
+/* Rows of the file being read. */
+static long bench_rows = BENCH_ROWS;
 
 /* Advance a 64-bit linear congruential generator and return its high bits. */
 static uint64_t lcg_next(uint64_t *s)
@@ -34,7 +40,7 @@ static uint64_t lcg_next(uint64_t *s)
 	return *s >> 24;
 }
 
-/* Append v / 1e6 with exactly six decimals at p (a fast, exact fixed-point print). */
+/* Append v / 1e14 with exactly fourteen decimals at p (a fast, exact fixed-point print). */
 static char *put_fixed(char *p, int64_t v)
 {
 	char digits[24];
@@ -46,8 +52,8 @@ static char *put_fixed(char *p, int64_t v)
 	do {
 		digits[n++] = (char)('0' + u % 10);
 		u /= 10;
-	} while (u > 0 || n < 7);
-	while (n > 6)
+	} while (u > 0 || n < 15);
+	while (n > 14)
 		*p++ = digits[--n];
 	*p++ = '.';
 	while (n > 0)
@@ -55,8 +61,8 @@ static char *put_fixed(char *p, int64_t v)
 	return p;
 }
 
-/* Write the benchmark file; returns its size in bytes, 0 on failure. */
-static size_t write_file(const char *path)
+/* Write the benchmark file of rows rows; returns its size in bytes, 0 on failure. */
+static size_t write_file(const char *path, long rows)
 {
 	FILE *fp = fopen(path, "w");
 	char line[BENCH_COLS * 24 + 2], *p;
@@ -68,13 +74,17 @@ static size_t write_file(const char *path)
 	for (int j = 0; j < BENCH_COLS; j++)
 		bytes += (size_t)fprintf(fp, j ? ",X%d" : "X%d", j + 1);
 	bytes += (size_t)fprintf(fp, "\n");
-	for (long i = 0; i < BENCH_ROWS; i++) {
+	for (long i = 0; i < rows; i++) {
 		p = line;
 		for (int j = 0; j < BENCH_COLS; j++) {
 			if (j > 0)
 				*p++ = ',';
-			/* values in (-1000, 1000) with six decimals */
-			p = put_fixed(p, (int64_t)(lcg_next(&s) % 2000000000) - 1000000000);
+			/* values of 17 significant digits: +-[100, 1000) with fourteen decimals */
+			uint64_t hi = lcg_next(&s), lo = lcg_next(&s);
+			int64_t v = (int64_t)(((hi << 24) ^ lo) % UINT64_C(90000000000000000)) +
+			            INT64_C(10000000000000000);
+
+			p = put_fixed(p, hi & 1 ? -v : v);
 		}
 		*p++ = '\n';
 		fwrite(line, 1, (size_t)(p - line), fp);
@@ -92,19 +102,24 @@ static double now(clockid_t clock)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Load the file once; exits on an error. */
-static fb_dataset *load(const char *path)
+/* Load the file once with threads threads (0: one per processor); exits on an error. */
+static fb_dataset *load(const char *path, size_t threads)
 {
 	fb_error err = { { 0 } };
-	fb_dataset *ds = fb_csv_read(path, NULL, NULL, &err);
+	fb_csv_options o;
+	fb_dataset *ds;
+
+	fb_csv_options_init(&o);
+	o.threads = threads;
+	ds = fb_csv_read(path, &o, NULL, &err);
 
 	if (ds == NULL) {
 		fprintf(stderr, "bench-csv: %s\n", err.msg);
 		exit(1);
 	}
-	if (ds->n != BENCH_ROWS || ds->d != BENCH_COLS) {
-		fprintf(stderr, "bench-csv: read %zu x %zu, expected %d x %d\n", ds->n, ds->d,
-		        BENCH_ROWS, BENCH_COLS);
+	if (ds->n != (size_t)bench_rows || ds->d != BENCH_COLS) {
+		fprintf(stderr, "bench-csv: read %zu x %zu, expected %ld x %d\n", ds->n, ds->d,
+		        bench_rows, BENCH_COLS);
 		exit(1);
 	}
 	return ds;
@@ -124,16 +139,51 @@ static long rss_kib(void)
 	return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* In a child: load once and send (rss before, peak rss after) in KiB through fd. */
-static void child_measure(const char *path, int fd)
+/* Reset the kernel's resident high-water mark of this process, where Linux allows it (a child
+ * otherwise starts with its parent's). */
+static void reset_peak(void)
 {
-	long before = rss_kib(), out[2];
-	struct rusage ru;
-	fb_dataset *ds = load(path);
+	FILE *fp = fopen("/proc/self/clear_refs", "w");
 
+	if (fp != NULL) {
+		fputs("5", fp);
+		fclose(fp);
+	}
+}
+
+/* The resident high-water mark (VmHWM) in KiB; -1 when unknown. */
+static long hwm_kib(void)
+{
+	FILE *fp = fopen("/proc/self/status", "r");
+	char line[256];
+	long v = -1;
+
+	if (fp == NULL)
+		return -1;
+	while (fgets(line, sizeof line, fp) != NULL)
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			v = atol(line + 6);
+	fclose(fp);
+	return v;
+}
+
+/* In a child: load once (the benchmark file when full, any file else) and send (rss before,
+ * peak rss after) in KiB through fd. */
+static void child_measure(const char *path, int fd, bool full)
+{
+	long before, out[2];
+	struct rusage ru;
+	fb_error err = { { 0 } };
+	fb_dataset *ds;
+
+	reset_peak();
+	before = rss_kib();
+	ds = full ? load(path, 0) : fb_csv_read(path, NULL, NULL, &err);
 	getrusage(RUSAGE_SELF, &ru);
 	out[0] = before;
-	out[1] = ru.ru_maxrss;
+	out[1] = hwm_kib();
+	if (out[1] < 0)
+		out[1] = ru.ru_maxrss;
 	if (write(fd, out, sizeof out) != (ssize_t)sizeof out)
 		_exit(1);
 	fb_dataset_free(ds);
@@ -141,7 +191,7 @@ static void child_measure(const char *path, int fd)
 }
 
 /* The peak memory a load adds, in bytes; -1 on failure. */
-static double peak_growth(const char *path)
+static double peak_growth(const char *path, bool full)
 {
 	int fds[2], status;
 	long got[2];
@@ -154,7 +204,7 @@ static double peak_growth(const char *path)
 		return -1;
 	if (pid == 0) {
 		close(fds[0]);
-		child_measure(path, fds[1]);
+		child_measure(path, fds[1], full);
 	}
 	close(fds[1]);
 	if (read(fds[0], got, sizeof got) != (ssize_t)sizeof got)
@@ -166,39 +216,119 @@ static double peak_growth(const char *path)
 	return (double)(got[1] - got[0]) * 1024.0;
 }
 
-/* Write the file, time three loads, measure the memory of a fourth. */
-int main(void)
-{
-	char path[128];
-	double best = 1e30, best_cpu = 1e30, matrix = (double)BENCH_ROWS * BENCH_COLS * sizeof(double), peak;
-	size_t bytes;
+/* Columns of the wide file and fields of the one-line file. */
+#define WIDE_COLS 100000
+#define LINE_FIELDS 5000000
 
-	snprintf(path, sizeof path, "/tmp/fedbn-bench-csv-%ld.csv", (long)getuid());
-	bytes = write_file(path);
-	if (bytes == 0) {
-		fprintf(stderr, "bench-csv: cannot write '%s'\n", path);
+/* Write the wide file (a header of WIDE_COLS names, two rows) or the one-line file (10 MB of
+ * one-digit fields); its size in bytes, 0 on failure. */
+static size_t write_shape(const char *path, bool wide)
+{
+	FILE *fp = fopen(path, "w");
+	size_t bytes = 0;
+
+	if (fp == NULL)
+		return 0;
+	if (wide)
+		for (int r = 0; r < 3; r++)
+			for (long j = 0; j < WIDE_COLS; j++)
+				bytes += (size_t)fprintf(fp, r == 0 ? "%sv%ld" : "%s%ld",
+				                         j ? "," : r ? "\n" : "",
+				                         r ? (j + r) % 7 : j);
+	else
+		for (long j = 0; j < LINE_FIELDS; j++)
+			bytes += (size_t)fprintf(fp, "%s%ld", j ? "," : "", j % 10);
+	bytes += (size_t)fprintf(fp, "\n");
+	return fclose(fp) == 0 ? bytes : 0;
+}
+
+/* The peak memory of refusing a one-line file, then the load time of a 100,000-column file
+ * (run first, while this process has no freed memory that a child could reuse unseen). */
+static int bench_shapes(const char *path)
+{
+	fb_error err = { { 0 } };
+	fb_dataset *ds;
+	double t0, t, peak;
+	size_t bytes = write_shape(path, false);
+
+	peak = bytes > 0 ? peak_growth(path, false) : -1;
+	if (peak < 0)
+		return 1;
+	printf("bench-csv: one line of %d fields (%.1f MB), refused: peak %.1f MB = %.2f x the "
+	       "file (target < 4 x)\n", LINE_FIELDS, (double)bytes / 1e6, peak / 1e6,
+	       peak / (double)bytes);
+	if (write_shape(path, true) == 0)
+		return 1;
+	t0 = now(CLOCK_PROCESS_CPUTIME_ID);
+	ds = fb_csv_read(path, NULL, NULL, &err);
+	t = now(CLOCK_PROCESS_CPUTIME_ID) - t0;
+	unlink(path);
+	if (ds == NULL) {
+		fprintf(stderr, "bench-csv: %s\n", err.msg);
 		return 1;
 	}
+	fb_dataset_free(ds);
+	printf("bench-csv: %d columns (header + 2 rows): load %.3f s CPU (target < 1 s)\n",
+	       WIDE_COLS, t);
+	return 0;
+}
+
+/* Time three loads of the file (bytes long) with threads threads (0: one per processor) and
+ * print the best wall and processor times. */
+static void time_loads(const char *path, size_t bytes, size_t threads)
+{
+	double best = 1e30, best_cpu = 1e30;
+
 	for (int k = 0; k < 3; k++) {
 		double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
-		fb_dataset *ds = load(path);
+		fb_dataset *ds = load(path, threads);
 		double t = now(CLOCK_MONOTONIC) - t0, c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
 
 		fb_dataset_free(ds);
 		best = t < best ? t : best;
 		best_cpu = c < best_cpu ? c : best_cpu;
 	}
-	peak = peak_growth(path);
+	/* CPU time too: on a shared machine the wall clock also counts other people's work; it
+	 * adds up every thread */
+	printf("bench-csv: fb_csv_read %ld x %d numeric (17 digits), %.1f MB, %s: best of 3 "
+	       "%.3f s, %.1f MB/s (target >= 500 MB/s); CPU time %.3f s (%.1f MB/s)\n",
+	       bench_rows, BENCH_COLS, (double)bytes / 1e6,
+	       threads == 1 ? "one thread" : "a thread per processor", best,
+	       (double)bytes / best / 1e6, best_cpu, (double)bytes / best_cpu / 1e6);
+}
+
+/* Write the file (argument: rows, default 1,000,000), time three loads, measure the memory of
+ * a fourth. */
+int main(int argc, char **argv)
+{
+	char path[128];
+	double matrix, peak;
+	size_t bytes;
+
+	if (argc > 1 && (bench_rows = atol(argv[1])) < 2) {
+		fprintf(stderr, "bench-csv: rows must be at least 2\n");
+		return 1;
+	}
+	matrix = (double)bench_rows * BENCH_COLS * sizeof(double);
+	snprintf(path, sizeof path, "/tmp/fedbn-bench-csv-%ld.csv", (long)getuid());
+	if (bench_shapes(path) != 0) {
+		fprintf(stderr, "bench-csv: cannot measure the wide and one-line files\n");
+		return 1;
+	}
+	bytes = write_file(path, bench_rows);
+	if (bytes == 0) {
+		fprintf(stderr, "bench-csv: cannot write '%s'\n", path);
+		return 1;
+	}
+	time_loads(path, bytes, 1);
+	time_loads(path, bytes, 0);
+	peak = peak_growth(path, true);
 	unlink(path);
-	/* CPU time too: on a shared machine the wall clock also counts other people's work */
-	printf("bench-csv: fb_csv_read %d x %d numeric, %.1f MB: best of 3 %.3f s, %.1f MB/s "
-	       "(CPU time %.3f s, %.1f MB/s)\n", BENCH_ROWS, BENCH_COLS, (double)bytes / 1e6,
-	       best, (double)bytes / best / 1e6, best_cpu, (double)bytes / best_cpu / 1e6);
 	if (peak < 0) {
 		fprintf(stderr, "bench-csv: cannot measure the peak memory\n");
 		return 1;
 	}
-	printf("bench-csv: peak memory of a load %.1f MB = %.2f x the %.1f MB matrix\n",
-	       peak / 1e6, peak / matrix, matrix / 1e6);
+	printf("bench-csv: peak memory of a load %.1f MB = %.2f x the %.1f MB matrix "
+	       "(target 1.0 x)\n", peak / 1e6, peak / matrix, matrix / 1e6);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench-common.h"
@@ -80,7 +81,8 @@ static void bench_one(const char *what, const fb_dataset *ds, const fb_graph *tr
 	fb_partition *part;
 	fb_run *run;
 	fb_graph *g;
-	double t0 = bench_now();
+	double t0 = bench_now(), c0 = bench_cpu_now();
+	struct rusage ru;
 
 	fb_split_options_init(&so);
 	so.shuffle = 0;
@@ -99,9 +101,13 @@ static void bench_one(const char *what, const fb_dataset *ds, const fb_graph *tr
 		print_round(run);
 	}
 	if ((g = fb_run_result(run, &err)) != NULL)
-		printf("%s: total %.3f s (rounds %.3f s), %zu rounds, %zu edges, SHD %zu\n", what,
-		       bench_now() - t0, run->seconds, fb_run_rounds(run), fb_graph_n_edges(g),
-		       paper_shd(g, truth));
+		printf("%s: total %.3f s (rounds %.3f s, CPU %.3f s), %zu rounds, %zu edges, "
+		       "SHD %zu\n", what, bench_now() - t0, run->seconds, bench_cpu_now() - c0,
+		       fb_run_rounds(run), fb_graph_n_edges(g), paper_shd(g, truth));
+	getrusage(RUSAGE_SELF, &ru);
+	if (ds->d >= 1000)
+		printf("%s: peak memory of the process %.1f MB (target: under 2 s and 300 MB)\n",
+		       what, (double)ru.ru_maxrss / 1024.0);
 	fb_graph_free(g);
 	fb_run_free(run);
 	fb_partition_free(part);

@@ -49,6 +49,13 @@ typedef struct fb_admm_options {
 	double gtol;       /* OWL-QN: stop once |pseudo-gradient|_2 < gtol max(1, |W|_F);
 	                      L-BFGS-B: once every gradient entry is at most gtol (1e-5, scipy's
 	                      pgtol); unused by NLopt */
+	size_t settle;     /* 0 (the default): the paper's schedule, to max_rounds or rho_max;
+	                      N > 0: also stop once h(W) <= settle_h and the edges of W (entries
+	                      beyond threshold) form a DAG that has stayed the same for N rounds
+	                      in a row */
+	double settle_h;   /* the h(W) at or below which the edges may be taken as settled (1e-6:
+	                      NOTEARS's 1e-8 is out of reach here, h levels off near it once the
+	                      l1 term and the capped rho1 balance) */
 } fb_admm_options;
 
 /* Fill opt with the defaults (values in the field comments): the paper's linear settings,

@@ -189,6 +189,10 @@ size_t fb_ci_n(const fb_ci *ci);
 void fb_ci_get_stats(const fb_ci *ci, fb_ci_stats *st);
 /* Forget every cached p-value (the counters stay). */
 void fb_ci_cache_clear(fb_ci *ci);
+/* Use the cache from now on (on), or neither look answers up nor keep them (off); answers
+ * already kept stay for when it is on again.  A test that is no dearer than its look-up
+ * (Fisher-z given the empty set: one correlation) is better left out of a cache. */
+void fb_ci_cache_set(fb_ci *ci, bool on);
 /* Name of a test: "auto", "fisher-z", "g2", "chi2". */
 const char *fb_ci_test_name(enum fb_ci_test test);
 

@@ -38,6 +38,8 @@ typedef struct fb_csv_options {
 	size_t max_levels;            /* FB_DISCRETE_AUTO: most levels of an integer column */
 	enum fb_na_policy na;         /* missing values */
 	fb_warn warn;                 /* warnings (constant columns, dropped rows) */
+	size_t threads;               /* threads reading a large plain numeric file (0: one per
+	                               * processor); the result does not depend on it */
 } fb_csv_options;
 
 /* What a read found besides the data. */

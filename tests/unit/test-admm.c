@@ -215,6 +215,8 @@ static void test_defaults(void **state)
 	assert_true(o.gamma1 == 1.75 && o.gamma2 == 1.25);
 	assert_true(o.lambda == 0.01 && o.rho_max == 1e16 && o.threshold == 0.3);
 	assert_int_equal(o.max_rounds, 200);
+	/* the settle rule is off unless asked for */
+	assert_int_equal(o.settle, 0);
 }
 
 /* (a) At the returned B the gradient S B - S + beta + rho2 (B - W) of the local objective
@@ -818,6 +820,29 @@ static void test_stopping(void **state)
 	check_stopping(&o, 62);
 }
 
+/* The settle rule stops the run once h is small and the edges have stayed the same (a DAG)
+ * for the given rounds, well before the fixed schedule's 197; when h is no bound, a wait of
+ * 20 rounds stops 15 rounds after a wait of 5 at least; with an h bound no run reaches it
+ * never fires. */
+static void test_settle(void **state)
+{
+	fb_admm_options o = options();
+	double rho[2];
+	size_t r5, r20;
+
+	(void)state;
+	o.settle = 5;
+	r5 = rounds_run(&o, rho);
+	assert_true(r5 > 5 && r5 < 197);
+	o.settle_h = 1;
+	r5 = rounds_run(&o, rho);
+	o.settle = 20;
+	r20 = rounds_run(&o, rho);
+	assert_true(r5 > 5 && r20 >= r5 + 15 && r20 < 197);
+	o.settle_h = 0;
+	assert_int_equal(rounds_run(&o, rho), 197);
+}
+
 /* Bad options, shapes and call orders are refused with a reason. */
 static void test_errors(void **state)
 {
@@ -989,6 +1014,7 @@ int main(void)
 		cmocka_unit_test(test_message_size),
 		cmocka_unit_test(test_multipliers_agree),
 		cmocka_unit_test(test_stopping),
+		cmocka_unit_test(test_settle),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_shared_data),
 	};

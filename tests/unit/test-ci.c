@@ -18,6 +18,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "fedbn/ci.h"
+#include "../../src/lib/stats/ci-private.h"
 
 /* Fail unless got equals want within tol (relative above 1, absolute below). */
 static void assert_near(double got, double want, double tol)
@@ -580,7 +581,79 @@ static void test_cache(void **state)
 	fb_ci_cache_clear(ci);
 	assert_true(fb_ci_pvalue(ci, 0, 1, S, 2, &fl) == p1);
 	assert_int_equal(fl & FB_CI_CACHED, 0);
+	/* with the cache off every query is computed and nothing is kept; back on, what was
+	 * kept before is found again and new answers are kept */
+	fb_ci_cache_set(ci, false);
+	assert_true(fb_ci_pvalue(ci, 0, 1, S, 2, &fl) == p1);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	fb_ci_pvalue(ci, 0, 2, NULL, 0, &fl);
+	fb_ci_cache_set(ci, true);
+	fb_ci_pvalue(ci, 0, 1, S, 2, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, FB_CI_CACHED);
+	fb_ci_pvalue(ci, 0, 2, NULL, 0, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	fb_ci_pvalue(ci, 0, 2, NULL, 0, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, FB_CI_CACHED);
 	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* The bit path (row sets, when the strata are few) gives the statistic, degrees of freedom
+ * and p-value of the row-by-row paths bit for bit, for G² and χ², on random tables of 2 to 4
+ * levels with conditioning sets of 0 to 5 variables, and counts the same strata (the adapted
+ * degrees of freedom depend on their number). */
+static void test_bits_path(void **state)
+{
+	static const enum fb_ci_test tests[] = { FB_CI_G2, FB_CI_CHI2 };
+	static const enum fb_ci_df dfs[] = { FB_CI_DF_ADJUSTED, FB_CI_DF_ADAPT };
+	size_t n = 700, d = 8, nlev[8];
+	fb_dataset *ds = fb_dataset_alloc(n, d);
+	uint64_t r = 12345;
+	fb_ci_options o;
+
+	(void)state;
+	for (size_t j = 0; j < d; j++)
+		nlev[j] = 2 + j % 3;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < d; j++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			/* skewed codes, so that some strata and cells stay empty */
+			ds->x[i * d + j] = (double)((r >> 33) % (nlev[j] * nlev[j]) / nlev[j]);
+		}
+	make_discrete(ds, nlev);
+	for (size_t t = 0; t < 4; t++) {
+		fb_ci *bits, *rows;
+		size_t S[5], used = 0;
+
+		fb_ci_options_init(&o);
+		o.test = tests[t % 2];
+		o.df = dfs[t / 2];
+		o.cache = false;
+		bits = fb_ci_alloc(ds, &o, NULL);
+		rows = fb_ci_alloc(ds, &o, NULL);
+		assert_non_null(bits);
+		assert_non_null(rows);
+		ci_bits_release(&rows->dws);
+		for (size_t q = 0; q < 300; q++) {
+			size_t x = q % d, y = (x + 1 + (q / d) % (d - 1)) % d, ns = q % 6, m = 0;
+			fb_ci_result a, b;
+
+			for (size_t v = 0; v < d && m < ns; v++)
+				if (v != x && v != y && (q >> v) % 3 != 0)
+					S[m++] = v;
+			assert_int_equal(fb_ci_test(bits, x, y, S, m, &a, NULL), FB_OK);
+			assert_int_equal(fb_ci_test(rows, x, y, S, m, &b, NULL), FB_OK);
+			assert_memory_equal(&a.stat, &b.stat, sizeof a.stat);
+			assert_memory_equal(&a.df, &b.df, sizeof a.df);
+			assert_memory_equal(&a.p, &b.p, sizeof a.p);
+			assert_int_equal(a.flags, b.flags);
+			used += bits->dws.bits != NULL;
+		}
+		if (used == 0)
+			printf("the bit path is not available on this machine\n");
+		fb_ci_free(bits);
+		fb_ci_free(rows);
+	}
 	fb_dataset_free(ds);
 }
 
@@ -673,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_discrete_small),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_order_free),
+		cmocka_unit_test(test_bits_path),
 		cmocka_unit_test(test_errors),
 	};
 

@@ -46,6 +46,9 @@ struct fb_admm_server {
 	double best_f;       /* the objective there (HUGE_VAL before any finite value) */
 	fb_dag_h_work *hw;   /* scratch of h(W) */
 	bool smooth_only;    /* leave the l1 term out of values and gradients (OWL-QN adds it) */
+	unsigned char *edges; /* d*d: the entries of W beyond threshold after the last round */
+	size_t same;         /* rounds in a row those edges have not changed */
+	bool settled;        /* the settle rule stopped the run */
 	bool eval_failed;    /* an objective evaluation met an overflowing exponential */
 	fb_error eval_err;   /* the reason of the first such failure */
 };
@@ -55,6 +58,8 @@ static int admm_options_check(const fb_admm_options *opt, fb_error *err)
 {
 	if (opt == NULL)
 		return fb_fail(err, "admm: no options given");
+	if (!(opt->settle_h >= 0 && isfinite(opt->settle_h)))
+		return fb_fail(err, "admm: 'settle_h' must be non-negative and finite");
 	if (!(opt->rho1 > 0 && isfinite(opt->rho1)))
 		return fb_fail(err, "admm: 'rho1' must be positive and finite");
 	if (!(opt->rho2 > 0 && isfinite(opt->rho2)))
@@ -341,6 +346,7 @@ void fb_admm_server_free(fb_admm_server *s)
 	free(s->x);
 	free(s->g);
 	free(s->best);
+	free(s->edges);
 	fb_dag_h_work_free(s->hw);
 	free(s);
 }
@@ -374,9 +380,10 @@ fb_admm_server *fb_admm_server_alloc(size_t d, size_t k, const fb_admm_options *
 	s->x = calloc(d * d, sizeof *s->x);
 	s->g = calloc(d * d, sizeof *s->g);
 	s->best = calloc(d * d, sizeof *s->best);
+	s->edges = calloc(d * d, sizeof *s->edges);
 	s->hw = fb_dag_h_work_alloc(d);
 	ok = s->W != NULL && s->beta != NULL && s->wbar != NULL && s->x != NULL &&
-	     s->g != NULL && s->best != NULL && s->hw != NULL;
+	     s->g != NULL && s->best != NULL && s->edges != NULL && s->hw != NULL;
 	for (size_t i = 0; ok && i < k; i++)
 		ok = (s->beta[i] = gsl_matrix_calloc(d, d)) != NULL;
 	if (!ok) {
@@ -582,6 +589,50 @@ static int server_w_solve(fb_admm_server *s, double *h, fb_admm_figures *fig, fb
 	return fb_dag_h(&Wv.matrix, s->hw, h, NULL, err);
 }
 
+/* True when the d x d edge marks have no directed cycle (Kahn's peeling of sources). */
+static bool edges_acyclic(const unsigned char *e, size_t d)
+{
+	size_t *indeg = fb_xcalloc(d > 0 ? d : 1, sizeof *indeg);
+	size_t *stack = fb_xmalloc((d > 0 ? d : 1) * sizeof *stack), top = 0, seen = 0;
+
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++)
+			indeg[j] += e[i * d + j] && i != j;
+	for (size_t j = 0; j < d; j++)
+		if (indeg[j] == 0)
+			stack[top++] = j;
+	while (top > 0) {
+		size_t i = stack[--top];
+
+		seen++;
+		for (size_t j = 0; j < d; j++)
+			if (e[i * d + j] && i != j && --indeg[j] == 0)
+				stack[top++] = j;
+	}
+	free(indeg);
+	free(stack);
+	return seen == d;
+}
+
+/* The settle rule after a round with h(W) = h: count the rounds the edges of W (entries
+ * beyond threshold) have stayed the same, and stop once they have for opt.settle rounds,
+ * form a DAG (so that no edge waits on the acyclicity to be decided) and h is small. */
+static void server_settle(fb_admm_server *s, double h)
+{
+	size_t dd = s->d * s->d;
+	bool same = s->round > 0;
+
+	for (size_t t = 0; t < dd; t++) {
+		unsigned char e = fabs(s->x[t]) > s->opt.threshold;
+
+		same = same && e == s->edges[t];
+		s->edges[t] = e;
+	}
+	s->same = same ? s->same + 1 : 0;
+	s->settled = s->opt.settle > 0 && h <= s->opt.settle_h && s->same >= s->opt.settle &&
+	             edges_acyclic(s->edges, s->d);
+}
+
 /* One server round: the W step (5), then alpha, the beta_k copies and both penalties. */
 int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_matrix *W_out,
                           fb_admm_figures *fig, fb_error *err)
@@ -604,6 +655,7 @@ int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_mat
 			gsl_matrix_set(s->W, i, j, s->x[i * s->d + j]);
 	}
 	server_figures_fill(s, B, h, fig);
+	server_settle(s, h);
 	s->alpha += s->rho1 * h;
 	for (size_t k = 0; k < s->k; k++)
 		admm_beta_step(s->beta[k], B[k], s->W, s->rho2);
@@ -615,10 +667,11 @@ int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_mat
 	return FB_OK;
 }
 
-/* True when the round limit is reached or both penalties are at rho_max. */
+/* True when the round limit is reached, both penalties are at rho_max, or (settle > 0) the
+ * edges have settled. */
 bool fb_admm_server_done(const fb_admm_server *s)
 {
-	return s->round >= s->opt.max_rounds ||
+	return s->round >= s->opt.max_rounds || s->settled ||
 	       (s->rho1 >= s->opt.rho_max && s->rho2 >= s->opt.rho_max);
 }
 

@@ -80,6 +80,7 @@ void fb_admm_options_from_params(const fb_params *p, fb_admm_options *o)
 	o->ftol_rel = 2.220446049250313e-09; /* scipy: factr 1e7 x machine epsilon */
 	o->max_eval = 15000;
 	o->gtol = 1e-5;
+	o->settle_h = 1e-6; /* h levels off near 1e-8, NOTEARS's own tolerance, out of reach */
 	o->rho1 = fb_params_double(p, "rho1");
 	o->rho2 = fb_params_double(p, "rho2");
 	o->gamma1 = fb_params_double(p, "gamma1");
@@ -88,6 +89,7 @@ void fb_admm_options_from_params(const fb_params *p, fb_admm_options *o)
 	o->rho_max = fb_params_double(p, "rho_max");
 	o->max_rounds = (size_t)fb_params_int(p, "max_rounds");
 	o->threshold = fb_params_double(p, "threshold");
+	o->settle = (size_t)fb_params_int(p, "settle");
 	o->solver = (enum fb_admm_solver)fb_params_choice(p, "solver");
 }
 
@@ -135,7 +137,7 @@ static int admm_step(fb_run *run, double *fig, fb_error *err)
 	return FB_OK;
 }
 
-/* Finished after max_rounds or when both penalties reached their cap. */
+/* Finished after max_rounds, when both penalties reached their cap, or when settled. */
 static bool admm_done(const fb_run *run)
 {
 	return fb_admm_server_done(((const admm_state *)run->state)->server);
@@ -197,6 +199,9 @@ static const fb_param_def admm_params[] = {
 	{ "rho_max", FB_PARAM_DOUBLE, "1e16", 1, 1e300, NULL, "a penalty grows only below this" },
 	{ "max_rounds", FB_PARAM_INT, "200", 1, 1e6, NULL, "most communication rounds" },
 	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1e6, NULL, "weights with |w| at most this are no edge" },
+	{ "settle", FB_PARAM_INT, "0", 0, 1e6, NULL,
+	  "0: the paper's schedule; N: also stop once h(W) <= 1e-6 and the edges beyond threshold "
+	  "form a DAG that has not changed for N rounds" },
 	{ "solver", FB_PARAM_CHOICE, "owlqn", 0, 0, admm_solvers,
 	  "W step: OWL-QN (L-BFGS that handles the l1 term exactly), NLopt's L-BFGS with the "
 	  "l1 subgradient, or L-BFGS-B with the l1 subgradient (the reference code's solver, "

@@ -41,6 +41,10 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
                         double *figure, fb_error *err)
 {
 	size_t d = st->c.d, nb = fedpc_bits_bytes(d);
+	fb_ci *ci = st->clients[k].ci;
+	/* Fisher-z given the empty set is one correlation: cheaper than its cache look-up */
+	bool layer0_fast = down->nd >= 1 && down->d[0] == 0 &&
+	                   fb_ci_kind(ci) == FB_CI_FISHER_Z;
 	fb_pc_level lv;
 	fb_graph *g;
 	int ret;
@@ -48,13 +52,21 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	if (down->nb != nb)
 		return fb_fail(err, "the skeleton has %zu bytes, not %zu", down->nb, nb);
 	g = fedpc_skel_unpack(down->b, d);
-	ret = fb_pc_skeleton_level(g, st->clients[k].ci, (size_t)down->d[0], &st->opt, NULL,
-	                           &lv, err);
+	if (layer0_fast)
+		fb_ci_cache_set(ci, false);
+	ret = fb_pc_skeleton_level(g, ci, (size_t)down->d[0], &st->opt, NULL, &lv, err);
+	if (layer0_fast)
+		fb_ci_cache_set(ci, true);
 	if (ret == FB_OK) {
 		fedpc_skel_pack(g, fb_msg_bytes(up, nb));
 		fb_msg_doubles(up, 0);
 		*figure = (double)lv.tests;
 	}
+	/* layer 0's answers (one per pair, d^2 / 2 of them) are never asked for by a later
+	 * layer, and FedOrien asks again only for the end pairs of unshielded triples: those
+	 * few are computed anew (the same bits) rather than all kept */
+	if (down->d[0] == 0)
+		fb_ci_cache_clear(ci);
 	fb_graph_free(g);
 	return ret;
 }

@@ -128,7 +128,10 @@ static int level_visit(level_ctx *c, fb_error *err)
 
 			if (!cl && !fb_graph_adjacent(c->g, i, j))
 				continue;
-			if ((m = candidates(c, i, j, frozen)) < c->level)
+			/* level 0 tests the empty set alone: no candidate list is needed, and
+			 * copying d - 2 candidates for each of d^2 pairs would cost O(d^3) */
+			m = c->level == 0 ? 0 : candidates(c, i, j, frozen);
+			if (m < c->level)
 				continue;
 			if (pair_test(c, i, j, m, cl, &indep, err) != FB_OK)
 				return FB_ERR;

@@ -22,6 +22,44 @@ bool fb_csv_is_missing(const char *s, size_t len);
 /* Parse exactly the len bytes at s as a finite decimal number ([+-]digits[.digits][e[+-]digits],
  * no spaces, no hex, no inf/nan) into *out, correctly rounded; false when s is not one. */
 bool fb_csv_number_parse(const char *s, size_t len, double *out);
+/* Parse the decimal number that starts at s and ends at the first byte (before end) that
+ * cannot continue it; *stop is that byte.  False when s starts no complete number. */
+bool fb_csv_number_scan(const char *s, const char *end, const char **stop, double *out);
+
+/* The distinct values of an integer column while it may still be discrete (FB_DISCRETE_AUTO). */
+typedef struct fb_csv_ints {
+	bool ok;      /* integers with at most max_levels distinct values so far */
+	double *v;    /* the distinct values, in increasing order (owned) */
+	size_t n;     /* entries used in v */
+	size_t cap;   /* room in v */
+} fb_csv_ints;
+
+/* Follow one more value: still an integer, still few distinct values (at most max_levels)? */
+void fb_csv_ints_add(fb_csv_ints *s, double v, size_t max_levels);
+/* Fold the values of from into s (the result does not depend on the order of folding). */
+void fb_csv_ints_merge(fb_csv_ints *s, const fb_csv_ints *from, size_t max_levels);
+/* Free the set's memory. */
+void fb_csv_ints_release(fb_csv_ints *s);
+
+/* The part of a numeric file after its first line, for the fast reader (csv-fast.c). */
+typedef struct fb_csv_fast {
+	int fd;              /* the open file */
+	long long start;     /* offset of the first byte after the first line */
+	long long size;      /* the file's size */
+	char delim;          /* the delimiter */
+	size_t d;            /* fields in every row */
+	size_t threads;      /* threads to use (0: one per processor) */
+	size_t max_levels;   /* most distinct values of an integer column that may be discrete */
+	fb_csv_ints *ints;   /* per column: the integer sets to extend (NULL: none tracked) */
+	double *x;           /* in: rows already read (n0 of them), out: every row; realloc'd */
+	size_t n;            /* in: rows already in x, out: all rows */
+} fb_csv_fast;
+
+/* Read every line after the first as d numbers into f->x, on several threads with the same
+ * result for any thread count.  FB_ERR when any line is not simply d numbers (a quote, a
+ * missing value, a blank, a wrong count) or on a read or memory failure: the caller then
+ * reads the file again the general way, which reports what is wrong. */
+int fb_csv_fast_read(fb_csv_fast *f);
 
 /* The delimiter of the first non-blank line of buf: the most frequent of comma, semicolon
  * and tab outside double quotes (comma on a tie or when there is none).  *complete is set

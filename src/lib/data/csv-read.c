@@ -7,12 +7,15 @@
  * renumbered, so that level order never depends on row order. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fedbn/csv.h"
 #include "csv-private.h"
@@ -40,10 +43,7 @@ struct label_set {
 struct column {
 	enum col_kind kind;    /* decided by the first non-missing value */
 	struct label_set set;  /* COL_TEXT: the labels seen in kept rows */
-	bool small_int;        /* FB_DISCRETE_AUTO: integers with few distinct values so far */
-	double *ints;          /* FB_DISCRETE_AUTO: the distinct values, in increasing order */
-	size_t nints;          /* entries used in ints */
-	size_t capints;        /* room in ints */
+	fb_csv_ints ints;      /* FB_DISCRETE_AUTO: integers with few distinct values so far? */
 	size_t missing;        /* missing values seen in this column */
 };
 
@@ -52,11 +52,14 @@ struct reader {
 	fb_csv_scan sc;         /* the tokeniser: position, delimiter, error state */
 	fb_csv_options opt;     /* the options in force */
 	bool started;           /* the first row has been handled */
+	bool first_done;        /* the first row has ended (it is handled when a second begins) */
 	bool header;            /* the first row held the variable names */
-	fb_buf first;           /* first row: its fields, trimmed, each NUL-terminated */
-	size_t *first_off;      /* first row: where each field starts in first.data */
-	size_t *first_line;     /* first row: the line where each field began */
-	size_t first_cap;       /* room in first_off and first_line */
+	fb_buf first;           /* first row: its fields in order, trimmed, each NUL-terminated */
+	size_t first_n;         /* first row: fields kept */
+	size_t first_line0;     /* first row: the line where its first field began */
+	size_t *first_line;     /* first row: the line of each field; NULL while all are on
+	                         * first_line0 (only a quoted line feed moves a later one) */
+	size_t first_cap;       /* room in first_line */
 	size_t d;               /* columns, set by the first row */
 	char **names;           /* the d variable names (owned) */
 	struct column *col;     /* the d column states */
@@ -152,13 +155,12 @@ static void reader_release(struct reader *rd)
 		free(rd->names[j]);
 	for (size_t j = 0; rd->col != NULL && j < rd->d; j++) {
 		label_set_release(&rd->col[j].set);
-		free(rd->col[j].ints);
+		fb_csv_ints_release(&rd->col[j].ints);
 	}
 	free(rd->names);
 	free(rd->col);
 	free(rd->rowv);
 	free(rd->rowt);
-	free(rd->first_off);
 	free(rd->first_line);
 	fb_buf_release(&rd->first);
 	fb_buf_release(&rd->rowtext);
@@ -183,18 +185,41 @@ static bool keep_text(struct reader *rd, fb_buf *b, size_t *off, const char *s, 
 	return true;
 }
 
+/* Note that field j of the first row began on line, keeping per-field lines only once one
+ * differs from the first field's. */
+static void note_first_line(struct reader *rd, size_t j, size_t line)
+{
+	if (j == 0)
+		rd->first_line0 = line;
+	if (rd->first_line == NULL && line == rd->first_line0)
+		return;
+	if (j >= rd->first_cap) {
+		size_t old = rd->first_cap;
+
+		rd->first_cap = j < 16 ? 16 : 2 * j;
+		rd->first_line = fb_xreallocarray(rd->first_line, rd->first_cap, sizeof(size_t));
+		for (size_t k = old; k < j; k++)
+			rd->first_line[k] = rd->first_line0;
+		if (old == 0 && j > 0)
+			rd->first_line[0] = rd->first_line0;
+	}
+	rd->first_line[j] = line;
+}
+
+/* The line where field j of the first row began. */
+static size_t first_line_of(const struct reader *rd, size_t j)
+{
+	return rd->first_line != NULL && j < rd->first_cap ? rd->first_line[j] : rd->first_line0;
+}
+
 /* Keep a field of the first row until we know whether it holds names or data. */
 static void stash_first(struct reader *rd, const char *s, size_t len, size_t line)
 {
-	size_t j = rd->sc.nfield;
+	size_t j = rd->sc.nfield, off;
 
-	if (j == rd->first_cap) {
-		rd->first_cap = rd->first_cap == 0 ? 16 : 2 * rd->first_cap;
-		rd->first_off = fb_xreallocarray(rd->first_off, rd->first_cap, sizeof(size_t));
-		rd->first_line = fb_xreallocarray(rd->first_line, rd->first_cap, sizeof(size_t));
-	}
-	rd->first_line[j] = line;
-	keep_text(rd, &rd->first, &rd->first_off[j], s, len, line, j + 1);
+	note_first_line(rd, j, line);
+	if (keep_text(rd, &rd->first, &off, s, len, line, j + 1))
+		rd->first_n = j + 1;
 }
 
 /* Note a missing value in column j: an error, or a reason to drop the row. */
@@ -247,35 +272,51 @@ static void take_field(struct reader *rd, size_t j, const char *s, size_t len, s
 
 /* Follow an integer column of FB_DISCRETE_AUTO: still integers, still few values?  The
  * distinct values stay sorted, so that each value costs a binary search. */
-static void track_small_int(struct column *c, double v, size_t max_levels)
+void fb_csv_ints_add(fb_csv_ints *c, double v, size_t max_levels)
 {
-	size_t lo = 0, hi = c->nints;
+	size_t lo = 0, hi = c->n;
 
 	if (v != floor(v) || fabs(v) > 9007199254740992.0) {
-		c->small_int = false;
+		c->ok = false;
 		return;
 	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (c->ints[mid] < v)
+		if (c->v[mid] < v)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < c->nints && c->ints[lo] == v)
+	if (lo < c->n && c->v[lo] == v)
 		return;
-	if (c->nints == max_levels) {
-		c->small_int = false;
+	if (c->n == max_levels) {
+		c->ok = false;
 		return;
 	}
-	if (c->nints == c->capints) {
-		c->capints = c->capints == 0 ? 8 : 2 * c->capints;
-		c->ints = fb_xreallocarray(c->ints, c->capints, sizeof *c->ints);
+	if (c->n == c->cap) {
+		c->cap = c->cap == 0 ? 8 : 2 * c->cap;
+		c->v = fb_xreallocarray(c->v, c->cap, sizeof *c->v);
 	}
-	memmove(c->ints + lo + 1, c->ints + lo, (c->nints - lo) * sizeof *c->ints);
-	c->ints[lo] = v;
-	c->nints++;
+	memmove(c->v + lo + 1, c->v + lo, (c->n - lo) * sizeof *c->v);
+	c->v[lo] = v;
+	c->n++;
+}
+
+/* Fold the values of from into s: the union of the two sets, while it stays small. */
+void fb_csv_ints_merge(fb_csv_ints *s, const fb_csv_ints *from, size_t max_levels)
+{
+	if (!from->ok)
+		s->ok = false;
+	for (size_t k = 0; k < from->n && s->ok; k++)
+		fb_csv_ints_add(s, from->v[k], max_levels);
+}
+
+/* Free the set's memory. */
+void fb_csv_ints_release(fb_csv_ints *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof *s);
 }
 
 /* Make room for one more row in the value array. */
@@ -315,8 +356,8 @@ static void append_row(struct reader *rd)
 			row[j] = (double)label_set_add(&c->set, rd->rowtext.data + rd->rowt[j]);
 		} else {
 			row[j] = rd->rowv[j];
-			if (c->small_int)
-				track_small_int(c, row[j], rd->opt.max_levels);
+			if (c->ints.ok)
+				fb_csv_ints_add(&c->ints, row[j], rd->opt.max_levels);
 		}
 	}
 	rd->n++;
@@ -336,10 +377,10 @@ static void end_row(struct reader *rd)
 	rd->rowtext.len = 0;
 }
 
-/* The text of field j of the first row. */
-static const char *first_field(const struct reader *rd, size_t j)
+/* The first row's field after s (the fields are kept one after another). */
+static const char *first_next(const char *s)
 {
-	return rd->first.data + rd->first_off[j];
+	return s + strlen(s) + 1;
 }
 
 /* Does the first row hold names?  Forced by the options, else when any field is text. */
@@ -347,10 +388,11 @@ static bool first_is_header(const struct reader *rd)
 {
 	double v;
 
+	const char *s = rd->first.data;
+
 	if (rd->opt.header >= 0)
 		return rd->opt.header > 0;
-	for (size_t j = 0; j < rd->sc.nfield; j++) {
-		const char *s = first_field(rd, j);
+	for (size_t j = 0; j < rd->first_n; j++, s = first_next(s)) {
 		size_t len = strlen(s);
 
 		if (!fb_csv_is_missing(s, len) && !fb_csv_number_parse(s, len, &v))
@@ -363,14 +405,14 @@ static bool first_is_header(const struct reader *rd)
 static void names_from_header(struct reader *rd)
 {
 	struct label_set seen = { 0 };
+	const char *s = rd->first.data;
 
-	for (size_t j = 0; j < rd->d && !rd->sc.failed; j++) {
-		const char *s = first_field(rd, j);
+	for (size_t j = 0; j < rd->d && !rd->sc.failed; j++, s = first_next(s)) {
 		size_t k;
 
 		if (*s == '\0') {
 			read_fail(rd, "line %zu, column %zu: empty variable name",
-			          rd->first_line[j], j + 1);
+			          first_line_of(rd, j), j + 1);
 			break;
 		}
 		k = label_set_add(&seen, s);
@@ -439,31 +481,41 @@ static void setup_columns(struct reader *rd)
 		if (rd->opt.discrete == FB_DISCRETE_ALL)
 			c->kind = COL_TEXT;
 		if (rd->opt.discrete == FB_DISCRETE_AUTO && rd->opt.max_levels > 0)
-			c->small_int = true;
+			c->ints.ok = true;
 	}
 	if (rd->opt.discrete == FB_DISCRETE_LIST)
 		mark_listed(rd);
 }
 
-/* The first row is complete: decide header or data, set up the columns. */
+/* The first row is complete: note its width; nothing is built until a second row begins,
+ * so that a file of one long line costs no more than its text. */
+static void end_first(struct reader *rd)
+{
+	rd->first_done = true;
+	rd->d = rd->sc.nfield;
+	if (rd->d < 2)
+		read_fail(rd, "need at least 2 columns, found %zu", rd->d);
+}
+
+/* A second row begins: decide header or data for the first, set up the columns. */
 static void start_data(struct reader *rd)
 {
+	const char *s = rd->first.data;
+	size_t row_line = rd->sc.row_line, nfield = rd->sc.nfield;
+
 	rd->started = true;
-	rd->d = rd->sc.nfield;
-	if (rd->d < 2) {
-		read_fail(rd, "need at least 2 columns, found %zu", rd->d);
-		return;
-	}
 	rd->header = first_is_header(rd);
+	/* the first row is handled as if it had just ended */
+	rd->sc.row_line = rd->first_line0;
+	rd->sc.nfield = rd->first_n;
 	setup_columns(rd);
 	if (!rd->header)
-		for (size_t j = 0; j < rd->d && !rd->sc.failed; j++) {
-			const char *s = first_field(rd, j);
-
-			take_field(rd, j, s, strlen(s), rd->first_line[j]);
-		}
+		for (size_t j = 0; j < rd->d && !rd->sc.failed; j++, s = first_next(s))
+			take_field(rd, j, s, strlen(s), first_line_of(rd, j));
 	if (!rd->header && !rd->sc.failed)
 		end_row(rd);
+	rd->sc.row_line = row_line;
+	rd->sc.nfield = nfield;
 	fb_buf_release(&rd->first);
 }
 
@@ -534,19 +586,20 @@ static int compare_double(const void *a, const void *b)
 static int finish_int_column(struct reader *rd, fb_dataset *ds, size_t j)
 {
 	struct column *c = &rd->col[j];
-	char **levels = fb_xcalloc(c->nints, sizeof *levels);
+	char **levels = fb_xcalloc(c->ints.n, sizeof *levels);
 	int rc;
 
-	for (size_t k = 0; k < c->nints; k++)
-		levels[k] = fb_xasprintf("%" PRId64, (int64_t)c->ints[k]);
+	for (size_t k = 0; k < c->ints.n; k++)
+		levels[k] = fb_xasprintf("%" PRId64, (int64_t)c->ints.v[k]);
 	for (size_t i = 0; i < ds->n; i++) {
 		double *v = &ds->x[i * ds->d + j];
-		const double *at = bsearch(v, c->ints, c->nints, sizeof *c->ints, compare_double);
+		const double *at = bsearch(v, c->ints.v, c->ints.n, sizeof *c->ints.v,
+		                           compare_double);
 
-		*v = (double)(size_t)(at - c->ints);
+		*v = (double)(size_t)(at - c->ints.v);
 	}
-	rc = fb_dataset_set_levels(ds, j, levels, c->nints, rd->sc.err);
-	for (size_t k = 0; k < c->nints; k++)
+	rc = fb_dataset_set_levels(ds, j, levels, c->ints.n, rd->sc.err);
+	for (size_t k = 0; k < c->ints.n; k++)
 		free(levels[k]);
 	free(levels);
 	return rc;
@@ -567,19 +620,40 @@ static int finish_columns(struct reader *rd, fb_dataset *ds)
 	for (size_t j = 0; j < rd->d; j++) {
 		struct column *c = &rd->col[j];
 
-		if (fb_dataset_set_name(ds, j, rd->names[j], rd->sc.err) != FB_OK)
-			return FB_ERR;
+		/* the names are already known to be distinct and non-empty (names_from_header):
+		 * hand each over rather than check it against every other again */
+		free(ds->vars[j].name);
+		ds->vars[j].name = rd->names[j];
+		rd->names[j] = NULL;
 		ds->vars[j].missing = c->missing;
 		if (c->kind == COL_TEXT && finish_text_column(rd, ds, j) != FB_OK)
 			return FB_ERR;
-		if (c->kind == COL_NUMBER && c->small_int && finish_int_column(rd, ds, j) != FB_OK)
+		if (c->kind == COL_NUMBER && c->ints.ok && finish_int_column(rd, ds, j) != FB_OK)
 			return FB_ERR;
 	}
 	for (size_t j = 0; j < rd->d; j++)
 		if (column_constant(ds, j))
 			fb_warnf(&rd->opt.warn, "'%s': variable '%s' is constant", rd->sc.name,
-			         rd->names[j]);
+			         ds->vars[j].name);
 	return FB_OK;
+}
+
+/* The input held a single row: count it as the reader would (a header, a row, or a row
+ * dropped for a missing value) without building any column for it. */
+static void count_only_row(struct reader *rd)
+{
+	const char *s = rd->first.data;
+	bool missing = false;
+
+	rd->header = first_is_header(rd);
+	if (rd->header)
+		return;
+	for (size_t j = 0; j < rd->first_n && !missing; j++, s = first_next(s))
+		missing = fb_csv_is_missing(s, strlen(s));
+	if (missing && rd->opt.na == FB_NA_DROP)
+		rd->dropped = 1;
+	else
+		rd->n = 1;
 }
 
 /* Turn what was read into a dataset; NULL after an error. */
@@ -590,6 +664,8 @@ static fb_dataset *reader_finish(struct reader *rd)
 
 	if (rd->sc.failed)
 		return NULL;
+	if (rd->first_done && !rd->started)
+		count_only_row(rd);
 	if (rd->n < 2) {
 		if (rd->dropped > 0)
 			read_fail(rd, "need at least 2 rows, found %zu (%zu dropped for missing "
@@ -637,9 +713,11 @@ static void on_field(fb_csv_scan *sc, const char *s, size_t len, size_t line)
 {
 	struct reader *rd = sc->ctx;
 
-	if (!rd->started)
+	if (!rd->first_done)
 		stash_first(rd, s, len, line);
-	else if (sc->nfield < rd->d)
+	else if (!rd->started && (start_data(rd), rd->sc.failed))
+		return;
+	if (rd->started && sc->nfield < rd->d)
 		take_field(rd, sc->nfield, s, len, line);
 }
 
@@ -648,8 +726,8 @@ static void on_row(fb_csv_scan *sc)
 {
 	struct reader *rd = sc->ctx;
 
-	if (!rd->started)
-		start_data(rd);
+	if (!rd->first_done)
+		end_first(rd);
 	else
 		end_row(rd);
 }
@@ -694,13 +772,112 @@ fb_dataset *fb_csv_read_buffer(const char *buf, size_t len, const char *name,
 	return ds;
 }
 
-/* Read a dataset from a CSV file. */
+/* The first line of the open file fd (line end included) into *line; false when the file
+ * has no line end, or when the line holds a quote or a carriage return before its end, or
+ * nothing but blanks: such files are left to the general reader. */
+static bool fast_first_line(int fd, fb_buf *line)
+{
+	char chunk[64 * 1024];
+	const char *nl = NULL;
+	ssize_t got;
+
+	while (nl == NULL && (got = pread(fd, chunk, sizeof chunk, (off_t)line->len)) > 0) {
+		nl = memchr(chunk, '\n', (size_t)got);
+		fb_buf_append(line, chunk, nl != NULL ? (size_t)(nl - chunk) + 1 : (size_t)got);
+	}
+	if (nl == NULL || memchr(line->data, '"', line->len) != NULL)
+		return false;
+	for (size_t i = 0; i + 2 < line->len; i++)
+		if (line->data[i] == '\r')
+			return false;
+	for (size_t i = 0; i < line->len; i++)
+		if (strchr(" \t\r\n", line->data[i]) == NULL)
+			return true;
+	return false;
+}
+
+/* Read the file's first line the general way, set up the columns, and tell whether the rest
+ * may go to the fast reader (there is a rest, and no column is text). */
+static bool fast_start(struct reader *rd, int fd, long long size, size_t *start)
+{
+	fb_buf line = { 0 };
+	bool ok = fast_first_line(fd, &line) && (long long)line.len < size &&
+	          fb_csv_scan_buffer(&rd->sc, line.data, line.len) == FB_OK && rd->first_done;
+
+	*start = line.len;
+	fb_buf_release(&line);
+	if (!ok)
+		return false;
+	start_data(rd);
+	for (size_t j = 0; j < rd->d && !rd->sc.failed; j++)
+		if (rd->col[j].kind == COL_TEXT)
+			return false;
+	return !rd->sc.failed;
+}
+
+/* Read the rest of the file with the fast reader into rd's matrix. */
+static bool fast_rest(struct reader *rd, int fd, size_t start, long long size)
+{
+	fb_csv_fast f = { .fd = fd, .start = (long long)start, .size = size, .delim = rd->sc.delim,
+	                  .d = rd->d, .threads = rd->opt.threads,
+	                  .max_levels = rd->opt.max_levels, .x = rd->x, .n = rd->n };
+	bool ok;
+
+	f.ints = fb_xcalloc(rd->d, sizeof *f.ints);
+	for (size_t j = 0; j < rd->d; j++)
+		f.ints[j] = rd->col[j].ints;
+	ok = fb_csv_fast_read(&f) == FB_OK;
+	/* the sets may have moved; the matrix too */
+	for (size_t j = 0; j < rd->d; j++)
+		rd->col[j].ints = f.ints[j];
+	free(f.ints);
+	rd->x = f.x;
+	rd->n = f.n;
+	rd->cap = f.n;
+	if (!ok || rd->n == 0)
+		return false;
+	for (size_t j = 0; j < rd->d; j++)
+		if (rd->col[j].kind == COL_UNKNOWN)
+			rd->col[j].kind = COL_NUMBER;
+	return true;
+}
+
+/* Try the fast reader on a regular file: NULL, with nothing reported, when it gives up. */
+static fb_dataset *read_fast(const char *path, const fb_csv_options *opt, fb_csv_report *rep)
+{
+	struct reader rd;
+	fb_error quiet = { { 0 } };
+	fb_dataset *ds = NULL;
+	struct stat st;
+	size_t start;
+	int fd;
+
+	/* only a regular file: opening a pipe here would take what the general reader needs
+	 * (and could wait for a writer) */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (fd = open(path, O_RDONLY)) < 0)
+		return NULL;
+	reader_init(&rd, path, opt, &quiet);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    fast_start(&rd, fd, (long long)st.st_size, &start) &&
+	    fast_rest(&rd, fd, start, (long long)st.st_size))
+		ds = reader_finish(&rd);
+	if (ds != NULL)
+		reader_report(&rd, rep);
+	reader_release(&rd);
+	close(fd);
+	return ds;
+}
+
+/* Read a dataset from a CSV file: the fast reader when the file is plain numbers, else (or
+ * when it gives up) the general one. */
 fb_dataset *fb_csv_read(const char *path, const fb_csv_options *opt, fb_csv_report *rep,
                         fb_error *err)
 {
 	struct reader rd;
-	fb_dataset *ds = NULL;
+	fb_dataset *ds = read_fast(path, opt, rep);
 
+	if (ds != NULL)
+		return ds;
 	reader_init(&rd, path, opt, err);
 	if (fb_csv_scan_file(&rd.sc, path) == FB_OK)
 		ds = reader_finish(&rd);

@@ -112,73 +112,144 @@ static bool number_parse_slow(const char *s, size_t len, double *out)
 	return ok;
 }
 
-/* Parse a decimal number: the exact fast path (Clinger) when the digits fit in 53 bits and
- * the power of ten is exact, then the checked 80-bit path for up to 19 digits, else strtod. */
-bool fb_csv_number_parse(const char *s, size_t len, double *out)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + len, *digits;
-	uint64_t m = 0;
-	int ndig = 0, lost = 0;
-	long nfrac = 0, e = 0, e10;
-	bool neg = false;
+/* Below this, one more digit still fits in the 19 significant digits kept. */
+#define DIGITS_ROOM UINT64_C(1000000000000000000)
 
-	if (p < end && (*p == '+' || *p == '-'))
-		neg = *p++ == '-';
-	digits = p;
-	for (; p < end && (unsigned)(*p - '0') < 10; p++) {
-		if (ndig < 19) {
-			m = m * 10 + (unsigned)(*p - '0');
-			ndig += m != 0;
-		} else {
-			lost = 1;
-		}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The value of the 8 decimal digits at p into *v; false when any of the 8 bytes is not a
+ * digit.  The bytes are combined as one 64-bit word: pairs, then quads, then the 8. */
+static bool digits8(const unsigned char *p, uint64_t *v)
+{
+	uint64_t x;
+
+	memcpy(&x, p, sizeof x);
+	if (((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) |
+	     (((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) >> 4)) !=
+	    UINT64_C(0x3333333333333333))
+		return false;
+	x -= UINT64_C(0x3030303030303030);
+	x = x * 10 + (x >> 8);
+	x = ((x & UINT64_C(0x000000FF000000FF)) * (100 + (UINT64_C(1000000) << 32)) +
+	     ((x >> 16) & UINT64_C(0x000000FF000000FF)) * (1 + (UINT64_C(10000) << 32))) >> 32;
+	*v = x;
+	return true;
+}
+#else
+/* Without a little-endian word the digits go one at a time. */
+static bool digits8(const unsigned char *p, uint64_t *v)
+{
+	(void)p;
+	(void)v;
+	return false;
+}
+#endif
+
+/* Append the run of digits at p to *m, keeping the first 19 significant ones (*lost is set
+ * when any further digit is dropped); returns the end of the run.  Eight digits go at once
+ * while they all fit. */
+static const unsigned char *digit_run(const unsigned char *p, const unsigned char *end,
+                                      uint64_t *m, int *lost)
+{
+	uint64_t v, acc = *m;
+
+	/* eight at a time while all eight are kept: acc < 10^11 keeps acc below 10^19 */
+	while (end - p >= 8 && acc < UINT64_C(100000000000) && digits8(p, &v)) {
+		acc = acc * 100000000 + v;
+		p += 8;
 	}
+	for (; p < end && (unsigned)(*p - '0') < 10; p++) {
+		if (acc < DIGITS_ROOM)
+			acc = acc * 10 + (unsigned)(*p - '0');
+		else
+			*lost = 1;
+	}
+	*m = acc;
+	return p;
+}
+
+/* The digits of a decimal number: the first 19 significant digits in m, whether any were lost,
+ * the count after the point; NULL when there is no digit at all. */
+static const unsigned char *number_digits(const unsigned char *p, const unsigned char *end,
+                                          uint64_t *m, int *lost, long *nfrac)
+{
+	const unsigned char *digits = p;
+
+	*m = 0;
+	*lost = 0;
+	*nfrac = 0;
+	p = digit_run(p, end, m, lost);
 	if (p < end && *p == '.') {
 		const unsigned char *f = ++p;
 
-		for (; p < end && (unsigned)(*p - '0') < 10; p++) {
-			if (ndig < 19) {
-				m = m * 10 + (unsigned)(*p - '0');
-				ndig += m != 0;
-			} else {
-				lost = 1;
-			}
-		}
-		nfrac = p - f;
-		if (nfrac == 0 && f - 1 == digits)
-			return false;
+		p = digit_run(p, end, m, lost);
+		*nfrac = p - f;
+		if (*nfrac == 0 && f - 1 == digits)
+			return NULL;
 	} else if (p == digits) {
-		return false;
+		return NULL;
 	}
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		bool eneg = false;
+	return p;
+}
 
-		if (++p < end && (*p == '+' || *p == '-'))
-			eneg = *p++ == '-';
-		if (p == end || (unsigned)(*p - '0') >= 10)
-			return false;
-		for (; p < end && (unsigned)(*p - '0') < 10; p++)
-			if (e < 100000)
-				e = e * 10 + (*p - '0');
-		e = eneg ? -e : e;
-	}
-	if (p != end)
+/* An exponent e[+-]digits at p into *e (0 when there is none); NULL when malformed. */
+static const unsigned char *number_exponent(const unsigned char *p, const unsigned char *end,
+                                            long *e)
+{
+	bool eneg = false;
+
+	*e = 0;
+	if (p == end || (*p != 'e' && *p != 'E'))
+		return p;
+	if (++p < end && (*p == '+' || *p == '-'))
+		eneg = *p++ == '-';
+	if (p == end || (unsigned)(*p - '0') >= 10)
+		return NULL;
+	for (; p < end && (unsigned)(*p - '0') < 10; p++)
+		if (*e < 100000)
+			*e = *e * 10 + (*p - '0');
+	*e = eneg ? -*e : *e;
+	return p;
+}
+
+/* Scan a decimal number: the exact fast path (Clinger) when the digits fit in 53 bits and
+ * the power of ten is exact, then the checked 80-bit path for up to 19 digits, else strtod. */
+bool fb_csv_number_scan(const char *s, const char *end, const char **stop, double *out)
+{
+	const unsigned char *p = (const unsigned char *)s, *e_end = (const unsigned char *)end;
+	uint64_t m;
+	int lost;
+	long nfrac, e, e10;
+	bool neg = false;
+
+	if (p < e_end && (*p == '+' || *p == '-'))
+		neg = *p++ == '-';
+	p = number_digits(p, e_end, &m, &lost, &nfrac);
+	if (p == NULL || (p = number_exponent(p, e_end, &e)) == NULL)
 		return false;
+	*stop = (const char *)p;
 	e10 = e - nfrac;
 	if (lost)
-		return number_parse_slow(s, len, out);
+		return number_parse_slow(s, (size_t)((const char *)p - s), out);
 	if ((m <= (UINT64_C(1) << 53) || e10 == 0) && e10 >= -22 && e10 <= 22)
 		*out = e10 < 0 ? (double)m / pow10_exact[-e10] : (double)m * pow10_exact[e10];
 #ifdef HAVE_X87_LONG_DOUBLE
 	else if (!number_parse_extended(m, e10, out))
-		return number_parse_slow(s, len, out);
+		return number_parse_slow(s, (size_t)((const char *)p - s), out);
 #else
 	else
-		return number_parse_slow(s, len, out);
+		return number_parse_slow(s, (size_t)((const char *)p - s), out);
 #endif
 	if (neg)
 		*out = -*out;
 	return true;
+}
+
+/* Parse exactly the len bytes at s as a decimal number. */
+bool fb_csv_number_parse(const char *s, size_t len, double *out)
+{
+	const char *stop;
+
+	return fb_csv_number_scan(s, s + len, &stop, out) && stop == s + len;
 }
 
 /* The delimiter of the first non-blank line of buf, by counting outside quotes. */
@@ -413,7 +484,9 @@ static void scan_prefix(fb_csv_scan *sc, FILE *fp, char *chunk, fb_buf *pre)
 		fb_buf_append(pre, chunk, got);
 		if (sc->delim != 0)
 			complete = pre->len >= 3;
-		else
+		else if (memchr(chunk, '\n', got) != NULL || memchr(chunk, '\r', got) != NULL)
+			/* only a chunk with a line end can complete the line: a long first line
+			 * is not scanned again for every chunk */
 			fb_csv_delim_detect(pre->data, pre->len, &complete);
 	}
 }

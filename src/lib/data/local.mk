@@ -9,6 +9,7 @@ src_lib_data_libdata_la_SOURCES = \
 	src/lib/data/csv-private.h \
 	src/lib/data/csv-scan.c \
 	src/lib/data/csv-read.c \
+	src/lib/data/csv-fast.c \
 	src/lib/data/csv-write.c \
 	src/lib/data/graph-csv.c \
 	src/lib/data/sim.c \

@@ -150,28 +150,6 @@ fb_graph *fb_cpdag_from_dag(const fb_graph *dag, fb_error *err)
 	return out;
 }
 
-/* Dor & Tarsi's test for x in the alive part of a: no outgoing arc (outdeg counts them) and
- * every undirected neighbour adjacent to every other vertex adjacent to x; nb has room for d. */
-static bool dt_removable(const fb_graph *a, const bool *alive, const size_t *outdeg, size_t x,
-                         size_t *nb)
-{
-	size_t n = 0;
-
-	if (outdeg[x] > 0)
-		return false;
-	for (size_t y = 0; y < a->d; y++)
-		if (y != x && alive[y] && is_adj(a, x, y))
-			nb[n++] = y;
-	for (size_t p = 0; p < n; p++) {
-		if (!is_und(a, x, nb[p]))
-			continue;
-		for (size_t q = 0; q < n; q++)
-			if (q != p && !is_adj(a, nb[p], nb[q]))
-				return false;
-	}
-	return true;
-}
-
 /* Direct the undirected edges of g along the topological order of its directed part (index
  * order when that has a cycle). */
 static void orient_along_order(fb_graph *g)
@@ -197,51 +175,167 @@ static void orient_along_order(fb_graph *g)
 	free(rank);
 }
 
-/* Remove x from the alive part, directing its undirected edges into x in out. */
-static void dt_remove(const fb_graph *p, fb_graph *out, bool *alive, size_t *outdeg, size_t x)
+/* Dor and Tarsi's elimination in progress: the PDAG's adjacency lists, which vertices are
+ * left, and those worth testing (never tested, or a neighbour removed since their last
+ * test) waiting in a min-heap of indices. */
+typedef struct dt_state {
+	const fb_graph *p;  /* the PDAG */
+	size_t *start;      /* d + 1: where each vertex's neighbours begin in nbr */
+	size_t *nbr;        /* every vertex's neighbours (any mark), increasing */
+	bool *alive;        /* d: not removed yet */
+	size_t *outdeg;     /* d: arcs to vertices still alive */
+	bool *queued;       /* d: in the heap */
+	size_t *heap;       /* d: vertices to test, smallest index on top */
+	size_t nheap;       /* vertices in the heap */
+	size_t *nb;         /* d: work space for one vertex's live neighbours */
+} dt_state;
+
+/* Dor & Tarsi's test for x: no outgoing arc to a vertex left and every undirected neighbour
+ * adjacent to every other neighbour left. */
+static bool dt_removable(dt_state *t, size_t x)
 {
-	alive[x] = false;
-	for (size_t y = 0; y < p->d; y++) {
-		if (!alive[y])
+	size_t n = 0;
+
+	if (t->outdeg[x] > 0)
+		return false;
+	for (size_t k = t->start[x]; k < t->start[x + 1]; k++)
+		if (t->alive[t->nbr[k]])
+			t->nb[n++] = t->nbr[k];
+	for (size_t a = 0; a < n; a++) {
+		if (!is_und(t->p, x, t->nb[a]))
+			continue;
+		for (size_t b = 0; b < n; b++)
+			if (b != a && !is_adj(t->p, t->nb[a], t->nb[b]))
+				return false;
+	}
+	return true;
+}
+
+/* Put x in the heap. */
+static void dt_push(dt_state *t, size_t x)
+{
+	size_t i = t->nheap++;
+
+	t->queued[x] = true;
+	while (i > 0 && t->heap[(i - 1) / 2] > x) {
+		t->heap[i] = t->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	t->heap[i] = x;
+}
+
+/* Take the smallest vertex out of the heap. */
+static size_t dt_pop(dt_state *t)
+{
+	size_t top = t->heap[0], x = t->heap[--t->nheap], i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= t->nheap)
+			break;
+		if (c + 1 < t->nheap && t->heap[c + 1] < t->heap[c])
+			c++;
+		if (t->heap[c] >= x)
+			break;
+		t->heap[i] = t->heap[c];
+		i = c;
+	}
+	if (t->nheap > 0)
+		t->heap[i] = x;
+	return top;
+}
+
+/* Build the adjacency lists and arc counts, and queue every vertex for a test. */
+static void dt_init(dt_state *t, const fb_graph *p)
+{
+	size_t d = p->d, dd = d > 0 ? d : 1, n = 0;
+
+	t->p = p;
+	t->start = fb_xmalloc((d + 1) * sizeof *t->start);
+	t->nbr = fb_xmalloc((2 * fb_graph_n_edges(p) + 1) * sizeof *t->nbr);
+	t->alive = fb_xmalloc(dd * sizeof *t->alive);
+	t->outdeg = fb_xcalloc(dd, sizeof *t->outdeg);
+	t->queued = fb_xcalloc(dd, sizeof *t->queued);
+	t->heap = fb_xmalloc(dd * sizeof *t->heap);
+	t->nb = fb_xmalloc(dd * sizeof *t->nb);
+	t->nheap = 0;
+	for (size_t i = 0; i < d; i++) {
+		t->start[i] = n;
+		t->alive[i] = true;
+		for (size_t j = 0; j < d; j++) {
+			if (j != i && is_adj(p, i, j))
+				t->nbr[n++] = j;
+			t->outdeg[i] += is_arc(p, i, j);
+		}
+	}
+	t->start[d] = n;
+	for (size_t i = 0; i < d; i++)
+		dt_push(t, i);
+}
+
+/* Remove x, directing its undirected edges into x in out; queue its neighbours for a new
+ * test (only they can have become removable). */
+static void dt_remove(dt_state *t, fb_graph *out, size_t x)
+{
+	const fb_graph *p = t->p;
+
+	t->alive[x] = false;
+	for (size_t k = t->start[x]; k < t->start[x + 1]; k++) {
+		size_t y = t->nbr[k];
+
+		if (!t->alive[y])
 			continue;
 		if (is_und(p, x, y))
 			fb_graph_set_directed(out, y, x, p->w[y * p->d + x]);
 		else if (is_arc(p, y, x))
-			outdeg[y]--;
+			t->outdeg[y]--;
+	}
+	for (size_t k = t->start[x]; k < t->start[x + 1]; k++) {
+		size_t y = t->nbr[k];
+
+		if (t->alive[y] && !t->queued[y])
+			dt_push(t, y);
 	}
 }
 
-/* A DAG extension of a PDAG (Dor & Tarsi), with the pcalg fallback. */
+/* Free the elimination's memory. */
+static void dt_release(dt_state *t)
+{
+	free(t->start);
+	free(t->nbr);
+	free(t->alive);
+	free(t->outdeg);
+	free(t->queued);
+	free(t->heap);
+	free(t->nb);
+}
+
+/* A DAG extension of a PDAG (Dor & Tarsi), with the pcalg fallback.  Each step removes the
+ * removable vertex of smallest index.  A vertex found not removable stays so until one of
+ * its neighbours goes, so only those are tested again: the smallest vertex of the heap that
+ * passes the test is the smallest removable one. */
 fb_graph *fb_cpdag_to_dag(const fb_graph *p, bool *fallback)
 {
-	size_t d = p->d, left = d;
+	size_t left = p->d;
 	fb_graph *out = fb_graph_copy(p);
-	bool *alive = fb_xmalloc((d > 0 ? d : 1) * sizeof *alive);
-	size_t *outdeg = fb_xcalloc(d > 0 ? d : 1, sizeof *outdeg);
-	size_t *nb = fb_xmalloc((d > 0 ? d : 1) * sizeof *nb);
+	dt_state t;
 
-	for (size_t i = 0; i < d; i++) {
-		alive[i] = true;
-		for (size_t j = 0; j < d; j++)
-			outdeg[i] += is_arc(p, i, j);
-	}
-	while (left > 0) {
-		size_t x = 0;
+	dt_init(&t, p);
+	while (left > 0 && t.nheap > 0) {
+		size_t x = dt_pop(&t);
 
-		while (x < d && !(alive[x] && dt_removable(p, alive, outdeg, x, nb)))
-			x++;
-		if (x == d)
-			break;
-		dt_remove(p, out, alive, outdeg, x);
+		t.queued[x] = false;
+		if (!dt_removable(&t, x))
+			continue;
+		dt_remove(&t, out, x);
 		left--;
 	}
 	if (fallback != NULL)
 		*fallback = left > 0;
 	if (left > 0)
 		orient_along_order(out);
-	free(alive);
-	free(outdeg);
-	free(nb);
+	dt_release(&t);
 	return out;
 }
 

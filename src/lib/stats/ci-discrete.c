@@ -111,12 +111,14 @@ int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	if (ws_alloc(&ci->dws, ds->n, ci->cmax) != FB_OK)
 		return fb_fail(err, "out of memory for tables of %zu levels", ci->cmax);
 	count_present(ci, ci->dws.rowm);
+	ci_bits_init(ci);
 	return FB_OK;
 }
 
 /* Free the discrete work space. */
 void ci_disc_ws_release(ci_disc_ws *w)
 {
+	ci_bits_release(w);
 	free(w->cube);
 	free(w->scnt);
 	free(w->ids);
@@ -208,12 +210,6 @@ static void strata_group(ci_disc_ws *w, size_t n, size_t nstr)
 	w->start[0] = 0;
 }
 
-/* What one stratum adds to the statistic and the degrees of freedom. */
-typedef struct stratum_sum {
-	double stat;      /* G² or χ² */
-	double df_adj;    /* adjusted degrees of freedom */
-	double empty;     /* empty cells of the c_x x c_y table */
-} stratum_sum;
 
 /* Fill the table of the rows order[lo..hi) and list the levels present. */
 static void stratum_fill(fb_ci *ci, size_t x, size_t y, size_t lo, size_t hi, size_t *nr,
@@ -246,12 +242,12 @@ static int cmp_u32(const void *a, const void *b)
 /* The statistic of one stratum's table tab (lx x ly cells, N rows of data) over the nr x
  * levels in w->nzr and the nc y levels in w->nzc (ascending), margins in w->rowm and
  * w->colm; sums in a fixed order so that every path gives the same bits. */
-static stratum_sum stratum_stat(const fb_ci *ci, const uint32_t *tab, size_t lx, size_t ly,
+static ci_stratum_sum stratum_stat(const fb_ci *ci, const uint32_t *tab, size_t lx, size_t ly,
                                 size_t nr, size_t nc, double N)
 {
 	const ci_disc_ws *w = &ci->dws;
 	size_t filled = 0;
-	stratum_sum out = { 0.0, 0.0, 0.0 };
+	ci_stratum_sum out = { 0.0, 0.0, 0.0 };
 
 	for (size_t p = 0; p < nr; p++) {
 		uint32_t a = w->nzr[p];
@@ -273,11 +269,11 @@ static stratum_sum stratum_stat(const fb_ci *ci, const uint32_t *tab, size_t lx,
 }
 
 /* Statistic of the rows order[lo..hi) (one stratum); clears what it filled. */
-static stratum_sum stratum_eval(fb_ci *ci, size_t x, size_t y, size_t lo, size_t hi)
+static ci_stratum_sum stratum_eval(fb_ci *ci, size_t x, size_t y, size_t lo, size_t hi)
 {
 	ci_disc_ws *w = &ci->dws;
 	size_t ly = ci->nlev[y], nr, nc;
-	stratum_sum out;
+	ci_stratum_sum out;
 
 	stratum_fill(ci, x, y, lo, hi, &nr, &nc);
 	qsort(w->nzr, nr, sizeof *w->nzr, cmp_u32);
@@ -365,15 +361,13 @@ static bool dense_reserve(ci_disc_ws *w, size_t cells)
 	return true;
 }
 
-/* Dense path: each row's stratum key (mixed radix over S) into order, then the counts; the
- * strata in order of first occurrence into ids; returns how many. */
-static size_t dense_count(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns)
-{
-	ci_disc_ws *w = &ci->dws;
-	const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
-	size_t lx = ci->nlev[x], ly = ci->nlev[y], nstr = 0;
-	uint32_t *key = w->order;
+/* Conditioning sets up to this size have their stratum keys computed row by row, in one pass
+ * with the counting; larger ones column by column first. */
+#define DENSE_FUSED_MAX 8
 
+/* Each row's stratum key (mixed radix over S, in 32 bits) into key, column by column. */
+static void dense_keys(const fb_ci *ci, const size_t *S, size_t ns, uint32_t *key)
+{
 	memset(key, 0, ci->n * sizeof *key);
 	for (size_t v = 0; v < ns; v++) {
 		const uint32_t *c = ci->codes + S[v] * ci->n;
@@ -382,23 +376,53 @@ static size_t dense_count(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t
 		for (size_t i = 0; i < ci->n; i++)
 			key[i] = key[i] * m + c[i];
 	}
-	for (size_t i = 0; i < ci->n; i++) {
-		uint32_t k = key[i];
+}
 
-		if (w->scnt[k]++ == 0)
+/* Dense path: count every row into its stratum's table; the strata in order of first
+ * occurrence into ids (scnt marks those seen); returns how many.  The key is the same
+ * 32-bit mixed radix whether it is built row by row or column by column. */
+static size_t dense_count(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns)
+{
+	ci_disc_ws *w = &ci->dws;
+	const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
+	const uint32_t *col[DENSE_FUSED_MAX];
+	uint32_t rad[DENSE_FUSED_MAX];
+	size_t lx = ci->nlev[x], ly = ci->nlev[y], nstr = 0;
+	bool fused = ns <= DENSE_FUSED_MAX;
+
+	if (fused)
+		for (size_t v = 0; v < ns; v++) {
+			col[v] = ci->codes + S[v] * ci->n;
+			rad[v] = (uint32_t)ci->nlev[S[v]];
+		}
+	else
+		dense_keys(ci, S, ns, w->order);
+	for (size_t i = 0; i < ci->n; i++) {
+		uint32_t k = 0;
+
+		if (fused)
+			for (size_t v = 0; v < ns; v++)
+				k = k * rad[v] + col[v][i];
+		else
+			k = w->order[i];
+		/* a flag, not a count: a count would chain the increments of rows of one
+		 * stratum one after another */
+		if (w->scnt[k] == 0) {
+			w->scnt[k] = 1;
 			w->ids[nstr++] = k;
+		}
 		w->cube[((size_t)k * lx + cx[i]) * ly + cy[i]]++;
 	}
 	return nstr;
 }
 
-/* Dense path: the statistic of the stratum whose lx x ly counts are at tab (N rows), in the
- * order of stratum_eval; clears tab. */
-static stratum_sum dense_stratum(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly, double N)
+/* The statistic of the stratum whose lx x ly counts are at tab, in the order of
+ * stratum_eval (its rows are the sum of its counts); clears tab. */
+ci_stratum_sum ci_disc_table(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly)
 {
 	ci_disc_ws *w = &ci->dws;
-	size_t nr = 0, nc = 0;
-	stratum_sum out;
+	size_t nr = 0, nc = 0, N = 0;
+	ci_stratum_sum out;
 
 	for (size_t a = 0; a < lx; a++)
 		for (size_t b = 0; b < ly; b++) {
@@ -406,12 +430,14 @@ static stratum_sum dense_stratum(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly,
 			w->colm[b] += tab[a * ly + b];
 		}
 	for (size_t a = 0; a < lx; a++)
+		N += w->rowm[a];
+	for (size_t a = 0; a < lx; a++)
 		if (w->rowm[a] > 0)
 			w->nzr[nr++] = (uint32_t)a;
 	for (size_t b = 0; b < ly; b++)
 		if (w->colm[b] > 0)
 			w->nzc[nc++] = (uint32_t)b;
-	out = stratum_stat(ci, tab, lx, ly, nr, nc, N);
+	out = stratum_stat(ci, tab, lx, ly, nr, nc, (double)N);
 	memset(tab, 0, lx * ly * sizeof *tab);
 	memset(w->rowm, 0, lx * sizeof *w->rowm);
 	memset(w->colm, 0, ly * sizeof *w->colm);
@@ -420,7 +446,7 @@ static stratum_sum dense_stratum(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly,
 
 /* Dense path over all strata; false (nothing done) when the table would be too large. */
 static bool dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
-                      stratum_sum *sum, size_t *nstr)
+                      ci_stratum_sum *sum, size_t *nstr)
 {
 	ci_disc_ws *w = &ci->dws;
 	size_t lx = ci->nlev[x], ly = ci->nlev[y];
@@ -431,8 +457,7 @@ static bool dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 	*nstr = dense_count(ci, x, y, S, ns);
 	for (size_t s = 0; s < *nstr; s++) {
 		uint32_t k = w->ids[s];
-		stratum_sum t = dense_stratum(ci, w->cube + (size_t)k * lx * ly, lx, ly,
-		                              (double)w->scnt[k]);
+		ci_stratum_sum t = ci_disc_table(ci, w->cube + (size_t)k * lx * ly, lx, ly);
 
 		sum->stat += t.stat;
 		sum->df_adj += t.df_adj;
@@ -444,7 +469,7 @@ static bool dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 
 /* Strata by hashing and grouping the rows, for tables too large for the dense path. */
 static void sparse_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
-                       stratum_sum *sum, size_t *nstr)
+                       ci_stratum_sum *sum, size_t *nstr)
 {
 	ci_disc_ws *w = &ci->dws;
 
@@ -459,7 +484,7 @@ static void sparse_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns
 		w->start[1] = (uint32_t)ci->n;
 	}
 	for (size_t s = 0; s < *nstr; s++) {
-		stratum_sum t = stratum_eval(ci, x, y, w->start[s], w->start[s + 1]);
+		ci_stratum_sum t = stratum_eval(ci, x, y, w->start[s], w->start[s + 1]);
 
 		sum->stat += t.stat;
 		sum->df_adj += t.df_adj;
@@ -472,7 +497,7 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                  fb_ci_result *res)
 {
 	double prod = 1.0;
-	stratum_sum sum = { 0.0, 0.0, 0.0 };
+	ci_stratum_sum sum = { 0.0, 0.0, 0.0 };
 	size_t nstr = 1;
 
 	memset(res, 0, sizeof *res);
@@ -481,7 +506,8 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 		prod *= (double)ci->nlev[S[v]];
 	if (disc_small(ci, x, y, prod, res))
 		return;
-	if (!dense_run(ci, x, y, S, ns, prod, &sum, &nstr))
+	if (!ci_bits_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
+	    !dense_run(ci, x, y, S, ns, prod, &sum, &nstr))
 		sparse_run(ci, x, y, S, ns, prod, &sum, &nstr);
 	res->stat = sum.stat;
 	res->df = disc_df(ci, x, y, ns, prod, nstr, sum.df_adj, sum.empty);

@@ -43,9 +43,27 @@ typedef struct ci_disc_ws {
 	uint32_t *nzr;    /* cmax: x levels present in the stratum */
 	uint32_t *nzc;    /* cmax: y levels present in the stratum */
 	uint32_t *cube;   /* dense path: prod_S c_v x c_x x c_y counts (kept zero between uses) */
-	uint32_t *scnt;   /* dense path: rows of each stratum (kept zero between uses) */
+	uint32_t *scnt;   /* dense path: 1 for each stratum seen (kept zero between uses) */
 	size_t cube_cap;  /* cells cube and scnt may hold (0 until first needed) */
+	uint64_t *bits;   /* bit path: per column and level, the rows holding it, words each
+	                     (NULL: no bit path) */
+	size_t words;     /* bit path: 64-bit words per row set, ceil(n / 64) */
+	size_t *bitoff;   /* bit path: d, where each column's sets start in bits */
+	uint64_t *sets;   /* bit path: the strata's row sets being built, sets_cap of them */
+	size_t sets_cap;  /* bit path: row sets sets may hold */
+	size_t *first;    /* bit path: sets_cap, first row of each stratum (for their order) */
+	size_t *rank;     /* bit path: sets_cap, strata in order of first row */
+	const uint64_t **ptr; /* bit path: sets_cap, each stratum's row set: in sets, a level's
+	                         own set, or NULL for all rows */
+	uint64_t *sx;     /* bit path: words, one stratum's rows at one level of x */
 } ci_disc_ws;
+
+/* What one stratum (or a sum of strata) adds to a discrete test. */
+typedef struct ci_stratum_sum {
+	double stat;      /* G² or χ² */
+	double df_adj;    /* adjusted degrees of freedom */
+	double empty;     /* empty cells of the c_x x c_y tables */
+} ci_stratum_sum;
 
 /* The test object. */
 struct fb_ci {
@@ -95,6 +113,19 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                  fb_ci_result *res);
 /* Free the discrete work space. */
 void ci_disc_ws_release(ci_disc_ws *ws);
+/* The statistic of one stratum whose lx x ly counts are at tab (kept zero between uses: it
+ * is cleared), summed in the one order every path uses. */
+ci_stratum_sum ci_disc_table(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly);
+
+/* Build the row sets of the bit path when the machine counts bits in one instruction and
+ * they take little memory; without them the bit path is never taken. */
+void ci_bits_init(fb_ci *ci);
+/* The bit path: when cheaper than counting row by row, add every stratum (in order of first
+ * row) to sum, their number to *nstr, and return true; false (nothing done) otherwise. */
+bool ci_bits_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
+                 ci_stratum_sum *sum, size_t *nstr);
+/* Free the bit path's memory. */
+void ci_bits_release(ci_disc_ws *w);
 
 /* Centre the columns of ds into a new n x d matrix (caller frees); NULL when out of memory. */
 gsl_matrix *ci_centred_copy(const fb_dataset *ds);

@@ -351,6 +351,12 @@ void fb_ci_get_stats(const fb_ci *ci, fb_ci_stats *st)
 	*st = ci->st;
 }
 
+/* Keep answers from now on, or not. */
+void fb_ci_cache_set(fb_ci *ci, bool on)
+{
+	ci->opt.cache = on;
+}
+
 /* Forget every cached answer. */
 void fb_ci_cache_clear(fb_ci *ci)
 {

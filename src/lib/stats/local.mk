@@ -8,7 +8,8 @@ src_lib_stats_libstats_la_SOURCES = \
 	src/lib/stats/ci.c \
 	src/lib/stats/ci-cache.c \
 	src/lib/stats/ci-fisher.c \
-	src/lib/stats/ci-discrete.c
+	src/lib/stats/ci-discrete.c \
+	src/lib/stats/ci-bits.c
 
 check_PROGRAMS += tests/unit/test-ci
 TESTS += tests/unit/test-ci
