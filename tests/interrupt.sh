@@ -2,7 +2,7 @@
 # Ctrl-C during a run (batch mode, no pane): the run stops at the end of the current round,
 # keeps its rounds, says it stopped (an error in batch mode, so the exit status is 1), and the
 # commands after it still run; a second Ctrl-C ends the program.  Ctrl-C also stops a long
-# gen and a long export, leaving the session and the file as they were.
+# gen, a long export and a long load, leaving the session and the file as they were.
 fedbn=${FEDBN:-./fedbn}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
@@ -101,4 +101,19 @@ grep -qx 'after-export' out3.txt || { echo "FAIL: export: the next command did n
 sleep 0.2
 pgrep -f 'gen er d=1500 edges=3000' >/dev/null &&
 	{ echo "FAIL: export: the drawing process is still running"; exit 1; }
-echo "PASS: Ctrl-C stopped the run after round $rounds, a gen and an export, and the session went on"
+
+# a load that never ends (a pipe fed without end): stopped, the earlier dataset kept
+mkfifo endless.csv || exit 99
+(while :; do seq 1 5000 | sed 's/$/,1,2/'; done) > endless.csv 2>/dev/null &
+writer=$!
+stop_after_start '^generated 5 rows' "gen er d=5 n=5 seed=9; load endless.csv; info;
+	echo after-load"
+kill "$writer" 2>/dev/null
+[ $status = 1 ] || { echo "FAIL: load: exit status $status, expected 1"; cat out3.txt; exit 1; }
+[ "$took" -le 5 ] || { echo "FAIL: load went on for $took s after Ctrl-C"; exit 1; }
+grep -qx 'error: load: stopped by Ctrl-C; the dataset is as it was' out3.txt ||
+	{ echo "FAIL: load: no stop message"; cat out3.txt; exit 1; }
+grep -qx 'dataset: gen er d=5 edges=5 n=5 seed=9 noise=gauss sem=linear' out3.txt ||
+	{ echo "FAIL: load: the earlier dataset was not kept"; cat out3.txt; exit 1; }
+grep -qx 'after-load' out3.txt || { echo "FAIL: load: the next command did not run"; exit 1; }
+echo "PASS: Ctrl-C stopped the run after round $rounds, a gen, an export and a load, and the session went on"

@@ -40,6 +40,8 @@ typedef struct fb_csv_options {
 	fb_warn warn;                 /* warnings (constant columns, dropped rows) */
 	size_t threads;               /* threads reading a large plain numeric file (0: one per
 	                               * processor); the result does not depend on it */
+	fb_cancel cancel;             /* asked between blocks of the file: when it says stop, the
+	                               * read fails with FB_CANCELLED_MSG (fn NULL: never) */
 } fb_csv_options;
 
 /* What a read found besides the data. */

@@ -7,6 +7,7 @@
 #include "fedbn/csv.h"
 #include "fedbn/dataset.h"
 #include "cmd.h"
+#include "interrupt.h"
 #include "files.h"
 #include "session.h"
 
@@ -60,7 +61,12 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	int dropped;
 
 	csv_options(ctx, &a->params, &o);
+	o.cancel = fb_interrupt_cancel();
+	fb_interrupt_begin();
 	ds = fb_csv_read(a->argv[0], &o, &rep, &err);
+	fb_interrupt_end();
+	if (ds == NULL && fb_interrupted())
+		return fb_cmd_error(ctx, "load: stopped by Ctrl-C; the dataset is as it was");
 	if (ds == NULL)
 		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_session_set_data(ctx->s, ds, a->argv[0], NULL, NULL, &dropped);

@@ -982,6 +982,56 @@ static void test_fifo(void **state)
 	unlink(path);
 }
 
+/* fb_cancel callback: counts its calls in ctx[0] and says stop from call ctx[1] on (0:
+ * never). */
+static bool cancel_after(void *ctx)
+{
+	size_t *c = ctx;
+
+	return ++c[0] >= c[1] && c[1] != 0;
+}
+
+/* A read that is asked to stop fails with the cancel message and builds nothing; one never
+ * asked reads the same data as without a cancel: both for a plain numeric file (the fast
+ * reader, several blocks of it) and for one with a quoted field (the general reader). */
+static void test_cancel(void **state)
+{
+	static const char *const heads[2] = { "a,b,c\n", "\"a\",b,c\n" };
+	fb_buf text = { 0 };
+	fb_csv_options o;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		size_t count[2] = { 0, 0 };
+		fb_error err = { { 0 } };
+		fb_dataset *plain, *ds;
+		const char *path;
+
+		text.len = 0;
+		fb_buf_append(&text, heads[k], strlen(heads[k]));
+		for (size_t i = 0; i < 200000; i++)
+			fb_buf_printf(&text, "%zu.25,%zu,-%zu.5\n", i, i % 7, i % 13);
+		path = tmp_file(0, "cancel.csv", text.data, text.len);
+		plain = fb_csv_read(path, NULL, NULL, &err);
+		assert_non_null(plain);
+		fb_csv_options_init(&o);
+		o.cancel = (fb_cancel){ cancel_after, count };
+		ds = fb_csv_read(path, &o, NULL, &err);
+		if (ds == NULL)
+			fail_msg("%s", err.msg);
+		assert_same_dataset(plain, ds);
+		assert_true(count[0] >= 2);
+		fb_dataset_free(ds);
+		count[0] = 0;
+		count[1] = 2;
+		assert_null(fb_csv_read(path, &o, NULL, &err));
+		assert_non_null(strstr(err.msg, FB_CANCELLED_MSG));
+		fb_dataset_free(plain);
+		unlink(path);
+	}
+	fb_buf_release(&text);
+}
+
 /* Next value of a 64-bit linear congruential generator (high bits). */
 static uint64_t lcg(uint64_t *s)
 {
@@ -1206,6 +1256,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
+		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_bom_crlf_blank),
 		cmocka_unit_test(test_quotes),

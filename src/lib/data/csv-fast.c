@@ -99,6 +99,10 @@ static void part_scan(struct part *p, line_fn fn)
 		size_t want = size - have, used;
 		ssize_t got;
 
+		if (fb_cancel_requested(p->f->cancel)) {
+			part_fail(p);
+			break;
+		}
 		if ((long long)want > p->to - at)
 			want = (size_t)(p->to - at);
 		got = pread(p->f->fd, buf + have, want, (off_t)at);

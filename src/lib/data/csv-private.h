@@ -53,6 +53,7 @@ typedef struct fb_csv_fast {
 	fb_csv_ints *ints;   /* per column: the integer sets to extend (NULL: none tracked) */
 	double *x;           /* in: rows already read (n0 of them), out: every row; realloc'd */
 	size_t n;            /* in: rows already in x, out: all rows */
+	const fb_cancel *cancel; /* asked before each block: stop gives up (NULL: never) */
 } fb_csv_fast;
 
 /* Read every line after the first as d numbers into f->x, on several threads with the same
@@ -94,6 +95,7 @@ typedef struct fb_csv_scan {
 	/* the end of a non-blank row of nfield fields */
 	void (*row)(struct fb_csv_scan *sc);
 	void *ctx;         /* the caller's state, for the callbacks */
+	const fb_cancel *cancel; /* asked before each chunk of a file (NULL: never) */
 } fb_csv_scan;
 
 /* Prepare sc for the input called name (in messages); delim 0 detects it. */

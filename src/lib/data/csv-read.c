@@ -745,6 +745,7 @@ static void reader_init(struct reader *rd, const char *name, const fb_csv_option
 	rd->sc.field = on_field;
 	rd->sc.row = on_row;
 	rd->sc.ctx = rd;
+	rd->sc.cancel = &rd->opt.cancel;
 }
 
 /* Tell the caller what the read found. */
@@ -820,7 +821,8 @@ static bool fast_rest(struct reader *rd, int fd, size_t start, long long size)
 {
 	fb_csv_fast f = { .fd = fd, .start = (long long)start, .size = size, .delim = rd->sc.delim,
 	                  .d = rd->d, .threads = rd->opt.threads,
-	                  .max_levels = rd->opt.max_levels, .x = rd->x, .n = rd->n };
+	                  .max_levels = rd->opt.max_levels, .x = rd->x, .n = rd->n,
+	                  .cancel = &rd->opt.cancel };
 	bool ok;
 
 	f.ints = fb_xcalloc(rd->d, sizeof *f.ints);

@@ -491,6 +491,15 @@ static void scan_prefix(fb_csv_scan *sc, FILE *fp, char *chunk, fb_buf *pre)
 	}
 }
 
+/* Whether the caller asked to stop; records FB_CANCELLED_MSG as the failure when so. */
+static bool scan_cancelled(fb_csv_scan *sc)
+{
+	if (!fb_cancel_requested(sc->cancel))
+		return false;
+	fb_csv_scan_fail(sc, FB_CANCELLED_MSG);
+	return true;
+}
+
 /* Stream fp through the tokeniser in fixed-size chunks. */
 static void scan_stream(fb_csv_scan *sc, FILE *fp)
 {
@@ -505,7 +514,8 @@ static void scan_stream(fb_csv_scan *sc, FILE *fp)
 	if (scan_start(sc, &p, pre.data + skip, pre.len - skip) == FB_OK) {
 		scan_feed(sc, &p, pre.data + skip, pre.len - skip);
 		fb_buf_release(&pre);
-		while (!sc->failed && (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0)
+		while (!sc->failed && !scan_cancelled(sc) &&
+		       (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0)
 			scan_feed(sc, &p, chunk, got);
 		if (ferror(fp))
 			fb_csv_scan_fail(sc, "%s", fb_csv_strerror(why, sizeof why, errno));
