@@ -82,6 +82,10 @@ int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_vie
  * view, with the same node positions: opts->layout, or one layout of the union of both. */
 int fb_export_compare(const fb_graph *const g[2], const fb_graph *truth,
                       const fb_export_opts *opts, const char *path, fb_error *err);
+/* fb_export_compare that cancel can stop, as fb_export_graph_cancellable. */
+int fb_export_compare_cancellable(const fb_graph *const g[2], const fb_graph *truth,
+                                  const fb_export_opts *opts, const char *path,
+                                  const fb_cancel *cancel, fb_error *err);
 
 /* fb_export_graph that cancel can stop (FB_CANCELLED_MSG in err, path left as it was): a
  * .png, .svg or .pdf is then laid out and rendered in a child process, which is killed when

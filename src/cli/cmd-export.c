@@ -388,8 +388,9 @@ static int export_compare(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 	const fb_graph *g[2];
 	fb_error err = { { 0 } };
 	fb_export_layout *made = NULL;
+	fb_cancel cancel = fb_interrupt_cancel();
 	fb_export_opts o;
-	int ret = FB_CMD_ERROR;
+	int ret = FB_CMD_ERROR, rc;
 
 	if (strcmp(extension(path), "csv") == 0)
 		return fb_cmd_error(ctx, "export: what=compare draws a picture, not a '.csv' file");
@@ -399,8 +400,15 @@ static int export_compare(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 		g[0] = pl[0].g;
 		g[1] = pl[1].g;
 		compare_facts(ctx->s, pl, &f);
-		o = picture_opts(p, &f, shared_layout(ctx, g[0], p, NULL, &made));
-		if (fb_export_compare(g, ctx->s->truth, &o, path, &err) != FB_OK)
+		fb_interrupt_begin();
+		o = picture_opts(p, &f, shared_layout(ctx, g[0], p, &cancel, &made));
+		rc = fb_interrupted() ? FB_ERR
+		                      : fb_export_compare_cancellable(g, ctx->s->truth, &o, path,
+		                                                      &cancel, &err);
+		fb_interrupt_end();
+		if (rc != FB_OK && fb_interrupted())
+			fb_cmd_error(ctx, "export: stopped by Ctrl-C; '%s' is as it was", path);
+		else if (rc != FB_OK)
 			fb_cmd_error(ctx, "%s", err.msg);
 		else
 			ret = FB_CMD_OK;

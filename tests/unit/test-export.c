@@ -831,6 +831,18 @@ static void test_compare(void **state)
 		assert_true(fabs(x1 - x0 - shift) < 1e-9 && y1 == y0);
 	}
 	free(svg);
+	{
+		int now = 0;
+		fb_cancel stop = { cancel_countdown, &now };
+		char want[320];
+
+		snprintf(file, sizeof file, "%s/stopped.svg", t->path);
+		assert_int_equal(fb_export_compare_cancellable(g, truth, &o, file, &stop, &err),
+		                 FB_ERR);
+		snprintf(want, sizeof want, "cannot export '%s': " FB_CANCELLED_MSG, file);
+		assert_string_equal(err.msg, want);
+		assert_int_equal(access(file, F_OK), -1);
+	}
 	g[1] = fb_graph_alloc(3);
 	assert_int_equal(fb_export_compare(g, truth, &o, file, &err), FB_ERR);
 	fb_graph_free((fb_graph *)g[1]);

@@ -974,8 +974,16 @@ int fb_export_graph_cancellable(const fb_graph *g, const fb_graph *truth,
 int fb_export_compare(const fb_graph *const g[2], const fb_graph *truth,
                       const fb_export_opts *opts, const char *file, fb_error *err)
 {
+	return fb_export_compare_cancellable(g, truth, opts, file, NULL, err);
+}
+
+/* fb_export_compare that cancel can stop. */
+int fb_export_compare_cancellable(const fb_graph *const g[2], const fb_graph *truth,
+                                  const fb_export_opts *opts, const char *file,
+                                  const fb_cancel *cancel, fb_error *err)
+{
 	fb_export_opts o = gv_opts(opts);
-	struct export_what w = { { g[0], g[1] }, truth, FB_VIEW_GRAPH, &o, NULL };
+	struct export_what w = { { g[0], g[1] }, truth, FB_VIEW_GRAPH, &o, cancel };
 
 	return export_file(&w, file, err);
 }
