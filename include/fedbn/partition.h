@@ -21,6 +21,8 @@ typedef struct fb_client {
 	fb_dataset *data; /* the client's dataset (owned) */
 	size_t *rows;     /* data->n global row ids, ascending (owned) */
 	size_t *cols;     /* data->d global variable ids, ascending (owned) */
+	char *label;      /* split by a column: the column's value this client holds, else
+	                     NULL (owned) */
 } fb_client;
 
 /* K clients over one dataset. */
@@ -94,6 +96,16 @@ void fb_split_options_init(fb_split_options *opt);
  * seed=2", "horizontal 3 sizes=30,30,40 shuffle=no seed=1". */
 fb_partition *fb_split(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
                        const fb_split_options *opt, fb_error *err);
+/* Split ds by its column named column: each distinct value becomes one client holding the
+ * rows with that value, and the column is removed.  *rest gets ds without the column (the
+ * caller frees it); the partition is over *rest (n, d, clients' cols are *rest's).  Clients
+ * are ordered by value: by level label (strcmp) for a discrete column, numerically for a
+ * continuous one; each client's label is its value and each holds its rows in file order.
+ * Refused: an unknown column, one with a single distinct value, a continuous one with more
+ * than 1000 distinct values, or a dataset with no other variable.  desc is
+ * "horizontal by=COLUMN". */
+fb_partition *fb_split_by(const fb_dataset *ds, const char *column, fb_dataset **rest,
+                          fb_error *err);
 /* Free a partition (NULL is fine). */
 void fb_partition_free(fb_partition *p);
 

@@ -29,6 +29,60 @@ static const fb_choice split_kinds[] = {
 	{ "hybrid", FB_SPLIT_HYBRID }, { 0 },
 };
 
+/* The parameters that make no sense with by=: the column's values decide the clients. */
+static const char *const split_by_excluded[] = {
+	"sizes", "alpha", "shuffle", "seed", "cols", "overlap", NULL,
+};
+
+/* Refuse the words and parameters split by= cannot take. */
+static int split_by_check(fb_cmd_ctx *ctx, fb_cmd_args *a, const char *col)
+{
+	if (a->argc > 0 && strcmp(a->argv[0], "horizontal") != 0)
+		return fb_cmd_error(ctx, "split: by= makes a horizontal split, not '%s'",
+		                    a->argv[0]);
+	if (a->argc > 1)
+		return fb_cmd_error(ctx, "split: by= takes no number of clients: each value of "
+		                         "'%s' is one client", col);
+	for (size_t i = 0; split_by_excluded[i] != NULL; i++) {
+		if (fb_params_given(&a->params, split_by_excluded[i]))
+			return fb_cmd_error(ctx, "split: '%s=' cannot go with by=: the values of "
+			                    "'%s' decide the clients", split_by_excluded[i], col);
+	}
+	return FB_CMD_OK;
+}
+
+/* split [horizontal] by=COLUMN: one client per value of the column, which is removed from
+ * the session's dataset. */
+static int exec_split_by(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	const char *col = fb_params_str(&a->params, "by");
+	fb_error err = { { 0 } };
+	fb_dataset *rest;
+	fb_partition *part;
+	char *source;
+	int dropped;
+
+	if (split_by_check(ctx, a, col) != FB_CMD_OK)
+		return FB_CMD_ERROR;
+	part = fb_split_by(ctx->s->data, col, &rest, &err);
+	if (part == NULL)
+		return fb_cmd_error(ctx, "split: %s", err.msg);
+	if (ctx->s->truth != NULL) { /* a truth always holds every variable, the column too */
+		fb_partition_free(part);
+		fb_dataset_free(rest);
+		return fb_cmd_error(ctx, "split: cannot split by '%s' while a truth over it is "
+		                    "loaded: the truth would no longer fit the variables, so load "
+		                    "the data without one first", col);
+	}
+	source = fb_xstrdup(ctx->s->data_source);
+	fb_session_set_data(ctx->s, rest, source, NULL, NULL, &dropped);
+	free(source);
+	fb_session_set_split(ctx->s, part);
+	fprintf(ctx->out, "split %zu rows x %zu variables over %zu clients (%s); '%s' is no "
+	        "longer a variable\n", part->n, part->d, part->k, part->desc, col);
+	return FB_CMD_OK;
+}
+
 /* split KIND K [key=value ...]: a new partition of the current dataset. */
 static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
@@ -37,10 +91,16 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_error err = { { 0 } };
 	fb_partition *part;
 	int64_t k;
-	enum fb_split_kind kind = (enum fb_split_kind)fb_cmd_word_value(&fb_cmd_split, a->argv[0]);
+	enum fb_split_kind kind;
 
 	if (ctx->s->data == NULL)
 		return fb_cmd_error(ctx, "split: no dataset: load a CSV file or generate one with gen");
+	if (fb_params_given(p, "by"))
+		return exec_split_by(ctx, a);
+	if (a->argc != 2)
+		return fb_cmd_error(ctx, "split: give the kind and the number of clients, as in "
+		                         "'split horizontal 3', or by=COLUMN");
+	kind = (enum fb_split_kind)fb_cmd_word_value(&fb_cmd_split, a->argv[0]);
 	if (fb_parse_int64(a->argv[1], &k) != FB_OK || k < 1)
 		return fb_cmd_error(ctx, "split: the number of clients must be a whole number >= 1, "
 		                         "not '%s'", a->argv[1]);
@@ -92,6 +152,8 @@ static int exec_clients(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		size_t disc = fb_dataset_n_discrete(ds);
 		fb_buf b = { 0 };
 
+		if (p->clients[c].label != NULL)
+			fb_buf_printf(&b, "[%s] ", p->clients[c].label);
 		client_columns(&b, p, c, 40);
 		fprintf(ctx->out, "%6zu %8zu %6zu %10zu %8zu  %s\n", c + 1, ds->n, ds->d,
 		        ds->d - disc, disc, b.data != NULL ? b.data : "");
@@ -114,24 +176,32 @@ static const fb_param_def split_params[] = {
 	  "vertical: column blocks \"a,b;c,d;...\" (quote it); default even blocks" },
 	{ "overlap", FB_PARAM_DOUBLE, "0.5", 0, 1, NULL,
 	  "hybrid: chance that a client also holds each variable it does not own" },
+	{ "by", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "one client per distinct value of this column, which is removed (no K)" },
 	{ 0 },
 };
 
 const fb_cmd_entry fb_cmd_split = {
-	.name = "split", .usage = "horizontal|vertical|hybrid K [key=value ...]",
+	.name = "split", .usage = "horizontal|vertical|hybrid K [key=value ...] | [horizontal] by=COLUMN",
 	.summary = "split the dataset across K virtual clients",
 	.help = "horizontal: K clients with disjoint rows and every column. vertical: K clients "
 	        "with every row and disjoint column blocks. hybrid: disjoint rows and "
 	        "overlapping column sets (every variable held by some client, at least two "
 	        "clients sharing one). Each client holds its own copy of its rows and columns. "
-	        "Impossible requests are refused with the reason.",
-	.min_args = 2, .max_args = 2, .words = split_kinds, .params = split_params,
+	        "Impossible requests are refused with the reason. by=COLUMN (the word "
+	        "horizontal optional, no K, none of sizes, alpha, shuffle, seed, cols, overlap): "
+	        "one client per distinct value of the column, ordered by level label for a "
+	        "discrete column and by value for a continuous one (at most 1000 values), each "
+	        "client with its rows in file order; the column leaves the session's dataset, "
+	        "and the split is refused while a truth is loaded, as the truth includes it.",
+	.min_args = 0, .max_args = 2, .words = split_kinds, .params = split_params,
 	.exec = exec_split,
 };
 
 const fb_cmd_entry fb_cmd_clients = {
 	.name = "clients", .usage = "", .summary = "show the clients of the current split",
 	.help = "One row per client: rows and columns held, how many are continuous and "
-	        "discrete, and the variable names (abbreviated when many).",
+	        "discrete, and the variable names (abbreviated when many), after the client's "
+	        "value in brackets for a split by a column.",
 	.min_args = 0, .max_args = 0, .exec = exec_clients,
 };

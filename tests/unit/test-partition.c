@@ -507,6 +507,114 @@ static void test_dataset(void **state)
 	fb_dataset_free(ds);
 }
 
+/* A 7 x 3 dataset whose middle column is a discrete site, levels "b", "a", "c" (code
+ * order), rows' sites b a b c a b a; the other cells are i * 1000 + j. */
+static fb_dataset *data_sites(void)
+{
+	static const double site[7] = { 0, 1, 0, 2, 1, 0, 1 };
+	char *levels[3] = { "b", "a", "c" };
+	fb_dataset *ds = data_make(7, 3);
+	fb_error err = { { 0 } };
+
+	for (size_t i = 0; i < 7; i++)
+		ds->x[i * 3 + 1] = site[i];
+	assert_int_equal(fb_dataset_set_name(ds, 1, "site", &err), FB_OK);
+	assert_int_equal(fb_dataset_set_levels(ds, 1, levels, 3, &err), FB_OK);
+	return ds;
+}
+
+/* by=: clients sorted by level label, rows in file order, the column gone, counts sum to n,
+ * the same result twice. */
+static void test_split_by_discrete(void **state)
+{
+	static const size_t want[3][3] = { { 1, 4, 6 }, { 0, 2, 5 }, { 3, 0, 0 } };
+	static const size_t nwant[3] = { 3, 3, 1 };
+	static const char *const label[3] = { "a", "b", "c" };
+	fb_dataset *ds = data_sites(), *rest, *rest2;
+	fb_error err = { { 0 } };
+	fb_partition *p = fb_split_by(ds, "site", &rest, &err), *q;
+	size_t total = 0;
+
+	(void)state;
+	assert_non_null(p);
+	assert_string_equal(p->desc, "horizontal by=site");
+	assert_int_equal(p->k, 3);
+	assert_int_equal(rest->d, 2);
+	assert_int_equal(fb_dataset_find(rest, "site"), -1);
+	check_client_data(p, rest);
+	check_rows_partition(p);
+	for (size_t c = 0; c < 3; c++) {
+		const fb_client *cl = &p->clients[c];
+
+		assert_string_equal(cl->label, label[c]);
+		assert_int_equal(cl->data->n, nwant[c]);
+		assert_int_equal(cl->data->d, 2);
+		assert_int_equal(fb_dataset_find(cl->data, "site"), -1);
+		for (size_t a = 0; a < nwant[c]; a++) {
+			assert_int_equal(cl->rows[a], want[c][a]);
+			assert_true(fb_dataset_get(cl->data, a, 1) == (double)(want[c][a] * 1000 + 2));
+		}
+		total += cl->data->n;
+	}
+	assert_int_equal(total, 7);
+	q = fb_split_by(ds, "site", &rest2, &err);
+	for (size_t c = 0; c < 3; c++)
+		assert_memory_equal(q->clients[c].data->x, p->clients[c].data->x,
+		                    nwant[c] * 2 * sizeof(double));
+	fb_partition_free(q);
+	fb_partition_free(p);
+	fb_dataset_free(rest2);
+	fb_dataset_free(rest);
+	fb_dataset_free(ds);
+}
+
+/* by= a continuous column: clients in numeric order, labelled by value. */
+static void test_split_by_continuous(void **state)
+{
+	static const double site[5] = { 10, -2.5, 10, 3, -2.5 };
+	fb_dataset *ds = data_make(5, 2), *rest;
+	fb_error err = { { 0 } };
+	fb_partition *p;
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++)
+		ds->x[i * 2] = site[i];
+	p = fb_split_by(ds, "X1", &rest, &err);
+	assert_non_null(p);
+	assert_int_equal(p->k, 3);
+	assert_string_equal(p->clients[0].label, "-2.5");
+	assert_string_equal(p->clients[1].label, "3");
+	assert_string_equal(p->clients[2].label, "10");
+	assert_int_equal(p->clients[0].rows[1], 4);
+	assert_int_equal(p->clients[2].rows[1], 2);
+	assert_string_equal(rest->vars[0].name, "X2");
+	check_client_data(p, rest);
+	fb_partition_free(p);
+	fb_dataset_free(rest);
+	fb_dataset_free(ds);
+}
+
+/* by= refusals: unknown column, one value, too many continuous values. */
+static void test_split_by_refusals(void **state)
+{
+	fb_dataset *ds = data_make(1001, 2), *rest = (fb_dataset *)1;
+	fb_error err = { { 0 } };
+
+	(void)state;
+	assert_null(fb_split_by(ds, "nope", &rest, &err));
+	assert_null(rest);
+	assert_string_equal(err.msg, "cannot split by 'nope': there is no such column");
+	assert_null(fb_split_by(ds, "X1", &rest, &err));
+	assert_string_equal(err.msg, "cannot split by 'X1': it is continuous with 1001 distinct "
+	                             "values (at most 1000), is it really a site column?");
+	for (size_t i = 0; i < 1001; i++)
+		ds->x[i * 2] = 4.0;
+	assert_null(fb_split_by(ds, "X1", &rest, &err));
+	assert_string_equal(err.msg, "cannot split by 'X1': it has only one value, so it would "
+	                             "make a single client");
+	fb_dataset_free(ds);
+}
+
 /* Run the partition tests. */
 int main(void)
 {
@@ -522,6 +630,9 @@ int main(void)
 		cmocka_unit_test(test_hybrid_forced_share),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_refusals_cols),
+		cmocka_unit_test(test_split_by_discrete),
+		cmocka_unit_test(test_split_by_continuous),
+		cmocka_unit_test(test_split_by_refusals),
 	};
 
 	fb_gsl_install_handler();

@@ -13,6 +13,8 @@
 
 /* Margin of the FedPC scheme: the last client keeps more than this many rows when n allows. */
 #define UNEVEN_MARGIN 100
+/* Most distinct values a continuous column may have to be split by. */
+#define BY_MAX_VALUES 1000
 
 /* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5. */
 void fb_split_options_init(fb_split_options *opt)
@@ -36,6 +38,7 @@ void fb_partition_free(fb_partition *p)
 		fb_dataset_free(p->clients[c].data);
 		free(p->clients[c].rows);
 		free(p->clients[c].cols);
+		free(p->clients[c].label);
 	}
 	free(p->clients);
 	free(p->desc);
@@ -599,5 +602,167 @@ fb_partition *fb_split(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
 		return NULL;
 	}
 	p->desc = desc_build(kind, k, opt);
+	return p;
+}
+
+/* Ascending comparison of two doubles, for qsort. */
+static int double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The distinct values of continuous column j, ascending, into vals; returns their count. */
+static size_t by_values_continuous(const fb_dataset *ds, size_t j, double *vals)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < ds->n; i++)
+		vals[i] = fb_dataset_get(ds, i, j);
+	qsort(vals, ds->n, sizeof *vals, double_cmp);
+	for (size_t i = 0; i < ds->n; i++) {
+		if (count == 0 || vals[i] != vals[count - 1])
+			vals[count++] = vals[i];
+	}
+	return count;
+}
+
+/* The level codes discrete column j uses, sorted by label, into vals; returns their count. */
+static size_t by_values_discrete(const fb_dataset *ds, size_t j, double *vals)
+{
+	const fb_var *v = &ds->vars[j];
+	unsigned char *seen = fb_xcalloc(v->nlevels, 1);
+	size_t count = 0;
+
+	for (size_t i = 0; i < ds->n; i++)
+		seen[(size_t)fb_dataset_get(ds, i, j)] = 1;
+	for (size_t l = 0; l < v->nlevels; l++) {
+		size_t at;
+
+		if (!seen[l])
+			continue;
+		at = count++;
+		while (at > 0 && strcmp(v->levels[(size_t)vals[at - 1]], v->levels[l]) > 0) {
+			vals[at] = vals[at - 1];
+			at--;
+		}
+		vals[at] = (double)l;
+	}
+	free(seen);
+	return count;
+}
+
+/* Which of the count sorted values v is (it is one of them). */
+static size_t by_value_index(const double *vals, size_t count, double v)
+{
+	for (size_t c = 0; c < count; c++) {
+		if (vals[c] == v)
+			return c;
+	}
+	return count;
+}
+
+/* Fill p's clients from the site values of column j of ds (vals, k of them, in client
+ * order): rows in file order, every column of rest. */
+static int by_fill(fb_partition *p, const fb_dataset *ds, const fb_dataset *rest, size_t j,
+                   const double *vals, fb_error *err)
+{
+	size_t k = p->k, *size = fb_xcalloc(k, sizeof *size), *of = fb_xcalloc(ds->n, sizeof *of);
+	int rc = FB_OK;
+
+	for (size_t i = 0; i < ds->n; i++)
+		size[of[i] = by_value_index(vals, k, fb_dataset_get(ds, i, j))]++;
+	for (size_t c = 0; c < k && rc == FB_OK; c++) {
+		size_t *rows = fb_xcalloc(size[c], sizeof *rows), at = 0;
+		fb_buf label = { NULL, 0, 0 };
+
+		for (size_t i = 0; i < ds->n; i++) {
+			if (of[i] == c)
+				rows[at++] = i;
+		}
+		if (ds->vars[j].kind == FB_DISCRETE)
+			fb_buf_printf(&label, "%s", ds->vars[j].levels[(size_t)vals[c]]);
+		else
+			fb_buf_printf(&label, "%g", vals[c]);
+		p->clients[c].label = label.data;
+		rc = client_fill(p, rest, c, rows, size[c], ids_all(rest->d), rest->d, err);
+	}
+	free(of);
+	free(size);
+	return rc;
+}
+
+/* Refuse a column that cannot name sites: one value only, or too many continuous ones. */
+static int by_check(const fb_dataset *ds, size_t j, size_t count, fb_error *err)
+{
+	const char *name = ds->vars[j].name;
+
+	if (count < 2)
+		return fb_fail(err, "cannot split by '%s': it has only one value, so it would "
+		               "make a single client", name);
+	if (ds->vars[j].kind == FB_CONTINUOUS && count > BY_MAX_VALUES)
+		return fb_fail(err, "cannot split by '%s': it is continuous with %zu distinct "
+		               "values (at most %d), is it really a site column?", name, count,
+		               BY_MAX_VALUES);
+	return FB_OK;
+}
+
+/* ds without its column j. */
+static fb_dataset *by_rest(const fb_dataset *ds, size_t j)
+{
+	size_t *keep = fb_xcalloc(ds->d, sizeof *keep), at = 0;
+	fb_dataset *rest;
+
+	for (size_t c = 0; c < ds->d; c++) {
+		if (c != j)
+			keep[at++] = c;
+	}
+	rest = fb_dataset_subset(ds, NULL, 0, keep, at);
+	free(keep);
+	return rest;
+}
+
+/* Split ds by the values of one of its columns. */
+fb_partition *fb_split_by(const fb_dataset *ds, const char *column, fb_dataset **rest,
+                          fb_error *err)
+{
+	int j = fb_dataset_find(ds, column);
+	double *vals;
+	size_t count;
+	fb_partition *p;
+	fb_buf desc = { NULL, 0, 0 };
+
+	*rest = NULL;
+	if (j < 0)
+		return fb_fail(err, "cannot split by '%s': there is no such column", column), NULL;
+	if (ds->d < 2)
+		return fb_fail(err, "cannot split by '%s': it is the only variable", column), NULL;
+	vals = fb_xcalloc(ds->n > 0 ? ds->n : 1, sizeof *vals);
+	count = ds->vars[j].kind == FB_DISCRETE ? by_values_discrete(ds, (size_t)j, vals)
+	                                        : by_values_continuous(ds, (size_t)j, vals);
+	if (by_check(ds, (size_t)j, count, err) != FB_OK) {
+		free(vals);
+		return NULL;
+	}
+	*rest = by_rest(ds, (size_t)j);
+	p = fb_xcalloc(1, sizeof *p);
+	p->kind = FB_SPLIT_HORIZONTAL;
+	p->k = count;
+	p->n = ds->n;
+	p->d = ds->d - 1;
+	p->clients = fb_xcalloc(count, sizeof *p->clients);
+	if (*rest == NULL || by_fill(p, ds, *rest, (size_t)j, vals, err) != FB_OK) {
+		if (*rest == NULL)
+			fb_fail(err, "cannot split by '%s': out of memory", column);
+		fb_partition_free(p);
+		fb_dataset_free(*rest);
+		*rest = NULL;
+		free(vals);
+		return NULL;
+	}
+	free(vals);
+	fb_buf_printf(&desc, "horizontal by=%s", column);
+	p->desc = desc.data;
 	return p;
 }
