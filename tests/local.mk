@@ -42,7 +42,8 @@ TRANSCRIPTS = \
 	tests/transcripts/files.fbn \
 	tests/transcripts/names.fbn \
 	tests/transcripts/ges.fbn \
-	tests/transcripts/sim.fbn
+	tests/transcripts/sim.fbn \
+	tests/transcripts/kci.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 
