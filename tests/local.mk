@@ -43,7 +43,8 @@ TRANSCRIPTS = \
 	tests/transcripts/names.fbn \
 	tests/transcripts/ges.fbn \
 	tests/transcripts/sim.fbn \
-	tests/transcripts/split-by.fbn
+	tests/transcripts/split-by.fbn \
+	tests/transcripts/kci.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

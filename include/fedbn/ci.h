@@ -1,8 +1,9 @@
-/* Conditional-independence tests (ALGORITHMS.md §6.4, §6.5): one object per dataset holds the
+/* Conditional-independence tests (ALGORITHMS.md §6.4–§6.6): one object per dataset holds the
  * sufficient statistics of a test and a cache of the p-values it has computed.
  *
  *   fisher-z  the correlation matrix and n (continuous, linear-Gaussian data);
- *   g2, chi2  the level codes and level counts of every column (discrete data).
+ *   g2, chi2  the level codes and level counts of every column (discrete data);
+ *   kci       the standardised columns (continuous data, nonlinear relations).
  *
  * A query is (x, y | S): the order of x and y and the order of S never matter, neither for
  * the value (the computation always uses x < y and S sorted) nor for the cache, whose key is
@@ -27,6 +28,12 @@
  * for v, occurring or not); df = 0 gives p = 1 or, by the zero_df setting,
  * p = 0 (FB_CI_ZERO_DF either way).
  *
+ * KCI.  Every column is standardised (z-score with n - 1); Gaussian kernels with
+ * causal-learn's empirical widths by n; unconditional: the HSIC statistic of the centred
+ * kernels; conditional: the kernels of [x, S/2] and y regressed on S's kernel with ridge
+ * 1e-3; p from the gamma approximation of the null (eigenvalues at or below 1e-5 of the
+ * largest dropped).  A constant variable leaves nothing to test: p = 1.  O(n^3) per test.
+ *
  * Not thread-safe: the cache and the work space change on every query; use one object per
  * thread (per client). */
 #ifndef FEDBN_CI_H
@@ -44,6 +51,7 @@ enum fb_ci_test {
 	FB_CI_FISHER_Z,  /* Fisher's z on the partial correlation (§6.4) */
 	FB_CI_G2,        /* likelihood-ratio G² (§6.5) */
 	FB_CI_CHI2,      /* Pearson's χ² (§6.5) */
+	FB_CI_KCI,       /* kernel conditional independence, gamma approximation (§6.6) */
 };
 
 /* Degrees of freedom of the discrete tests (§6.5). */
@@ -118,7 +126,8 @@ enum fb_ci_flag {
 /* One answer in full. */
 typedef struct fb_ci_result {
 	double p;       /* the p-value, in [0, 1] (NaN only with FB_CI_INVALID) */
-	double stat;    /* |T| for Fisher-z, G² or χ² for the discrete tests */
+	double stat;    /* |T| for Fisher-z, G² or χ² for the discrete tests, the statistic
+	                   for KCI */
 	double df;      /* degrees of freedom of a discrete test; 0 for Fisher-z */
 	double r;       /* Fisher-z: the partial correlation (clipped); NaN for the others */
 	unsigned flags; /* enum fb_ci_flag */
@@ -193,7 +202,7 @@ void fb_ci_cache_clear(fb_ci *ci);
  * already kept stay for when it is on again.  A test that is no dearer than its look-up
  * (Fisher-z given the empty set: one correlation) is better left out of a cache. */
 void fb_ci_cache_set(fb_ci *ci, bool on);
-/* Name of a test: "auto", "fisher-z", "g2", "chi2". */
+/* Name of a test: "auto", "fisher-z", "g2", "chi2", "kci". */
 const char *fb_ci_test_name(enum fb_ci_test test);
 
 #endif

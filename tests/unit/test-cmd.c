@@ -138,7 +138,7 @@ static void test_complete_algo(void **state)
 	check_complete(&s, "set th", "threshold=|threads=");
 	assert_int_equal(fb_session_set_algo(&s, "voting:pc", &err), FB_OK);
 	check_complete(&s, "set vote=0.2 colliders=o", "colliders=order");
-	check_complete(&s, "set test=", "test=auto|test=fisher-z|test=g2|test=chi2");
+	check_complete(&s, "set test=", "test=auto|test=fisher-z|test=g2|test=chi2|test=kci");
 	check_complete(&s, "split horizontal 3 sizes=", "sizes=even|sizes=uneven|sizes=dirichlet");
 	check_complete(&s, "load x.csv discrete=a", "discrete=all|discrete=auto");
 	fb_session_release(&s);

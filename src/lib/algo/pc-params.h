@@ -12,7 +12,8 @@
 	{ "alpha", FB_PARAM_DOUBLE, "0.01", 0, 1, NULL, \
 	  "significance level: a pair is independent when p > alpha" }, \
 	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests, \
-	  "CI test; auto: fisher-z for continuous data, g2 for discrete data" }
+	  "CI test; auto: fisher-z for continuous data, g2 for discrete data; kci: kernel " \
+	  "test for nonlinear data (O(n^3) per test)" }
 
 /* The settings of the discrete tests. */
 #define PC_PARAMS_DISCRETE \

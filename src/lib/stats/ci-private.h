@@ -70,6 +70,7 @@ struct fb_ci {
 	fb_ci_options opt;    /* settings, with the test resolved (never AUTO) */
 	size_t d, n;          /* variables and rows */
 	double *corr;         /* Fisher-z: d x d correlation matrix, row-major */
+	gsl_matrix *kdata;    /* KCI: n x d standardised columns */
 	ci_fisher_ws fws;     /* Fisher-z work space */
 	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
 	size_t *nlev;         /* discrete: levels of each column */
@@ -126,6 +127,11 @@ bool ci_bits_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, doub
                  ci_stratum_sum *sum, size_t *nstr);
 /* Free the bit path's memory. */
 void ci_bits_release(ci_disc_ws *w);
+
+/* Standardise the columns of ds into ci->kdata for KCI; FB_ERR when out of memory. */
+int ci_kci_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
+/* KCI for x < y and sorted S. */
+void ci_kci_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res);
 
 /* Centre the columns of ds into a new n x d matrix (caller frees); NULL when out of memory. */
 gsl_matrix *ci_centred_copy(const fb_dataset *ds);

@@ -1,6 +1,6 @@
 /* The conditional-independence test object: settings, construction, canonical queries
- * (x < y, S sorted), the cache and the counters.  The tests themselves are in ci-fisher.c
- * and ci-discrete.c. */
+ * (x < y, S sorted), the cache and the counters.  The tests themselves are in ci-fisher.c,
+ * ci-discrete.c and ci-kci.c. */
 #include "config.h"
 
 #include <math.h>
@@ -35,6 +35,8 @@ const char *fb_ci_test_name(enum fb_ci_test test)
 		return "g2";
 	case FB_CI_CHI2:
 		return "chi2";
+	case FB_CI_KCI:
+		return "kci";
 	}
 	return "?";
 }
@@ -118,6 +120,8 @@ fb_ci *fb_ci_alloc(const fb_dataset *ds, const fb_ci_options *opt, fb_error *err
 	}
 	if (o.test == FB_CI_FISHER_Z)
 		ret = ci_fisher_init(ci, ds, err);
+	else if (o.test == FB_CI_KCI)
+		ret = ci_kci_init(ci, ds, err);
 	else
 		ret = ci_disc_init(ci, ds, err);
 	if (ret != FB_OK) {
@@ -179,6 +183,8 @@ void fb_ci_free(fb_ci *ci)
 	if (ci == NULL)
 		return;
 	free(ci->corr);
+	if (ci->kdata != NULL)
+		gsl_matrix_free(ci->kdata);
 	ci_fisher_ws_release(&ci->fws);
 	free(ci->codes);
 	free(ci->nlev);
@@ -273,6 +279,8 @@ int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_
 	}
 	if (ci->opt.test == FB_CI_FISHER_Z)
 		ci_fisher_run(ci, a, b, ci->sorted, ns, res);
+	else if (ci->opt.test == FB_CI_KCI)
+		ci_kci_run(ci, a, b, ci->sorted, ns, res);
 	else
 		ci_disc_run(ci, a, b, ci->sorted, ns, res);
 	if (res->flags & FB_CI_INVALID)

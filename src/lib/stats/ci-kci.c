@@ -1,0 +1,351 @@
+/* KCI, the kernel conditional-independence test (ALGORITHMS.md §6.6), with the gamma
+ * approximation of its null distribution and the empirical kernel widths.  Kernels come from
+ * a Gram matrix (dsyrk), the regression on Z from a Cholesky inverse, the null's traces from
+ * the eigen-decompositions of the two residual kernels; every step is deterministic. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_linalg.h>
+
+#include "ci-private.h"
+
+/* The ridge of the regression on Z. */
+#define KCI_EPSILON 1e-3
+/* Eigenvalues at or below this fraction of the largest are dropped from the null. */
+#define KCI_EIG_CUT 1e-5
+
+/* Standardise every column of ds (z-score with n - 1; a constant column becomes 0). */
+int ci_kci_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
+{
+	gsl_matrix *X = ci_centred_copy(ds);
+
+	if (X == NULL)
+		return fb_fail(err, "out of memory for a %zu x %zu kernel test", ds->n, ds->d);
+	for (size_t j = 0; j < ds->d; j++) {
+		gsl_vector_view c = gsl_matrix_column(X, j);
+		double ss = 0.0;
+
+		for (size_t i = 0; i < ds->n; i++)
+			ss += gsl_vector_get(&c.vector, i) * gsl_vector_get(&c.vector, i);
+		if (ds->n > 1 && ss > 0.0)
+			gsl_vector_scale(&c.vector, 1.0 / sqrt(ss / (double)(ds->n - 1)));
+		else
+			gsl_vector_set_zero(&c.vector);
+	}
+	ci->kdata = X;
+	return FB_OK;
+}
+
+/* The empirical width of the unconditional test's kernel on one variable: 1 / w^2. */
+static double kci_theta_uncond(size_t n)
+{
+	double w = n < 200 ? 0.8 : n < 1200 ? 0.5 : 0.3;
+
+	return 1.0 / (w * w);
+}
+
+/* The empirical width of every kernel of the conditional test with dz conditioning
+ * variables: 1 / (w^2 dz). */
+static double kci_theta_cond(size_t n, size_t dz)
+{
+	double w = n < 200 ? 1.2 : n < 1200 ? 0.7 : 0.4;
+
+	return 1.0 / (w * w * (double)dz);
+}
+
+/* Centre K in place: H K H with H = I - 11'/n (K symmetric, full). */
+static void kci_centre(gsl_matrix *K)
+{
+	size_t n = K->size1;
+	double *mean = calloc(n, sizeof *mean), all = 0.0;
+
+	if (mean == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++)
+			mean[i] += gsl_matrix_get(K, i, j);
+		mean[i] /= (double)n;
+		all += mean[i];
+	}
+	all /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			gsl_matrix_set(K, i, j, gsl_matrix_get(K, i, j) - mean[i] - mean[j] + all);
+	free(mean);
+}
+
+/* The centred Gaussian kernel exp(-theta |a - b|^2 / 2) over the rows of the columns cols
+ * (nc of them, column k scaled by scale[k]) into K (n x n); FB_ERR when out of memory. */
+static int kci_kernel(const fb_ci *ci, const size_t *cols, const double *scale, size_t nc,
+                      double theta, gsl_matrix *K)
+{
+	size_t n = ci->n;
+	gsl_matrix *A = gsl_matrix_alloc(n, nc);
+
+	if (A == NULL)
+		return FB_ERR;
+	for (size_t k = 0; k < nc; k++)
+		for (size_t i = 0; i < n; i++)
+			gsl_matrix_set(A, i, k, scale[k] * gsl_matrix_get(ci->kdata, i, cols[k]));
+	gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, A, 0.0, K);
+	gsl_matrix_free(A);
+	for (size_t i = 0; i < n; i++) {
+		double gii = gsl_matrix_get(K, i, i);
+
+		for (size_t j = 0; j < i; j++) {
+			double sq = gii + gsl_matrix_get(K, j, j) - 2.0 * gsl_matrix_get(K, i, j);
+			double k = exp(-0.5 * theta * (sq > 0.0 ? sq : 0.0));
+
+			gsl_matrix_set(K, i, j, k);
+			gsl_matrix_set(K, j, i, k);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		gsl_matrix_set(K, i, i, 1.0);
+	kci_centre(K);
+	return FB_OK;
+}
+
+/* Sum over all entries of A o B. */
+static double kci_dot(const gsl_matrix *A, const gsl_matrix *B)
+{
+	double s = 0.0;
+
+	for (size_t i = 0; i < A->size1; i++)
+		for (size_t j = 0; j < A->size2; j++)
+			s += gsl_matrix_get(A, i, j) * gsl_matrix_get(B, i, j);
+	return s;
+}
+
+/* Trace of A. */
+static double kci_trace(const gsl_matrix *A)
+{
+	double s = 0.0;
+
+	for (size_t i = 0; i < A->size1; i++)
+		s += gsl_matrix_get(A, i, i);
+	return s;
+}
+
+/* The gamma approximation's p-value of stat with the null's mean and variance; 1 when the
+ * null is degenerate (a constant variable: nothing to test). */
+static double kci_gamma_p(double stat, double mean, double var)
+{
+	if (!(mean > 0.0 && var > 0.0 && isfinite(mean) && isfinite(var)))
+		return 1.0;
+	return gsl_cdf_gamma_Q(stat, mean * mean / var, var / mean);
+}
+
+/* Unconditional test of x and y into res; FB_ERR when out of memory. */
+static int kci_uncond(fb_ci *ci, size_t x, size_t y, fb_ci_result *res)
+{
+	size_t n = ci->n;
+	double one = 1.0, theta = kci_theta_uncond(n), nn = (double)n;
+	gsl_matrix *Kx = gsl_matrix_alloc(n, n), *Ky = gsl_matrix_alloc(n, n);
+	int ret = FB_ERR;
+
+	if (Kx != NULL && Ky != NULL && kci_kernel(ci, &x, &one, 1, theta, Kx) == FB_OK &&
+	    kci_kernel(ci, &y, &one, 1, theta, Ky) == FB_OK) {
+		double mean = kci_trace(Kx) * kci_trace(Ky) / nn;
+		double var = 2.0 * kci_dot(Kx, Kx) * kci_dot(Ky, Ky) / (nn * nn);
+
+		res->stat = kci_dot(Kx, Ky);
+		res->p = kci_gamma_p(res->stat, mean, var);
+		ret = FB_OK;
+	}
+	if (Kx != NULL)
+		gsl_matrix_free(Kx);
+	if (Ky != NULL)
+		gsl_matrix_free(Ky);
+	return ret;
+}
+
+/* R = eps (Kz + eps I)^-1 in place of Kz, by Cholesky; FB_ERR when not positive definite. */
+static int kci_regressor(gsl_matrix *Kz)
+{
+	int status;
+
+	for (size_t i = 0; i < Kz->size1; i++)
+		gsl_matrix_set(Kz, i, i, gsl_matrix_get(Kz, i, i) + KCI_EPSILON);
+	status = gsl_linalg_cholesky_decomp1(Kz);
+	if (status == 0)
+		status = gsl_linalg_cholesky_invert(Kz);
+	if (status != 0)
+		return FB_ERR;
+	gsl_matrix_scale(Kz, KCI_EPSILON);
+	return FB_OK;
+}
+
+/* K := R K R (R and K symmetric), tmp an n x n scratch matrix. */
+static void kci_residual(const gsl_matrix *R, gsl_matrix *K, gsl_matrix *tmp)
+{
+	gsl_blas_dsymm(CblasLeft, CblasLower, 1.0, K, R, 0.0, tmp);
+	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, R, tmp, 0.0, K);
+}
+
+/* K := Psi Psi' where Psi = U sqrt(lambda) over the eigenpairs of (K + K')/2 whose value is
+ * above KCI_EIG_CUT times the largest; tmp an n x n scratch matrix; FB_ERR when out of
+ * memory.  *top receives the largest eigenvalue. */
+static int kci_truncate(gsl_matrix *K, gsl_matrix *tmp, double *top)
+{
+	size_t n = K->size1, keep = 0;
+	gsl_vector *val = gsl_vector_alloc(n);
+	gsl_eigen_symmv_workspace *w = gsl_eigen_symmv_alloc(n);
+
+	if (val == NULL || w == NULL) {
+		if (val != NULL)
+			gsl_vector_free(val);
+		if (w != NULL)
+			gsl_eigen_symmv_free(w);
+		return FB_ERR;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < i; j++)
+			gsl_matrix_set(K, i, j, 0.5 * (gsl_matrix_get(K, i, j) + gsl_matrix_get(K, j, i)));
+	gsl_eigen_symmv(K, val, tmp, w);
+	gsl_eigen_symmv_sort(val, tmp, GSL_EIGEN_SORT_VAL_DESC);
+	*top = gsl_vector_get(val, 0);
+	while (keep < n && gsl_vector_get(val, keep) > KCI_EIG_CUT * *top)
+		keep++;
+	for (size_t a = 0; a < keep; a++) {
+		gsl_vector_view u = gsl_matrix_column(tmp, a);
+
+		gsl_vector_scale(&u.vector, sqrt(gsl_vector_get(val, a)));
+	}
+	gsl_matrix_set_zero(K);
+	if (keep > 0) {
+		gsl_matrix_const_view psi = gsl_matrix_const_submatrix(tmp, 0, 0, n, keep);
+
+		gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, &psi.matrix, 0.0, K);
+	}
+	gsl_vector_free(val);
+	gsl_eigen_symmv_free(w);
+	return FB_OK;
+}
+
+/* The null's mean tr(Omega) and variance 2 tr(Omega^2) from the truncated residual kernels
+ * A = Psi Psi' and B = Phi Phi' (lower triangles): Omega's traces are those of
+ * W W' = A o B. */
+static void kci_null_moments(const gsl_matrix *A, const gsl_matrix *B, double *mean,
+                             double *var)
+{
+	double m = 0.0, off = 0.0, diag2 = 0.0;
+
+	for (size_t i = 0; i < A->size1; i++) {
+		double c = gsl_matrix_get(A, i, i) * gsl_matrix_get(B, i, i);
+
+		m += c;
+		diag2 += c * c;
+		for (size_t j = 0; j < i; j++) {
+			double e = gsl_matrix_get(A, i, j) * gsl_matrix_get(B, i, j);
+
+			off += e * e;
+		}
+	}
+	*mean = m;
+	*var = 2.0 * (diag2 + 2.0 * off);
+}
+
+/* The four n x n matrices of a conditional test. */
+typedef struct kci_mats {
+	gsl_matrix *kx;  /* kernel of [x, z/2], then its residual */
+	gsl_matrix *ky;  /* kernel of y, then its residual */
+	gsl_matrix *kz;  /* kernel of z, then the regressor R */
+	gsl_matrix *tmp; /* scratch */
+} kci_mats;
+
+/* Free the matrices of a conditional test. */
+static void kci_mats_free(kci_mats *m)
+{
+	gsl_matrix *all[] = { m->kx, m->ky, m->kz, m->tmp };
+
+	for (size_t k = 0; k < 4; k++)
+		if (all[k] != NULL)
+			gsl_matrix_free(all[k]);
+}
+
+/* The centred kernels of [x, z/2], y and z; FB_ERR when out of memory. */
+static int kci_cond_kernels(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                            kci_mats *m)
+{
+	double theta = kci_theta_cond(ci->n, ns), one = 1.0;
+	size_t *cols = malloc((ns + 1) * sizeof *cols);
+	double *scale = malloc((2 * ns + 1) * sizeof *scale); /* [x, z/2], then z */
+	int ret = FB_ERR;
+
+	if (cols != NULL && scale != NULL) {
+		cols[0] = x;
+		scale[0] = 1.0;
+		for (size_t k = 0; k < ns; k++) {
+			cols[k + 1] = S[k];
+			scale[k + 1] = 0.5;
+			scale[ns + 1 + k] = 1.0;
+		}
+		if (kci_kernel(ci, cols, scale, ns + 1, theta, m->kx) == FB_OK &&
+		    kci_kernel(ci, &y, &one, 1, theta, m->ky) == FB_OK &&
+		    kci_kernel(ci, cols + 1, scale + ns + 1, ns, theta, m->kz) == FB_OK)
+			ret = FB_OK;
+	}
+	free(cols);
+	free(scale);
+	return ret;
+}
+
+/* Conditional test of x and y given S (ns >= 1) into res; FB_ERR when out of memory. */
+static int kci_cond(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                    fb_ci_result *res)
+{
+	size_t n = ci->n;
+	kci_mats m = { gsl_matrix_alloc(n, n), gsl_matrix_alloc(n, n), gsl_matrix_alloc(n, n),
+	               gsl_matrix_alloc(n, n) };
+	double mean, var, topx, topy;
+	int ret = FB_ERR;
+
+	if (m.kx == NULL || m.ky == NULL || m.kz == NULL || m.tmp == NULL ||
+	    kci_cond_kernels(ci, x, y, S, ns, &m) != FB_OK)
+		goto out;
+	ret = FB_OK;
+	if (kci_regressor(m.kz) != FB_OK) {
+		res->p = 1.0;
+		res->stat = 0.0;
+		goto out;
+	}
+	kci_residual(m.kz, m.kx, m.tmp);
+	kci_residual(m.kz, m.ky, m.tmp);
+	res->stat = kci_dot(m.kx, m.ky);
+	if (kci_truncate(m.kx, m.tmp, &topx) != FB_OK ||
+	    kci_truncate(m.ky, m.tmp, &topy) != FB_OK) {
+		ret = FB_ERR;
+		goto out;
+	}
+	kci_null_moments(m.kx, m.ky, &mean, &var);
+	res->p = topx > 0.0 && topy > 0.0 ? kci_gamma_p(res->stat, mean, var) : 1.0;
+out:
+	kci_mats_free(&m);
+	return ret;
+}
+
+/* KCI for x < y and sorted S. */
+void ci_kci_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res)
+{
+	int ret;
+
+	res->df = 0.0;
+	res->r = NAN;
+	res->flags = 0;
+	if (ns == 0)
+		ret = kci_uncond(ci, x, y, res);
+	else
+		ret = kci_cond(ci, x, y, S, ns, res);
+	if (ret != FB_OK) {
+		res->p = NAN;
+		res->stat = NAN;
+		res->flags = FB_CI_INVALID;
+	}
+}
