@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "fedbn/admm.h"
+#include "fedbn/csv.h"
+#include "fedbn/partition.h"
+#include "fedbn/sim.h"
 #include "fedbn/algo.h"
 #include "fedbn/fedpc.h"
 #include "fedbn/ges.h"
@@ -207,6 +210,45 @@ static void test_defaults_one_source(void **state)
 			free(name);
 		}
 	}
+}
+
+/* gen, split and load start from the library's option defaults: the defaults their tables
+ * show in help are the values fb_sim_options_init, fb_split_options_init and
+ * fb_csv_options_init give. */
+static void test_command_defaults(void **state)
+{
+	fb_params gen = fb_params_defaults(fb_cmd_gen.params);
+	fb_params split = fb_params_defaults(fb_cmd_split.params);
+	fb_params load = fb_params_defaults(fb_cmd_load.params);
+	fb_sim_options so;
+	fb_split_options sp;
+	fb_csv_options co;
+
+	(void)state;
+	fb_sim_options_init(&so);
+	fb_split_options_init(&sp);
+	fb_csv_options_init(&co);
+	assert_int_equal(fb_params_int(&gen, "d"), so.d);
+	assert_int_equal(fb_params_int(&gen, "n"), so.n);
+	assert_int_equal(fb_params_choice(&gen, "noise"), so.noise);
+	assert_int_equal(fb_params_choice(&gen, "sem"), so.sem);
+	assert_true(fb_params_double(&gen, "scale") == so.noise_scale);
+	assert_true(fb_params_double(&gen, "wmin") == so.wmin);
+	assert_true(fb_params_double(&gen, "wmax") == so.wmax);
+	assert_string_equal(fb_params_str(&split, "sizes"), "even");
+	assert_int_equal(sp.sizes, FB_SIZES_EVEN);
+	assert_true(fb_params_double(&split, "alpha") == sp.alpha);
+	assert_int_equal(fb_params_bool(&split, "shuffle"), sp.shuffle != 0);
+	assert_true(fb_params_double(&split, "overlap") == sp.overlap);
+	assert_int_equal(fb_params_choice(&load, "delim"), co.delim);
+	assert_int_equal(fb_params_choice(&load, "header"), co.header);
+	assert_int_equal(fb_params_int(&load, "levels"), co.max_levels);
+	assert_int_equal(fb_params_choice(&load, "na"), co.na);
+	assert_string_equal(fb_params_str(&load, "discrete"), "none");
+	assert_int_equal(co.discrete, FB_DISCRETE_NONE);
+	fb_params_release(&gen);
+	fb_params_release(&split);
+	fb_params_release(&load);
 }
 
 /* The words of text in order, one blank between each: what wrapping must keep. */
@@ -429,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_width),
 		cmocka_unit_test(test_algo_texts),
 		cmocka_unit_test(test_defaults_one_source),
+		cmocka_unit_test(test_command_defaults),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_table),
 	};
