@@ -209,6 +209,17 @@ static fb_export_opts picture_opts(const fb_params *p, const struct facts *f,
 	return o;
 }
 
+/* What a drawing into path that returned rc says: nothing when it was written, else one
+ * sentence (stopped by Ctrl-C, or the library's reason in err). */
+static int drawing_outcome(fb_cmd_ctx *ctx, const char *path, int rc, const fb_error *err)
+{
+	if (rc == FB_OK)
+		return FB_CMD_OK;
+	if (fb_interrupted())
+		return fb_cmd_error(ctx, "export: stopped by Ctrl-C; '%s' is as it was", path);
+	return fb_cmd_error(ctx, "%s", err->msg);
+}
+
 /* Draw g (against truth for the diff view) into path with the facts, or write it as CSV;
  * Ctrl-C stops a long drawing and leaves path as it was. */
 static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *truth,
@@ -234,10 +245,8 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 	                                                    &o, path, &cancel, &err);
 	fb_interrupt_end();
 	layout_keep(ctx, made, rc == FB_OK);
-	if (rc != FB_OK && fb_interrupted())
-		return fb_cmd_error(ctx, "export: stopped by Ctrl-C; '%s' is as it was", path);
-	if (rc != FB_OK)
-		return fb_cmd_error(ctx, "%s", err.msg);
+	if (drawing_outcome(ctx, path, rc, &err) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%zu nodes, %zu edges%s)\n", path, g->d,
 	        fb_graph_n_edges(g), truth != NULL ? ", against the truth" : "");
@@ -406,12 +415,7 @@ static int export_compare(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 		                      : fb_export_compare_cancellable(g, ctx->s->truth, &o, path,
 		                                                      &cancel, &err);
 		fb_interrupt_end();
-		if (rc != FB_OK && fb_interrupted())
-			fb_cmd_error(ctx, "export: stopped by Ctrl-C; '%s' is as it was", path);
-		else if (rc != FB_OK)
-			fb_cmd_error(ctx, "%s", err.msg);
-		else
-			ret = FB_CMD_OK;
+		ret = drawing_outcome(ctx, path, rc, &err);
 		layout_keep(ctx, made, ret == FB_CMD_OK);
 	}
 	if (ret == FB_CMD_OK) {
