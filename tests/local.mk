@@ -44,7 +44,8 @@ TRANSCRIPTS = \
 	tests/transcripts/ges.fbn \
 	tests/transcripts/sim.fbn \
 	tests/transcripts/split-by.fbn \
-	tests/transcripts/kci.fbn
+	tests/transcripts/kci.fbn \
+	tests/transcripts/hetero.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

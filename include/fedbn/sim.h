@@ -2,6 +2,7 @@
 #ifndef FEDBN_SIM_H
 #define FEDBN_SIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,10 +47,21 @@ typedef struct fb_sim_options {
 	double noise_scale;    /* noise scale (1) */
 	double wmin, wmax;     /* weight magnitudes uniform on [wmin, wmax], sign +/- (0.5, 2);
 	                        * also the mlp and mim parameters' */
+	size_t clients;        /* fb_sim_generate_clients: K clients, rows cut into K even
+	                        * contiguous blocks (0: none) */
+	bool hetero;           /* fb_sim_generate_clients: each client its own SEM (false) */
 	fb_cancel cancel;      /* asked between rows of the graph and blocks of the data (none) */
 } fb_sim_options;
 
-/* Defaults: ER, d=10, edges=10, n=300, seed=1, linear, Gaussian, scale 1, [0.5, 2]. */
+/* One client of a generated natural partition. */
+typedef struct fb_sim_client {
+	enum fb_sem sem; /* its mechanism family */
+	double scale;    /* its noise scale */
+	size_t rows;     /* its rows, one contiguous block, blocks in client order */
+} fb_sim_client;
+
+/* Defaults: ER, d=10, edges=10, n=300, seed=1, linear, Gaussian, scale 1, [0.5, 2], no
+ * clients, not heterogeneous. */
 void fb_sim_options_init(fb_sim_options *opt);
 
 /* Draw a random DAG (binary, unweighted) with node names X1..Xd; NULL with the reason when
@@ -99,5 +111,20 @@ int fb_sim_mechanism_check(enum fb_sem sem, size_t n, fb_error *err);
  * to stop); *data and *truth are then NULL. */
 int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **truth,
                     fb_error *err);
+
+/* Simulate data with a natural partition over opt->clients = K clients (1 <= K <= n): the
+ * n rows are cut into K contiguous blocks (the first n mod K one row longer) and *clients
+ * (K entries, the caller frees) says each block's size, family and noise scale.
+ * hetero false: one SEM for all, exactly fb_sim_generate's bytes; each client reports
+ * opt->sem and opt->noise_scale.
+ * hetero true (ALGORITHMS.md §1.6): one DAG from stream "graph", unweighted in *truth; client
+ * c (1-based) draws from its own stream "client c": the family (linear when a uniform draw is
+ * below 1/2, else one of mlp, gp, mim, gp-add uniformly), the scale (0.8 when a uniform draw
+ * is below 1/2, else 1; multiplied by opt->noise_scale, and used by a linear client too),
+ * then a linear client's weights (as fb_sim_generate's); its noise comes from stream
+ * "client c noise" (row by row) and its nonlinear mechanisms from "client c mechanism", over
+ * its own rows alone.  Refusals as fb_sim_generate's, and K outside [1, n]. */
+int fb_sim_generate_clients(const fb_sim_options *opt, fb_dataset **data, fb_graph **truth,
+                            fb_sim_client **clients, fb_error *err);
 
 #endif

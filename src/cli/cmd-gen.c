@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/partition.h"
 #include "fedbn/sim.h"
 #include "cmd.h"
 #include "interrupt.h"
@@ -14,48 +15,6 @@
 static const fb_choice gen_dags[] = {
 	{ "er", FB_DAG_ER }, { "er-bernoulli", FB_DAG_ER_BERNOULLI }, { "sf", FB_DAG_SF }, { 0 },
 };
-
-/* gen TYPE [key=value ...]: a new dataset from a random DAG and a SEM. */
-static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
-{
-	const fb_params *p = &a->params;
-	fb_sim_options o;
-	fb_error err = { { 0 } };
-	fb_dataset *ds;
-	fb_graph *truth;
-	char *source;
-	int dropped, rc;
-
-	fb_sim_options_init(&o);
-	o.dag = (enum fb_dag_type)fb_cmd_word_value(&fb_cmd_gen, a->argv[0]);
-	o.d = (size_t)fb_params_int(p, "d");
-	o.edges = fb_params_given(p, "edges") ? (size_t)fb_params_int(p, "edges") : o.d;
-	o.n = (size_t)fb_params_int(p, "n");
-	o.seed = fb_params_given(p, "seed") ? (uint64_t)fb_params_int(p, "seed") : ctx->s->seed;
-	o.sem = (enum fb_sem)fb_params_choice(p, "sem");
-	o.noise = (enum fb_noise)fb_params_choice(p, "noise");
-	o.noise_scale = fb_params_double(p, "scale");
-	o.wmin = fb_params_double(p, "wmin");
-	o.wmax = fb_params_double(p, "wmax");
-	if (o.wmin > o.wmax)
-		return fb_cmd_error(ctx, "gen: wmin=%g is larger than wmax=%g", o.wmin, o.wmax);
-	o.cancel = fb_interrupt_cancel();
-	fb_interrupt_begin();
-	rc = fb_sim_generate(&o, &ds, &truth, &err);
-	fb_interrupt_end();
-	if (rc != FB_OK && fb_interrupted())
-		return fb_cmd_error(ctx, "gen: stopped by Ctrl-C; the dataset is as it was");
-	if (rc != FB_OK)
-		return fb_cmd_error(ctx, "gen: %s", err.msg);
-	source = fb_xasprintf("gen %s d=%zu edges=%zu n=%zu seed=%" PRIu64 " noise=%s sem=%s",
-	                      a->argv[0], o.d, o.edges, o.n, o.seed, fb_params_str(p, "noise"),
-	                      fb_params_str(p, "sem"));
-	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);
-	fprintf(ctx->out, "generated %zu rows x %zu variables; true DAG has %zu edges (%s)\n",
-	        ds->n, ds->d, fb_graph_n_edges(truth), source);
-	free(source);
-	return FB_CMD_OK;
-}
 
 /* The names of noise='s values. */
 static const fb_choice gen_noises[] = {
@@ -67,6 +26,123 @@ static const fb_choice gen_sems[] = {
 	{ "linear", FB_SEM_LINEAR }, { "mlp", FB_SEM_MLP }, { "mim", FB_SEM_MIM },
 	{ "gp", FB_SEM_GP }, { "gp-add", FB_SEM_GP_ADD }, { 0 },
 };
+
+/* Read gen's options from its parameters; FB_CMD_ERROR with the sentence when they clash. */
+static int gen_options(fb_cmd_ctx *ctx, fb_cmd_args *a, fb_sim_options *o)
+{
+	const fb_params *p = &a->params;
+
+	fb_sim_options_init(o);
+	o->dag = (enum fb_dag_type)fb_cmd_word_value(&fb_cmd_gen, a->argv[0]);
+	o->d = (size_t)fb_params_int(p, "d");
+	o->edges = fb_params_given(p, "edges") ? (size_t)fb_params_int(p, "edges") : o->d;
+	o->n = (size_t)fb_params_int(p, "n");
+	o->seed = fb_params_given(p, "seed") ? (uint64_t)fb_params_int(p, "seed") : ctx->s->seed;
+	o->sem = (enum fb_sem)fb_params_choice(p, "sem");
+	o->noise = (enum fb_noise)fb_params_choice(p, "noise");
+	o->noise_scale = fb_params_double(p, "scale");
+	o->wmin = fb_params_double(p, "wmin");
+	o->wmax = fb_params_double(p, "wmax");
+	o->clients = fb_params_given(p, "clients") ? (size_t)fb_params_int(p, "clients") : 0;
+	o->hetero = fb_params_bool(p, "hetero");
+	if (o->wmin > o->wmax)
+		return fb_cmd_error(ctx, "gen: wmin=%g is larger than wmax=%g", o->wmin, o->wmax);
+	if (o->hetero && o->clients == 0)
+		return fb_cmd_error(ctx, "gen: 'hetero=yes' needs clients=K: each client draws its "
+		                         "own mechanisms");
+	if (o->hetero && fb_params_given(p, "sem"))
+		return fb_cmd_error(ctx, "gen: 'sem=' cannot go with hetero=yes: each client draws "
+		                         "its own mechanism family");
+	return FB_CMD_OK;
+}
+
+/* The natural partition of a generated dataset: contiguous blocks of the clients' sizes,
+ * each labelled with its family and noise scale; described by the generating command. */
+static fb_partition *gen_partition(const fb_dataset *ds, const fb_sim_client *cl, size_t k,
+                                   const char *source)
+{
+	fb_split_options so;
+	fb_error err = { { 0 } };
+	fb_partition *part;
+
+	fb_split_options_init(&so);
+	so.shuffle = 0;
+	part = fb_split(ds, FB_SPLIT_HORIZONTAL, k, &so, &err);
+	if (part == NULL)
+		return NULL;
+	for (size_t c = 0; c < k; c++)
+		part->clients[c].label = fb_xasprintf("%s scale=%g",
+		                                      fb_choice_name(gen_sems, (int)cl[c].sem),
+		                                      cl[c].scale);
+	free(part->desc);
+	part->desc = fb_xasprintf("natural %zu from %s", k, source);
+	return part;
+}
+
+/* Simulate with the options o: a dataset, its truth and, with clients, its partition. */
+static int gen_simulate(const fb_sim_options *o, fb_dataset **ds, fb_graph **truth,
+                        fb_sim_client **cl, fb_error *err)
+{
+	int rc;
+
+	*cl = NULL;
+	fb_interrupt_begin();
+	if (o->clients > 0)
+		rc = fb_sim_generate_clients(o, ds, truth, cl, err);
+	else
+		rc = fb_sim_generate(o, ds, truth, err);
+	fb_interrupt_end();
+	return rc;
+}
+
+/* The command that reproduces the dataset generated with o. */
+static char *gen_source(fb_cmd_args *a, const fb_sim_options *o)
+{
+	const fb_params *p = &a->params;
+	char *s = fb_xasprintf("gen %s d=%zu edges=%zu n=%zu seed=%" PRIu64 " noise=%s%s%s",
+	                       a->argv[0], o->d, o->edges, o->n, o->seed,
+	                       fb_params_str(p, "noise"), o->hetero ? "" : " sem=",
+	                       o->hetero ? "" : fb_params_str(p, "sem"));
+	char *t;
+
+	if (o->clients == 0)
+		return s;
+	t = fb_xasprintf("%s clients=%zu hetero=%s", s, o->clients, o->hetero ? "yes" : "no");
+	free(s);
+	return t;
+}
+
+/* gen TYPE [key=value ...]: a new dataset from a random DAG and a SEM. */
+static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	fb_sim_options o;
+	fb_error err = { { 0 } };
+	fb_dataset *ds;
+	fb_graph *truth;
+	fb_sim_client *cl;
+	char *source;
+	int dropped;
+
+	if (gen_options(ctx, a, &o) != FB_CMD_OK)
+		return FB_CMD_ERROR;
+	o.cancel = fb_interrupt_cancel();
+	if (gen_simulate(&o, &ds, &truth, &cl, &err) != FB_OK) {
+		if (fb_interrupted())
+			return fb_cmd_error(ctx, "gen: stopped by Ctrl-C; the dataset is as it was");
+		return fb_cmd_error(ctx, "gen: %s", err.msg);
+	}
+	source = gen_source(a, &o);
+	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);
+	fprintf(ctx->out, "generated %zu rows x %zu variables; true DAG has %zu edges (%s)\n",
+	        ds->n, ds->d, fb_graph_n_edges(truth), source);
+	if (cl != NULL) {
+		fb_session_set_split(ctx->s, gen_partition(ds, cl, o.clients, source));
+		fprintf(ctx->out, "split over %zu clients as generated (see clients)\n", o.clients);
+	}
+	free(cl);
+	free(source);
+	return FB_CMD_OK;
+}
 
 /* gen's parameters. */
 static const fb_param_def gen_params[] = {
@@ -95,6 +171,15 @@ static const fb_param_def gen_params[] = {
 	  "smallest edge weight (and mlp, mim parameter) magnitude" },
 	{ "wmax", FB_PARAM_DOUBLE, "2", 0, 1e6, NULL,
 	  "largest edge weight (and mlp, mim parameter) magnitude" },
+	{ "clients", FB_PARAM_INT, NULL, 1, 1e6, NULL,
+	  "keep the rows split over this many clients as generated: contiguous even blocks "
+	  "(the first n mod K one row longer), each client's mechanism family and noise scale "
+	  "shown by clients" },
+	{ "hetero", FB_PARAM_BOOL, "no", 0, 0, NULL,
+	  "with clients=: one DAG, but each client draws from its own random stream its own "
+	  "SEM: linear with probability 1/2 (its own weights), else mlp, gp, mim or gp-add "
+	  "uniformly, and noise scale 0.8 or 1 (times scale=); no: one SEM for all, the bytes "
+	  "of the same gen without clients=" },
 	{ 0 },
 };
 

@@ -736,6 +736,128 @@ static void test_refusals(void **state)
 }
 
 /* Run the simulator tests. */
+/* clients=K hetero=no: the bytes of the same gen without clients, cut into even blocks. */
+static void test_clients_iid(void **state)
+{
+	fb_sim_options opt;
+	fb_dataset *a, *b;
+	fb_graph *ga, *gb;
+	fb_sim_client *cl;
+
+	(void)state;
+	fb_sim_options_init(&opt);
+	opt.n = 23;
+	opt.sem = FB_SEM_MIM;
+	opt.seed = 4;
+	assert_int_equal(fb_sim_generate(&opt, &a, &ga, NULL), FB_OK);
+	opt.clients = 5;
+	assert_int_equal(fb_sim_generate_clients(&opt, &b, &gb, &cl, NULL), FB_OK);
+	assert_memory_equal(a->x, b->x, a->n * a->d * sizeof(double));
+	assert_memory_equal(ga->mark, gb->mark, ga->d * ga->d);
+	for (size_t c = 0; c < 5; c++) {
+		assert_int_equal(cl[c].rows, c < 3 ? 5 : 4);
+		assert_int_equal(cl[c].sem, FB_SEM_MIM);
+		assert_true(cl[c].scale == 1.0);
+	}
+	free(cl);
+	fb_dataset_free(a);
+	fb_dataset_free(b);
+	fb_graph_free(ga);
+	fb_graph_free(gb);
+}
+
+/* Sample standard deviation of column j over rows [first, first + n). */
+static double block_sd(const fb_dataset *ds, size_t first, size_t n, size_t j)
+{
+	double m = 0.0, v = 0.0;
+
+	for (size_t i = first; i < first + n; i++)
+		m += ds->x[i * ds->d + j] / (double)n;
+	for (size_t i = first; i < first + n; i++)
+		v += pow(ds->x[i * ds->d + j] - m, 2) / (double)(n - 1);
+	return sqrt(v);
+}
+
+/* hetero=yes: one DAG (that of stream "graph"), unweighted; families and scales drawn per
+ * client in the proportions of §1.6; roots are the client's own noise, of its own scale;
+ * same seed, same bytes; a client's draws do not depend on how many clients follow. */
+static void test_clients_hetero(void **state)
+{
+	fb_sim_options opt;
+	fb_dataset *a, *b, *plain;
+	fb_graph *ga, *gb, *gplain;
+	fb_sim_client *cl, *cl2;
+	size_t linear = 0, fam[5] = { 0 }, small = 0, first = 0;
+
+	(void)state;
+	fb_sim_options_init(&opt);
+	opt.d = 6;
+	opt.edges = 5;
+	opt.n = 40 * 100;
+	opt.clients = 40;
+	opt.hetero = true;
+	opt.seed = 9;
+	assert_int_equal(fb_sim_generate_clients(&opt, &a, &ga, &cl, NULL), FB_OK);
+	assert_int_equal(fb_sim_generate_clients(&opt, &b, &gb, &cl2, NULL), FB_OK);
+	assert_memory_equal(a->x, b->x, a->n * a->d * sizeof(double));
+	assert_memory_equal(cl, cl2, 40 * sizeof *cl);
+	assert_false(ga->weighted);
+	assert_int_equal(fb_sim_generate(&opt, &plain, &gplain, NULL), FB_OK);
+	assert_memory_equal(ga->mark, gplain->mark, ga->d * ga->d);
+	for (size_t c = 0; c < 40; c++) {
+		size_t pa[6];
+
+		fam[cl[c].sem]++;
+		linear += cl[c].sem == FB_SEM_LINEAR;
+		small += cl[c].scale == 0.8;
+		assert_true(cl[c].scale == 0.8 || cl[c].scale == 1.0);
+		for (size_t j = 0; j < 6; j++) {
+			if (fb_graph_parents(ga, j, pa) == 0)
+				assert_true(fabs(block_sd(a, first, 100, j) / cl[c].scale - 1.0) < 0.25);
+		}
+		first += 100;
+	}
+	assert_in_range(linear, 12, 28);
+	assert_in_range(small, 12, 28);
+	for (size_t f = 1; f < 5; f++)
+		assert_in_range(fam[f], 1, 14);
+	fb_dataset_free(b);
+	fb_graph_free(gb);
+	opt.clients = 20;
+	opt.n = 20 * 100;
+	assert_int_equal(fb_sim_generate_clients(&opt, &b, &gb, &cl2, NULL), FB_OK);
+	assert_memory_equal(cl, cl2, 20 * sizeof *cl);
+	assert_memory_equal(a->x, b->x, 20 * 100 * 6 * sizeof(double));
+	free(cl);
+	free(cl2);
+	fb_dataset_free(a);
+	fb_dataset_free(b);
+	fb_dataset_free(plain);
+	fb_graph_free(ga);
+	fb_graph_free(gb);
+	fb_graph_free(gplain);
+}
+
+/* A clients= count the rows cannot feed is refused with the reason. */
+static void test_clients_refused(void **state)
+{
+	fb_sim_options opt;
+	fb_dataset *a;
+	fb_graph *g;
+	fb_sim_client *cl;
+	fb_error err = { { 0 } };
+
+	(void)state;
+	fb_sim_options_init(&opt);
+	opt.n = 3;
+	opt.clients = 4;
+	assert_int_equal(fb_sim_generate_clients(&opt, &a, &g, &cl, &err), FB_ERR);
+	assert_null(a);
+	assert_null(cl);
+	assert_string_equal(err.msg, "cannot cut n=3 rows into clients=4: each client needs at "
+	                    "least one row");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +879,9 @@ int main(void)
 		cmocka_unit_test(test_gp_covariance),
 		cmocka_unit_test(test_gp_add_additive),
 		cmocka_unit_test(test_gp_too_large),
+		cmocka_unit_test(test_clients_iid),
+		cmocka_unit_test(test_clients_hetero),
+		cmocka_unit_test(test_clients_refused),
 	};
 
 	fb_gsl_install_handler();

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,8 @@
 
 #include "fedbn/sim.h"
 
-/* Defaults: ER, d=10, edges=10, n=300, seed=1, linear, Gaussian, scale 1, [0.5, 2]. */
+/* Defaults: ER, d=10, edges=10, n=300, seed=1, linear, Gaussian, scale 1, [0.5, 2], no
+ * clients, not heterogeneous. */
 void fb_sim_options_init(fb_sim_options *opt)
 {
 	memset(opt, 0, sizeof *opt);
@@ -291,8 +293,9 @@ static double (*const noise_draw[])(gsl_rng *, double) = {
 /* What a mechanism sees: the true graph, the options and scratch room. */
 struct sim_model {
 	const fb_graph *g;         /* the true DAG (weighted for the linear SEM) */
-	const fb_sim_options *opt; /* the mechanism and the parameter range */
-	gsl_rng *r;                /* stream "mechanism" */
+	const fb_sim_options *opt; /* the parameter range */
+	enum fb_sem sem;           /* the mechanism */
+	gsl_rng *r;                /* the mechanism stream */
 	size_t *parents;           /* scratch: room for d parent ids */
 	double *f;                 /* scratch: room for n values of f_j */
 };
@@ -323,7 +326,7 @@ static int mechanism_nonlinear(struct sim_model *m, size_t j, fb_dataset *ds, fb
 {
 	size_t np = fb_graph_parents(m->g, j, m->parents);
 
-	if (fb_sim_mechanism(m->opt->sem, ds->x, ds->n, ds->d, m->parents, np, m->opt->wmin,
+	if (fb_sim_mechanism(m->sem, ds->x, ds->n, ds->d, m->parents, np, m->opt->wmin,
 	                     m->opt->wmax, m->r, m->f, err) != FB_OK)
 		return FB_ERR;
 	for (size_t i = 0; i < ds->n; i++)
@@ -364,77 +367,209 @@ static int sim_check(const fb_sim_options *opt, fb_error *err)
 /* Values drawn between two questions to opt->cancel. */
 #define SIM_CANCEL_BLOCK 65536
 
-/* Fill ds from the SEM on the weighted graph g: noise row by row, then the mechanism
- * column by column in the topological order; opt->cancel is asked every block of values
- * and before every column. */
-static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t *order,
-                      fb_dataset *ds, fb_error *err)
+/* One SEM to sample: the graph, the mechanism, the noise scale and the two streams. */
+struct sim_sem {
+	const fb_graph *g; /* the true DAG, weighted for the linear mechanism */
+	enum fb_sem sem;   /* the mechanism */
+	double scale;      /* the noise scale */
+	gsl_rng *noise;    /* the noise stream */
+	gsl_rng *mech;     /* the nonlinear mechanisms' stream */
+};
+
+/* Fill ds from the SEM s: noise row by row, then the mechanism column by column in the
+ * topological order; opt->cancel is asked every block of values and before every column. */
+static int sim_sample_sem(const fb_sim_options *opt, const struct sim_sem *s,
+                          const size_t *order, fb_dataset *ds, fb_error *err)
 {
-	gsl_rng *r = fb_rng_stream(opt->seed, "noise");
-	struct sim_model m = { g, opt, fb_rng_stream(opt->seed, "mechanism"),
-	                       fb_xcalloc(g->d, sizeof(size_t)), fb_xcalloc(ds->n, sizeof(double)) };
+	struct sim_model m = { s->g, opt, s->sem, s->mech, fb_xcalloc(s->g->d, sizeof(size_t)),
+	                       fb_xcalloc(ds->n, sizeof(double)) };
 	int rc = FB_OK;
 
 	for (size_t i = 0; i < ds->n * ds->d && rc == FB_OK; i++) {
 		if (i % SIM_CANCEL_BLOCK == 0 && fb_cancel_requested(&opt->cancel))
 			rc = fb_fail(err, FB_CANCELLED_MSG);
-		ds->x[i] = noise_draw[opt->noise](r, opt->noise_scale);
+		ds->x[i] = noise_draw[opt->noise](s->noise, s->scale);
 	}
-	for (size_t p = 0; p < g->d && rc == FB_OK; p++) {
+	for (size_t p = 0; p < s->g->d && rc == FB_OK; p++) {
 		if (fb_cancel_requested(&opt->cancel))
 			rc = fb_fail(err, FB_CANCELLED_MSG);
 		else
-			rc = mechanisms[opt->sem](&m, order[p], ds, err);
+			rc = mechanisms[s->sem](&m, order[p], ds, err);
 	}
 	free(m.f);
 	free(m.parents);
-	gsl_rng_free(m.r);
-	gsl_rng_free(r);
 	return rc;
+}
+
+/* Fill ds from the SEM of opt on the weighted graph g, streams "noise" and "mechanism". */
+static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t *order,
+                      fb_dataset *ds, fb_error *err)
+{
+	struct sim_sem s = { g, opt->sem, opt->noise_scale, fb_rng_stream(opt->seed, "noise"),
+	                     fb_rng_stream(opt->seed, "mechanism") };
+	int rc = sim_sample_sem(opt, &s, order, ds, err);
+
+	gsl_rng_free(s.mech);
+	gsl_rng_free(s.noise);
+	return rc;
+}
+
+/* Check opt, draw the DAG (stream "graph") with its topological order (room for d) and
+ * allocate the n x d dataset; FB_ERR with the reason, nothing left allocated. */
+static int sim_prepare(const fb_sim_options *opt, size_t *order, fb_graph **truth,
+                       fb_dataset **data, fb_error *err)
+{
+	gsl_rng *r;
+
+	*data = NULL;
+	*truth = NULL;
+	if (dag_check(opt->dag, opt->d, opt->edges, err) != FB_OK || sim_check(opt, err) != FB_OK)
+		return FB_ERR;
+	r = fb_rng_stream(opt->seed, "graph");
+	*truth = fb_sim_dag_ordered(opt->dag, opt->d, opt->edges, r, order, err);
+	gsl_rng_free(r);
+	if (*truth == NULL)
+		return FB_ERR;
+	*data = fb_dataset_alloc(opt->n, opt->d);
+	if (*data == NULL) {
+		fb_graph_free(*truth);
+		*truth = NULL;
+		return fb_fail(err, "cannot simulate %zu x %zu values: out of memory (they take "
+		               "%.3g GB)", opt->n, opt->d,
+		               (double)opt->n * (double)opt->d * sizeof(double) / 1e9);
+	}
+	return FB_OK;
+}
+
+/* Hand *data and *truth to the caller on success, or free them. */
+static int sim_finish(int rc, fb_dataset **data, fb_graph **truth)
+{
+	if (rc == FB_OK)
+		return FB_OK;
+	fb_graph_free(*truth);
+	fb_dataset_free(*data);
+	*truth = NULL;
+	*data = NULL;
+	return FB_ERR;
 }
 
 /* Simulate: a new dataset (continuous, names X1..Xd) and its weighted true DAG. */
 int fb_sim_generate(const fb_sim_options *opt, fb_dataset **data, fb_graph **truth,
                     fb_error *err)
 {
-	size_t *order = NULL;
-	fb_graph *g = NULL;
-	fb_dataset *ds = NULL;
-	gsl_rng *r;
+	size_t *order = fb_xcalloc(opt->d == 0 ? 1 : opt->d, sizeof *order);
+	int rc = sim_prepare(opt, order, truth, data, err);
+
+	if (rc == FB_OK && opt->sem == FB_SEM_LINEAR) {
+		gsl_rng *r = fb_rng_stream(opt->seed, "weights");
+
+		rc = sim_weights(*truth, opt->wmin, opt->wmax, r, &opt->cancel, err);
+		gsl_rng_free(r);
+	}
+	if (rc == FB_OK)
+		rc = sim_sample(opt, *truth, order, *data, err);
+	free(order);
+	return sim_finish(rc, data, truth);
+}
+
+/* The nonlinear families a heterogeneous client draws from, in ALGORITHMS.md §1.6's order. */
+static const enum fb_sem hetero_families[] = {
+	FB_SEM_MLP, FB_SEM_GP, FB_SEM_MIM, FB_SEM_GP_ADD,
+};
+
+/* Client cl's family and scale from its stream r; a linear client also draws its weights
+ * onto w (its copy of the DAG). */
+static int client_draw(const fb_sim_options *opt, gsl_rng *r, fb_graph *w, fb_sim_client *cl,
+                       fb_error *err)
+{
+	cl->sem = FB_SEM_LINEAR;
+	if (gsl_rng_uniform(r) >= 0.5)
+		cl->sem = hetero_families[fb_rng_index(r, sizeof hetero_families /
+		                                          sizeof hetero_families[0])];
+	cl->scale = (gsl_rng_uniform(r) < 0.5 ? 0.8 : 1.0) * opt->noise_scale;
+	if (cl->sem != FB_SEM_LINEAR)
+		return FB_OK;
+	return sim_weights(w, opt->wmin, opt->wmax, r, &opt->cancel, err);
+}
+
+/* The stream named "client C" followed by suffix (C = c + 1). */
+static gsl_rng *client_stream(uint64_t seed, size_t c, const char *suffix)
+{
+	char name[64];
+
+	snprintf(name, sizeof name, "client %zu%s", c + 1, suffix);
+	return fb_rng_stream(seed, name);
+}
+
+/* Draw client c's own SEM on the DAG g and sample its rows, block (a view of them). */
+static int client_sample(const fb_sim_options *opt, const fb_graph *g, const size_t *order,
+                         size_t c, fb_sim_client *cl, fb_dataset *block, fb_error *err)
+{
+	fb_graph *w = fb_graph_copy(g);
+	gsl_rng *r = client_stream(opt->seed, c, "");
+	int rc = client_draw(opt, r, w, cl, err);
+
+	gsl_rng_free(r);
+	if (rc == FB_OK) {
+		struct sim_sem s = { w, cl->sem, cl->scale, client_stream(opt->seed, c, " noise"),
+		                     client_stream(opt->seed, c, " mechanism") };
+
+		rc = sim_sample_sem(opt, &s, order, block, err);
+		gsl_rng_free(s.mech);
+		gsl_rng_free(s.noise);
+	}
+	fb_graph_free(w);
+	return rc;
+}
+
+/* Heterogeneous clients: one DAG, each client's block from its own SEM. */
+static int sim_generate_hetero(const fb_sim_options *opt, fb_dataset **data, fb_graph **truth,
+                               fb_sim_client *cl, fb_error *err)
+{
+	size_t *order = fb_xcalloc(opt->d == 0 ? 1 : opt->d, sizeof *order), first = 0;
+	int rc = sim_prepare(opt, order, truth, data, err);
+
+	for (size_t c = 0; c < opt->clients && rc == FB_OK; c++) {
+		fb_dataset block = { cl[c].rows, opt->d, (*data)->x + first * opt->d,
+		                     (*data)->vars };
+
+		rc = client_sample(opt, *truth, order, c, &cl[c], &block, err);
+		first += cl[c].rows;
+	}
+	free(order);
+	return sim_finish(rc, data, truth);
+}
+
+/* Simulate data with a natural partition over opt->clients clients. */
+int fb_sim_generate_clients(const fb_sim_options *opt, fb_dataset **data, fb_graph **truth,
+                            fb_sim_client **clients, fb_error *err)
+{
+	size_t k = opt->clients;
+	fb_sim_client *cl;
 	int rc;
 
 	*data = NULL;
 	*truth = NULL;
-	if (dag_check(opt->dag, opt->d, opt->edges, err) != FB_OK || sim_check(opt, err) != FB_OK)
+	*clients = NULL;
+	if (k < 1 || k > opt->n)
+		return fb_fail(err, "cannot cut n=%zu rows into clients=%zu: each client needs at "
+		               "least one row", opt->n, k);
+	if (opt->hetero && fb_sim_mechanism_check(FB_SEM_GP, opt->n / k + 1, err) != FB_OK)
 		return FB_ERR;
-	order = fb_xcalloc(opt->d, sizeof *order);
-	r = fb_rng_stream(opt->seed, "graph");
-	g = fb_sim_dag_ordered(opt->dag, opt->d, opt->edges, r, order, err);
-	gsl_rng_free(r);
-	if (g == NULL)
-		goto fail;
-	if (opt->sem == FB_SEM_LINEAR) {
-		r = fb_rng_stream(opt->seed, "weights");
-		rc = sim_weights(g, opt->wmin, opt->wmax, r, &opt->cancel, err);
-		gsl_rng_free(r);
-		if (rc != FB_OK)
-			goto fail;
+	cl = fb_xcalloc(k, sizeof *cl);
+	for (size_t c = 0; c < k; c++) {
+		cl[c].rows = opt->n / k + (c < opt->n % k);
+		cl[c].sem = opt->sem;
+		cl[c].scale = opt->noise_scale;
 	}
-	ds = fb_dataset_alloc(opt->n, opt->d);
-	if (ds == NULL) {
-		fb_fail(err, "cannot simulate %zu x %zu values: out of memory (they take %.3g GB)",
-		        opt->n, opt->d, (double)opt->n * (double)opt->d * sizeof(double) / 1e9);
-		goto fail;
+	if (opt->hetero)
+		rc = sim_generate_hetero(opt, data, truth, cl, err);
+	else
+		rc = fb_sim_generate(opt, data, truth, err);
+	if (rc != FB_OK) {
+		free(cl);
+		return FB_ERR;
 	}
-	if (sim_sample(opt, g, order, ds, err) != FB_OK)
-		goto fail;
-	free(order);
-	*data = ds;
-	*truth = g;
+	*clients = cl;
 	return FB_OK;
-fail:
-	free(order);
-	fb_graph_free(g);
-	fb_dataset_free(ds);
-	return FB_ERR;
 }
