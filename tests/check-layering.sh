@@ -17,7 +17,7 @@ allowed() {
 	optim)  echo "core param optim" ;;
 	nn)     echo "core param nn" ;;
 	fed)    echo "core param graph metrics dataset partition fed" ;;
-	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed algo notears admm pc fedpc ges" ;;
+	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed circuit algo notears admm pc fedpc ges" ;;
 	export) echo "core param graph metrics export" ;;
 	esac
 }

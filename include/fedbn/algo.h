@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fedbn/circuit.h"
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
 #include "fedbn/fed.h"
@@ -27,6 +28,8 @@ enum fb_algo_flags {
 	FB_ALGO_NEEDS_TRUTH = 1 << 6, /* its result needs the truth (best:A) */
 	FB_ALGO_COMBINATOR = 1 << 7, /* written A:B, over a local learner B */
 	FB_ALGO_NEEDS_WEIGHTS = 1 << 8, /* a combinator that needs a weighted learner (avg:) */
+	FB_ALGO_CIRCUIT = 1 << 9,    /* its result is a probabilistic circuit, not a graph */
+	FB_ALGO_TAKES_CIRCUITS = 1 << 10, /* a combinator that also takes a circuit learner */
 };
 
 /* One round's record. */
@@ -87,6 +90,12 @@ typedef struct fb_algo {
 	/* Optional: make result() threshold the weights it keeps at t from now on (for
 	 * algorithms with a "threshold" parameter that acts only on their result). */
 	void (*rethreshold)(fb_run *run, double t);
+	/* Optional (FB_ALGO_CIRCUIT): the run's circuit over the dataset's variables (owned by
+	 * the run, valid until its next step), or NULL with the reason (not learned yet, or one
+	 * circuit per client). */
+	const fb_circuit *(*circuit)(const fb_run *run, fb_error *err);
+	/* Optional (FB_ALGO_CIRCUIT): the figures of the run's circuit or circuits. */
+	int (*circuit_report)(const fb_run *run, fb_circuit_report *rep, fb_error *err);
 } fb_algo;
 
 /* One run of an algorithm. */
@@ -95,8 +104,16 @@ struct fb_run {
 	const fb_algo *inner;      /* the local learner of a combinator, or NULL */
 	char *name;                /* "notears-admm", "voting:notears" (owned) */
 	fb_params params;          /* the algorithm's parameters (owned; a combinator's merged) */
-	const fb_dataset *data;    /* the pooled dataset (not owned) */
-	const fb_partition *part;  /* the split, or NULL (not owned) */
+	const fb_dataset *data;    /* the pooled training rows: the dataset given, or when it
+	                              holds out rows, train_data */
+	const fb_partition *part;  /* the split as learners see it (each client's training rows
+	                              only), or NULL */
+	const fb_dataset *whole;   /* the dataset given, held-out rows included (not owned) */
+	const fb_partition *whole_part; /* the split given, held-out rows included, or NULL
+	                                   (not owned) */
+	fb_dataset *train_data;    /* whole's training rows when it holds some out (owned) */
+	fb_partition *train_part;  /* whole_part with training rows only, when the dataset
+	                              holds some out (owned) */
 	const fb_graph *truth;     /* the truth, or NULL (not owned) */
 	fb_federation *fed;        /* for federated algorithms and combinators (owned) */
 	fb_fed_options fedopt;     /* threads, share, seed of the federation */
@@ -113,6 +130,7 @@ extern const fb_algo *const fb_algo_table[];
 extern const fb_algo fb_algo_all, fb_algo_sep, fb_algo_voting, fb_algo_avg, fb_algo_best;
 /* The learners. */
 extern const fb_algo fb_algo_notears, fb_algo_notears_admm, fb_algo_pc, fb_algo_ges;
+extern const fb_algo fb_algo_circuit;
 
 /* Find "name" or "combinator:name"; NULL with a sentence listing what exists. */
 int fb_algo_lookup(const char *name, const fb_algo **algo, const fb_algo **inner,
@@ -156,5 +174,12 @@ int fb_run_score(const fb_run *run, fb_score *s, fb_error *err);
 const char *fb_run_note(const fb_run *run);
 /* Total bytes up and down so far. */
 size_t fb_run_bytes(const fb_run *run, enum fb_dir dir);
+/* Whether the run's result is a circuit. */
+bool fb_run_is_circuit(const fb_run *run);
+/* The run's circuit (owned by the run, valid until its next step); NULL with one sentence
+ * when the run is no circuit run, has not learned it yet, or keeps one per client. */
+const fb_circuit *fb_run_circuit(const fb_run *run, fb_error *err);
+/* The figures of a circuit run's circuit(s); FB_ERR with the reason. */
+int fb_run_circuit_report(const fb_run *run, fb_circuit_report *rep, fb_error *err);
 
 #endif

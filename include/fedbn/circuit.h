@@ -50,6 +50,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "fedbn/core.h"
+#include "fedbn/dataset.h"
+#include "fedbn/param.h"
 
 /* The variance floor of Gaussian leaves (in sd^2 terms). */
 #define FB_LEAF_VAR_FLOOR 1e-3
@@ -253,8 +255,13 @@ typedef struct fb_learnspn_options {
 	int cluster_first;          /* 1: split the root slice's rows first (default) */
 } fb_learnspn_options;
 
-/* Fill o with the defaults. */
+/* Fill o with the defaults (those of fb_learnspn_params). */
 void fb_learnspn_options_init(fb_learnspn_options *o);
+/* The learner's parameters (threshold, min_instances_slice, rdc_k, rdc_s, leaves,
+ * cluster_first, seed) with their defaults, for every algorithm that learns circuits. */
+extern const fb_param_def fb_learnspn_params[];
+/* Read those parameters (by name, from any table that has them all) into options. */
+void fb_learnspn_options_from_params(const fb_params *p, fb_learnspn_options *o);
 /* Learn a circuit from the n x d rows of x (row-major; nlevels[j] levels for a discrete
  * column, 0 for a continuous one), recursively on slices (rows x scope): one variable gives
  * a leaf; constant variables become leaves of a product beside the rest; a slice of at
@@ -265,6 +272,46 @@ void fb_learnspn_options_init(fb_learnspn_options *o);
  * of products are merged.  Every node lives on machine.  *out owns the checked result. */
 int fb_learnspn(const double *x, size_t n, size_t d, const size_t *nlevels,
                 const fb_learnspn_options *o, int machine, fb_circuit **out, fb_error *err);
+
+/* The size of a circuit. */
+typedef struct fb_circuit_stats {
+	size_t nodes;    /* all nodes */
+	size_t sums;     /* sum nodes */
+	size_t products; /* product nodes */
+	size_t leaves;   /* leaves */
+	size_t depth;    /* edges on the longest path from the root to a leaf */
+	size_t params;   /* sum weights plus leaf parameters (Gaussian 2, categorical V,
+	                    histogram B densities and B + 1 edges) */
+	size_t bytes;    /* bytes of its text format (what fb_circuit_write writes) */
+} fb_circuit_stats;
+
+/* Running sums of per-row log-likelihoods of one part of a dataset. */
+typedef struct fb_loglik {
+	size_t n;     /* rows */
+	double sum;   /* sum of log p(x) */
+	double sumsq; /* sum of (log p(x))^2 */
+} fb_loglik;
+
+/* What a circuit run reports. */
+typedef struct fb_circuit_report {
+	fb_loglik ll[FB_NPARTS]; /* log-likelihoods per part of the data (n = 0: no rows) */
+	fb_circuit_stats stats;  /* the circuit's size (summed over circuits, depth the
+	                            largest, when there are several) */
+	size_t ncircuits;        /* how many circuits the figures cover */
+} fb_circuit_report;
+
+/* The size of c into st; FB_ERR on out of memory. */
+int fb_circuit_stats_compute(const fb_circuit *c, fb_circuit_stats *st, fb_error *err);
+/* Add st's counts to sum (depth: the larger). */
+void fb_circuit_stats_add(fb_circuit_stats *sum, const fb_circuit_stats *st);
+/* Evaluate c (over ds's d variables) on every row of ds and add each row's log p(x) to
+ * ll[part of the row].  FB_ERR on out of memory or a circuit over other variables. */
+int fb_circuit_loglik_add(const fb_circuit *c, const fb_dataset *ds, fb_loglik ll[FB_NPARTS],
+                          fb_error *err);
+/* The mean of the log-likelihoods (NAN without rows). */
+double fb_loglik_mean(const fb_loglik *ll);
+/* Their standard error: sample standard deviation / sqrt(n) (NAN below two rows). */
+double fb_loglik_se(const fb_loglik *ll);
 
 /* Write the circuit in the text format above.  FB_ERR on a write error. */
 int fb_circuit_write(const fb_circuit *c, FILE *fp, fb_error *err);

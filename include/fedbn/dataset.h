@@ -4,6 +4,7 @@
 #define FEDBN_DATASET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fedbn/core.h"
 
@@ -23,12 +24,26 @@ typedef struct fb_var {
 	                       dropped); 0 for data made in memory */
 } fb_var;
 
+/* Which part of a dataset a row belongs to: learners fit the training rows only; the
+ * validation rows choose settings, the test rows measure. */
+enum fb_part {
+	FB_PART_TRAIN = 0, /* rows a learner fits */
+	FB_PART_VALID = 1, /* held out to choose settings */
+	FB_PART_TEST = 2,  /* held out to measure */
+};
+/* How many parts there are. */
+#define FB_NPARTS 3
+/* Their names: "train", "valid", "test". */
+extern const char *const fb_part_names[FB_NPARTS];
+
 /* A dataset; owns all its memory. */
 typedef struct fb_dataset {
 	size_t n;      /* rows */
 	size_t d;      /* columns */
 	double *x;     /* n*d values, row-major: x[i*d + j] */
 	fb_var *vars;  /* d variables */
+	unsigned char *part; /* per row its enum fb_part, or NULL when every row is for training
+	                        (owned) */
 } fb_dataset;
 
 /* Allocate an n x d dataset of zeros with continuous variables named X1..Xd; NULL on
@@ -67,5 +82,32 @@ void fb_names_free(char **names, size_t d);
 
 /* Count of discrete variables. */
 size_t fb_dataset_n_discrete(const fb_dataset *ds);
+
+/* The part row i belongs to. */
+static inline enum fb_part fb_dataset_part(const fb_dataset *ds, size_t i)
+{
+	return ds->part != NULL ? (enum fb_part)ds->part[i] : FB_PART_TRAIN;
+}
+/* How many rows belong to part p. */
+size_t fb_dataset_part_count(const fb_dataset *ds, enum fb_part p);
+/* Whether some rows are held out (belong to the validation or test part). */
+int fb_dataset_has_heldout(const fb_dataset *ds);
+/* The ids of the rows of part p, ascending, into a new array (caller frees; NULL when there
+ * are none, with *n = 0). */
+size_t *fb_dataset_part_rows(const fb_dataset *ds, enum fb_part p, size_t *n);
+/* A new dataset of the rows of part p (without a part array); NULL on out of memory. */
+fb_dataset *fb_dataset_part_subset(const fb_dataset *ds, enum fb_part p);
+/* Hold out shares of ds's rows: a seeded shuffle (stream "holdout" of seed) puts the first
+ * round(test n) rows in the test part, the next round(valid n) in the validation part and
+ * the rest in the training part; the rows keep their order.  FB_ERR, ds unchanged, unless
+ * test, valid >= 0, test + valid < 1 and at least one row stays for training. */
+int fb_dataset_hold_out(fb_dataset *ds, double test, double valid, uint64_t seed,
+                        fb_error *err);
+/* The rows of parts[0..k-1] one after the other, in a new dataset whose rows belong to
+ * part which[i] of parts[i]; the datasets must have the same variable names and kinds, and
+ * a discrete variable's labels are merged (those of the first, then new ones in order of
+ * appearance), its codes mapped to them.  NULL with the reason. */
+fb_dataset *fb_dataset_stack(const fb_dataset *const *parts, const enum fb_part *which,
+                             size_t k, fb_error *err);
 
 #endif

@@ -108,5 +108,9 @@ fb_partition *fb_split_by(const fb_dataset *ds, const char *column, fb_dataset *
                           fb_error *err);
 /* Free a partition (NULL is fine). */
 void fb_partition_free(fb_partition *p);
+/* A copy of p in which each client keeps only its training rows (those of part
+ * FB_PART_TRAIN; its rows[] stays the global ids of those), for learners, which must not
+ * see held-out rows; NULL on out of memory.  Caller frees with fb_partition_free. */
+fb_partition *fb_partition_train(const fb_partition *p);
 
 #endif

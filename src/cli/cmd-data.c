@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fedbn/csv.h"
 #include "fedbn/dataset.h"
@@ -51,29 +53,142 @@ static int csv_options(fb_cmd_ctx *ctx, const fb_params *p, fb_csv_options *o)
 	return FB_OK;
 }
 
-/* load FILE [options]: read a CSV file as the current dataset. */
+/* The suffixes of the density-estimation benchmarks' three files, in part order. */
+static const char *const bench_suffix[FB_NPARTS] = { ".train.data", ".valid.data",
+	                                             ".test.data" };
+
+/* Whether path names no file but path.train.data, .valid.data and .test.data exist (the
+ * benchmarks' layout). */
+static bool bench_stem(const char *path)
+{
+	struct stat st;
+	bool all = stat(path, &st) != 0;
+
+	for (int p = 0; all && p < FB_NPARTS; p++) {
+		char *f = fb_xasprintf("%s%s", path, bench_suffix[p]);
+
+		all = stat(f, &st) == 0 && S_ISREG(st.st_mode);
+		free(f);
+	}
+	return all;
+}
+
+/* Read one file; NULL after printing the error. */
+static fb_dataset *load_one(fb_cmd_ctx *ctx, const char *path, fb_csv_options *o)
+{
+	fb_csv_report rep = { 0 };
+	fb_error err = { { 0 } };
+	fb_dataset *ds;
+
+	o->cancel = fb_interrupt_cancel();
+	fb_interrupt_begin();
+	ds = fb_csv_read(path, o, &rep, &err);
+	fb_interrupt_end();
+	if (ds == NULL && fb_interrupted())
+		fb_cmd_error(ctx, "load: stopped by Ctrl-C; the dataset is as it was");
+	else if (ds == NULL)
+		fb_cmd_error(ctx, "%s", err.msg);
+	return ds;
+}
+
+/* Read k files as the parts which[] of one dataset, stacked; NULL after printing. */
+static fb_dataset *load_parts(fb_cmd_ctx *ctx, char *const *paths, const enum fb_part *which,
+                              size_t k, fb_csv_options *o)
+{
+	fb_dataset *parts[FB_NPARTS] = { NULL }, *ds = NULL;
+	fb_error err = { { 0 } };
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if ((parts[i] = load_one(ctx, paths[i], o)) == NULL)
+			goto out;
+	if ((ds = fb_dataset_stack((const fb_dataset *const *)parts, which, k, &err)) == NULL)
+		fb_cmd_error(ctx, "load: the parts do not fit together: %s", err.msg);
+out:
+	for (i = 0; i < k; i++)
+		fb_dataset_free(parts[i]);
+	return ds;
+}
+
+/* The dataset load's words name: one file (with shares held out), two or three files
+ * (train, [valid,] test), or a benchmark stem; NULL after printing the error. */
+static fb_dataset *load_dataset(fb_cmd_ctx *ctx, fb_cmd_args *a, fb_csv_options *o)
+{
+	static const enum fb_part two[] = { FB_PART_TRAIN, FB_PART_TEST };
+	static const enum fb_part three[] = { FB_PART_TRAIN, FB_PART_VALID, FB_PART_TEST };
+	const fb_params *p = &a->params;
+	bool shares = fb_params_given(p, "test") || fb_params_given(p, "valid");
+	char *files[FB_NPARTS];
+	fb_dataset *ds;
+
+	if (a->argc > 1 && shares)
+		return fb_cmd_error(ctx, "load: 'test=' and 'valid=' hold out shares of one file; "
+		                         "with %d files the parts are the files", a->argc), NULL;
+	if (a->argc == 1 && !shares && bench_stem(a->argv[0])) {
+		if (!fb_params_given(p, "header"))
+			o->header = 0;
+		if (!fb_params_given(p, "discrete"))
+			o->discrete = FB_DISCRETE_ALL;
+		for (int q = 0; q < FB_NPARTS; q++)
+			files[q] = fb_xasprintf("%s%s", a->argv[0], bench_suffix[q]);
+		ds = load_parts(ctx, files, three, FB_NPARTS, o);
+		for (int q = 0; q < FB_NPARTS; q++)
+			free(files[q]);
+		return ds;
+	}
+	if (a->argc > 1)
+		return load_parts(ctx, a->argv, a->argc == 2 ? two : three, (size_t)a->argc, o);
+	return load_one(ctx, a->argv[0], o);
+}
+
+/* Hold out the shares test= and valid= of ds; FB_CMD_ERROR after printing the fault. */
+static int load_hold_out(fb_cmd_ctx *ctx, const fb_params *p, fb_dataset *ds)
+{
+	fb_error err = { { 0 } };
+	uint64_t seed = fb_params_given(p, "seed") ? (uint64_t)fb_params_int(p, "seed")
+	                                           : ctx->s->seed;
+
+	if (!fb_params_given(p, "test") && !fb_params_given(p, "valid"))
+		return FB_CMD_OK;
+	if (fb_dataset_hold_out(ds, fb_params_double(p, "test"), fb_params_double(p, "valid"),
+	                        seed, &err) != FB_OK)
+		return fb_cmd_error(ctx, "load: %s", err.msg);
+	return FB_CMD_OK;
+}
+
+/* Print the parts of ds after "loaded ...": nothing when no row is held out. */
+static void print_parts(FILE *out, const fb_dataset *ds)
+{
+	if (!fb_dataset_has_heldout(ds))
+		return;
+	fprintf(out, "parts: %zu train, %zu valid, %zu test rows\n",
+	        fb_dataset_part_count(ds, FB_PART_TRAIN), fb_dataset_part_count(ds, FB_PART_VALID),
+	        fb_dataset_part_count(ds, FB_PART_TEST));
+}
+
+/* load FILE [FILE [FILE]] [options]: read CSV files as the current dataset. */
 static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_csv_options o;
-	fb_csv_report rep = { 0 };
-	fb_error err = { { 0 } };
 	fb_dataset *ds;
 	int dropped;
 
 	csv_options(ctx, &a->params, &o);
-	o.cancel = fb_interrupt_cancel();
-	fb_interrupt_begin();
-	ds = fb_csv_read(a->argv[0], &o, &rep, &err);
-	fb_interrupt_end();
-	if (ds == NULL && fb_interrupted())
-		return fb_cmd_error(ctx, "load: stopped by Ctrl-C; the dataset is as it was");
-	if (ds == NULL)
-		return fb_cmd_error(ctx, "%s", err.msg);
+	if ((ds = load_dataset(ctx, a, &o)) == NULL)
+		return FB_CMD_ERROR;
+	if (load_hold_out(ctx, &a->params, ds) != FB_CMD_OK) {
+		fb_dataset_free(ds);
+		return FB_CMD_ERROR;
+	}
 	fb_session_set_data(ctx->s, ds, a->argv[0], NULL, NULL, &dropped);
-	fb_files_note_read(ctx, a->argv[0], "the dataset was loaded from it");
-	fprintf(ctx->out, "loaded '%s': %zu rows, %zu variables (%zu continuous, %zu discrete)\n",
-	        a->argv[0], ds->n, ds->d, ds->d - fb_dataset_n_discrete(ds),
-	        fb_dataset_n_discrete(ds));
+	for (int i = 0; i < a->argc; i++)
+		fb_files_note_read(ctx, a->argv[i], "the dataset was loaded from it");
+	fprintf(ctx->out, "loaded '%s'", a->argv[0]);
+	for (int i = 1; i < a->argc; i++)
+		fprintf(ctx->out, ", '%s'", a->argv[i]);
+	fprintf(ctx->out, ": %zu rows, %zu variables (%zu continuous, %zu discrete)\n", ds->n,
+	        ds->d, ds->d - fb_dataset_n_discrete(ds), fb_dataset_n_discrete(ds));
+	print_parts(ctx->out, ds);
 	if (dropped)
 		fb_cmd_warn(ctx, "the truth was dropped: its variables differ from the new data's");
 	return FB_CMD_OK;
@@ -201,6 +316,12 @@ static const fb_param_def load_params[] = {
 	  "discrete=auto: most distinct integer values of a discrete column" },
 	{ "na", FB_PARAM_CHOICE, "error", 0, 0, load_nas,
 	  "missing values (empty, NA, NaN, ?): stop at the first, or drop their rows" },
+	{ "test", FB_PARAM_DOUBLE, "0", 0, 0.99, NULL,
+	  "share of the rows of one file held out as the test part" },
+	{ "valid", FB_PARAM_DOUBLE, "0", 0, 0.99, NULL,
+	  "share of the rows of one file held out as the validation part" },
+	{ "seed", FB_PARAM_INT, NULL, 0, 9.2e18, NULL,
+	  "seed of the held-out rows' draw; default the session seed" },
 	{ 0 },
 };
 
@@ -217,13 +338,22 @@ static const fb_param_def head_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_load = {
-	.name = "load", .usage = "FILE [key=value ...]", .summary = "read a CSV file as the dataset",
+	.name = "load", .usage = "FILE [VALID] [TEST] [key=value ...]",
+	.summary = "read a CSV file (or train, valid, test files) as the dataset",
 	.help = "Read FILE (CSV with comma, semicolon or tab delimiters, optional header, "
 	        "quoted fields, CRLF, UTF-8 BOM) as the current dataset. Non-numeric columns "
 	        "are discrete; discrete= makes more columns discrete. Errors name the line and "
 	        "column at fault and leave the session as it was. The split is cleared; the "
-	        "truth is kept when its variables match.",
-	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = load_params,
+	        "truth is kept when its variables match. A dataset can hold rows out: test=0.2 "
+	        "valid=0.1 put a seeded share of one file's rows in the test and validation "
+	        "parts; two files are the training and test parts, three files the training, "
+	        "validation and test parts (same columns; labels of discrete columns merged); "
+	        "and a name STEM that is no file but has STEM.train.data, STEM.valid.data and "
+	        "STEM.test.data beside it loads those three as the density-estimation "
+	        "benchmarks ship them (no header row; every column discrete unless header= or "
+	        "discrete= say otherwise), e.g. load debd/nltcs. Learners fit the training rows "
+	        "only; a split gives each client its own rows of every part.",
+	.min_args = 1, .max_args = 3, .complete = FB_COMPLETE_FILE, .params = load_params,
 	.exec = exec_load,
 };
 

@@ -31,7 +31,8 @@ void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec)
 	fprintf(out, "round %4zu", rec->round);
 	for (size_t f = 0; f < run->trace.nfig; f++)
 		fprintf(out, "  %s %.4g", run->figures[f], rec->fig[f]);
-	fprintf(out, "  edges %zu", rec->edges);
+	if (!fb_run_is_circuit(run))
+		fprintf(out, "  edges %zu", rec->edges);
 	if (rec->scored)
 		fprintf(out, "  shd %g tpr %.2f fdr %.2f", rec->score.shd, rec->score.tpr,
 		        rec->score.fdr);
@@ -92,20 +93,68 @@ static void print_score(FILE *out, const fb_score *s)
 		        s->shd_dag, s->shd_cpdag);
 }
 
-/* The result of a run. */
-int fb_report_result(FILE *out, const fb_run *run)
+/* Print one part's log-likelihood line. */
+static void print_loglik(FILE *out, const fb_loglik *ll, const char *part)
 {
-	fb_error err = { { 0 } };
-	fb_graph *g = fb_run_result(run, &err);
-	fb_score s;
+	if (ll->n == 0) {
+		fprintf(out, "  %-5s  no rows\n", part);
+		return;
+	}
+	fprintf(out, "  %-5s  %.4f +- %.4f  (%zu rows)\n", part, fb_loglik_mean(ll),
+	        fb_loglik_se(ll), ll->n);
+}
 
-	if (g == NULL && run->algo->score == NULL)
-		return FB_ERR;
+/* The result of a circuit run: log-likelihoods of each part and the circuit's size. */
+static void report_circuit(FILE *out, const fb_circuit_report *r)
+{
+	fb_circuit_report rep = *r;
+	char bytes[32];
+	const fb_circuit_stats *st = &rep.stats;
+
+	if (rep.ll[FB_PART_TRAIN].n + rep.ll[FB_PART_VALID].n + rep.ll[FB_PART_TEST].n == 0)
+		fprintf(out, "log-likelihood: not evaluated yet (the next round does it)\n");
+	else
+		fprintf(out, "log-likelihood per row (mean +- standard error):\n");
+	for (int p = 0; p < FB_NPARTS && rep.ll[FB_PART_TRAIN].n > 0; p++)
+		print_loglik(out, &rep.ll[p], fb_part_names[p]);
+	fprintf(out, "%s: %zu nodes (%zu sums, %zu products, %zu leaves), depth %zu, %zu "
+	        "parameters, %s\n", rep.ncircuits == 1 ? "circuit" : "circuits",
+	        st->nodes, st->sums, st->products, st->leaves, st->depth, st->params,
+	        fb_report_bytes(st->bytes, bytes, sizeof bytes));
+	if (rep.ncircuits > 1)
+		fprintf(out, "(%zu circuits: counts added up, the largest depth)\n", rep.ncircuits);
+}
+
+/* The heading line of a result. */
+static void print_heading(FILE *out, const fb_run *run)
+{
 	fprintf(out, "%s on %s: %zu round%s%s\n", run->name,
 	        run->part != NULL ? run->part->desc : "all rows", fb_run_rounds(run),
 	        fb_run_rounds(run) == 1 ? "" : "s", fb_run_done(run) ? "" : " (not finished)");
 	if (fb_run_note(run)[0] != '\0')
 		fprintf(out, "%s\n", fb_run_note(run));
+}
+
+/* The result of a run. */
+int fb_report_result(FILE *out, const fb_run *run)
+{
+	fb_error err = { { 0 } };
+	fb_graph *g;
+	fb_score s;
+	fb_circuit_report rep;
+
+	if (fb_run_is_circuit(run)) {
+		if (fb_run_circuit_report(run, &rep, &err) != FB_OK)
+			return FB_ERR;
+		print_heading(out, run);
+		report_circuit(out, &rep);
+		fb_report_finished(out, run);
+		return FB_OK;
+	}
+	g = fb_run_result(run, &err);
+	if (g == NULL && run->algo->score == NULL)
+		return FB_ERR;
+	print_heading(out, run);
 	if (g != NULL)
 		print_edges(out, g);
 	if (run->truth == NULL)

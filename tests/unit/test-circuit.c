@@ -493,6 +493,14 @@ static void test_histogram_discrete(void **state)
 	}
 	assert_near(total, 1.0, 1e-15);
 	assert_true(fb_leaf_mode(&lf) == 2.0);
+	/* the value after the maximum is outside: the last bin [4, 5) does not hold 5 */
+	assert_true(fb_leaf_logpdf(&lf, 5.0) == log(FB_LEAF_HIST_FLOOR));
+	fb_leaf_release(&lf);
+	/* a constant column: all mass on its value, none on the next */
+	col.n = 1;
+	assert_int_equal(fb_leaf_fit_histogram(&lf, 0, 1, &col, NULL), FB_OK);
+	assert_true(fb_leaf_logpdf(&lf, 0.0) == 0.0);
+	assert_true(fb_leaf_logpdf(&lf, 1.0) == log(FB_LEAF_HIST_FLOOR));
 	fb_leaf_release(&lf);
 }
 
@@ -1026,17 +1034,52 @@ static void test_learnspn_continuous(void **state)
 	free(x);
 }
 
-/* The learner with categorical leaves on three dependent binary columns and a constant
- * one: a valid circuit with sums that sums to 1 over all 16 states, the constant column a
- * leaf of the root product. */
+/* Learn on the n x 4 binary rows x with the given leaves: a valid circuit with a sum on
+ * machine 2, summing to 1 (within tol) over the 16 states, the constant variable 3 a leaf
+ * of the root product. */
+static void learnspn_discrete_check(const double *x, size_t n, const size_t *lv,
+                                    enum fb_learn_leaves leaves, double tol)
+{
+	fb_learnspn_options o;
+	fb_circuit *c;
+	double total = 0;
+
+	fb_learnspn_options_init(&o);
+	o.leaves = leaves;
+	o.min_instances_slice = 100;
+	assert_int_equal(fb_learnspn(x, n, 4, lv, &o, 2, &c, NULL), FB_OK);
+	assert_int_equal(fb_circuit_check(c, NULL), FB_OK);
+	assert_true(count_kind(c, FB_NODE_SUM) >= 1);
+	assert_int_equal(c->nodes[fb_circuit_root(c)].machine, 2);
+	for (size_t s = 0; s < 16; s++) {
+		double row[4] = { (double)(s >> 3 & 1), (double)(s >> 2 & 1), (double)(s >> 1 & 1),
+		                  (double)(s & 1) };
+
+		total += exp(logp1(c, row));
+	}
+	assert_near(total, 1.0, tol);
+	{
+		const fb_circuit_node *root = &c->nodes[fb_circuit_root(c)];
+		int found = 0;
+
+		assert_int_equal(root->kind, FB_NODE_PRODUCT);
+		for (size_t k = 0; k < root->nchildren; k++)
+			found |= c->nodes[root->children[k]].kind == FB_NODE_LEAF &&
+			         c->nodes[root->children[k]].leaf.var == 3;
+		assert_true(found);
+	}
+	fb_circuit_free(c);
+}
+
+/* The learner with categorical, then histogram leaves on three dependent binary columns
+ * and a constant one: a valid circuit with sums that sums to 1 over all 16 states, the
+ * constant column a leaf of the root product. */
 static void test_learnspn_discrete(void **state)
 {
 	enum { N = 1200, D = 4 };
-	double *x = malloc(N * D * sizeof *x), total = 0;
+	double *x = malloc(N * D * sizeof *x);
 	size_t lv[D] = { 2, 2, 2, 2 };
 	gsl_rng *r = fb_rng_stream(4, "learnspn-data");
-	fb_learnspn_options o;
-	fb_circuit *c;
 
 	(void)state;
 	assert_non_null(x);
@@ -1049,31 +1092,9 @@ static void test_learnspn_discrete(void **state)
 		x[i * D + 3] = 1;
 	}
 	gsl_rng_free(r);
-	fb_learnspn_options_init(&o);
-	o.leaves = FB_LEARN_PARAMETRIC;
-	o.min_instances_slice = 100;
-	assert_int_equal(fb_learnspn(x, N, D, lv, &o, 2, &c, NULL), FB_OK);
-	assert_int_equal(fb_circuit_check(c, NULL), FB_OK);
-	assert_true(count_kind(c, FB_NODE_SUM) >= 1);
-	assert_int_equal(c->nodes[fb_circuit_root(c)].machine, 2);
-	for (size_t s = 0; s < 16; s++) {
-		double row[D] = { (double)(s >> 3 & 1), (double)(s >> 2 & 1), (double)(s >> 1 & 1),
-		                  (double)(s & 1) };
-
-		total += exp(logp1(c, row));
-	}
-	assert_near(total, 1.0, 1e-12);
-	{
-		const fb_circuit_node *root = &c->nodes[fb_circuit_root(c)];
-		int found = 0;
-
-		assert_int_equal(root->kind, FB_NODE_PRODUCT);
-		for (size_t k = 0; k < root->nchildren; k++)
-			found |= c->nodes[root->children[k]].kind == FB_NODE_LEAF &&
-			         c->nodes[root->children[k]].leaf.var == 3;
-		assert_true(found);
-	}
-	fb_circuit_free(c);
+	learnspn_discrete_check(x, N, lv, FB_LEARN_PARAMETRIC, 1e-12);
+	/* histogram leaves put FB_LEAF_HIST_FLOOR on values a slice never saw */
+	learnspn_discrete_check(x, N, lv, FB_LEARN_HISTOGRAM, 1e-8);
 	free(x);
 }
 

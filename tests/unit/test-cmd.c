@@ -126,7 +126,8 @@ static void test_complete_algo(void **state)
 
 	(void)state;
 	fb_session_init(&s);
-	check_complete(&s, "algo ", "notears|notears-admm|pc|ges|fedpc|fedpc-simple1|fedpc-simple2|"
+	check_complete(&s, "algo ", "notears|notears-admm|pc|ges|circuit|fedpc|fedpc-simple1|"
+	                            "fedpc-simple2|"
 	                            "all:|sep:|voting:|avg:|best:");
 	check_complete(&s, "algo fedpc-", "fedpc-simple1|fedpc-simple2");
 	check_complete(&s, "algo avg:", "avg:notears");
@@ -172,6 +173,12 @@ static void check_same_defaults(const char *name, const fb_algo *learner,
 
 		fb_admm_options_init(&lib);
 		fb_admm_options_from_params(shell, &sh);
+		check_same_bytes(name, &lib, &sh, sizeof lib);
+	} else if (learner == &fb_algo_circuit) {
+		fb_learnspn_options lib, sh;
+
+		fb_learnspn_options_init(&lib);
+		fb_learnspn_options_from_params(shell, &sh);
 		check_same_bytes(name, &lib, &sh, sizeof lib);
 	} else if (learner == &fb_algo_ges) {
 		fb_ges_options lib, sh;

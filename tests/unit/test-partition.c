@@ -615,6 +615,108 @@ static void test_split_by_refusals(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Held-out shares: round(test n) test and round(valid n) validation rows, the same rows for
+ * the same seed and others for another, the values untouched; refusals leave ds as it was. */
+static void test_hold_out(void **state)
+{
+	fb_dataset *a = data_make(50, 2), *b = data_make(50, 2);
+	fb_error err = { { 0 } };
+	size_t nt, *rows;
+	int differ = 0;
+
+	(void)state;
+	assert_null(a->part);
+	assert_int_equal(fb_dataset_hold_out(a, 0.2, 0.1, 7, &err), FB_OK);
+	assert_int_equal(fb_dataset_part_count(a, FB_PART_TEST), 10);
+	assert_int_equal(fb_dataset_part_count(a, FB_PART_VALID), 5);
+	assert_int_equal(fb_dataset_part_count(a, FB_PART_TRAIN), 35);
+	assert_int_equal(fb_dataset_hold_out(b, 0.2, 0.1, 7, &err), FB_OK);
+	assert_memory_equal(a->part, b->part, 50);
+	assert_int_equal(fb_dataset_hold_out(b, 0.2, 0.1, 8, &err), FB_OK);
+	differ = memcmp(a->part, b->part, 50) != 0;
+	assert_true(differ);
+	rows = fb_dataset_part_rows(a, FB_PART_TEST, &nt);
+	assert_int_equal(nt, 10);
+	for (size_t i = 0; i < nt; i++) {
+		assert_true(i == 0 || rows[i] > rows[i - 1]);
+		assert_true(fb_dataset_get(a, rows[i], 1) == (double)(rows[i] * 1000 + 1));
+	}
+	free(rows);
+	assert_int_equal(fb_dataset_hold_out(b, 0.6, 0.4, 1, &err), FB_ERR);
+	assert_int_equal(fb_dataset_hold_out(b, 0.5, 0.49, 1, &err), FB_ERR);
+	assert_string_equal(err.msg, "holding out 25 test and 25 validation rows of 50 leaves no "
+	                             "row for training");
+	fb_dataset_free(a);
+	fb_dataset_free(b);
+}
+
+/* Stacking files as parts: rows in order, parts marked, labels of a discrete column merged
+ * (the first part's, then new ones) with the codes mapped; other names refused. */
+static void test_stack(void **state)
+{
+	fb_dataset *p[2] = { data_make(3, 2), data_make(2, 2) }, *s;
+	char *la[2] = { (char *)"yes", (char *)"no" }, *lb[2] = { (char *)"no", (char *)"maybe" };
+	const enum fb_part which[2] = { FB_PART_TRAIN, FB_PART_TEST };
+	fb_error err = { { 0 } };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++)
+		p[0]->x[i * 2 + 1] = (double)(i % 2);     /* yes no yes */
+	for (size_t i = 0; i < 2; i++)
+		p[1]->x[i * 2 + 1] = (double)(1 - i % 2); /* maybe no */
+	assert_int_equal(fb_dataset_set_levels(p[0], 1, la, 2, &err), FB_OK);
+	assert_int_equal(fb_dataset_set_levels(p[1], 1, lb, 2, &err), FB_OK);
+	s = fb_dataset_stack((const fb_dataset *const *)p, which, 2, &err);
+	assert_non_null(s);
+	assert_int_equal(s->n, 5);
+	assert_int_equal(s->vars[1].nlevels, 3);
+	assert_string_equal(s->vars[1].levels[2], "maybe");
+	assert_true(fb_dataset_get(s, 3, 1) == 2.0 && fb_dataset_get(s, 4, 1) == 1.0);
+	assert_true(fb_dataset_get(s, 2, 1) == 0.0 && fb_dataset_get(s, 4, 0) == 1000.0);
+	assert_int_equal(fb_dataset_part(s, 2), FB_PART_TRAIN);
+	assert_int_equal(fb_dataset_part(s, 3), FB_PART_TEST);
+	fb_dataset_free(s);
+	assert_int_equal(fb_dataset_set_name(p[1], 0, "Z", &err), FB_OK);
+	assert_null(fb_dataset_stack((const fb_dataset *const *)p, which, 2, &err));
+	assert_string_equal(err.msg, "part 2 names variable 1 'Z' and the first 'X1'");
+	fb_dataset_free(p[0]);
+	fb_dataset_free(p[1]);
+}
+
+/* A split keeps each row's part with the client holding it, and the learners' copy of the
+ * split keeps only the training rows with their global ids. */
+static void test_split_parts(void **state)
+{
+	fb_dataset *ds = data_make(40, 3);
+	fb_split_options o = opts(2);
+	fb_partition *p, *t;
+	size_t test = 0;
+
+	(void)state;
+	assert_int_equal(fb_dataset_hold_out(ds, 0.25, 0, 5, NULL), FB_OK);
+	p = fb_split(ds, FB_SPLIT_HORIZONTAL, 3, &o, NULL);
+	assert_non_null(p);
+	t = fb_partition_train(p);
+	assert_non_null(t);
+	for (size_t c = 0; c < 3; c++) {
+		const fb_client *cl = &p->clients[c], *tl = &t->clients[c];
+
+		for (size_t i = 0; i < cl->data->n; i++)
+			assert_int_equal(fb_dataset_part(cl->data, i), fb_dataset_part(ds, cl->rows[i]));
+		test += fb_dataset_part_count(cl->data, FB_PART_TEST);
+		assert_int_equal(tl->data->n, fb_dataset_part_count(cl->data, FB_PART_TRAIN));
+		assert_null(tl->data->part);
+		for (size_t i = 0; i < tl->data->n; i++) {
+			assert_int_equal(fb_dataset_part(ds, tl->rows[i]), FB_PART_TRAIN);
+			assert_true(fb_dataset_get(tl->data, i, 2) == (double)(tl->rows[i] * 1000 + 2));
+		}
+	}
+	assert_int_equal(test, 10);
+	fb_partition_free(t);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
 /* Run the partition tests. */
 int main(void)
 {
@@ -633,6 +735,9 @@ int main(void)
 		cmocka_unit_test(test_split_by_discrete),
 		cmocka_unit_test(test_split_by_continuous),
 		cmocka_unit_test(test_split_by_refusals),
+		cmocka_unit_test(test_hold_out),
+		cmocka_unit_test(test_stack),
+		cmocka_unit_test(test_split_parts),
 	};
 
 	fb_gsl_install_handler();

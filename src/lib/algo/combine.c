@@ -24,6 +24,9 @@ typedef struct comb {
 	bool done;          /* the round has run */
 	char **names;       /* the d variable names (shared metadata, not data) */
 	fb_run *pooled;     /* all: the learner's run on the pooled data */
+	fb_run **local;     /* sep: of a circuit learner: each client's own run, kept on the
+	                       client (k, owned) */
+	fb_circuit_report rep; /* sep: of a circuit learner: the clients' figures together */
 } comb;
 
 /* Parameters of the learner, taken by name from the combination's values. */
@@ -234,6 +237,79 @@ static int comb_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 /* The two halves of every one-round combinator. */
 static const fb_fed_ops comb_ops = { comb_client, comb_server };
 
+/* The numbers of a circuit's size, in the order a sep: client sends them. */
+#define CIRC_NSTATS 7
+
+/* sep: of a circuit learner, client k: learn on its own training rows, evaluate its own
+ * rows of every part, keep the circuit, and send only the log-likelihood sums (n, sum,
+ * sum of squares per part) and the circuit's size. */
+static int circ_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                       fb_msg *up, double *figure, fb_error *err)
+{
+	const fb_run *run = state;
+	comb *c = run->state;
+	fb_params p;
+	fb_circuit_report rep;
+	double *out = fb_msg_doubles(up, 3 * FB_NPARTS + CIRC_NSTATS);
+
+	learner_params(run, &p);
+	c->local[k] = fb_run_alloc(run->inner->name, &p, NULL, run->whole_part->clients[k].data,
+	                           NULL, NULL, err);
+	fb_params_release(&p);
+	if (c->local[k] == NULL)
+		return FB_ERR;
+	while (!fb_run_done(c->local[k]))
+		if (fb_run_step(c->local[k], err) != FB_OK)
+			return FB_ERR;
+	if (fb_run_circuit_report(c->local[k], &rep, err) != FB_OK)
+		return FB_ERR;
+	for (int q = 0; q < FB_NPARTS; q++) {
+		out[3 * q] = (double)rep.ll[q].n;
+		out[3 * q + 1] = rep.ll[q].sum;
+		out[3 * q + 2] = rep.ll[q].sumsq;
+	}
+	out += 3 * FB_NPARTS;
+	out[0] = (double)rep.stats.nodes, out[1] = (double)rep.stats.sums;
+	out[2] = (double)rep.stats.products, out[3] = (double)rep.stats.leaves;
+	out[4] = (double)rep.stats.depth, out[5] = (double)rep.stats.params;
+	out[6] = (double)rep.stats.bytes;
+	*figure = (double)rep.stats.nodes;
+	return FB_OK;
+}
+
+/* sep: of a circuit learner, the server: add up the clients' sums and sizes. */
+static int circ_server(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
+                       fb_error *err)
+{
+	fb_run *run = state;
+	comb *c = run->state;
+
+	memset(&c->rep, 0, sizeof c->rep);
+	for (size_t m = 0; m < k; m++) {
+		const double *in = up[m] != NULL ? up[m]->d : NULL, *z;
+
+		if (in == NULL)
+			continue;
+		for (int q = 0; q < FB_NPARTS; q++) {
+			c->rep.ll[q].n += (size_t)in[3 * q];
+			c->rep.ll[q].sum += in[3 * q + 1];
+			c->rep.ll[q].sumsq += in[3 * q + 2];
+		}
+		z = in + 3 * FB_NPARTS;
+		fb_circuit_stats_add(&c->rep.stats, &(fb_circuit_stats){
+			.nodes = (size_t)z[0], .sums = (size_t)z[1], .products = (size_t)z[2],
+			.leaves = (size_t)z[3], .depth = (size_t)z[4], .params = (size_t)z[5],
+			.bytes = (size_t)z[6] });
+		c->rep.ncircuits++;
+	}
+	fb_msg_doubles(down, 0);
+	c->done = true;
+	return FB_OK;
+}
+
+/* The two halves of sep: over a circuit learner. */
+static const fb_fed_ops circ_ops = { circ_client, circ_server };
+
 /* Set up a one-round combinator. */
 static int comb_create(fb_run *run, fb_error *err)
 {
@@ -243,6 +319,8 @@ static int comb_create(fb_run *run, fb_error *err)
 	c->d = run->data->d;
 	c->graphs = fb_xcalloc(c->k, sizeof *c->graphs);
 	c->names = fb_dataset_names(run->data);
+	if (run->inner->flags & FB_ALGO_CIRCUIT)
+		c->local = fb_xcalloc(c->k, sizeof *c->local);
 	run->state = c;
 	return FB_OK;
 }
@@ -253,7 +331,8 @@ static int comb_step(fb_run *run, double *fig, fb_error *err)
 	comb *c = run->state;
 	size_t found = 0;
 
-	if (fb_fed_round(run->fed, &comb_ops, run, err) != FB_OK)
+	if (fb_fed_round(run->fed, (run->inner->flags & FB_ALGO_CIRCUIT) ? &circ_ops : &comb_ops,
+	                 run, err) != FB_OK)
 		return FB_ERR;
 	for (size_t m = 0; m < c->k; m++)
 		found += fb_fed_took_part(run->fed, m);
@@ -333,6 +412,9 @@ static void comb_destroy(fb_run *run)
 	fb_names_free(c->names, c->d);
 	fb_graph_free(c->result);
 	fb_run_free(c->pooled);
+	for (size_t m = 0; c->local != NULL && m < c->k; m++)
+		fb_run_free(c->local[m]);
+	free(c->local);
 	free(c);
 	run->state = NULL;
 }
@@ -340,6 +422,9 @@ static void comb_destroy(fb_run *run)
 /* What each combinator's result is. */
 static const char *comb_note(const fb_run *run)
 {
+	if (run->algo == &fb_algo_sep && (run->inner->flags & FB_ALGO_CIRCUIT))
+		return "one circuit per client, learned and evaluated on its own rows; the "
+		       "log-likelihoods are over every client's rows";
 	if (run->algo == &fb_algo_sep)
 		return "one graph per client; accuracy is the mean over the clients";
 	if (run->algo == &fb_algo_voting)
@@ -358,7 +443,7 @@ static int all_create(fb_run *run, fb_error *err)
 	fb_params p;
 
 	learner_params(run, &p);
-	c->pooled = fb_run_alloc(run->inner->name, &p, NULL, run->data, NULL, NULL, err);
+	c->pooled = fb_run_alloc(run->inner->name, &p, NULL, run->whole, NULL, NULL, err);
 	fb_params_release(&p);
 	run->state = c;
 	if (c->pooled == NULL)
@@ -410,6 +495,35 @@ static void all_rethreshold(fb_run *run, double t)
 		in->algo->rethreshold(in, t);
 }
 
+/* all: the learner's circuit. */
+static const fb_circuit *all_circuit(const fb_run *run, fb_error *err)
+{
+	return fb_run_circuit(((const comb *)run->state)->pooled, err);
+}
+
+/* all: the learner's circuit figures. */
+static int all_circuit_report(const fb_run *run, fb_circuit_report *rep, fb_error *err)
+{
+	return fb_run_circuit_report(((const comb *)run->state)->pooled, rep, err);
+}
+
+/* sep: no single circuit: one per client. */
+static const fb_circuit *sep_circuit(const fb_run *run, fb_error *err)
+{
+	return fb_fail(err, "%s keeps one circuit per client, on the client", run->name), NULL;
+}
+
+/* sep: the clients' figures together. */
+static int sep_circuit_report(const fb_run *run, fb_circuit_report *rep, fb_error *err)
+{
+	const comb *c = run->state;
+
+	if (!c->done)
+		return fb_fail(err, "%s has not run its round yet", run->name);
+	*rep = c->rep;
+	return FB_OK;
+}
+
 /* all: what it is. */
 static const char *all_note(const fb_run *run)
 {
@@ -439,10 +553,12 @@ const fb_algo fb_algo_all = {
 	         "moving the rows.",
 	.help = "all:A runs learner A on the pooled dataset, as if the rows were in one place. "
 	        "It is the reference the federated methods try to reach, not a federated method.",
-	.flags = FB_ALGO_COMBINATOR, .params = no_params, .figures = NULL,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_TAKES_CIRCUITS, .params = no_params,
+	.figures = NULL,
 	.create = all_create, .step = all_step, .done = all_done, .result = all_result,
 	.destroy = comb_destroy, .note = all_note, .weights = all_weights,
-	.rethreshold = all_rethreshold,
+	.rethreshold = all_rethreshold, .circuit = all_circuit,
+	.circuit_report = all_circuit_report,
 };
 
 const fb_algo fb_algo_sep = {
@@ -452,11 +568,13 @@ const fb_algo fb_algo_sep = {
 	         "federating gains.",
 	.help = "sep:A runs learner A on each client's rows alone and reports the mean of the "
 	        "clients' accuracies (what a client gets without federating).",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL |
+	         FB_ALGO_TAKES_CIRCUITS,
 	.params = no_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note, .score = sep_score,
-	.client_result = comb_client_result,
+	.client_result = comb_client_result, .circuit = sep_circuit,
+	.circuit_report = sep_circuit_report,
 };
 
 const fb_algo fb_algo_voting = {

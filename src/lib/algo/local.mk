@@ -14,7 +14,8 @@ src_lib_algo_libalgo_la_SOURCES = \
 	src/lib/algo/combine.h \
 	src/lib/algo/combine.c \
 	src/lib/algo/algo-notears.c \
-	src/lib/algo/algo-admm.c
+	src/lib/algo/algo-admm.c \
+	src/lib/algo/algo-circuit.c
 
 check_PROGRAMS += tests/unit/test-notears tests/unit/test-admm
 TESTS += tests/unit/test-notears tests/unit/test-admm

@@ -15,6 +15,7 @@ const fb_algo *const fb_algo_table[] = {
 	&fb_algo_notears_admm,
 	&fb_algo_pc,
 	&fb_algo_ges,
+	&fb_algo_circuit,
 	&fb_algo_fedpc,
 	&fb_algo_fedpc_simple1,
 	&fb_algo_fedpc_simple2,
@@ -105,6 +106,10 @@ int fb_algo_lookup(const char *name, const fb_algo **algo, const fb_algo **inner
 	if (!((*inner)->flags & FB_ALGO_LOCAL))
 		return fb_fail(err, "%s is not a learner that runs on one dataset, so it cannot be "
 		                    "combined", colon + 1);
+	if (((*inner)->flags & FB_ALGO_CIRCUIT) && !((*algo)->flags & FB_ALGO_TAKES_CIRCUITS))
+		return fb_fail(err, "%s combines graphs, and %s learns a circuit (use all:%s or "
+		                    "sep:%s)", (*algo)->name, (*inner)->name, (*inner)->name,
+		               (*inner)->name);
 	if (((*algo)->flags & FB_ALGO_NEEDS_WEIGHTS) && !((*inner)->flags & FB_ALGO_WEIGHTED))
 		return fb_fail(err, "%s averages weights, and %s gives none", (*algo)->name,
 		               (*inner)->name);

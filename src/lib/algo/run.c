@@ -43,6 +43,24 @@ static int check_inputs(const fb_algo *a, const fb_algo *inner, const fb_dataset
 	return FB_OK;
 }
 
+/* When the dataset holds rows out, make the learners' view of it: the training rows of the
+ * data and of each client. */
+static int run_hold_out(fb_run *run, fb_error *err)
+{
+	if (!fb_dataset_has_heldout(run->whole))
+		return FB_OK;
+	run->train_data = fb_dataset_part_subset(run->whole, FB_PART_TRAIN);
+	if (run->train_data == NULL)
+		return fb_fail(err, "out of memory setting the held-out rows apart");
+	run->data = run->train_data;
+	if (run->whole_part == NULL)
+		return FB_OK;
+	if ((run->train_part = fb_partition_train(run->whole_part)) == NULL)
+		return fb_fail(err, "out of memory setting the clients' held-out rows apart");
+	run->part = run->train_part;
+	return FB_OK;
+}
+
 /* Start a run. */
 fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_options *fedopt,
                      const fb_dataset *data, const fb_partition *part, const fb_graph *truth,
@@ -59,9 +77,11 @@ fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_opt
 	run->algo = a;
 	run->inner = inner;
 	run->name = fb_xstrdup(name);
-	run->data = data;
-	run->part = (a->flags & FB_ALGO_FEDERATED) ? part : NULL;
+	run->whole = run->data = data;
+	run->whole_part = run->part = (a->flags & FB_ALGO_FEDERATED) ? part : NULL;
 	run->truth = truth;
+	if (run_hold_out(run, err) != FB_OK)
+		goto fail;
 	run->figures = a->figures != NULL ? a->figures : inner->figures;
 	for (run->trace.nfig = 0; run->figures[run->trace.nfig] != NULL; run->trace.nfig++)
 		;
@@ -100,16 +120,22 @@ void fb_run_free(fb_run *run)
 	}
 	free(run->trace.r);
 	fb_fed_free(run->fed);
+	fb_partition_free(run->train_part);
+	fb_dataset_free(run->train_data);
 	fb_params_release(&run->params);
 	free(run->name);
 	free(run);
 }
 
-/* Fill the record's edge count and score from the current estimate. */
+/* Fill the record's edge count and score from the current estimate (none for a circuit). */
 static void record_estimate(const fb_run *run, fb_trace_rec *rec)
 {
 	fb_error err = { { 0 } };
-	fb_graph *g = run->algo->result(run, &err);
+	fb_graph *g;
+
+	if (fb_run_is_circuit(run))
+		return;
+	g = run->algo->result(run, &err);
 
 	if (g != NULL)
 		rec->edges = fb_graph_n_edges(g);
@@ -263,4 +289,27 @@ const char *fb_run_note(const fb_run *run)
 size_t fb_run_bytes(const fb_run *run, enum fb_dir dir)
 {
 	return run->fed != NULL ? fb_ledger_bytes(fb_fed_ledger(run->fed), 0, dir) : 0;
+}
+
+/* Whether the run's result is a circuit. */
+bool fb_run_is_circuit(const fb_run *run)
+{
+	return ((run->algo->flags | (run->inner != NULL ? run->inner->flags : 0)) &
+	        FB_ALGO_CIRCUIT) != 0;
+}
+
+/* The run's circuit. */
+const fb_circuit *fb_run_circuit(const fb_run *run, fb_error *err)
+{
+	if (!fb_run_is_circuit(run) || run->algo->circuit == NULL)
+		return fb_fail(err, "run %s learns a graph, not a circuit", run->name), NULL;
+	return run->algo->circuit(run, err);
+}
+
+/* The figures of the run's circuit(s). */
+int fb_run_circuit_report(const fb_run *run, fb_circuit_report *rep, fb_error *err)
+{
+	if (!fb_run_is_circuit(run) || run->algo->circuit_report == NULL)
+		return fb_fail(err, "run %s learns a graph, not a circuit", run->name);
+	return run->algo->circuit_report(run, rep, err);
 }

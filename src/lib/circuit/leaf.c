@@ -203,13 +203,14 @@ out:
 	return rc;
 }
 
-/* The bin of the nb bins with edges br holding x (the last bin is closed), or SIZE_MAX
- * outside. */
-static size_t hist_bin(const double *br, size_t nb, double x)
+/* The bin of the nb bins with edges br holding x, or SIZE_MAX outside.  The last bin of a
+ * continuous histogram is closed (it holds the training maximum); a discrete one's bins are
+ * the integers v in [v, v + 1), so its last edge is the next value, outside. */
+static size_t hist_bin(const double *br, size_t nb, int discrete, double x)
 {
 	size_t lo = 0, hi = nb;
 
-	if (!(x >= br[0]) || !(x <= br[nb]))
+	if (!(x >= br[0]) || !(x <= br[nb]) || (discrete && x == br[nb]))
 		return SIZE_MAX;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -304,7 +305,7 @@ int fb_leaf_fit_histogram(fb_leaf *leaf, size_t var, int discrete,
 		goto out;
 	}
 	for (size_t i = 0; i < col->n; i++)
-		dens[hist_bin(br, nb, v[i])] += 1;
+		dens[hist_bin(br, nb, discrete, v[i])] += 1;
 	for (size_t b = 0; b < nb; b++)
 		dens[b] = (dens[b] + FB_LEAF_ALPHA) /
 		          (((double)col->n + (double)nb * FB_LEAF_ALPHA) * (br[b + 1] - br[b]));
@@ -331,7 +332,7 @@ double fb_leaf_logpdf(const fb_leaf *leaf, double x)
 		k = level_code(x, leaf->nvalues);
 		return k == SIZE_MAX ? -INFINITY : leaf->logp[k];
 	case FB_LEAF_HISTOGRAM:
-		k = hist_bin(leaf->breaks, leaf->nvalues, x);
+		k = hist_bin(leaf->breaks, leaf->nvalues, leaf->discrete, x);
 		return k == SIZE_MAX ? log(FB_LEAF_HIST_FLOOR) : leaf->logp[k];
 	}
 	return NAN;

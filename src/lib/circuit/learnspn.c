@@ -37,18 +37,6 @@ enum learn_flags {
 	LEARN_NO_COLS = 4,   /* the RDC found one component here: do not split columns again */
 };
 
-/* Default settings: SPFlow's learn_mspn. */
-void fb_learnspn_options_init(fb_learnspn_options *o)
-{
-	o->threshold = 0.3;
-	o->min_instances_slice = 200;
-	o->rdc_k = FB_RDC_K;
-	o->rdc_s = FB_RDC_S;
-	o->seed = 17;
-	o->leaves = FB_LEARN_HISTOGRAM;
-	o->cluster_first = 1;
-}
-
 /* Free a tree. */
 static void lnode_free(lnode *t)
 {

@@ -14,7 +14,9 @@ src_lib_circuit_libcircuit_la_SOURCES = \
 	src/lib/circuit/io.c \
 	src/lib/circuit/rdc.c \
 	src/lib/circuit/kmeans.c \
-	src/lib/circuit/learnspn.c
+	src/lib/circuit/learnspn.c \
+	src/lib/circuit/learnspn-params.c \
+	src/lib/circuit/stats.c
 
 check_PROGRAMS += tests/unit/test-circuit
 TESTS += tests/unit/test-circuit

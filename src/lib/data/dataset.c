@@ -119,6 +119,7 @@ void fb_dataset_free(fb_dataset *ds)
 	}
 	free(ds->vars);
 	free(ds->x);
+	free(ds->part);
 	free(ds);
 }
 
@@ -212,6 +213,18 @@ static int indices_valid(const size_t *idx, size_t count, size_t limit)
 	return 1;
 }
 
+/* Give out (made of the given rows of ds, NULL: all) the parts of its rows; FB_ERR on out
+ * of memory. */
+static int subset_parts(const fb_dataset *ds, const size_t *rows, fb_dataset *out)
+{
+	out->part = malloc(out->n > 0 ? out->n : 1);
+	if (out->part == NULL)
+		return FB_ERR;
+	for (size_t r = 0; r < out->n; r++)
+		out->part[r] = ds->part[rows == NULL ? r : rows[r]];
+	return FB_OK;
+}
+
 /* A new dataset with the given rows and columns of ds, in the given orders. */
 fb_dataset *fb_dataset_subset(const fb_dataset *ds, const size_t *rows, size_t nrows,
                               const size_t *cols, size_t ncols)
@@ -245,6 +258,10 @@ fb_dataset *fb_dataset_subset(const fb_dataset *ds, const size_t *rows, size_t n
 		}
 		for (size_t c = 0; c < ncols; c++)
 			dst[c] = src[cols[c]];
+	}
+	if (ds->part != NULL && subset_parts(ds, rows, out) != FB_OK) {
+		fb_dataset_free(out);
+		return NULL;
 	}
 	return out;
 }

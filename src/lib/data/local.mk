@@ -6,6 +6,7 @@ src_lib_data_libdata_la_SOURCES = \
 	include/fedbn/csv.h \
 	include/fedbn/sim.h \
 	src/lib/data/dataset.c \
+	src/lib/data/dataset-part.c \
 	src/lib/data/csv-private.h \
 	src/lib/data/csv-scan.c \
 	src/lib/data/csv-read.c \

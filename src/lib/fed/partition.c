@@ -766,3 +766,35 @@ fb_partition *fb_split_by(const fb_dataset *ds, const char *column, fb_dataset *
 	p->desc = desc.data;
 	return p;
 }
+
+/* Client src restricted to its training rows, into dst; FB_ERR on out of memory. */
+static int client_train(fb_client *dst, const fb_client *src)
+{
+	size_t n, *rows = fb_dataset_part_rows(src->data, FB_PART_TRAIN, &n);
+
+	dst->data = fb_dataset_part_subset(src->data, FB_PART_TRAIN);
+	dst->rows = fb_xcalloc(n > 0 ? n : 1, sizeof *dst->rows);
+	for (size_t i = 0; i < n; i++)
+		dst->rows[i] = src->rows[rows[i]];
+	free(rows);
+	dst->cols = fb_xcalloc(src->data->d > 0 ? src->data->d : 1, sizeof *dst->cols);
+	memcpy(dst->cols, src->cols, src->data->d * sizeof *dst->cols);
+	dst->label = src->label != NULL ? fb_xstrdup(src->label) : NULL;
+	return dst->data != NULL ? FB_OK : FB_ERR;
+}
+
+/* A copy of p whose clients keep only their training rows. */
+fb_partition *fb_partition_train(const fb_partition *p)
+{
+	fb_partition *t = fb_xcalloc(1, sizeof *t);
+
+	*t = *p;
+	t->clients = fb_xcalloc(p->k > 0 ? p->k : 1, sizeof *t->clients);
+	t->desc = fb_xstrdup(p->desc);
+	for (size_t c = 0; c < p->k; c++)
+		if (client_train(&t->clients[c], &p->clients[c]) != FB_OK) {
+			fb_partition_free(t);
+			return NULL;
+		}
+	return t;
+}
