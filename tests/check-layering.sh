@@ -18,7 +18,7 @@ allowed() {
 	nn)     echo "core param nn" ;;
 	fed)    echo "core param graph metrics dataset partition fed" ;;
 	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed circuit algo notears admm pc fedpc ges" ;;
-	export) echo "core param graph metrics export" ;;
+	export) echo "core param graph metrics dataset circuit export" ;;
 	esac
 }
 

@@ -131,6 +131,10 @@ extern const fb_algo fb_algo_all, fb_algo_sep, fb_algo_voting, fb_algo_avg, fb_a
 /* The learners. */
 extern const fb_algo fb_algo_notears, fb_algo_notears_admm, fb_algo_pc, fb_algo_ges;
 extern const fb_algo fb_algo_circuit;
+/* A run of circuit over data holding c (taken over, freed on failure) as if it had learned
+ * it: its next round evaluates c on data's parts.  NULL with the reason when c is over
+ * another number of variables. */
+fb_run *fb_circuit_run_from(fb_circuit *c, const fb_dataset *data, fb_error *err);
 
 /* Find "name" or "combinator:name"; NULL with a sentence listing what exists. */
 int fb_algo_lookup(const char *name, const fb_algo **algo, const fb_algo **inner,

@@ -197,6 +197,12 @@ int fb_circuit_log_conditional(const fb_circuit *c, const double *x, size_t n,
  * sum follows its best child (the first on ties) and each leaf of an unobserved variable
  * writes its mode.  logval (may be NULL) receives each row's max-product log value. */
 int fb_circuit_mpe(const fb_circuit *c, double *x, size_t n, double *logval, fb_error *err);
+/* Classify n rows (row-major, nvars values; NAN marginalises, the target's own value is
+ * ignored): label[i] receives the value y in 0..nlevels-1 of variable target that maximises
+ * log p(y, x_E), the conditional's argmax (the first on ties), and logp[i] (may be NULL)
+ * that maximum.  FB_ERR on out of memory or a target outside the circuit. */
+int fb_circuit_classify(const fb_circuit *c, const double *x, size_t n, size_t target,
+                        size_t nlevels, size_t *label, double *logp, fb_error *err);
 /* Draw n rows (row-major, nvars values) into x by forward sampling from r: sums choose a
  * child by weight, products visit all, leaves draw a value; variables outside the root's
  * scope are NAN.  FB_ERR on out of memory. */
@@ -244,8 +250,24 @@ enum fb_learn_leaves {
 	FB_LEARN_PARAMETRIC = 1, /* Gaussian for continuous, categorical for discrete */
 };
 
+/* How the learner finds independent groups of columns. */
+enum fb_learn_split {
+	FB_SPLIT_RDC = 0,   /* RDC at or above threshold joins two variables (MSPN) */
+	FB_SPLIT_GTEST = 1, /* a G-test p-value below pvalue joins them (LearnSPN; discrete) */
+};
+
+/* The G-test of independence of two discrete column slices of one length with la and lb
+ * levels: G = 2 sum O log(O / E) over the contingency table of the levels seen in the
+ * slice, with (seen a levels - 1)(seen b levels - 1) degrees of freedom (0: a column is
+ * constant there, and the p-value is 1).  The p-value goes to *p, G (may be NULL) to *g.
+ * FB_ERR when a value is not a level code. */
+int fb_gtest(const fb_column_slice *a, size_t la, const fb_column_slice *b, size_t lb,
+             double *p, double *g, fb_error *err);
+
 /* Settings of the LearnSPN-style learner (defaults: SPFlow's learn_mspn). */
 typedef struct fb_learnspn_options {
+	enum fb_learn_split split;  /* the column splitter (RDC) */
+	double pvalue;              /* G-test: pairs with a p-value below this are dependent */
 	double threshold;           /* RDC at or above which two variables are dependent (0.3) */
 	size_t min_instances_slice; /* slices of at most this many rows are factorised (200) */
 	size_t rdc_k;               /* RDC features per variable (10) */

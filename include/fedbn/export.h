@@ -7,6 +7,7 @@
 #define FEDBN_EXPORT_H
 
 #include "fedbn/core.h"
+#include "fedbn/circuit.h"
 #include "fedbn/graph.h"
 
 /* What to draw. */
@@ -101,5 +102,15 @@ int fb_export_graph_cancellable(const fb_graph *g, const fb_graph *truth,
  * pen widths are 1 + 3 |w| / max |w| unless FB_WEIGHTS_NONE. */
 char *fb_export_dot_string(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
                            const fb_export_opts *opts, fb_error *err);
+
+/* Draw circuit c to file in the format of its extension (.dot, .gv, .png, .svg, .pdf),
+ * atomically: sums as circles (+), products as boxes (x), leaves as ellipses naming their
+ * variable (names[var]) and family, each filled with the colour of its machine (the server
+ * white, client k the k-th Okabe-Ito colour), sum edges labelled with their weights, laid
+ * out top down.  depth > 0 draws the nodes at most depth edges below the root and folds
+ * each inner node at that depth into one node counting what is below it.  title (may be
+ * NULL) goes on top.  FB_ERR naming the file. */
+int fb_export_circuit(const fb_circuit *c, char *const *names, size_t depth, const char *title,
+                      const char *file, fb_error *err);
 
 #endif

@@ -148,7 +148,7 @@ static size_t run_number(const fb_session *s, const fb_run *run)
 /* Where run's data came from. */
 static const char *run_data(const fb_session *s, const fb_run *run)
 {
-	return run->data == s->data ? s->data_source : "an earlier dataset";
+	return run->whole == s->data ? s->data_source : "an earlier dataset";
 }
 
 /* What a picture says about itself: its title, caption and panel titles (all owned). */
@@ -254,12 +254,13 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 }
 
 /* The values of what=. */
-enum export_what { WHAT_AUTO, WHAT_TRUTH, WHAT_ESTIMATE, WHAT_DIFF, WHAT_COMPARE };
+enum export_what { WHAT_AUTO, WHAT_TRUTH, WHAT_ESTIMATE, WHAT_DIFF, WHAT_COMPARE,
+	           WHAT_CIRCUIT };
 
 /* The names of what='s values. */
 static const fb_choice export_whats[] = {
 	{ "auto", WHAT_AUTO }, { "truth", WHAT_TRUTH }, { "estimate", WHAT_ESTIMATE },
-	{ "diff", WHAT_DIFF }, { "compare", WHAT_COMPARE }, { 0 },
+	{ "diff", WHAT_DIFF }, { "compare", WHAT_COMPARE }, { "circuit", WHAT_CIRCUIT }, { 0 },
 };
 
 /* The estimate to draw: graph=FILE, else run=N (0: the newest run), with its facts; NULL
@@ -429,6 +430,17 @@ static int export_compare(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 	return ret;
 }
 
+/* Whether the run that run= names exists and holds a circuit. */
+static bool run_is_circuit(const fb_cmd_ctx *ctx, const fb_params *p)
+{
+	int64_t n = fb_params_int(p, "run");
+	const fb_session *s = ctx->s;
+
+	if (s->nruns == 0 || (size_t)n > s->nruns)
+		return false;
+	return fb_run_is_circuit(n == 0 ? s->runs[s->nruns - 1] : s->runs[n - 1]);
+}
+
 /* export FILE [what=...] [graph=CSV] [run=N] [runs=A,B] [format=...] and the picture's
  * look. */
 static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
@@ -440,8 +452,12 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_graph *est;
 	int ret;
 
+	if (what == WHAT_AUTO && fb_params_str(p, "graph") == NULL && run_is_circuit(ctx, p))
+		what = WHAT_CIRCUIT;
 	if (what == WHAT_AUTO)
 		what = have_est ? WHAT_ESTIMATE : WHAT_TRUTH;
+	if (what == WHAT_CIRCUIT)
+		return fb_cmd_export_circuit(ctx, p, a->argv[0]);
 	if (what == WHAT_COMPARE)
 		return export_compare(ctx, p, a->argv[0]);
 	if (what != WHAT_ESTIMATE && ctx->s->truth == NULL)
@@ -465,8 +481,12 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 /* export's parameters. */
 static const fb_param_def export_params[] = {
 	{ "what", FB_PARAM_CHOICE, "auto", 0, 0, export_whats,
-	  "the truth, the estimate, the estimate against the truth, or two graphs side by side "
-	  "(auto: the estimate when there is one, else the truth)" },
+	  "the truth, the estimate, the estimate against the truth, two graphs side by side, or "
+	  "a run's circuit (auto: the run's circuit or estimate when there is one, else the "
+	  "truth)" },
+	{ "depth", FB_PARAM_INT, "0", 0, 1e6, NULL,
+	  "circuits: draw the nodes at most this many edges below the root, folding each "
+	  "deeper part into one node (0: every node)" },
 	{ "graph", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "the estimate from a CSV graph (edge list or adjacency matrix) instead of a run" },
 	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL,
@@ -510,7 +530,12 @@ const fb_cmd_entry fb_cmd_export = {
 	        "line styles only), with a legend. what=compare draws two runs, or a run and "
 	        "the truth, side by side. .csv writes an edge list or an adjacency matrix. The "
 	        "estimate is the newest run's graph, another run's (run=N), or a CSV graph "
-	        "(graph=FILE.csv, names checked against the dataset). Files are replaced "
+	        "(graph=FILE.csv, names checked against the dataset). A run's circuit "
+	        "(what=circuit, the default for a circuit run) is drawn top down: sums as "
+	        "circles, products as boxes, leaves as ellipses naming their variable, each "
+	        "filled with the colour of the machine holding it (the server white, clients "
+	        "in the Okabe-Ito colours), sum edges labelled with their weights; depth= "
+	        "folds deep circuits. Files are replaced "
 	        "atomically; an existing file only when fedbn wrote it in this session and "
 	        "the session did not read it, or with force=yes.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = export_params,

@@ -134,7 +134,7 @@ static int advance_pane(fb_cmd_ctx *ctx, fb_run *run, enum fb_pane_start start, 
 	fb_pane_outcome o;
 
 	req.run_no = run_number(ctx->s, run);
-	req.data = run->data == ctx->s->data ? ctx->s->data_source : NULL;
+	req.data = run->whole == ctx->s->data ? ctx->s->data_source : NULL;
 	fflush(ctx->out);
 	*opened = fb_pane_show(run, &req, &o) == FB_OK;
 	if (!*opened) {

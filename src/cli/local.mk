@@ -42,6 +42,7 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-split.c \
 	src/cli/cmd-truth.c \
 	src/cli/cmd-export.c \
+	src/cli/cmd-circuit.c \
 	src/cli/batch.c \
 	src/cli/cmd-algo.c \
 	src/cli/cmd-run.c \

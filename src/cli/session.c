@@ -30,7 +30,7 @@ void fb_session_init(fb_session *s)
 static bool in_use(const fb_session *s, const void *p)
 {
 	for (size_t i = 0; i < s->nruns; i++)
-		if ((const void *)s->runs[i]->data == p || (const void *)s->runs[i]->part == p ||
+		if ((const void *)s->runs[i]->whole == p || (const void *)s->runs[i]->whole_part == p ||
 		    (const void *)s->runs[i]->truth == p)
 			return true;
 	return false;
@@ -134,7 +134,7 @@ static size_t rescore_runs(fb_session *s, const fb_graph *truth)
 	for (size_t i = 0; truth != NULL && i < s->nruns; i++) {
 		fb_run *run = s->runs[i];
 
-		if (run->data == s->data && !(run->algo->flags & FB_ALGO_NEEDS_TRUTH)) {
+		if (run->whole == s->data && !(run->algo->flags & FB_ALGO_NEEDS_TRUTH)) {
 			fb_run_set_truth(run, truth);
 			n++;
 		}
@@ -190,7 +190,7 @@ void fb_session_add_run(fb_session *s, fb_run *run)
 	s->runs = fb_xreallocarray(s->runs, s->nruns + 1, sizeof *s->runs);
 	s->meta = fb_xreallocarray(s->meta, s->nruns + 1, sizeof *s->meta);
 	s->meta[s->nruns] = (fb_session_run){
-		.data = fb_xstrdup(run->data == s->data && s->data_source != NULL ? s->data_source
+		.data = fb_xstrdup(run->whole == s->data && s->data_source != NULL ? s->data_source
 		                                                                 : "?"),
 	};
 	s->runs[s->nruns++] = run;

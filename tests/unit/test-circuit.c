@@ -1130,6 +1130,103 @@ static void test_learnspn_weights(void **state)
 	free(x);
 }
 
+/* The G-test against a hand computation: for [[30, 10], [10, 30]] every expected count is
+ * 20, so G = 2 (60 log 1.5 + 20 log 0.5) with one degree of freedom; a 2 x 3 table against
+ * scipy's chi2_contingency(lambda_="log-likelihood"); a constant column has p-value 1. */
+static void test_gtest(void **state)
+{
+	double a[80], b[80], u[44], v[44], p, g;
+	const double t23[2][3] = { { 5, 7, 8 }, { 12, 3, 9 } };
+	fb_column_slice ca = { .x = a, .stride = 1, .n = 80 }, cb = { .x = b, .stride = 1, .n = 80 };
+	fb_column_slice cu = { .x = u, .stride = 1, .n = 44 }, cv = { .x = v, .stride = 1, .n = 44 };
+	size_t m = 0;
+
+	(void)state;
+	for (size_t i = 0; i < 80; i++) {
+		a[i] = i < 40 ? 0 : 1;
+		b[i] = (i < 30 || (i >= 40 && i < 50)) ? 0 : 1;
+	}
+	assert_int_equal(fb_gtest(&ca, 2, &cb, 2, &p, &g, NULL), FB_OK);
+	assert_near(g, 2 * (60 * log(1.5) + 20 * log(0.5)), 1e-12);
+	assert_near(p, 4.763938479565471e-06, 1e-15);
+	for (size_t r = 0; r < 2; r++)
+		for (size_t c = 0; c < 3; c++)
+			for (size_t k = 0; k < (size_t)t23[r][c]; k++, m++)
+				u[m] = (double)r, v[m] = (double)c;
+	assert_int_equal(fb_gtest(&cu, 2, &cv, 4, &p, &g, NULL), FB_OK);
+	assert_near(g, 4.310265327207718, 1e-12);
+	assert_near(p, 0.11588781549779494, 1e-12);
+	cu.n = cv.n = 12; /* rows 0..11: u is constant 0 */
+	assert_int_equal(fb_gtest(&cu, 2, &cv, 4, &p, &g, NULL), FB_OK);
+	assert_true(p == 1.0);
+	a[3] = 2;
+	assert_int_equal(fb_gtest(&ca, 2, &cb, 2, &p, &g, NULL), FB_ERR);
+}
+
+/* The G-test splitter separates two independent pairs of binary columns into a product of
+ * their two groups, and refuses a continuous column. */
+static void test_learnspn_gtest(void **state)
+{
+	enum { N = 600 };
+	double x[N * 4];
+	size_t lv[4] = { 2, 2, 2, 2 }, cont[4] = { 2, 2, 0, 2 };
+	gsl_rng *r = fb_rng_stream(9, "gtest-data");
+	fb_learnspn_options o;
+	fb_circuit *c;
+	fb_error err = { { 0 } };
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		x[i * 4] = gsl_rng_uniform(r) < 0.5;
+		x[i * 4 + 1] = gsl_rng_uniform(r) < 0.9 ? x[i * 4] : 1 - x[i * 4];
+		x[i * 4 + 2] = gsl_rng_uniform(r) < 0.3;
+		x[i * 4 + 3] = gsl_rng_uniform(r) < 0.9 ? x[i * 4 + 2] : 1 - x[i * 4 + 2];
+	}
+	gsl_rng_free(r);
+	fb_learnspn_options_init(&o);
+	o.split = FB_SPLIT_GTEST;
+	o.cluster_first = 0;
+	o.min_instances_slice = N - 1; /* every slice is factorised but the first */
+	assert_int_equal(fb_learnspn(x, N, 4, lv, &o, -1, &c, NULL), FB_OK);
+	assert_int_equal(c->nodes[fb_circuit_root(c)].kind, FB_NODE_PRODUCT);
+	assert_int_equal(c->nodes[fb_circuit_root(c)].nchildren, 2);
+	assert_int_equal(c->nodes[c->nodes[fb_circuit_root(c)].children[0]].nscope, 2);
+	fb_circuit_free(c);
+	assert_int_equal(fb_learnspn(x, N, 4, cont, &o, -1, &c, &err), FB_ERR);
+	assert_msg(&err, "split=gtest tests discrete columns, and column 3 is continuous (use "
+	                 "split=rdc)");
+}
+
+/* Classification against a hand computation: a mixture 0.6 / 0.4 of two products of a
+ * label Y and a feature X.  X = 0: p(Y=0, X) = .6 .9 .8 + .4 .2 .3 = .456 against
+ * p(Y=1, X) = .6 .1 .8 + .4 .8 .3 = .144, so 0; X = 1: .164 against .236, so 1; X unknown:
+ * p(Y=0) = .62 against .38, so 0. */
+static void test_classify(void **state)
+{
+	const double y1[2] = { 0.9, 0.1 }, x1[2] = { 0.8, 0.2 }, y2[2] = { 0.2, 0.8 };
+	const double x2[2] = { 0.3, 0.7 }, w[2] = { 0.6, 0.4 };
+	fb_circuit *c = fb_circuit_alloc(2);
+	double rows[6] = { 1, 0, 0, 1, 1, NAN }, logp[3];
+	size_t label[3], p[2], ch[2];
+
+	(void)state;
+	ch[0] = add_cat(c, 0, y1, 2), ch[1] = add_cat(c, 1, x1, 2);
+	p[0] = add_prod(c, ch, 2);
+	ch[0] = add_cat(c, 0, y2, 2), ch[1] = add_cat(c, 1, x2, 2);
+	p[1] = add_prod(c, ch, 2);
+	add_sum(c, p, w, 2);
+	assert_int_equal(fb_circuit_classify(c, rows, 3, 0, 2, label, logp, NULL), FB_OK);
+	assert_int_equal(label[0], 0);
+	assert_int_equal(label[1], 1);
+	assert_int_equal(label[2], 0);
+	assert_near(logp[0], log(0.456), 1e-12);
+	assert_near(logp[1], log(0.236), 1e-12);
+	assert_near(logp[2], log(0.62), 1e-12);
+	assert_true(rows[0] == 1 && isnan(rows[5])); /* the rows are not changed */
+	assert_int_equal(fb_circuit_classify(c, rows, 3, 2, 2, label, logp, NULL), FB_ERR);
+	fb_circuit_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1156,6 +1253,9 @@ int main(void)
 		cmocka_unit_test(test_learnspn_continuous),
 		cmocka_unit_test(test_learnspn_discrete),
 		cmocka_unit_test(test_learnspn_weights),
+		cmocka_unit_test(test_gtest),
+		cmocka_unit_test(test_learnspn_gtest),
+		cmocka_unit_test(test_classify),
 	};
 
 	fb_gsl_install_handler();

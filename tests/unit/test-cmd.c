@@ -75,7 +75,8 @@ static void test_find(void **state)
 
 	assert_ptr_equal(fb_cmd_find("split", &err), &fb_cmd_split);
 	assert_ptr_equal(fb_cmd_find("exit", &err), &fb_cmd_quit);
-	assert_ptr_equal(fb_cmd_find("cl", &err), &fb_cmd_clients);
+	assert_ptr_equal(fb_cmd_find("cli", &err), &fb_cmd_clients);
+	assert_ptr_equal(fb_cmd_find("cla", &err), &fb_cmd_classify);
 	assert_ptr_equal(fb_cmd_find("ex", &err), &fb_cmd_export);
 	assert_null(fb_cmd_find("s", &err));
 	assert_string_equal(err.msg, "ambiguous command 's', could be: save, sample, split, set, step, seed, source");
@@ -145,6 +146,11 @@ static void test_complete_algo(void **state)
 	check_complete(&s, "set test=", "test=auto|test=fisher-z|test=g2|test=chi2|test=kci");
 	check_complete(&s, "split horizontal 3 sizes=", "sizes=even|sizes=uneven|sizes=dirichlet");
 	check_complete(&s, "load x.csv discrete=a", "discrete=all|discrete=auto");
+	check_complete(&s, "circuit ", "save|load|run=|force=");
+	check_complete(&s, "export x.svg what=c", "what=compare|what=circuit");
+	check_complete(&s, "sample from=", "from=file|from=circuit");
+	assert_int_equal(fb_session_set_algo(&s, "circuit", &err), FB_OK);
+	check_complete(&s, "set split=", "split=rdc|split=gtest");
 	fb_session_release(&s);
 }
 

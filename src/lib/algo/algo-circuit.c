@@ -32,6 +32,10 @@ static int circ_create(fb_run *run, fb_error *err)
 	run->state = st;
 	if (run->data->n == 0)
 		return fb_fail(err, "circuit needs training rows, and there are none");
+	for (size_t j = 0; j < run->data->d && st->o.split == FB_SPLIT_GTEST; j++)
+		if (run->data->vars[j].kind != FB_DISCRETE)
+			return fb_fail(err, "split=gtest tests discrete variables, and '%s' is "
+			                    "continuous (use split=rdc)", run->data->vars[j].name);
 	return FB_OK;
 }
 
@@ -149,3 +153,30 @@ const fb_algo fb_algo_circuit = {
 	.destroy = circ_destroy, .note = circ_note, .circuit = circ_circuit,
 	.circuit_report = circ_report,
 };
+
+/* A run of circuit holding a given circuit, its learning round done. */
+fb_run *fb_circuit_run_from(fb_circuit *c, const fb_dataset *data, fb_error *err)
+{
+	fb_run *run;
+	circ_state *st;
+
+	if (c->nvars != data->d) {
+		fb_fail(err, "the circuit is over %zu variables and the dataset has %zu", c->nvars,
+		        data->d);
+		fb_circuit_free(c);
+		return NULL;
+	}
+	if ((run = fb_run_alloc("circuit", NULL, NULL, data, NULL, NULL, err)) == NULL) {
+		fb_circuit_free(c);
+		return NULL;
+	}
+	st = run->state;
+	st->c = c;
+	st->rep.ncircuits = 1;
+	st->phase = CIRC_EVALUATE;
+	if (fb_circuit_stats_compute(c, &st->rep.stats, err) != FB_OK) {
+		fb_run_free(run);
+		return NULL;
+	}
+	return run;
+}

@@ -12,8 +12,17 @@ static const fb_choice circ_leaves[] = {
 	{ "histogram", FB_LEARN_HISTOGRAM }, { "parametric", FB_LEARN_PARAMETRIC }, { 0 },
 };
 
+/* split=: the column splitters. */
+static const fb_choice circ_splits[] = {
+	{ "rdc", FB_SPLIT_RDC }, { "gtest", FB_SPLIT_GTEST }, { 0 },
+};
+
 /* The learner's parameters (ALGORITHMS.md §8.3: SPFlow's learn_mspn defaults). */
 const fb_param_def fb_learnspn_params[] = {
+	{ "split", FB_PARAM_CHOICE, "rdc", 0, 0, circ_splits,
+	  "column splitter: rdc (MSPN) or gtest (LearnSPN's G-test, discrete columns only)" },
+	{ "pvalue", FB_PARAM_DOUBLE, "0.001", 0, 1, NULL,
+	  "split=gtest: two variables are dependent when the test's p-value is below this" },
 	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1, NULL,
 	  "variables whose RDC is at least this are dependent (column split)" },
 	{ "min_instances_slice", FB_PARAM_INT, "200", 1, 1e9, NULL,
@@ -34,6 +43,8 @@ const fb_param_def fb_learnspn_params[] = {
 void fb_learnspn_options_from_params(const fb_params *p, fb_learnspn_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->split = (enum fb_learn_split)fb_params_choice(p, "split");
+	o->pvalue = fb_params_double(p, "pvalue");
 	o->threshold = fb_params_double(p, "threshold");
 	o->min_instances_slice = (size_t)fb_params_int(p, "min_instances_slice");
 	o->rdc_k = (size_t)fb_params_int(p, "rdc_k");

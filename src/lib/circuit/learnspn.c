@@ -211,9 +211,33 @@ static size_t uf_find(size_t *parent, size_t x)
 	return x;
 }
 
-/* Label the scope's variables by connected component of the graph with an edge where the
- * RDC is at least the threshold (components numbered by their first variable); the number
- * of components, or 0 (ctx failed). */
+/* Fill the ns x ns matrix m (upper triangle) with 1 where two variables of the slice are
+ * dependent: RDC at least the threshold, or a G-test p-value below pvalue. */
+static int pair_dependence(learn_ctx *ctx, const fb_column_slice *cols, const size_t *lv,
+                           size_t ns, double *m)
+{
+	if (ctx->o->split == FB_SPLIT_RDC) {
+		if (fb_rdc_matrix(cols, lv, ns, ctx->o->rdc_k, ctx->o->rdc_s, ctx->rdc_rng, m,
+		                  ctx->err) != FB_OK)
+			return FB_ERR;
+		for (size_t e = 0; e < ns * ns; e++)
+			m[e] = m[e] >= ctx->o->threshold;
+		return FB_OK;
+	}
+	for (size_t a = 0; a < ns; a++)
+		for (size_t b = a + 1; b < ns; b++) {
+			double p;
+
+			if (fb_gtest(&cols[a], lv[a], &cols[b], lv[b], &p, NULL, ctx->err) != FB_OK)
+				return FB_ERR;
+			m[a * ns + b] = p < ctx->o->pvalue;
+		}
+	return FB_OK;
+}
+
+/* Label the scope's variables by connected component of the graph with an edge between
+ * dependent variables (components numbered by their first variable); the number of
+ * components, or 0 (ctx failed). */
 static size_t split_columns(learn_ctx *ctx, const size_t *rows, size_t nr, const size_t *scope,
                             size_t ns, size_t *comp)
 {
@@ -231,12 +255,11 @@ static size_t split_columns(learn_ctx *ctx, const size_t *rows, size_t nr, const
 		lv[k] = ctx->nlevels[scope[k]];
 		parent[k] = k;
 	}
-	if (fb_rdc_matrix(cols, lv, ns, ctx->o->rdc_k, ctx->o->rdc_s, ctx->rdc_rng, m,
-	                  ctx->err) != FB_OK)
+	if (pair_dependence(ctx, cols, lv, ns, m) != FB_OK)
 		goto out;
 	for (size_t a = 0; a < ns; a++)
 		for (size_t b = a + 1; b < ns; b++)
-			if (m[a * ns + b] >= ctx->o->threshold)
+			if (m[a * ns + b] != 0)
 				parent[uf_find(parent, b)] = uf_find(parent, a);
 	for (size_t k = 0; k < ns; k++)
 		lv[k] = SIZE_MAX; /* from here: the component number of each root */
@@ -407,6 +430,12 @@ int fb_learnspn(const double *x, size_t n, size_t d, const size_t *nlevels,
 		rc = fb_fail(err, "cannot learn a circuit from %zu rows and %zu columns", n, d);
 		goto out;
 	}
+	for (size_t j = 0; j < d && o->split == FB_SPLIT_GTEST; j++)
+		if (nlevels[j] == 0) {
+			rc = fb_fail(err, "split=gtest tests discrete columns, and column %zu is "
+			                  "continuous (use split=rdc)", j + 1);
+			goto out;
+		}
 	if (rows == NULL || scope == NULL || (*out = fb_circuit_alloc(d)) == NULL) {
 		rc = fb_fail(err, "out of memory learning a circuit");
 		goto out;

@@ -16,7 +16,9 @@ src_lib_circuit_libcircuit_la_SOURCES = \
 	src/lib/circuit/kmeans.c \
 	src/lib/circuit/learnspn.c \
 	src/lib/circuit/learnspn-params.c \
-	src/lib/circuit/stats.c
+	src/lib/circuit/stats.c \
+	src/lib/circuit/gtest.c \
+	src/lib/circuit/classify.c
 
 check_PROGRAMS += tests/unit/test-circuit
 TESTS += tests/unit/test-circuit

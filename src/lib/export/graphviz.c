@@ -101,7 +101,7 @@ void gv_set(void *obj, const char *name, const char *value)
 }
 
 /* The renderer for file's extension into *renderer (NULL = DOT); FB_ERR when unknown. */
-static int export_format(const char *file, const char **renderer, fb_error *err)
+int gv_export_format(const char *file, const char **renderer, fb_error *err)
 {
 	const char *slash = strrchr(file, '/');
 	const char *dot = strrchr(file, '.');
@@ -870,26 +870,40 @@ static int gv_file_write(fb_atomic_file *af, const char *data, size_t n, fb_erro
 	return FB_OK;
 }
 
+/* Write the n bytes of data to file atomically; on failure err holds the reason, without
+ * the file name unless *named is set. */
+int gv_bytes_save(const char *file, const char *data, size_t n, fb_error *err, bool *named)
+{
+	fb_atomic_file af;
+
+	if (fb_atomic_open(&af, file, err) != FB_OK) {
+		*named = true;
+		return FB_ERR;
+	}
+	if (gv_file_write(&af, data, n, err) != FB_OK) {
+		fb_atomic_abort(&af);
+		return FB_ERR;
+	}
+	if (fb_atomic_commit(&af, err) != FB_OK) {
+		*named = true;
+		return FB_ERR;
+	}
+	return FB_OK;
+}
+
 /* Render the built picture, write it and commit; on failure err holds the reason without
  * the file name unless *named is set. */
 static int export_to_file(struct gv_picture *p, const char *renderer, const char *file,
                           const fb_cancel *cancel, fb_error *err, bool *named)
 {
 	fb_buf bytes = { 0 };
-	fb_atomic_file af;
 	int rc;
 
 	rc = gv_picture_bytes(p, renderer, cancel, &bytes, err);
 	if (rc == FB_OK && fb_cancel_requested(cancel))
 		rc = fb_fail(err, FB_CANCELLED_MSG);
-	if (rc == FB_OK && (rc = fb_atomic_open(&af, file, err)) != FB_OK) {
-		*named = true;
-	} else if (rc == FB_OK && gv_file_write(&af, bytes.data, bytes.len, err) != FB_OK) {
-		fb_atomic_abort(&af);
-		rc = FB_ERR;
-	} else if (rc == FB_OK && (rc = fb_atomic_commit(&af, err)) != FB_OK) {
-		*named = true;
-	}
+	if (rc == FB_OK)
+		rc = gv_bytes_save(file, bytes.data != NULL ? bytes.data : "", bytes.len, err, named);
 	fb_buf_release(&bytes);
 	return rc;
 }
@@ -936,7 +950,7 @@ static int export_file(const struct export_what *w, const char *file, fb_error *
 	bool named = false;
 	int rc;
 
-	if (export_format(file, &renderer, err) != FB_OK)
+	if (gv_export_format(file, &renderer, err) != FB_OK)
 		return FB_ERR;
 	gv_quiet_begin(&q);
 	rc = export_build(w, &p, &own, &inner);

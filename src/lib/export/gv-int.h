@@ -52,6 +52,12 @@ typedef int gv_job_fn(void *arg, fb_buf *out, fb_error *err);
  * of a second; when cancel says stop the child is killed and FB_CANCELLED_MSG is in err. */
 int gv_apart(gv_job_fn *job, void *arg, const fb_cancel *cancel, fb_buf *out, fb_error *err);
 
+/* The renderer of file's extension (NULL: DOT text); FB_ERR naming the file otherwise. */
+int gv_export_format(const char *file, const char **renderer, fb_error *err);
+/* Write the n bytes of data to file atomically; on failure err holds the reason, without
+ * the file name unless *named is set. */
+int gv_bytes_save(const char *file, const char *data, size_t n, fb_error *err, bool *named);
+
 /* After the nop layout on fixed positions: put every weight label beside its edge, clear of nodes,
  * arrowheads and other labels; move legends under and headings over their panels; put the
  * title on top; make the bounding box hold it all. */

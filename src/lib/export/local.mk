@@ -7,7 +7,8 @@ src_lib_export_libexport_la_SOURCES = \
 	src/lib/export/graphviz.c \
 	src/lib/export/gv-int.h \
 	src/lib/export/gv-layout.c \
-	src/lib/export/gv-place.c
+	src/lib/export/gv-place.c \
+	src/lib/export/gv-circuit.c
 
 check_PROGRAMS += tests/unit/test-export
 TESTS += tests/unit/test-export
