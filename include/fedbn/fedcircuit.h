@@ -8,13 +8,14 @@
  *                  server forms the clients x variables indicator matrix M and its
  *                  subspaces (the distinct columns of M: variables held by the same set of
  *                  clients), ordered by their first variable;
- *   rounds 2..K+1  the server's plan (each variable's subspace, 4 bytes each, and one byte
- *                  per subspace: shared or private) reaches the clients in round 2; in round
- *                  1 + k client k learns, on its own rows: one circuit over each shared
- *                  subspace it holds, and, over its private subspace (variables no one else
- *                  holds), K circuits, one per k-means cluster of its rows; it sends them (the
- *                  text format of fedbn/circuit.h) with each one's row count;
- *   round K+2      the server assembles: a sum over the owners' circuits for each shared
+ *   round 2        the server's plan (each variable's subspace, 4 bytes each, and one byte
+ *                  per subspace: shared or private) reaches the clients; every client learns,
+ *                  on its own rows, at the same time as the others (the federation's
+ *                  threads): one circuit over each shared subspace it holds, and, over its
+ *                  private subspace (variables no one else holds), K circuits, one per k-means
+ *                  cluster of its rows; it sends them (the text format of fedbn/circuit.h)
+ *                  with each one's row count;
+ *   round 3        the server assembles: a sum over the owners' circuits for each shared
  *                  subspace, weighted by their row counts; products that each take every
  *                  shared sum and one cluster circuit of every private subspace (glue=all:
  *                  one product per combination, as the paper's experiments ran; glue=random:
@@ -81,7 +82,7 @@ void fb_fc_subspaces_release(fb_fc_subspaces *s);
 /* Phases of a run. */
 enum fb_fc_phase {
 	FB_FC_INDICATOR = 0, /* next round: the indicator matrix */
-	FB_FC_LEARN,         /* next round: one client learns */
+	FB_FC_LEARN,         /* next round: every client learns */
 	FB_FC_ASSEMBLE,      /* next round: the server assembles */
 	FB_FC_EM,            /* next round: an EM step */
 	FB_FC_DONE,          /* finished */

@@ -26,7 +26,6 @@ struct fb_fc {
 	const fb_partition *p;  /* the split (not owned); the server reads only k and d */
 	fb_fc_options o;        /* the settings */
 	enum fb_fc_phase phase; /* what the next round does */
-	size_t learner;         /* FB_FC_LEARN: the client whose round is next */
 	fc_client *cl;          /* k clients' own state (owned) */
 	fb_fc_subspaces sub;    /* server: the subspaces (after round 1) */
 	bool have_sub;          /* sub is built */

@@ -476,10 +476,8 @@ static int fc_client_half(void *state, size_t k, const fb_dataset *local, const 
 		client_indicator(fc, k, up);
 		return FB_OK;
 	case FB_FC_LEARN:
-		if (fc->cl[k].of == NULL && client_plan(fc, k, down, err) != FB_OK)
+		if (client_plan(fc, k, down, err) != FB_OK)
 			return FB_ERR;
-		if (k != fc->learner)
-			return FB_OK;
 		if (client_learn(fc, k, local, up, err) != FB_OK)
 			return FB_ERR;
 		*figure = (double)fc->cl[k].ncirc;
@@ -503,7 +501,10 @@ static int fc_server_half(void *state, const fb_msg *const *up, size_t k, fb_msg
 	case FB_FC_INDICATOR:
 		return server_indicator(fc, up, down, err);
 	case FB_FC_LEARN:
-		return server_receive(fc, fc->learner, up[fc->learner], err);
+		for (size_t c = 0; c < fc->p->k; c++)
+			if (server_receive(fc, c, up[c], err) != FB_OK)
+				return FB_ERR;
+		return FB_OK;
 	case FB_FC_ASSEMBLE:
 		return fc_assemble(fc, err);
 	case FB_FC_EM:
@@ -519,11 +520,9 @@ static void phase_next(fb_fc *fc)
 	switch (fc->phase) {
 	case FB_FC_INDICATOR:
 		fc->phase = FB_FC_LEARN;
-		fc->learner = 0;
 		break;
 	case FB_FC_LEARN:
-		if (++fc->learner == fc->p->k)
-			fc->phase = FB_FC_ASSEMBLE;
+		fc->phase = FB_FC_ASSEMBLE;
 		break;
 	case FB_FC_ASSEMBLE:
 		fc->phase = fc->o.em_iters > 0 ? FB_FC_EM : FB_FC_DONE;
