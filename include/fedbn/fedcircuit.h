@@ -143,4 +143,12 @@ double fb_fc_cost_splitnn(const fb_fc_cost_model *m, size_t clients, size_t rows
  * times the second. */
 double fb_fc_cost_onepass(const fb_fc *fc);
 
+/* The algorithms (a run's result is an edgeless graph; the circuit is fb_fc_circuit of
+ * fb_fc_of_run). */
+struct fb_algo;
+struct fb_run;
+extern const struct fb_algo fb_algo_fedcircuit, fb_algo_fedcircuit_em;
+/* The federated circuit of a fedcircuit or fedcircuit-em run, else NULL. */
+const fb_fc *fb_fc_of_run(const struct fb_run *run);
+
 #endif

@@ -5,7 +5,8 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/circuit/fc-int.h \
 	src/lib/algo/circuit/fedcircuit.c \
 	src/lib/algo/circuit/fc-assemble.c \
-	src/lib/algo/circuit/fc-eval.c
+	src/lib/algo/circuit/fc-eval.c \
+	src/lib/algo/circuit/algo-fedcircuit.c
 
 check_PROGRAMS += tests/unit/test-fedcircuit
 TESTS += tests/unit/test-fedcircuit
