@@ -58,7 +58,10 @@ typedef struct fb_fc_options {
 	uint64_t seed;             /* the clusters' k-means and the random glue (1) */
 } fb_fc_options;
 
-/* Fill o with the defaults. */
+/* The EM rounds fedcircuit-em runs unless told (the paper's code runs 5). */
+#define FB_FC_EM_ITERS 5
+
+/* Fill o with the defaults (padding zeroed). */
 void fb_fc_options_init(fb_fc_options *o);
 
 /* The subspaces of a clients x variables indicator matrix. */
@@ -148,6 +151,10 @@ double fb_fc_cost_onepass(const fb_fc *fc);
 struct fb_algo;
 struct fb_run;
 extern const struct fb_algo fb_algo_fedcircuit, fb_algo_fedcircuit_em;
+/* The options a fedcircuit or fedcircuit-em parameter table p gives (em_iters 0 when it
+ * has no "em"). */
+struct fb_params;
+void fb_fc_options_from_params(const struct fb_params *p, fb_fc_options *o);
 /* The federated circuit of a fedcircuit or fedcircuit-em run, else NULL. */
 const fb_fc *fb_fc_of_run(const struct fb_run *run);
 

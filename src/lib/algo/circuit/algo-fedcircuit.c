@@ -65,7 +65,7 @@ static const fb_param_def fcalgo_params[] = {
 /* fedcircuit-em's parameters. */
 static const fb_param_def fcalgo_em_params[] = {
 	FCALGO_PARAMS,
-	{ "em", FB_PARAM_INT, "5", 1, 100000, NULL,
+	{ "em", FB_PARAM_INT, "5", 1, 100000, NULL, /* FB_FC_EM_ITERS */
 	  "EM rounds on the server's weights after assembly (the paper's code runs 5)" },
 	{ 0 },
 };
@@ -85,11 +85,9 @@ static void fcalgo_destroy(fb_run *run)
 	run->state = NULL;
 }
 
-/* The options from the run's parameters. */
-static void fcalgo_options(const fb_run *run, fb_fc_options *o, fb_fc_cost_model *cm)
+/* The options a parameter table gives. */
+void fb_fc_options_from_params(const fb_params *p, fb_fc_options *o)
 {
-	const fb_params *p = &run->params;
-
 	fb_fc_options_init(o);
 	o->clusters = (size_t)fb_params_int(p, "clusters");
 	o->glue = fb_params_choice(p, "glue");
@@ -99,6 +97,11 @@ static void fcalgo_options(const fb_run *run, fb_fc_options *o, fb_fc_cost_model
 	o->learn.leaves = fb_params_choice(p, "leaves");
 	o->seed = (uint64_t)fb_params_int(p, "seed");
 	o->em_iters = fb_params_find(p, "em") >= 0 ? (size_t)fb_params_int(p, "em") : 0;
+}
+
+/* The cost model from the run's parameters. */
+static void fcalgo_cost_model(const fb_params *p, fb_fc_cost_model *cm)
+{
 	fb_fc_cost_model_init(cm);
 	cm->fedavg_rounds = (size_t)fb_params_int(p, "fedavg_rounds");
 	cm->splitnn_epochs = (size_t)fb_params_int(p, "splitnn_epochs");
@@ -112,7 +115,8 @@ static int fcalgo_create(fb_run *run, fb_error *err)
 	fb_fc_options o;
 
 	run->state = st;
-	fcalgo_options(run, &o, &st->cm);
+	fb_fc_options_from_params(&run->params, &o);
+	fcalgo_cost_model(&run->params, &st->cm);
 	st->fc = fb_fc_alloc(run->part, &o, err);
 	if (st->fc == NULL) {
 		fcalgo_destroy(run);

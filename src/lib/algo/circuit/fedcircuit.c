@@ -11,6 +11,7 @@
 /* Defaults: K = 2, all combinations, no EM, SPFlow's learn_mspn, seed 1. */
 void fb_fc_options_init(fb_fc_options *o)
 {
+	memset(o, 0, sizeof *o);
 	o->clusters = 2;
 	o->glue = FB_FC_GLUE_ALL;
 	o->products = 0;
