@@ -47,7 +47,8 @@ TRANSCRIPTS = \
 	tests/transcripts/kci.fbn \
 	tests/transcripts/hetero.fbn \
 	tests/transcripts/circuit.fbn \
-	tests/transcripts/circuit-query.fbn
+	tests/transcripts/circuit-query.fbn \
+	tests/transcripts/fedcircuit.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

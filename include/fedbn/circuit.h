@@ -63,6 +63,8 @@
 #define FB_CIRCUIT_NORM_TOL 1e-9
 /* The machine id of the server. */
 #define FB_CIRCUIT_SERVER (-1)
+/* "Every machine" where a function counts the nodes of one machine. */
+#define FB_CIRCUIT_ANY (-2)
 
 /* The kind of a leaf distribution. */
 enum fb_leaf_kind {
@@ -207,6 +209,31 @@ int fb_circuit_classify(const fb_circuit *c, const double *x, size_t n, size_t t
  * child by weight, products visit all, leaves draw a value; variables outside the root's
  * scope are NAN.  FB_ERR on out of memory. */
 int fb_circuit_sample(const fb_circuit *c, size_t n, gsl_rng *r, double *x, fb_error *err);
+
+/* Evaluate on n rows of x (nvars values each, NAN marginalised) only the nodes that live on
+ * machine, in topological order, into val (nnodes x n, node-major: node i's value on row r
+ * is val[i * n + r]); the values of other machines' nodes are read from val, so a machine
+ * evaluating its part after receiving its children's values computes, bit for bit, what
+ * fb_circuit_logpdf computes for those nodes.  FB_ERR on out of memory. */
+int fb_circuit_eval_machine(const fb_circuit *c, const double *x, size_t n, int machine,
+                            double *val, fb_error *err);
+/* Append a copy of src to dst: leaf variable v becomes varmap[v] (< dst->nvars) and every
+ * node lives on machine; the copy's root id goes to *root.  FB_ERR on out of memory. */
+int fb_circuit_graft(fb_circuit *dst, const fb_circuit *src, const size_t *varmap,
+                     int machine, size_t *root, fb_error *err);
+/* Free parameters of the nodes on machine (FB_CIRCUIT_ANY: all): each sum's weights but
+ * one; a Gaussian leaf 2, a categorical one V - 1, a histogram 2B (its B - 1 free
+ * densities and B + 1 edges). */
+size_t fb_circuit_nparams(const fb_circuit *c, int machine);
+/* One expectation-maximisation step on the weights of the sum nodes on machine, given
+ * every node's log value on n rows in val (nnodes x n, node-major, as fb_circuit_eval_machine
+ * fills it).  A backward pass from the root over machine's nodes gives each node N the log
+ * of ds/dN (s the root); the expected count of child c of sum S is
+ * sum_r exp(log w_Sc + log c(x_r) + log ds/dS(x_r) - log s(x_r)), and the new weights are
+ * the counts normalised (a sum whose counts are all zero keeps its weights).  With the other
+ * nodes fixed this never lowers the likelihood of the n rows.  FB_ERR on out of memory. */
+int fb_circuit_em_step(fb_circuit *c, const double *val, size_t n, int machine,
+                       fb_error *err);
 
 /* The randomized dependence coefficient (Lopez-Paz et al. 2013) as mixed sum-product network
  * learners use it to split columns.  A variable's features: its copula design F, which is

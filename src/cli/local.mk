@@ -20,6 +20,7 @@ src_cli_libpane_la_SOURCES = \
 	src/cli/pane-draw-clients.c \
 	src/cli/pane-draw-detail.c \
 	src/cli/pane-draw-fedpc.c \
+	src/cli/pane-draw-fedcircuit.c \
 	src/cli/pane-plot.c
 
 noinst_LTLIBRARIES += src/cli/libcmds.la

@@ -1,7 +1,8 @@
 /* The detail view: what only one algorithm has.  A table maps algorithm names to their own
  * drawing; notears-admm shows its penalties and multiplier over the last rounds and each
  * client's consensus distance; fedpc and fedpc-simple2 their votes per pair and separating
- * sets (pane-draw-fedpc.c).  Others get every figure of the last rounds and their clients'
+ * sets (pane-draw-fedpc.c); fedcircuit and fedcircuit-em their clients x variables matrix
+ * (pane-draw-fedcircuit.c).  Others get every figure of the last rounds and their clients'
  * own figure, until they add an entry. */
 #include "config.h"
 
@@ -18,7 +19,7 @@
 typedef void (*detail_fn)(pane *p, int top, int h, int w);
 
 /* A table of the last m rounds of the named figures (those the run has); returns rows used. */
-static int detail_figures(const pane *p, int y, int m, int w, const char *const *names,
+int pane_detail_figures(const pane *p, int y, int m, int w, const char *const *names,
                           const char *const *heads)
 {
 	const fb_trace *t = &p->run->trace;
@@ -92,7 +93,7 @@ static void detail_client_row(const pane *p, const fb_trace_rec *const *recs, si
 
 /* Each client's own figure over the rounds of the trace: the last few as numbers, then a
  * sparkline of all of them; rows y..y+h-1, scrolled to p->list_first. */
-static void detail_clients(pane *p, int y, int h, int w, const char *what)
+void pane_detail_clients(pane *p, int y, int h, int w, const char *what)
 {
 	const fb_run *run = p->run;
 	const fb_trace_rec **recs;
@@ -137,8 +138,8 @@ static void detail_admm(pane *p, int top, int h, int w)
 	pane_put(p, top, 1, w - 2, ROLE_TITLE, p->utf8 ? "penalties \u03c11, \u03c12 and multiplier "
 	         "\u03b1 of the last rounds" : "penalties rho1, rho2 and multiplier alpha of the "
 	         "last rounds");
-	used = 1 + detail_figures(p, top + 1, m, w - 1, names, p->utf8 ? heads_u : heads_a);
-	detail_clients(p, top + used + 1, h - used - 1, w,
+	used = 1 + pane_detail_figures(p, top + 1, m, w - 1, names, p->utf8 ? heads_u : heads_a);
+	pane_detail_clients(p, top + used + 1, h - used - 1, w,
 	               "consensus distance ||B_k - W||_F");
 }
 
@@ -155,9 +156,9 @@ static void detail_generic(pane *p, int top, int h, int w)
 	m = m < 2 ? 2 : m > 8 ? 8 : m;
 	pane_putf(p, top, 1, w - 2, ROLE_TITLE, "%s has no detail view of its own yet: its "
 	          "figures of the last rounds", p->run->name);
-	used = 1 + detail_figures(p, top + 1, m, w - 1, names, names);
+	used = 1 + pane_detail_figures(p, top + 1, m, w - 1, names, names);
 	if (fig != NULL && p->run->fed != NULL)
-		detail_clients(p, top + used + 1, h - used - 1, w, fig);
+		pane_detail_clients(p, top + used + 1, h - used - 1, w, fig);
 }
 
 /* Algorithms with a detail of their own. */
@@ -168,6 +169,8 @@ static const struct {
 	{ "notears-admm", detail_admm },
 	{ "fedpc", pane_detail_fedpc },
 	{ "fedpc-simple2", pane_detail_fedpc },
+	{ "fedcircuit", pane_detail_fedcircuit },
+	{ "fedcircuit-em", pane_detail_fedcircuit },
 };
 
 /* The detail view. */

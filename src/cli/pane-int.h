@@ -195,6 +195,15 @@ void pane_draw_clients(pane *p, int top, int h, int w);
 void pane_draw_detail(pane *p, int top, int h, int w);
 /* The help over the view. */
 void pane_draw_help(pane *p, int top, int h, int w);
+/* The detail view's table of the last m rounds of the named figures (heads: their column
+ * titles) at row y; the rows it used. */
+int pane_detail_figures(const pane *p, int y, int m, int w, const char *const *names,
+                        const char *const *heads);
+/* The detail view's rows y..y+h-1: each client's own figure (what) over the rounds. */
+void pane_detail_clients(pane *p, int y, int h, int w, const char *what);
+/* The detail of fedcircuit and fedcircuit-em (pane-draw-fedcircuit.c): the clients x
+ * variables matrix with its subspaces, the circuit's growth, each client's circuits. */
+void pane_detail_fedcircuit(pane *p, int top, int h, int w);
 /* The detail of fedpc and fedpc-simple2 (pane-draw-fedpc.c): votes per pair, then the
  * separating sets and the triples they oriented. */
 void pane_detail_fedpc(pane *p, int top, int h, int w);

@@ -13,6 +13,7 @@
 #include "fedbn/partition.h"
 #include "fedbn/sim.h"
 #include "fedbn/algo.h"
+#include "fedbn/fedcircuit.h"
 #include "fedbn/fedpc.h"
 #include "fedbn/ges.h"
 #include "fedbn/notears.h"
@@ -128,7 +129,7 @@ static void test_complete_algo(void **state)
 	(void)state;
 	fb_session_init(&s);
 	check_complete(&s, "algo ", "notears|notears-admm|pc|ges|circuit|fedpc|fedpc-simple1|"
-	                            "fedpc-simple2|"
+	                            "fedpc-simple2|fedcircuit|fedcircuit-em|"
 	                            "all:|sep:|voting:|avg:|best:");
 	check_complete(&s, "algo fedpc-", "fedpc-simple1|fedpc-simple2");
 	check_complete(&s, "algo avg:", "avg:notears");
@@ -191,6 +192,13 @@ static void check_same_defaults(const char *name, const fb_algo *learner,
 
 		fb_ges_options_init(&lib);
 		fb_ges_options_from_params(shell, &sh);
+		check_same_bytes(name, &lib, &sh, sizeof lib);
+	} else if (learner == &fb_algo_fedcircuit || learner == &fb_algo_fedcircuit_em) {
+		fb_fc_options lib, sh;
+
+		fb_fc_options_init(&lib);
+		lib.em_iters = learner == &fb_algo_fedcircuit_em ? FB_FC_EM_ITERS : 0;
+		fb_fc_options_from_params(shell, &sh);
 		check_same_bytes(name, &lib, &sh, sizeof lib);
 	} else { /* pc, and fedpc and its ablations, whose clients run PC */
 		fb_pc_options lib, sh;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/fedcircuit.h"
 #include "fedbn/fedpc.h"
 
 /* Every algorithm, learners first. */
@@ -19,6 +20,8 @@ const fb_algo *const fb_algo_table[] = {
 	&fb_algo_fedpc,
 	&fb_algo_fedpc_simple1,
 	&fb_algo_fedpc_simple2,
+	&fb_algo_fedcircuit,
+	&fb_algo_fedcircuit_em,
 	&fb_algo_all,
 	&fb_algo_sep,
 	&fb_algo_voting,

@@ -272,3 +272,31 @@ int fb_circuit_mpe(const fb_circuit *c, double *x, size_t n, double *logval, fb_
 
 	return eval_batches(c, &job, n, 1, 0, batch_mpe, err);
 }
+
+/* Evaluate on n rows of x the nodes that live on machine, children first, into val (nnodes x
+ * n, node-major); the other machines' nodes are read from val. */
+int fb_circuit_eval_machine(const fb_circuit *c, const double *x, size_t n, int machine,
+                            double *val, fb_error *err)
+{
+	double *acc = malloc((n ? n : 1) * sizeof *acc);
+
+	if (acc == NULL)
+		return fb_fail(err, "out of memory evaluating %zu rows", n);
+	for (size_t i = 0; i < c->nnodes; i++) {
+		if (c->nodes[i].machine != machine)
+			continue;
+		switch (c->nodes[i].kind) {
+		case FB_NODE_LEAF:
+			eval_leaf(c, i, x, n, 0, val + i * n);
+			break;
+		case FB_NODE_PRODUCT:
+			eval_product(c, i, n, val);
+			break;
+		case FB_NODE_SUM:
+			eval_sum(c, i, n, val, acc, NULL);
+			break;
+		}
+	}
+	free(acc);
+	return FB_OK;
+}

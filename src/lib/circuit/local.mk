@@ -10,6 +10,7 @@ src_lib_circuit_libcircuit_la_SOURCES = \
 	src/lib/circuit/check.c \
 	src/lib/circuit/leaf.c \
 	src/lib/circuit/eval.c \
+	src/lib/circuit/graft.c \
 	src/lib/circuit/sample.c \
 	src/lib/circuit/io.c \
 	src/lib/circuit/rdc.c \

@@ -1,0 +1,335 @@
+/* fedcircuit-study: the federated-circuits paper's tabular tables on one CSV file whose
+ * last column is a discrete class.
+ *
+ *   table1  test log-likelihood: centralised LearnSPN, then one-pass federated circuits over
+ *           horizontal (5 clients), vertical (2) and hybrid (2) splits of the training rows;
+ *   table5  classification (FC[PC]): accuracy and F1 in the same four settings;
+ *   table2  vertical (2 clients): one-pass against one-pass followed by EM rounds.
+ *
+ * Per seed the rows are shuffled by the seed's stream and cut 70 / 15 / 15 % (train /
+ * valid / test; the validation rows are not used); continuous columns are standardised
+ * with the training rows' mean and population sd; the split of the training rows uses the
+ * same seed: in table1 horizontal clients get contiguous blocks of the training rows ordered
+ * by class (the paper's label shift: each client sees a subset of the classes), elsewhere
+ * shuffled rows (the paper's classification runs split randomly); hybrid clients hold
+ * their own block of variables and share one (overlap=0: "at least two clients have at
+ * least one randomly chosen feature in common").  The class is predicted as the argmax over its levels of the federated
+ * log p(class, x); F1 is that of the class's least frequent level in the training rows.
+ * Figures are mean +- standard error over the seeds.
+ *
+ * Usage: fedcircuit-study TABLE CSV [SEEDS [THRESHOLD MIN_INSTANCES [K [EM]]]]; the defaults
+ * are 5 seeds, SPFlow's learn_mspn (0.3, 200), K = 2 clusters and 5 EM rounds; a ninth
+ * argument "parametric" fits Gaussian and categorical leaves instead of histograms. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/csv.h"
+#include "fedbn/fedcircuit.h"
+
+/* The rows of one seed: training dataset and test rows. */
+typedef struct study_data {
+	fb_dataset *train; /* the training rows (owned) */
+	fb_dataset *by_class; /* the same rows ordered by class, stably (owned) */
+	double *test;      /* nte x d test rows (owned) */
+	size_t nte;        /* test rows */
+	size_t target;     /* the class column */
+	size_t positive;   /* the class level F1 is about */
+} study_data;
+
+/* Figures of one model on one seed. */
+typedef struct study_fig {
+	double ll, acc, f1; /* test log-likelihood, accuracy, F1 */
+} study_fig;
+
+/* Standardise the continuous columns of x (n x d) by the first ntr rows' mean and sd. */
+static void standardise(const fb_dataset *ds, double *x, size_t n, size_t ntr)
+{
+	for (size_t j = 0; j < ds->d; j++) {
+		double m = 0, v = 0;
+
+		if (ds->vars[j].kind != FB_CONTINUOUS)
+			continue;
+		for (size_t i = 0; i < ntr; i++)
+			m += x[i * ds->d + j] / (double)ntr;
+		for (size_t i = 0; i < ntr; i++)
+			v += pow(x[i * ds->d + j] - m, 2) / (double)ntr;
+		for (size_t i = 0; i < n; i++)
+			x[i * ds->d + j] = (x[i * ds->d + j] - m) / (v > 0 ? sqrt(v) : 1);
+	}
+}
+
+/* The rows of ds ordered by the level of column t, stably, in a new dataset. */
+static fb_dataset *by_class(const fb_dataset *ds, size_t t)
+{
+	size_t *rows = malloc(ds->n * sizeof *rows), m = 0;
+	fb_dataset *out;
+
+	for (size_t v = 0; v < ds->vars[t].nlevels; v++)
+		for (size_t i = 0; i < ds->n; i++)
+			if ((size_t)ds->x[i * ds->d + t] == v)
+				rows[m++] = i;
+	out = fb_dataset_subset(ds, rows, m, NULL, 0);
+	free(rows);
+	return out;
+}
+
+/* Shuffle, cut and standardise the rows of ds for one seed. */
+static void study_prepare(const fb_dataset *ds, uint64_t seed, study_data *sd)
+{
+	size_t n = ds->n, ntr = (size_t)(0.7 * (double)n), *perm = malloc(n * sizeof *perm);
+	size_t cnt[64] = { 0 };
+	gsl_rng *r = fb_rng_stream(seed, "study-split");
+	fb_dataset *sh;
+
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	fb_rng_shuffle(r, perm, n);
+	sh = fb_dataset_subset(ds, perm, n, NULL, 0);
+	standardise(sh, sh->x, n, ntr);
+	sd->nte = (size_t)(0.15 * (double)n);
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	sd->train = fb_dataset_subset(sh, perm, ntr, NULL, 0);
+	sd->test = malloc(sd->nte * ds->d * sizeof *sd->test);
+	memcpy(sd->test, sh->x + (n - sd->nte) * ds->d, sd->nte * ds->d * sizeof *sd->test);
+	sd->target = ds->d - 1;
+	for (size_t i = 0; i < ntr; i++)
+		cnt[(size_t)sh->x[i * ds->d + sd->target] % 64]++;
+	sd->by_class = by_class(sd->train, sd->target);
+	sd->positive = 0;
+	for (size_t v = 1; v < ds->vars[sd->target].nlevels && v < 64; v++)
+		if (cnt[v] < cnt[sd->positive])
+			sd->positive = v;
+	fb_dataset_free(sh);
+	gsl_rng_free(r);
+	free(perm);
+}
+
+/* A model's log-likelihood of n rows: a federated run's or a circuit's. */
+typedef int (*loglik_fn)(const void *model, const double *x, size_t n, double *out);
+
+/* Log-likelihood through a federated run. */
+static int ll_fed(const void *m, const double *x, size_t n, double *out)
+{
+	return fb_fc_loglik(m, x, n, out, NULL, NULL);
+}
+
+/* Log-likelihood of a centralised circuit. */
+static int ll_central(const void *m, const double *x, size_t n, double *out)
+{
+	return fb_circuit_logpdf(m, x, n, out, NULL);
+}
+
+/* Test log-likelihood, accuracy and F1 of a model. */
+static study_fig study_score(const void *model, loglik_fn ll, const study_data *sd,
+                             size_t nlev)
+{
+	size_t n = sd->nte, d = sd->train->d, tp = 0, fp = 0, fn = 0, right = 0;
+	double *lp = malloc(n * sizeof *lp), *best = malloc(n * sizeof *best);
+	double *x = malloc(n * d * sizeof *x);
+	size_t *arg = calloc(n, sizeof *arg);
+	study_fig f = { 0, 0, 0 };
+
+	ll(model, sd->test, n, lp);
+	for (size_t i = 0; i < n; i++)
+		f.ll += lp[i] / (double)n;
+	for (size_t v = 0; v < nlev; v++) {
+		memcpy(x, sd->test, n * d * sizeof *x);
+		for (size_t i = 0; i < n; i++)
+			x[i * d + sd->target] = (double)v;
+		ll(model, x, n, lp);
+		for (size_t i = 0; i < n; i++)
+			if (v == 0 || lp[i] > best[i]) {
+				best[i] = lp[i];
+				arg[i] = v;
+			}
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t y = (size_t)sd->test[i * d + sd->target];
+
+		right += arg[i] == y;
+		tp += arg[i] == sd->positive && y == sd->positive;
+		fp += arg[i] == sd->positive && y != sd->positive;
+		fn += arg[i] != sd->positive && y == sd->positive;
+	}
+	f.acc = (double)right / (double)n;
+	f.f1 = tp ? 2.0 * (double)tp / (double)(2 * tp + fp + fn) : 0;
+	free(lp);
+	free(best);
+	free(x);
+	free(arg);
+	return f;
+}
+
+/* The settings of a study. */
+typedef struct study_opts {
+	fb_learnspn_options learn; /* threshold and min_instances_slice */
+	size_t clusters;           /* K */
+	size_t em;                 /* EM rounds of table2 */
+	int label_shift;           /* horizontal clients get rows ordered by class (table1) */
+} study_opts;
+
+/* A federated run over kind with K clients and em EM rounds, scored. */
+static study_fig study_fed(const study_data *sd, enum fb_split_kind kind, size_t k,
+                           size_t em, uint64_t seed, const study_opts *so)
+{
+	fb_split_options spo;
+	fb_partition *p;
+	fb_fed_options fo;
+	fb_federation *fed;
+	fb_fc_options o;
+	fb_fc *fc;
+	fb_error err;
+	study_fig f;
+
+	fb_split_options_init(&spo);
+	spo.seed = seed;
+	spo.shuffle = kind != FB_SPLIT_HORIZONTAL || !so->label_shift;
+	spo.overlap = 0;
+	p = fb_split(kind == FB_SPLIT_HORIZONTAL && so->label_shift ? sd->by_class : sd->train,
+	             kind, k, &spo, &err);
+	fb_fc_options_init(&o);
+	o.learn = so->learn;
+	o.clusters = so->clusters;
+	o.em_iters = em;
+	fb_fed_options_init(&fo);
+	fed = p == NULL ? NULL : fb_fed_alloc(p, &fo, &err);
+	fc = fed == NULL ? NULL : fb_fc_alloc(p, &o, &err);
+	while (fc != NULL && !fb_fc_done(fc))
+		if (fb_fc_step(fc, fed, &err) != FB_OK)
+			break;
+	if (fc == NULL || !fb_fc_done(fc)) {
+		fprintf(stderr, "fedcircuit-study: %s\n", err.msg);
+		exit(1);
+	}
+	f = study_score(fc, ll_fed, sd, sd->train->vars[sd->target].nlevels);
+	fb_fc_free(fc);
+	fb_fed_free(fed);
+	fb_partition_free(p);
+	return f;
+}
+
+/* The centralised learner on the pooled training rows, scored. */
+static study_fig study_central(const study_data *sd, const study_opts *so)
+{
+	const fb_dataset *tr = sd->train;
+	size_t *lv = malloc(tr->d * sizeof *lv);
+	fb_circuit *c;
+	fb_error err;
+	study_fig f;
+
+	for (size_t j = 0; j < tr->d; j++)
+		lv[j] = tr->vars[j].nlevels;
+	if (fb_learnspn(tr->x, tr->n, tr->d, lv, &so->learn, 0, &c, &err) != FB_OK) {
+		fprintf(stderr, "fedcircuit-study: %s\n", err.msg);
+		exit(1);
+	}
+	f = study_score(c, ll_central, sd, tr->vars[sd->target].nlevels);
+	fb_circuit_free(c);
+	free(lv);
+	return f;
+}
+
+/* Mean and standard error of n values with stride. */
+static void mean_se(const double *v, size_t n, size_t stride, double *m, double *se)
+{
+	double s = 0, q = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i * stride];
+	*m = s / (double)n;
+	for (size_t i = 0; i < n; i++)
+		q += pow(v[i * stride] - *m, 2);
+	*se = n > 1 ? sqrt(q / (double)(n - 1) / (double)n) : 0;
+}
+
+/* One table row: label and the figures of each seed (3 per seed: ll, acc, f1). */
+static void print_row(const char *table, const char *label, const double *fig, size_t seeds)
+{
+	double m[3], se[3];
+
+	for (int i = 0; i < 3; i++)
+		mean_se(fig + i, seeds, 3, &m[i], &se[i]);
+	if (strcmp(table, "table5") == 0)
+		printf("| %-24s | %.3f ± %.3f | %.3f ± %.3f |\n", label, m[1], se[1], m[2], se[2]);
+	else
+		printf("| %-24s | %8.2f ± %.2f |\n", label, m[0], se[0]);
+}
+
+/* Run the settings of a table over the seeds and print its rows. */
+static void study_table(const char *table, const fb_dataset *ds, size_t seeds,
+                        const study_opts *so)
+{
+	static const char *const label1[4] = { "centralised (not fed.)", "horizontal, 5 clients",
+	                                       "vertical, 2 clients", "hybrid, 2 clients" };
+	static const char *const label2[2] = { "one-pass", "one-pass + EM" };
+	int two = strcmp(table, "table2") == 0;
+	size_t nset = two ? 2 : 4;
+	double *fig = calloc(nset * seeds * 3, sizeof *fig);
+
+	for (size_t s = 0; s < seeds; s++) {
+		study_data sd;
+
+		study_prepare(ds, s + 1, &sd);
+		for (size_t t = 0; t < nset; t++) {
+			static const enum fb_split_kind kinds[4] = { 0, FB_SPLIT_HORIZONTAL,
+			                                             FB_SPLIT_VERTICAL, FB_SPLIT_HYBRID };
+			study_fig f = two ? study_fed(&sd, FB_SPLIT_VERTICAL, 2, t ? so->em : 0, s + 1, so)
+			              : t == 0 ? study_central(&sd, so)
+			                       : study_fed(&sd, kinds[t], t == 1 ? 5 : 2, 0, s + 1, so);
+			double *o = fig + (t * seeds + s) * 3;
+
+			o[0] = f.ll;
+			o[1] = f.acc;
+			o[2] = f.f1;
+		}
+		fb_dataset_free(sd.train);
+		fb_dataset_free(sd.by_class);
+		free(sd.test);
+	}
+	for (size_t t = 0; t < nset; t++)
+		print_row(table, two ? label2[t] : label1[t], fig + t * seeds * 3, seeds);
+	free(fig);
+}
+
+int main(int argc, char **argv)
+{
+	fb_error err;
+	fb_dataset *ds;
+	study_opts so;
+	size_t seeds;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: fedcircuit-study table1|table2|table5 CSV [SEEDS "
+		                "[THRESHOLD MIN_INSTANCES [K [EM]]]]\n");
+		return 2;
+	}
+	ds = fb_csv_read(argv[2], NULL, NULL, &err);
+	if (ds == NULL || ds->vars[ds->d - 1].kind != FB_DISCRETE) {
+		fprintf(stderr, "fedcircuit-study: %s\n", ds == NULL ? err.msg
+		                                       : "the last column must be a discrete class");
+		return 1;
+	}
+	fb_blas_single_thread();
+	seeds = argc > 3 ? strtoul(argv[3], NULL, 10) : 5;
+	fb_learnspn_options_init(&so.learn);
+	if (argc > 5) {
+		so.learn.threshold = atof(argv[4]);
+		so.learn.min_instances_slice = strtoul(argv[5], NULL, 10);
+	}
+	so.clusters = argc > 6 ? strtoul(argv[6], NULL, 10) : 2;
+	so.em = argc > 7 ? strtoul(argv[7], NULL, 10) : 5;
+	if (argc > 8 && strcmp(argv[8], "parametric") == 0)
+		so.learn.leaves = FB_LEARN_PARAMETRIC;
+	so.label_shift = strcmp(argv[1], "table1") == 0;
+	printf("%s on %s: %zu rows x %zu columns, %zu seeds, threshold %g, min_instances_slice "
+	       "%zu, K %zu%s\n", argv[1], argv[2], ds->n, ds->d, seeds, so.learn.threshold,
+	       so.learn.min_instances_slice, so.clusters, strcmp(argv[1], "table2") ? "" : "");
+	study_table(argv[1], ds, seeds, &so);
+	fb_dataset_free(ds);
+	return 0;
+}

@@ -1,0 +1,15 @@
+#!/bin/sh
+# The federated-circuits paper's Table 1: test log-likelihood of centralised LearnSPN and of one-pass federated circuits over
+# horizontal (5 clients, rows ordered by class: the paper's label shift), vertical (2) and
+# hybrid (2 clients, one shared variable) splits of the training rows.
+# Rows shuffled per seed and cut 70 / 15 / 15 %, continuous columns standardised with the
+# training rows; mean ± standard error over the seeds (bench/fedcircuit-study.c says more).
+#   sh examples/fedcircuit-table1.sh [DATA_DIR] [BUILD_DIR]     (SEEDS=N in the environment)
+# DATA_DIR defaults to ../shared/data beside the source tree.
+here=$(cd "$(dirname "$0")" && pwd)
+data=${1:-$here/../../shared/data}/tabular
+build=${2:-$here/../build}
+[ -d "$data" ] || { echo "no data in $data: give the shared data folder" >&2; exit 1; }
+make -C "$build" bench/fedcircuit-study >/dev/null || exit 1
+study=$build/bench/fedcircuit-study
+"$study" table1 "$data/breast_cancer.csv" ${SEEDS:-5} 0.4 300

@@ -1,0 +1,254 @@
+/* The algorithms fedcircuit (one-pass federated circuits) and fedcircuit-em (one-pass, then
+ * distributed EM rounds on the server's weights): steppers over fb_fc, one communication
+ * round per phase, and a note that sets the bytes beside FedAvg's and SplitNN's. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/algo.h"
+#include "fedbn/fedcircuit.h"
+
+/* A run's state. */
+typedef struct fcalgo_state {
+	fb_fc *fc;           /* the federated circuit */
+	fb_fc_cost_model cm; /* what FedAvg and SplitNN are assumed to do */
+	char note[640];      /* the last note */
+} fcalgo_state;
+
+/* Glue choices. */
+static const fb_choice fcalgo_glue[] = {
+	{ "all", FB_FC_GLUE_ALL },
+	{ "random", FB_FC_GLUE_RANDOM },
+	{ NULL, 0 },
+};
+
+/* Leaf choices. */
+static const fb_choice fcalgo_leaves[] = {
+	{ "histogram", FB_LEARN_HISTOGRAM },
+	{ "parametric", FB_LEARN_PARAMETRIC },
+	{ NULL, 0 },
+};
+
+/* The parameters both algorithms share. */
+#define FCALGO_PARAMS \
+	{ "clusters", FB_PARAM_INT, "2", 1, 1000, NULL, \
+	  "K: k-means clusters of each private subspace, one circuit each" }, \
+	{ "glue", FB_PARAM_CHOICE, "all", 0, 0, fcalgo_glue, \
+	  "products: one per combination of clusters (the paper's experiments) or P random " \
+	  "ones using every cluster (the paper's rule)" }, \
+	{ "products", FB_PARAM_INT, "0", 0, 1e6, NULL, \
+	  "P under glue=random (0: K; raised to the largest cluster count)" }, \
+	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1, NULL, \
+	  "clients' learner: RDC at or above which two variables are dependent" }, \
+	{ "min_instances_slice", FB_PARAM_INT, "200", 1, 1e9, NULL, \
+	  "clients' learner: slices of at most this many rows are factorised" }, \
+	{ "leaves", FB_PARAM_CHOICE, "histogram", 0, 0, fcalgo_leaves, \
+	  "clients' leaves: histograms (mixed SPNs) or Gaussian / categorical" }, \
+	{ "seed", FB_PARAM_INT, "1", 0, 4294967295.0, NULL, \
+	  "seeds the clusters' k-means and the random glue" }, \
+	{ "fedavg_rounds", FB_PARAM_INT, "100", 1, 1e9, NULL, \
+	  "cost model: FedAvg's aggregation rounds R" }, \
+	{ "splitnn_epochs", FB_PARAM_INT, "10", 1, 1e9, NULL, \
+	  "cost model: SplitNN's epochs E" }, \
+	{ "splitnn_dim", FB_PARAM_INT, "100", 1, 1e9, NULL, \
+	  "cost model: SplitNN's embedding size F" }
+
+/* fedcircuit's parameters. */
+static const fb_param_def fcalgo_params[] = {
+	FCALGO_PARAMS,
+	{ 0 },
+};
+
+/* fedcircuit-em's parameters. */
+static const fb_param_def fcalgo_em_params[] = {
+	FCALGO_PARAMS,
+	{ "em", FB_PARAM_INT, "5", 1, 100000, NULL, /* FB_FC_EM_ITERS */
+	  "EM rounds on the server's weights after assembly (the paper's code runs 5)" },
+	{ 0 },
+};
+
+/* Per-round figures. */
+static const char *const fcalgo_figures[] = { "phase", "subspaces", "circuits", "nodes",
+	                                      "train_ll", NULL };
+
+/* Free the state. */
+static void fcalgo_destroy(fb_run *run)
+{
+	fcalgo_state *st = run->state;
+
+	if (st != NULL)
+		fb_fc_free(st->fc);
+	free(st);
+	run->state = NULL;
+}
+
+/* The options a parameter table gives. */
+void fb_fc_options_from_params(const fb_params *p, fb_fc_options *o)
+{
+	fb_fc_options_init(o);
+	o->clusters = (size_t)fb_params_int(p, "clusters");
+	o->glue = fb_params_choice(p, "glue");
+	o->products = (size_t)fb_params_int(p, "products");
+	o->learn.threshold = fb_params_double(p, "threshold");
+	o->learn.min_instances_slice = (size_t)fb_params_int(p, "min_instances_slice");
+	o->learn.leaves = fb_params_choice(p, "leaves");
+	o->seed = (uint64_t)fb_params_int(p, "seed");
+	o->em_iters = fb_params_find(p, "em") >= 0 ? (size_t)fb_params_int(p, "em") : 0;
+}
+
+/* The cost model from the run's parameters. */
+static void fcalgo_cost_model(const fb_params *p, fb_fc_cost_model *cm)
+{
+	fb_fc_cost_model_init(cm);
+	cm->fedavg_rounds = (size_t)fb_params_int(p, "fedavg_rounds");
+	cm->splitnn_epochs = (size_t)fb_params_int(p, "splitnn_epochs");
+	cm->splitnn_dim = (size_t)fb_params_int(p, "splitnn_dim");
+}
+
+/* Build the state. */
+static int fcalgo_create(fb_run *run, fb_error *err)
+{
+	fcalgo_state *st = fb_xcalloc(1, sizeof *st);
+	fb_fc_options o;
+
+	run->state = st;
+	fb_fc_options_from_params(&run->params, &o);
+	fcalgo_cost_model(&run->params, &st->cm);
+	st->fc = fb_fc_alloc(run->part, &o, err);
+	if (st->fc == NULL) {
+		fcalgo_destroy(run);
+		return FB_ERR;
+	}
+	return FB_OK;
+}
+
+/* One round: a phase of one-pass training or an EM step. */
+static int fcalgo_step(fb_run *run, double *fig, fb_error *err)
+{
+	fcalgo_state *st = run->state;
+	enum fb_fc_phase ph = fb_fc_phase(st->fc);
+	const fb_fc_subspaces *s;
+	size_t circ = 0;
+
+	if (fb_fc_step(st->fc, run->fed, err) != FB_OK)
+		return FB_ERR;
+	s = fb_fc_subspaces_of(st->fc);
+	for (size_t k = 0; k < run->part->k; k++)
+		circ += fb_fc_client_circuits(st->fc, k);
+	fig[0] = (double)ph + 1;
+	fig[1] = s != NULL ? (double)s->n : 0;
+	fig[2] = (double)circ;
+	fig[3] = (double)fb_fc_nodes(st->fc);
+	fig[4] = fb_fc_em_loglik(st->fc);
+	return FB_OK;
+}
+
+/* Finished after assembly (and the EM rounds). */
+static bool fcalgo_done(const fb_run *run)
+{
+	return fb_fc_done(((const fcalgo_state *)run->state)->fc);
+}
+
+/* A circuit is not a graph: an edgeless graph over the variables. */
+static fb_graph *fcalgo_result(const fb_run *run, fb_error *err)
+{
+	fb_graph *g = fb_graph_alloc(run->data->d);
+
+	for (size_t j = 0; j < run->data->d; j++)
+		if (fb_graph_set_name(g, j, run->data->vars[j].name, err) != FB_OK) {
+			fb_graph_free(g);
+			return NULL;
+		}
+	return g;
+}
+
+/* Nodes of c on the server. */
+static size_t server_nodes(const fb_circuit *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nnodes; i++)
+		n += c->nodes[i].machine == FB_CIRCUIT_SERVER;
+	return n;
+}
+
+/* The circuit's size, the bytes sent, and the baselines' bytes with their assumptions. */
+static const char *fcalgo_note(const fb_run *run)
+{
+	fcalgo_state *st = run->state;
+	const fb_circuit *c = fb_fc_circuit(st->fc);
+	size_t k = run->part->k, m = fb_fc_client_params(st->fc);
+	double up = (double)fb_run_bytes(run, FB_UP), down = (double)fb_run_bytes(run, FB_DOWN);
+
+	if (c == NULL)
+		return "the circuit is not assembled yet (it is, after the third round)";
+	snprintf(st->note, sizeof st->note,
+	         "a circuit, not a graph: %zu nodes (%zu on the server), %zu parameters; sent "
+	         "%.0f B up, %.0f B down (one-pass bound 8 C (M + 1) or 8 (K M C + P): %.0f B); "
+	         "FedAvg would send %.3g B (8 M C R: M = %zu parameters per client model, C = %zu, "
+	         "R = %zu rounds), SplitNN %.3g B (8 E C F S: E = %zu epochs, F = %zu, S = %zu "
+	         "rows)", c->nnodes, server_nodes(c),
+	         fb_circuit_nparams(c, FB_CIRCUIT_ANY), up, down, fb_fc_cost_onepass(st->fc),
+	         fb_fc_cost_fedavg(&st->cm, (m + k - 1) / k, k), (m + k - 1) / k, k,
+	         st->cm.fedavg_rounds, fb_fc_cost_splitnn(&st->cm, k, run->part->n),
+	         st->cm.splitnn_epochs, st->cm.splitnn_dim, run->part->n);
+	return st->note;
+}
+
+/* The run's federated circuit state, or NULL when run is not one of these algorithms. */
+const fb_fc *fb_fc_of_run(const fb_run *run)
+{
+	if (run == NULL || run->state == NULL ||
+	    (run->algo != &fb_algo_fedcircuit && run->algo != &fb_algo_fedcircuit_em))
+		return NULL;
+	return ((const fcalgo_state *)run->state)->fc;
+}
+
+/* What both algorithms' help says about the protocol. */
+#define FCALGO_HELP \
+	"Federated circuits (Algorithm 1 of the federated-circuits paper), on any split. Round " \
+	"1: each client sends the ids of its variables; the server groups variables held by " \
+	"the same clients into subspaces. Round 2: every client learns on its own rows, with " \
+	"the LearnSPN / MSPN learner (threshold, min_instances_slice, leaves), one circuit per " \
+	"shared subspace and, over the variables only it holds, clusters (K) circuits, one per " \
+	"k-means cluster; it sends them with their row counts. Round 3: the server puts a sum " \
+	"over each shared subspace's circuits, products over every shared sum and one cluster " \
+	"circuit per private subspace (glue=all: every combination), and a root sum over " \
+	"them; every server weight is the child's training rows over its siblings' (no pass " \
+	"over the data). "
+
+const fb_algo fb_algo_fedcircuit = {
+	.name = "fedcircuit", .summary = "federated probabilistic circuits, one-pass training",
+	.intro = "Learns one probabilistic circuit from data split by rows, by columns or both. "
+	         "Each client learns small circuits on its own data; the server joins them with "
+	         "sum nodes (same variables, different rows) and product nodes (different "
+	         "variables), weighting them by row counts, so only the learned circuits and "
+	         "counts travel.",
+	.help = FCALGO_HELP "The result is a circuit, not a graph: the note gives its size and "
+	        "the bytes sent beside FedAvg's 8 M C R and SplitNN's 8 E C F S (the paper's "
+	        "section 3.4, with the assumed R, E and F).",
+	.flags = FB_ALGO_FEDERATED,
+	.params = fcalgo_params, .figures = fcalgo_figures, .client_figure = "circuits",
+	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
+	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
+};
+
+const fb_algo fb_algo_fedcircuit_em = {
+	.name = "fedcircuit-em",
+	.summary = "federated circuits, one-pass then distributed EM (vertical splits)",
+	.intro = "Learns a federated circuit in one pass, then improves the server's weights "
+	         "by expectation-maximisation. This needs every client to hold every row (a "
+	         "vertical split): each client sends its circuits' values on its rows once, and "
+	         "the server runs the EM steps.",
+	.help = FCALGO_HELP "Then em rounds (Algorithms 2-3): in the first each client sends the "
+	        "log values of its circuits on its rows (8 bytes each); the server keeps them (the "
+	        "clients' circuits do not change) and each round is one EM step on its sum "
+	        "weights, which never lowers the training likelihood (figure train_ll).",
+	.flags = FB_ALGO_FEDERATED,
+	.params = fcalgo_em_params, .figures = fcalgo_figures, .client_figure = "circuits",
+	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
+	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
+};

@@ -1,0 +1,57 @@
+/* What the federated-circuit files share: the run's state, both halves. */
+#ifndef FEDBN_FC_INT_H
+#define FEDBN_FC_INT_H
+
+#include "fedbn/fedcircuit.h"
+
+/* One circuit a client learned, over one subspace (its variables in ascending order). */
+typedef struct fc_circ {
+	size_t sub;     /* the subspace */
+	size_t cluster; /* the cluster of a private subspace, 0 for a shared one */
+	size_t rows;    /* the training rows it was learned on */
+	fb_circuit *c;  /* over the subspace's variables 0..|S|-1 (owned) */
+} fc_circ;
+
+/* Client k's own part of the state. */
+typedef struct fc_client {
+	size_t *of;            /* the plan: each global variable's subspace (owned) */
+	unsigned char *shared; /* the plan: per subspace, 1 when shared (owned) */
+	size_t nsub;           /* subspaces in the plan (0 before it arrives) */
+	fc_circ *circ;         /* its circuits, as it sent them (owned) */
+	size_t ncirc;          /* how many */
+} fc_client;
+
+/* The run: clients' parts, then the server's. */
+struct fb_fc {
+	const fb_partition *p;  /* the split (not owned); the server reads only k and d */
+	fb_fc_options o;        /* the settings */
+	enum fb_fc_phase phase; /* what the next round does */
+	fc_client *cl;          /* k clients' own state (owned) */
+	fb_fc_subspaces sub;    /* server: the subspaces (after round 1) */
+	bool have_sub;          /* sub is built */
+	fc_circ *recv;          /* server: received circuits, client by client (owned) */
+	size_t *owner;          /* server: the client of each received circuit (owned) */
+	size_t nrecv, caprecv;  /* received and allocated */
+	size_t recv_nodes;      /* server: nodes of the received circuits */
+	fb_circuit *circ;       /* server: the assembled circuit (owned) */
+	size_t *croot;          /* server: each received circuit's root in circ (owned) */
+	size_t nproducts;       /* server: products under the root */
+	double *emval;          /* server: EM node values, nnodes x emn (owned) */
+	size_t emn;             /* EM: training rows */
+	size_t em_done;         /* EM rounds done */
+	double em_ll;           /* EM: mean training log-likelihood after the last step */
+};
+
+/* Assemble the received circuits into fc->circ (server, round K+2). */
+int fc_assemble(fb_fc *fc, fb_error *err);
+/* The ascending global variables of subspace s into vars (room for d). */
+size_t fc_subspace_vars(const fb_fc_subspaces *s, size_t sub, size_t *vars);
+/* Client k's EM reply: its circuits' log values on its rows (circuit-major). */
+int fc_client_em_values(const fb_fc *fc, size_t k, const fb_dataset *local, fb_msg *up,
+                        fb_error *err);
+/* Server EM round: keep the values of the first, then one EM step. */
+int fc_server_em(fb_fc *fc, const fb_msg *const *up, fb_error *err);
+/* The rows x of n queries restricted to the variables vars[nv] into a new array. */
+double *fc_gather(const double *x, size_t n, size_t d, const size_t *vars, size_t nv);
+
+#endif

@@ -1,0 +1,358 @@
+/* Unit tests of federated circuits: the subspaces of an indicator matrix, the assembled
+ * circuit's validity and normalisation over every state of a small discrete case in each
+ * split kind, server weights from row counts against a hand computation, the federated
+ * log-likelihood against the centralised one bit for bit, EM that never lowers the
+ * likelihood, and the ledger's bytes. */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/fedcircuit.h"
+
+/* A dataset of n rows over d binary variables: X1 a coin, each next one copies the one
+ * before with probability 0.8 (so the variables are dependent across any split). */
+static fb_dataset *binary_data(size_t n, size_t d, uint64_t seed)
+{
+	fb_dataset *ds = fb_dataset_alloc(n, d);
+	gsl_rng *r = fb_rng_stream(seed, "test");
+	char l0[] = "0", l1[] = "1", *lv[2] = { l0, l1 };
+
+	assert_non_null(ds);
+	for (size_t j = 0; j < d; j++)
+		assert_int_equal(fb_dataset_set_levels(ds, j, lv, 2, NULL), FB_OK);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < d; j++) {
+			double u = gsl_rng_uniform(r);
+
+			ds->x[i * d + j] = j == 0 ? (u < 0.5) : (u < 0.8 ? ds->x[i * d + j - 1]
+			                                                 : 1 - ds->x[i * d + j - 1]);
+		}
+	gsl_rng_free(r);
+	return ds;
+}
+
+/* Options for small tests: small slices so the clients' circuits have inner nodes. */
+static void small_options(fb_fc_options *o)
+{
+	fb_fc_options_init(o);
+	o->learn.min_instances_slice = 20;
+	o->learn.leaves = FB_LEARN_PARAMETRIC;
+}
+
+/* Run a federated circuit to the end over p; the caller frees both. */
+static fb_fc *run_fc(const fb_partition *p, const fb_fc_options *o, fb_federation **fed)
+{
+	fb_fed_options fo;
+	fb_error err;
+	fb_fc *fc = fb_fc_alloc(p, o, &err);
+
+	assert_non_null(fc);
+	fb_fed_options_init(&fo);
+	*fed = fb_fed_alloc(p, &fo, &err);
+	assert_non_null(*fed);
+	while (!fb_fc_done(fc))
+		if (fb_fc_step(fc, *fed, &err) != FB_OK)
+			fail_msg("%s", err.msg);
+	return fc;
+}
+
+/* Subspaces of a hand-made hybrid indicator matrix. */
+static void test_subspaces(void **state)
+{
+	const unsigned char m[3 * 5] = { 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1 };
+	const unsigned char none[2 * 2] = { 1, 0, 1, 0 };
+	fb_fc_subspaces s;
+	fb_error err;
+
+	(void)state;
+	assert_int_equal(fb_fc_subspaces_build(m, 3, 5, &s, &err), FB_OK);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.of[0], 0);
+	assert_int_equal(s.of[1], 0);
+	assert_int_equal(s.of[2], 1);
+	assert_int_equal(s.of[3], 2);
+	assert_int_equal(s.of[4], 3);
+	assert_int_equal(s.nowners[0], 2);
+	assert_int_equal(s.nowners[1], 1);
+	assert_int_equal(s.nvars[0], 2);
+	fb_fc_subspaces_release(&s);
+	assert_int_equal(fb_fc_subspaces_build(none, 2, 2, &s, &err), FB_ERR);
+	assert_string_equal(err.msg, "variable 1 is held by no client");
+}
+
+/* log of the total mass of c over every binary state of its d variables. */
+static double total_mass(const fb_circuit *c, size_t d)
+{
+	size_t ns = (size_t)1 << d;
+	double *x = malloc(ns * d * sizeof *x), *lp = malloc(ns * sizeof *lp), m = -INFINITY, s = 0;
+
+	for (size_t i = 0; i < ns; i++)
+		for (size_t j = 0; j < d; j++)
+			x[i * d + j] = (double)((i >> j) & 1);
+	assert_int_equal(fb_circuit_logpdf(c, x, ns, lp, NULL), FB_OK);
+	for (size_t i = 0; i < ns; i++)
+		m = lp[i] > m ? lp[i] : m;
+	for (size_t i = 0; i < ns; i++)
+		s += exp(lp[i] - m);
+	free(x);
+	free(lp);
+	return m + log(s);
+}
+
+/* Whether the nodes of c on a client are over that client's variables only, and the root
+ * is on the server. */
+static void assert_machines(const fb_circuit *c, const fb_partition *p)
+{
+	assert_int_equal(c->nodes[fb_circuit_root(c)].machine, FB_CIRCUIT_SERVER);
+	for (size_t i = 0; i < c->nnodes; i++) {
+		const fb_circuit_node *nd = &c->nodes[i];
+		const fb_client *cl;
+
+		if (nd->machine == FB_CIRCUIT_SERVER)
+			continue;
+		assert_true(nd->machine >= 0 && (size_t)nd->machine < p->k);
+		cl = &p->clients[nd->machine];
+		for (size_t s = 0; s < nd->nscope; s++) {
+			size_t j = 0;
+
+			while (j < cl->data->d && cl->cols[j] != nd->scope[s])
+				j++;
+			assert_true(j < cl->data->d);
+		}
+	}
+}
+
+/* Each split kind: a valid circuit that sums to 1, machines right, and the federated
+ * log-likelihood equal to the centralised one bit for bit. */
+static void test_kinds(void **state)
+{
+	const enum fb_split_kind kinds[3] = { FB_SPLIT_HORIZONTAL, FB_SPLIT_VERTICAL,
+	                                      FB_SPLIT_HYBRID };
+	fb_dataset *ds = binary_data(400, 6, 3), *test = binary_data(50, 6, 4);
+
+	(void)state;
+	for (int t = 0; t < 3; t++) {
+		fb_partition *p = fb_split(ds, kinds[t], 3, NULL, NULL);
+		fb_federation *fed;
+		fb_fc_options o;
+		fb_fc *fc;
+		double fl[50], cl[50];
+		size_t up;
+
+		assert_non_null(p);
+		small_options(&o);
+		fc = run_fc(p, &o, &fed);
+		assert_int_equal(fb_circuit_check(fb_fc_circuit(fc), NULL), FB_OK);
+		assert_true(fabs(total_mass(fb_fc_circuit(fc), 6)) < 1e-12);
+		assert_machines(fb_fc_circuit(fc), p);
+		assert_int_equal(fb_fc_loglik(fc, test->x, 50, fl, &up, NULL), FB_OK);
+		assert_int_equal(fb_circuit_logpdf(fb_fc_circuit(fc), test->x, 50, cl, NULL), FB_OK);
+		assert_memory_equal(fl, cl, sizeof fl);
+		assert_true(up > 0 && up % (50 * 8) == 0);
+		fb_fc_free(fc);
+		fb_fed_free(fed);
+		fb_partition_free(p);
+	}
+	fb_dataset_free(ds);
+	fb_dataset_free(test);
+}
+
+/* Horizontal: the root is a sum whose weights are the clients' row shares. */
+static void test_horizontal_weights(void **state)
+{
+	fb_dataset *ds = binary_data(100, 4, 5);
+	fb_split_options so;
+	fb_partition *p;
+	fb_federation *fed;
+	fb_fc_options o;
+	fb_fc *fc;
+	const fb_circuit_node *root;
+
+	(void)state;
+	fb_split_options_init(&so);
+	so.sizes = FB_SIZES_LIST;
+	so.size_list = "30,50,20";
+	p = fb_split(ds, FB_SPLIT_HORIZONTAL, 3, &so, NULL);
+	small_options(&o);
+	fc = run_fc(p, &o, &fed);
+	root = &fb_fc_circuit(fc)->nodes[fb_circuit_root(fb_fc_circuit(fc))];
+	assert_int_equal(root->kind, FB_NODE_SUM);
+	assert_int_equal(root->nchildren, 3);
+	assert_true(root->weights[0] == 0.3 && root->weights[1] == 0.5 &&
+	            root->weights[2] == 0.2);
+	/* round 1: each client sends 4 bytes per variable it holds */
+	assert_int_equal(fb_ledger_bytes(fb_fed_ledger(fed), 1, FB_UP), 3 * 4 * 4);
+	fb_fc_free(fc);
+	fb_fed_free(fed);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
+/* The cluster sizes client k's k-means gives its rows over its columns (as the client
+ * computes them), into size[K]. */
+static void cluster_sizes(const fb_partition *p, size_t k, size_t K, uint64_t seed,
+                          size_t *size)
+{
+	const fb_dataset *d = p->clients[k].data;
+	size_t *label = malloc(d->n * sizeof *label);
+	char name[48];
+	gsl_rng *r;
+
+	snprintf(name, sizeof name, "fedcircuit-kmeans-%zu", k);
+	r = fb_rng_stream(seed, name);
+	assert_int_equal(fb_kmeans(d->x, d->n, d->d, K, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r,
+	                           label, NULL, NULL), FB_OK);
+	memset(size, 0, K * sizeof *size);
+	for (size_t i = 0; i < d->n; i++)
+		size[label[i]]++;
+	gsl_rng_free(r);
+	free(label);
+}
+
+/* Vertical, two clients, K = 2: four products (a, b), weight (n1a + n2b) / sum. */
+static void test_vertical_weights(void **state)
+{
+	fb_dataset *ds = binary_data(300, 4, 6);
+	fb_partition *p = fb_split(ds, FB_SPLIT_VERTICAL, 2, NULL, NULL);
+	fb_federation *fed;
+	fb_fc_options o;
+	fb_fc *fc;
+	size_t n1[2], n2[2];
+	const fb_circuit *c;
+	const fb_circuit_node *root;
+
+	(void)state;
+	small_options(&o);
+	fc = run_fc(p, &o, &fed);
+	c = fb_fc_circuit(fc);
+	root = &c->nodes[fb_circuit_root(c)];
+	cluster_sizes(p, 0, 2, o.seed, n1);
+	cluster_sizes(p, 1, 2, o.seed, n2);
+	assert_int_equal(root->nchildren, 4);
+	for (size_t a = 0; a < 2; a++)
+		for (size_t b = 0; b < 2; b++) {
+			double want = (double)(n1[a] + n2[b]) / (2.0 * 300 + 2.0 * 300);
+
+			assert_true(fabs(root->weights[a + 2 * b] - want) < 1e-15);
+			assert_int_equal(c->nodes[root->children[a + 2 * b]].kind, FB_NODE_PRODUCT);
+		}
+	fb_fc_free(fc);
+	fb_fed_free(fed);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
+/* Mean log-likelihood of the rows of ds under c. */
+static double mean_loglik(const fb_circuit *c, const fb_dataset *ds)
+{
+	double *lp = malloc(ds->n * sizeof *lp), m = 0;
+
+	assert_int_equal(fb_circuit_logpdf(c, ds->x, ds->n, lp, NULL), FB_OK);
+	for (size_t i = 0; i < ds->n; i++)
+		m += lp[i] / (double)ds->n;
+	free(lp);
+	return m;
+}
+
+/* EM on a vertical split: the training log-likelihood never falls, it equals the
+ * centralised evaluation, and only the first EM round carries values. */
+static void test_em(void **state)
+{
+	fb_dataset *ds = binary_data(300, 6, 7);
+	fb_partition *p = fb_split(ds, FB_SPLIT_VERTICAL, 2, NULL, NULL);
+	fb_fed_options fo;
+	fb_federation *fed;
+	fb_fc_options o;
+	fb_fc *fc;
+	double prev = -INFINITY, first = 0;
+	fb_error err;
+
+	(void)state;
+	small_options(&o);
+	o.clusters = 3;
+	o.em_iters = 6;
+	fc = fb_fc_alloc(p, &o, &err);
+	fb_fed_options_init(&fo);
+	fed = fb_fed_alloc(p, &fo, &err);
+	while (!fb_fc_done(fc)) {
+		int em = fb_fc_phase(fc) == FB_FC_EM;
+
+		if (em && prev == -INFINITY)
+			prev = first = mean_loglik(fb_fc_circuit(fc), ds);
+		assert_int_equal(fb_fc_step(fc, fed, &err), FB_OK);
+		if (!em)
+			continue;
+		assert_true(fb_fc_em_loglik(fc) >= prev - 1e-12);
+		if (prev == first) {
+			/* each client sends 3 circuits' values on 300 rows */
+			assert_int_equal(fb_ledger_bytes(fb_fed_ledger(fed), fb_fed_rounds(fed), FB_UP),
+			                 2 * 3 * 300 * 8);
+		} else {
+			assert_int_equal(fb_ledger_bytes(fb_fed_ledger(fed), fb_fed_rounds(fed), FB_UP),
+			                 0);
+		}
+		prev = fb_fc_em_loglik(fc);
+	}
+	assert_true(fabs(mean_loglik(fb_fc_circuit(fc), ds) - prev) < 1e-9);
+	/* the dependence across the two clients is there to be found */
+	assert_true(prev > first + 0.01);
+	assert_true(fabs(total_mass(fb_fc_circuit(fc), 6)) < 1e-12);
+	fb_fc_free(fc);
+	fb_fed_free(fed);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
+/* EM needs every client to hold every row. */
+static void test_em_refused(void **state)
+{
+	fb_dataset *ds = binary_data(60, 4, 8);
+	fb_partition *p = fb_split(ds, FB_SPLIT_HORIZONTAL, 3, NULL, NULL);
+	fb_fc_options o;
+	fb_error err;
+
+	(void)state;
+	fb_fc_options_init(&o);
+	o.em_iters = 2;
+	assert_null(fb_fc_alloc(p, &o, &err));
+	assert_string_equal(err.msg, "EM needs every client to hold every row (a vertical "
+	                             "split); client 1 holds 20 of 60");
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
+/* The cost formulas against hand values. */
+static void test_costs(void **state)
+{
+	fb_fc_cost_model m;
+
+	(void)state;
+	fb_fc_cost_model_init(&m);
+	assert_true(fb_fc_cost_fedavg(&m, 50, 5) == 8.0 * 50 * 5 * 100);
+	assert_true(fb_fc_cost_splitnn(&m, 2, 398) == 8.0 * 10 * 2 * 100 * 398);
+}
+
+/* Run the tests. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_subspaces),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_horizontal_weights),
+		cmocka_unit_test(test_vertical_weights),
+		cmocka_unit_test(test_em),
+		cmocka_unit_test(test_em_refused),
+		cmocka_unit_test(test_costs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
