@@ -46,7 +46,8 @@ TRANSCRIPTS = \
 	tests/transcripts/split-by.fbn \
 	tests/transcripts/kci.fbn \
 	tests/transcripts/hetero.fbn \
-	tests/transcripts/circuit.fbn
+	tests/transcripts/circuit.fbn \
+	tests/transcripts/mlp.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 
