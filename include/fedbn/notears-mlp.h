@@ -109,7 +109,7 @@ void fb_mlp_admm_options_from_params(const fb_params *p, fb_mlp_admm_options *op
  * layer) + hidden d (its bias) + hidden d (output weights) + d (output bias). */
 size_t fb_mlp_admm_nparams(size_t d, size_t hidden);
 
-/* One client: its rows, theta_k, beta_k, rho2 and its own L-BFGS-B state. */
+/* One client: its rows, theta_k, beta_k, rho2 and its model. */
 typedef struct fb_mlp_client fb_mlp_client;
 
 /* Client number k (0-based) of a split whose clients hold n_total rows in all; xk must
@@ -121,7 +121,7 @@ void fb_mlp_client_free(fb_mlp_client *c);
 /* The local step of round `round` (1-based) for the broadcast theta (nparams): first, if
  * the client has sent before, beta_k += rho2 (theta_k - theta) with the rho2 of its last
  * step; then theta_k = argmin (1/2n)|X_k - f(X_k)|^2 + beta_k'(theta_k - theta)
- * + (rho2/2)|theta_k - theta|^2 by L-BFGS-B from the previous theta_k, with
+ * + (rho2/2)|theta_k - theta|^2 by L-BFGS (liblbfgs) from the previous theta_k, with
  * rho2 = the schedule's value at this round; theta_k copied to out.  FB_ERR on a failed
  * solve. */
 int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, double *out,

@@ -3,7 +3,8 @@
  *
  * Round t: each taking-part client first moves beta_k by rho2 (theta_k - theta) against the
  * broadcast theta it now receives (it is theta^t, the result of the round after its last
- * step), then solves its local step by L-BFGS-B from its previous theta_k and sends theta_k.
+ * step), then solves its local step by L-BFGS (liblbfgs) from its previous theta_k and sends
+ * theta_k.
  * The server moves its copies of those beta_k the same way, then solves the global step:
  * the consensus terms over the clients heard so far equal (K' rho2 / 2)|theta - tbar|^2 + a
  * constant, tbar = mean(theta_k + beta_k / rho2), so the first layer is the proximal problem
@@ -67,7 +68,7 @@ struct fb_mlp_client {
 	double loss;             /* its data loss at theta_k */
 };
 
-/* The local objective at x (for fb_lbfgsb): share x MSE + beta'(x - theta) + rho2/2 |..|^2. */
+/* The local objective at x (for fb_owlqn without l1: plain L-BFGS): share x MSE + beta'(x - theta) + rho2/2 |..|^2. */
 static double client_objective(const double *x, double *grad, size_t np, void *ctx)
 {
 	fb_mlp_client *c = ctx;
@@ -142,7 +143,7 @@ void fb_mlp_client_free(fb_mlp_client *c)
 int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, double *out,
                         fb_error *err)
 {
-	fb_lbfgs_options lo = { 0 };
+	fb_owlqn_options oo = { 0 };
 	fb_lbfgs_report rep = { 0 };
 
 	if (c->last > 0)
@@ -150,11 +151,11 @@ int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, dou
 			c->beta[k] += c->rho2 * (c->theta[k] - theta[k]);
 	c->rho2 = mlp_rho_at(c->opt.rho2, c->opt.gamma2, c->opt.rho_max, round);
 	memcpy(c->glob, theta, c->np * sizeof *theta);
-	lo.memory = 10;
-	lo.max_eval = 15000;
-	lo.ftol_rel = 2.220446049250313e-09;
-	lo.pgtol = 1e-5;
-	if (fb_lbfgsb(c->np, c->theta, client_objective, c, &lo, &rep, err) != FB_OK)
+	oo.memory = 10;
+	oo.max_eval = 15000;
+	oo.ftol_rel = 2.220446049250313e-09;
+	oo.gtol = 1e-5;
+	if (fb_owlqn(c->np, c->theta, client_objective, c, &oo, &rep, err) != FB_OK)
 		return FB_ERR;
 	fb_nn_stack_set_params(c->net, c->theta);
 	if (fb_nn_stack_mse(c->net, c->xk->n, c->xk->x, NULL, &c->loss, NULL, NULL, err) != FB_OK)
