@@ -48,7 +48,8 @@ TRANSCRIPTS = \
 	tests/transcripts/hetero.fbn \
 	tests/transcripts/circuit.fbn \
 	tests/transcripts/circuit-query.fbn \
-	tests/transcripts/fedcircuit.fbn
+	tests/transcripts/fedcircuit.fbn \
+	tests/transcripts/mlp.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

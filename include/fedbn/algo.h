@@ -44,6 +44,9 @@ typedef struct fb_trace_rec {
 	double *client_fig;  /* per client: its own figure of this round (the algorithm's
 	                        client_figure), NaN for a client that sat it out; NULL when the
 	                        algorithm names no client figure (nclients, owned) */
+	double *server_fig;  /* per client: the server's own figure about it this round (the
+	                        algorithm's server_figure), NaN where it has none; NULL when the
+	                        algorithm names no server figure (nclients, owned) */
 	size_t edges;        /* edges of the current estimate */
 	bool scored;         /* score holds the estimate's accuracy against the truth */
 	fb_score score;      /* accuracy of the current estimate against the truth */
@@ -68,6 +71,7 @@ typedef struct fb_algo {
 	const fb_param_def *params;   /* its parameters (NULL-name terminated) */
 	const char *const *figures;   /* names of its per-round figures (NULL terminated) */
 	const char *client_figure;    /* name of each client's own figure, or NULL */
+	const char *server_figure;    /* name of the server's figure about each client, or NULL */
 	/* Build run->state from run->params and the data; FB_ERR with the reason (destroy is
 	 * then called when run->state is set, so it must free a partly built state). */
 	int (*create)(fb_run *run, fb_error *err);
@@ -87,6 +91,8 @@ typedef struct fb_algo {
 	int (*score)(const fb_run *run, fb_score *s, fb_error *err);
 	/* Optional: client k's own estimate, for algorithms that keep one per client. */
 	fb_graph *(*client_result)(const fb_run *run, size_t k, fb_error *err);
+	/* Optional (with server_figure): the server's figure about client k after a round. */
+	double (*server_client)(const fb_run *run, size_t k);
 	/* Optional: make result() threshold the weights it keeps at t from now on (for
 	 * algorithms with a "threshold" parameter that acts only on their result). */
 	void (*rethreshold)(fb_run *run, double t);
@@ -129,7 +135,8 @@ extern const fb_algo *const fb_algo_table[];
 /* The local-learner combinators (all:, sep:, voting:, avg:, best:). */
 extern const fb_algo fb_algo_all, fb_algo_sep, fb_algo_voting, fb_algo_avg, fb_algo_best;
 /* The learners. */
-extern const fb_algo fb_algo_notears, fb_algo_notears_admm, fb_algo_pc, fb_algo_ges;
+extern const fb_algo fb_algo_notears, fb_algo_notears_admm, fb_algo_pc, fb_algo_ges,
+	fb_algo_notears_mlp, fb_algo_notears_mlp_admm;
 extern const fb_algo fb_algo_circuit;
 /* A run of circuit over data holding c (taken over, freed on failure) as if it had learned
  * it: its next round evaluates c on data's parts.  NULL with the reason when c is over

@@ -143,6 +143,86 @@ static void detail_admm(pane *p, int top, int h, int w)
 	               "consensus distance ||B_k - W||_F");
 }
 
+/* Rows the heat map of d variables takes, with its two summary rows and labels, at most
+ * max. */
+static int detail_heat_rows(const pane *p, int max)
+{
+	int want = (int)p->run->data->d + 2 + 4;
+
+	return want < max ? want : max;
+}
+
+/* notears-mlp: sqrt(A), the strength of each input in each network, against the truth;
+ * then its augmented-Lagrangian figures of the last rounds. */
+static void detail_mlp(pane *p, int top, int h, int w)
+{
+	static const char *const names[] = { "h", "rho", "alpha", "loss", "objective", NULL };
+	int rows = detail_heat_rows(p, h - 5), m = h - rows - 3;
+
+	pane_put(p, top, 1, w - 2, ROLE_TITLE, p->utf8 ? "√A: each input's strength in each "
+	         "variable's network (first-layer weights), against the truth" : "sqrt(A): each "
+	         "input's strength in each variable's network (first-layer weights), against the "
+	         "truth");
+	pane_graph_heat(p, top + 1, rows, w);
+	detail_figures(p, top + 1 + rows, m < 1 ? 1 : m > 8 ? 8 : m, w - 1, names, names);
+}
+
+/* Client c's local and global residuals in the last record, and the trend of the global one
+ * over the records, in row y. */
+static void detail_residual_row(const pane *p, const fb_trace_rec *const *recs, size_t nh,
+                                size_t c, int y, int w)
+{
+	const fb_trace_rec *r = recs[nh - 1];
+	double *trend = fb_xcalloc(nh + 1, sizeof *trend);
+	char a[32], b[32];
+
+	for (size_t i = 0; i < nh; i++)
+		trend[i] = recs[i]->server_fig != NULL ? recs[i]->server_fig[c] : NAN;
+	pane_putf(p, y, 1, 7, ROLE_TEXT, "%7zu", c + 1);
+	pane_putf(p, y, 8, 2 * COL_W, r->took[c] ? ROLE_TEXT : ROLE_DIM, "%*s%*s", COL_W,
+	          r->took[c] ? pane_fmt(r->client_fig[c], COL_W - 1, a, sizeof a) : "out", COL_W,
+	          pane_fmt(trend[nh - 1], COL_W - 1, b, sizeof b));
+	pane_spark(p, trend, nh, y, 8 + 2 * COL_W + 2, w - 12 - 2 * COL_W);
+	free(trend);
+}
+
+/* Each client's local residual |theta_k - theta| (against the broadcast it solved from) and
+ * global residual (against the server's new theta), then the global one's trend. */
+static void detail_residuals(pane *p, int y, int h, int w)
+{
+	const fb_run *run = p->run;
+	const fb_trace_rec **recs;
+	size_t k = run->fed != NULL ? fb_fed_k(run->fed) : 0, nh = detail_client_recs(run, k, &recs);
+	size_t rows = h > 2 ? (size_t)(h - 2) : 0;
+
+	pane_put(p, y, 1, w - 2, ROLE_TITLE, "residuals of each client in the last round: "
+	         "local |theta_k - theta sent|, global |theta_k - theta new|; global trend");
+	if (nh == 0 || rows == 0) {
+		pane_put(p, y + 1, 1, w - 2, ROLE_DIM, "no round yet");
+		free(recs);
+		return;
+	}
+	pane_putf(p, y + 1, 1, w - 2, ROLE_TITLE, " client%*s%*s", COL_W, "local", COL_W,
+	          "global");
+	if (p->list_first + rows > k)
+		p->list_first = k > rows ? k - rows : 0;
+	for (size_t c = p->list_first; c < k && c < p->list_first + rows; c++)
+		detail_residual_row(p, recs, nh, c, y + 2 + (int)(c - p->list_first), w);
+	free(recs);
+}
+
+/* notears-mlp-admm: the server's sqrt(A) against the truth, then each client's residuals. */
+static void detail_mlp_admm(pane *p, int top, int h, int w)
+{
+	int rows = detail_heat_rows(p, h / 2 > 8 ? h / 2 : h - 4);
+
+	pane_put(p, top, 1, w - 2, ROLE_TITLE, p->utf8 ? "the server's √A (first-layer "
+	         "strengths), against the truth" : "the server's sqrt(A) (first-layer strengths), "
+	         "against the truth");
+	pane_graph_heat(p, top + 1, rows, w);
+	detail_residuals(p, top + 2 + rows, h - rows - 2, w);
+}
+
 /* Any algorithm without its own detail: every figure, then the clients' own figure. */
 static void detail_generic(pane *p, int top, int h, int w)
 {
@@ -167,6 +247,8 @@ static const struct {
 	detail_fn draw;   /* its detail */
 } details[] = {
 	{ "notears-admm", detail_admm },
+	{ "notears-mlp", detail_mlp },
+	{ "notears-mlp-admm", detail_mlp_admm },
 	{ "fedpc", pane_detail_fedpc },
 	{ "fedpc-simple2", pane_detail_fedpc },
 	{ "fedcircuit", pane_detail_fedcircuit },

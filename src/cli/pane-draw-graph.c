@@ -409,3 +409,17 @@ void pane_draw_graph(pane *p, int top, int h, int w)
 	graph_matrix(p, top + used + 1, h - used - 2, w - 1);
 	graph_cursor_line(p, top + h - 1, w);
 }
+
+/* The estimate's heat map against the truth without the reading guide, rows y..y+h-1. */
+void pane_graph_heat(pane *p, int y, int h, int w)
+{
+	pane_graph_update(p);
+	if (p->g.w == NULL && p->g.mark == NULL) {
+		pane_put(p, y, 1, w - 2, ROLE_DIM, p->g.why[0] ? p->g.why : "no estimate yet");
+		return;
+	}
+	if (!p->cur_placed || p->cur_r >= p->g.d || p->cur_c >= p->g.d)
+		graph_cursor_first(p);
+	graph_summary(p, y, w);
+	graph_matrix(p, y + 2, h - 2, w - 1);
+}

@@ -189,6 +189,8 @@ const char *pane_view_name(enum pane_view v);
 void pane_draw_progress(pane *p, int top, int h, int w);
 /* Graph: heat map of the estimate against the truth. */
 void pane_draw_graph(pane *p, int top, int h, int w);
+/* The graph view's heat map of the estimate against the truth, without its guide. */
+void pane_graph_heat(pane *p, int top, int h, int w);
 /* Clients: one row per client. */
 void pane_draw_clients(pane *p, int top, int h, int w);
 /* Detail: the algorithm's own view (or every figure when it has none). */

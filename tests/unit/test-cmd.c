@@ -17,6 +17,7 @@
 #include "fedbn/fedpc.h"
 #include "fedbn/ges.h"
 #include "fedbn/notears.h"
+#include "fedbn/notears-mlp.h"
 #include "fedbn/param.h"
 #include "fedbn/pc.h"
 #include "../../src/cli/cmd.h"
@@ -128,13 +129,13 @@ static void test_complete_algo(void **state)
 
 	(void)state;
 	fb_session_init(&s);
-	check_complete(&s, "algo ", "notears|notears-admm|pc|ges|circuit|fedpc|fedpc-simple1|"
-	                            "fedpc-simple2|fedcircuit|fedcircuit-em|"
-	                            "all:|sep:|voting:|avg:|best:");
+	check_complete(&s, "algo ", "notears|notears-admm|notears-mlp|notears-mlp-admm|pc|ges|"
+	                            "circuit|fedpc|fedpc-simple1|fedpc-simple2|fedcircuit|"
+	                            "fedcircuit-em|all:|sep:|voting:|avg:|best:");
 	check_complete(&s, "algo fedpc-", "fedpc-simple1|fedpc-simple2");
-	check_complete(&s, "algo avg:", "avg:notears");
+	check_complete(&s, "algo avg:", "avg:notears|avg:notears-mlp");
 	check_complete(&s, "algo voting:p", "voting:pc");
-	check_complete(&s, "help algo n", "notears|notears-admm");
+	check_complete(&s, "help algo n", "notears|notears-admm|notears-mlp|notears-mlp-admm");
 	check_complete(&s, "help al", "algos|algo");
 	check_complete(&s, "set ", "threads=|share=");
 	assert_int_equal(fb_session_set_algo(&s, "notears-admm", &err), FB_OK);
@@ -186,6 +187,18 @@ static void check_same_defaults(const char *name, const fb_algo *learner,
 
 		fb_learnspn_options_init(&lib);
 		fb_learnspn_options_from_params(shell, &sh);
+		check_same_bytes(name, &lib, &sh, sizeof lib);
+	} else if (learner == &fb_algo_notears_mlp) {
+		fb_mlp_options lib, sh;
+
+		fb_mlp_options_init(&lib);
+		fb_mlp_options_from_params(shell, &sh);
+		check_same_bytes(name, &lib, &sh, sizeof lib);
+	} else if (learner == &fb_algo_notears_mlp_admm) {
+		fb_mlp_admm_options lib, sh;
+
+		fb_mlp_admm_options_init(&lib);
+		fb_mlp_admm_options_from_params(shell, &sh);
 		check_same_bytes(name, &lib, &sh, sizeof lib);
 	} else if (learner == &fb_algo_ges) {
 		fb_ges_options lib, sh;

@@ -15,7 +15,13 @@ src_lib_algo_libalgo_la_SOURCES = \
 	src/lib/algo/combine.c \
 	src/lib/algo/algo-notears.c \
 	src/lib/algo/algo-admm.c \
-	src/lib/algo/algo-circuit.c
+	src/lib/algo/algo-circuit.c \
+	include/fedbn/notears-mlp.h \
+	src/lib/algo/mlp-int.h \
+	src/lib/algo/mlp-common.c \
+	src/lib/algo/notears-mlp.c \
+	src/lib/algo/admm-mlp.c \
+	src/lib/algo/algo-notears-mlp.c
 
 check_PROGRAMS += tests/unit/test-notears tests/unit/test-admm
 TESTS += tests/unit/test-notears tests/unit/test-admm
@@ -31,3 +37,9 @@ TESTS += tests/unit/test-fed
 tests_unit_test_fed_SOURCES = tests/unit/test-fed.c
 tests_unit_test_fed_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_fed_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test-notears-mlp
+TESTS += tests/unit/test-notears-mlp
+tests_unit_test_notears_mlp_SOURCES = tests/unit/test-notears-mlp.c
+tests_unit_test_notears_mlp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_notears_mlp_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

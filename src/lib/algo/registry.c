@@ -14,6 +14,8 @@
 const fb_algo *const fb_algo_table[] = {
 	&fb_algo_notears,
 	&fb_algo_notears_admm,
+	&fb_algo_notears_mlp,
+	&fb_algo_notears_mlp_admm,
 	&fb_algo_pc,
 	&fb_algo_ges,
 	&fb_algo_circuit,

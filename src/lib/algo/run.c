@@ -117,6 +117,7 @@ void fb_run_free(fb_run *run)
 		free(run->trace.r[i].fig);
 		free(run->trace.r[i].took);
 		free(run->trace.r[i].client_fig);
+		free(run->trace.r[i].server_fig);
 	}
 	free(run->trace.r);
 	fb_fed_free(run->fed);
@@ -161,10 +162,14 @@ static void record_clients(const fb_run *run, fb_trace_rec *rec, size_t fed_befo
 	rec->took = fb_xcalloc(k > 0 ? k : 1, sizeof *rec->took);
 	if (run->algo->client_figure != NULL)
 		rec->client_fig = fb_xcalloc(k > 0 ? k : 1, sizeof *rec->client_fig);
+	if (run->algo->server_figure != NULL && run->algo->server_client != NULL)
+		rec->server_fig = fb_xcalloc(k > 0 ? k : 1, sizeof *rec->server_fig);
 	for (size_t c = 0; c < k; c++) {
 		rec->took[c] = fb_fed_took_part(run->fed, c);
 		if (rec->client_fig != NULL)
 			rec->client_fig[c] = rec->took[c] ? fb_fed_client_figure(run->fed, c) : NAN;
+		if (rec->server_fig != NULL)
+			rec->server_fig[c] = run->algo->server_client(run, c);
 	}
 }
 

@@ -1,0 +1,142 @@
+/* bench-mlp: processor time and accuracy of notears-mlp and notears-mlp-admm on the shared
+ * nonlinear files drawn by the authors' generators (synth/M_*, synth/MA_*, synth/N_*), each
+ * time beside the reference implementation's on this kind of machine and the target of 20
+ * times faster.
+ *
+ * Usage: bench-mlp [DATA_DIR] [TAG:K ...]   (K = 1: notears-mlp, K > 1: notears-mlp-admm
+ * over K contiguous equal blocks).  DATA_DIR defaults to $top_srcdir/../shared/data.
+ * Without TAG:K it runs N_d10_n256_s1:1, M_d10_n200_mlp_s{1,2,3}:1 and
+ * MA_d20_n512_K8_s{1,2,3}:8 (MA_...:1 would run notears-mlp on the pooled rows).  Times
+ * exclude reading the files; the BLAS runs on one thread (the learners ask for it). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench-common.h"
+#include "fedbn/algo.h"
+#include "fedbn/metrics.h"
+#include "fedbn/partition.h"
+
+/* The reference implementations' seconds on this kind of machine: 12 s for NOTEARS-MLP at
+ * d = 10, n = 256 and 68 s for NOTEARS-MLP-ADMM at d = 20, K = 8, and the per-file figures of
+ * synth/NONLINEAR_REFERENCE.md. */
+static const struct {
+	const char *tag; /* the folder */
+	size_t k;        /* 1: notears-mlp, else notears-mlp-admm over k clients */
+	double seconds;  /* the reference's time */
+} refs[] = {
+	{ "N_d10_n256_s1", 1, 12.0 },
+	{ "M_d10_n200_mlp_s1", 1, 25.69 },
+	{ "M_d10_n200_mlp_s2", 1, 19.05 },
+	{ "M_d10_n200_mlp_s3", 1, 30.03 },
+	{ "MA_d20_n512_K8_s1", 8, 46.71 },
+	{ "MA_d20_n512_K8_s2", 8, 71.65 },
+	{ "MA_d20_n512_K8_s3", 8, 44.47 },
+	{ "MA_d20_n512_K8_s1", 1, 174.65 },
+	{ "MA_d20_n512_K8_s2", 1, 234.57 },
+	{ "MA_d20_n512_K8_s3", 1, 97.06 },
+};
+
+/* The reference's seconds for tag over k clients: its own figure, else 12 s (K = 1) or
+ * 68 s. */
+static double ref_seconds(const char *tag, size_t k)
+{
+	for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
+		if (strcmp(refs[i].tag, tag) == 0 && refs[i].k == k)
+			return refs[i].seconds;
+	return k > 1 ? 68.0 : 12.0;
+}
+
+/* Run name on ds (split into K contiguous blocks when K > 1) to its end; its score against
+ * truth in *s and processor seconds in *cpu.  FB_ERR with the reason printed. */
+static int bench_one(const fb_dataset *ds, const fb_graph *truth, size_t K, fb_score *s,
+                     double *cpu, size_t *rounds)
+{
+	fb_split_options so;
+	fb_error err = { "" };
+	fb_partition *p = NULL;
+	fb_run *run;
+	fb_graph *g = NULL;
+	double c0;
+	int rc = FB_ERR;
+
+	fb_split_options_init(&so);
+	so.shuffle = 0;
+	if (K > 1 && (p = fb_split(ds, FB_SPLIT_HORIZONTAL, K, &so, &err)) == NULL)
+		goto out;
+	run = fb_run_alloc(K > 1 ? "notears-mlp-admm" : "notears-mlp", NULL, NULL, ds, p, NULL,
+	                   &err);
+	if (run == NULL)
+		goto out;
+	c0 = bench_cpu_now();
+	while (!fb_run_done(run) && fb_run_step(run, &err) == FB_OK)
+		;
+	*cpu = bench_cpu_now() - c0;
+	*rounds = fb_run_rounds(run);
+	if ((g = fb_run_result(run, &err)) != NULL && fb_score_graph(g, truth, s, &err) == FB_OK)
+		rc = FB_OK;
+	fb_graph_free(g);
+	fb_run_free(run);
+out:
+	if (rc != FB_OK)
+		printf("  failed: %s\n", err.msg);
+	fb_partition_free(p);
+	return rc;
+}
+
+/* Benchmark one TAG:K. */
+static void bench_tag(const char *dir, const char *spec)
+{
+	char tag[256];
+	const char *colon = strchr(spec, ':');
+	size_t K = colon != NULL ? (size_t)strtoul(colon + 1, NULL, 10) : 1;
+	fb_dataset *ds;
+	fb_graph *truth;
+	fb_score s;
+	double cpu, ref;
+	size_t rounds;
+
+	snprintf(tag, sizeof tag, "%.*s", colon != NULL ? (int)(colon - spec) : (int)strlen(spec),
+	         spec);
+	ref = ref_seconds(tag, K);
+	if (bench_load_synth(dir, tag, &ds, &truth) != FB_OK)
+		return;
+	if (bench_one(ds, truth, K, &s, &cpu, &rounds) == FB_OK)
+		printf("%-18s %-16s K=%-2zu rounds %3zu  SHD %2zu TPR %.2f FDR %.2f NNZ %2zu  "
+		       "%7.2f s cpu (reference %g s, target %.2f s: %.1fx faster)\n", tag,
+		       K > 1 ? "notears-mlp-admm" : "notears-mlp", K, rounds, (size_t)s.shd, s.tpr, s.fdr,
+		       (size_t)s.nnz, cpu, ref, ref / 20.0, ref / cpu);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const defaults[] = {
+		"N_d10_n256_s1:1", "M_d10_n200_mlp_s1:1", "M_d10_n200_mlp_s2:1",
+		"M_d10_n200_mlp_s3:1", "MA_d20_n512_K8_s1:8", "MA_d20_n512_K8_s2:8",
+		"MA_d20_n512_K8_s3:8", NULL,
+	};
+	const char *top = getenv("top_srcdir");
+	char dir[4096];
+	int first = 1;
+
+	if (argc > 1 && strchr(argv[1], ':') == NULL) {
+		snprintf(dir, sizeof dir, "%s", argv[1]);
+		first = 2;
+	} else {
+		snprintf(dir, sizeof dir, "%s/../shared/data", top != NULL ? top : ".");
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	fb_gsl_install_handler();
+	printf("notears-mlp and notears-mlp-admm on the shared nonlinear files (one thread):\n");
+	if (first < argc)
+		for (int i = first; i < argc; i++)
+			bench_tag(dir, argv[i]);
+	else
+		for (size_t i = 0; defaults[i] != NULL; i++)
+			bench_tag(dir, defaults[i]);
+	return 0;
+}
