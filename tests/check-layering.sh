@@ -17,7 +17,7 @@ allowed() {
 	optim)  echo "core param optim" ;;
 	nn)     echo "core param nn" ;;
 	fed)    echo "core param graph metrics dataset partition fed" ;;
-	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed algo notears admm pc fedpc ges" ;;
+	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed algo notears admm pc fedpc ges mcsl feddag" ;;
 	export) echo "core param graph metrics export" ;;
 	esac
 }
@@ -31,7 +31,7 @@ header_module() {
 	stats|ci|lscore) echo stats ;;
 	partition|fed) echo fed ;;
 	optim) echo optim ;;
-	notears|admm|algo|pc|fedpc|ges) echo algo ;;
+	notears|admm|algo|pc|fedpc|ges|mcsl|feddag) echo algo ;;
 	*) echo "$1" ;;
 	esac
 }

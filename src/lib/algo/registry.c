@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/feddag.h"
 #include "fedbn/fedpc.h"
 
 /* Every algorithm, learners first. */
@@ -18,6 +19,10 @@ const fb_algo *const fb_algo_table[] = {
 	&fb_algo_fedpc,
 	&fb_algo_fedpc_simple1,
 	&fb_algo_fedpc_simple2,
+	&fb_algo_mcsl,
+	&fb_algo_gs_feddag,
+	&fb_algo_as_feddag,
+	&fb_algo_as_feddag_linear,
 	&fb_algo_all,
 	&fb_algo_sep,
 	&fb_algo_voting,
