@@ -397,6 +397,38 @@ static void test_threads(void **state)
 	fixture_free(&f);
 }
 
+/* The outer loops: the paper's moves alpha by rho h and grows rho when h did not drop to a
+ * quarter; the code's re-runs the sub-problem under beta rho first, and stops early only past
+ * init_iter with h below h_tol. */
+static void test_alm(void **state)
+{
+	fb_mcsl_alm a = { .loop = FB_MCSL_LOOP_PAPER, .rho = 2.0, .beta = 10.0, .gamma = 0.25,
+	                  .rho_max = 1e14, .h_tol = 1e-10, .h_prev = INFINITY, .it_max = 25,
+	                  .init_iter = 3 };
+	fb_mcsl_alm c;
+
+	(void)state;
+	c = a;
+	c.loop = FB_MCSL_LOOP_CODE;
+	assert_true(fb_mcsl_alm_update(&a, 1.0, 1.0));
+	assert_true(a.alpha == 2.0 && a.rho == 2.0 && a.outer == 1);
+	assert_true(fb_mcsl_alm_update(&a, 0.5, 0.5)); /* not below 0.25: rho grows */
+	assert_true(a.alpha == 3.0 && a.rho == 20.0 && a.outer == 2 && !a.done);
+	assert_true(fb_mcsl_alm_update(&a, 1e-11, 1e-11));
+	assert_true(a.done);
+	assert_true(fb_mcsl_alm_update(&c, 1.0, 1.0));
+	assert_true(c.alpha == 2.0 && c.rho == 2.0 && c.outer == 1);
+	assert_false(fb_mcsl_alm_update(&c, 0.5, 0.5)); /* the same sub-problem again */
+	assert_true(c.rho == 20.0 && c.outer == 1 && c.alpha == 2.0);
+	assert_true(fb_mcsl_alm_update(&c, 0.1, 0.1));
+	assert_true(c.outer == 2 && c.alpha == 4.0);
+	assert_true(fb_mcsl_alm_update(&c, 1e-12, 1e-12)); /* outer 3: not past init_iter */
+	assert_false(c.done);
+	assert_false(fb_mcsl_alm_update(&c, 1e-12, 1e-12)); /* h did not drop: again */
+	assert_true(fb_mcsl_alm_update(&c, 1e-14, 1e-14));
+	assert_true(c.done && c.outer == 4);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -408,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_gs_messages_and_nets),
 		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_alm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

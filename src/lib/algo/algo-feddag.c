@@ -22,9 +22,6 @@ enum fd_kind {
 	FD_LINEAR,   /* all shared, linear */
 };
 
-/* Monte-Carlo samples of E[h] after a sub-problem (paper loop). */
-#define FD_H_SAMPLES 100
-
 /* The state of a run. */
 typedef struct fd_state {
 	enum fd_kind kind;        /* which learner */
@@ -40,7 +37,7 @@ typedef struct fd_state {
 	bool with_net;            /* the networks travel too (as-feddag) */
 	size_t wire;              /* numbers per message */
 	double *avg;              /* the server's last average, wire numbers */
-	gsl_rng *h_rng;           /* the server's draws for E[h] ("mcsl-h") */
+	gsl_rng *h_rng;           /* the server's sampled masks, code loop ("mcsl-h") */
 	gsl_rng *drop_rng;        /* who drops out of a round ("dropout") */
 	double dropout;           /* chance a drawn client's reply is lost in a round */
 	bool *drops;              /* per client: its reply is lost this round */
@@ -48,7 +45,7 @@ typedef struct fd_state {
 	double *dist;             /* per client: ||U_k - U_avg||_F of its last reply, NaN if none */
 	size_t heard, dropped;    /* replies averaged and replies lost in the last round */
 	fb_mcsl_parts last;       /* mcsl: the parts at the last step */
-	double h_est;             /* the server's h estimate after the last sub-problem */
+	double h_est;             /* the h the outer loop last moved on */
 	char **names;             /* variable names (metadata) */
 } fd_state;
 
@@ -263,26 +260,24 @@ static int fd_server(void *state, const fb_msg *const *up, size_t k, fb_msg *dow
 /* The two halves. */
 static const fb_fed_ops fd_ops = { fd_client, fd_server };
 
-/* The server's view of the graph after a sub-problem: E[h] (paper loop, FD_H_SAMPLES masks)
- * or one sampled mask's h (code loop), and h of the noiseless mask. */
+/* The server's view of the graph after a sub-problem: h of the noiseless mask sigma(U/tau)
+ * (h_mean; the paper's E[h(U)], in the sense in which its section 4.3 calls sigma(U/tau) the
+ * mask's expectation), and h_new, the figure the outer loop moves on: h_mean itself (paper
+ * loop) or h of one sampled mask (code loop, like the reference trainer's single sample). */
 static int fd_h_estimate(fd_state *st, double *h_new, double *h_mean, fb_error *err)
 {
 	size_t d = st->d;
 	double *P = fb_xcalloc(d * d, sizeof *P);
 	int ret;
 
-	if (st->kind == FD_LINEAR) {
-		ret = fb_mcsl_h(st->avg, d, h_new, err);
-		*h_mean = *h_new;
-		free(P);
-		return ret;
-	}
-	fb_mcsl_mask_mean(st->avg, d, st->tau, P);
+	if (st->kind == FD_LINEAR)
+		memcpy(P, st->avg, d * d * sizeof *P);
+	else
+		fb_mcsl_mask_mean(st->avg, d, st->tau, P);
 	ret = fb_mcsl_h(P, d, h_mean, err);
-	if (ret == FB_OK)
-		ret = fb_mcsl_h_expected(st->avg, d, st->tau, st->h_rng,
-		                         st->alm.loop == FB_MCSL_LOOP_PAPER ? FD_H_SAMPLES : 1, h_new,
-		                         err);
+	*h_new = *h_mean;
+	if (ret == FB_OK && st->kind != FD_LINEAR && st->alm.loop == FB_MCSL_LOOP_CODE)
+		ret = fb_mcsl_h_expected(st->avg, d, st->tau, st->h_rng, 1, h_new, err);
 	free(P);
 	return ret;
 }

@@ -30,6 +30,8 @@ struct fb_mcsl_client {
 	double *gmask;          /* the objective's gradient with respect to the mask */
 	double *gg;             /* the graph gradient */
 	double *gn;             /* the network gradient */
+	double *gblock;         /* one block of rows' network gradient */
+	double *gmblock;        /* one block of rows' mask gradient */
 	double *xtx;            /* linear model: X^T X, d x d */
 	double trxx;            /* linear model: tr(X^T X) */
 };
@@ -165,6 +167,8 @@ static int client_nets(fb_mcsl_client *c, fb_error *err)
 	nets_init(c->net, c->d, c->o.hidden, r);
 	gsl_rng_free(r);
 	c->gn = fb_xcalloc(fb_nn_stack_nparams(c->net), sizeof *c->gn);
+	c->gblock = fb_xcalloc(fb_nn_stack_nparams(c->net), sizeof *c->gblock);
+	c->gmblock = fb_xcalloc(c->d * c->d, sizeof *c->gmblock);
 	return fb_adam_init(&c->adam_n, fb_nn_stack_nparams(c->net), c->o.lr, err);
 }
 
@@ -252,6 +256,8 @@ void fb_mcsl_client_free(fb_mcsl_client *c)
 	free(c->gmask);
 	free(c->gg);
 	free(c->gn);
+	free(c->gblock);
+	free(c->gmblock);
 	free(c->xtx);
 	free(c);
 }
@@ -365,6 +371,41 @@ static int linear_objective(fb_mcsl_client *c, double alpha, double rho, fb_mcsl
 	return FB_OK;
 }
 
+/* Rows per pass of the networks: blocks this small keep a pass's activations in the
+ * processor's cache, which is worth more than fewer, larger products. */
+#define MCSL_BLOCK 64
+
+/* The networks' squared loss (1/2n) SSE over the client's rows with mask M, and with grads
+ * its gradients in c->gn and c->gmask: block by block of MCSL_BLOCK rows, each block's
+ * share weighted by its rows, added in block order. */
+static int masked_mse(fb_mcsl_client *c, const double *M, double *mse, bool grads,
+                      fb_error *err)
+{
+	size_t n = c->data->n, d = c->d, np = fb_nn_stack_nparams(c->net);
+	double part;
+
+	*mse = 0.0;
+	if (grads) {
+		memset(c->gn, 0, np * sizeof *c->gn);
+		memset(c->gmask, 0, d * d * sizeof *c->gmask);
+	}
+	for (size_t at = 0; at < n; at += MCSL_BLOCK) {
+		size_t m = n - at < MCSL_BLOCK ? n - at : MCSL_BLOCK;
+		double w = (double)m / (double)n;
+
+		if (fb_nn_stack_mse(c->net, m, c->data->x + at * d, M, &part,
+		                    grads ? c->gblock : NULL, grads ? c->gmblock : NULL,
+		                    err) != FB_OK)
+			return FB_ERR;
+		*mse += w * part;
+		for (size_t k = 0; grads && k < np; k++)
+			c->gn[k] += w * c->gblock[k];
+		for (size_t k = 0; grads && k < d * d; k++)
+			c->gmask[k] += w * c->gmblock[k];
+	}
+	return FB_OK;
+}
+
 /* The masked model's objective: the networks' squared loss on the masked rows, l1 and h on
  * the mask, and the chain rule back to U. */
 static int masked_objective(fb_mcsl_client *c, double alpha, double rho, const double *noise,
@@ -375,8 +416,7 @@ static int masked_objective(fb_mcsl_client *c, double alpha, double rho, const d
 	bool grads = gg != NULL || gn != NULL;
 
 	mask_fill(c->graph, noise, d, c->o.tau, M);
-	if (fb_nn_stack_mse(c->net, c->data->n, c->data->x, M, &pt->mse,
-	                    grads ? c->gn : NULL, grads ? gM : NULL, err) != FB_OK)
+	if (masked_mse(c, M, &pt->mse, grads, err) != FB_OK)
 		return FB_ERR;
 	if (h_with(M, d, c->hw, &h, grads ? gh : NULL, err) != FB_OK)
 		return FB_ERR;
