@@ -45,7 +45,8 @@ TRANSCRIPTS = \
 	tests/transcripts/sim.fbn \
 	tests/transcripts/split-by.fbn \
 	tests/transcripts/kci.fbn \
-	tests/transcripts/hetero.fbn
+	tests/transcripts/hetero.fbn \
+	tests/transcripts/feddag.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

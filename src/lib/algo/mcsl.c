@@ -196,7 +196,7 @@ static int client_check(const fb_dataset *data, const fb_mcsl_options *o, fb_err
 		return fb_fail(err, "mcsl needs at least one row");
 	if (o->model == FB_MCSL_MASKED && (o->hidden == 0 || o->layers == 0))
 		return fb_fail(err, "mcsl: 'hidden' and 'layers' must be at least 1");
-	if (!(o->tau > 0.0))
+	if (o->model == FB_MCSL_MASKED && !(o->tau > 0.0))
 		return fb_fail(err, "mcsl: 'tau' must be positive, not %g", o->tau);
 	return FB_OK;
 }
