@@ -12,6 +12,7 @@ include bench/local-circuit.mk
 include bench/local-ges.mk
 include bench/local-nn.mk
 include bench/local-mlp.mk
+include bench/local-feddag.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 

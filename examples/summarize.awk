@@ -3,7 +3,9 @@
 # Columns of a compare row: run, label, algorithm, dataset, split, parameters, SHD, SHD-DAG,
 # SHD-CPDAG, TPR, FDR, F1, NNZ, rounds, seconds, bytes; rows group by their label, or by their
 # algorithm when they have none.  -v shd=dag (or cpdag) reports that SHD instead of the
-# NOTEARS-style one (an undirected estimate over a true edge costs nothing).
+# NOTEARS-style one (an undirected estimate over a true edge costs nothing).  -v spread=sd
+# prints the standard deviation over seeds instead of the standard error (the FedDAG paper's
+# tables give mean ± standard deviation).
 BEGIN { FS = ","; col = shd == "dag" ? 8 : shd == "cpdag" ? 7 : 9 }
 function add(key, col, v) { n[key, col]++; s[key, col] += v; ss[key, col] += v * v }
 function mean(key, col) { return s[key, col] / n[key, col] }
@@ -11,7 +13,7 @@ function se(key, col,    m, var) {
 	if (n[key, col] < 2) return 0
 	m = mean(key, col)
 	var = (ss[key, col] - n[key, col] * m * m) / (n[key, col] - 1)
-	return sqrt(var > 0 ? var : 0) / sqrt(n[key, col])
+	return sqrt(var > 0 ? var : 0) / (spread == "sd" ? 1 : sqrt(n[key, col]))
 }
 {
 	# the split column holds spaces but no commas; parameters may be quoted: take from the end

@@ -17,7 +17,7 @@ allowed() {
 	optim)  echo "core param optim" ;;
 	nn)     echo "core param nn" ;;
 	fed)    echo "core param graph metrics dataset partition fed" ;;
-	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed circuit algo notears notears-mlp admm pc fedpc ges fedcircuit" ;;
+	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed circuit algo notears notears-mlp admm pc fedpc ges fedcircuit mcsl feddag" ;;
 	export) echo "core param graph metrics dataset circuit export" ;;
 	esac
 }
@@ -31,7 +31,7 @@ header_module() {
 	stats|ci|lscore) echo stats ;;
 	partition|fed) echo fed ;;
 	optim) echo optim ;;
-	notears|notears-mlp|admm|algo|pc|fedpc|ges|fedcircuit) echo algo ;;
+	notears|notears-mlp|admm|algo|pc|fedpc|ges|fedcircuit|mcsl|feddag) echo algo ;;
 	*) echo "$1" ;;
 	esac
 }

@@ -49,7 +49,8 @@ TRANSCRIPTS = \
 	tests/transcripts/circuit.fbn \
 	tests/transcripts/circuit-query.fbn \
 	tests/transcripts/fedcircuit.fbn \
-	tests/transcripts/mlp.fbn
+	tests/transcripts/mlp.fbn \
+	tests/transcripts/feddag.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

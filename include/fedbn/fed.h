@@ -104,6 +104,14 @@ fb_msg *fb_fed_broadcast(fb_federation *f);
  * counted and err names the client or the server. */
 int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error *err);
 
+/* Draw m clients per round from now on instead of ceil(share * K) (0: by the share again;
+ * m >= K: all). */
+void fb_fed_set_draw(fb_federation *f, size_t m);
+/* With on, every client runs its half in every round (so its own state moves on) and the
+ * broadcast is counted to every client, but only the drawn clients' replies reach the server
+ * and are counted; fb_fed_took_part still says who was drawn. */
+void fb_fed_set_everyone(fb_federation *f, bool on);
+
 /* Rounds completed. */
 size_t fb_fed_rounds(const fb_federation *f);
 /* Number of clients. */

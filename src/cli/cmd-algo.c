@@ -8,14 +8,20 @@
 #include "cmd.h"
 #include "session.h"
 
-/* Print the algorithms whose combinator flag equals comb. */
+/* Print the algorithms whose combinator flag equals comb, their names in a column as wide as
+ * the longest. */
 static void list_algos(FILE *out, bool comb)
 {
+	int width = 14;
+
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++)
+		if ((int)strlen(fb_algo_table[i]->name) > width)
+			width = (int)strlen(fb_algo_table[i]->name);
 	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
 		const fb_algo *a = fb_algo_table[i];
 
 		if (((a->flags & FB_ALGO_COMBINATOR) != 0) == comb)
-			fprintf(out, "  %-14s %s%s\n", a->name, a->summary,
+			fprintf(out, "  %-*s %s%s\n", width, a->name, a->summary,
 			        (a->flags & FB_ALGO_FEDERATED) && !comb ? " [federated]" : "");
 	}
 }

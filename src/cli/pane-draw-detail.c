@@ -2,7 +2,9 @@
  * drawing; notears-admm shows its penalties and multiplier over the last rounds and each
  * client's consensus distance; fedpc and fedpc-simple2 their votes per pair and separating
  * sets (pane-draw-fedpc.c); fedcircuit and fedcircuit-em their clients x variables matrix
- * (pane-draw-fedcircuit.c).  Others get every figure of the last rounds and their clients'
+ * (pane-draw-fedcircuit.c); the FedDAG learners their averaged mask against the truth and
+ * each client's local objective and distance from the average.  Others get every figure
+ * of the last rounds and their clients'
  * own figure, until they add an entry. */
 #include "config.h"
 
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/feddag.h"
 #include "pane-int.h"
 
 /* Width of one column of numbers. */
@@ -164,7 +167,7 @@ static void detail_mlp(pane *p, int top, int h, int w)
 	         "input's strength in each variable's network (first-layer weights), against the "
 	         "truth");
 	pane_graph_heat(p, top + 1, rows, w);
-	detail_figures(p, top + 1 + rows, m < 1 ? 1 : m > 8 ? 8 : m, w - 1, names, names);
+	pane_detail_figures(p, top + 1 + rows, m < 1 ? 1 : m > 8 ? 8 : m, w - 1, names, names);
 }
 
 /* Client c's local and global residuals in the last record, and the trend of the global one
@@ -223,6 +226,55 @@ static void detail_mlp_admm(pane *p, int top, int h, int w)
 	detail_residuals(p, top + 2 + rows, h - rows - 2, w);
 }
 
+/* One FedDAG client's row: drawn this round or not (or drawn but its reply lost), its local
+ * objective, the distance of its U from the server's average, and the trend of its objective over the rounds. */
+static void detail_feddag_row(const pane *p, const fb_trace_rec *const *recs, size_t nh,
+                              size_t c, int row, int w)
+{
+	const fb_trace_rec *last = nh > 0 ? recs[nh - 1] : NULL;
+	double loss = NAN, dist = NAN, *trend = fb_xcalloc(nh + 1, sizeof *trend);
+	char b1[32], b2[32];
+	const char *how;
+
+	fb_feddag_client(p->run, c, &loss, &dist);
+	how = last == NULL || !last->took[c] ? "out" : isnan(dist) ? "lost" : "drawn";
+	for (size_t i = 0; i < nh; i++)
+		trend[i] = recs[i]->took[c] ? recs[i]->client_fig[c] : NAN;
+	pane_putf(p, row, 1, 44, last != NULL && last->took[c] ? ROLE_TEXT : ROLE_DIM,
+	          "%7zu  %-5s %*s %*s", c + 1, how,
+	          COL_W, pane_fmt(loss, COL_W - 1, b1, sizeof b1), COL_W,
+	          isnan(dist) ? "-" : pane_fmt(dist, COL_W - 1, b2, sizeof b2));
+	pane_spark(p, trend, nh, row, 46, w - 48);
+	free(trend);
+}
+
+/* gs-feddag, as-feddag, as-feddag-linear: the server's averaged mask sigma(U/tau) (or W) as
+ * the graph view's heat map against the truth, then each client's local objective and the
+ * distance ||U_k - U_avg||_F of its last reply from the average. */
+static void detail_feddag(pane *p, int top, int h, int w)
+{
+	const fb_run *run = p->run;
+	const fb_trace_rec **recs;
+	size_t k = run->fed != NULL ? fb_fed_k(run->fed) : 0, nh = detail_client_recs(run, k, &recs);
+	int gh = h > 16 ? h / 2 : h, rows;
+
+	pane_draw_graph(p, top, gh, w);
+	rows = h - gh - 2;
+	if (rows <= 0 || k == 0) {
+		free(recs);
+		return;
+	}
+	pane_put(p, top + gh, 1, w - 2, ROLE_TITLE, "each client: drawn, out or lost in the last "
+	         "round, local objective, ||U_k - U_avg||_F, objective over the rounds");
+	pane_putf(p, top + gh + 1, 1, 44, ROLE_TITLE, " client  round %*s %*s", COL_W, "loss",
+	          COL_W, "distance");
+	if (p->list_first + (size_t)rows > k)
+		p->list_first = k > (size_t)rows ? k - (size_t)rows : 0;
+	for (size_t c = p->list_first; c < k && c < p->list_first + (size_t)rows; c++)
+		detail_feddag_row(p, recs, nh, c, top + gh + 2 + (int)(c - p->list_first), w);
+	free(recs);
+}
+
 /* Any algorithm without its own detail: every figure, then the clients' own figure. */
 static void detail_generic(pane *p, int top, int h, int w)
 {
@@ -253,6 +305,9 @@ static const struct {
 	{ "fedpc-simple2", pane_detail_fedpc },
 	{ "fedcircuit", pane_detail_fedcircuit },
 	{ "fedcircuit-em", pane_detail_fedcircuit },
+	{ "gs-feddag", detail_feddag },
+	{ "as-feddag", detail_feddag },
+	{ "as-feddag-linear", detail_feddag },
 };
 
 /* The detail view. */

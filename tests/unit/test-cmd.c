@@ -10,6 +10,8 @@
 
 #include "fedbn/admm.h"
 #include "fedbn/csv.h"
+#include "fedbn/feddag.h"
+#include "fedbn/mcsl.h"
 #include "fedbn/partition.h"
 #include "fedbn/sim.h"
 #include "fedbn/algo.h"
@@ -131,9 +133,10 @@ static void test_complete_algo(void **state)
 	fb_session_init(&s);
 	check_complete(&s, "algo ", "notears|notears-admm|notears-mlp|notears-mlp-admm|pc|ges|"
 	                            "circuit|fedpc|fedpc-simple1|fedpc-simple2|fedcircuit|"
-	                            "fedcircuit-em|all:|sep:|voting:|avg:|best:");
+	                            "fedcircuit-em|mcsl|gs-feddag|as-feddag|as-feddag-linear|"
+	                            "all:|sep:|voting:|avg:|best:");
 	check_complete(&s, "algo fedpc-", "fedpc-simple1|fedpc-simple2");
-	check_complete(&s, "algo avg:", "avg:notears|avg:notears-mlp");
+	check_complete(&s, "algo avg:", "avg:notears|avg:notears-mlp|avg:mcsl");
 	check_complete(&s, "algo voting:p", "voting:pc");
 	check_complete(&s, "help algo n", "notears|notears-admm|notears-mlp|notears-mlp-admm");
 	check_complete(&s, "help al", "algos|algo");
@@ -212,6 +215,19 @@ static void check_same_defaults(const char *name, const fb_algo *learner,
 		fb_fc_options_init(&lib);
 		lib.em_iters = learner == &fb_algo_fedcircuit_em ? FB_FC_EM_ITERS : 0;
 		fb_fc_options_from_params(shell, &sh);
+		check_same_bytes(name, &lib, &sh, sizeof lib);
+	} else if (learner == &fb_algo_as_feddag_linear) {
+		fb_mcsl_options lib, sh;
+
+		fb_mcsl_linear_options_init(&lib);
+		fb_mcsl_options_from_params(shell, &sh);
+		check_same_bytes(name, &lib, &sh, sizeof lib);
+	} else if (learner == &fb_algo_mcsl || learner == &fb_algo_gs_feddag ||
+	           learner == &fb_algo_as_feddag) {
+		fb_mcsl_options lib, sh;
+
+		fb_mcsl_options_init(&lib);
+		fb_mcsl_options_from_params(shell, &sh);
 		check_same_bytes(name, &lib, &sh, sizeof lib);
 	} else { /* pc, and fedpc and its ablations, whose clients run PC */
 		fb_pc_options lib, sh;

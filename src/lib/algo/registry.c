@@ -8,6 +8,7 @@
 
 #include "fedbn/algo.h"
 #include "fedbn/fedcircuit.h"
+#include "fedbn/feddag.h"
 #include "fedbn/fedpc.h"
 
 /* Every algorithm, learners first. */
@@ -24,6 +25,10 @@ const fb_algo *const fb_algo_table[] = {
 	&fb_algo_fedpc_simple2,
 	&fb_algo_fedcircuit,
 	&fb_algo_fedcircuit_em,
+	&fb_algo_mcsl,
+	&fb_algo_gs_feddag,
+	&fb_algo_as_feddag,
+	&fb_algo_as_feddag_linear,
 	&fb_algo_all,
 	&fb_algo_sep,
 	&fb_algo_voting,

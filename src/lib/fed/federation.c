@@ -31,6 +31,10 @@ struct fb_federation {
 	int *status;                /* k client results of the current round */
 	fb_error *errs;             /* k client errors of the current round */
 	fb_ledger ledger;           /* every message */
+	size_t draw;                /* clients drawn per round (0: from opt.share) */
+	bool everyone;              /* every client computes each round; only the drawn ones'
+	                               replies reach the server, the broadcast reaches all */
+	bool *computes;             /* k flags: runs its half in the current round */
 };
 
 /* One worker's share of a round: clients first, first + stride, ... */
@@ -48,7 +52,7 @@ static void *run_clients(void *arg)
 	fb_federation *f = w->f;
 
 	for (size_t k = w->first; k < f->part->k; k += w->stride) {
-		if (!f->part_now[k])
+		if (!f->computes[k])
 			continue;
 		f->status[k] = w->ops->client(w->state, k, f->part->clients[k].data, &f->down,
 		                              &f->up[k], &f->figure[k], &f->errs[k]);
@@ -110,6 +114,7 @@ fb_federation *fb_fed_alloc(const fb_partition *p, const fb_fed_options *o, fb_e
 	f->rng = fb_rng_stream(o->seed, "participation");
 	f->up = fb_xcalloc(p->k, sizeof *f->up);
 	f->part_now = fb_xcalloc(p->k, sizeof *f->part_now);
+	f->computes = fb_xcalloc(p->k, sizeof *f->computes);
 	f->figure = fb_xcalloc(p->k, sizeof *f->figure);
 	f->status = fb_xcalloc(p->k, sizeof *f->status);
 	f->errs = fb_xcalloc(p->k, sizeof *f->errs);
@@ -130,18 +135,22 @@ void fb_fed_free(fb_federation *f)
 	fb_ledger_release(&f->ledger);
 	free(f->up);
 	free(f->part_now);
+	free(f->computes);
 	free(f->figure);
 	free(f->status);
 	free(f->errs);
 	free(f);
 }
 
-/* Choose this round's clients: all, or ceil(share * K) drawn from the stream. */
+/* Choose this round's clients: all, the set number, or ceil(share * K) drawn from the
+ * stream; mark who computes. */
 static void choose_clients(fb_federation *f)
 {
-	size_t k = f->part->k, m = (size_t)ceil(f->opt.share * (double)k);
+	size_t k = f->part->k, m = f->draw > 0 ? f->draw : (size_t)ceil(f->opt.share * (double)k);
 	size_t *idx;
 
+	for (size_t c = 0; c < k; c++)
+		f->computes[c] = true;
 	if (m >= k) {
 		for (size_t c = 0; c < k; c++)
 			f->part_now[c] = true;
@@ -155,7 +164,21 @@ static void choose_clients(fb_federation *f)
 	fb_rng_shuffle(f->rng, idx, k);
 	for (size_t c = 0; c < (m == 0 ? 1 : m); c++)
 		f->part_now[idx[c]] = true;
+	for (size_t c = 0; c < k && !f->everyone; c++)
+		f->computes[c] = f->part_now[c];
 	free(idx);
+}
+
+/* Draw m clients per round from now on (0: by the share). */
+void fb_fed_set_draw(fb_federation *f, size_t m)
+{
+	f->draw = m;
+}
+
+/* Every client computes in every round; the draw picks whose replies count. */
+void fb_fed_set_everyone(fb_federation *f, bool on)
+{
+	f->everyone = on;
 }
 
 /* One round: broadcast, clients, server; the ledger records both directions. */
@@ -172,10 +195,12 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 	}
 	f->tr->exchange(f, ops, state);
 	for (size_t c = 0; c < k && ret == FB_OK; c++)
-		if (f->part_now[c] && f->status[c] != FB_OK)
+		if (f->computes[c] && f->status[c] != FB_OK)
 			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
 	if (ret == FB_OK) {
 		for (size_t c = 0; c < k; c++) {
+			if (f->everyone && !f->part_now[c])
+				fb_ledger_add(&f->ledger, round, FB_DOWN, c, fb_msg_size(&f->down));
 			if (!f->part_now[c])
 				continue;
 			fb_ledger_add(&f->ledger, round, FB_DOWN, c, fb_msg_size(&f->down));

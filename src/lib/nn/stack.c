@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,8 @@ static void stack_drop_workspace(fb_nn_stack *s)
 
 	for (l = 0; l < s->L; l++) {
 		free(s->z[l]);
-		free(s->a[l]);
+		if (s->a[l] != s->z[l])
+			free(s->a[l]);
 		s->z[l] = s->a[l] = NULL;
 	}
 	free(s->g1);
@@ -180,6 +182,14 @@ fail:
 	return NULL;
 }
 
+/* Whether activations can overwrite their inputs: the backward pass then reads f(z) where it
+ * read z, which gives the same derivative when z > 0 exactly where f(z) > 0 (LeakyReLU with
+ * a slope >= 0; sigmoid and identity read only f(z) or nothing).  Half the memory traffic. */
+static bool stack_inplace(const fb_nn_stack *s)
+{
+	return s->act.kind != FB_NN_ACT_LEAKY_RELU || s->act.slope >= 0.0;
+}
+
 /* Make room for n rows; FB_ERR when n is too large or memory runs out. */
 static int stack_reserve(fb_nn_stack *s, size_t n, fb_error *err)
 {
@@ -198,7 +208,7 @@ static int stack_reserve(fb_nn_stack *s, size_t n, fb_error *err)
 
 		s->z[l] = malloc(len * sizeof(double));
 		if (l + 1 < s->L)
-			s->a[l] = malloc(len * sizeof(double));
+			s->a[l] = stack_inplace(s) ? s->z[l] : malloc(len * sizeof(double));
 		if (s->z[l] == NULL || (l + 1 < s->L && s->a[l] == NULL))
 			goto oom;
 	}
