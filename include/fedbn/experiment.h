@@ -79,7 +79,7 @@ int fb_summary_compute(fb_summary *s, const fb_table *t, const char *const *keys
 void fb_summary_release(fb_summary *s);
 /* The statistics of group gr, figure f. */
 const fb_summary_stat *fb_summary_get(const fb_summary *s, size_t gr, size_t f);
-/* The summary as a table: the key columns, "n" (the group's rows), then per figure F the
+/* The summary as a table: the key columns, "count" (the group's rows), then per figure F the
  * columns F_mean and F_se (empty when undefined); numbers written so that they read back
  * exactly.  t is initialised here. */
 void fb_summary_table(const fb_summary *s, fb_table *t);

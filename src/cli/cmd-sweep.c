@@ -96,7 +96,7 @@ static void sweep_table(const sweep *sw, fb_table *t)
 static int sweep_write_table(const fb_table *t, const char *path, bool markdown,
                              fb_error *err)
 {
-	const char *right[FB_SWEEP_NFIGS + 2] = { "n" };
+	const char *right[FB_SWEEP_NFIGS + 2] = { "count" };
 	fb_atomic_file af;
 
 	memcpy(right + 1, fb_sweep_figures, FB_SWEEP_NFIGS * sizeof *right);
@@ -362,7 +362,7 @@ static void sweep_print_summary(FILE *out, const fb_summary *s, const size_t *sh
 
 	for (size_t k = 0; k < s->nkeys; k++)
 		snprintf(cell[k], sizeof cell[k], "%s", s->key_names[k]);
-	snprintf(cell[s->nkeys], sizeof cell[0], "n");
+	snprintf(cell[s->nkeys], sizeof cell[0], "count");
 	for (size_t i = 0; i < nshow; i++)
 		snprintf(cell[s->nkeys + 1 + i], sizeof cell[0], "%s", fb_sweep_figures[show[i]]);
 	for (size_t gr = 0; gr < s->ngroups; gr++) {
@@ -408,7 +408,7 @@ static void sweep_summary_text(const fb_summary *s, fb_table *t)
 
 	for (size_t k = 0; k < s->nkeys; k++)
 		head[k] = s->key_names[k];
-	head[s->nkeys] = "n";
+	head[s->nkeys] = "count";
 	for (size_t f = 0; f < s->nfigs; f++)
 		head[s->nkeys + 1 + f] = s->fig_names[f];
 	fb_table_init(t, ncols, head);
@@ -490,13 +490,13 @@ static int sweep_summary(sweep *sw)
 	return ret;
 }
 
-/* Whether name is a column the results have besides the variables. */
+/* Whether name is a column the results or the summary have besides the variables. */
 static bool sweep_reserved(const char *name)
 {
 	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
 		if (strcmp(fb_sweep_figures[f], name) == 0)
 			return true;
-	return strcmp(name, FB_SWEEP_ERROR_COL) == 0;
+	return strcmp(name, FB_SWEEP_ERROR_COL) == 0 || strcmp(name, "count") == 0;
 }
 
 /* Build the grid from the NAME=VALUES words. */

@@ -159,7 +159,7 @@ void fb_summary_table(const fb_summary *s, fb_table *t)
 
 	for (size_t k = 0; k < s->nkeys; k++)
 		head[k] = fb_xstrdup(s->key_names[k]);
-	head[s->nkeys] = fb_xstrdup("n");
+	head[s->nkeys] = fb_xstrdup("count");
 	for (size_t f = 0; f < s->nfigs; f++) {
 		head[s->nkeys + 1 + 2 * f] = fb_xasprintf("%s_mean", s->fig_names[f]);
 		head[s->nkeys + 2 + 2 * f] = fb_xasprintf("%s_se", s->fig_names[f]);
