@@ -10,15 +10,10 @@
 # (default: fedbn-figures); $JOBS cells at once (default: every processor); $FEDBN the
 # program (default: build/fedbn beside this folder).
 here=$(cd "$(dirname "$0")" && pwd)
-quick=no
-[ "${1:-}" = quick ] && { quick=yes; shift; }
+. "$here/sweep-setup.sh"
 d=${1:-20}
 seeds=${2:-10}
 [ $quick = yes ] && d=${1:-10} seeds=${2:-3}
-fedbn=${FEDBN:-$here/../build/fedbn}
-out=${OUT:-fedbn-figures}
-jobs=${JOBS:-$(nproc)}
-mkdir -p "$out" || exit 1
 exec "$fedbn" --bail --no-pane -c "sweep d=$d n=256 K=2,4,8,16,32,64 seed=1..$seeds
 	algo=notears-admm,voting:notears,avg:notears,best:notears file='$here/notears-admm-cell.fbn'
 	out='$out/clients.csv' jobs=$jobs force=yes show=shd,tpr,fdr;

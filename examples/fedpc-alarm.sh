@@ -11,18 +11,13 @@
 # Writes alarm.csv, alarm-summary.{csv,md} and alarm-shd.png in $OUT (default:
 # fedbn-figures); $JOBS and $FEDBN as in clients-sweep.sh.
 here=$(cd "$(dirname "$0")" && pwd)
-quick=no
-[ "${1:-}" = quick ] && { quick=yes; shift; }
+. "$here/sweep-setup.sh"
 seeds=${1:-10}
 algos=fedpc,fedpc-simple1,fedpc-simple2,sep:pc,all:pc
 [ $quick = yes ] && seeds=${1:-3} algos=fedpc,sep:pc,all:pc
 bif=${2:-$here/../../shared/data/bif/alarm.bif}
-fedbn=${FEDBN:-$here/../build/fedbn}
-out=${OUT:-fedbn-figures}
-jobs=${JOBS:-$(nproc)}
 [ -r "$bif" ] || { echo "cannot read $bif: give the alarm network" >&2; exit 1; }
 case $bif in *,* | *\ *) echo "the path of the network may hold no comma or blank" >&2; exit 1 ;; esac
-mkdir -p "$out" || exit 1
 exec "$fedbn" --bail --no-pane -c "sweep bif='$bif' K=3,5,10,15 seed=1..$seeds algo=$algos
 	file='$here/fedpc-alarm-cell.fbn' out='$out/alarm.csv' jobs=$jobs force=yes
 	show=shd_dag,shd,tpr,fdr;

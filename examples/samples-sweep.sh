@@ -8,15 +8,10 @@
 # Writes samples.csv, samples-summary.{csv,md}, samples-shd.png and samples-tpr.png in $OUT
 # (default: fedbn-figures); $JOBS and $FEDBN as in clients-sweep.sh.
 here=$(cd "$(dirname "$0")" && pwd)
-quick=no
-[ "${1:-}" = quick ] && { quick=yes; shift; }
+. "$here/sweep-setup.sh"
 d=${1:-20}
 seeds=${2:-10}
 [ $quick = yes ] && d=${1:-10} seeds=${2:-3}
-fedbn=${FEDBN:-$here/../build/fedbn}
-out=${OUT:-fedbn-figures}
-jobs=${JOBS:-$(nproc)}
-mkdir -p "$out" || exit 1
 exec "$fedbn" --bail --no-pane -c "sweep d=$d n=64,128,256,512,1024 K=16 seed=1..$seeds
 	algo=notears-admm,voting:notears,avg:notears,all:notears
 	file='$here/notears-admm-cell.fbn' out='$out/samples.csv' jobs=$jobs force=yes

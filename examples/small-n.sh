@@ -7,15 +7,10 @@
 # Writes small-n.csv, small-n-summary.{csv,md}, small-n-shd.png and small-n-tpr.png in $OUT
 # (default: fedbn-figures); $JOBS and $FEDBN as in clients-sweep.sh.
 here=$(cd "$(dirname "$0")" && pwd)
-quick=no
-[ "${1:-}" = quick ] && { quick=yes; shift; }
+. "$here/sweep-setup.sh"
 seeds=${1:-10}
 ds="10 20 50"
 [ $quick = yes ] && seeds=${1:-3} ds="10 20"
-fedbn=${FEDBN:-$here/../build/fedbn}
-out=${OUT:-fedbn-figures}
-jobs=${JOBS:-$(nproc)}
-mkdir -p "$out" || exit 1
 rm -f "$out/small-n.csv"
 for d in $ds; do
 	"$fedbn" --bail --no-pane -c "sweep d=$d n=$((3 * d)) K=10 seed=1..$seeds

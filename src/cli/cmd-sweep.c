@@ -153,7 +153,10 @@ static void sweep_progress(sweep *sw, bool force)
 	if (!force && !sw->bar && now - sw->last_progress < every)
 		return;
 	sw->last_progress = now;
-	sweep_duration(left, eta, sizeof eta);
+	if (sw->ran > 0)
+		sweep_duration(left, eta, sizeof eta);
+	else
+		snprintf(eta, sizeof eta, "--:--");
 	if (sw->bar) {
 		fill = sw->todo > 0 ? (int)(30 * sw->ran / sw->todo) : 30;
 		fprintf(sw->ctx->out, "\r[%.*s%*s] %zu/%zu cells, %zu failed, %s left\033[K",
@@ -352,7 +355,17 @@ static size_t sweep_width(const char *s)
 	return w;
 }
 
-/* Print the summary as a text table of the figures show names. */
+/* Whether key k has one value in every group of several (the screen leaves it out). */
+static bool sweep_key_constant(const fb_summary *s, size_t k)
+{
+	for (size_t gr = 1; gr < s->ngroups; gr++)
+		if (strcmp(s->keys[gr * s->nkeys + k], s->keys[k]) != 0)
+			return false;
+	return s->ngroups > 1;
+}
+
+/* Print the summary as a text table of the figures show names; keys with one value are left
+ * out (the files keep them). */
 static void sweep_print_summary(FILE *out, const fb_summary *s, const size_t *show,
                                 size_t nshow)
 {
@@ -381,6 +394,8 @@ static void sweep_print_summary(FILE *out, const fb_summary *s, const size_t *sh
 	for (size_t i = 0; i < ncols * nrows; i++) {
 		size_t c = i % ncols, pad = width[c] - sweep_width(cell[i]);
 
+		if (c < s->nkeys && sweep_key_constant(s, c))
+			continue;
 		if (c < s->nkeys)
 			fprintf(out, "%s%*s", cell[i], (int)pad, "");
 		else
@@ -642,6 +657,8 @@ static int sweep_go(sweep *sw)
 	job.jobs = jobs < sw->todo ? jobs : sw->todo > 0 ? sw->todo : 1;
 	sw->bar = fb_pane_usable(sw->ctx->out);
 	sw->t0 = sw->last_progress = sw->last_write = fb_clock_seconds();
+	if (sw->bar)
+		sweep_progress(sw, true);
 	fb_sweep_run(sw->ctx, &job, &interrupted);
 	wall = fb_clock_seconds() - sw->t0;
 	sweep_bar_clear(sw);
