@@ -104,7 +104,7 @@ static void cell_run(fb_cmd_ctx *parent, const fb_sweep_job *job, size_t cell,
 	fb_session_init(&s);
 	ret = fb_cmd_run_stream(&c, in, job->source);
 	fflush(err);
-	if (ret != FB_CMD_OK) {
+	if (ret == FB_CMD_ERROR) { /* quit ends a cell's script as it ends a script */
 		rec->failed = true;
 		cell_error_text(msgs, rec);
 	} else if (fb_session_last_run(&s) == NULL) {
