@@ -647,7 +647,7 @@ static int sweep_go(sweep *sw)
 	sw->total = fb_grid_cells(&sw->grid);
 	sw->recs = fb_xcalloc(sw->total, sizeof *sw->recs);
 	sw->have = fb_xcalloc(sw->total, sizeof *sw->have);
-	if (sweep_target(sw) != FB_CMD_OK)
+	if (sweep_target(sw) != FB_CMD_OK || sweep_save(sw) != FB_CMD_OK) /* a bad out= fails now */
 		return FB_CMD_ERROR;
 	cells = sweep_pending(sw, &sw->todo);
 	job.script = sw->script;
@@ -663,8 +663,7 @@ static int sweep_go(sweep *sw)
 	wall = fb_clock_seconds() - sw->t0;
 	sweep_bar_clear(sw);
 	free(cells);
-	if ((sw->ran > 0 || sw->foreign.nrows > 0 || sw->resumed > 0) &&
-	    sweep_save(sw) != FB_CMD_OK)
+	if (sweep_save(sw) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	sweep_report(sw, wall, job.jobs);
 	ret = sweep_summary(sw);
