@@ -47,6 +47,18 @@ tail -n +2 one.csv | while IFS=, read -r k seed algo shd _ _ _ _ _ tpr _ _ _ _ r
 		}' || exit 1
 done || exit 1
 
+# the summary file holds, per (K, algo), the mean and standard error over the seeds of the
+# rows (computed here again from one.csv)
+awk -F, 'NR > 1 { k = $1 "," $3; n[k]++; s[k] += $4; ss[k] += $4 * $4 }
+	END { for (k in n) { m = s[k] / n[k]; v = (ss[k] - n[k] * m * m) / (n[k] - 1)
+		printf "%s,%.9f,%.9f\n", k, m, sqrt(v > 0 ? v : 0) / sqrt(n[k]) } }' one.csv | sort > want.txt
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ printf "%s,%s,%.9f,%.9f\n", $c["K"], $c["algo"], $c["shd_mean"], $c["shd_se"] }' \
+	one-summary.csv | sort > got.txt
+cmp -s want.txt got.txt || { diff want.txt got.txt; fail "the summary's SHD means and standard errors are not the rows'"; }
+[ "$(wc -l < got.txt)" = 4 ] || fail "the summary has $(wc -l < got.txt) groups, expected 4"
+head -n 1 one-summary.md | grep -q '^| K | algo | count | shd | ' || fail "one-summary.md has no table header"
+
 # drop the two time columns (seconds, wall: 16 and 20)
 untimed() {
 	cut -d, -f1-15,17-19,21 "$1"
