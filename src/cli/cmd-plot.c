@@ -489,6 +489,9 @@ static int exec_plot(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	return plot_table(ctx, a->argv[0], &a->params);
 }
 
+/* plot's first word besides a file name. */
+static const fb_choice plot_words[] = { { "trace", 0 }, { 0 } };
+
 /* plot's parameters. */
 static const fb_param_def plot_params[] = {
 	{ "x", FB_PARAM_STRING, NULL, 0, 0, NULL, "the column along the x axis (numbers)" },
@@ -529,6 +532,7 @@ const fb_cmd_entry fb_cmd_plot = {
 	        "script=FILE also writes the gnuplot commands, data included, to change and "
 	        "run by hand. "
 	        "gnuplot (Debian package gnuplot-nox) draws; without it plot says so.",
-	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = plot_params,
+	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .offers = plot_words,
+	.params = plot_params,
 	.exec = exec_plot,
 };

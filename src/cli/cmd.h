@@ -54,6 +54,9 @@ typedef struct fb_cmd_entry {
 	const fb_choice *words;           /* first positional word's named values (each >= 0), or
 	                                     NULL */
 	enum fb_cmd_complete complete;    /* what other positional words are */
+	const fb_choice *offers;          /* first positional words completion offers beside
+	                                     complete's (plot's trace), or NULL; any word is
+	                                     still accepted */
 	const fb_param_def *params;       /* key=value table (NULL-name terminated) or NULL */
 	bool free_params;                 /* key=value words whose key is not in params are
 	                                     positional words (sweep's grid variables) */

@@ -433,6 +433,10 @@ static void test_complete(void **state)
 	s = complete_str("plot k.csv err=", "err=", &files);
 	assert_string_equal(s, "err=se|err=sd|err=none");
 	free(s);
+	s = complete_str("plot tr", "tr", &files);
+	assert_string_equal(s, "trace");
+	assert_true(files);
+	free(s);
 	s = complete_str("plot k.csv lo", "lo", &files);
 	assert_string_equal(s, "logx=");
 	free(s);
