@@ -29,4 +29,6 @@ bench: $(FB_BENCHES) bench/bench-admm fedbn
 	@echo "notears-admm, the settle rule against the paper's fixed schedule (10 seeds):"
 	@top_srcdir=$(abs_top_srcdir) ./bench/bench-admm --settle
 	@FEDBN=./fedbn $(SHELL) $(srcdir)/bench/startup.sh
+	@echo "sweep: 600 cells of notears-admm on 2 processes, and the machinery's share:"
+	@FEDBN=./fedbn $(SHELL) $(srcdir)/examples/bench-sweep.sh
 .PHONY: bench

@@ -1,22 +1,23 @@
 #!/bin/sh
-# The NOTEARS-ADMM paper's Figure 2 / 6 set-up: ER graphs with d edges, linear Gaussian,
-# n = 256 rows split evenly over K = 2 .. 64 clients, several seeds; notears-admm against the
-# voting, averaging and best-of baselines.  The paper at K = 64: TPR 0.78 for notears-admm,
-# 0.05 voting, 0.25 averaging, 0.33 best.
-#   sh examples/clients-sweep.sh [D] [SEEDS] [FEDBN]      (D = 20, SEEDS = 10)
+# The NOTEARS-ADMM paper's Figure 2 / 6: ER graphs with d edges, linear Gaussian, n = 256
+# rows split evenly over K = 2 .. 64 clients; notears-admm against the voting, averaging and
+# best-of baselines, mean ± standard error over seeds, as one sweep and two plots (SHD and TPR
+# against K).  The paper at d = 20, K = 64: TPR 0.78 for notears-admm, 0.05 voting, 0.25
+# averaging, 0.33 best.
+#   sh examples/clients-sweep.sh [quick] [D] [SEEDS]     (D = 20, SEEDS = 10; quick: D = 10,
+#                                                        SEEDS = 3, about a minute on 2 cores)
+# Writes clients.csv, clients-summary.{csv,md}, clients-shd.png and clients-tpr.png in $OUT
+# (default: fedbn-figures); $JOBS cells at once (default: every processor); $FEDBN the
+# program (default: build/fedbn beside this folder).
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/sweep-setup.sh"
 d=${1:-20}
 seeds=${2:-10}
-fedbn=${3:-$here/../build/fedbn}
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-for k in 2 4 8 16 32 64; do
-	for seed in $(seq 1 "$seeds"); do
-		"$fedbn" --bail -c "gen er d=$d edges=$d n=256 seed=$seed; split horizontal $k;
-			set threads=2; algo notears-admm; run; algo voting:notears; run;
-			algo avg:notears; run; algo best:notears; run;
-			compare out='$tmp/run.csv'" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
-		tail -n +2 "$tmp/run.csv" | sed "s/^/K=$k,/" >> "$tmp/all.csv"
-	done
-done
-awk -f "$here/summarize.awk" "$tmp/all.csv"
+[ $quick = yes ] && d=${1:-10} seeds=${2:-3}
+exec "$fedbn" --bail --no-pane -c "sweep d=$d n=256 K=2,4,8,16,32,64 seed=1..$seeds
+	algo=notears-admm,voting:notears,avg:notears,best:notears file='$here/notears-admm-cell.fbn'
+	out='$out/clients.csv' jobs=$jobs force=yes show=shd,tpr,fdr;
+	plot '$out/clients.csv' x=K y=shd by=algo logx=yes out='$out/clients-shd.png' force=yes
+	title='SHD against the number of clients (d = $d, n = 256)';
+	plot '$out/clients.csv' x=K y=tpr by=algo logx=yes out='$out/clients-tpr.png' force=yes
+	title='TPR against the number of clients (d = $d, n = 256)'"

@@ -14,6 +14,10 @@ EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tes
 	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
 	tests/results.sh
 
+# sweeps (rows against single runs, jobs, resume, a failing cell, Ctrl-C) and plots
+TESTS += tests/sweep.sh tests/plot.sh
+EXTRA_DIST += tests/sweep.sh tests/plot.sh
+
 # the first minute: the batch demo, the README's session, many pictures in one session
 TESTS += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
 EXTRA_DIST += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
@@ -50,7 +54,8 @@ TRANSCRIPTS = \
 	tests/transcripts/circuit-query.fbn \
 	tests/transcripts/fedcircuit.fbn \
 	tests/transcripts/mlp.fbn \
-	tests/transcripts/feddag.fbn
+	tests/transcripts/feddag.fbn \
+	tests/transcripts/sweep.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

@@ -110,6 +110,12 @@ bool fb_str_has_control(const char *s);
 int fb_parse_double(const char *s, double *out);
 /* Parse a whole string as a signed 64-bit integer; 0 on success. */
 int fb_parse_int64(const char *s, int64_t *out);
+/* Write v into buf (len bytes) with the fewest significant digits that read back as the
+ * same double ("0.85", not "0.84999999999999998"; "nan", "inf" as printf writes them);
+ * returns buf. */
+const char *fb_format_double(double v, char *buf, size_t len);
+/* Seconds on a monotonic clock (for durations; the origin means nothing). */
+double fb_clock_seconds(void);
 /* Case-insensitive ASCII comparison; returns 0 when equal. */
 int fb_strcasecmp(const char *a, const char *b);
 /* strerror(e) with its first letter in lower case, as error sentences are written; the text

@@ -125,6 +125,8 @@ static void offer_positional(cand_list *c, const fb_session *s, const fb_cmd_ent
 {
 	int npos = count_positionals(words, nw);
 
+	if (npos == 0 && e->offers != NULL)
+		offer_choices(c, text, "", e->offers);
 	if (npos == 0 && e->words != NULL)
 		offer_choices(c, text, "", e->words);
 	else if (e->complete == FB_COMPLETE_COMMAND && npos == 0)

@@ -30,6 +30,8 @@ const fb_cmd_entry *const fb_cmd_table[] = {
 	&fb_cmd_classify,
 	&fb_cmd_circuit,
 	&fb_cmd_export,
+	&fb_cmd_sweep,
+	&fb_cmd_plot,
 	&fb_cmd_seed,
 	&fb_cmd_source,
 	&fb_cmd_echo,

@@ -160,6 +160,17 @@ static bool is_param_word(const char *w)
 	return true;
 }
 
+/* Whether the key of the key=value word w is declared in defs. */
+static bool is_declared(const fb_param_def *defs, const char *w)
+{
+	size_t klen = (size_t)(strchr(w, '=') - w);
+
+	for (size_t i = 0; defs[i].name != NULL; i++)
+		if (strlen(defs[i].name) == klen && strncmp(defs[i].name, w, klen) == 0)
+			return true;
+	return false;
+}
+
 /* The value of w among the entry's first-word choices, or -1. */
 int fb_cmd_word_value(const fb_cmd_entry *e, const char *w)
 {
@@ -200,7 +211,8 @@ static int parse_args(fb_cmd_ctx *ctx, const fb_cmd_entry *e, char **words, fb_c
 	params = fb_xcalloc((size_t)a->argc + 1, sizeof *params);
 	a->argc = 0;
 	for (size_t w = 1; words[w] != NULL; w++) {
-		if (e->params != NULL && is_param_word(words[w]))
+		if (e->params != NULL && is_param_word(words[w]) &&
+		    (!e->free_params || is_declared(e->params, words[w])))
 			params[nparams++] = words[w];
 		else
 			a->argv[a->argc++] = words[w];

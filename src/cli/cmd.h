@@ -54,7 +54,12 @@ typedef struct fb_cmd_entry {
 	const fb_choice *words;           /* first positional word's named values (each >= 0), or
 	                                     NULL */
 	enum fb_cmd_complete complete;    /* what other positional words are */
+	const fb_choice *offers;          /* first positional words completion offers beside
+	                                     complete's (plot's trace), or NULL; any word is
+	                                     still accepted */
 	const fb_param_def *params;       /* key=value table (NULL-name terminated) or NULL */
+	bool free_params;                 /* key=value words whose key is not in params are
+	                                     positional words (sweep's grid variables) */
 	int (*exec)(fb_cmd_ctx *ctx, fb_cmd_args *args); /* the handler */
 } fb_cmd_entry;
 
@@ -74,6 +79,7 @@ extern const fb_cmd_entry fb_cmd_split, fb_cmd_clients, fb_cmd_truth, fb_cmd_exp
 extern const fb_cmd_entry fb_cmd_demo, fb_cmd_algos, fb_cmd_algo, fb_cmd_set, fb_cmd_params;
 extern const fb_cmd_entry fb_cmd_run, fb_cmd_step, fb_cmd_watch, fb_cmd_result, fb_cmd_compare;
 extern const fb_cmd_entry fb_cmd_query, fb_cmd_classify, fb_cmd_circuit;
+extern const fb_cmd_entry fb_cmd_sweep, fb_cmd_plot;
 
 /* export FILE what=circuit: draw the circuit of the run p's run= names into path, with p's
  * depth= and title=; the command's status after printing. */

@@ -48,6 +48,10 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-algo.c \
 	src/cli/cmd-run.c \
 	src/cli/cmd-compare.c \
+	src/cli/sweep.h \
+	src/cli/sweep-pool.c \
+	src/cli/cmd-sweep.c \
+	src/cli/cmd-plot.c \
 	src/cli/report.h \
 	src/cli/report.c \
 	src/cli/interrupt.h \

@@ -83,7 +83,7 @@ static void test_find(void **state)
 	assert_ptr_equal(fb_cmd_find("cla", &err), &fb_cmd_classify);
 	assert_ptr_equal(fb_cmd_find("ex", &err), &fb_cmd_export);
 	assert_null(fb_cmd_find("s", &err));
-	assert_string_equal(err.msg, "ambiguous command 's', could be: save, sample, split, set, step, seed, source");
+	assert_string_equal(err.msg, "ambiguous command 's', could be: save, sample, split, set, step, sweep, seed, source");
 	assert_null(fb_cmd_find("laod", &err));
 	assert_string_equal(err.msg, "unknown command 'laod' (did you mean 'load'?)");
 	assert_null(fb_cmd_find("zzzzzz", &err));
@@ -416,7 +416,7 @@ static void test_complete(void **state)
 	assert_false(files);
 	free(s);
 	s = complete_str("s", "s", &files);
-	assert_string_equal(s, "save|sample|split|set|step|seed|source");
+	assert_string_equal(s, "save|sample|split|set|step|sweep|seed|source");
 	free(s);
 	s = complete_str("split h", "h", &files);
 	assert_string_equal(s, "horizontal|hybrid");
@@ -440,6 +440,48 @@ static void test_complete(void **state)
 	s = complete_str("help cli", "cli", &files);
 	assert_string_equal(s, "clients");
 	free(s);
+	s = complete_str("sweep K=2,4 j", "j", &files);
+	assert_string_equal(s, "jobs=");
+	free(s);
+	s = complete_str("sweep K=2,4 resume=", "resume=", &files);
+	assert_string_equal(s, "resume=yes|resume=no");
+	free(s);
+	s = complete_str("plot k.csv err=", "err=", &files);
+	assert_string_equal(s, "err=se|err=sd|err=none");
+	free(s);
+	s = complete_str("plot tr", "tr", &files);
+	assert_string_equal(s, "trace");
+	assert_true(files);
+	free(s);
+	s = complete_str("plot k.csv lo", "lo", &files);
+	assert_string_equal(s, "logx=");
+	free(s);
+}
+
+/* sweep's words: its own keys are parameters, any other NAME=VALUES is a grid variable; a
+ * command without free parameters still refuses an unknown key. */
+static void test_free_params(void **state)
+{
+	static char w0[] = "sweep", w1[] = "K=2,4", w2[] = "jobs=3", w3[] = "seed=1..2",
+		w4[] = "do=run", v0[] = "split", v1[] = "horizontal", v2[] = "2", v3[] = "K=2";
+	static char *sweep_words[] = { w0, w1, w2, w3, w4, NULL };
+	static char *split_words[] = { v0, v1, v2, v3, NULL };
+	fb_session s;
+	fb_cmd_ctx ctx = { .s = &s, .out = stdout, .err = stderr };
+	fb_cmd_args a;
+
+	(void)state;
+	fb_session_init(&s);
+	assert_ptr_equal(fb_cmd_parse_words(&ctx, sweep_words, &a), &fb_cmd_sweep);
+	assert_int_equal(a.argc, 2);
+	assert_string_equal(a.argv[0], "K=2,4");
+	assert_string_equal(a.argv[1], "seed=1..2");
+	assert_int_equal(fb_params_int(&a.params, "jobs"), 3);
+	assert_string_equal(fb_params_str(&a.params, "do"), "run");
+	fb_cmd_args_release(&a);
+	assert_null(fb_cmd_parse_words(&ctx, split_words, &a));
+	fb_cmd_args_release(&a);
+	fb_session_release(&s);
 }
 
 /* Parameters: types, ranges, unknown keys with a suggestion, all-or-nothing updates. */
@@ -516,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_split_unterminated),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_complete),
+		cmocka_unit_test(test_free_params),
 		cmocka_unit_test(test_complete_algo),
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_width),

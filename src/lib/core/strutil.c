@@ -1,4 +1,5 @@
-/* Whole-string number parsing, case-insensitive comparison and edit distance. */
+/* Whole-string number parsing, case-insensitive comparison, edit distance, the shortest
+ * number text, and the clock. */
 #include "config.h"
 
 #include <ctype.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fedbn/core.h"
 
@@ -128,4 +130,28 @@ size_t fb_suggest_distance(const char *typed, const char *name)
 	size_t dist = fb_edit_distance(typed, name);
 
 	return dist <= 2 || (dist <= 3 && strlen(typed) > 5) ? dist : SIZE_MAX;
+}
+
+/* The shortest %g text of v that reads back as v. */
+const char *fb_format_double(double v, char *buf, size_t len)
+{
+	if (v == floor(v) && fabs(v) < 1e15) { /* whole numbers in full, never as 2.88e+03 */
+		snprintf(buf, len, "%.0f", v);
+		return buf;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (!isfinite(v) || strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+/* Seconds on a monotonic clock. */
+double fb_clock_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

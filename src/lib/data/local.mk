@@ -5,6 +5,7 @@ src_lib_data_libdata_la_SOURCES = \
 	include/fedbn/dataset.h \
 	include/fedbn/csv.h \
 	include/fedbn/sim.h \
+	include/fedbn/table.h \
 	src/lib/data/dataset.c \
 	src/lib/data/dataset-part.c \
 	src/lib/data/csv-private.h \
@@ -12,6 +13,7 @@ src_lib_data_libdata_la_SOURCES = \
 	src/lib/data/csv-read.c \
 	src/lib/data/csv-fast.c \
 	src/lib/data/csv-write.c \
+	src/lib/data/table.c \
 	src/lib/data/graph-csv.c \
 	src/lib/data/sim.c \
 	src/lib/data/sim-mech.c

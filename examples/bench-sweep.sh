@@ -1,0 +1,48 @@
+#!/bin/sh
+# The sweep's speed: 600 cells of notears-admm at d = 20 (n = 256 rows over K = 5 .. 64
+# clients, 10 seeds) on $JOBS processes (default 2), its time beside the target (under 2
+# minutes on 2 cores), and what the sweep machinery (a process per cell, collecting rows,
+# writing the file) adds to the cells' own time, beside its target (under 5 %): measured on
+# 60 of the cells, once as a sweep with jobs=1 and once as the same commands one after the
+# other in one process.  The load average is printed, since other work on the machine slows
+# every figure.
+#   sh examples/bench-sweep.sh [quick]     (quick: 60 cells instead of 600)
+here=$(cd "$(dirname "$0")" && pwd)
+fedbn=${FEDBN:-$here/../build/fedbn}
+jobs=${JOBS:-2}
+ks=5..64
+[ "${1:-}" = quick ] && ks=5..10
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cell="$here/notears-admm-cell.fbn"
+
+# now: seconds since the epoch, with nanoseconds
+now() {
+	date +%s.%N
+}
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) processors"
+t0=$(now)
+"$fedbn" --no-pane -c "sweep d=20 n=256 K=$ks seed=1..10 algo=notears-admm file='$cell'
+	out='$tmp/big.csv' jobs=$jobs show=shd,tpr" > "$tmp/big.log" 2>&1 || { cat "$tmp/big.log"; exit 1; }
+t1=$(now)
+cells=$(($(wc -l < "$tmp/big.csv") - 1))
+awk -v a="$t0" -v b="$t1" -v n="$cells" -v k="$ks" -v j="$jobs" 'BEGIN {
+	printf "sweep: %d cells of notears-admm (d = 20, n = 256, K = %s, 10 seeds) on %d processes: %.1f s (target: under 120 s for 600 cells on 2 cores)\n", n, k, j, b - a }'
+
+# the machinery: 60 cells as a sweep on one process, and the same commands in one process
+"$fedbn" --no-pane -c "sweep d=20 n=256 K=5..10 seed=1..10 algo=notears-admm file='$cell'
+	out='$tmp/one.csv' jobs=1" > "$tmp/one.log" 2>&1 || { cat "$tmp/one.log"; exit 1; }
+sweep_wall=$(sed -n 's/^sweep: .* ran in \([0-9.]*\) s on .*(their own time \([0-9.]*\) s).*/\1 \2/p' "$tmp/one.log")
+for k in 5 6 7 8 9 10; do
+	for seed in 1 2 3 4 5 6 7 8 9 10; do
+		sed -e '/^#/d' -e "s/\${d}/20/g; s/\${n}/256/; s/\${K}/$k/; s/\${seed}/$seed/; s/\${algo}/notears-admm/" "$cell"
+	done
+done > "$tmp/plain.fbn"
+t0=$(now)
+"$fedbn" --no-pane -f "$tmp/plain.fbn" > /dev/null 2>&1 || exit 1
+t1=$(now)
+echo "$sweep_wall" | awk -v a="$t0" -v b="$t1" '{
+	plain = b - a
+	printf "machinery: 60 cells as a sweep on 1 process %.2f s, the cells inside it %.2f s (%+.1f %%), the same commands in one process %.2f s (%+.1f %%) (target: under 5 %%)\n", $1, $2, 100 * ($1 - $2) / $2, plain, 100 * ($1 - plain) / plain }'
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

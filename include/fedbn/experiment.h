@@ -1,0 +1,87 @@
+/* Experiments: a grid of variables that a script is run over (one cell per combination of
+ * values), the substitution of ${NAME} in the script, and the summary of a table of results
+ * (mean and standard error per group over a repeated variable such as the seed). */
+#ifndef FEDBN_EXPERIMENT_H
+#define FEDBN_EXPERIMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fedbn/core.h"
+#include "fedbn/table.h"
+
+/* One grid variable: its name and its values in the order given. */
+typedef struct fb_grid_var {
+	char *name;     /* a name of letters, digits and '_', not starting with a digit (owned) */
+	char **values;  /* its values (owned) */
+	size_t n;       /* how many (at least one) */
+} fb_grid_var;
+
+/* A grid: the cells are every combination of the variables' values, the first variable
+ * varying slowest (as nested loops written in the order given). */
+typedef struct fb_grid {
+	fb_grid_var *vars; /* the variables, in the order given (owned) */
+	size_t nvars;      /* how many */
+} fb_grid;
+
+/* Most cells a grid may have. */
+#define FB_GRID_MAX_CELLS 100000
+
+/* Add the variable of one word NAME=VALUES, VALUES a comma-separated list whose items are
+ * texts or whole-number ranges A..B (A <= B, both included).  FB_ERR with a sentence naming
+ * the word at fault: no values, an empty item, a backwards or endless range, a bad or
+ * repeated name, too many cells. */
+int fb_grid_add(fb_grid *g, const char *word, fb_error *err);
+/* Free the grid (an all-zero grid is fine). */
+void fb_grid_release(fb_grid *g);
+/* The number of cells (1 for a grid without variables). */
+size_t fb_grid_cells(const fb_grid *g);
+/* The value of variable v in cell c. */
+const char *fb_grid_value(const fb_grid *g, size_t c, size_t v);
+/* The index of the variable called name, or -1. */
+int fb_grid_find(const fb_grid *g, const char *name);
+
+/* Check every ${NAME} of text (called source in messages, its lines counted from 1) against
+ * the grid, marking used[v] for each variable used.  FB_ERR naming the line and the name
+ * that is not a grid variable, or an unclosed "${". */
+int fb_grid_check(const fb_grid *g, const char *text, const char *source, bool *used,
+                  fb_error *err);
+/* text with every ${NAME} replaced by its value in cell c (caller frees); text must have
+ * passed fb_grid_check. */
+char *fb_grid_expand(const fb_grid *g, size_t c, const char *text);
+
+/* The mean, standard error and count of one figure over one group's rows. */
+typedef struct fb_summary_stat {
+	double mean; /* the mean of the rows that have a number (NaN when none) */
+	double se;   /* the sample standard deviation over sqrt(n) (NaN when n < 2) */
+	size_t n;    /* the rows that have a number in this column */
+} fb_summary_stat;
+
+/* The summary of a table: one group per distinct combination of the key columns, in the
+ * order of their first row; for each group and figure column its statistics. */
+typedef struct fb_summary {
+	size_t nkeys;          /* key columns */
+	size_t nfigs;          /* figure columns */
+	char **key_names;      /* their names (owned) */
+	char **fig_names;      /* (owned) */
+	size_t ngroups;        /* groups */
+	char **keys;           /* ngroups * nkeys texts (owned) */
+	size_t *rows;          /* per group: the rows it has (owned) */
+	fb_summary_stat *stat; /* ngroups * nfigs statistics (owned) */
+} fb_summary;
+
+/* Group t's rows by the columns keys[0..nkeys) and summarise the columns figs[0..nfigs):
+ * cells that hold no number (a failed cell's empty fields) are left out of their column's
+ * statistics.  FB_ERR naming a column t does not have. */
+int fb_summary_compute(fb_summary *s, const fb_table *t, const char *const *keys,
+                       size_t nkeys, const char *const *figs, size_t nfigs, fb_error *err);
+/* Free the summary. */
+void fb_summary_release(fb_summary *s);
+/* The statistics of group gr, figure f. */
+const fb_summary_stat *fb_summary_get(const fb_summary *s, size_t gr, size_t f);
+/* The summary as a table: the key columns, "count" (the group's rows), then per figure F the
+ * columns F_mean and F_se (empty when undefined); numbers written so that they read back
+ * exactly.  t is initialised here. */
+void fb_summary_table(const fb_summary *s, fb_table *t);
+
+#endif

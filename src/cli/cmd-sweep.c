@@ -1,0 +1,742 @@
+/* sweep: one script run over every cell of a grid of variables, each cell in a fresh session,
+ * one CSV row per cell, and a summary (mean ± standard error over the repeated variable). */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fedbn/core.h"
+#include "fedbn/experiment.h"
+#include "fedbn/table.h"
+#include "cmd.h"
+#include "files.h"
+#include "pane.h"
+#include "sweep.h"
+
+/* The state of one sweep. */
+typedef struct sweep {
+	fb_cmd_ctx *ctx;         /* where it runs */
+	const fb_params *p;      /* its parameters */
+	fb_grid grid;            /* the variables */
+	char *script;            /* the commands (owned) */
+	const char *source;      /* their name in messages */
+	const char *out;         /* the CSV file, or NULL */
+	size_t total;            /* cells of the grid */
+	fb_sweep_record *recs;   /* per cell: its record, when have[] says so (owned) */
+	bool *have;              /* per cell: a result (this time or resumed) (owned) */
+	fb_table foreign;        /* rows of a resumed file that are no cell of this grid */
+	size_t ran, failed;      /* cells ended this time, and failed among them */
+	size_t resumed;          /* cells taken from the file */
+	size_t todo;             /* cells to run this time */
+	size_t first_failed;     /* the first failed cell, SIZE_MAX when none */
+	double own;              /* the wall seconds the cells ran measured inside them */
+	double t0;               /* when the cells started */
+	double last_write;       /* when the file was last written */
+	double last_progress;    /* when progress was last shown */
+	bool bar;                /* progress is a bar redrawn on the terminal */
+	bool written;            /* the file was written at least once */
+} sweep;
+
+/* The cell's variables as "K=4 seed=2" into buf. */
+static const char *sweep_cell_label(const sweep *sw, size_t cell, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t v = 0; v < sw->grid.nvars && used < len; v++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", v ? " " : "",
+		                         sw->grid.vars[v].name, fb_grid_value(&sw->grid, cell, v));
+	return buf;
+}
+
+/* The header of the CSV: the variables, the figures, the error. */
+static char **sweep_head(const sweep *sw, size_t *ncols)
+{
+	char **head;
+
+	*ncols = sw->grid.nvars + FB_SWEEP_NFIGS + 1;
+	head = fb_xcalloc(*ncols, sizeof *head);
+	for (size_t v = 0; v < sw->grid.nvars; v++)
+		head[v] = sw->grid.vars[v].name;
+	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
+		head[sw->grid.nvars + f] = (char *)fb_sweep_figures[f];
+	head[*ncols - 1] = (char *)FB_SWEEP_ERROR_COL;
+	return head;
+}
+
+/* Every cell with a result, in grid order, then the foreign rows, as a table. */
+static void sweep_table(const sweep *sw, fb_table *t)
+{
+	size_t ncols;
+	char **head = sweep_head(sw, &ncols);
+	const char **cells = fb_xcalloc(ncols, sizeof *cells);
+
+	fb_table_init(t, ncols, (const char *const *)head);
+	for (size_t c = 0; c < sw->total; c++) {
+		if (!sw->have[c])
+			continue;
+		for (size_t v = 0; v < sw->grid.nvars; v++)
+			cells[v] = fb_grid_value(&sw->grid, c, v);
+		for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
+			cells[sw->grid.nvars + f] = sw->recs[c].fig[f];
+		cells[ncols - 1] = sw->recs[c].failed ? sw->recs[c].error : "";
+		fb_table_add_row(t, cells);
+	}
+	for (size_t r = 0; r < sw->foreign.nrows; r++)
+		fb_table_add_row(t, (const char *const *)&sw->foreign.cell[r * ncols]);
+	free(cells);
+	free(head);
+}
+
+/* Write t to path as CSV or Markdown (by its extension); FB_ERR with the reason. */
+static int sweep_write_table(const fb_table *t, const char *path, bool markdown,
+                             fb_error *err)
+{
+	const char *right[FB_SWEEP_NFIGS + 2] = { "count" };
+	fb_atomic_file af;
+
+	memcpy(right + 1, fb_sweep_figures, FB_SWEEP_NFIGS * sizeof *right);
+	if (fb_atomic_open(&af, path, err) != FB_OK)
+		return FB_ERR;
+	if (markdown)
+		fb_table_write_markdown(t, af.fp, right);
+	else
+		fb_table_write_csv(t, af.fp);
+	return fb_atomic_commit(&af, err);
+}
+
+/* Write the rows so far to the CSV file; FB_CMD_ERROR after saying why. */
+static int sweep_save(sweep *sw)
+{
+	fb_error err = { { 0 } };
+	fb_table t;
+	int ret;
+
+	if (sw->out == NULL)
+		return FB_CMD_OK;
+	sweep_table(sw, &t);
+	ret = sweep_write_table(&t, sw->out, false, &err);
+	fb_table_release(&t);
+	if (ret != FB_OK)
+		return fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
+	fb_files_note_written(sw->ctx, sw->out);
+	sw->written = true;
+	sw->last_write = fb_clock_seconds();
+	return FB_CMD_OK;
+}
+
+/* "1:05" or "2:03:10" for a duration in seconds. */
+static const char *sweep_duration(double s, char *buf, size_t len)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+	return buf;
+}
+
+/* Show how far the sweep is: a bar on a terminal, a line on standard error otherwise. */
+static void sweep_progress(sweep *sw, bool force)
+{
+	double now = fb_clock_seconds(), every = fb_params_double(sw->p, "progress");
+	double left = sw->ran > 0 ? (now - sw->t0) / (double)sw->ran * (double)(sw->todo - sw->ran)
+	                          : 0;
+	char eta[32];
+	int fill;
+
+	if (!force && !sw->bar && now - sw->last_progress < every)
+		return;
+	sw->last_progress = now;
+	if (sw->ran > 0)
+		sweep_duration(left, eta, sizeof eta);
+	else
+		snprintf(eta, sizeof eta, "--:--");
+	if (sw->bar) {
+		fill = sw->todo > 0 ? (int)(30 * sw->ran / sw->todo) : 30;
+		fprintf(sw->ctx->out, "\r[%.*s%*s] %zu/%zu cells, %zu failed, %s left\033[K",
+		        fill, "##############################", 30 - fill, "", sw->ran, sw->todo,
+		        sw->failed, eta);
+		fflush(sw->ctx->out);
+		return;
+	}
+	fprintf(sw->ctx->err, "sweep: %zu of %zu cells done, %zu failed, about %s left\n",
+	        sw->ran, sw->todo, sw->failed, eta);
+	fflush(sw->ctx->err);
+}
+
+/* Clear the progress bar's line. */
+static void sweep_bar_clear(const sweep *sw)
+{
+	if (sw->bar) {
+		fputs("\r\033[K", sw->ctx->out);
+		fflush(sw->ctx->out);
+	}
+}
+
+/* A cell ended: keep its record, say so when it failed, save now and then. */
+static void sweep_cell_done(void *ctx, size_t cell, const fb_sweep_record *rec)
+{
+	sweep *sw = ctx;
+	double wall;
+	char label[256];
+
+	sw->recs[cell] = *rec;
+	sw->have[cell] = true;
+	sw->ran++;
+	if (!rec->failed && fb_parse_double(rec->fig[FB_SWEEP_NFIGS - 1], &wall) == 0)
+		sw->own += wall;
+	if (rec->failed) {
+		sw->failed++;
+		if (sw->first_failed == SIZE_MAX || cell < sw->first_failed)
+			sw->first_failed = cell;
+		sweep_bar_clear(sw);
+		fb_cmd_warn(sw->ctx, "sweep: cell %s failed: %s",
+		            sweep_cell_label(sw, cell, label, sizeof label), rec->error);
+	}
+	if (fb_clock_seconds() - sw->last_write >= 2.0)
+		sweep_save(sw);
+	sweep_progress(sw, false);
+}
+
+/* The cell whose variables row r of t holds (the variables are t's first columns), or
+ * SIZE_MAX when some value is not in the grid. */
+static size_t sweep_cell_of_row(const sweep *sw, const fb_table *t, size_t r)
+{
+	size_t cell = 0;
+
+	for (size_t v = 0; v < sw->grid.nvars; v++) {
+		const fb_grid_var *var = &sw->grid.vars[v];
+		size_t i = 0;
+
+		while (i < var->n && strcmp(var->values[i], fb_table_get(t, r, v)) != 0)
+			i++;
+		if (i == var->n)
+			return SIZE_MAX;
+		cell = cell * var->n + i;
+	}
+	return cell;
+}
+
+/* Whether t's columns are the ones this sweep writes. */
+static bool sweep_same_columns(const sweep *sw, const fb_table *t)
+{
+	size_t ncols;
+	char **head = sweep_head(sw, &ncols);
+	bool same = t->ncols == ncols;
+
+	for (size_t c = 0; same && c < ncols; c++)
+		same = strcmp(t->head[c], head[c]) == 0;
+	free(head);
+	return same;
+}
+
+/* Take row r of t as cell's result. */
+static void sweep_take_row(sweep *sw, const fb_table *t, size_t r, size_t cell)
+{
+	fb_sweep_record *rec = &sw->recs[cell];
+
+	memset(rec, 0, sizeof *rec);
+	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
+		snprintf(rec->fig[f], sizeof rec->fig[f], "%s", fb_table_get(t, r, sw->grid.nvars + f));
+	if (!sw->have[cell])
+		sw->resumed++;
+	sw->have[cell] = true;
+}
+
+/* resume=yes: take the cells the file already has (failed ones run again); FB_CMD_ERROR
+ * after saying why the file cannot be resumed. */
+static int sweep_resume(sweep *sw)
+{
+	fb_error err = { { 0 } };
+	struct stat st;
+	fb_table t;
+
+	if (stat(sw->out, &st) != 0 && errno == ENOENT)
+		return FB_CMD_OK;
+	if (fb_table_read(&t, sw->out, &err) != FB_OK)
+		return fb_cmd_error(sw->ctx, "sweep: resume: %s", err.msg);
+	if (!sweep_same_columns(sw, &t)) {
+		fb_table_release(&t);
+		return fb_cmd_error(sw->ctx, "sweep: resume: '%s' has other columns than this "
+		                    "sweep writes (other grid variables): give another out= or the "
+		                    "same grid", sw->out);
+	}
+	fb_table_init(&sw->foreign, t.ncols, (const char *const *)t.head);
+	for (size_t r = 0; r < t.nrows; r++) {
+		size_t cell = sweep_cell_of_row(sw, &t, r);
+
+		if (cell == SIZE_MAX)
+			fb_table_add_row(&sw->foreign, (const char *const *)&t.cell[r * t.ncols]);
+		else if (fb_table_get(&t, r, t.ncols - 1)[0] == '\0')
+			sweep_take_row(sw, &t, r, cell);
+	}
+	fb_table_release(&t);
+	return FB_CMD_OK;
+}
+
+/* Read the whole script file into *text; FB_CMD_ERROR after saying why. */
+static int sweep_read_script(fb_cmd_ctx *ctx, const char *path, char **text)
+{
+	FILE *fp = fopen(path, "r");
+	fb_buf b = { 0 };
+	char chunk[4096], why[128];
+	size_t n;
+
+	if (fp == NULL)
+		return fb_cmd_error(ctx, "sweep: cannot read '%s': %s", path,
+		                    fb_strerror(errno, why, sizeof why));
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		fb_buf_append(&b, chunk, n);
+	if (ferror(fp)) {
+		fclose(fp);
+		fb_buf_release(&b);
+		return fb_cmd_error(ctx, "sweep: cannot read '%s': it is a folder or unreadable",
+		                    path);
+	}
+	fclose(fp);
+	fb_files_note_read(ctx, path, "it was run as a sweep's script");
+	*text = b.data != NULL ? b.data : fb_xstrdup("");
+	return FB_CMD_OK;
+}
+
+/* The figures show= names, checked, into idx (room for FB_SWEEP_NFIGS); their count, or
+ * 0 after printing the error. */
+static size_t sweep_show(fb_cmd_ctx *ctx, const char *list, size_t *idx)
+{
+	char *copy = fb_xstrdup(list), *w, *save = NULL;
+	size_t n = 0;
+
+	for (w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		size_t f = 0;
+
+		while (f < FB_SWEEP_NFIGS && strcmp(fb_sweep_figures[f], w) != 0)
+			f++;
+		if (f == FB_SWEEP_NFIGS) {
+			fb_cmd_error(ctx, "sweep: show: '%s' is not a figure of the rows (shd, shd_dag, "
+			             "tpr, fdr, f1, rounds, seconds, bytes, ...)", w);
+			n = 0;
+			break;
+		}
+		if (n < FB_SWEEP_NFIGS)
+			idx[n++] = f;
+	}
+	free(copy);
+	return n;
+}
+
+/* One statistic as "3.20 ± 0.45" (rates with three decimals; "-" for no value). */
+static void sweep_stat_text(const fb_summary_stat *st, const char *fig, char *buf, size_t len)
+{
+	int dec = strcmp(fig, "tpr") == 0 || strcmp(fig, "fdr") == 0 ||
+	          strcmp(fig, "precision") == 0 || strcmp(fig, "f1") == 0 ||
+	          strcmp(fig, "seconds") == 0 || strcmp(fig, "wall") == 0 ? 3 : 2;
+
+	if (st->n == 0)
+		snprintf(buf, len, "-");
+	else if (isnan(st->se))
+		snprintf(buf, len, "%.*f", dec, st->mean);
+	else
+		snprintf(buf, len, "%.*f ± %.*f", dec, st->mean, dec, st->se);
+}
+
+/* The display width of UTF-8 text (each '±' is one column). */
+static size_t sweep_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s != '\0'; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+/* Whether key k has one value in every group of several (the screen leaves it out). */
+static bool sweep_key_constant(const fb_summary *s, size_t k)
+{
+	for (size_t gr = 1; gr < s->ngroups; gr++)
+		if (strcmp(s->keys[gr * s->nkeys + k], s->keys[k]) != 0)
+			return false;
+	return s->ngroups > 1;
+}
+
+/* Print the summary as a text table of the figures show names; keys with one value are left
+ * out (the files keep them). */
+static void sweep_print_summary(FILE *out, const fb_summary *s, const size_t *show,
+                                size_t nshow)
+{
+	size_t ncols = s->nkeys + 1 + nshow, nrows = s->ngroups + 1;
+	char (*cell)[64] = fb_xcalloc(ncols * nrows, sizeof *cell);
+	size_t *width = fb_xcalloc(ncols, sizeof *width);
+
+	for (size_t k = 0; k < s->nkeys; k++)
+		snprintf(cell[k], sizeof cell[k], "%s", s->key_names[k]);
+	snprintf(cell[s->nkeys], sizeof cell[0], "count");
+	for (size_t i = 0; i < nshow; i++)
+		snprintf(cell[s->nkeys + 1 + i], sizeof cell[0], "%s", fb_sweep_figures[show[i]]);
+	for (size_t gr = 0; gr < s->ngroups; gr++) {
+		char (*row)[64] = cell + (gr + 1) * ncols;
+
+		for (size_t k = 0; k < s->nkeys; k++)
+			snprintf(row[k], sizeof row[k], "%s", s->keys[gr * s->nkeys + k]);
+		snprintf(row[s->nkeys], sizeof row[0], "%zu", s->rows[gr]);
+		for (size_t i = 0; i < nshow; i++)
+			sweep_stat_text(fb_summary_get(s, gr, show[i]), fb_sweep_figures[show[i]],
+			                row[s->nkeys + 1 + i], sizeof row[0]);
+	}
+	for (size_t i = 0; i < ncols * nrows; i++)
+		if (sweep_width(cell[i]) > width[i % ncols])
+			width[i % ncols] = sweep_width(cell[i]);
+	for (size_t i = 0; i < ncols * nrows; i++) {
+		size_t c = i % ncols, pad = width[c] - sweep_width(cell[i]);
+
+		if (c < s->nkeys && sweep_key_constant(s, c))
+			continue;
+		if (c < s->nkeys)
+			fprintf(out, "%s%*s", cell[i], (int)pad, "");
+		else
+			fprintf(out, "%*s%s", (int)pad, "", cell[i]);
+		fputs(c + 1 < ncols ? "  " : "\n", out);
+	}
+	free(cell);
+	free(width);
+}
+
+/* out= with ".csv" replaced by suffix (caller frees). */
+static char *sweep_beside(const char *out, const char *suffix)
+{
+	size_t len = strlen(out);
+
+	return fb_xasprintf("%.*s%s", (int)(len - 4), out, suffix);
+}
+
+/* The summary as a table for people: the keys, n, and per figure "mean ± se". */
+static void sweep_summary_text(const fb_summary *s, fb_table *t)
+{
+	size_t ncols = s->nkeys + 1 + s->nfigs;
+	const char **head = fb_xcalloc(ncols, sizeof *head), **cells = fb_xcalloc(ncols, sizeof *cells);
+	char (*buf)[64] = fb_xcalloc(ncols, sizeof *buf);
+
+	for (size_t k = 0; k < s->nkeys; k++)
+		head[k] = s->key_names[k];
+	head[s->nkeys] = "count";
+	for (size_t f = 0; f < s->nfigs; f++)
+		head[s->nkeys + 1 + f] = s->fig_names[f];
+	fb_table_init(t, ncols, head);
+	for (size_t gr = 0; gr < s->ngroups; gr++) {
+		for (size_t k = 0; k < s->nkeys; k++)
+			cells[k] = s->keys[gr * s->nkeys + k];
+		snprintf(buf[s->nkeys], sizeof buf[0], "%zu", s->rows[gr]);
+		cells[s->nkeys] = buf[s->nkeys];
+		for (size_t f = 0; f < s->nfigs; f++) {
+			sweep_stat_text(fb_summary_get(s, gr, f), s->fig_names[f], buf[s->nkeys + 1 + f],
+			                sizeof buf[0]);
+			cells[s->nkeys + 1 + f] = buf[s->nkeys + 1 + f];
+		}
+		fb_table_add_row(t, cells);
+	}
+	free(head);
+	free(cells);
+	free(buf);
+}
+
+/* Write the summary table s beside out as -summary.csv and -summary.md. */
+static int sweep_write_summary(sweep *sw, const fb_summary *s)
+{
+	char *csv = sweep_beside(sw->out, "-summary.csv"), *md = sweep_beside(sw->out, "-summary.md");
+	fb_error err = { { 0 } };
+	int ret = FB_CMD_OK;
+	fb_table t;
+
+	fb_summary_table(s, &t);
+	if (sweep_write_table(&t, csv, false, &err) == FB_OK) {
+		fb_table_release(&t);
+		sweep_summary_text(s, &t);
+	}
+	if (err.msg[0] != '\0' || sweep_write_table(&t, md, true, &err) != FB_OK)
+		ret = fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
+	else {
+		fb_files_note_written(sw->ctx, csv);
+		fb_files_note_written(sw->ctx, md);
+		fprintf(sw->ctx->out, "wrote '%s' and '%s' (%zu groups)\n", csv, md, s->ngroups);
+	}
+	fb_table_release(&t);
+	free(csv);
+	free(md);
+	return ret;
+}
+
+/* The summary over the repeated variable (over=): printed, and written beside out. */
+static int sweep_summary(sweep *sw)
+{
+	const char *over = fb_params_str(sw->p, "over");
+	int ov = fb_grid_find(&sw->grid, over);
+	const char **keys = fb_xcalloc(sw->grid.nvars + 1, sizeof *keys);
+	size_t nk = 0, show[FB_SWEEP_NFIGS], nshow;
+	fb_error err = { { 0 } };
+	fb_summary s;
+	fb_table t;
+	int ret = FB_CMD_OK;
+
+	nshow = sweep_show(sw->ctx, fb_params_str(sw->p, "show"), show);
+	if (ov < 0)
+		fprintf(sw->ctx->out, "no summary: the grid has no variable '%s' to average over "
+		                      "(over=NAME names the repeated one)\n", over);
+	for (size_t v = 0; v < sw->grid.nvars; v++)
+		if ((int)v != ov)
+			keys[nk++] = sw->grid.vars[v].name;
+	sweep_table(sw, &t);
+	if (ov >= 0 && nshow > 0 && fb_summary_compute(&s, &t, keys, nk, fb_sweep_figures,
+	                                               FB_SWEEP_NFIGS, &err) == FB_OK) {
+		fprintf(sw->ctx->out, "mean ± standard error over %s:\n", over);
+		sweep_print_summary(sw->ctx->out, &s, show, nshow);
+		if (sw->out != NULL)
+			ret = sweep_write_summary(sw, &s);
+		fb_summary_release(&s);
+	} else if (ov >= 0) {
+		ret = nshow > 0 ? fb_cmd_error(sw->ctx, "sweep: %s", err.msg) : FB_CMD_ERROR;
+	}
+	fb_table_release(&t);
+	free(keys);
+	return ret;
+}
+
+/* Whether name is a column the results or the summary have besides the variables. */
+static bool sweep_reserved(const char *name)
+{
+	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
+		if (strcmp(fb_sweep_figures[f], name) == 0)
+			return true;
+	return strcmp(name, FB_SWEEP_ERROR_COL) == 0 || strcmp(name, "count") == 0;
+}
+
+/* Build the grid from the NAME=VALUES words. */
+static int sweep_grid(sweep *sw, const fb_cmd_args *a)
+{
+	fb_error err = { { 0 } };
+
+	for (int i = 0; i < a->argc; i++)
+		if (fb_grid_add(&sw->grid, a->argv[i], &err) != FB_OK)
+			return fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
+	if (sw->grid.nvars == 0)
+		return fb_cmd_error(sw->ctx, "sweep: no grid: give NAME=VALUES words such as K=2,4,8 "
+		                             "seed=1..10");
+	for (size_t v = 0; v < sw->grid.nvars; v++)
+		if (sweep_reserved(sw->grid.vars[v].name))
+			return fb_cmd_error(sw->ctx, "sweep: '%s' names a column of the results: call "
+			                    "the variable something else", sw->grid.vars[v].name);
+	return FB_CMD_OK;
+}
+
+/* The script from file= or do=, its ${NAME}s checked against the grid. */
+static int sweep_script(sweep *sw)
+{
+	const char *file = fb_params_str(sw->p, "file"), *cmds = fb_params_str(sw->p, "do");
+	bool *used;
+	fb_error err = { { 0 } };
+	int ret = FB_CMD_OK;
+
+	if ((file == NULL) == (cmds == NULL))
+		return fb_cmd_error(sw->ctx, "sweep: give the commands either in a script, "
+		                             "file=SCRIPT, or inline, do=\"CMD; CMD\"");
+	if (file != NULL && sweep_read_script(sw->ctx, file, &sw->script) != FB_CMD_OK)
+		return FB_CMD_ERROR;
+	if (cmds != NULL)
+		sw->script = fb_xstrdup(cmds);
+	sw->source = file != NULL ? file : "do";
+	used = fb_xcalloc(sw->grid.nvars, sizeof *used);
+	if (fb_grid_check(&sw->grid, sw->script, sw->source, used, &err) != FB_OK)
+		ret = fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
+	for (size_t v = 0; ret == FB_CMD_OK && v < sw->grid.nvars; v++)
+		if (!used[v] && sw->grid.vars[v].n > 1)
+			fb_cmd_warn(sw->ctx, "sweep: the commands never use ${%s}: cells that differ only "
+			            "in it repeat each other", sw->grid.vars[v].name);
+	free(used);
+	return ret;
+}
+
+/* Check out=, resume= and the files to be written before anything runs. */
+static int sweep_target(sweep *sw)
+{
+	bool resume = fb_params_bool(sw->p, "resume");
+	size_t len = sw->out != NULL ? strlen(sw->out) : 0;
+	char *csv, *md;
+	int ret = FB_CMD_OK;
+
+	if (sw->out == NULL)
+		return resume ? fb_cmd_error(sw->ctx, "sweep: resume=yes needs the file to go on "
+		                                      "with: out=FILE.csv") : FB_CMD_OK;
+	if (len < 5 || strcmp(sw->out + len - 4, ".csv") != 0)
+		return fb_cmd_error(sw->ctx, "sweep: out= must name a .csv file, not '%s'", sw->out);
+	if (resume)
+		return sweep_resume(sw);
+	csv = sweep_beside(sw->out, "-summary.csv");
+	md = sweep_beside(sw->out, "-summary.md");
+	if (fb_files_check(sw->ctx, "sweep", sw->out, sw->p) != FB_CMD_OK ||
+	    fb_files_check(sw->ctx, "sweep", csv, sw->p) != FB_CMD_OK ||
+	    fb_files_check(sw->ctx, "sweep", md, sw->p) != FB_CMD_OK)
+		ret = FB_CMD_ERROR;
+	free(csv);
+	free(md);
+	return ret;
+}
+
+/* The cells without a result, in grid order, into a new array; their count in *n. */
+static size_t *sweep_pending(const sweep *sw, size_t *n)
+{
+	size_t *cells = fb_xcalloc(sw->total + 1, sizeof *cells);
+
+	*n = 0;
+	for (size_t c = 0; c < sw->total; c++)
+		if (!sw->have[c])
+			cells[(*n)++] = c;
+	return cells;
+}
+
+/* Say how many cells ran, how long they took, and what was written. */
+static void sweep_report(sweep *sw, double wall, size_t jobs)
+{
+	fb_cmd_ctx *ctx = sw->ctx;
+
+	fprintf(ctx->out, "sweep: %zu of %zu cells ran in %.3f s on %zu process%s (their own "
+	                  "time %.3f s)", sw->ran, sw->todo, wall, jobs, jobs == 1 ? "" : "es",
+	        sw->own);
+	if (sw->failed > 0)
+		fprintf(ctx->out, ", %zu failed", sw->failed);
+	if (sw->resumed > 0)
+		fprintf(ctx->out, "; %zu cells were already in '%s'", sw->resumed, sw->out);
+	fputc('\n', ctx->out);
+	if (sw->written)
+		fprintf(ctx->out, "wrote '%s' (%zu rows)\n", sw->out,
+		        sw->resumed + sw->ran + sw->foreign.nrows);
+}
+
+/* How the sweep ends: FB_CMD_ERROR when Ctrl-C cut it short in batch mode or every cell
+ * failed. */
+static int sweep_status(sweep *sw, bool interrupted)
+{
+	fb_cmd_ctx *ctx = sw->ctx;
+
+	if (interrupted && !ctx->interactive)
+		return fb_cmd_error(ctx, "sweep: stopped by Ctrl-C after %zu of %zu cells; "
+		                         "resume=yes runs the rest", sw->ran, sw->todo);
+	if (interrupted)
+		fprintf(ctx->out, "stopped by Ctrl-C after %zu of %zu cells; resume=yes runs the "
+		                  "rest\n", sw->ran, sw->todo);
+	if (sw->ran > 0 && sw->failed == sw->ran && sw->resumed == 0)
+		return fb_cmd_error(ctx, "sweep: every cell failed");
+	return FB_CMD_OK;
+}
+
+/* Check everything, then run the pending cells. */
+static int sweep_go(sweep *sw)
+{
+	size_t show[FB_SWEEP_NFIGS], *cells, jobs = (size_t)fb_params_int(sw->p, "jobs");
+	fb_sweep_job job = { .grid = &sw->grid, .done = sweep_cell_done, .ctx = sw };
+	bool interrupted = false;
+	double wall;
+	int ret;
+
+	if (sweep_show(sw->ctx, fb_params_str(sw->p, "show"), show) == 0 ||
+	    sweep_script(sw) != FB_CMD_OK)
+		return FB_CMD_ERROR;
+	sw->total = fb_grid_cells(&sw->grid);
+	sw->recs = fb_xcalloc(sw->total, sizeof *sw->recs);
+	sw->have = fb_xcalloc(sw->total, sizeof *sw->have);
+	if (sweep_target(sw) != FB_CMD_OK || sweep_save(sw) != FB_CMD_OK) /* a bad out= fails now */
+		return FB_CMD_ERROR;
+	cells = sweep_pending(sw, &sw->todo);
+	job.script = sw->script;
+	job.source = sw->source;
+	job.cells = cells;
+	job.ncells = sw->todo;
+	job.jobs = jobs < sw->todo ? jobs : sw->todo > 0 ? sw->todo : 1;
+	sw->bar = fb_pane_usable(sw->ctx->out);
+	sw->t0 = sw->last_progress = sw->last_write = fb_clock_seconds();
+	if (sw->bar)
+		sweep_progress(sw, true);
+	fb_sweep_run(sw->ctx, &job, &interrupted);
+	wall = fb_clock_seconds() - sw->t0;
+	sweep_bar_clear(sw);
+	free(cells);
+	if (sweep_save(sw) != FB_CMD_OK)
+		return FB_CMD_ERROR;
+	sweep_report(sw, wall, job.jobs);
+	ret = sweep_summary(sw);
+	return sweep_status(sw, interrupted) != FB_CMD_OK ? FB_CMD_ERROR : ret;
+}
+
+/* sweep NAME=VALUES... file=SCRIPT|do="CMDS" [out=FILE.csv] [jobs=N] [resume=yes] ... */
+static int exec_sweep(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	sweep sw = { .ctx = ctx, .p = &a->params, .first_failed = SIZE_MAX };
+	int ret;
+
+	if (fb_sweep_in_cell())
+		return fb_cmd_error(ctx, "sweep: a sweep's cell cannot start another sweep");
+	sw.out = fb_params_str(&a->params, "out");
+	ret = sweep_grid(&sw, a);
+	if (ret == FB_CMD_OK)
+		ret = sweep_go(&sw);
+	fb_grid_release(&sw.grid);
+	fb_table_release(&sw.foreign);
+	free(sw.script);
+	free(sw.recs);
+	free(sw.have);
+	return ret;
+}
+
+/* sweep's parameters; any other NAME=VALUES word is a grid variable. */
+static const fb_param_def sweep_params[] = {
+	{ "file", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "the script each cell runs, its ${NAME}s replaced by the cell's values" },
+	{ "do", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "the commands each cell runs, given inline: do=\"gen er seed=${seed}; run\"" },
+	{ "out", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "write one row per cell to FILE.csv, and the summary to FILE-summary.csv and .md" },
+	{ "jobs", FB_PARAM_INT, "1", 1, 256, NULL,
+	  "cells run at once, each in its own process (results do not depend on it)" },
+	{ "resume", FB_PARAM_BOOL, "no", 0, 0, NULL,
+	  "keep the cells out= already holds and run only the others (and the failed ones)" },
+	{ "over", FB_PARAM_STRING, "seed", 0, 0, NULL,
+	  "the repeated variable the summary averages over" },
+	{ "show", FB_PARAM_STRING, "shd,tpr,fdr,f1,rounds", 0, 0, NULL,
+	  "the figures of the printed summary (the files have every figure)" },
+	{ "progress", FB_PARAM_DOUBLE, "10", 0, 1e9, NULL,
+	  "without a terminal, a progress line on standard error every this many seconds" },
+	FB_CMD_PARAM_FORCE,
+	{ 0 },
+};
+
+const fb_cmd_entry fb_cmd_sweep = {
+	.name = "sweep",
+	.usage = "NAME=VALUES... file=SCRIPT|do=\"CMDS\" [out=FILE.csv] [jobs=N] [resume=yes] "
+	         "[over=VAR] [show=FIGS] [progress=SECS] [force=yes]",
+	.summary = "run commands over a grid of variables",
+	.help = "Run a block of commands once per cell of a grid, e.g. sweep K=2,4,8 seed=1..10 "
+	        "algo=notears-admm,avg:notears file=exp.fbn out=k.csv jobs=2, where exp.fbn "
+	        "uses ${K}, ${seed} and ${algo}. The grid is every combination of the values "
+	        "(lists with commas, whole-number ranges A..B), the first variable varying "
+	        "slowest. Each cell runs in a fresh session state (no data, split, algorithm or "
+	        "run of this session is seen, the session seed is 1) in its own process, stops "
+	        "at its first failing command, and is scored on its newest run as result scores "
+	        "it. out= gets one row per cell, in grid order: the variables, shd, shd_dag, "
+	        "shd_cpdag, extra, missing, reversed, tpr, fdr, precision, f1, nnz, rounds, "
+	        "seconds (the run's steps), bytes_up, bytes_down, bytes, wall (the whole cell) "
+	        "and error (why a cell failed; its figures are then empty). A failed cell is "
+	        "reported and the sweep goes on. jobs=N runs N cells at once; the rows do not "
+	        "depend on it (but for seconds and wall). A terminal shows a progress bar; "
+	        "otherwise a line on standard error every progress= seconds. Ctrl-C stops the "
+	        "sweep and keeps every finished cell in out=; resume=yes then runs only the "
+	        "cells out= lacks or holds as failed. The summary averages every figure over "
+	        "the repeated variable over= (seed) for each combination of the others: mean ± "
+	        "standard error (the sample standard deviation over the square root of the "
+	        "count; failed cells left out), printed for the figures show= names and written "
+	        "in full to FILE-summary.csv and FILE-summary.md.",
+	.min_args = 0, .max_args = -1, .complete = FB_COMPLETE_NONE, .params = sweep_params,
+	.free_params = true, .exec = exec_sweep,
+};

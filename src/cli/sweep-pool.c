@@ -1,0 +1,270 @@
+/* The sweep's processes: each cell is a forked child that runs the script in a fresh session
+ * with its output thrown away, scores the newest run as 'result' does, and writes its
+ * record to a pipe; the parent keeps at most 'jobs' children alive and reads each record
+ * when its child has ended. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fedbn/algo.h"
+#include "fedbn/core.h"
+#include "interrupt.h"
+#include "session.h"
+#include "sweep.h"
+
+/* The figures of a row. */
+const char *const fb_sweep_figures[FB_SWEEP_NFIGS + 1] = {
+	"shd", "shd_dag", "shd_cpdag", "extra", "missing", "reversed", "tpr", "fdr",
+	"precision", "f1", "nnz", "rounds", "seconds", "bytes_up", "bytes_down", "bytes", "wall",
+	NULL,
+};
+
+/* Set in a cell's process. */
+static bool in_cell;
+
+/* Whether this process is a cell. */
+bool fb_sweep_in_cell(void)
+{
+	return in_cell;
+}
+
+/* One running child. */
+typedef struct sweep_slot {
+	pid_t pid;   /* the child, 0 when the slot is free */
+	int fd;      /* the read end of its pipe */
+	size_t cell; /* its cell */
+} sweep_slot;
+
+/* The first error line of the captured messages, without its "error: " word, into rec. */
+static void cell_error_text(const char *msgs, fb_sweep_record *rec)
+{
+	const char *e = msgs != NULL ? strstr(msgs, "error: ") : NULL;
+	const char *start, *end;
+
+	if (e == NULL) {
+		snprintf(rec->error, sizeof rec->error, "the script failed without a message");
+		return;
+	}
+	start = e;
+	while (start > msgs && start[-1] != '\n')
+		start--;
+	end = strchr(e, '\n');
+	snprintf(rec->error, sizeof rec->error, "%.*s%.*s", (int)(e - start), start,
+	         (int)(end != NULL ? end - e - 7 : (long)strlen(e) - 7), e + 7);
+}
+
+/* Fill rec's figures from the cell's newest run. */
+static void cell_score(const fb_run *run, double wall, fb_sweep_record *rec)
+{
+	size_t up = fb_run_bytes(run, FB_UP), down = fb_run_bytes(run, FB_DOWN);
+	double v[FB_SWEEP_NFIGS];
+	bool scored;
+	fb_error err;
+	fb_score s;
+
+	scored = run->truth != NULL && fb_run_score(run, &s, &err) == FB_OK;
+	if (scored) {
+		double sv[] = { s.shd, s.shd_dag, s.shd_cpdag, s.extra, s.missing, s.reversed,
+			        s.tpr, s.fdr, s.precision, s.f1, s.nnz };
+
+		memcpy(v, sv, sizeof sv);
+	}
+	v[11] = (double)fb_run_rounds(run);
+	v[12] = run->seconds;
+	v[13] = (double)up;
+	v[14] = (double)down;
+	v[15] = (double)(up + down);
+	v[16] = wall;
+	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
+		if (f >= 11 || scored)
+			fb_format_double(v[f], rec->fig[f], sizeof rec->fig[f]);
+}
+
+/* Run the script of cell in a fresh session; fills rec. */
+static void cell_run(fb_cmd_ctx *parent, const fb_sweep_job *job, size_t cell,
+                     fb_sweep_record *rec)
+{
+	fb_session s;
+	char *msgs = NULL, *text = fb_grid_expand(job->grid, cell, job->script);
+	size_t mlen = 0;
+	FILE *null = fopen("/dev/null", "w"), *err = open_memstream(&msgs, &mlen);
+	FILE *in = fmemopen(text, strlen(text), "r");
+	fb_cmd_ctx c = { .s = &s, .out = null, .err = err, .bail = true,
+		         .depth = parent->depth + 1 };
+	double t0 = fb_clock_seconds();
+	int ret;
+
+	if (null == NULL || err == NULL || in == NULL)
+		_exit(126);
+	fb_session_init(&s);
+	ret = fb_cmd_run_stream(&c, in, job->source);
+	fflush(err);
+	if (ret == FB_CMD_ERROR) { /* quit ends a cell's script as it ends a script */
+		rec->failed = true;
+		cell_error_text(msgs, rec);
+	} else if (fb_session_last_run(&s) == NULL) {
+		rec->failed = true;
+		snprintf(rec->error, sizeof rec->error, "the script made no run");
+	} else {
+		cell_score(fb_session_last_run(&s), fb_clock_seconds() - t0, rec);
+	}
+}
+
+/* Write all of len bytes at p to fd. */
+static void write_all(int fd, const void *p, size_t len)
+{
+	const char *c = p;
+
+	while (len > 0) {
+		ssize_t w = write(fd, c, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		c += w;
+		len -= (size_t)w;
+	}
+}
+
+/* Start cell in a child writing its record to a pipe; FB_ERR when it could not start. */
+static int cell_start(fb_cmd_ctx *ctx, const fb_sweep_job *job, size_t cell, sweep_slot *slot)
+{
+	int fds[2];
+	pid_t pid;
+
+	fflush(NULL);
+	if (pipe(fds) != 0)
+		return FB_ERR;
+	if ((pid = fork()) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return FB_ERR;
+	}
+	if (pid == 0) {
+		fb_sweep_record rec;
+
+		memset(&rec, 0, sizeof rec);
+		setpgid(0, 0); /* out of the terminal's reach: Ctrl-C is the parent's to handle */
+		close(fds[0]);
+		in_cell = true;
+		cell_run(ctx, job, cell, &rec);
+		write_all(fds[1], &rec, sizeof rec);
+		_exit(0);
+	}
+	close(fds[1]);
+	*slot = (sweep_slot){ .pid = pid, .fd = fds[0], .cell = cell };
+	return FB_OK;
+}
+
+/* Read the record of a child that ended with status st. */
+static void cell_collect(sweep_slot *slot, int st, fb_sweep_record *rec)
+{
+	size_t got = 0;
+
+	memset(rec, 0, sizeof *rec);
+	while (got < sizeof *rec) {
+		ssize_t r = read(slot->fd, (char *)rec + got, sizeof *rec - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(slot->fd);
+	if (got == sizeof *rec && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return;
+	memset(rec, 0, sizeof *rec);
+	rec->failed = true;
+	if (WIFSIGNALED(st))
+		snprintf(rec->error, sizeof rec->error, "the cell's process ended on signal %d (%s)",
+		         WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(rec->error, sizeof rec->error, "the cell's process ended with status %d "
+		         "before giving its result", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* Kill every running child and wait for it. */
+static void cell_kill_all(sweep_slot *slots, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (slots[i].pid == 0)
+			continue;
+		kill(slots[i].pid, SIGKILL);
+		while (waitpid(slots[i].pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		close(slots[i].fd);
+		slots[i].pid = 0;
+	}
+}
+
+/* The slot of pid, or NULL. */
+static sweep_slot *slot_of(sweep_slot *slots, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (slots[i].pid == pid)
+			return &slots[i];
+	return NULL;
+}
+
+/* Fill free slots with the next cells; FB_ERR when a process could not start. */
+static int pool_fill(fb_cmd_ctx *ctx, const fb_sweep_job *job, sweep_slot *slots,
+                     size_t *next, size_t *running)
+{
+	for (size_t i = 0; i < job->jobs && *next < job->ncells && !fb_interrupted(); i++) {
+		if (slots[i].pid != 0)
+			continue;
+		if (cell_start(ctx, job, job->cells[*next], &slots[i]) != FB_OK)
+			return FB_ERR;
+		(*next)++;
+		(*running)++;
+	}
+	return FB_OK;
+}
+
+/* Run the cells. */
+size_t fb_sweep_run(fb_cmd_ctx *ctx, const fb_sweep_job *job, bool *interrupted)
+{
+	sweep_slot *slots = fb_xcalloc(job->jobs, sizeof *slots);
+	size_t next = 0, running = 0, ended = 0;
+	fb_sweep_record rec;
+
+	fb_interrupt_begin();
+	while (!fb_interrupted()) {
+		int st;
+		pid_t pid;
+		sweep_slot *slot;
+
+		if (pool_fill(ctx, job, slots, &next, &running) != FB_OK && running == 0) {
+			char why[128];
+
+			fb_cmd_warn(ctx, "sweep: cannot start a process: %s",
+			            fb_strerror(errno, why, sizeof why));
+			break;
+		}
+		if (running == 0)
+			break;
+		if ((pid = waitpid(-1, &st, 0)) < 0 && errno == ECHILD)
+			break;
+		if (pid < 0 || (slot = slot_of(slots, job->jobs, pid)) == NULL)
+			continue;
+		cell_collect(slot, st, &rec);
+		slot->pid = 0;
+		running--;
+		if (fb_interrupted()) /* a cell cut short by the same Ctrl-C is not a result */
+			break;
+		ended++;
+		job->done(job->ctx, slot->cell, &rec);
+	}
+	*interrupted = fb_interrupted();
+	cell_kill_all(slots, job->jobs);
+	fb_interrupt_end();
+	free(slots);
+	return ended;
+}

@@ -1,0 +1,48 @@
+/* Sweeps: running one script once per cell of a grid, each cell in a fresh session inside its
+ * own process, several at once; the parent collects one record per cell. */
+#ifndef FEDBN_CLI_SWEEP_H
+#define FEDBN_CLI_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fedbn/experiment.h"
+#include "cmd.h"
+
+/* The figures of a cell's row, after its grid variables, in this order. */
+extern const char *const fb_sweep_figures[];
+/* How many. */
+#define FB_SWEEP_NFIGS 17
+/* The name of the last column: the cell's error, empty when it succeeded. */
+#define FB_SWEEP_ERROR_COL "error"
+
+/* What one cell gave. */
+typedef struct fb_sweep_record {
+	bool failed;                      /* the cell failed: error says why */
+	char fig[FB_SWEEP_NFIGS][32];     /* its figures as text ("" when it has none) */
+	char error[FB_ERROR_MAX];         /* the reason of a failure */
+} fb_sweep_record;
+
+/* What the pool is asked to do. */
+typedef struct fb_sweep_job {
+	const fb_grid *grid;   /* the grid */
+	const char *script;    /* the commands, with ${NAME} references */
+	const char *source;    /* the script's name in messages ("exp.fbn", "do") */
+	const size_t *cells;   /* the cells to run, in order */
+	size_t ncells;         /* how many */
+	size_t jobs;           /* processes at once */
+	/* called in the parent as each cell ends (in any order) */
+	void (*done)(void *ctx, size_t cell, const fb_sweep_record *rec);
+	void *ctx;             /* passed back to done */
+} fb_sweep_job;
+
+/* Run the cells, each in a forked process with a fresh session; stops launching cells at
+ * Ctrl-C and kills the ones running (their records are lost; finished ones were passed to
+ * done).  Returns the number of cells that ended; *interrupted tells whether Ctrl-C cut
+ * the sweep short. */
+size_t fb_sweep_run(fb_cmd_ctx *ctx, const fb_sweep_job *job, bool *interrupted);
+
+/* Whether this process is a sweep's cell (a cell may not start a sweep). */
+bool fb_sweep_in_cell(void);
+
+#endif

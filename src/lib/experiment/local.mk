@@ -1,0 +1,14 @@
+# experiment: grids of variables a script runs over, ${NAME} substitution, summaries of
+# result tables (mean and standard error per group) (core, data)
+noinst_LTLIBRARIES += src/lib/experiment/libexperiment.la
+FB_LIB_PARTS += src/lib/experiment/libexperiment.la
+src_lib_experiment_libexperiment_la_SOURCES = \
+	include/fedbn/experiment.h \
+	src/lib/experiment/grid.c \
+	src/lib/experiment/summary.c
+
+check_PROGRAMS += tests/unit/test-experiment
+TESTS += tests/unit/test-experiment
+tests_unit_test_experiment_SOURCES = tests/unit/test-experiment.c
+tests_unit_test_experiment_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_experiment_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -1,0 +1,241 @@
+/* Tests of grids, ${NAME} substitution, summaries (against hand computations), text tables
+ * and the shortest number format. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fedbn/core.h"
+#include "fedbn/experiment.h"
+#include "fedbn/table.h"
+
+/* Build a grid from words; asserts each is accepted. */
+static void grid_of(fb_grid *g, const char *const *words)
+{
+	fb_error err = { { 0 } };
+
+	memset(g, 0, sizeof *g);
+	for (size_t i = 0; words[i] != NULL; i++)
+		assert_int_equal(fb_grid_add(g, words[i], &err), FB_OK);
+}
+
+/* Cells are every combination, the first variable slowest; ranges expand in full. */
+static void test_grid_cells(void **state)
+{
+	static const char *const words[] = { "K=2,4,8", "seed=1..3", "algo=a,b:c", NULL };
+	fb_grid g;
+
+	(void)state;
+	grid_of(&g, words);
+	assert_int_equal(fb_grid_cells(&g), 18);
+	assert_string_equal(fb_grid_value(&g, 0, 0), "2");
+	assert_string_equal(fb_grid_value(&g, 0, 2), "a");
+	assert_string_equal(fb_grid_value(&g, 1, 2), "b:c");
+	assert_string_equal(fb_grid_value(&g, 2, 1), "2");
+	assert_string_equal(fb_grid_value(&g, 17, 0), "8");
+	assert_string_equal(fb_grid_value(&g, 17, 1), "3");
+	assert_string_equal(fb_grid_value(&g, 6, 0), "4");
+	assert_string_equal(fb_grid_value(&g, 6, 1), "1");
+	assert_int_equal(fb_grid_find(&g, "seed"), 1);
+	assert_int_equal(fb_grid_find(&g, "Seed"), -1);
+	fb_grid_release(&g);
+}
+
+/* Check that word is refused with a message containing want. */
+static void check_refused(fb_grid *g, const char *word, const char *want)
+{
+	fb_error err = { { 0 } };
+	size_t before = g->nvars;
+
+	assert_int_equal(fb_grid_add(g, word, &err), FB_ERR);
+	if (strstr(err.msg, want) == NULL)
+		fail_msg("'%s': got '%s', wanted '%s'", word, err.msg, want);
+	assert_int_equal(g->nvars, before);
+}
+
+/* Bad grids get one sentence naming the word and the fault. */
+static void test_grid_refused(void **state)
+{
+	static const char *const words[] = { "K=2", NULL };
+	fb_grid g;
+
+	(void)state;
+	grid_of(&g, words);
+	check_refused(&g, "x=", "'x=' has no values");
+	check_refused(&g, "seed=5..1", "runs backwards (write 1..5)");
+	check_refused(&g, "y=1,,2", "empty value");
+	check_refused(&g, "K=3", "'K' is given twice");
+	check_refused(&g, "2x=1", "is not NAME=VALUES");
+	check_refused(&g, "big=1..99999999", "more than");
+	fb_grid_release(&g);
+}
+
+/* ${NAME} is replaced by the cell's value; an unknown name and an open brace are named with
+ * their line. */
+static void test_grid_expand(void **state)
+{
+	static const char *const words[] = { "K=2,4", "algo=avg:notears", NULL };
+	fb_error err = { { 0 } };
+	bool used[2] = { false, false };
+	char *text;
+	fb_grid g;
+
+	(void)state;
+	grid_of(&g, words);
+	assert_int_equal(fb_grid_check(&g, "split ${K}\nrun $K ${K}x", "s.fbn", used, &err), FB_OK);
+	assert_true(used[0]);
+	assert_false(used[1]);
+	text = fb_grid_expand(&g, 1, "split ${K}\nalgo ${algo}; echo $K {K} ${K}${K}");
+	assert_string_equal(text, "split 4\nalgo avg:notears; echo $K {K} 44");
+	free(text);
+	assert_int_equal(fb_grid_check(&g, "a\nb ${k}", "s.fbn", used, &err), FB_ERR);
+	assert_string_equal(err.msg, "s.fbn:2: '${k}' is not a grid variable (the grid has K and "
+	                             "algo)");
+	assert_int_equal(fb_grid_check(&g, "run ${K\n}", "do", used, &err), FB_ERR);
+	assert_string_equal(err.msg, "do:1: '${' is not closed by '}' on its line");
+	fb_grid_release(&g);
+}
+
+/* A table of rows, columns "g,seed,v,w". */
+static void table_of(fb_table *t, const char *const *rows)
+{
+	static const char *const head[] = { "g", "seed", "v", "w" };
+
+	fb_table_init(t, 4, head);
+	for (size_t r = 0; rows[r] != NULL; r += 4)
+		fb_table_add_row(t, &rows[r]);
+}
+
+/* Means and standard errors equal the hand computations; empty cells are left out. */
+static void test_summary_hand(void **state)
+{
+	/* group a: v = 1, 2, 6 -> mean 3, sample variance ((4 + 1 + 9) / 2) = 7, se sqrt(7/3);
+	 * w = 10, (empty), 14 -> mean 12, variance 8, se 2; group b: v = 5 alone -> se NaN */
+	static const char *const rows[] = {
+		"a", "1", "1", "10", "b", "1", "5", "", "a", "2", "2", "", "a", "3", "6", "14", NULL,
+	};
+	static const char *const keys[] = { "g" }, *const figs[] = { "v", "w" };
+	fb_error err = { { 0 } };
+	fb_summary s;
+	fb_table t;
+
+	(void)state;
+	table_of(&t, rows);
+	assert_int_equal(fb_summary_compute(&s, &t, keys, 1, figs, 2, &err), FB_OK);
+	assert_int_equal(s.ngroups, 2);
+	assert_string_equal(s.keys[0], "a");
+	assert_string_equal(s.keys[1], "b");
+	assert_int_equal(s.rows[0], 3);
+	assert_int_equal(fb_summary_get(&s, 0, 0)->n, 3);
+	assert_true(fabs(fb_summary_get(&s, 0, 0)->mean - 3.0) < 1e-15);
+	assert_true(fabs(fb_summary_get(&s, 0, 0)->se - sqrt(7.0 / 3.0)) < 1e-15);
+	assert_int_equal(fb_summary_get(&s, 0, 1)->n, 2);
+	assert_true(fabs(fb_summary_get(&s, 0, 1)->mean - 12.0) < 1e-15);
+	assert_true(fabs(fb_summary_get(&s, 0, 1)->se - 2.0) < 1e-15);
+	assert_true(fabs(fb_summary_get(&s, 1, 0)->mean - 5.0) < 1e-15);
+	assert_true(isnan(fb_summary_get(&s, 1, 0)->se));
+	assert_int_equal(fb_summary_get(&s, 1, 1)->n, 0);
+	assert_true(isnan(fb_summary_get(&s, 1, 1)->mean));
+	fb_summary_release(&s);
+	fb_table_release(&t);
+}
+
+/* The summary as a table: n, F_mean, F_se, empty where undefined; a missing column is named. */
+static void test_summary_table(void **state)
+{
+	static const char *const rows[] = { "a", "1", "0.1", "1", "a", "2", "0.2", "3", NULL };
+	static const char *const keys[] = { "g" }, *const figs[] = { "v" }, *const bad[] = { "x" };
+	fb_error err = { { 0 } };
+	fb_summary s;
+	fb_table t, st;
+
+	(void)state;
+	table_of(&t, rows);
+	assert_int_equal(fb_summary_compute(&s, &t, keys, 1, bad, 1, &err), FB_ERR);
+	assert_string_equal(err.msg, "the table has no column 'x'");
+	assert_int_equal(fb_summary_compute(&s, &t, keys, 1, figs, 1, &err), FB_OK);
+	fb_summary_table(&s, &st);
+	assert_int_equal(st.ncols, 4);
+	assert_string_equal(st.head[2], "v_mean");
+	assert_string_equal(st.head[3], "v_se");
+	assert_string_equal(fb_table_get(&st, 0, 1), "2");
+	/* mean (0.1 + 0.2) / 2 in doubles, se |0.2 - 0.1| / 2 */
+	assert_string_equal(fb_table_get(&st, 0, 2), "0.15000000000000002");
+	assert_string_equal(fb_table_get(&st, 0, 3), "0.05");
+	fb_table_release(&st);
+	fb_summary_release(&s);
+	fb_table_release(&t);
+}
+
+/* A table written as CSV reads back cell for cell (quotes, commas, empty cells). */
+static void test_table_roundtrip(void **state)
+{
+	static const char *const rows[] = { "a,b", "1", "", "say \"hi\"", "x", "2", "3.5", "", NULL };
+	char path[] = "/tmp/test-experiment-XXXXXX";
+	fb_error err = { { 0 } };
+	fb_table t, back;
+	double v;
+	FILE *fp;
+	int fd;
+
+	(void)state;
+	table_of(&t, rows);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	fb_table_write_csv(&t, fp);
+	fclose(fp);
+	assert_int_equal(fb_table_read(&back, path, &err), FB_OK);
+	assert_int_equal(back.nrows, 2);
+	assert_int_equal(back.ncols, 4);
+	for (size_t i = 0; i < 8; i++)
+		assert_string_equal(back.cell[i], rows[i]);
+	assert_int_equal(fb_table_number(&back, 1, 2, &v), FB_OK);
+	assert_true(v == 3.5);
+	assert_int_equal(fb_table_number(&back, 0, 2, &v), FB_ERR);
+	fb_table_release(&back);
+	fp = fopen(path, "w");
+	fputs("a,b\n1,2\n3\n", fp);
+	fclose(fp);
+	assert_int_equal(fb_table_read(&back, path, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "line 3: 1 fields where the header names 2"));
+	unlink(path);
+	fb_table_release(&t);
+}
+
+/* The shortest text that reads back, whole numbers in full. */
+static void test_format_double(void **state)
+{
+	char buf[40];
+
+	(void)state;
+	assert_string_equal(fb_format_double(0.85, buf, sizeof buf), "0.85");
+	assert_string_equal(fb_format_double(2880, buf, sizeof buf), "2880");
+	assert_string_equal(fb_format_double(1.0 / 3.0, buf, sizeof buf), "0.3333333333333333");
+	assert_string_equal(fb_format_double(0.1 + 0.2, buf, sizeof buf), "0.30000000000000004");
+	assert_string_equal(fb_format_double(-0.5, buf, sizeof buf), "-0.5");
+	assert_string_equal(fb_format_double(1e-7, buf, sizeof buf), "1e-07");
+}
+
+/* Run the tests. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grid_cells),
+		cmocka_unit_test(test_grid_refused),
+		cmocka_unit_test(test_grid_expand),
+		cmocka_unit_test(test_summary_hand),
+		cmocka_unit_test(test_summary_table),
+		cmocka_unit_test(test_table_roundtrip),
+		cmocka_unit_test(test_format_double),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
