@@ -9,6 +9,7 @@
 
 #include "fedbn/algo.h"
 #include "cmd.h"
+#include "history.h"
 #include "interrupt.h"
 #include "pane.h"
 #include "report.h"
@@ -169,6 +170,34 @@ static bool finished_unchanged(fb_cmd_ctx *ctx)
 	return true;
 }
 
+/* Save the rounds a run or step command actually ran (from rounds r0 of run; whole: it was
+ * asked to run to the end): "run" when it did, else "step N", so that a replay steps the
+ * same rounds whatever the keys or Ctrl-C did. */
+static void history_rounds(fb_cmd_ctx *ctx, const fb_run *run, size_t r0, bool whole)
+{
+	size_t n = fb_run_rounds(run) - r0;
+
+	if (n == 0 && r0 == 0)
+		fb_history_as(ctx->s, "# run %zu started and stopped before its first round",
+		              ctx->s->nruns);
+	else if (n == 0)
+		fb_history_as(ctx->s, "# no round was run");
+	else if (whole && fb_run_done(run))
+		fb_history_as(ctx->s, "run");
+	else
+		fb_history_as(ctx->s, "step %zu", n);
+}
+
+/* Advance run by max rounds (0: until done), and save what it did. */
+static int advance_recorded(fb_cmd_ctx *ctx, fb_run *run, size_t max)
+{
+	size_t r0 = fb_run_rounds(run);
+	int ret = advance(ctx, run, max);
+
+	history_rounds(ctx, run, r0, max == 0);
+	return ret;
+}
+
 /* run [rounds=N]: rounds until the algorithm finishes (or N rounds). */
 static int exec_run(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
@@ -178,7 +207,7 @@ static int exec_run(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return FB_CMD_OK;
 	if ((run = current_run(ctx, "run")) == NULL)
 		return FB_CMD_ERROR;
-	return advance(ctx, run, (size_t)fb_params_int(&a->params, "rounds"));
+	return advance_recorded(ctx, run, (size_t)fb_params_int(&a->params, "rounds"));
 }
 
 /* step [N]: N rounds (1). */
@@ -194,7 +223,7 @@ static int exec_step(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return FB_CMD_OK;
 	if ((run = current_run(ctx, "step")) == NULL)
 		return FB_CMD_ERROR;
-	return advance(ctx, run, (size_t)n);
+	return advance_recorded(ctx, run, (size_t)n);
 }
 
 /* The run numbered n (1-based), or the newest for 0; NULL after printing the error. */
@@ -237,6 +266,24 @@ static void print_rounds(fb_cmd_ctx *ctx, const fb_run *run)
 		fb_report_finished(ctx->out, run);
 }
 
+/* Open the pane on run without stepping it; rounds the keys step there are saved as a step
+ * of the newest run, which a replay can repeat, or else as a comment. */
+static int watch_pane(fb_cmd_ctx *ctx, fb_run *run)
+{
+	size_t r0 = fb_run_rounds(run), n;
+	bool opened;
+	int ret = advance_pane(ctx, run, FB_PANE_IDLE, 0, &opened);
+
+	if ((n = fb_run_rounds(run) - r0) == 0)
+		return ret;
+	if (run == fb_session_last_run(ctx->s) && !ctx->s->stale)
+		fb_history_as(ctx->s, "step %zu", n);
+	else
+		fb_history_as(ctx->s, "# watch stepped run %zu by %zu rounds, which a replay "
+		              "cannot repeat", run_number(ctx->s, run), n);
+	return ret;
+}
+
 /* watch's first word: whether run and step open the pane. */
 enum watch_switch { WATCH_OFF, WATCH_ON };
 /* Its names. */
@@ -245,7 +292,6 @@ static const fb_choice watch_switch[] = { { "on", WATCH_ON }, { "off", WATCH_OFF
 /* watch [on|off] [run=N]: the pane on a run without stepping it, or switch the pane. */
 static int exec_watch(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
-	bool opened;
 	fb_run *run;
 
 	if (a->argc > 0) {
@@ -262,7 +308,7 @@ static int exec_watch(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		print_rounds(ctx, run);
 		return FB_CMD_OK;
 	}
-	return advance_pane(ctx, run, FB_PANE_IDLE, 0, &opened);
+	return watch_pane(ctx, run);
 }
 
 /* watch's parameters. */

@@ -29,6 +29,8 @@ const fb_cmd_entry *const fb_cmd_table[] = {
 	&fb_cmd_export,
 	&fb_cmd_seed,
 	&fb_cmd_source,
+	&fb_cmd_history,
+	&fb_cmd_session,
 	&fb_cmd_echo,
 	&fb_cmd_demo,
 	&fb_cmd_quit,

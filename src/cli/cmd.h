@@ -56,6 +56,9 @@ typedef struct fb_cmd_entry {
 	enum fb_cmd_complete complete;    /* what other positional words are */
 	const fb_param_def *params;       /* key=value table (NULL-name terminated) or NULL */
 	int (*exec)(fb_cmd_ctx *ctx, fb_cmd_args *args); /* the handler */
+	bool unrecorded;                  /* left out of history and session save: it reads or
+	                                     writes the history, or the commands it runs are
+	                                     recorded one by one (source, demo) */
 } fb_cmd_entry;
 
 /* The values of format= (truth save, export to .csv). */
@@ -73,6 +76,7 @@ extern const fb_cmd_entry fb_cmd_sample;
 extern const fb_cmd_entry fb_cmd_split, fb_cmd_clients, fb_cmd_truth, fb_cmd_export;
 extern const fb_cmd_entry fb_cmd_demo, fb_cmd_algos, fb_cmd_algo, fb_cmd_set, fb_cmd_params;
 extern const fb_cmd_entry fb_cmd_run, fb_cmd_step, fb_cmd_watch, fb_cmd_result, fb_cmd_compare;
+extern const fb_cmd_entry fb_cmd_history, fb_cmd_session;
 
 struct fb_run;
 /* The run numbered n (from 1), or the newest for n = 0; NULL after printing the error. */

@@ -54,6 +54,7 @@ void fb_files_note_read(fb_cmd_ctx *ctx, const char *path, const char *role)
 /* Remember a file the session wrote. */
 void fb_files_note_written(fb_cmd_ctx *ctx, const char *path)
 {
+	ctx->s->nwritten++;
 	files_note(ctx->s, path, NULL);
 }
 

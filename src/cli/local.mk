@@ -43,6 +43,9 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-truth.c \
 	src/cli/cmd-export.c \
 	src/cli/batch.c \
+	src/cli/history.h \
+	src/cli/history.c \
+	src/cli/cmd-session.c \
 	src/cli/cmd-algo.c \
 	src/cli/cmd-run.c \
 	src/cli/cmd-compare.c \

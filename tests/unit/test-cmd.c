@@ -78,7 +78,7 @@ static void test_find(void **state)
 	assert_ptr_equal(fb_cmd_find("cl", &err), &fb_cmd_clients);
 	assert_ptr_equal(fb_cmd_find("ex", &err), &fb_cmd_export);
 	assert_null(fb_cmd_find("s", &err));
-	assert_string_equal(err.msg, "ambiguous command 's', could be: save, sample, split, set, step, seed, source");
+	assert_string_equal(err.msg, "ambiguous command 's', could be: save, sample, split, set, step, seed, source, session");
 	assert_null(fb_cmd_find("laod", &err));
 	assert_string_equal(err.msg, "unknown command 'laod' (did you mean 'load'?)");
 	assert_null(fb_cmd_find("zzzzzz", &err));
@@ -373,7 +373,7 @@ static void test_complete(void **state)
 	assert_false(files);
 	free(s);
 	s = complete_str("s", "s", &files);
-	assert_string_equal(s, "save|sample|split|set|step|seed|source");
+	assert_string_equal(s, "save|sample|split|set|step|seed|source|session");
 	free(s);
 	s = complete_str("split h", "h", &files);
 	assert_string_equal(s, "horizontal|hybrid");
