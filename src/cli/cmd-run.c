@@ -255,11 +255,14 @@ static int exec_result(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	                                                                   "estimate yet", run->name);
 }
 
-/* Print run's recorded rounds as lines (watch without a terminal). */
+/* Print run's recorded rounds as lines, each with its sentence (watch without a terminal). */
 static void print_rounds(fb_cmd_ctx *ctx, const fb_run *run)
 {
-	for (size_t i = 0; i < run->trace.n; i++)
+	for (size_t i = 0; i < run->trace.n; i++) {
 		fb_report_round(ctx->out, run, &run->trace.r[i]);
+		if (run->trace.r[i].say != NULL)
+			fprintf(ctx->out, "      %s\n", run->trace.r[i].say);
+	}
 	if (run->trace.n == 0)
 		fprintf(ctx->out, "%s has no round yet: step or run it\n", run->name);
 	else if (fb_run_done(run))
@@ -373,11 +376,20 @@ const fb_cmd_entry fb_cmd_watch = {
 	.help = "Open the live pane on the newest run (or run N) without stepping it. In the "
 	        "pane, space or n steps one round, a count then Enter steps that many, r runs "
 	        "until done, p pauses, t and T lower and raise the display threshold, v or Tab "
-	        "change the view (progress, graph, clients, detail), ? lists every key, and q "
-	        "goes back to the shell; Ctrl-C stops a running loop, a second one leaves. "
+	        "change the view (progress, graph, clients, messages, detail), ? lists every key, "
+	        "and q goes back to the shell; Ctrl-C stops a running loop, a second one leaves. "
+	        "To teach a run: + and - set a pace (0.25 to 32 rounds a second, shown in the top "
+	        "bar, or as fast as they come), b and f go back and forward one round (< the "
+	        "first, > the newest) and every view but detail shows that round: its sentence "
+	        "(what the round did, in the algorithm's words), the table and plots up to it, "
+	        "its estimate, and in the messages view (m) what each client sent and received, "
+	        "sizes always and values where they are small enough to read; r from an earlier "
+	        "round replays the rounds at the pace. A run keeps its rounds' estimates and "
+	        "messages within 16 MB, dropping the oldest first; their figures and sentences "
+	        "stay. "
 	        "'watch off' makes run and step print one line per round instead of opening the "
 	        "pane (as --no-pane does); 'watch on' brings it back. Without a terminal, watch "
-	        "prints the run's rounds as lines.",
+	        "prints the run's rounds as lines, each followed by its sentence.",
 	.min_args = 0, .max_args = 1, .words = watch_switch, .params = watch_params,
 	.exec = exec_watch,
 };

@@ -18,6 +18,7 @@ src_cli_libpane_la_SOURCES = \
 	src/cli/pane-draw-progress.c \
 	src/cli/pane-draw-graph.c \
 	src/cli/pane-draw-clients.c \
+	src/cli/pane-draw-messages.c \
 	src/cli/pane-draw-detail.c \
 	src/cli/pane-draw-fedpc.c \
 	src/cli/pane-plot.c

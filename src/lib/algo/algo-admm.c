@@ -129,7 +129,7 @@ static void admm_say(fb_run *run, const admm_state *st)
 		heard += fb_fed_took_part(run->fed, m);
 	fb_run_say(run, "%zu of %zu clients solved their local problem and sent their %zu x %zu "
 	           "B_k; the server fitted a new W to them (h(W) = %.3g, 0 means no cycle; "
-	           "distance to the clients %.3g) and raised the penalties to rho1 = %.3g, rho2 "
+	           "distance to the clients %.3g); the penalties are now rho1 = %.3g, rho2 "
 	           "= %.3g", heard, k, st->d, st->d, st->fig.h, st->fig.consensus, st->fig.rho1,
 	           st->fig.rho2);
 }
