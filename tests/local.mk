@@ -10,11 +10,11 @@ AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)'
 TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh \
 	tests/pane-replay-tmux.sh \
 	tests/score-agree.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
-	tests/results.sh tests/session-replay.sh
+	tests/results.sh tests/session-replay.sh tests/report.sh
 EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data \
 	tests/pane-replay-tmux.sh \
 	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
-	tests/results.sh tests/session-replay.sh tests/scratch-lib.sh
+	tests/results.sh tests/session-replay.sh tests/scratch-lib.sh tests/report.sh
 
 # the first minute: the batch demo, the README's session, many pictures in one session
 TESTS += tests/demo-batch.sh tests/readme.sh tests/export-many.sh

@@ -94,7 +94,7 @@ static int compare_edit(fb_cmd_ctx *ctx, const fb_params *p)
 }
 
 /* The runs left in the table, in order, into items (room for nruns); returns how many. */
-static size_t compare_items(const fb_session *s, fb_compare_item *items)
+size_t fb_report_items(const fb_session *s, fb_compare_item *items)
 {
 	size_t n = 0;
 
@@ -168,7 +168,7 @@ static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (compare_edit(ctx, &a->params) != FB_OK)
 		return FB_CMD_ERROR;
 	items = fb_xcalloc(ctx->s->nruns, sizeof *items);
-	n = compare_items(ctx->s, items);
+	n = fb_report_items(ctx->s, items);
 	if (n == 0)
 		fprintf(ctx->out, "every run is dropped from the table; compare restore=all brings "
 		                  "them back\n");

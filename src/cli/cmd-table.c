@@ -27,6 +27,7 @@ const fb_cmd_entry *const fb_cmd_table[] = {
 	&fb_cmd_result,
 	&fb_cmd_compare,
 	&fb_cmd_export,
+	&fb_cmd_report,
 	&fb_cmd_seed,
 	&fb_cmd_source,
 	&fb_cmd_history,

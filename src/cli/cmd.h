@@ -76,7 +76,7 @@ extern const fb_cmd_entry fb_cmd_sample;
 extern const fb_cmd_entry fb_cmd_split, fb_cmd_clients, fb_cmd_truth, fb_cmd_export;
 extern const fb_cmd_entry fb_cmd_demo, fb_cmd_algos, fb_cmd_algo, fb_cmd_set, fb_cmd_params;
 extern const fb_cmd_entry fb_cmd_run, fb_cmd_step, fb_cmd_watch, fb_cmd_result, fb_cmd_compare;
-extern const fb_cmd_entry fb_cmd_history, fb_cmd_session;
+extern const fb_cmd_entry fb_cmd_history, fb_cmd_session, fb_cmd_report;
 
 struct fb_run;
 /* The run numbered n (from 1), or the newest for n = 0; NULL after printing the error. */

@@ -47,6 +47,9 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/history.h \
 	src/cli/history.c \
 	src/cli/cmd-session.c \
+	src/cli/cmd-report.c \
+	src/cli/page.h \
+	src/cli/page.c \
 	src/cli/cmd-algo.c \
 	src/cli/cmd-run.c \
 	src/cli/cmd-compare.c \
