@@ -117,8 +117,10 @@ static int report_picture(report *r, const fb_run *run, size_t no)
 		                                       : "the estimate", &err) != FB_OK)
 			ret = fb_cmd_error(r->ctx, "report: %s", err.msg);
 	}
-	if (r->picdir != NULL)
+	if (r->picdir != NULL) {
+		fb_files_forget(r->ctx, file);
 		unlink(file);
+	}
 	free(file);
 	free(link);
 	free(runw);

@@ -58,6 +58,18 @@ void fb_files_note_written(fb_cmd_ctx *ctx, const char *path)
 	files_note(ctx->s, path, NULL);
 }
 
+/* Forget a file. */
+void fb_files_forget(fb_cmd_ctx *ctx, const char *path)
+{
+	fb_session *s = ctx->s;
+	fb_file_mark *m;
+	struct stat st;
+
+	if (stat(path, &st) != 0 || (m = files_find(s, &st)) == NULL)
+		return;
+	*m = s->files[--s->nfiles];
+}
+
 /* The one rule for replacing a file. */
 int fb_files_check_target(fb_cmd_ctx *ctx, const char *cmd, const char *path, bool force)
 {

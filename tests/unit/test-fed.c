@@ -345,7 +345,7 @@ static void test_every_round_says(void **state)
 {
 	static const char *const names[] = { "notears", "notears-admm", "pc", "ges", "fedpc",
 		"fedpc-simple1", "fedpc-simple2", "all:pc", "sep:notears", "voting:notears",
-		"avg:notears", "best:pc", NULL };
+		"avg:notears", "best:pc", "circuit", "all:circuit", "sep:circuit", NULL };
 	static const char *const few[] = { "max_rounds=3", NULL };
 	split_fixture f = make_fixture(5, 200, 3, 4);
 

@@ -330,7 +330,10 @@ static void comb_say(fb_run *run, size_t found)
 {
 	const char *how = "the server kept the edges found by more than the vote share of them";
 
-	if (run->algo == &fb_algo_sep)
+	if (run->inner->flags & FB_ALGO_CIRCUIT)
+		how = "each sent only its log-likelihood sums and its circuit's size, which the "
+		      "server added up";
+	else if (run->algo == &fb_algo_sep)
 		how = "nothing is combined: the accuracy is the mean of the clients' graphs";
 	else if (run->algo == &fb_algo_avg)
 		how = "the server averaged their weights and thresholded the mean";
