@@ -8,11 +8,13 @@ AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)'
 	export top_srcdir top_builddir FEDBN LSAN_OPTIONS;
 
 TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh \
+	tests/pane-replay-tmux.sh \
 	tests/score-agree.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
-	tests/results.sh
+	tests/results.sh tests/session-replay.sh tests/report.sh
 EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data \
+	tests/pane-replay-tmux.sh \
 	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
-	tests/results.sh
+	tests/results.sh tests/session-replay.sh tests/scratch-lib.sh tests/report.sh
 
 # sweeps (rows against single runs, jobs, resume, a failing cell, Ctrl-C) and plots
 TESTS += tests/sweep.sh tests/plot.sh
@@ -55,7 +57,8 @@ TRANSCRIPTS = \
 	tests/transcripts/fedcircuit.fbn \
 	tests/transcripts/mlp.fbn \
 	tests/transcripts/feddag.fbn \
-	tests/transcripts/sweep.fbn
+	tests/transcripts/sweep.fbn \
+	tests/transcripts/watch.fbn
 TESTS += $(TRANSCRIPTS)
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 

@@ -154,7 +154,7 @@ keys v
 wait_for "clients took part"
 [ "$(screen | grep -cE '^ +[1-4] +50 +8 +yes ')" = 4 ] || fail "the clients view lacks 4 rows"
 # the detail view, then Tab back to the progress view
-keys v
+keys v v
 wait_for "consensus distance"
 keys Tab
 wait_for "objective"
@@ -272,7 +272,7 @@ keys 'step' Enter
 wait_for "fedpc  round 1 "
 keys n
 wait_for "fedpc  round 2 "
-keys v v v
+keys v v v v
 wait_for "FedSkele layer 1, round 2"
 screen | grep -qE '^ [a-z]+ +- [a-z]+ +votes [1-5]/5 +#+\|[#.]+ +kept$' ||
 	fail "no kept pair with its votes out of 5"

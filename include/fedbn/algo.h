@@ -50,13 +50,38 @@ typedef struct fb_trace_rec {
 	size_t edges;        /* edges of the current estimate */
 	bool scored;         /* score holds the estimate's accuracy against the truth */
 	fb_score score;      /* accuracy of the current estimate against the truth */
+	char *say;           /* one plain sentence saying what the round did, written by the
+	                        algorithm's step through fb_run_say, or NULL (owned) */
+	size_t *sent;        /* per client: bytes it sent this round (nclients, owned) */
+	size_t *received;    /* per client: bytes it received this round (nclients, owned) */
+	fb_msg *up;          /* per client: the message it sent (empty when it sat the round
+	                        out), while the round's detail is kept (nclients, owned) */
+	fb_msg down;         /* the broadcast the clients received this round, likewise */
+	unsigned char *mark; /* d*d edge marks of the estimate after this round (as fb_graph's),
+	                        while kept, or NULL (owned) */
+	double *w;           /* d*d unthresholded weights after this round, for algorithms that
+	                        give them, while kept, or NULL (owned) */
+	bool est_kept;       /* mark (and w) hold this round's estimate */
+	bool msgs_kept;      /* up and down hold this round's messages */
+	size_t kept;         /* bytes of the detail kept (mark, w, messages) */
 } fb_trace_rec;
+
+/* How many bytes of per-round detail (estimates and messages) one run keeps; past it the
+ * oldest rounds' detail is dropped (the newest round's always stays).  Their figures,
+ * sizes, scores and sentences stay for every round. */
+#define FB_TRACE_KEEP_BYTES ((size_t)16 << 20)
+/* A round's messages are kept only when together they take at most this many bytes. */
+#define FB_TRACE_MSG_BYTES ((size_t)1 << 20)
 
 /* The records of a run. */
 typedef struct fb_trace {
 	fb_trace_rec *r;  /* records, one per round (owned) */
 	size_t n, cap;    /* used and allocated */
 	size_t nfig;      /* figures per record */
+	size_t kept;      /* bytes of detail the records keep, at most keep_max beyond the
+	                     newest round's */
+	size_t keep_max;  /* the budget (FB_TRACE_KEEP_BYTES unless changed before stepping) */
+	size_t kept_from; /* the oldest record that may still keep detail */
 } fb_trace;
 
 typedef struct fb_run fb_run;
@@ -102,6 +127,10 @@ typedef struct fb_algo {
 	const fb_circuit *(*circuit)(const fb_run *run, fb_error *err);
 	/* Optional (FB_ALGO_CIRCUIT): the figures of the run's circuit or circuits. */
 	int (*circuit_report)(const fb_run *run, fb_circuit_report *rep, fb_error *err);
+	/* Optional: write message m (sent in direction dir in a round of run) readably into out
+	 * when it is small enough to read (values, vote lists, sets with variable names); write
+	 * nothing when it is not.  The trace keeps the messages; this reads them. */
+	void (*message)(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_buf *out);
 } fb_algo;
 
 /* One run of an algorithm. */
@@ -127,6 +156,7 @@ struct fb_run {
 	const char *const *figures; /* names of the trace's figures (the algorithm's or learner's) */
 	fb_trace trace;            /* one record per round */
 	double seconds;            /* total wall time of the steps */
+	fb_buf say;                /* the sentence the current step writes (fb_run_say) */
 };
 
 /* Every algorithm, NULL-terminated. */
@@ -192,5 +222,14 @@ bool fb_run_is_circuit(const fb_run *run);
 const fb_circuit *fb_run_circuit(const fb_run *run, fb_error *err);
 /* The figures of a circuit run's circuit(s); FB_ERR with the reason. */
 int fb_run_circuit_report(const fb_run *run, fb_circuit_report *rep, fb_error *err);
+/* For an algorithm's step: set the round's plain sentence, what just happened in words a
+ * newcomer follows ("clients voted on 23 edges; the server kept 17 ..."); fb_run_step puts
+ * it in the round's record.  A later call replaces it. */
+void fb_run_say(fb_run *run, const char *fmt, ...) FB_PRINTF(2, 3);
+/* Write the message client k sent (dir FB_UP) or received (FB_DOWN) in record rec readably
+ * into out, as the algorithm writes it; FB_ERR with the reason when the record no longer
+ * keeps its messages, the client sat the round out, or the message is too large to read. */
+int fb_run_message_text(const fb_run *run, const fb_trace_rec *rec, enum fb_dir dir, size_t k,
+                        fb_buf *out, fb_error *err);
 
 #endif

@@ -84,6 +84,8 @@ void *fb_xrealloc(void *ptr, size_t size);
 void *fb_xreallocarray(void *ptr, size_t count, size_t size);
 char *fb_xstrdup(const char *s);
 char *fb_xasprintf(const char *fmt, ...) FB_PRINTF(1, 2);
+/* fb_xasprintf with a va_list (ap is used up). */
+char *fb_xvasprintf(const char *fmt, va_list ap) FB_PRINTF(1, 0);
 /* What the allocators above do when size bytes cannot be had: print and exit. */
 void fb_xalloc_fail(size_t size) FB_NORETURN;
 

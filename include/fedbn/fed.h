@@ -122,5 +122,9 @@ const fb_ledger *fb_fed_ledger(const fb_federation *f);
 bool fb_fed_took_part(const fb_federation *f, size_t k);
 /* Client k's figure of the last round it took part in (NaN before). */
 double fb_fed_client_figure(const fb_federation *f, size_t k);
+/* The broadcast the clients received in the last round (empty before the first). */
+const fb_msg *fb_fed_round_down(const fb_federation *f);
+/* The message client k sent in the last round, or NULL when it sat that round out. */
+const fb_msg *fb_fed_round_up(const fb_federation *f, size_t k);
 
 #endif

@@ -9,6 +9,7 @@
 #include "fedbn/core.h"
 #include "cmd.h"
 #include "files.h"
+#include "history.h"
 #include "report.h"
 #include "session.h"
 
@@ -93,7 +94,7 @@ static int compare_edit(fb_cmd_ctx *ctx, const fb_params *p)
 }
 
 /* The runs left in the table, in order, into items (room for nruns); returns how many. */
-static size_t compare_items(const fb_session *s, fb_compare_item *items)
+size_t fb_report_items(const fb_session *s, fb_compare_item *items)
 {
 	size_t n = 0;
 
@@ -133,6 +134,27 @@ static int compare_write(fb_cmd_ctx *ctx, const char *path, const fb_compare_ite
 	return FB_CMD_OK;
 }
 
+/* Save a compare that wrote a file as its edits alone (drop=, restore=, label=): a replay
+ * must make the same edits and replace no file. */
+static void compare_history(fb_cmd_ctx *ctx, const fb_params *p)
+{
+	static const char *const edits[] = { "drop", "restore", "label", NULL };
+	fb_buf b = { 0 };
+
+	fb_history_word(&b, "compare");
+	for (size_t i = 0; edits[i] != NULL; i++) {
+		if (fb_params_given(p, edits[i])) {
+			char *w = fb_xasprintf("%s=%s", edits[i], fb_params_str(p, edits[i]));
+
+			fb_history_word(&b, w);
+			free(w);
+		}
+	}
+	if (b.len > strlen("compare"))
+		fb_history_as(ctx->s, "%s", b.data);
+	fb_buf_release(&b);
+}
+
 /* compare [drop=N,...] [restore=N,...|all] [label=N:TEXT] [out=FILE.csv|.md]. */
 static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
@@ -146,7 +168,7 @@ static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (compare_edit(ctx, &a->params) != FB_OK)
 		return FB_CMD_ERROR;
 	items = fb_xcalloc(ctx->s->nruns, sizeof *items);
-	n = compare_items(ctx->s, items);
+	n = fb_report_items(ctx->s, items);
 	if (n == 0)
 		fprintf(ctx->out, "every run is dropped from the table; compare restore=all brings "
 		                  "them back\n");
@@ -154,6 +176,8 @@ static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		fb_report_compare(ctx->out, items, n, FB_TABLE_TEXT);
 	else
 		ret = compare_write(ctx, path, items, n, fb_params_bool(&a->params, "force"));
+	if (path != NULL)
+		compare_history(ctx, &a->params);
 	free(items);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include "fedbn/partition.h"
 #include "fedbn/sim.h"
 #include "cmd.h"
+#include "history.h"
 #include "interrupt.h"
 #include "session.h"
 
@@ -133,6 +134,8 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	}
 	source = gen_source(a, &o);
 	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);
+	if (!fb_params_given(&a->params, "seed"))
+		fb_history_add(ctx->s, "seed=%" PRIu64, o.seed);
 	fprintf(ctx->out, "generated %zu rows x %zu variables; true DAG has %zu edges (%s)\n",
 	        ds->n, ds->d, fb_graph_n_edges(truth), source);
 	if (cl != NULL) {

@@ -109,6 +109,7 @@ const fb_cmd_entry fb_cmd_quit = {
 	.summary = "leave fedbn (Ctrl-D does the same)",
 	.help = "Leave fedbn. In a file run by source, stop reading that file.",
 	.min_args = 0, .max_args = 0, .exec = exec_quit,
+	.unrecorded = true,
 };
 
 const fb_cmd_entry fb_cmd_echo = {
@@ -129,4 +130,5 @@ const fb_cmd_entry fb_cmd_source = {
 	.help = "Run FILE's commands one line at a time, as if typed. Errors name the file and "
 	        "line; with --bail the script stops at the first one.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .exec = exec_source,
+	.unrecorded = true,
 };

@@ -9,6 +9,7 @@
 
 #include "fedbn/algo.h"
 #include "cmd.h"
+#include "history.h"
 #include "interrupt.h"
 #include "pane.h"
 #include "report.h"
@@ -169,6 +170,34 @@ static bool finished_unchanged(fb_cmd_ctx *ctx)
 	return true;
 }
 
+/* Save the rounds a run or step command actually ran (from rounds r0 of run; whole: it was
+ * asked to run to the end): "run" when it did, else "step N", so that a replay steps the
+ * same rounds whatever the keys or Ctrl-C did. */
+static void history_rounds(fb_cmd_ctx *ctx, const fb_run *run, size_t r0, bool whole)
+{
+	size_t n = fb_run_rounds(run) - r0;
+
+	if (n == 0 && r0 == 0)
+		fb_history_as(ctx->s, "# run %zu started and stopped before its first round",
+		              ctx->s->nruns);
+	else if (n == 0)
+		fb_history_as(ctx->s, "# no round was run");
+	else if (whole && fb_run_done(run))
+		fb_history_as(ctx->s, "run");
+	else
+		fb_history_as(ctx->s, "step %zu", n);
+}
+
+/* Advance run by max rounds (0: until done), and save what it did. */
+static int advance_recorded(fb_cmd_ctx *ctx, fb_run *run, size_t max)
+{
+	size_t r0 = fb_run_rounds(run);
+	int ret = advance(ctx, run, max);
+
+	history_rounds(ctx, run, r0, max == 0);
+	return ret;
+}
+
 /* run [rounds=N]: rounds until the algorithm finishes (or N rounds). */
 static int exec_run(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
@@ -178,7 +207,7 @@ static int exec_run(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return FB_CMD_OK;
 	if ((run = current_run(ctx, "run")) == NULL)
 		return FB_CMD_ERROR;
-	return advance(ctx, run, (size_t)fb_params_int(&a->params, "rounds"));
+	return advance_recorded(ctx, run, (size_t)fb_params_int(&a->params, "rounds"));
 }
 
 /* step [N]: N rounds (1). */
@@ -194,7 +223,7 @@ static int exec_step(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return FB_CMD_OK;
 	if ((run = current_run(ctx, "step")) == NULL)
 		return FB_CMD_ERROR;
-	return advance(ctx, run, (size_t)n);
+	return advance_recorded(ctx, run, (size_t)n);
 }
 
 /* The run numbered n (1-based), or the newest for 0; NULL after printing the error. */
@@ -226,15 +255,36 @@ static int exec_result(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	                                                                   "estimate yet", run->name);
 }
 
-/* Print run's recorded rounds as lines (watch without a terminal). */
+/* Print run's recorded rounds as lines, each with its sentence (watch without a terminal). */
 static void print_rounds(fb_cmd_ctx *ctx, const fb_run *run)
 {
-	for (size_t i = 0; i < run->trace.n; i++)
+	for (size_t i = 0; i < run->trace.n; i++) {
 		fb_report_round(ctx->out, run, &run->trace.r[i]);
+		if (run->trace.r[i].say != NULL)
+			fprintf(ctx->out, "      %s\n", run->trace.r[i].say);
+	}
 	if (run->trace.n == 0)
 		fprintf(ctx->out, "%s has no round yet: step or run it\n", run->name);
 	else if (fb_run_done(run))
 		fb_report_finished(ctx->out, run);
+}
+
+/* Open the pane on run without stepping it; rounds the keys step there are saved as a step
+ * of the newest run, which a replay can repeat, or else as a comment. */
+static int watch_pane(fb_cmd_ctx *ctx, fb_run *run)
+{
+	size_t r0 = fb_run_rounds(run), n;
+	bool opened;
+	int ret = advance_pane(ctx, run, FB_PANE_IDLE, 0, &opened);
+
+	if ((n = fb_run_rounds(run) - r0) == 0)
+		return ret;
+	if (run == fb_session_last_run(ctx->s) && !ctx->s->stale)
+		fb_history_as(ctx->s, "step %zu", n);
+	else
+		fb_history_as(ctx->s, "# watch stepped run %zu by %zu rounds, which a replay "
+		              "cannot repeat", run_number(ctx->s, run), n);
+	return ret;
 }
 
 /* watch's first word: whether run and step open the pane. */
@@ -245,7 +295,6 @@ static const fb_choice watch_switch[] = { { "on", WATCH_ON }, { "off", WATCH_OFF
 /* watch [on|off] [run=N]: the pane on a run without stepping it, or switch the pane. */
 static int exec_watch(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
-	bool opened;
 	fb_run *run;
 
 	if (a->argc > 0) {
@@ -262,7 +311,7 @@ static int exec_watch(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		print_rounds(ctx, run);
 		return FB_CMD_OK;
 	}
-	return advance_pane(ctx, run, FB_PANE_IDLE, 0, &opened);
+	return watch_pane(ctx, run);
 }
 
 /* watch's parameters. */
@@ -327,11 +376,20 @@ const fb_cmd_entry fb_cmd_watch = {
 	.help = "Open the live pane on the newest run (or run N) without stepping it. In the "
 	        "pane, space or n steps one round, a count then Enter steps that many, r runs "
 	        "until done, p pauses, t and T lower and raise the display threshold, v or Tab "
-	        "change the view (progress, graph, clients, detail), ? lists every key, and q "
-	        "goes back to the shell; Ctrl-C stops a running loop, a second one leaves. "
+	        "change the view (progress, graph, clients, messages, detail), ? lists every key, "
+	        "and q goes back to the shell; Ctrl-C stops a running loop, a second one leaves. "
+	        "To teach a run: + and - set a pace (0.25 to 32 rounds a second, shown in the top "
+	        "bar, or as fast as they come), b and f go back and forward one round (< the "
+	        "first, > the newest) and every view but detail shows that round: its sentence "
+	        "(what the round did, in the algorithm's words), the table and plots up to it, "
+	        "its estimate, and in the messages view (m) what each client sent and received, "
+	        "sizes always and values where they are small enough to read; r from an earlier "
+	        "round replays the rounds at the pace. A run keeps its rounds' estimates and "
+	        "messages within 16 MB, dropping the oldest first; their figures and sentences "
+	        "stay. "
 	        "'watch off' makes run and step print one line per round instead of opening the "
 	        "pane (as --no-pane does); 'watch on' brings it back. Without a terminal, watch "
-	        "prints the run's rounds as lines.",
+	        "prints the run's rounds as lines, each followed by its sentence.",
 	.min_args = 0, .max_args = 1, .words = watch_switch, .params = watch_params,
 	.exec = exec_watch,
 };

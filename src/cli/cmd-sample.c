@@ -8,6 +8,7 @@
 #include "fedbn/bif.h"
 #include "cmd.h"
 #include "files.h"
+#include "history.h"
 #include "session.h"
 
 /* Where sample draws from. */
@@ -106,6 +107,8 @@ static int exec_sample(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_files_note_read(ctx, path, "a network was read from it");
 	source = fb_xasprintf("sample %s n=%zu seed=%" PRIu64, path, n, seed);
 	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);
+	if (!fb_params_given(p, "seed"))
+		fb_history_add(ctx->s, "seed=%" PRIu64, seed);
 	fprintf(ctx->out, "sampled %zu rows x %zu variables from '%s'; true DAG has %zu edges "
 	        "(seed %" PRIu64 ")\n", ds->n, ds->d, path, fb_graph_n_edges(truth), seed);
 	free(source);

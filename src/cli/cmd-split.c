@@ -7,6 +7,7 @@
 
 #include "fedbn/partition.h"
 #include "cmd.h"
+#include "history.h"
 #include "session.h"
 
 /* The named schemes of sizes= (any other text is a list of sizes). */
@@ -116,6 +117,8 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (part == NULL)
 		return fb_cmd_error(ctx, "split: %s", err.msg);
 	fb_session_set_split(ctx->s, part);
+	if (!fb_params_given(p, "seed"))
+		fb_history_add(ctx->s, "seed=%" PRIu64, o.seed);
 	fprintf(ctx->out, "split %zu rows x %zu variables over %zu clients (%s)\n", part->n,
 	        part->d, part->k, part->desc);
 	return FB_CMD_OK;

@@ -8,6 +8,7 @@
 
 #include "fedbn/core.h"
 #include "cmd.h"
+#include "history.h"
 
 /* The names of format='s values. */
 const fb_choice fb_cmd_formats[] = {
@@ -250,10 +251,12 @@ void fb_cmd_args_release(fb_cmd_args *a)
 /* Run one command given as words. */
 int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words)
 {
+	fb_history_pending pending, *outer = fb_history_begin(ctx->s, &pending);
 	fb_cmd_args a;
 	const fb_cmd_entry *e = fb_cmd_parse_words(ctx, words, &a);
 	int ret = e != NULL ? e->exec(ctx, &a) : FB_CMD_ERROR;
 
+	fb_history_end(ctx->s, outer, e, words, ret);
 	fb_cmd_args_release(&a);
 	fflush(ctx->out);
 	return ret;

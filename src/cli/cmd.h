@@ -61,6 +61,9 @@ typedef struct fb_cmd_entry {
 	bool free_params;                 /* key=value words whose key is not in params are
 	                                     positional words (sweep's grid variables) */
 	int (*exec)(fb_cmd_ctx *ctx, fb_cmd_args *args); /* the handler */
+	bool unrecorded;                  /* left out of history and session save: it reads or
+	                                     writes the history, or the commands it runs are
+	                                     recorded one by one (source, demo) */
 } fb_cmd_entry;
 
 /* The values of format= (truth save, export to .csv). */
@@ -84,6 +87,7 @@ extern const fb_cmd_entry fb_cmd_sweep, fb_cmd_plot;
 /* export FILE what=circuit: draw the circuit of the run p's run= names into path, with p's
  * depth= and title=; the command's status after printing. */
 int fb_cmd_export_circuit(fb_cmd_ctx *ctx, const fb_params *p, const char *path);
+extern const fb_cmd_entry fb_cmd_history, fb_cmd_session, fb_cmd_report;
 
 struct fb_run;
 /* The run numbered n (from 1), or the newest for n = 0; NULL after printing the error. */

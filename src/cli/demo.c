@@ -139,4 +139,5 @@ const fb_cmd_entry fb_cmd_demo = {
 	        "step for Enter (go on) or q (stop, keeping what was made so far); elsewhere the "
 	        "steps run one after another.",
 	.min_args = 0, .max_args = 0, .params = demo_params, .exec = exec_demo,
+	.unrecorded = true,
 };

@@ -54,7 +54,20 @@ void fb_files_note_read(fb_cmd_ctx *ctx, const char *path, const char *role)
 /* Remember a file the session wrote. */
 void fb_files_note_written(fb_cmd_ctx *ctx, const char *path)
 {
+	ctx->s->nwritten++;
 	files_note(ctx->s, path, NULL);
+}
+
+/* Forget a file. */
+void fb_files_forget(fb_cmd_ctx *ctx, const char *path)
+{
+	fb_session *s = ctx->s;
+	fb_file_mark *m;
+	struct stat st;
+
+	if (stat(path, &st) != 0 || (m = files_find(s, &st)) == NULL)
+		return;
+	*m = s->files[--s->nfiles];
 }
 
 /* The one rule for replacing a file. */

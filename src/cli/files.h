@@ -31,6 +31,8 @@ typedef struct fb_file_mark {
 void fb_files_note_read(fb_cmd_ctx *ctx, const char *path, const char *role);
 /* Remember that the session wrote path. */
 void fb_files_note_written(fb_cmd_ctx *ctx, const char *path);
+/* Forget path (a scratch file about to be removed, whose inode a later file may get). */
+void fb_files_forget(fb_cmd_ctx *ctx, const char *path);
 /* May cmd write path?  Yes when it does not exist, is a device or pipe (written in place),
  * or is a regular file this session wrote, did not read, and nobody changed since (same
  * modification time and size); otherwise only with force.

@@ -18,6 +18,7 @@ src_cli_libpane_la_SOURCES = \
 	src/cli/pane-draw-progress.c \
 	src/cli/pane-draw-graph.c \
 	src/cli/pane-draw-clients.c \
+	src/cli/pane-draw-messages.c \
 	src/cli/pane-draw-detail.c \
 	src/cli/pane-draw-fedpc.c \
 	src/cli/pane-draw-fedcircuit.c \
@@ -45,6 +46,12 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-export.c \
 	src/cli/cmd-circuit.c \
 	src/cli/batch.c \
+	src/cli/history.h \
+	src/cli/history.c \
+	src/cli/cmd-session.c \
+	src/cli/cmd-report.c \
+	src/cli/page.h \
+	src/cli/page.c \
 	src/cli/cmd-algo.c \
 	src/cli/cmd-run.c \
 	src/cli/cmd-compare.c \

@@ -21,13 +21,16 @@ static pane_series *pane_series_add(pane_series *s, size_t *count, const char *n
 }
 
 /* Every series the progress view plots. */
-size_t pane_series_all(const fb_run *run, pane_series **out)
+size_t pane_series_all(const fb_run *run, size_t upto, pane_series **out)
 {
-	const fb_trace *t = &run->trace;
-	pane_series *s = fb_xcalloc(t->nfig + 3, sizeof *s), *e;
+	fb_trace view = run->trace, *t = &view;
+	pane_series *s, *e;
 	size_t count = 0;
 	bool scored = false;
 
+	if (upto < t->n)
+		t->n = upto;
+	s = fb_xcalloc(t->nfig + 3, sizeof *s);
 	for (size_t f = 0; f < t->nfig; f++) {
 		e = pane_series_add(s, &count, run->figures[f], t->n);
 		for (size_t i = 0; i < t->n; i++)
@@ -129,11 +132,44 @@ static void pane_graph_marks(const fb_run *run, pane_graph *g)
 	fb_graph_free(est);
 }
 
-/* Bring the estimate up to the run's round. */
+/* The estimate an earlier round kept in its record, or why there is none. */
+static void pane_graph_kept(const fb_run *run, const fb_trace_rec *rec, pane_graph *g)
+{
+	fb_error err = { { 0 } };
+	size_t dd = g->d * g->d;
+	fb_graph *est;
+
+	if (!rec->est_kept) {
+		snprintf(g->why, sizeof g->why, "round %zu's estimate is no longer kept: a run keeps "
+		         "the newest rounds' estimates and messages within %zu MB", rec->round,
+		         run->trace.keep_max >> 20);
+		return;
+	}
+	if (rec->w != NULL) {
+		g->w = fb_xmalloc(dd * sizeof *g->w);
+		memcpy(g->w, rec->w, dd * sizeof *g->w);
+		for (size_t i = 0; i < dd; i++)
+			if (fabs(g->w[i]) > g->wmax)
+				g->wmax = fabs(g->w[i]);
+		return;
+	}
+	g->mark = fb_xmalloc(dd > 0 ? dd : 1);
+	memcpy(g->mark, rec->mark, dd);
+	g->wmax = 1;
+	if (run->truth == NULL)
+		return;
+	est = fb_graph_alloc(g->d);
+	memcpy(est->mark, rec->mark, dd);
+	g->scored = fb_score_graph(est, run->truth, &g->score, &err) == FB_OK;
+	fb_graph_free(est);
+}
+
+/* Bring the estimate up to the round shown: the run's own for the newest, the record's for
+ * an earlier one. */
 void pane_graph_update(pane *p)
 {
 	pane_graph *g = &p->g;
-	size_t r = fb_run_rounds(p->run);
+	size_t r = pane_upto(p);
 
 	if (g->round == r && g->d == p->run->data->d)
 		return;
@@ -142,10 +178,28 @@ void pane_graph_update(pane *p)
 	g->d = p->run->data->d;
 	g->wmax = 0;
 	g->why[0] = '\0';
-	if (p->run->algo->weights != NULL)
+	if (r > 0 && r < fb_run_rounds(p->run))
+		pane_graph_kept(p->run, pane_rec(p), g);
+	else if (p->run->algo->weights != NULL)
 		pane_graph_weights(p->run, g);
 	else
 		pane_graph_marks(p->run, g);
+}
+
+/* The round the views show. */
+size_t pane_upto(const pane *p)
+{
+	size_t n = fb_run_rounds(p->run);
+
+	return p->at > 0 && p->at < n ? p->at : n;
+}
+
+/* The record of the round the views show. */
+const fb_trace_rec *pane_rec(const pane *p)
+{
+	size_t r = pane_upto(p);
+
+	return r > 0 ? &p->run->trace.r[r - 1] : NULL;
 }
 
 /* The score of the weights at the display threshold (threshold only, as drawn). */

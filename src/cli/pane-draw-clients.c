@@ -28,21 +28,25 @@ typedef struct client_bytes {
 	size_t *total[2]; /* all rounds' bytes, down and up, per client (owned) */
 } client_bytes;
 
-/* Sum the ledger of a federation of k clients whose last round is r. */
-static void clients_sum(const fb_ledger *l, size_t k, size_t r, client_bytes *b)
+/* Sum the bytes of k clients over the trace's records up to round upto (the round's own
+ * from its record). */
+static void clients_sum(const fb_trace *t, size_t k, size_t upto, client_bytes *b)
 {
 	for (int d = 0; d < 2; d++) {
 		b->round[d] = fb_xcalloc(k, sizeof **b->round);
 		b->total[d] = fb_xcalloc(k, sizeof **b->total);
 	}
-	for (size_t i = 0; i < l->n; i++) {
-		const fb_ledger_entry *e = &l->e[i];
+	for (size_t i = 0; i < upto && i < t->n; i++) {
+		const fb_trace_rec *r = &t->r[i];
 
-		if (e->client >= k)
-			continue;
-		b->total[e->dir][e->client] += e->bytes;
-		if (e->round == r)
-			b->round[e->dir][e->client] += e->bytes;
+		for (size_t c = 0; c < k && c < r->nclients; c++) {
+			b->total[FB_UP][c] += r->sent[c];
+			b->total[FB_DOWN][c] += r->received[c];
+			if (i + 1 == upto) {
+				b->round[FB_UP][c] = r->sent[c];
+				b->round[FB_DOWN][c] = r->received[c];
+			}
+		}
 	}
 }
 
@@ -69,13 +73,12 @@ static void clients_head(const pane *p, int y, int w)
 	}
 }
 
-/* The last trace record with the clients' part in it, or NULL before the first. */
-static const fb_trace_rec *clients_last(const fb_run *run)
+/* The record of the round shown when it has the clients' part in it, or NULL. */
+static const fb_trace_rec *clients_last(const pane *p)
 {
-	for (size_t i = run->trace.n; i-- > 0;)
-		if (run->trace.r[i].nclients > 0)
-			return &run->trace.r[i];
-	return NULL;
+	const fb_trace_rec *rec = pane_rec(p);
+
+	return rec != NULL && rec->nclients > 0 ? rec : NULL;
 }
 
 /* Client k's row. */
@@ -83,7 +86,7 @@ static void clients_row(const pane *p, const client_bytes *b, size_t k, int y, i
 {
 	const fb_run *run = p->run;
 	const fb_dataset *ds = run->part->clients[k].data;
-	const fb_trace_rec *last = clients_last(run);
+	const fb_trace_rec *last = clients_last(p);
 	bool took = last != NULL && k < last->nclients && last->took[k];
 	char cell[NCOLS][32];
 	int x = 1;
@@ -122,16 +125,15 @@ void pane_draw_clients(pane *p, int top, int h, int w)
 		return;
 	}
 	k = fb_fed_k(run->fed);
-	last = clients_last(run);
+	last = clients_last(p);
 	for (size_t c = 0; last != NULL && c < k && c < last->nclients; c++)
 		took += last->took[c];
 	pane_putf(p, top, 1, w - 2, ROLE_TEXT, "round %zu: %zu of %zu clients took part (share "
-	          "%g); split %s", fb_fed_rounds(run->fed), took, k, run->fedopt.share,
-	          run->part->desc);
+	          "%g); split %s", pane_upto(p), took, k, run->fedopt.share, run->part->desc);
 	clients_head(p, top + 1, w - 1);
 	if (p->list_first + rows > k)
 		p->list_first = k > rows ? k - rows : 0;
-	clients_sum(fb_fed_ledger(run->fed), k, fb_fed_rounds(run->fed), &b);
+	clients_sum(&run->trace, k, pane_upto(p), &b);
 	for (size_t c = p->list_first; c < k && c < p->list_first + rows; c++)
 		clients_row(p, &b, c, top + 2 + (int)(c - p->list_first), w - 1);
 	clients_sum_free(&b);

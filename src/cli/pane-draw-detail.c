@@ -313,6 +313,12 @@ static const struct {
 /* The detail view. */
 void pane_draw_detail(pane *p, int top, int h, int w)
 {
+	if (pane_upto(p) < fb_run_rounds(p->run)) { /* the algorithm's state is the newest */
+		pane_putf(p, top, 1, w - 2, ROLE_DIM, "this view shows the newest round (%zu); the "
+		          "others show round %zu", fb_run_rounds(p->run), pane_upto(p));
+		top++;
+		h--;
+	}
 	for (size_t i = 0; i < sizeof details / sizeof *details; i++) {
 		if (strcmp(details[i].algo, p->run->algo->name) == 0) {
 			details[i].draw(p, top, h, w);

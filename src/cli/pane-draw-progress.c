@@ -53,13 +53,27 @@ static void progress_row(const pane *p, const fb_trace_rec *r, int y, int w, boo
 		pane_putf(p, y, x + COL_W, COL_W, ROLE_TEXT, "%*.4f", COL_W, r->seconds);
 }
 
-/* The table's header and its latest m rows; returns the rows used. */
+/* The sentence of the round shown, as its algorithm wrote it. */
+static void progress_sentence(const pane *p, int y, int w)
+{
+	const fb_trace_rec *rec = pane_rec(p);
+
+	if (rec != NULL && rec->say != NULL)
+		pane_putf(p, y, 1, w - 2, ROLE_TITLE, "round %zu: %s", rec->round, rec->say);
+}
+
+/* The table's header and its m rows up to the round shown; returns the rows used. */
 static int progress_table(const pane *p, int y, int w, int m)
 {
 	const fb_run *run = p->run;
-	const fb_trace *t = &run->trace;
-	size_t first = t->n > (size_t)m ? t->n - (size_t)m : 0;
-	bool scored = t->n > 0 && t->r[t->n - 1].scored;
+	fb_trace view = run->trace;
+	const fb_trace *t = &view;
+	size_t first;
+	bool scored;
+
+	view.n = pane_upto(p);
+	first = t->n > (size_t)m ? t->n - (size_t)m : 0;
+	scored = t->n > 0 && t->r[t->n - 1].scored;
 	int x = 1;
 
 	pane_put(p, y, x, 6, ROLE_TITLE, " round");
@@ -88,7 +102,7 @@ static int progress_table(const pane *p, int y, int w, int m)
 static void progress_plots(pane *p, int y, int h, int w)
 {
 	pane_series *s;
-	size_t n = pane_series_all(p->run, &s);
+	size_t n = pane_series_all(p->run, pane_upto(p), &s);
 	int cols = w >= 120 ? 3 : w >= 70 ? 2 : 1, cw = (w - 1) / cols;
 	size_t need = (n + (size_t)cols - 1) / (size_t)cols, shown, first;
 	int ph, rows;
@@ -116,8 +130,9 @@ void pane_draw_progress(pane *p, int top, int h, int w)
 {
 	int m = (h - 10) / 4, used;
 
-	m = m < 2 ? 2 : m > 6 ? 6 : m;
+	m = m < 3 ? 2 : m > 7 ? 6 : m - 1;
 	progress_header(p, top, w);
-	used = 1 + progress_table(p, top + 1, w - 1, m);
+	progress_sentence(p, top + 1, w);
+	used = 2 + progress_table(p, top + 2, w - 1, m);
 	progress_plots(p, top + used, h - used, w);
 }

@@ -12,7 +12,7 @@
 
 /* The views' names. */
 static const char *const view_names[PANE_NVIEWS] = { "progress", "graph", "clients",
-	                                              "detail" };
+	                                              "messages", "detail" };
 
 /* The view's name. */
 const char *pane_view_name(enum pane_view v)
@@ -85,10 +85,12 @@ static const char *pane_state(const pane *p)
 }
 
 /* Fields of the top bar, in the order shown. */
-enum top_field { TOP_RUN, TOP_ROUND, TOP_TIME, TOP_BYTES, TOP_STATE, TOP_NFIELDS };
+enum top_field { TOP_RUN, TOP_ROUND, TOP_TIME, TOP_BYTES, TOP_STATE, TOP_PACE, TOP_NFIELDS };
 
-/* Which field goes first when the bar is too narrow for all: time, bytes, state, round. */
-static const enum top_field top_drop[] = { TOP_TIME, TOP_BYTES, TOP_STATE, TOP_ROUND };
+/* Which field goes first when the bar is too narrow for all: time, bytes, state, pace,
+ * round. */
+static const enum top_field top_drop[] = { TOP_TIME, TOP_BYTES, TOP_STATE, TOP_PACE,
+	                                   TOP_ROUND };
 
 /* The fields in use joined in bar (two spaces apart); its length in columns. */
 static int pane_top_join(char f[TOP_NFIELDS][96], const bool *use, char *bar, size_t len)
@@ -109,11 +111,14 @@ static void pane_draw_top(const pane *p, int w)
 {
 	char f[TOP_NFIELDS][96] = { { 0 } }, bar[512], right[48];
 	size_t max = pane_max_rounds(p->run), r = fb_run_rounds(p->run);
-	bool use[TOP_NFIELDS] = { true, true, true, true, true };
+	bool use[TOP_NFIELDS] = { true, true, true, true, true, true };
 	int rl;
 
 	snprintf(f[TOP_RUN], sizeof f[TOP_RUN], "run %zu: %s", p->req->run_no, p->run->name);
-	if (max > 0)
+	if (pane_upto(p) < r)
+		snprintf(f[TOP_ROUND], sizeof f[TOP_ROUND], "showing round %zu of %zu", pane_upto(p),
+		         r);
+	else if (max > 0)
 		snprintf(f[TOP_ROUND], sizeof f[TOP_ROUND], "round %zu of %zu", r, max);
 	else
 		snprintf(f[TOP_ROUND], sizeof f[TOP_ROUND], "round %zu", r);
@@ -122,6 +127,9 @@ static void pane_draw_top(const pane *p, int w)
 		pane_fmt_bytes(fb_run_bytes(p->run, FB_UP) + fb_run_bytes(p->run, FB_DOWN),
 		               f[TOP_BYTES], sizeof f[TOP_BYTES]);
 	snprintf(f[TOP_STATE], sizeof f[TOP_STATE], "%s", pane_state(p));
+	if (p->pace > 0)
+		snprintf(f[TOP_PACE], sizeof f[TOP_PACE], "%g round%s/s", p->pace,
+		         p->pace == 1 ? "" : "s");
 	snprintf(right, sizeof right, " %s ", view_names[p->view]);
 	rl = (int)strlen(right);
 	for (size_t i = 0; i < sizeof top_drop / sizeof *top_drop &&
@@ -136,7 +144,7 @@ static void pane_draw_top(const pane *p, int w)
 /* The bottom bar: the count being typed, a message, or the main keys. */
 static void pane_draw_bottom(const pane *p, int y, int w)
 {
-	static const char keys[] = " n step  5 Enter: 5 rounds  r run  p pause  t/T thresh  "
+	static const char keys[] = " n step  5 Enter  r run  p pause  b/f back  +/- pace  "
 	                           "v view  ? help  q back";
 
 	pane_bar_fill(p, y, w);
@@ -168,7 +176,11 @@ void pane_draw_help(pane *p, int top, int h, int w)
 		{ "space, n", "step one round" },
 		{ "12 Enter", "step that many rounds (any count)" },
 		{ "r", "run until the algorithm finishes (up to 20 frames a second)" },
-		{ "p", "pause after the current round" },
+		{ "p", "pause after the current round (or the replay)" },
+		{ "+, -", "faster, slower: a pace in rounds a second for r and replays" },
+		{ "b, f", "back, forward one round: every view shows that round" },
+		{ "<, >", "the first round, the newest; r from an earlier round replays" },
+		{ "m", "the messages view: what each client sent and received" },
 		{ "Ctrl-C", "stop a running loop after its round; when stopped, leave" },
 		{ "t, T", "lower, raise the display threshold on |w| (graph view)" },
 		{ "v, Tab", "next view (Shift-Tab: previous)" },
@@ -187,7 +199,8 @@ void pane_draw_help(pane *p, int top, int h, int w)
 	}
 	if (n + 3 < h)
 		pane_put(p, top + n + 3, 2, w - 4, ROLE_DIM, "views: progress (plots of every figure), "
-		         "graph (weights against the truth), clients, detail (the algorithm's own)");
+		         "graph (weights against the truth), clients, messages, detail (the "
+		         "algorithm's own)");
 }
 
 /* Draw the whole frame and count its time. */
@@ -209,6 +222,8 @@ void pane_draw(pane *p)
 			pane_draw_graph(p, 1, h - 2, w);
 		else if (p->view == PANE_CLIENTS)
 			pane_draw_clients(p, 1, h - 2, w);
+		else if (p->view == PANE_MESSAGES)
+			pane_draw_messages(p, 1, h - 2, w);
 		else
 			pane_draw_detail(p, 1, h - 2, w);
 		pane_draw_bottom(p, h - 1, w);
@@ -222,4 +237,59 @@ void pane_draw(pane *p)
 	p->draw_cost = p->draw_cost == 0 ? dt : 0.8 * p->draw_cost + 0.2 * dt;
 	p->last_draw = pane_now();
 	p->dirty = false;
+}
+
+/* Columns a line segment of n bytes takes (bytes when it is not valid text here). */
+static int pane_text_cols(const char *s, size_t n)
+{
+	char buf[512];
+	size_t c;
+
+	n = n < sizeof buf - 1 ? n : sizeof buf - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	c = mbstowcs(NULL, buf, 0);
+	return c == (size_t)-1 ? (int)n : (int)c;
+}
+
+/* The bytes of s (up to a new line) that fit in w columns, cut after a blank when one is
+ * there; at least one character. */
+static size_t pane_text_fit(const char *s, int w)
+{
+	size_t len = strcspn(s, "\n"), fit = len, cut = 0;
+
+	while (fit > 0 && pane_text_cols(s, fit) > w)
+		fit--;
+	if (fit == len)
+		return len;
+	for (size_t i = fit; i > 0; i--)
+		if (s[i] == ' ') {
+			cut = i;
+			break;
+		}
+	return cut > 0 ? cut : fit > 0 ? fit : 1;
+}
+
+/* Print text wrapped at w columns in rows y..y+h-1, from its line first on. */
+int pane_text(const pane *p, const char *text, size_t first, int y, int h, int x, int w,
+              enum pane_role role)
+{
+	int rows = 0;
+	char line[512];
+
+	for (const char *s = text; w > 0 && *s != '\0';) {
+		size_t n = pane_text_fit(s, w);
+
+		if (rows >= (int)first && rows - (int)first < h) {
+			snprintf(line, sizeof line, "%.*s", (int)n, s);
+			pane_put(p, y + rows - (int)first, x, w, role, line);
+		}
+		rows++;
+		s += n;
+		while (*s == ' ')
+			s++;
+		if (*s == '\n')
+			s++;
+	}
+	return rows;
 }

@@ -25,6 +25,7 @@ enum pane_view {
 	PANE_PROGRESS = 0, /* header, latest rounds, plots of every figure */
 	PANE_GRAPH,        /* weighted adjacency heat map against the truth */
 	PANE_CLIENTS,      /* one row per client */
+	PANE_MESSAGES,     /* what each client sent and received in the round shown */
 	PANE_DETAIL,       /* the algorithm's own figures */
 	PANE_NVIEWS,       /* how many */
 };
@@ -99,7 +100,15 @@ typedef struct pane {
 	size_t top_r, left_c;       /* graph view: the first row and column shown */
 	pane_graph g;               /* the estimate as drawn */
 	pane_stats st;              /* timing figures */
+	size_t at;                  /* the round shown while looking back (from 1), 0: the
+	                               newest; r replays forward from it */
+	double pace;                /* rounds a second while running or replaying (0: as fast
+	                               as they come) */
+	double next_due;            /* when the next round may come at this pace */
 } pane;
+
+/* The paces + and - go through, in rounds a second (after the last: as fast as they come). */
+#define PANE_PACES { 0.25, 0.5, 1, 2, 4, 8, 16, 32 }
 
 /* ---- pane.c: the loop ---- */
 
@@ -111,6 +120,11 @@ void pane_batch_start(pane *p, size_t n);
 void pane_batch_stop(pane *p, const char *why);
 /* Set the bottom bar's message. */
 void pane_say(pane *p, bool err, const char *fmt, ...) FB_PRINTF(3, 4);
+/* The number of the round the views show: the one looked back at, else the newest (0
+ * before the first). */
+size_t pane_upto(const pane *p);
+/* The record of that round, or NULL before the first. */
+const fb_trace_rec *pane_rec(const pane *p);
 
 /* ---- pane-keys.c ---- */
 
@@ -151,9 +165,9 @@ typedef struct pane_series {
 	size_t n;      /* rounds */
 } pane_series;
 
-/* Every series the progress view plots: the figures, SHD when scored, edges, bytes; returns
- * how many (caller frees with pane_series_free). */
-size_t pane_series_all(const fb_run *run, pane_series **out);
+/* Every series the progress view plots over the first upto rounds: the figures, SHD when
+ * scored, edges, bytes; returns how many (caller frees with pane_series_free). */
+size_t pane_series_all(const fb_run *run, size_t upto, pane_series **out);
 /* Free n series. */
 void pane_series_free(pane_series *s, size_t n);
 /* Index of the figure called name in the run's trace, or -1. */
@@ -193,6 +207,13 @@ void pane_draw_graph(pane *p, int top, int h, int w);
 void pane_graph_heat(pane *p, int top, int h, int w);
 /* Clients: one row per client. */
 void pane_draw_clients(pane *p, int top, int h, int w);
+/* Messages: the round's sentence, the broadcast and what each client sent, sizes always and
+ * the values in words where the algorithm writes them. */
+void pane_draw_messages(pane *p, int top, int h, int w);
+/* Print text in rows y..y+h-1 from its line first on (text lines are cut at '\n' and
+ * wrapped at w columns between words); returns how many rows the whole text takes. */
+int pane_text(const pane *p, const char *text, size_t first, int y, int h, int x, int w,
+              enum pane_role role);
 /* Detail: the algorithm's own view (or every figure when it has none). */
 void pane_draw_detail(pane *p, int top, int h, int w);
 /* The help over the view. */

@@ -110,6 +110,81 @@ static bool pane_key_move(pane *p, int ch)
 	return false;
 }
 
+/* Show round r (from 1; 0 or the newest: the newest), pausing a batch, and say which. */
+static void pane_key_goto(pane *p, size_t r)
+{
+	size_t n = fb_run_rounds(p->run);
+
+	if (n == 0) {
+		pane_say(p, false, "no round yet: n steps one");
+		return;
+	}
+	pane_batch_stop(p, NULL);
+	p->at = r >= n ? 0 : r < 1 ? 1 : r;
+	if (p->at == 0)
+		pane_say(p, false, "round %zu, the newest", n);
+	else
+		pane_say(p, false, "looking back at round %zu of %zu: b back, f forward, > newest, r "
+		         "replays", p->at, n);
+}
+
+/* Change the pace by one step of PANE_PACES (dir > 0: faster). */
+static void pane_key_pace(pane *p, int dir)
+{
+	static const double paces[] = PANE_PACES;
+	size_t n = sizeof paces / sizeof *paces, i = 0;
+
+	while (i < n && p->pace > 0 && paces[i] < p->pace)
+		i++; /* i: the pace's place; n: as fast as they come */
+	if (p->pace <= 0)
+		i = n;
+	if (dir > 0)
+		i = i < n ? i + 1 : n;
+	else
+		i = i > 0 ? i - 1 : 0;
+	p->pace = i < n ? paces[i] : 0;
+	p->next_due = 0;
+	if (p->pace > 0)
+		pane_say(p, false, "pace: %g round%s a second (+ faster, - slower)", p->pace,
+		         p->pace == 1 ? "" : "s");
+	else
+		pane_say(p, false, "pace: as fast as the rounds come (- slows down)");
+}
+
+/* Keys that move through the rounds already run, and set the pace; true when ch was one. */
+static bool pane_key_rounds(pane *p, int ch)
+{
+	size_t shown = pane_upto(p);
+
+	switch (ch) {
+	case 'b':
+		pane_key_goto(p, shown > 1 ? shown - 1 : 1);
+		return true;
+	case 'f':
+		pane_key_goto(p, shown + 1);
+		return true;
+	case '<':
+		pane_key_goto(p, 1);
+		return true;
+	case '>':
+		pane_key_goto(p, 0);
+		return true;
+	case '+':
+	case '=':
+		pane_key_pace(p, 1);
+		return true;
+	case '-':
+		pane_key_pace(p, -1);
+		return true;
+	case 'm':
+		p->view = PANE_MESSAGES;
+		p->list_first = 0;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Leave the pane (stopping a batch after its current round). */
 static void pane_key_leave(pane *p)
 {
@@ -135,12 +210,14 @@ void pane_key(pane *p, int ch)
 	}
 	if (!p->running && pane_key_count(p, ch))
 		return;
-	if (pane_key_move(p, ch))
+	if (pane_key_move(p, ch) || pane_key_rounds(p, ch))
 		return;
 	switch (ch) {
 	case ' ':
 	case 'n':
-		if (!p->running)
+		if (p->at > 0)
+			pane_key_goto(p, p->at + 1);
+		else if (!p->running)
 			pane_batch_start(p, 1);
 		break;
 	case 'r':

@@ -69,7 +69,7 @@ void pane_batch_start(pane *p, size_t n)
 {
 	if (p->running)
 		return;
-	if (fb_run_done(p->run)) {
+	if (p->at == 0 && fb_run_done(p->run)) {
 		pane_say(p, false, "%s has finished after %zu round%s", p->run->name,
 		         fb_run_rounds(p->run), fb_run_rounds(p->run) == 1 ? "" : "s");
 		return;
@@ -77,7 +77,11 @@ void pane_batch_start(pane *p, size_t n)
 	p->running = true;
 	p->batch_left = n;
 	p->batch_t0 = pane_now();
-	if (n == 0)
+	p->next_due = 0;
+	if (p->at > 0 && n != 1)
+		pane_say(p, false, "replaying from round %zu%s: p pauses", p->at,
+		         p->pace > 0 ? "" : " (+ and - set a pace)");
+	else if (n == 0)
 		pane_say(p, false, "running until done: p pauses, Ctrl-C stops");
 	else if (n > 1)
 		pane_say(p, false, "stepping %zu rounds: p pauses, Ctrl-C stops", n);
@@ -94,6 +98,19 @@ void pane_batch_stop(pane *p, const char *why)
 	if (why != NULL)
 		pane_say(p, false, "%s", why);
 	p->dirty = true;
+}
+
+/* Move the round looked back at one forward, as a round of the batch; past the last kept
+ * round the views show the newest again. */
+static void pane_replay_round(pane *p)
+{
+	p->dirty = true;
+	if (++p->at >= fb_run_rounds(p->run))
+		p->at = 0;
+	if (p->at == 0 && fb_run_done(p->run))
+		pane_batch_stop(p, "replayed to the last round");
+	else if (p->batch_left > 0 && --p->batch_left == 0)
+		pane_batch_stop(p, NULL);
 }
 
 /* Step one round of the batch; stop the batch on failure, at the end or when it is done. */
@@ -172,6 +189,24 @@ static void pane_keys_wait(pane *p, int ms, int *empty)
 		p->leave = true;
 }
 
+/* While running at a pace: wait for keys until the next round is due; true while it is not
+ * due yet (the loop comes back). */
+static bool pane_pace_wait(pane *p, int *empty)
+{
+	double now = pane_now(), left = p->next_due - now;
+
+	if (p->pace <= 0)
+		return false;
+	if (left <= 0) {
+		p->next_due = (left < -1.0 / p->pace ? now : p->next_due) + 1.0 / p->pace;
+		return false;
+	}
+	if (p->dirty)
+		pane_draw(p);
+	pane_keys_wait(p, (int)(left * 1000) + 1, empty);
+	return true;
+}
+
 /* The loop of one visit: rounds while running, keys, frames. */
 static void pane_loop(pane *p)
 {
@@ -182,6 +217,14 @@ static void pane_loop(pane *p)
 		pane_term_signals(p);
 		if (p->leave)
 			break;
+		if (p->running && pane_pace_wait(p, &empty))
+			continue;
+		if (p->running && p->at > 0) {
+			pane_replay_round(p);
+			pane_draw(p);
+			pane_keys_drain(p);
+			continue;
+		}
 		if (p->running) {
 			pane_round(p);
 			pane_keys_drain(p);

@@ -305,3 +305,21 @@ void fb_report_compare(FILE *out, const fb_compare_item *items, size_t n,
 	}
 	free(rows);
 }
+
+/* Hand each row of the comparison to emit, for people. */
+void fb_report_compare_rows(const fb_compare_item *items, size_t n,
+                            void (*emit)(void *ctx, const char *const *cells, size_t ncells,
+                                         bool head),
+                            void *ctx)
+{
+	const char *cells[NCOLS];
+	row r;
+
+	emit(ctx, compare_head, NCOLS, true);
+	for (size_t i = 0; i < n; i++) {
+		compare_row(&r, &items[i], true);
+		for (int c = 0; c < NCOLS; c++)
+			cells[c] = r.cell[c];
+		emit(ctx, cells, NCOLS, false);
+	}
+}

@@ -2,6 +2,7 @@
 #ifndef FEDBN_CLI_REPORT_H
 #define FEDBN_CLI_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "fedbn/algo.h"
@@ -30,6 +31,18 @@ typedef struct fb_compare_item {
 	const char *data;  /* where its dataset came from */
 	const char *label; /* the user's name for it, or NULL */
 } fb_compare_item;
+
+struct fb_session;
+/* The runs of s left in the comparison (not dropped), in order, into items (room for every
+ * run); returns how many. */
+size_t fb_report_items(const struct fb_session *s, fb_compare_item *items);
+
+/* Hand each row of the comparison table of items[0..n) to emit as cells, for people (seconds
+ * with their unit, bytes in kB, MB, ...), the header first (head set). */
+void fb_report_compare_rows(const fb_compare_item *items, size_t n,
+                            void (*emit)(void *ctx, const char *const *cells, size_t ncells,
+                                         bool head),
+                            void *ctx);
 
 /* The comparison table of items[0..n): one row per run with its label, algorithm, dataset,
  * split, parameters, accuracy, rounds, seconds and bytes (in kB, MB, ... except in CSV). */

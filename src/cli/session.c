@@ -79,6 +79,11 @@ void fb_session_release(fb_session *s)
 	free(s->retired);
 	free(s->retired_free);
 	free(s->files);
+	for (size_t i = 0; i < s->nhist; i++) {
+		free(s->hist[i].typed);
+		free(s->hist[i].saved);
+	}
+	free(s->hist);
 	free(s->data_source);
 	free(s->truth_source);
 	if (s->algo != NULL)

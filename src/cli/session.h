@@ -19,6 +19,21 @@ typedef struct fb_session_run {
 	bool dropped; /* left out of compare's table */
 } fb_session_run;
 
+/* One command of the session, for history and session save. */
+typedef struct fb_history_entry {
+	char *typed;  /* the command as typed (owned) */
+	char *saved;  /* the command as session save writes it: seeds and rounds resolved, or
+	                 a comment for a command a replay must not repeat (owned) */
+	bool failed;  /* it failed (session save leaves it out) */
+} fb_history_entry;
+
+/* What the command being run adds to its saved form; the handlers fill it in. */
+typedef struct fb_history_pending {
+	fb_buf extra;     /* words to add, such as the seed a gen drew from the session seed */
+	char *as;         /* a whole replacement of the saved form, or NULL (owned) */
+	size_t written;   /* files the session had written when the command started */
+} fb_history_pending;
+
 /* The session: the current dataset, truth and split, the chosen algorithm, and every run. */
 typedef struct fb_session {
 	fb_dataset *data;     /* the current dataset, or NULL (owned) */
@@ -42,6 +57,11 @@ typedef struct fb_session {
 	size_t nretired;      /* how many */
 	struct fb_file_mark *files; /* every file the session read or wrote (owned) */
 	size_t nfiles;        /* how many */
+	size_t nwritten;      /* files written so far (a command that writes one is saved as a
+	                         comment: a replay must not replace files) */
+	fb_history_entry *hist; /* every command run, oldest first (owned) */
+	size_t nhist;         /* how many */
+	fb_history_pending *pending; /* the innermost command being run, or NULL */
 } fb_session;
 
 /* An empty session with seed 1. */

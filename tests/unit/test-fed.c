@@ -1,6 +1,9 @@
 /* Tests of the federation, runs and combinators: messages never grow with a client's rows,
  * the ledger counts what the algorithm implies, threads and seeds change nothing, partial
- * participation takes the asked share, and the combinators' rules on hand-made graphs. */
+ * participation takes the asked share, and the combinators' rules on hand-made graphs.  What
+ * the trace keeps for replaying a run: every algorithm writes one sentence per round (FedPC's
+ * counts in it are the round's own); each round keeps its estimate and its messages,
+ * readable through the algorithm; the oldest rounds' detail goes first past the budget. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -285,6 +288,212 @@ static void test_refusals(void **state)
 	fb_graph_free(f.truth);
 }
 
+/* A simulated dataset with its truth and a horizontal split over k clients. */
+typedef struct split_fixture {
+	fb_dataset *ds;     /* the data */
+	fb_graph *truth;    /* its DAG */
+	fb_partition *part; /* the split */
+} split_fixture;
+
+/* Simulate d variables, n rows, split evenly over k clients. */
+static split_fixture make_fixture(size_t d, size_t n, size_t k, uint64_t seed)
+{
+	fixture f = make_data(d, n, seed);
+
+	return (split_fixture){ f.ds, f.truth, split(f.ds, k, "") };
+}
+
+/* Free a split fixture. */
+static void free_fixture(split_fixture *f)
+{
+	fb_partition_free(f->part);
+	fb_dataset_free(f->ds);
+	fb_graph_free(f->truth);
+}
+
+/* Start name with its defaults and the given parameter words (NULL-terminated). */
+static fb_run *start_algo(const split_fixture *f, const char *name, const char *const *words)
+{
+	const fb_algo *a, *inner;
+	fb_error err = { { 0 } };
+	fb_params params;
+	fb_run *run;
+
+	assert_int_equal(fb_algo_lookup(name, &a, &inner, &err), FB_OK);
+	fb_params_init(&params, fb_algo_params(a, inner), &err);
+	for (size_t i = 0; words != NULL && words[i] != NULL; i++)
+		assert_int_equal(fb_params_set_word(&params, words[i], name, &err), FB_OK);
+	run = fb_run_alloc(name, &params, NULL, f->ds, f->part, f->truth, &err);
+	fb_params_release(&params);
+	if (run == NULL)
+		fail_msg("%s: %s", name, err.msg);
+	return run;
+}
+
+/* Step run to its end (at most max rounds). */
+static void run_to_end(fb_run *run, size_t max)
+{
+	fb_error err = { { 0 } };
+
+	while (!fb_run_done(run) && fb_run_rounds(run) < max)
+		if (fb_run_step(run, &err) != FB_OK)
+			fail_msg("%s: %s", run->name, err.msg);
+}
+
+/* Every algorithm and combinator writes a sentence in every round. */
+static void test_every_round_says(void **state)
+{
+	static const char *const names[] = { "notears", "notears-admm", "pc", "ges", "fedpc",
+		"fedpc-simple1", "fedpc-simple2", "all:pc", "sep:notears", "voting:notears",
+		"avg:notears", "best:pc", "circuit", "all:circuit", "sep:circuit", NULL };
+	static const char *const few[] = { "max_rounds=3", NULL };
+	split_fixture f = make_fixture(5, 200, 3, 4);
+
+	for (size_t i = 0; names[i] != NULL; i++) {
+		fb_run *run = start_algo(&f, names[i], strcmp(names[i], "notears-admm") == 0 ? few : NULL);
+
+		run_to_end(run, 50);
+		assert_true(fb_run_rounds(run) > 0);
+		for (size_t r = 0; r < run->trace.n; r++) {
+			const char *say = run->trace.r[r].say;
+
+			if (say == NULL || strlen(say) < 20)
+				fail_msg("%s, round %zu: no sentence", names[i], r + 1);
+		}
+		fb_run_free(run);
+	}
+	free_fixture(&f);
+}
+
+/* fedpc's sentence says how many edges the clients voted on and the server kept, as the
+ * round's figures count them. */
+static void test_fedpc_sentence_counts(void **state)
+{
+	split_fixture f = make_fixture(6, 300, 4, 9);
+	fb_run *run = start_algo(&f, "fedpc", NULL);
+
+	run_to_end(run, 50);
+	for (size_t r = 0; r + 1 < run->trace.n; r++) {
+		const fb_trace_rec *rec = &run->trace.r[r];
+		char want[160];
+
+		snprintf(want, sizeof want, "layer %.0f: clients voted on %.0f edges; the server "
+		         "kept %.0f that at least", rec->fig[0], rec->fig[1] + rec->fig[2],
+		         rec->fig[1]);
+		if (strncmp(rec->say, want, strlen(want)) != 0)
+			fail_msg("round %zu says '%s', not '%s ...'", r + 1, rec->say, want);
+		assert_non_null(strstr(rec->say, " of 4 clients kept"));
+	}
+	fb_run_free(run);
+	free_fixture(&f);
+}
+
+/* Each round keeps the estimate it made: round 1's marks and weights, read after round 4,
+ * are those the run gave right after round 1. */
+static void test_rounds_keep_estimates(void **state)
+{
+	static const char *const words[] = { "max_rounds=4", NULL };
+	split_fixture f = make_fixture(5, 200, 3, 6);
+	fb_run *run = start_algo(&f, "notears-admm", words);
+	fb_error err = { { 0 } };
+	double w1[25];
+	fb_graph *g1;
+
+	run_to_end(run, 1);
+	assert_int_equal(run->algo->weights(run, w1, &err), FB_OK);
+	g1 = fb_run_result(run, &err);
+	run_to_end(run, 4);
+	assert_int_equal(fb_run_rounds(run), 4);
+	assert_true(run->trace.r[0].est_kept);
+	assert_memory_equal(run->trace.r[0].mark, g1->mark, 25);
+	assert_memory_equal(run->trace.r[0].w, w1, sizeof w1);
+	assert_memory_not_equal(run->trace.r[0].w, run->trace.r[3].w, sizeof w1);
+	fb_graph_free(g1);
+	fb_run_free(run);
+	free_fixture(&f);
+}
+
+/* A round keeps each client's message and its sizes; the algorithm writes NOTEARS-ADMM's
+ * B_k out in words, value by value. */
+static void test_messages_in_words(void **state)
+{
+	static const char *const words[] = { "max_rounds=3", NULL };
+	split_fixture f = make_fixture(4, 200, 3, 8);
+	fb_run *run = start_algo(&f, "notears-admm", words);
+	const fb_trace_rec *rec;
+	fb_error err = { { 0 } };
+	fb_buf b = { 0 };
+	char first[32];
+
+	run_to_end(run, 3);
+	rec = &run->trace.r[1];
+	assert_int_equal(rec->nclients, 3);
+	assert_int_equal(rec->sent[1], 16 * 8);
+	assert_int_equal(rec->received[1], 16 * 8);
+	assert_true(rec->msgs_kept);
+	assert_int_equal(fb_run_message_text(run, rec, FB_UP, 1, &b, &err), FB_OK);
+	snprintf(first, sizeof first, "\n%7.3f ", rec->up[1].d[0]);
+	assert_non_null(strstr(b.data, "B_k"));
+	assert_non_null(strstr(b.data, first));
+	b.len = 0;
+	assert_int_equal(fb_run_message_text(run, rec, FB_DOWN, 1, &b, &err), FB_OK);
+	assert_non_null(strstr(b.data, "W, the server's consensus"));
+	fb_buf_release(&b);
+	fb_run_free(run);
+	free_fixture(&f);
+}
+
+/* fedpc's votes are written as named pairs: a client's first-layer vote names every pair its
+ * skeleton keeps. */
+static void test_fedpc_votes_in_words(void **state)
+{
+	split_fixture f = make_fixture(5, 300, 3, 2);
+	fb_run *run = start_algo(&f, "fedpc", NULL);
+	fb_error err = { { 0 } };
+	fb_buf b = { 0 };
+
+	run_to_end(run, 1);
+	assert_int_equal(fb_run_message_text(run, &run->trace.r[0], FB_UP, 0, &b, &err), FB_OK);
+	assert_non_null(strstr(b.data, "votes to keep: "));
+	assert_non_null(strstr(b.data, "-X"));
+	b.len = 0;
+	assert_int_equal(fb_run_message_text(run, &run->trace.r[0], FB_DOWN, 0, &b, &err), FB_OK);
+	/* the first broadcast is the complete skeleton: all ten pairs */
+	assert_non_null(strstr(b.data, "layer 0: "));
+	assert_non_null(strstr(b.data, "X1-X2, X1-X3, X1-X4, X1-X5, X2-X3"));
+	fb_buf_release(&b);
+	fb_run_free(run);
+	free_fixture(&f);
+}
+
+/* Past the budget the oldest rounds' detail is dropped, the newest always kept, and the
+ * figures and sentences stay for every round. */
+static void test_budget_drops_oldest(void **state)
+{
+	static const char *const words[] = { "max_rounds=6", NULL };
+	split_fixture f = make_fixture(5, 200, 3, 6);
+	fb_run *run = start_algo(&f, "notears-admm", words);
+	size_t one;
+	fb_error err = { { 0 } };
+	fb_buf b = { 0 };
+
+	run_to_end(run, 1);
+	one = run->trace.r[0].kept;
+	run->trace.keep_max = 2 * one; /* the newest round and two more */
+	run_to_end(run, 6);
+	for (size_t r = 0; r < 3; r++)
+		assert_false(run->trace.r[r].est_kept || run->trace.r[r].msgs_kept);
+	for (size_t r = 3; r < 6; r++)
+		assert_true(run->trace.r[r].est_kept && run->trace.r[r].msgs_kept);
+	assert_int_equal(run->trace.kept, 3 * one);
+	assert_non_null(run->trace.r[0].say);
+	assert_int_equal(fb_run_message_text(run, &run->trace.r[0], FB_UP, 0, &b, &err), FB_ERR);
+	assert_string_equal(err.msg, "round 1's messages are no longer kept");
+	fb_buf_release(&b);
+	fb_run_free(run);
+	free_fixture(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +504,12 @@ int main(void)
 		cmocka_unit_test(test_average),
 		cmocka_unit_test(test_best),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_every_round_says),
+		cmocka_unit_test(test_fedpc_sentence_counts),
+		cmocka_unit_test(test_rounds_keep_estimates),
+		cmocka_unit_test(test_messages_in_words),
+		cmocka_unit_test(test_fedpc_votes_in_words),
+		cmocka_unit_test(test_budget_drops_oldest),
 	};
 
 	fb_gsl_install_handler();

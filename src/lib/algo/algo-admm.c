@@ -120,6 +120,20 @@ static int admm_create(fb_run *run, fb_error *err)
 	return FB_OK;
 }
 
+/* The round in words: who sent what, what the server made of it. */
+static void admm_say(fb_run *run, const admm_state *st)
+{
+	size_t heard = 0, k = fb_fed_k(run->fed);
+
+	for (size_t m = 0; m < k; m++)
+		heard += fb_fed_took_part(run->fed, m);
+	fb_run_say(run, "%zu of %zu clients solved their local problem and sent their %zu x %zu "
+	           "B_k; the server fitted a new W to them (h(W) = %.3g, 0 means no cycle; "
+	           "distance to the clients %.3g); the penalties are now rho1 = %.3g, rho2 "
+	           "= %.3g", heard, k, st->d, st->d, st->fig.h, st->fig.consensus, st->fig.rho1,
+	           st->fig.rho2);
+}
+
 /* One ADMM round through the federation. */
 static int admm_step(fb_run *run, double *fig, fb_error *err)
 {
@@ -134,6 +148,7 @@ static int admm_step(fb_run *run, double *fig, fb_error *err)
 	fig[4] = st->fig.alpha;
 	fig[5] = st->fig.consensus;
 	fig[6] = (double)st->fig.evals;
+	admm_say(run, st);
 	return FB_OK;
 }
 
@@ -218,6 +233,27 @@ void fb_admm_options_init(fb_admm_options *o)
 	fb_params_release(&p);
 }
 
+/* The largest number of variables whose matrices are written out in words. */
+#define ADMM_TEXT_MAX_D 12
+
+/* A message in words: the d x d matrix it carries, row by row (d <= ADMM_TEXT_MAX_D). */
+static void admm_message(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_buf *out)
+{
+	size_t d = run->data->d;
+
+	if (d > ADMM_TEXT_MAX_D || m->nd != d * d)
+		return;
+	fb_buf_printf(out, dir == FB_UP ? "B_k, the client's own solution (row: parent, column: "
+	                                  "child):"
+	                                : "W, the server's consensus (row: parent, column: "
+	                                  "child):");
+	for (size_t i = 0; i < d; i++) {
+		fb_buf_printf(out, "\n");
+		for (size_t j = 0; j < d; j++)
+			fb_buf_printf(out, "%s%7.3f", j ? " " : "", m->d[i * d + j]);
+	}
+}
+
 /* Figures of each round. */
 static const char *const admm_figures[] = { "objective", "h", "rho1", "rho2", "alpha",
 	                                    "consensus", "evals", NULL };
@@ -239,4 +275,5 @@ const fb_algo fb_algo_notears_admm = {
 	.create = admm_create, .step = admm_step, .done = admm_done, .result = admm_result,
 	.destroy = admm_destroy, .note = admm_note, .weights = admm_weights,
 	.rethreshold = admm_rethreshold,
+	.message = admm_message,
 };

@@ -74,6 +74,14 @@ static int circ_step(fb_run *run, double *fig, fb_error *err)
 	}
 	fig[0] = (double)st->rep.stats.nodes;
 	fig[1] = (double)st->rep.stats.depth;
+	if (st->phase == CIRC_LEARN)
+		fb_run_say(run, "learned a circuit of %zu nodes, %zu deep, on %zu training rows by "
+		           "splitting rows into clusters and variables into independent groups",
+		           st->rep.stats.nodes, st->rep.stats.depth, run->data->n);
+	else
+		fb_run_say(run, "evaluated the circuit: mean log-likelihood per row %.4g on the "
+		           "training rows, %.4g on the validation rows, %.4g on the test rows",
+		           fig[2], fig[3], fig[4]);
 	st->phase++;
 	return FB_OK;
 }

@@ -34,6 +34,21 @@ static int ges_create(fb_run *run, fb_error *err)
 	return run->state != NULL ? FB_OK : FB_ERR;
 }
 
+/* The step in words: the edge inserted or deleted and what it gained, or the end. */
+static void ges_say(fb_run *run, const fb_ges_round *r)
+{
+	const char *x = run->data->vars[r->x].name, *y = run->data->vars[r->y].name;
+
+	if (r->phase == FB_GES_DONE)
+		fb_run_say(run, "no insertion or deletion among %zu improves the score %.6g: the "
+		           "search ends with %zu edges", r->operators, r->score, r->edges);
+	else
+		fb_run_say(run, "%s the edge %s - %s, the best of %zu operators: the score rose by "
+		           "%.4g to %.6g; %zu edges", r->phase == FB_GES_FORWARD ? "inserted"
+		                                                                : "deleted", x, y,
+		           r->operators, r->gain, r->score, r->edges);
+}
+
 /* One operator. */
 static int ges_step(fb_run *run, double *fig, fb_error *err)
 {
@@ -46,6 +61,7 @@ static int ges_step(fb_run *run, double *fig, fb_error *err)
 	fig[2] = r.gain;
 	fig[3] = (double)r.operators;
 	fig[4] = (double)fb_ges_scores_computed(run->state);
+	ges_say(run, &r);
 	return FB_OK;
 }
 

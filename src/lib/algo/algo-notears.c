@@ -61,6 +61,9 @@ static int nt_step(fb_run *run, double *fig, fb_error *err)
 	fig[3] = r.rho;
 	fig[4] = r.alpha;
 	fig[5] = (double)r.evals;
+	fb_run_say(run, "iteration %zu: fitted W with the acyclicity penalty at rho = %g; h(W) = "
+	           "%.3g (0 means no cycle), %zu weight%s beyond the threshold", r.iter, r.rho,
+	           r.h, r.edges, r.edges == 1 ? "" : "s");
 	return FB_OK;
 }
 

@@ -81,6 +81,17 @@ static int pc_step(fb_run *run, double *fig, fb_error *err)
 	fig[4] = (double)r.level.edges;
 	fig[5] = (double)r.colliders;
 	fig[6] = (double)r.conflicts;
+	if (r.orientation)
+		fb_run_say(run, "oriented the skeleton: %zu collider%s (X -> Z <- Y), %zu conflict%s "
+		           "skipped, %zu edge%s directed by Meek's rules", r.colliders,
+		           r.colliders == 1 ? "" : "s", r.conflicts, r.conflicts == 1 ? "" : "s",
+		           r.meek, r.meek == 1 ? "" : "s");
+	else
+		fb_run_say(run, "tested the pairs still joined given %zu other variable%s: %zu "
+		           "test%s removed %zu edge%s, %zu remain", r.level.level,
+		           r.level.level == 1 ? "" : "s", r.level.tests,
+		           r.level.tests == 1 ? "" : "s", r.level.removed,
+		           r.level.removed == 1 ? "" : "s", r.level.edges);
 	return FB_OK;
 }
 

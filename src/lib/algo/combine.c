@@ -325,6 +325,24 @@ static int comb_create(fb_run *run, fb_error *err)
 	return FB_OK;
 }
 
+/* The round in words: what the clients learned and how the server combined it. */
+static void comb_say(fb_run *run, size_t found)
+{
+	const char *how = "the server kept the edges found by more than the vote share of them";
+
+	if (run->inner->flags & FB_ALGO_CIRCUIT)
+		how = "each sent only its log-likelihood sums and its circuit's size, which the "
+		      "server added up";
+	else if (run->algo == &fb_algo_sep)
+		how = "nothing is combined: the accuracy is the mean of the clients' graphs";
+	else if (run->algo == &fb_algo_avg)
+		how = "the server averaged their weights and thresholded the mean";
+	else if (run->algo == &fb_algo_best)
+		how = "the server reports the client graph closest to the truth (an oracle)";
+	fb_run_say(run, "%zu clients each ran %s alone on their own rows to the end and sent "
+	           "the result; %s", found, run->inner->name, how);
+}
+
 /* The one round: every client learns and sends, the server combines. */
 static int comb_step(fb_run *run, double *fig, fb_error *err)
 {
@@ -337,6 +355,7 @@ static int comb_step(fb_run *run, double *fig, fb_error *err)
 	for (size_t m = 0; m < c->k; m++)
 		found += fb_fed_took_part(run->fed, m);
 	fig[0] = (double)found;
+	comb_say(run, found);
 	return FB_OK;
 }
 
@@ -461,6 +480,7 @@ static int all_step(fb_run *run, double *fig, fb_error *err)
 		return FB_ERR;
 	r = fb_run_last(c->pooled);
 	memcpy(fig, r->fig, run->trace.nfig * sizeof *fig);
+	fb_run_say(run, "on all rows pooled in one place: %s", r->say != NULL ? r->say : "");
 	return FB_OK;
 }
 

@@ -154,6 +154,10 @@ typedef struct fedpc_state {
 	size_t conflicts;        /* collider candidates skipped for a conflict */
 } fedpc_state;
 
+/* A fedpc message in words (the algorithm's message operation): skeletons and votes as
+ * named pairs, FedOrien's pairs and the clients' separating sets; nothing past 40 variables. */
+void fedpc_message_text(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_buf *out);
+
 /* FedOrien's halves (fedpc-orient.c): the server's opening message of the round (after the
  * last layer), the client's search, the server's choice and orientation. */
 void fedpc_orient_broadcast(fedpc_state *st, fb_msg *down);

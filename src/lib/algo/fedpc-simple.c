@@ -366,6 +366,10 @@ static int simple_step(fb_run *run, double *fig, fb_error *err)
 	fig[1] = tests;
 	fig[2] = (double)st->colliders;
 	fig[3] = (double)st->conflicts;
+	fb_run_say(run, "each client ran PC alone and sent its %s; the server kept the %zu edge%s "
+	           "that at least %zu of %zu clients found%s", st->two ? "skeleton and separating "
+	           "sets" : "graph", (size_t)fig[0], fig[0] == 1 ? "" : "s", st->c.need,
+	           st->c.heard, st->two ? ", then oriented colliders" : "");
 	return FB_OK;
 }
 

@@ -224,7 +224,24 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	return FB_OK;
 }
 
-/* One round: a FedSkele layer or FedOrien. */
+/* The round in words: the vote of a layer, or FedOrien's choice of sets. */
+static void fedpc_say(fb_run *run, const fedpc_state *st, bool orient, size_t layer)
+{
+	size_t after = fb_graph_n_edges(st->c.graph);
+
+	if (orient)
+		fb_run_say(run, "clients sent their best separating set for the ends of %zu "
+		           "unshielded triple%s; the server kept the highest-p set of each pair and "
+		           "oriented %zu collider%s (%zu conflict%s skipped)", st->ntri,
+		           st->ntri == 1 ? "" : "s", st->colliders, st->colliders == 1 ? "" : "s",
+		           st->conflicts, st->conflicts == 1 ? "" : "s");
+	else
+		fb_run_say(run, "layer %zu: clients voted on %zu edge%s; the server kept %zu that at "
+		           "least %zu of %zu clients kept", layer, after + st->removed,
+		           after + st->removed == 1 ? "" : "s", after, st->c.need, st->c.heard);
+}
+
+/* One round: a FedSkele layer, or FedOrien. */
 static int fedpc_step(fb_run *run, double *fig, fb_error *err)
 {
 	fedpc_state *st = run->state;
@@ -245,6 +262,7 @@ static int fedpc_step(fb_run *run, double *fig, fb_error *err)
 	fig[5] = orient ? (double)st->unresolved : 0.0;
 	fig[6] = orient ? (double)st->colliders : 0.0;
 	fig[7] = orient ? (double)st->conflicts : 0.0;
+	fedpc_say(run, st, orient, layer);
 	return FB_OK;
 }
 
@@ -391,5 +409,5 @@ const fb_algo fb_algo_fedpc = {
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL,
 	.params = fedpc_params, .figures = fedpc_figures, .client_figure = "tests",
 	.create = fedpc_create, .step = fedpc_step, .done = fedpc_done, .result = fedpc_result,
-	.destroy = fedpc_destroy, .note = fedpc_note,
+	.destroy = fedpc_destroy, .note = fedpc_note, .message = fedpc_message_text,
 };

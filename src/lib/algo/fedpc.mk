@@ -5,6 +5,7 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/fedpc.c \
 	src/lib/algo/fedpc-orient.c \
 	src/lib/algo/fedpc-simple.c \
+	src/lib/algo/fedpc-text.c \
 	src/lib/algo/fedpc-wire.c
 
 check_PROGRAMS += tests/unit/test-fedpc

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -80,6 +81,7 @@ fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_opt
 	run->whole = run->data = data;
 	run->whole_part = run->part = (a->flags & FB_ALGO_FEDERATED) ? part : NULL;
 	run->truth = truth;
+	run->trace.keep_max = FB_TRACE_KEEP_BYTES;
 	if (run_hold_out(run, err) != FB_OK)
 		goto fail;
 	run->figures = a->figures != NULL ? a->figures : inner->figures;
@@ -106,6 +108,32 @@ fail:
 	return NULL;
 }
 
+/* Drop a record's kept estimate and messages. */
+static void trace_drop_detail(fb_trace *t, fb_trace_rec *rec)
+{
+	for (size_t c = 0; rec->up != NULL && c < rec->nclients; c++)
+		fb_msg_release(&rec->up[c]);
+	free(rec->up);
+	fb_msg_release(&rec->down);
+	free(rec->mark);
+	free(rec->w);
+	rec->up = NULL;
+	rec->mark = NULL;
+	rec->w = NULL;
+	rec->est_kept = rec->msgs_kept = false;
+	t->kept -= rec->kept;
+	rec->kept = 0;
+}
+
+/* Drop the oldest rounds' detail until the trace is within its budget beyond the newest. */
+static void trace_trim(fb_trace *t)
+{
+	size_t newest = t->n > 0 ? t->r[t->n - 1].kept : 0;
+
+	while (t->kept > t->keep_max + newest && t->kept_from + 1 < t->n)
+		trace_drop_detail(t, &t->r[t->kept_from++]);
+}
+
 /* Free a run. */
 void fb_run_free(fb_run *run)
 {
@@ -114,18 +142,47 @@ void fb_run_free(fb_run *run)
 	if (run->algo != NULL && run->state != NULL)
 		run->algo->destroy(run);
 	for (size_t i = 0; i < run->trace.n; i++) {
-		free(run->trace.r[i].fig);
-		free(run->trace.r[i].took);
-		free(run->trace.r[i].client_fig);
-		free(run->trace.r[i].server_fig);
+		fb_trace_rec *rec = &run->trace.r[i];
+
+		trace_drop_detail(&run->trace, rec);
+		free(rec->fig);
+		free(rec->took);
+		free(rec->client_fig);
+		free(rec->server_fig);
+		free(rec->say);
+		free(rec->sent);
+		free(rec->received);
 	}
 	free(run->trace.r);
+	fb_buf_release(&run->say);
 	fb_fed_free(run->fed);
 	fb_partition_free(run->train_part);
 	fb_dataset_free(run->train_data);
 	fb_params_release(&run->params);
 	free(run->name);
 	free(run);
+}
+
+/* Keep the round's estimate in its record: g's marks, and the weights when the algorithm
+ * gives them. */
+static void record_estimate_keep(const fb_run *run, fb_trace_rec *rec, const fb_graph *g)
+{
+	fb_error err = { { 0 } };
+	size_t dd = g->d * g->d;
+
+	rec->mark = fb_xmalloc(dd > 0 ? dd : 1);
+	memcpy(rec->mark, g->mark, dd);
+	rec->kept += dd;
+	if (run->algo->weights != NULL) {
+		rec->w = fb_xcalloc(dd > 0 ? dd : 1, sizeof *rec->w);
+		if (run->algo->weights(run, rec->w, &err) == FB_OK) {
+			rec->kept += dd * sizeof *rec->w;
+		} else {
+			free(rec->w);
+			rec->w = NULL;
+		}
+	}
+	rec->est_kept = true;
 }
 
 /* Fill the record's edge count and score from the current estimate (none for a circuit). */
@@ -140,6 +197,8 @@ static void record_estimate(const fb_run *run, fb_trace_rec *rec)
 
 	if (g != NULL)
 		rec->edges = fb_graph_n_edges(g);
+	if (g != NULL && !rec->est_kept)
+		record_estimate_keep(run, rec, g);
 	if (run->truth == NULL)
 		rec->scored = false;
 	else if (run->algo->score != NULL) /* its own score (sep: the clients' mean) */
@@ -147,6 +206,32 @@ static void record_estimate(const fb_run *run, fb_trace_rec *rec)
 	else /* the estimate just made, scored once */
 		rec->scored = g != NULL && fb_score_graph(g, run->truth, &rec->score, &err) == FB_OK;
 	fb_graph_free(g);
+}
+
+/* The round's message sizes per client, and the messages themselves when they are small
+ * enough to keep. */
+static void record_messages(const fb_run *run, fb_trace_rec *rec)
+{
+	size_t k = rec->nclients, down = fb_msg_size(fb_fed_round_down(run->fed)), total = down;
+
+	rec->sent = fb_xcalloc(k > 0 ? k : 1, sizeof *rec->sent);
+	rec->received = fb_xcalloc(k > 0 ? k : 1, sizeof *rec->received);
+	for (size_t c = 0; c < k; c++) {
+		const fb_msg *m = fb_fed_round_up(run->fed, c);
+
+		rec->sent[c] = m != NULL ? fb_msg_size(m) : 0;
+		rec->received[c] = m != NULL ? down : 0;
+		total += rec->sent[c];
+	}
+	if (total > FB_TRACE_MSG_BYTES)
+		return;
+	rec->up = fb_xcalloc(k > 0 ? k : 1, sizeof *rec->up);
+	for (size_t c = 0; c < k; c++)
+		if (fb_fed_round_up(run->fed, c) != NULL)
+			fb_msg_copy(&rec->up[c], fb_fed_round_up(run->fed, c));
+	fb_msg_copy(&rec->down, fb_fed_round_down(run->fed));
+	rec->kept += total;
+	rec->msgs_kept = true;
 }
 
 /* Each client's participation and own figure of the round the step just ran through the
@@ -171,6 +256,7 @@ static void record_clients(const fb_run *run, fb_trace_rec *rec, size_t fed_befo
 		if (rec->server_fig != NULL)
 			rec->server_fig[c] = run->algo->server_client(run, c);
 	}
+	record_messages(run, rec);
 }
 
 /* One round. */
@@ -185,6 +271,9 @@ int fb_run_step(fb_run *run, fb_error *err)
 		free(fig);
 		return fb_fail(err, "%s has finished after %zu rounds", run->name, run->trace.n);
 	}
+	run->say.len = 0;
+	if (run->say.data != NULL)
+		run->say.data[0] = '\0';
 	if (run->algo->step(run, fig, err) != FB_OK) {
 		free(fig);
 		return FB_ERR;
@@ -206,8 +295,11 @@ int fb_run_step(fb_run *run, fb_error *err)
 		rec->bytes_up = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_UP);
 		rec->bytes_down = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_DOWN);
 	}
+	rec->say = run->say.len > 0 ? fb_xstrdup(run->say.data) : NULL;
 	record_clients(run, rec, fed_before);
 	record_estimate(run, rec);
+	run->trace.kept += rec->kept;
+	trace_trim(&run->trace);
 	return FB_OK;
 }
 
@@ -317,4 +409,40 @@ int fb_run_circuit_report(const fb_run *run, fb_circuit_report *rep, fb_error *e
 	if (!fb_run_is_circuit(run) || run->algo->circuit_report == NULL)
 		return fb_fail(err, "run %s learns a graph, not a circuit", run->name);
 	return run->algo->circuit_report(run, rep, err);
+}
+
+/* Set the round's sentence. */
+void fb_run_say(fb_run *run, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = fb_xvasprintf(fmt, ap);
+	va_end(ap);
+	run->say.len = 0;
+	fb_buf_printf(&run->say, "%s", s);
+	free(s);
+}
+
+/* A kept message of a record, readably. */
+int fb_run_message_text(const fb_run *run, const fb_trace_rec *rec, enum fb_dir dir, size_t k,
+                        fb_buf *out, fb_error *err)
+{
+	const fb_msg *m;
+	size_t before = out->len;
+
+	if (k >= rec->nclients)
+		return fb_fail(err, "round %zu has no client %zu", rec->round, k + 1);
+	if (!rec->msgs_kept)
+		return fb_fail(err, "round %zu's messages are no longer kept", rec->round);
+	if (!rec->took[k])
+		return fb_fail(err, "client %zu sat round %zu out", k + 1, rec->round);
+	m = dir == FB_UP ? &rec->up[k] : &rec->down;
+	if (run->algo->message != NULL)
+		run->algo->message(run, dir, m, out);
+	if (out->len == before)
+		return fb_fail(err, "%s's message is not shown in words (%zu numbers, %zu other "
+		               "bytes)", run->name, m->nd, m->nb);
+	return FB_OK;
 }

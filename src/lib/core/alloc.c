@@ -62,23 +62,33 @@ char *fb_xstrdup(const char *s)
 	return memcpy(fb_xmalloc(n), s, n);
 }
 
+/* vasprintf that exits on failure. */
+char *fb_xvasprintf(const char *fmt, va_list ap)
+{
+	va_list again;
+	char *s;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0)
+		fb_xalloc_fail(0);
+	s = fb_xmalloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, again);
+	va_end(again);
+	return s;
+}
+
 /* asprintf that exits on failure. */
 char *fb_xasprintf(const char *fmt, ...)
 {
-	fb_buf b = { 0 };
 	va_list ap;
-	int n;
+	char *s;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	s = fb_xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		fb_xalloc_fail(0);
-	b.data = fb_xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(b.data, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return b.data;
+	return s;
 }
 
 /* Make room for extra more bytes (and the NUL). */

@@ -530,8 +530,8 @@ static int sim_generate_hetero(const fb_sim_options *opt, fb_dataset **data, fb_
 	int rc = sim_prepare(opt, order, truth, data, err);
 
 	for (size_t c = 0; c < opt->clients && rc == FB_OK; c++) {
-		fb_dataset block = { cl[c].rows, opt->d, (*data)->x + first * opt->d,
-		                     (*data)->vars };
+		fb_dataset block = { .n = cl[c].rows, .d = opt->d,
+		                     .x = (*data)->x + first * opt->d, .vars = (*data)->vars };
 
 		rc = client_sample(opt, *truth, order, c, &cl[c], &block, err);
 		first += cl[c].rows;

@@ -25,6 +25,7 @@ struct fb_federation {
 	gsl_rng *rng;               /* the "participation" stream */
 	size_t rounds;              /* rounds completed */
 	fb_msg down;                /* the next broadcast */
+	fb_msg round_down;          /* the broadcast of the last round */
 	fb_msg *up;                 /* k replies of the current round */
 	bool *part_now;             /* k flags: taking part in the current round */
 	double *figure;             /* k client figures, last round each took part */
@@ -131,6 +132,7 @@ void fb_fed_free(fb_federation *f)
 	for (size_t k = 0; k < f->part->k; k++)
 		fb_msg_release(&f->up[k]);
 	fb_msg_release(&f->down);
+	fb_msg_release(&f->round_down);
 	gsl_rng_free(f->rng);
 	fb_ledger_release(&f->ledger);
 	free(f->up);
@@ -207,6 +209,7 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 			fb_ledger_add(&f->ledger, round, FB_UP, c, fb_msg_size(&f->up[c]));
 			up[c] = &f->up[c];
 		}
+		fb_msg_copy(&f->round_down, &f->down);
 		if (ops->server(state, up, k, &f->down, err) != FB_OK) {
 			char why[FB_ERROR_MAX];
 
@@ -254,4 +257,16 @@ bool fb_fed_took_part(const fb_federation *f, size_t k)
 double fb_fed_client_figure(const fb_federation *f, size_t k)
 {
 	return f->figure[k];
+}
+
+/* The last round's broadcast. */
+const fb_msg *fb_fed_round_down(const fb_federation *f)
+{
+	return &f->round_down;
+}
+
+/* Client k's message of the last round. */
+const fb_msg *fb_fed_round_up(const fb_federation *f, size_t k)
+{
+	return f->part_now[k] ? &f->up[k] : NULL;
 }

@@ -1,0 +1,334 @@
+/* report: one self-contained page for the session, in Markdown or HTML: the data and its
+ * split, every run with its parameters, accuracy, traffic and picture against the truth,
+ * the comparison table, and the session's commands.  Each part of the page is one section
+ * function in the table at the end; a new kind of result (a sweep's table and plot) is one
+ * more entry. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fedbn/core.h"
+#include "cmd.h"
+#include "files.h"
+#include "history.h"
+#include "page.h"
+#include "report.h"
+#include "session.h"
+
+/* Where a report is being written and how. */
+typedef struct report {
+	fb_cmd_ctx *ctx;     /* the command's context */
+	fb_page pg;          /* the page */
+	const char *path;    /* the page's file */
+	char *picdir;        /* HTML: a scratch folder for the pictures (owned), else NULL */
+	bool force;          /* replace picture files as the page itself (force=) */
+	size_t pictures;     /* pictures drawn */
+} report;
+
+/* The data section: where the dataset came from, its shape, the truth and the split. */
+static int section_data(report *r)
+{
+	const fb_session *s = r->ctx->s;
+	const fb_partition *p = s->split;
+
+	fb_page_heading(&r->pg, 2, "Data");
+	if (s->data == NULL) {
+		fb_page_para(&r->pg, "No dataset is loaded.");
+		return FB_CMD_OK;
+	}
+	fb_page_fact(&r->pg, "dataset", "%s", s->data_source);
+	fb_page_fact(&r->pg, "shape", "%zu rows x %zu variables (%zu continuous, %zu discrete)",
+	             s->data->n, s->data->d, s->data->d - fb_dataset_n_discrete(s->data),
+	             fb_dataset_n_discrete(s->data));
+	if (s->truth != NULL)
+		fb_page_fact(&r->pg, "truth", "%zu edges (%s)", fb_graph_n_edges(s->truth),
+		             s->truth_source);
+	else
+		fb_page_fact(&r->pg, "truth", "none: no accuracy can be reported");
+	fb_page_fact(&r->pg, "split", "%s", p != NULL ? p->desc : "none");
+	for (size_t c = 0; p != NULL && c < p->k; c++) {
+		char no[24], rows[24], cols[24];
+		const char *cells[] = { no, rows, cols };
+		static const char *const head[] = { "client", "rows", "columns" };
+
+		if (c == 0)
+			fb_page_row(&r->pg, head, 3, true);
+		snprintf(no, sizeof no, "%zu", c + 1);
+		snprintf(rows, sizeof rows, "%zu", p->clients[c].data->n);
+		snprintf(cols, sizeof cols, "%zu", p->clients[c].data->d);
+		fb_page_row(&r->pg, cells, 3, false);
+		if (c + 1 == p->k)
+			fb_page_table_end(&r->pg);
+	}
+	return FB_CMD_OK;
+}
+
+/* Run export on words quietly (its line on the screen left out); FB_CMD_ERROR after its
+ * message. */
+static int report_export(report *r, char **words)
+{
+	fb_cmd_ctx sub = *r->ctx;
+	const fb_cmd_entry *e;
+	fb_cmd_args a;
+	int ret = FB_CMD_ERROR;
+
+	if ((sub.out = fopen("/dev/null", "w")) == NULL)
+		sub.out = r->ctx->out;
+	if ((e = fb_cmd_parse_words(&sub, words, &a)) != NULL)
+		ret = e->exec(&sub, &a);
+	fb_cmd_args_release(&a);
+	if (sub.out != r->ctx->out)
+		fclose(sub.out);
+	return ret;
+}
+
+/* Run no's picture: against the truth when there is one, else the estimate; drawn by export
+ * beside the page (Markdown) or in the scratch folder and embedded (HTML). */
+static int report_picture(report *r, const fb_run *run, size_t no)
+{
+	fb_error err = { { 0 } };
+	fb_graph *g = fb_run_result(run, &err);
+	char cmd[] = "export", diff[] = "what=diff", est[] = "what=estimate";
+	char fy[] = "force=yes", fn[] = "force=no";
+	char *file, *link, *runw = fb_xasprintf("run=%zu", no);
+	char *words[] = { cmd, NULL, run->truth != NULL ? diff : est, runw, r->force ? fy : fn,
+		          NULL };
+	size_t stem = strlen(r->path) - strlen(strrchr(r->path, '.'));
+	int ret;
+
+	if (g == NULL) {
+		fb_page_para(&r->pg, "No picture: %s.", err.msg);
+		free(runw);
+		return FB_CMD_OK;
+	}
+	fb_graph_free(g);
+	link = fb_xasprintf("%.*s-run%zu.svg", (int)stem, r->path, no);
+	file = r->picdir != NULL ? fb_xasprintf("%s/run%zu.svg", r->picdir, no) : fb_xstrdup(link);
+	words[1] = file;
+	ret = report_export(r, words);
+	if (ret == FB_CMD_OK) {
+		const char *base = strrchr(link, '/');
+
+		r->pictures++;
+		if (fb_page_picture(&r->pg, file, base != NULL ? base + 1 : link,
+		                    run->truth != NULL ? "the estimate against the truth"
+		                                       : "the estimate", &err) != FB_OK)
+			ret = fb_cmd_error(r->ctx, "report: %s", err.msg);
+	}
+	if (r->picdir != NULL) {
+		fb_files_forget(r->ctx, file);
+		unlink(file);
+	}
+	free(file);
+	free(link);
+	free(runw);
+	return ret;
+}
+
+/* The facts of one run: algorithm, data, parameters, rounds, traffic, accuracy. */
+static void report_run_facts(report *r, const fb_run *run, const fb_session_run *meta)
+{
+	char params[512], text[256], up[32], down[32];
+	fb_error err = { { 0 } };
+	fb_score sc;
+
+	fb_report_params(run, params, sizeof params);
+	fb_page_fact(&r->pg, "algorithm", "%s: %s", run->name, run->algo->summary);
+	fb_page_fact(&r->pg, "data", "%s; split: %s", meta->data,
+	             run->part != NULL ? run->part->desc : "all rows");
+	fb_page_fact(&r->pg, "parameters", "%s", params[0] ? params : "the defaults");
+	fb_page_fact(&r->pg, "rounds", "%zu (%s), %.3f s", fb_run_rounds(run),
+	             fb_run_done(run) ? "finished" : "not finished", run->seconds);
+	if (run->fed != NULL)
+		fb_page_fact(&r->pg, "messages", "%s up, %s down in %zu messages",
+		             fb_report_bytes(fb_run_bytes(run, FB_UP), up, sizeof up),
+		             fb_report_bytes(fb_run_bytes(run, FB_DOWN), down, sizeof down),
+		             fb_fed_ledger(run->fed)->n);
+	if (run->truth != NULL && fb_run_score(run, &sc, &err) == FB_OK)
+		fb_page_fact(&r->pg, "accuracy", "%s", fb_score_text(&sc, false, text, sizeof text));
+	if (fb_run_note(run)[0] != '\0')
+		fb_page_fact(&r->pg, "result", "%s", fb_run_note(run));
+	if (fb_run_last(run) != NULL && fb_run_last(run)->say != NULL)
+		fb_page_fact(&r->pg, "last round", "%s", fb_run_last(run)->say);
+}
+
+/* The edges of a run's estimate as lines (small graphs only). */
+static void report_run_edges(report *r, const fb_run *run)
+{
+	fb_error err = { { 0 } };
+	fb_graph *g = fb_run_result(run, &err);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (g == NULL || g->d > 40 || (mem = open_memstream(&text, &len)) == NULL) {
+		fb_graph_free(g);
+		return;
+	}
+	fb_report_edge_lines(mem, g);
+	fclose(mem);
+	fb_page_para(&r->pg, "Estimated edges (%zu):", fb_graph_n_edges(g));
+	fb_page_code(&r->pg, text);
+	free(text);
+	fb_graph_free(g);
+}
+
+/* The runs section: one part per run. */
+static int section_runs(report *r)
+{
+	const fb_session *s = r->ctx->s;
+
+	fb_page_heading(&r->pg, 2, "Runs");
+	if (s->nruns == 0)
+		fb_page_para(&r->pg, "No run yet.");
+	for (size_t i = 0; i < s->nruns; i++) {
+		const fb_session_run *m = &s->meta[i];
+
+		fb_page_heading(&r->pg, 3, "Run %zu: %s%s%s%s", i + 1, s->runs[i]->name,
+		                m->label != NULL ? " (" : "", m->label != NULL ? m->label : "",
+		                m->label != NULL ? ")" : "");
+		report_run_facts(r, s->runs[i], m);
+		if (report_picture(r, s->runs[i], i + 1) != FB_CMD_OK)
+			return FB_CMD_ERROR;
+		report_run_edges(r, s->runs[i]);
+	}
+	return FB_CMD_OK;
+}
+
+/* One row of the comparison onto the page. */
+static void report_compare_row(void *c, const char *const *cells, size_t n, bool head)
+{
+	fb_page_row(c, cells, n, head);
+}
+
+/* The comparison section: compare's table. */
+static int section_compare(report *r)
+{
+	const fb_session *s = r->ctx->s;
+	fb_compare_item *items = fb_xcalloc(s->nruns + 1, sizeof *items);
+	size_t n = fb_report_items(s, items);
+
+	fb_page_heading(&r->pg, 2, "Comparison");
+	if (n == 0) {
+		fb_page_para(&r->pg, "No run to compare.");
+	} else {
+		fb_page_para(&r->pg, "One row per run, as compare shows it; SHD, TPR, FDR and F1 "
+		             "against the truth (see help result for their definitions).");
+		fb_report_compare_rows(items, n, report_compare_row, &r->pg);
+		fb_page_table_end(&r->pg);
+	}
+	free(items);
+	return FB_CMD_OK;
+}
+
+/* The commands section: the script session save would write, which replays the session. */
+static int section_commands(report *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (mem == NULL)
+		return FB_CMD_OK;
+	fb_history_write(r->ctx->s, mem);
+	fclose(mem);
+	fb_page_heading(&r->pg, 2, "Commands");
+	fb_page_para(&r->pg, "The session as a script: 'fedbn -f FILE' replays it with the same "
+	             "results.");
+	fb_page_code(&r->pg, text);
+	free(text);
+	return FB_CMD_OK;
+}
+
+/* The sections of a report, in order.  A kind of result the session keeps adds one entry
+ * (a sweep: its summary table and its plot). */
+static int (*const report_sections[])(report *r) = {
+	section_data,
+	section_runs,
+	section_compare,
+	section_commands,
+	NULL,
+};
+
+/* Write every section into r->pg; FB_CMD_ERROR at the first that fails. */
+static int report_write(report *r)
+{
+	char title[64];
+
+	snprintf(title, sizeof title, "fedbn session report");
+	fb_page_begin(&r->pg, title);
+	fb_page_para(&r->pg, "Written by fedbn %s from a session of %zu run%s.", PACKAGE_VERSION,
+	             r->ctx->s->nruns, r->ctx->s->nruns == 1 ? "" : "s");
+	for (size_t i = 0; report_sections[i] != NULL; i++)
+		if (report_sections[i](r) != FB_CMD_OK)
+			return FB_CMD_ERROR;
+	fb_page_end(&r->pg);
+	return FB_CMD_OK;
+}
+
+/* report out=FILE.md|FILE.html [force=yes]: the session as one page. */
+static int exec_report(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	const char *path = fb_params_str(&a->params, "out");
+	report r = { .ctx = ctx, .path = path, .force = fb_params_bool(&a->params, "force") };
+	char tmpl[] = "/tmp/fedbn-report-XXXXXX";
+	fb_error err = { { 0 } };
+	fb_atomic_file af;
+	int ret;
+
+	if (path == NULL)
+		return fb_cmd_error(ctx, "report: give the page to write, as in 'report out=s.html' "
+		                         "or out=s.md");
+	if (fb_page_format_of(path, &r.pg.fmt) != FB_OK)
+		return fb_cmd_error(ctx, "report: cannot tell the format of '%s' (use .md or .html)",
+		                    path);
+	if (fb_files_check(ctx, "report", path, &a->params) != FB_CMD_OK)
+		return FB_CMD_ERROR;
+	if (r.pg.fmt == FB_PAGE_HTML && (r.picdir = mkdtemp(tmpl)) == NULL)
+		return fb_cmd_error(ctx, "report: cannot make a scratch folder for the pictures");
+	if (fb_atomic_open(&af, path, &err) != FB_OK) {
+		ret = fb_cmd_error(ctx, "report: %s", err.msg);
+	} else {
+		r.pg.out = af.fp;
+		ret = report_write(&r);
+		if (ret != FB_CMD_OK)
+			fb_atomic_abort(&af);
+		else if (fb_atomic_commit(&af, &err) != FB_OK)
+			ret = fb_cmd_error(ctx, "report: %s", err.msg);
+	}
+	if (r.picdir != NULL)
+		rmdir(r.picdir);
+	if (ret != FB_CMD_OK)
+		return ret;
+	fb_files_note_written(ctx, path);
+	fprintf(ctx->out, "wrote '%s' (%zu run%s, %zu picture%s%s)\n", path, ctx->s->nruns,
+	        ctx->s->nruns == 1 ? "" : "s", r.pictures, r.pictures == 1 ? "" : "s",
+	        r.pg.fmt == FB_PAGE_HTML ? " embedded" : " beside it");
+	return FB_CMD_OK;
+}
+
+/* report's parameters. */
+static const fb_param_def report_params[] = {
+	{ "out", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "the page: FILE.html (one self-contained file) or FILE.md (pictures beside it)" },
+	FB_CMD_PARAM_FORCE,
+	{ 0 },
+};
+
+const fb_cmd_entry fb_cmd_report = {
+	.name = "report", .usage = "out=FILE.html|FILE.md [force=yes]",
+	.summary = "write the session as one page",
+	.help = "Write one page about the session: the dataset, its truth and its split (rows "
+	        "and columns per client); every run with its algorithm, data, parameters, rounds "
+	        "and time, the bytes its messages took, its accuracy against the truth, the "
+	        "sentence of its last round, its picture (the estimate against the truth, as "
+	        "export what=diff draws it, or the estimate alone without a truth) and its "
+	        "edges; the comparison table of compare; and the session's commands as the "
+	        "script session save writes. FILE.html is self-contained (plain HTML, its "
+	        "pictures embedded as SVG data URIs); FILE.md writes each run's picture beside "
+	        "it as FILE-runN.svg. The page and its pictures are replaced as export replaces "
+	        "files (force=yes to replace a file this session did not write).",
+	.min_args = 0, .max_args = 0, .params = report_params, .exec = exec_report,
+};

@@ -1,0 +1,82 @@
+#!/bin/sh
+# report: a session of three runs as one HTML page and as Markdown.  The HTML page embeds one
+# SVG picture per run (data URIs that decode to the run's diff against the truth), refers to
+# no other file, escapes what it quotes, passes an HTML validator (xmllint --html, from
+# libxml2-utils; the test is skipped after its other checks when it is absent), and states
+# each run's accuracy exactly as result does; the Markdown page writes its pictures beside
+# it and links them; bad requests are one sentence and write nothing.
+. "${top_srcdir:-..}/tests/scratch-lib.sh"
+
+cat > s.fbn <<'SCRIPT'
+gen er d=7 edges=8 n=500 seed=3
+split horizontal 4
+algo fedpc
+run
+algo notears-admm
+set max_rounds=30
+run
+algo voting:notears
+run
+compare label=1:"fed<pc>&co"
+result run=1
+result run=2
+result run=3
+report out=s.html
+report out=s.md
+SCRIPT
+"$fedbn" --no-pane -f s.fbn > out.txt 2>&1
+check "the session failed: $(tail -n 3 out.txt)" [ $? = 0 ]
+check "report did not say what it wrote" \
+	grep -qx "wrote 's.html' (3 runs, 3 pictures embedded)" out.txt
+
+# the HTML page: three runs, three embedded pictures, nothing outside it
+check "the page does not have three run headings" [ "$(grep -c '^<h3>Run [123]: ' s.html)" = 3 ]
+check "the page does not embed three pictures" \
+	[ "$(grep -o 'src="data:image/svg+xml;base64,[A-Za-z0-9+/=]*"' s.html | wc -l)" = 3 ]
+check "the page refers to another file" sh -c '! grep -qE "(src|href)=\"[^d]" s.html'
+grep -o 'src="data:image/svg+xml;base64,[A-Za-z0-9+/=]*"' s.html | sed -n 2p |
+	sed 's/^src="data:image\/svg+xml;base64,//; s/"$//' | base64 -d > run2.svg 2>/dev/null
+check "run 2's embedded picture is not its diff as SVG" grep -q '<svg' run2.svg
+check "run 2's embedded picture does not name its variables" grep -q '>X7<' run2.svg
+check "run 2's embedded picture has no legend of the diff" grep -qi 'missing' run2.svg
+check "the label was not escaped" grep -q 'fed&lt;pc&gt;&amp;co' s.html
+check "the label appears unescaped" sh -c '! grep -q "fed<pc>" s.html'
+check "the comparison table does not have three rows" \
+	[ "$(grep -cE '^<tr><td>[123]</td><td>[^<]*</td><td>(fedpc|notears-admm|voting:notears)</td>' s.html)" = 3 ]
+check "the split's clients are not listed" [ "$(grep -c '^<tr><td>[1-4]</td><td>125</td>' s.html)" = 4 ]
+# each run's accuracy on the page is the one result prints
+for r in 1 2 3; do
+	want=$(grep '^against the truth: ' out.txt | sed -n "${r}p" | sed 's/^against the truth: //')
+	check "run $r's accuracy differs from result's ('$want')" \
+		grep -qF "<li><b>accuracy</b>: $want</li>" s.html
+done
+check "the page lacks the commands that replay it" grep -qx 'split horizontal 4 seed=1' s.html
+
+# the Markdown page and its pictures
+for r in 1 2 3; do
+	check "s-run$r.svg was not written beside the page" grep -q '<svg' s-run$r.svg
+	check "the page does not link s-run$r.svg" grep -qF "](s-run$r.svg)" s.md
+done
+check "the Markdown comparison has no header rule" grep -q '^|---|---|' s.md
+
+# bad requests: one sentence each, nothing written
+"$fedbn" --no-pane -c 'report out=s.txt; report; echo x > theirs.html; gen er; report out=theirs.html' \
+	> bad.txt 2>&1
+check "a .txt page was not refused" \
+	grep -qx "error: report: cannot tell the format of 's.txt' (use .md or .html)" bad.txt
+check "a missing out= was not refused" grep -q "^error: report: give the page to write" bad.txt
+check "s.txt was written" [ ! -e s.txt ]
+echo x > theirs.html
+"$fedbn" --no-pane -c 'gen er; report out=theirs.html' > bad.txt 2>&1
+check "a file fedbn did not write was replaced" grep -qx x theirs.html
+
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --html --noout s.html > lint.txt 2>&1
+	status=$?
+	check "xmllint --html finds fault with the page: $(head -n 5 lint.txt)" \
+		[ $status = 0 ] && [ ! -s lint.txt ]
+elif [ $fail = 0 ]; then
+	echo "SKIP: xmllint (Debian package libxml2-utils) is absent: the page was not validated"
+	exit 77
+fi
+exit $fail
