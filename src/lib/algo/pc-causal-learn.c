@@ -262,9 +262,12 @@ static int score_end(fb_ci *ci, const fb_graph *g, size_t x, size_t z, size_t y,
 		size_t ns = 0;
 		fb_ci_result res;
 
+		/* bit 0 stands for the last neighbour, so that consecutive sets differ in their
+		 * largest members and the tests can reuse what they computed for the common
+		 * smallest ones; the largest p does not depend on the order */
 		buf[ns++] = y;
 		for (size_t b = 0; b < m; b++)
-			if (mask & (1UL << b))
+			if (mask & (1UL << (m - 1 - b)))
 				buf[ns++] = nb[b];
 		if (fb_ci_test(ci, x, z, buf, ns, &res, err) != FB_OK)
 			return FB_ERR;
