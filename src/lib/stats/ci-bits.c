@@ -35,6 +35,7 @@
 #define BITS_SPLIT_MAX 256
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
 /* Functions that count bits are compiled for the instruction, used only when present. */
 #define BITS_TARGET __attribute__((target("popcnt")))
 /* True when the processor has the instruction. */
@@ -43,12 +44,107 @@ static bool bits_usable(void)
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("popcnt");
 }
+
+/* The rows in both a and b (W words), 64 at a time. */
+BITS_TARGET static uint32_t and_count_word(const uint64_t *a, const uint64_t *b, size_t W)
+{
+	uint32_t n = 0;
+
+	for (size_t k = 0; k < W; k++)
+		n += (uint32_t)__builtin_popcountll(a[k] & b[k]);
+	return n;
+}
+
+/* Write the rows in both a and b (W words) to out; their count. */
+BITS_TARGET static uint32_t and_store_word(uint64_t *out, const uint64_t *a, const uint64_t *b,
+                                           size_t W)
+{
+	uint32_t n = 0;
+
+	for (size_t k = 0; k < W; k++) {
+		out[k] = a[k] & b[k];
+		n += (uint32_t)__builtin_popcountll(out[k]);
+	}
+	return n;
+}
+
+#if defined(__x86_64__)
+/* Write the rows in both a and b (W words) to out, 512 at a time; their count. */
+__attribute__((target("avx512f,avx512vpopcntdq"))) static uint32_t
+and_store_wide(uint64_t *out, const uint64_t *a, const uint64_t *b, size_t W)
+{
+	__m512i acc = _mm512_setzero_si512();
+	size_t k = 0;
+
+	for (; k + 8 <= W; k += 8) {
+		__m512i v = _mm512_and_si512(_mm512_loadu_si512(a + k), _mm512_loadu_si512(b + k));
+
+		_mm512_storeu_si512(out + k, v);
+		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(v));
+	}
+	if (k < W) {
+		__mmask8 m = (__mmask8)((1u << (W - k)) - 1);
+		__m512i v = _mm512_and_si512(_mm512_maskz_loadu_epi64(m, a + k),
+		                             _mm512_maskz_loadu_epi64(m, b + k));
+
+		_mm512_mask_storeu_epi64(out + k, m, v);
+		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(v));
+	}
+	return (uint32_t)_mm512_reduce_add_epi64(acc);
+}
+
+/* The rows in both a and b (W words), 512 at a time (AVX-512 with its bit count). */
+__attribute__((target("avx512f,avx512vpopcntdq"))) static uint32_t
+and_count_wide(const uint64_t *a, const uint64_t *b, size_t W)
+{
+	__m512i acc = _mm512_setzero_si512();
+	size_t k = 0;
+
+	for (; k + 8 <= W; k += 8)
+		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(
+		                                _mm512_loadu_si512(a + k), _mm512_loadu_si512(b + k))));
+	if (k < W) {
+		__mmask8 m = (__mmask8)((1u << (W - k)) - 1);
+
+		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(
+		                                _mm512_maskz_loadu_epi64(m, a + k),
+		                                _mm512_maskz_loadu_epi64(m, b + k))));
+	}
+	return (uint32_t)_mm512_reduce_add_epi64(acc);
+}
+
+/* The widest ways this processor has to count the rows two sets share (and to write them). */
+static void bits_pick(ci_disc_ws *w)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq")) {
+		w->and_count = and_count_wide;
+		w->and_store = and_store_wide;
+	} else {
+		w->and_count = and_count_word;
+		w->and_store = and_store_word;
+	}
+}
+#else
+/* The one way to count the rows two sets share (and to write them). */
+static void bits_pick(ci_disc_ws *w)
+{
+	w->and_count = and_count_word;
+	w->and_store = and_store_word;
+}
+#endif
 #else
 #define BITS_TARGET
 /* Elsewhere the bit path is not used (a bit count in software gains too little). */
 static bool bits_usable(void)
 {
 	return false;
+}
+
+/* Nothing to pick: the bit path is off. */
+static void bits_pick(ci_disc_ws *w)
+{
+	(void)w;
 }
 #endif
 
@@ -71,6 +167,7 @@ void ci_bits_init(fb_ci *ci)
 		return;
 	}
 	w->words = words;
+	bits_pick(w);
 	w->budget = BITS_STACK_MAX / CI_BITS_DEPTH_MAX / (words * sizeof *w->bits);
 	w->budget = w->budget > BITS_STRATA_MAX + 1 ? BITS_STRATA_MAX : w->budget > 1 ? w->budget - 1 : 1;
 	for (size_t j = 0; j < ci->d; j++) {
@@ -142,11 +239,9 @@ static void stack_level(fb_ci *ci, size_t v, size_t k)
 
 		for (size_t c = 0; c < lv; c++) {
 			const uint64_t *l = lev + c * W;
-			uint64_t *o = out + next * W, any = 0;
 
-			for (size_t q = 0; q < W; q++)
-				any |= o[q] = cur != NULL ? cur[q] & l[q] : l[q];
-			if (any != 0 && ++next > w->budget)
+			if (w->and_store(out + next * W, cur != NULL ? cur : l, l, W) != 0 &&
+			    ++next > w->budget)
 				return;
 		}
 	}
@@ -207,7 +302,7 @@ static void memo_build(fb_ci *ci, const size_t *S, size_t ns)
 }
 
 /* Split the kept strata by the levels of u into w->musets (and their sizes). */
-BITS_TARGET static void memo_split(fb_ci *ci, size_t u)
+static void memo_split(fb_ci *ci, size_t u)
 {
 	ci_disc_ws *w = &ci->dws;
 	size_t W = w->words, lu = ci->nlev[u], m = w->mbits;
@@ -215,15 +310,9 @@ BITS_TARGET static void memo_split(fb_ci *ci, size_t u)
 
 	for (size_t r = 0; r < m; r++)
 		for (size_t a = 0; a < lu; a++) {
-			const uint64_t *s = w->mptr[r], *ua = U + a * W;
 			uint64_t *out = w->musets + (r * lu + a) * W;
-			uint32_t all = 0;
 
-			for (size_t k = 0; k < W; k++) {
-				out[k] = s[k] & ua[k];
-				all += (uint32_t)__builtin_popcountll(out[k]);
-			}
-			w->mucnt[r * lu + a] = all;
+			w->mucnt[r * lu + a] = w->and_store(out, w->mptr[r], U + a * W, W);
 		}
 	w->mu = u;
 }
@@ -231,7 +320,7 @@ BITS_TARGET static void memo_split(fb_ci *ci, size_t u)
 /* The counts of kept stratum r into tab (lx x ly, x < y): each level a of mu (one of x and y)
  * against each level b of the other v but the last, which is what is left of a's rows, since
  * v's levels part the rows. */
-BITS_TARGET static void memo_count(fb_ci *ci, size_t r, size_t v, bool u_is_x, uint32_t *tab,
+static void memo_count(fb_ci *ci, size_t r, size_t v, bool u_is_x, uint32_t *tab,
                                    size_t ly)
 {
 	ci_disc_ws *w = &ci->dws;
@@ -244,10 +333,9 @@ BITS_TARGET static void memo_count(fb_ci *ci, size_t r, size_t v, bool u_is_x, u
 
 		for (size_t b = 0; b + 1 < lv; b++) {
 			const uint64_t *vb = V + b * W;
-			uint32_t n = 0;
+			uint32_t n;
 
-			for (size_t k = 0; k < W; k++)
-				n += (uint32_t)__builtin_popcountll(su[k] & vb[k]);
+			n = w->and_count(su, vb, W);
 			tab[u_is_x ? a * ly + b : b * ly + a] = n;
 			rest -= n;
 		}

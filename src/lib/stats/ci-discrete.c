@@ -389,50 +389,77 @@ static bool keys_reserve(ci_disc_ws *w, size_t k, size_t n)
 	return true;
 }
 
-/* Each row's stratum key over S (mixed radix, in 32 bits) into w->mkey, column by column,
- * starting from the longest prefix of S whose keys are kept; false when out of memory. */
-static bool dense_keys(fb_ci *ci, const size_t *S, size_t ns)
+/* The strata of the row keys key in order of first occurrence into w->mfirst (scnt, with
+ * room for every key, marks those seen); their number into w->mdense. */
+static void dense_first(ci_disc_ws *w, const uint32_t *key, size_t n)
+{
+	size_t nstr = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (w->scnt[key[i]] == 0) {
+			w->scnt[key[i]] = 1;
+			w->mfirst[nstr++] = key[i];
+		}
+	for (size_t s = 0; s < nstr; s++)
+		w->scnt[w->mfirst[s]] = 0;
+	w->mdense = nstr;
+}
+
+/* The keys of S's last variable from those of its prefix, and the strata in order of first
+ * occurrence, in one pass (as dense_first). */
+static void dense_last(ci_disc_ws *w, const uint32_t *prev, const uint32_t *c, uint32_t m,
+                       uint32_t *key, size_t n)
+{
+	size_t nstr = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = prev[i] * m + c[i];
+
+		key[i] = k;
+		if (w->scnt[k] == 0) {
+			w->scnt[k] = 1;
+			w->mfirst[nstr++] = k;
+		}
+	}
+	for (size_t s = 0; s < nstr; s++)
+		w->scnt[w->mfirst[s]] = 0;
+	w->mdense = nstr;
+}
+
+/* Build the memo of the dense path for S: each row's key (mixed radix, in 32 bits) into
+ * w->mkey, column by column from the longest prefix of S whose keys are kept, and the
+ * strata in order of first occurrence; false when out of memory. */
+static bool dense_memo(fb_ci *ci, const size_t *S, size_t ns)
 {
 	ci_disc_ws *w = &ci->dws;
 	size_t n = ci->n;
 
 	if (ns == 0) {
 		w->mkey = w->zeros;
+		w->mfirst[0] = 0;
+		w->mdense = 1;
 		return true;
 	}
 	if (!keys_reserve(w, ns, n))
 		return false;
+	w->mkey = w->kstack + (ns - 1) * n;
+	if (w->kvalid == ns) {
+		dense_first(w, w->mkey, n);
+		return true;
+	}
 	for (size_t v = w->kvalid; v < ns; v++) {
 		const uint32_t *c = ci->codes + S[v] * n;
 		const uint32_t *prev = v > 0 ? w->kstack + (v - 1) * n : w->zeros;
 		uint32_t *key = w->kstack + v * n, m = (uint32_t)ci->nlev[S[v]];
 
+		if (v + 1 == ns) {
+			dense_last(w, prev, c, m, key, n);
+			break;
+		}
 		for (size_t i = 0; i < n; i++)
 			key[i] = prev[i] * m + c[i];
 	}
 	w->kvalid = ns;
-	w->mkey = w->kstack + (ns - 1) * n;
-	return true;
-}
-
-/* Build the memo of the dense path for S: each row's key, and the keys of the strata in
- * order of first occurrence (scnt, with room for every key, marks those seen); false when
- * out of memory. */
-static bool dense_memo(fb_ci *ci, const size_t *S, size_t ns)
-{
-	ci_disc_ws *w = &ci->dws;
-	size_t nstr = 0;
-
-	if (!dense_keys(ci, S, ns))
-		return false;
-	for (size_t i = 0; i < ci->n; i++)
-		if (w->scnt[w->mkey[i]] == 0) {
-			w->scnt[w->mkey[i]] = 1;
-			w->mfirst[nstr++] = w->mkey[i];
-		}
-	for (size_t s = 0; s < nstr; s++)
-		w->scnt[w->mfirst[s]] = 0;
-	w->mdense = nstr;
 	return true;
 }
 

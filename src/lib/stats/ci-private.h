@@ -51,6 +51,11 @@ typedef struct ci_disc_ws {
 	uint64_t *bits;   /* bit path: per column and level, the rows holding it, words each
 	                     (NULL: no bit path) */
 	size_t words;     /* bit path: 64-bit words per row set, ceil(n / 64) */
+	uint32_t (*and_count)(const uint64_t *, const uint64_t *, size_t); /* bit path: the
+	                     rows two sets of words words share, the widest way the processor
+	                     has */
+	uint32_t (*and_store)(uint64_t *, const uint64_t *, const uint64_t *, size_t); /* bit
+	                     path: write the rows two sets share, and count them */
 	size_t *bitoff;   /* bit path: d, where each column's sets start in bits */
 	uint64_t *stack;  /* bit path: CI_BITS_DEPTH_MAX depths of budget + 1 row sets, depth k the
 	                     non-empty strata of mS[0..k] (NULL until first needed) */
