@@ -79,8 +79,10 @@ static int ws_alloc(ci_disc_ws *w, size_t n, size_t cmax)
 	w->nzr = malloc(cmax * sizeof *w->nzr);
 	w->nzc = malloc(cmax * sizeof *w->nzc);
 	w->zeros = calloc(n, sizeof *w->zeros);
+	w->xy = malloc(n * sizeof *w->xy);
+	w->xy_pair[0] = w->xy_pair[1] = SIZE_MAX;
 	w->mfirst = malloc(n * sizeof *w->mfirst);
-	if (w->zeros == NULL || w->mfirst == NULL ||
+	if (w->zeros == NULL || w->mfirst == NULL || w->xy == NULL ||
 	    w->ids == NULL || w->order == NULL || w->start == NULL || w->hkey == NULL ||
 	    w->hrow == NULL || w->hid == NULL || w->hstamp == NULL || w->tab == NULL ||
 	    w->rowm == NULL || w->colm == NULL || w->nzr == NULL || w->nzc == NULL)
@@ -144,6 +146,7 @@ void ci_disc_ws_release(ci_disc_ws *w)
 	free(w->nzr);
 	free(w->nzc);
 	free(w->zeros);
+	free(w->xy);
 	free(w->kstack);
 	free(w->mfirst);
 	free(w->mS);
@@ -463,15 +466,25 @@ static bool dense_memo(fb_ci *ci, const size_t *S, size_t ns)
 	return true;
 }
 
-/* Dense path: count every row into its stratum's table, keys from the memo. */
+/* Dense path: count every row into its stratum's table, keys from the memo, cells from
+ * each row's (x, y) cell kept for the pair (the collider scores test one pair given many
+ * sets). */
 static void dense_count(fb_ci *ci, size_t x, size_t y)
 {
 	ci_disc_ws *w = &ci->dws;
-	const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
-	size_t lx = ci->nlev[x], ly = ci->nlev[y];
+	size_t lxy = ci->nlev[x] * ci->nlev[y];
 
+	if (w->xy_pair[0] != x || w->xy_pair[1] != y) {
+		const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
+		uint32_t ly = (uint32_t)ci->nlev[y];
+
+		for (size_t i = 0; i < ci->n; i++)
+			w->xy[i] = cx[i] * ly + cy[i];
+		w->xy_pair[0] = x;
+		w->xy_pair[1] = y;
+	}
 	for (size_t i = 0; i < ci->n; i++)
-		w->cube[((size_t)w->mkey[i] * lx + cx[i]) * ly + cy[i]]++;
+		w->cube[(size_t)w->mkey[i] * lxy + w->xy[i]]++;
 }
 
 /* The statistic of the stratum whose lx x ly counts are at tab, in the order of

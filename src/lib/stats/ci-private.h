@@ -84,6 +84,8 @@ typedef struct ci_disc_ws {
 	uint32_t *mkey;   /* memo, dense path: n, each row's stratum key over mS (a block of
 	                     kstack, or n zeros for the empty set) */
 	uint32_t *zeros;  /* memo, dense path: n zero keys */
+	uint32_t *xy;     /* memo, dense path: n, each row's cell c_x * ly + c_y of xy_pair */
+	size_t xy_pair[2]; /* memo, dense path: the pair (x, y) of xy, or SIZE_MAX */
 	uint32_t *mfirst; /* memo, dense path: n, the keys of the strata in order of first row */
 	size_t mdense;    /* memo, dense path: how many strata mfirst lists, or CI_MEMO_NONE */
 } ci_disc_ws;
