@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fedbn/pc.h"
+#include "pc-tester.h"
 
 /* What one level works with. */
 typedef struct level_ctx {
@@ -146,54 +147,67 @@ static bool comb_has(const size_t *comb, size_t l, size_t t)
 	return false;
 }
 
-/* Test i against every neighbour j outside S given S, marking independent pairs and uniting
- * their separating sets. */
-static int set_test(level_ctx *c, size_t i, const size_t *a, size_t m, fb_error *err)
+/* Test i against every neighbour j outside S (c->S, positions comb into a[0..m)) given S;
+ * unless t only records, mark independent pairs and unite their separating sets. */
+static int set_test(level_ctx *c, pc_tester *t, size_t i, const size_t *a, size_t m,
+                    const size_t *comb, const size_t *S, fb_error *err)
 {
 	size_t d = c->g->d, l = c->level;
 	fb_ci_result res;
 
-	for (size_t t = 0; t < m; t++) {
-		size_t j = a[t];
+	for (size_t q = 0; q < m; q++) {
+		size_t j = a[q];
 
-		if (comb_has(c->comb, l, t))
+		if (comb_has(comb, l, q))
 			continue;
-		if (fb_ci_test(c->ci, i, j, c->S, l, &res, err) != FB_OK)
+		if (pc_tester_test(t, i, j, S, l, &res, err) != FB_OK)
 			return FB_ERR;
-		if (res.p > c->opt->alpha) {
+		if (res.p > c->opt->alpha && !pc_tester_recording(t)) {
 			c->drop[i * d + j] = c->drop[j * d + i] = 1;
 			if (c->seps != NULL)
-				fb_sepsets_add(c->seps, i, j, c->S, l);
+				fb_sepsets_add(c->seps, i, j, S, l);
 		}
 	}
 	return FB_OK;
+}
+
+/* The tests of vertex i in causal-learn's level (an item of pc_items_run): each l-subset S
+ * of its frozen neighbours, then every other neighbour. */
+static int vertex_tests(void *ctx, pc_tester *t, size_t i, fb_error *err)
+{
+	level_ctx *c = ctx;
+	size_t l = c->level, m = c->start[i + 1] - c->start[i];
+	const size_t *a = c->adj + c->start[i];
+	size_t *comb, *S;
+	bool more = m >= l + 1;
+	int ret = FB_OK;
+
+	if (!more)
+		return FB_OK;
+	comb = fb_xmalloc((l + 1) * sizeof *comb);
+	S = fb_xmalloc((l + 1) * sizeof *S);
+	for (size_t k = 0; k < l; k++)
+		comb[k] = k;
+	while (more && ret == FB_OK) {
+		for (size_t k = 0; k < l; k++)
+			S[k] = a[comb[k]];
+		ret = set_test(c, t, i, a, m, comb, S, err);
+		more = fb_pc_subset_next(comb, l, m);
+	}
+	free(comb);
+	free(S);
+	return ret;
 }
 
 /* causal-learn's level, where every set is tested and the removals wait for the end: the
  * same tests as pair by pair, grouped by conditioning set (each l-subset S of a vertex's
  * frozen neighbours, then every other neighbour), so that the tests of one S follow each
  * other and the test object can reuse what it computed for S.  Separating sets are united
- * and kept sorted, so the order of the tests changes nothing. */
+ * and kept sorted, so the order of the tests changes nothing; the vertices may be tested on
+ * the test object's helper threads. */
 static int level_visit_sets(level_ctx *c, fb_error *err)
 {
-	size_t l = c->level;
-
-	for (size_t i = 0; i < c->g->d; i++) {
-		const size_t *a = c->adj + c->start[i];
-		size_t m = c->start[i + 1] - c->start[i];
-		bool more = m >= l + 1;
-
-		for (size_t k = 0; k < l; k++)
-			c->comb[k] = k;
-		while (more) {
-			for (size_t k = 0; k < l; k++)
-				c->S[k] = a[c->comb[k]];
-			if (set_test(c, i, a, m, err) != FB_OK)
-				return FB_ERR;
-			more = fb_pc_subset_next(c->comb, l, m);
-		}
-	}
-	return FB_OK;
+	return pc_items_run(c->ci, c->g->d, vertex_tests, c, err);
 }
 
 /* Remove the pairs causal-learn marked during the level. */

@@ -118,6 +118,8 @@ struct fb_ci {
 	size_t *sorted;       /* d: the sorted conditioning set of the current query */
 	uint32_t *key;        /* d + 2: the current query's cache key */
 	fb_ci_stats st;       /* counters */
+	fb_ci **helpers;      /* nhelpers objects over the same data, for other threads */
+	size_t nhelpers;      /* how many */
 };
 
 /* Look up key (nk words) with hash h; true with the stored answer in out when found. */
