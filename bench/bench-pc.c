@@ -8,6 +8,9 @@
  * take minutes), with one thread and with two (the processor time is then of both); with
  * tests asked, cache hits, levels and the CPDAG-SHD against the truth.
  *
+ * Last, PC with Fisher-z on a simulated sample of d = 10,000, n = 10,000 (10,000 edges), with
+ * the process's peak memory.
+ *
  * Usage: bench-pc [SRCDIR [DATADIR]]
  * DATADIR defaults to SRCDIR/../shared/data, SRCDIR to the configured source folder.  Set
  * OPENBLAS_NUM_THREADS=1 to measure one thread. */
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench-common.h"
@@ -135,28 +139,36 @@ static void bench_shared(const char *dir)
 	}
 }
 
-/* Benchmark a simulated linear-Gaussian sample of d = 1000, n = 5000, 1000 edges. */
-static void bench_large(void)
+/* Benchmark a simulated linear-Gaussian sample of d variables, n rows and d edges (seed 1)
+ * against target; with the process's peak memory when memory is set. */
+static void bench_large(size_t d, size_t n, const char *target, bool memory)
 {
 	fb_sim_options so;
 	fb_dataset *ds;
 	fb_graph *truth;
 	fb_error err = { "" };
 	double t0 = bench_now();
+	char what[64];
+	struct rusage ru;
 
 	fb_sim_options_init(&so);
-	so.d = 1000;
-	so.edges = 1000;
-	so.n = 5000;
+	so.d = d;
+	so.edges = d;
+	so.n = n;
 	so.seed = 1;
 	if (fb_sim_generate(&so, &ds, &truth, &err) != FB_OK) {
 		printf("simulation: %s\n", err.msg);
 		return;
 	}
-	printf("simulated d 1000, n 5000, 1000 edges in %.2f s\n", bench_now() - t0);
-	bench_print("sim_d1000_n5000", 0.01, ds, truth, 1, "PC under 1 s");
+	printf("simulated d %zu, n %zu, %zu edges in %.2f s\n", d, n, d, bench_now() - t0);
+	snprintf(what, sizeof what, "sim_d%zu_n%zu", d, n);
+	bench_print(what, 0.01, ds, truth, 1, target);
 	fb_dataset_free(ds);
 	fb_graph_free(truth);
+	getrusage(RUSAGE_SELF, &ru);
+	if (memory)
+		printf("%s: peak memory of the process %.1f MB\n", what,
+		       (double)ru.ru_maxrss / 1024.0);
 }
 
 /* Benchmark chi-square PC on 10,000 rows sampled from each shared BIF network. */
@@ -212,7 +224,8 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof dir, "%s/../shared/data", src);
 	printf("PC, Fisher-z, stable, strength rule; best of 20 runs (1 for d = 1000)\n");
 	bench_shared(dir);
-	bench_large();
+	bench_large(1000, 5000, "PC under 1 s", false);
 	bench_bif(dir);
+	bench_large(10000, 10000, "under 60 s", true);
 	return 0;
 }
