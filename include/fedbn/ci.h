@@ -177,6 +177,20 @@ void fb_ci_free(fb_ci *ci);
 int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res,
                fb_error *err);
 
+/* Take res, computed by another object over the same data and options (a helper, on another
+ * thread), as the answer to x _||_ y | S: the counters and the cache change exactly as
+ * fb_ci_test would have changed them.  FB_ERR with the reason on a bad query. */
+int fb_ci_record(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                 const fb_ci_result *res, fb_error *err);
+
+/* Give ci n helpers: objects over the same data and options, one for each extra thread that
+ * computes tests for it (their answers then go through fb_ci_record).  FB_ERR with the
+ * reason (the helpers made so far are kept). */
+int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err);
+/* The number of helpers, and helper k (below it). */
+size_t fb_ci_n_helpers(const fb_ci *ci);
+fb_ci *fb_ci_helper(const fb_ci *ci, size_t k);
+
 /* The p-value of x _||_ y | S; flags (may be NULL) receives the answer's flags.  A bad query
  * returns NaN with FB_CI_INVALID. */
 double fb_ci_pvalue(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,

@@ -101,6 +101,9 @@ typedef struct fb_pc_options {
 	enum fb_pc_colliders colliders; /* collider rule (FB_PC_COLLIDERS_STRENGTH); ignored by
 	                              compat=causal-learn */
 	fb_ci_options ci;          /* the test and its settings (fb_ci_options_init) */
+	size_t threads;            /* threads computing compat=causal-learn's tests (1): the
+	                              vertices of a level, the collider candidates; results,
+	                              cache and counters do not depend on it */
 } fb_pc_options;
 
 /* Defaults, read from the pc learner's parameter table (the one place they are written):

@@ -10,7 +10,8 @@
 /* The options every run takes. */
 const fb_param_def fb_session_run_options[] = {
 	{ "threads", FB_PARAM_INT, "1", 1, 256, NULL,
-	  "clients computed at once (results do not depend on it)" },
+	  "clients, or the tests of pc with compat=causal-learn, computed at once (results do "
+	  "not depend on it)" },
 	{ "share", FB_PARAM_DOUBLE, "1", 1e-9, 1, NULL,
 	  "share of clients taking part in each round (algorithms that allow it)" },
 	{ 0 },

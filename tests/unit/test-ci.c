@@ -18,6 +18,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "fedbn/ci.h"
+#include "fedbn/pc.h"
 #include "../../src/lib/stats/ci-private.h"
 
 /* Fail unless got equals want within tol (relative above 1, absolute below). */
@@ -598,6 +599,85 @@ static void test_cache(void **state)
 	fb_dataset_free(ds);
 }
 
+/* 700 rows of d skewed discrete columns of 2 to 4 levels, so that some strata and cells
+ * stay empty. */
+static fb_dataset *skewed_data(size_t n, size_t d)
+{
+	fb_dataset *ds = fb_dataset_alloc(n, d);
+	size_t nlev[16];
+	uint64_t r = 12345;
+
+	assert_true(d <= 16);
+	for (size_t j = 0; j < d; j++)
+		nlev[j] = 2 + j % 3;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < d; j++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			ds->x[i * d + j] = (double)((r >> 33) % (nlev[j] * nlev[j]) / nlev[j]);
+		}
+	make_discrete(ds, nlev);
+	return ds;
+}
+
+/* Test x against y given S on kept (one object for every query, as PC uses it) and on a new
+ * object, and demand the same bits. */
+static void memo_compare(const fb_dataset *ds, const fb_ci_options *o, fb_ci *kept, bool rows,
+                         size_t x, size_t y, const size_t *S, size_t ns)
+{
+	fb_ci *fresh = fb_ci_alloc(ds, o, NULL);
+	fb_ci_result a, b;
+
+	assert_non_null(fresh);
+	if (rows)
+		ci_bits_release(&fresh->dws);
+	assert_int_equal(fb_ci_test(kept, x, y, S, ns, &a, NULL), FB_OK);
+	assert_int_equal(fb_ci_test(fresh, x, y, S, ns, &b, NULL), FB_OK);
+	assert_memory_equal(&a.stat, &b.stat, sizeof a.stat);
+	assert_memory_equal(&a.df, &b.df, sizeof a.df);
+	assert_memory_equal(&a.p, &b.p, sizeof a.p);
+	fb_ci_free(fresh);
+}
+
+/* What a discrete test keeps between queries with one conditioning set (the strata of each
+ * prefix of S, the split by a recurring variable) gives the bits of a new object, on the bit
+ * path and row by row: sets in PC's order (each set against every other variable, x first
+ * and second, consecutive sets sharing their smallest members), then a set that is a prefix
+ * of the one before, then one that extends it (fails if a kept part were stale). */
+static void test_memo_reuse(void **state)
+{
+	size_t d = 7, S[4], comb[3] = { 0, 1, 2 }, rest[6];
+	fb_dataset *ds = skewed_data(700, d);
+	fb_ci_options o;
+
+	(void)state;
+	fb_ci_options_init(&o);
+	o.cache = false;
+	for (int rows = 0; rows < 2; rows++) {
+		fb_ci *kept = fb_ci_alloc(ds, &o, NULL);
+		size_t x = 3, m = 0, P[2] = { 0, 1 }, Q[3] = { 0, 1, 4 };
+
+		assert_non_null(kept);
+		if (rows)
+			ci_bits_release(&kept->dws);
+		for (size_t v = 0; v < d; v++)
+			if (v != x)
+				rest[m++] = v;
+		do {
+			for (size_t k = 0; k < 3; k++)
+				S[k] = rest[comb[k]];
+			for (size_t t = 0; t < m; t++)
+				if (t != comb[0] && t != comb[1] && t != comb[2])
+					memo_compare(ds, &o, kept, rows, x, rest[t], S, 3);
+		} while (fb_pc_subset_next(comb, 3, m));
+		memo_compare(ds, &o, kept, rows, 2, 5, Q, 3);
+		memo_compare(ds, &o, kept, rows, 2, 5, P, 2);
+		memo_compare(ds, &o, kept, rows, 3, 6, Q, 3);
+		memo_compare(ds, &o, kept, rows, 6, 3, NULL, 0);
+		fb_ci_free(kept);
+	}
+	fb_dataset_free(ds);
+}
+
 /* The bit path (row sets, when the strata are few) gives the statistic, degrees of freedom
  * and p-value of the row-by-row paths bit for bit, for G² and χ², on random tables of 2 to 4
  * levels with conditioning sets of 0 to 5 variables, and counts the same strata (the adapted
@@ -606,21 +686,11 @@ static void test_bits_path(void **state)
 {
 	static const enum fb_ci_test tests[] = { FB_CI_G2, FB_CI_CHI2 };
 	static const enum fb_ci_df dfs[] = { FB_CI_DF_ADJUSTED, FB_CI_DF_ADAPT };
-	size_t n = 700, d = 8, nlev[8];
-	fb_dataset *ds = fb_dataset_alloc(n, d);
-	uint64_t r = 12345;
+	size_t d = 8;
+	fb_dataset *ds = skewed_data(700, d);
 	fb_ci_options o;
 
 	(void)state;
-	for (size_t j = 0; j < d; j++)
-		nlev[j] = 2 + j % 3;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < d; j++) {
-			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
-			/* skewed codes, so that some strata and cells stay empty */
-			ds->x[i * d + j] = (double)((r >> 33) % (nlev[j] * nlev[j]) / nlev[j]);
-		}
-	make_discrete(ds, nlev);
 	for (size_t t = 0; t < 4; t++) {
 		fb_ci *bits, *rows;
 		size_t S[5], used = 0;
@@ -747,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_order_free),
 		cmocka_unit_test(test_bits_path),
+		cmocka_unit_test(test_memo_reuse),
 		cmocka_unit_test(test_errors),
 	};
 

@@ -152,11 +152,61 @@ static fb_graph *read_cl_matrix(const char *path, size_t d)
 	return g;
 }
 
+/* PC as o says on ds with threads threads; the graph, the separating sets of every pair
+ * written into seps (d * d * (d + 1): each pair's size then members) and the test counters. */
+static fb_graph *run_threads(const fb_dataset *ds, fb_pc_options o, size_t threads,
+                             size_t *seps, fb_ci_stats *st)
+{
+	fb_pc *pc;
+	fb_graph *g;
+	size_t d = ds->d;
+
+	o.threads = threads;
+	pc = fb_pc_alloc(ds, &o, NULL);
+	assert_non_null(pc);
+	while (!fb_pc_done(pc))
+		assert_int_equal(fb_pc_step(pc, NULL, NULL), FB_OK);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++)
+			seps[(i * d + j) * (d + 1)] =
+				fb_sepsets_get(fb_pc_sepsets(pc), i, j, seps + (i * d + j) * (d + 1) + 1);
+	fb_ci_get_stats(fb_pc_ci(pc), st);
+	g = fb_graph_copy(fb_pc_graph(pc));
+	fb_pc_free(pc);
+	return g;
+}
+
+/* Two threads give one thread's graph, separating sets and test counters (queries, cache
+ * hits), bit for bit. */
+static void check_threads(const fb_dataset *ds, const fb_pc_options *o, const fb_graph *g1)
+{
+	size_t d = ds->d, m = d * d * (d + 1);
+	size_t *s1 = calloc(m, sizeof *s1), *s2 = calloc(m, sizeof *s2);
+	fb_ci_stats st1, st2;
+	fb_graph *a = run_threads(ds, *o, 1, s1, &st1), *b = run_threads(ds, *o, 2, s2, &st2);
+
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++) {
+			assert_int_equal(fb_graph_edge(a, i, j), fb_graph_edge(b, i, j));
+			assert_int_equal(fb_graph_edge(a, i, j), fb_graph_edge(g1, i, j));
+		}
+	assert_memory_equal(s1, s2, m * sizeof *s1);
+	assert_int_equal(st1.queries, st2.queries);
+	assert_int_equal(st1.hits, st2.hits);
+	assert_int_equal(st1.computed, st2.computed);
+	fb_graph_free(a);
+	fb_graph_free(b);
+	free(s1);
+	free(s2);
+}
+
 /* PC with compat=causal-learn, chi2, alpha 0.05 on the network net, whose data and stored
  * output are dir/net.csv (or .csv.gz) and dir/net_pc_chisq_0.05_expected.txt, equals that
  * output exactly (causal-learn's pc(data, 0.05, chisq, stable=True, uc_rule=0,
- * uc_priority=-1)); skipped when the files are absent. */
-static void check_causal_learn(const char *dir, const char *net, const char *ext)
+ * uc_priority=-1)); with threads, two threads give the same; skipped when the files are
+ * absent. */
+static void check_causal_learn(const char *dir, const char *net, const char *ext,
+                               bool threads)
 {
 	char csv[4096], exp[4096], *buf;
 	fb_csv_options co;
@@ -198,19 +248,33 @@ static void check_causal_learn(const char *dir, const char *net, const char *ext
 	printf("%s: %zu variables, %zu edges (%zu undirected), %zu pairs differ from "
 	       "causal-learn\n", net, ds->d, fb_graph_n_edges(g), fb_graph_n_undirected(g), bad);
 	assert_int_equal(bad, 0);
+	if (threads)
+		check_threads(ds, &o, g);
 	fb_graph_free(g);
 	fb_graph_free(want);
 	fb_dataset_free(ds);
 }
 
-/* One network in $top_srcdir/tests/data/causal-learn (state: its name). */
-static void test_tree_network(void **state)
+/* One network in $top_srcdir/tests/data/causal-learn, with two threads too or not. */
+static void tree_check(const char *net, bool threads)
 {
 	const char *top = getenv("top_srcdir");
 	char dir[4096];
 
 	snprintf(dir, sizeof dir, "%s/tests/data/causal-learn", top != NULL ? top : ".");
-	check_causal_learn(dir, *state, "csv.gz");
+	check_causal_learn(dir, net, "csv.gz", threads);
+}
+
+/* One network in $top_srcdir/tests/data/causal-learn (state: its name). */
+static void test_tree_network(void **state)
+{
+	tree_check(*state, false);
+}
+
+/* As test_tree_network, and two threads give one thread's results. */
+static void test_tree_threads(void **state)
+{
+	tree_check(*state, true);
 }
 
 /* One network in $top_srcdir/../shared/data/discrete10000 (state: its name). */
@@ -220,11 +284,13 @@ static void test_shared_network(void **state)
 	char dir[4096];
 
 	snprintf(dir, sizeof dir, "%s/../shared/data/discrete10000", top != NULL ? top : ".");
-	check_causal_learn(dir, *state, "csv");
+	check_causal_learn(dir, *state, "csv", false);
 }
 
 /* A network test named after its network, which it gets as its state. */
 #define TREE(net) { net, test_tree_network, NULL, NULL, (void *)net }
+/* See TREE; with two threads too. */
+#define TREE_THREADS(net) { net, test_tree_threads, NULL, NULL, (void *)net }
 /* See TREE. */
 #define SHARED(net) { net, test_shared_network, NULL, NULL, (void *)net }
 
@@ -236,9 +302,9 @@ int main(void)
 		cmocka_unit_test(test_meek_partial_table),
 		TREE("cancer"), TREE("earthquake"), TREE("survey"),
 		SHARED("asia"), SHARED("sachs"),
-		TREE("child"), TREE("insurance"), TREE("water"),
+		TREE("child"), TREE_THREADS("insurance"), TREE("water"),
 		SHARED("alarm"),
-		TREE("barley"), TREE("hailfinder"), TREE("hepar2"), TREE("win95pts"),
+		TREE("barley"), TREE_THREADS("hailfinder"), TREE("hepar2"), TREE("win95pts"),
 	};
 
 	fb_gsl_install_handler();

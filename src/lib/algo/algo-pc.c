@@ -55,6 +55,7 @@ void fb_pc_options_from_params(const fb_params *p, fb_pc_options *o)
 	o->ci.small = (enum fb_ci_small)fb_params_choice(p, "small");
 	o->ci.zero_df = (enum fb_ci_zero_df)fb_params_choice(p, "zero_df");
 	o->colliders = (enum fb_pc_colliders)fb_params_choice(p, "colliders");
+	o->threads = 1;
 }
 
 /* Start PC on the run's dataset. */
@@ -63,6 +64,7 @@ static int pc_create(fb_run *run, fb_error *err)
 	fb_pc_options o;
 
 	fb_pc_options_from_params(&run->params, &o);
+	o.threads = run->fedopt.threads > 0 ? run->fedopt.threads : 1;
 	run->state = fb_pc_alloc(run->data, &o, err);
 	return run->state != NULL ? FB_OK : FB_ERR;
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "fedbn/pc.h"
+#include "pc-tester.h"
 
 /* Most neighbours (besides the middle) whose subsets are scored. */
 #define CL_MAX_NEIGHBOURS 24
@@ -244,7 +245,7 @@ static void kites_build(const fb_graph *g, const cl_list *tri, cl_list *kite)
 }
 
 /* Largest p of x _||_ z | S over the S that hold y and part of adj(end) (end = x or z). */
-static int score_end(fb_ci *ci, const fb_graph *g, size_t x, size_t z, size_t y, size_t end,
+static int score_end(pc_tester *t, const fb_graph *g, size_t x, size_t z, size_t y, size_t end,
                      size_t *buf, double *best, fb_error *err)
 {
 	size_t m = 0, nb[CL_MAX_NEIGHBOURS];
@@ -262,11 +263,14 @@ static int score_end(fb_ci *ci, const fb_graph *g, size_t x, size_t z, size_t y,
 		size_t ns = 0;
 		fb_ci_result res;
 
+		/* bit 0 stands for the last neighbour, so that consecutive sets differ in their
+		 * largest members and the tests can reuse what they computed for the common
+		 * smallest ones; the largest p does not depend on the order */
 		buf[ns++] = y;
 		for (size_t b = 0; b < m; b++)
-			if (mask & (1UL << b))
+			if (mask & (1UL << (m - 1 - b)))
 				buf[ns++] = nb[b];
-		if (fb_ci_test(ci, x, z, buf, ns, &res, err) != FB_OK)
+		if (pc_tester_test(t, x, z, buf, ns, &res, err) != FB_OK)
 			return FB_ERR;
 		if (res.p > *best)
 			*best = res.p;
@@ -291,34 +295,56 @@ static int cand_cmp(const void *p, const void *q)
 	return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-/* The collider candidates of the skeleton g, scored, in orientation order; their count. */
+/* What the collider scores work on. */
+typedef struct cands_ctx {
+	const fb_graph *g; /* the skeleton */
+	cl_cand *c;        /* the candidates, scores to fill */
+} cands_ctx;
+
+/* Score candidate k (an item of pc_items_run): the largest p over both ends' sets. */
+static int cand_score(void *ctx, pc_tester *t, size_t k, fb_error *err)
+{
+	cands_ctx *cc = ctx;
+	cl_cand *c = &cc->c[k];
+	size_t *buf = fb_xmalloc((cc->g->d + 1) * sizeof *buf);
+	double best = -INFINITY;
+	int ret = score_end(t, cc->g, c->x, c->z, c->y, c->x, buf, &best, err);
+
+	if (ret == FB_OK)
+		ret = score_end(t, cc->g, c->x, c->z, c->y, c->z, buf, &best, err);
+	if (!pc_tester_recording(t))
+		c->score = best;
+	free(buf);
+	return ret;
+}
+
+/* The collider candidates of the skeleton g, scored (on the test object's helper threads
+ * when it has them), in orientation order; their count. */
 static int cands_build(fb_graph *g, const fb_sepsets *seps, fb_ci *ci, cl_cand **out,
                        size_t *nout, fb_error *err)
 {
 	cl_pairs p;
 	cl_list ut = { NULL, 0, 0, 3 };
-	size_t n = 0, *buf = fb_xmalloc((g->d + 1) * sizeof *buf);
+	size_t n = 0;
 	cl_cand *c;
-	int ret = FB_OK;
+	cands_ctx cc;
+	int ret;
 
 	pairs_build(g, &p);
 	triples_build(g, &p, &ut, NULL);
 	c = fb_xmalloc((ut.n > 0 ? ut.n : 1) * sizeof *c);
-	for (size_t t = 0; t < ut.n && ret == FB_OK; t++) {
+	for (size_t t = 0; t < ut.n; t++) {
 		size_t x = ut.v[3 * t], y = ut.v[3 * t + 1], z = ut.v[3 * t + 2];
 
 		if (x > z || fb_sepsets_contains(seps, x, z, y))
 			continue;
-		c[n] = (cl_cand){ -INFINITY, t, x, y, z };
-		ret = score_end(ci, g, x, z, y, x, buf, &c[n].score, err);
-		if (ret == FB_OK)
-			ret = score_end(ci, g, x, z, y, z, buf, &c[n].score, err);
-		n++;
+		c[n++] = (cl_cand){ -INFINITY, t, x, y, z };
 	}
+	cc = (cands_ctx){ g, c };
+	ret = pc_items_run(ci, n, cand_score, &cc, err);
 	qsort(c, n, sizeof *c, cand_cmp);
 	pairs_free(&p);
 	free(ut.v);
-	free(buf);
 	*out = c;
 	*nout = n;
 	return ret;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fedbn/pc.h"
+#include "pc-tester.h"
 
 /* What one level works with. */
 typedef struct level_ctx {
@@ -64,11 +65,9 @@ bool fb_pc_subset_next(size_t *comb, size_t l, size_t m)
 	return true;
 }
 
-/* Test i _||_ j | S for every l-subset S of cand[0..m), stopping at the first independence
- * unless all; on independence record the separating set (the first S, or the union of all)
- * and set *indep. */
-static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool all, bool *indep,
-                     fb_error *err)
+/* Test i _||_ j | S for the l-subsets S of cand[0..m) in turn, stopping at the first
+ * independence: record its separating set and set *indep. */
+static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb_error *err)
 {
 	size_t l = c->level;
 	fb_ci_result res;
@@ -84,13 +83,9 @@ static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool all, bool 
 			return FB_ERR;
 		if (res.p > c->opt->alpha) {
 			*indep = true;
-			if (!all) {
-				if (c->seps != NULL)
-					fb_sepsets_set(c->seps, i, j, c->S, l);
-				return FB_OK;
-			}
 			if (c->seps != NULL)
-				fb_sepsets_add(c->seps, i, j, c->S, l);
+				fb_sepsets_set(c->seps, i, j, c->S, l);
+			return FB_OK;
 		}
 		more = fb_pc_subset_next(c->comb, l, m);
 	}
@@ -114,11 +109,11 @@ static size_t candidates(level_ctx *c, size_t i, size_t j, bool frozen)
 	return m;
 }
 
-/* Visit every ordered pair of the level. */
+/* Visit every ordered pair of the level (stable or original PC: a pair goes at its first
+ * independence). */
 static int level_visit(level_ctx *c, fb_error *err)
 {
-	bool cl = c->opt->compat == FB_PC_COMPAT_CAUSAL_LEARN;
-	bool frozen = cl || c->opt->stable;
+	bool frozen = c->opt->stable;
 	size_t d = c->g->d;
 
 	for (size_t i = 0; i < d; i++)
@@ -126,23 +121,93 @@ static int level_visit(level_ctx *c, fb_error *err)
 			size_t j = c->adj[t], m;
 			bool indep;
 
-			if (!cl && !fb_graph_adjacent(c->g, i, j))
+			if (!fb_graph_adjacent(c->g, i, j))
 				continue;
 			/* level 0 tests the empty set alone: no candidate list is needed, and
 			 * copying d - 2 candidates for each of d^2 pairs would cost O(d^3) */
 			m = c->level == 0 ? 0 : candidates(c, i, j, frozen);
 			if (m < c->level)
 				continue;
-			if (pair_test(c, i, j, m, cl, &indep, err) != FB_OK)
+			if (pair_test(c, i, j, m, &indep, err) != FB_OK)
 				return FB_ERR;
-			if (indep && cl) {
-				c->drop[i * d + j] = c->drop[j * d + i] = 1;
-			} else if (indep) {
+			if (indep) {
 				fb_graph_remove(c->g, i, j);
 				c->removed++;
 			}
 		}
 	return FB_OK;
+}
+
+/* Whether position t of the vertex's neighbours is in the current subset (comb, l). */
+static bool comb_has(const size_t *comb, size_t l, size_t t)
+{
+	for (size_t k = 0; k < l; k++)
+		if (comb[k] == t)
+			return true;
+	return false;
+}
+
+/* Test i against every neighbour j outside S (c->S, positions comb into a[0..m)) given S;
+ * unless t only records, mark independent pairs and unite their separating sets. */
+static int set_test(level_ctx *c, pc_tester *t, size_t i, const size_t *a, size_t m,
+                    const size_t *comb, const size_t *S, fb_error *err)
+{
+	size_t d = c->g->d, l = c->level;
+	fb_ci_result res;
+
+	for (size_t q = 0; q < m; q++) {
+		size_t j = a[q];
+
+		if (comb_has(comb, l, q))
+			continue;
+		if (pc_tester_test(t, i, j, S, l, &res, err) != FB_OK)
+			return FB_ERR;
+		if (res.p > c->opt->alpha && !pc_tester_recording(t)) {
+			c->drop[i * d + j] = c->drop[j * d + i] = 1;
+			if (c->seps != NULL)
+				fb_sepsets_add(c->seps, i, j, S, l);
+		}
+	}
+	return FB_OK;
+}
+
+/* The tests of vertex i in causal-learn's level (an item of pc_items_run): each l-subset S
+ * of its frozen neighbours, then every other neighbour. */
+static int vertex_tests(void *ctx, pc_tester *t, size_t i, fb_error *err)
+{
+	level_ctx *c = ctx;
+	size_t l = c->level, m = c->start[i + 1] - c->start[i];
+	const size_t *a = c->adj + c->start[i];
+	size_t *comb, *S;
+	bool more = m >= l + 1;
+	int ret = FB_OK;
+
+	if (!more)
+		return FB_OK;
+	comb = fb_xmalloc((l + 1) * sizeof *comb);
+	S = fb_xmalloc((l + 1) * sizeof *S);
+	for (size_t k = 0; k < l; k++)
+		comb[k] = k;
+	while (more && ret == FB_OK) {
+		for (size_t k = 0; k < l; k++)
+			S[k] = a[comb[k]];
+		ret = set_test(c, t, i, a, m, comb, S, err);
+		more = fb_pc_subset_next(comb, l, m);
+	}
+	free(comb);
+	free(S);
+	return ret;
+}
+
+/* causal-learn's level, where every set is tested and the removals wait for the end: the
+ * same tests as pair by pair, grouped by conditioning set (each l-subset S of a vertex's
+ * frozen neighbours, then every other neighbour), so that the tests of one S follow each
+ * other and the test object can reuse what it computed for S.  Separating sets are united
+ * and kept sorted, so the order of the tests changes nothing; the vertices may be tested on
+ * the test object's helper threads. */
+static int level_visit_sets(level_ctx *c, fb_error *err)
+{
+	return pc_items_run(c->ci, c->g->d, vertex_tests, c, err);
 }
 
 /* Remove the pairs causal-learn marked during the level. */
@@ -179,7 +244,7 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
 	if (opt->compat == FB_PC_COMPAT_CAUSAL_LEARN)
 		c.drop = fb_xcalloc(dd * dd, 1);
 	adj_freeze(skel, c.start, c.adj);
-	ret = level_visit(&c, err);
+	ret = c.drop != NULL ? level_visit_sets(&c, err) : level_visit(&c, err);
 	if (ret == FB_OK && c.drop != NULL)
 		level_drop(&c);
 	fb_ci_get_stats(ci, &after);

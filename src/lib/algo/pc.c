@@ -23,6 +23,8 @@ struct fb_pc {
 /* Check the settings; the test options compat=causal-learn forces. */
 static int pc_check(fb_pc_options *o, fb_error *err)
 {
+	if (o->threads < 1)
+		return fb_fail(err, "threads must be at least 1, not %zu", o->threads);
 	if (!(o->alpha > 0.0 && o->alpha < 1.0))
 		return fb_fail(err, "alpha must lie strictly between 0 and 1, not %g", o->alpha);
 	if (o->depth < -1)
@@ -84,6 +86,12 @@ fb_pc *fb_pc_alloc(const fb_dataset *ds, const fb_pc_options *opt, fb_error *err
 		fb_pc_options_init(&o);
 	if (pc_check(&o, err) != FB_OK || (ci = fb_ci_alloc(ds, &o.ci, err)) == NULL)
 		return NULL;
+	/* threads take the tests of compat=causal-learn's levels, each on its own object */
+	if (o.threads > 1 && o.compat == FB_PC_COMPAT_CAUSAL_LEARN &&
+	    fb_ci_helpers_alloc(ci, ds, o.threads, err) != FB_OK) {
+		fb_ci_free(ci);
+		return NULL;
+	}
 	names = fb_xmalloc(ds->d * sizeof *names);
 	for (size_t j = 0; j < ds->d; j++)
 		names[j] = ds->vars[j].name;

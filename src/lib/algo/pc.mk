@@ -10,6 +10,8 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/pc-skeleton.c \
 	src/lib/algo/pc-orient.c \
 	src/lib/algo/pc-causal-learn.c \
+	src/lib/algo/pc-tester.c \
+	src/lib/algo/pc-tester.h \
 	src/lib/algo/pc-params.h \
 	src/lib/algo/algo-pc.c
 

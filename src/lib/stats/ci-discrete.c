@@ -10,7 +10,12 @@
  * When the full table prod_S c_v x c_x x c_y is small (at most max(8n, 2^16) cells, under
  * 2^30) a faster path counts every row straight into that table, strata again numbered in
  * order of first occurrence, and sums the statistic in the same order, so both paths give
- * the same bits.  That table and its stratum counts take up to 64n bytes. */
+ * the same bits.  That table and its stratum counts take up to 64n bytes.
+ *
+ * Tests with one conditioning set often follow each other (PC tests a set against every
+ * other neighbour, and consecutive sets share their smallest members), so what depends on S
+ * alone is kept between tests: the dense path's row keys for each prefix of S and the
+ * strata in order of first occurrence, and the bit path's strata (ci-bits.c). */
 #include "config.h"
 
 #include <math.h>
@@ -73,7 +78,12 @@ static int ws_alloc(ci_disc_ws *w, size_t n, size_t cmax)
 	w->colm = calloc(cmax, sizeof *w->colm);
 	w->nzr = malloc(cmax * sizeof *w->nzr);
 	w->nzc = malloc(cmax * sizeof *w->nzc);
-	if (w->ids == NULL || w->order == NULL || w->start == NULL || w->hkey == NULL ||
+	w->zeros = calloc(n, sizeof *w->zeros);
+	w->xy = malloc(n * sizeof *w->xy);
+	w->xy_pair[0] = w->xy_pair[1] = SIZE_MAX;
+	w->mfirst = malloc(n * sizeof *w->mfirst);
+	if (w->zeros == NULL || w->mfirst == NULL || w->xy == NULL ||
+	    w->ids == NULL || w->order == NULL || w->start == NULL || w->hkey == NULL ||
 	    w->hrow == NULL || w->hid == NULL || w->hstamp == NULL || w->tab == NULL ||
 	    w->rowm == NULL || w->colm == NULL || w->nzr == NULL || w->nzc == NULL)
 		return FB_ERR;
@@ -108,9 +118,11 @@ int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	if (ci->cmax > DISC_LEVELS_MAX)
 		return fb_fail(err, "a variable has %zu levels, more than the %d a discrete test "
 		                    "takes", ci->cmax, DISC_LEVELS_MAX);
-	if (ws_alloc(&ci->dws, ds->n, ci->cmax) != FB_OK)
+	if (ws_alloc(&ci->dws, ds->n, ci->cmax) != FB_OK ||
+	    (ci->dws.mS = calloc(ds->d, sizeof *ci->dws.mS)) == NULL)
 		return fb_fail(err, "out of memory for tables of %zu levels", ci->cmax);
 	count_present(ci, ci->dws.rowm);
+	ci->dws.mns = SIZE_MAX;
 	ci_bits_init(ci);
 	return FB_OK;
 }
@@ -133,6 +145,11 @@ void ci_disc_ws_release(ci_disc_ws *w)
 	free(w->colm);
 	free(w->nzr);
 	free(w->nzc);
+	free(w->zeros);
+	free(w->xy);
+	free(w->kstack);
+	free(w->mfirst);
+	free(w->mS);
 	memset(w, 0, sizeof *w);
 }
 
@@ -361,59 +378,113 @@ static bool dense_reserve(ci_disc_ws *w, size_t cells)
 	return true;
 }
 
-/* Conditioning sets up to this size have their stratum keys computed row by row, in one pass
- * with the counting; larger ones column by column first. */
-#define DENSE_FUSED_MAX 8
-
-/* Each row's stratum key (mixed radix over S, in 32 bits) into key, column by column. */
-static void dense_keys(const fb_ci *ci, const size_t *S, size_t ns, uint32_t *key)
+/* Make room for k blocks of keys; false when out of memory. */
+static bool keys_reserve(ci_disc_ws *w, size_t k, size_t n)
 {
-	memset(key, 0, ci->n * sizeof *key);
-	for (size_t v = 0; v < ns; v++) {
-		const uint32_t *c = ci->codes + S[v] * ci->n;
-		uint32_t m = (uint32_t)ci->nlev[S[v]];
+	uint32_t *p;
 
-		for (size_t i = 0; i < ci->n; i++)
-			key[i] = key[i] * m + c[i];
-	}
+	if (k <= w->kcap)
+		return true;
+	if (k > SIZE_MAX / n / sizeof *p || (p = realloc(w->kstack, k * n * sizeof *p)) == NULL)
+		return false;
+	w->kstack = p;
+	w->kcap = k;
+	return true;
 }
 
-/* Dense path: count every row into its stratum's table; the strata in order of first
- * occurrence into ids (scnt marks those seen); returns how many.  The key is the same
- * 32-bit mixed radix whether it is built row by row or column by column. */
-static size_t dense_count(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns)
+/* The strata of the row keys key in order of first occurrence into w->mfirst (scnt, with
+ * room for every key, marks those seen); their number into w->mdense. */
+static void dense_first(ci_disc_ws *w, const uint32_t *key, size_t n)
 {
-	ci_disc_ws *w = &ci->dws;
-	const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
-	const uint32_t *col[DENSE_FUSED_MAX];
-	uint32_t rad[DENSE_FUSED_MAX];
-	size_t lx = ci->nlev[x], ly = ci->nlev[y], nstr = 0;
-	bool fused = ns <= DENSE_FUSED_MAX;
+	size_t nstr = 0;
 
-	if (fused)
-		for (size_t v = 0; v < ns; v++) {
-			col[v] = ci->codes + S[v] * ci->n;
-			rad[v] = (uint32_t)ci->nlev[S[v]];
+	for (size_t i = 0; i < n; i++)
+		if (w->scnt[key[i]] == 0) {
+			w->scnt[key[i]] = 1;
+			w->mfirst[nstr++] = key[i];
 		}
-	else
-		dense_keys(ci, S, ns, w->order);
-	for (size_t i = 0; i < ci->n; i++) {
-		uint32_t k = 0;
+	for (size_t s = 0; s < nstr; s++)
+		w->scnt[w->mfirst[s]] = 0;
+	w->mdense = nstr;
+}
 
-		if (fused)
-			for (size_t v = 0; v < ns; v++)
-				k = k * rad[v] + col[v][i];
-		else
-			k = w->order[i];
-		/* a flag, not a count: a count would chain the increments of rows of one
-		 * stratum one after another */
+/* The keys of S's last variable from those of its prefix, and the strata in order of first
+ * occurrence, in one pass (as dense_first). */
+static void dense_last(ci_disc_ws *w, const uint32_t *prev, const uint32_t *c, uint32_t m,
+                       uint32_t *key, size_t n)
+{
+	size_t nstr = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = prev[i] * m + c[i];
+
+		key[i] = k;
 		if (w->scnt[k] == 0) {
 			w->scnt[k] = 1;
-			w->ids[nstr++] = k;
+			w->mfirst[nstr++] = k;
 		}
-		w->cube[((size_t)k * lx + cx[i]) * ly + cy[i]]++;
 	}
-	return nstr;
+	for (size_t s = 0; s < nstr; s++)
+		w->scnt[w->mfirst[s]] = 0;
+	w->mdense = nstr;
+}
+
+/* Build the memo of the dense path for S: each row's key (mixed radix, in 32 bits) into
+ * w->mkey, column by column from the longest prefix of S whose keys are kept, and the
+ * strata in order of first occurrence; false when out of memory. */
+static bool dense_memo(fb_ci *ci, const size_t *S, size_t ns)
+{
+	ci_disc_ws *w = &ci->dws;
+	size_t n = ci->n;
+
+	if (ns == 0) {
+		w->mkey = w->zeros;
+		w->mfirst[0] = 0;
+		w->mdense = 1;
+		return true;
+	}
+	if (!keys_reserve(w, ns, n))
+		return false;
+	w->mkey = w->kstack + (ns - 1) * n;
+	if (w->kvalid == ns) {
+		dense_first(w, w->mkey, n);
+		return true;
+	}
+	for (size_t v = w->kvalid; v < ns; v++) {
+		const uint32_t *c = ci->codes + S[v] * n;
+		const uint32_t *prev = v > 0 ? w->kstack + (v - 1) * n : w->zeros;
+		uint32_t *key = w->kstack + v * n, m = (uint32_t)ci->nlev[S[v]];
+
+		if (v + 1 == ns) {
+			dense_last(w, prev, c, m, key, n);
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			key[i] = prev[i] * m + c[i];
+	}
+	w->kvalid = ns;
+	return true;
+}
+
+/* Dense path: count every row into its stratum's table, keys from the memo, cells from
+ * each row's (x, y) cell kept for the pair (the collider scores test one pair given many
+ * sets). */
+static void dense_count(fb_ci *ci, size_t x, size_t y)
+{
+	ci_disc_ws *w = &ci->dws;
+	size_t lxy = ci->nlev[x] * ci->nlev[y];
+
+	if (w->xy_pair[0] != x || w->xy_pair[1] != y) {
+		const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
+		uint32_t ly = (uint32_t)ci->nlev[y];
+
+		for (size_t i = 0; i < ci->n; i++)
+			w->xy[i] = cx[i] * ly + cy[i];
+		w->xy_pair[0] = x;
+		w->xy_pair[1] = y;
+	}
+	for (size_t i = 0; i < ci->n; i++)
+		w->cube[(size_t)w->mkey[i] * lxy + w->xy[i]]++;
 }
 
 /* The statistic of the stratum whose lx x ly counts are at tab, in the order of
@@ -454,15 +525,17 @@ static bool dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 
 	if (!(cells <= (double)dense_limit(ci->n)) || !dense_reserve(w, (size_t)cells))
 		return false;
-	*nstr = dense_count(ci, x, y, S, ns);
+	if (w->mdense == CI_MEMO_NONE && !dense_memo(ci, S, ns))
+		return false;
+	dense_count(ci, x, y);
+	*nstr = w->mdense;
 	for (size_t s = 0; s < *nstr; s++) {
-		uint32_t k = w->ids[s];
+		uint32_t k = w->mfirst[s];
 		ci_stratum_sum t = ci_disc_table(ci, w->cube + (size_t)k * lx * ly, lx, ly);
 
 		sum->stat += t.stat;
 		sum->df_adj += t.df_adj;
 		sum->empty += t.empty;
-		w->scnt[k] = 0;
 	}
 	return true;
 }
@@ -492,6 +565,23 @@ static void sparse_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns
 	}
 }
 
+/* Forget the kept strata unless they are those of S. */
+void ci_memo_begin(ci_disc_ws *w, const size_t *S, size_t ns)
+{
+	size_t p = 0;
+
+	if (w->mns == ns && (ns == 0 || memcmp(w->mS, S, ns * sizeof *S) == 0))
+		return;
+	while (p < ns && p < w->mns && w->mS[p] == S[p])
+		p++;
+	w->kvalid = p < w->kvalid ? p : w->kvalid;
+	w->bvalid = p < w->bvalid ? p : w->bvalid;
+	memcpy(w->mS, S, ns * sizeof *S);
+	w->mns = ns;
+	w->mbits = w->mdense = CI_MEMO_NONE;
+	w->mu = SIZE_MAX;
+}
+
 /* G² or χ² for a canonical query. */
 void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                  fb_ci_result *res)
@@ -506,6 +596,7 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 		prod *= (double)ci->nlev[S[v]];
 	if (disc_small(ci, x, y, prod, res))
 		return;
+	ci_memo_begin(&ci->dws, S, ns);
 	if (!ci_bits_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
 	    !dense_run(ci, x, y, S, ns, prod, &sum, &nstr))
 		sparse_run(ci, x, y, S, ns, prod, &sum, &nstr);

@@ -26,6 +26,9 @@ typedef struct ci_fisher_ws {
 	gsl_vector *s;   /* cap singular values */
 } ci_fisher_ws;
 
+/* Most conditioning variables of the bit path (depths of its kept strata). */
+#define CI_BITS_DEPTH_MAX 16
+
 /* Work space of the discrete tests. */
 typedef struct ci_disc_ws {
 	uint32_t *ids;    /* n: stratum of each row */
@@ -48,15 +51,49 @@ typedef struct ci_disc_ws {
 	uint64_t *bits;   /* bit path: per column and level, the rows holding it, words each
 	                     (NULL: no bit path) */
 	size_t words;     /* bit path: 64-bit words per row set, ceil(n / 64) */
+	uint32_t (*and_count)(const uint64_t *, const uint64_t *, size_t); /* bit path: the
+	                     rows two sets of words words share, the widest way the processor
+	                     has */
+	uint32_t (*and_store)(uint64_t *, const uint64_t *, const uint64_t *, size_t); /* bit
+	                     path: write the rows two sets share, and count them */
 	size_t *bitoff;   /* bit path: d, where each column's sets start in bits */
-	uint64_t *sets;   /* bit path: the strata's row sets being built, sets_cap of them */
-	size_t sets_cap;  /* bit path: row sets sets may hold */
-	size_t *first;    /* bit path: sets_cap, first row of each stratum (for their order) */
-	size_t *rank;     /* bit path: sets_cap, strata in order of first row */
-	const uint64_t **ptr; /* bit path: sets_cap, each stratum's row set: in sets, a level's
-	                         own set, or NULL for all rows */
-	uint64_t *sx;     /* bit path: words, one stratum's rows at one level of x */
+	uint64_t *stack;  /* bit path: CI_BITS_DEPTH_MAX depths of budget + 1 row sets, depth k the
+	                     non-empty strata of mS[0..k] (NULL until first needed) */
+	size_t budget;    /* bit path: most strata kept at one depth */
+	size_t bcount[CI_BITS_DEPTH_MAX]; /* bit path: strata at each depth, SIZE_MAX when over the budget */
+	size_t bvalid;    /* bit path: depths that hold the strata of mS's prefixes */
+	size_t *first;    /* bit path: budget, first row of each stratum (for their order) */
+	size_t *rank;     /* bit path: budget, strata in order of first row */
+	size_t mns;       /* memo: the size of mS, or SIZE_MAX while nothing is kept */
+	size_t *mS;       /* memo: d, the sorted conditioning set whose strata are kept (tests
+	                     with one set often follow each other) */
+	size_t mbits;     /* memo, bit path: strata of mS in mptr, or CI_MEMO_NONE (not built)
+	                     or CI_MEMO_MANY (too many for the path) */
+	const uint64_t **mptr; /* memo, bit path: budget, the row sets of mS's strata in order of
+	                          first row */
+	size_t mu;        /* memo, bit path: the variable whose levels split the kept strata in
+	                     musets, or SIZE_MAX */
+	uint64_t *musets; /* memo, bit path: stratum r's rows at level a of mu, (r * levels + a)
+	                     words from the start */
+	uint32_t *mucnt;  /* memo, bit path: the sizes of those sets */
+	size_t mlast[2];  /* memo, bit path: the pair of the last test (which variable recurs) */
+	uint32_t *kstack; /* memo, dense path: kcap blocks of n, block k each row's stratum key
+	                     over mS[0..k] (consecutive sets often share all but their last) */
+	size_t kcap;      /* memo, dense path: blocks kstack holds */
+	size_t kvalid;    /* memo, dense path: blocks that hold the keys of mS's prefixes */
+	uint32_t *mkey;   /* memo, dense path: n, each row's stratum key over mS (a block of
+	                     kstack, or n zeros for the empty set) */
+	uint32_t *zeros;  /* memo, dense path: n zero keys */
+	uint32_t *xy;     /* memo, dense path: n, each row's cell c_x * ly + c_y of xy_pair */
+	size_t xy_pair[2]; /* memo, dense path: the pair (x, y) of xy, or SIZE_MAX */
+	uint32_t *mfirst; /* memo, dense path: n, the keys of the strata in order of first row */
+	size_t mdense;    /* memo, dense path: how many strata mfirst lists, or CI_MEMO_NONE */
 } ci_disc_ws;
+
+/* A memo not built yet. */
+#define CI_MEMO_NONE SIZE_MAX
+/* A conditioning set with too many strata for the bit path. */
+#define CI_MEMO_MANY (SIZE_MAX - 1)
 
 /* What one stratum (or a sum of strata) adds to a discrete test. */
 typedef struct ci_stratum_sum {
@@ -81,6 +118,8 @@ struct fb_ci {
 	size_t *sorted;       /* d: the sorted conditioning set of the current query */
 	uint32_t *key;        /* d + 2: the current query's cache key */
 	fb_ci_stats st;       /* counters */
+	fb_ci **helpers;      /* nhelpers objects over the same data, for other threads */
+	size_t nhelpers;      /* how many */
 };
 
 /* Look up key (nk words) with hash h; true with the stored answer in out when found. */
@@ -127,6 +166,8 @@ bool ci_bits_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, doub
                  ci_stratum_sum *sum, size_t *nstr);
 /* Free the bit path's memory. */
 void ci_bits_release(ci_disc_ws *w);
+/* Forget the kept strata unless they are those of S (sorted, ns variables). */
+void ci_memo_begin(ci_disc_ws *w, const size_t *S, size_t ns);
 
 /* Standardise the columns of ds into ci->kdata for KCI; FB_ERR when out of memory. */
 int ci_kci_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);

@@ -193,7 +193,43 @@ void fb_ci_free(fb_ci *ci)
 	ci_cache_release(&ci->cache);
 	free(ci->sorted);
 	free(ci->key);
+	for (size_t k = 0; k < ci->nhelpers; k++)
+		fb_ci_free(ci->helpers[k]);
+	free(ci->helpers);
 	free(ci);
+}
+
+/* Give ci n helpers over ds. */
+int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err)
+{
+	fb_ci **h;
+
+	if (ds->d != ci->d || ds->n != ci->n)
+		return fb_fail(err, "helpers need the data of the test object (%zu x %zu), not "
+		                    "%zu x %zu", ci->n, ci->d, ds->n, ds->d);
+	if ((h = realloc(ci->helpers, (ci->nhelpers + n) * sizeof *h)) == NULL)
+		return fb_fail(err, "out of memory for %zu helpers", n);
+	ci->helpers = h;
+	for (size_t k = 0; k < n; k++) {
+		fb_ci *one = fb_ci_alloc(ds, &ci->opt, err);
+
+		if (one == NULL)
+			return FB_ERR;
+		h[ci->nhelpers++] = one;
+	}
+	return FB_OK;
+}
+
+/* The number of helpers. */
+size_t fb_ci_n_helpers(const fb_ci *ci)
+{
+	return ci->nhelpers;
+}
+
+/* Helper k. */
+fb_ci *fb_ci_helper(const fb_ci *ci, size_t k)
+{
+	return k < ci->nhelpers ? ci->helpers[k] : NULL;
 }
 
 /* Compare two indices for qsort. */
@@ -253,30 +289,48 @@ static void ci_count(fb_ci *ci, const fb_ci_result *res)
 	ci->st.zero_df += (res->flags & FB_CI_ZERO_DF) != 0;
 }
 
+/* Count a query of x _||_ y | S and look it up (its key and hash left in ci->key and *h):
+ * true with the kept answer in res when the cache has it. */
+static bool ci_lookup(fb_ci *ci, size_t x, size_t y, size_t ns, uint64_t *h, fb_ci_result *res)
+{
+	size_t nk = ns + 2;
+
+	ci->st.queries++;
+	if (!ci->opt.cache)
+		return false;
+	ci->key[0] = (uint32_t)(x < y ? x : y);
+	ci->key[1] = (uint32_t)(x < y ? y : x);
+	for (size_t k = 0; k < ns; k++)
+		ci->key[k + 2] = (uint32_t)ci->sorted[k];
+	*h = ci_cache_hash(ci->key, nk);
+	if (!ci_cache_find(&ci->cache, *h, ci->key, nk, res))
+		return false;
+	ci->st.hits++;
+	res->flags |= FB_CI_CACHED;
+	return true;
+}
+
+/* Count a computed answer and keep it under the key ci_lookup left. */
+static void ci_keep(fb_ci *ci, size_t ns, uint64_t h, const fb_ci_result *res)
+{
+	ci_count(ci, res);
+	if (ci->opt.cache)
+		ci_cache_put(&ci->cache, h, ci->key, ns + 2, res);
+}
+
 /* Test x _||_ y | S. */
 int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res,
                fb_error *err)
 {
-	size_t a = x < y ? x : y, b = x < y ? y : x, nk = ns + 2;
+	size_t a = x < y ? x : y, b = x < y ? y : x;
 	uint64_t h = 0;
 
 	if (ci_canonical(ci->d, x, y, S, ns, ci->sorted, err) != FB_OK) {
 		ci_invalid(res);
 		return FB_ERR;
 	}
-	ci->st.queries++;
-	if (ci->opt.cache) {
-		ci->key[0] = (uint32_t)a;
-		ci->key[1] = (uint32_t)b;
-		for (size_t k = 0; k < ns; k++)
-			ci->key[k + 2] = (uint32_t)ci->sorted[k];
-		h = ci_cache_hash(ci->key, nk);
-		if (ci_cache_find(&ci->cache, h, ci->key, nk, res)) {
-			ci->st.hits++;
-			res->flags |= FB_CI_CACHED;
-			return FB_OK;
-		}
-	}
+	if (ci_lookup(ci, x, y, ns, &h, res))
+		return FB_OK;
 	if (ci->opt.test == FB_CI_FISHER_Z)
 		ci_fisher_run(ci, a, b, ci->sorted, ns, res);
 	else if (ci->opt.test == FB_CI_KCI)
@@ -285,9 +339,24 @@ int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_
 		ci_disc_run(ci, a, b, ci->sorted, ns, res);
 	if (res->flags & FB_CI_INVALID)
 		return fb_fail(err, "out of memory for a test with %zu conditioning variables", ns);
-	ci_count(ci, res);
-	if (ci->opt.cache)
-		ci_cache_put(&ci->cache, h, ci->key, nk, res);
+	ci_keep(ci, ns, h, res);
+	return FB_OK;
+}
+
+/* Take an answer computed elsewhere as if tested here. */
+int fb_ci_record(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                 const fb_ci_result *res, fb_error *err)
+{
+	fb_ci_result kept;
+	uint64_t h = 0;
+
+	if (ci_canonical(ci->d, x, y, S, ns, ci->sorted, err) != FB_OK)
+		return FB_ERR;
+	if (!ci_lookup(ci, x, y, ns, &h, &kept)) {
+		kept = *res;
+		kept.flags &= ~(unsigned)FB_CI_CACHED;
+		ci_keep(ci, ns, h, &kept);
+	}
 	return FB_OK;
 }
 
