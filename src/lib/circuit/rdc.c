@@ -112,6 +112,9 @@ typedef struct rdc_block {
 	gsl_matrix *x; /* n x k centred features */
 	gsl_matrix *l; /* k x k lower Cholesky factor of x'x + eps I */
 	int constant;  /* 1 when the features do not vary (the RDC with it is 0) */
+	size_t nlev;   /* a discrete variable's levels (0: continuous) */
+	size_t *code;  /* discrete: each row's level (n, owned) */
+	size_t *first; /* discrete: a row of each level, or SIZE_MAX when none has it (owned) */
 } rdc_block;
 
 /* Free a block. */
@@ -120,6 +123,54 @@ static void block_release(rdc_block *b)
 	gsl_matrix_free(b->x);
 	gsl_matrix_free(b->l);
 	b->x = b->l = NULL;
+	free(b->code);
+	free(b->first);
+	b->code = b->first = NULL;
+}
+
+/* Note a discrete column's levels in b: a row's features depend on its level alone, so the
+ * cross products of two discrete blocks follow from their contingency table. */
+static void block_levels(rdc_block *b, const fb_column_slice *col, size_t nlevels)
+{
+	b->nlev = nlevels;
+	b->code = fb_xcalloc(col->n, sizeof *b->code);
+	b->first = fb_xcalloc(nlevels, sizeof *b->first);
+	for (size_t l = 0; l < nlevels; l++)
+		b->first[l] = SIZE_MAX;
+	for (size_t i = 0; i < col->n; i++) {
+		double v = col->x[(col->rows != NULL ? col->rows[i] : i) * col->stride];
+		size_t l = v >= 0 && v < (double)nlevels ? (size_t)v : 0;
+
+		b->code[i] = l;
+		if (b->first[l] == SIZE_MAX)
+			b->first[l] = i;
+	}
+}
+
+/* The k x k cross product a.x' b.x of two discrete blocks into m, from their contingency
+ * table: the sum over level pairs (u, v) of N_uv times the outer product of the centred
+ * features of u and v. */
+static void block_cross_discrete(const rdc_block *a, const rdc_block *b, gsl_matrix *m)
+{
+	size_t la = a->nlev, lb = b->nlev, n = a->x->size1, k = m->size1;
+	double *cnt = fb_xcalloc(la * lb, sizeof *cnt);
+
+	for (size_t i = 0; i < n; i++)
+		cnt[a->code[i] * lb + b->code[i]] += 1;
+	gsl_matrix_set_zero(m);
+	for (size_t u = 0; u < la; u++)
+		for (size_t v = 0; v < lb; v++) {
+			const double *fa, *fb;
+
+			if (cnt[u * lb + v] == 0)
+				continue;
+			fa = gsl_matrix_const_ptr(a->x, a->first[u], 0);
+			fb = gsl_matrix_const_ptr(b->x, b->first[v], 0);
+			for (size_t p = 0; p < k; p++)
+				for (size_t q = 0; q < k; q++)
+					m->data[p * m->tda + q] += cnt[u * lb + v] * fa[p] * fb[q];
+		}
+	free(cnt);
 }
 
 /* A block from n x k features f: centred, with the Cholesky factor of x'x plus
@@ -191,7 +242,10 @@ static double block_cancor(const rdc_block *a, const rdc_block *b, rdc_work *w)
 {
 	if (a->constant || b->constant)
 		return 0;
-	gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, a->x, b->x, 0.0, w->m);
+	if (a->nlev > 0 && b->nlev > 0 && a->nlev * b->nlev * 8 < a->x->size1)
+		block_cross_discrete(a, b, w->m);
+	else
+		gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, a->x, b->x, 0.0, w->m);
 	gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, 1.0, a->l, w->m);
 	gsl_blas_dtrsm(CblasRight, CblasLower, CblasTrans, CblasNonUnit, 1.0, b->l, w->m);
 	if (gsl_linalg_SV_decomp(w->m, w->v, w->sv, w->work) != GSL_SUCCESS)
@@ -249,6 +303,8 @@ static int rdc_block_of(const fb_column_slice *col, size_t nlevels, size_t k, do
 	free(g);
 	if (rc == FB_OK && block_init(b, f, col->n, k) != FB_OK)
 		rc = fb_fail(err, "out of memory for RDC features of %zu rows", col->n);
+	if (rc == FB_OK && nlevels > 0 && !b->constant)
+		block_levels(b, col, nlevels);
 	return rc;
 }
 
