@@ -17,4 +17,9 @@ struct fb_circuit;
 struct fb_error;
 int fb_circuit_check_at(const struct fb_circuit *c, size_t *bad, struct fb_error *err);
 
+/* The G-test's p-value (G into *g, may be NULL) of the la x lb contingency table t of n
+ * rows, with (levels seen - 1) products of degrees of freedom (p-value 1 below two levels
+ * seen on a side); t must have room for la + lb more numbers after the table. */
+double fb_gtest_table(double *t, size_t la, size_t lb, double n, double *g);
+
 #endif

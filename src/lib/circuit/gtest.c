@@ -4,10 +4,12 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 
 #include "fedbn/circuit.h"
+#include "circuit-private.h"
 
 /* Value i of a column slice. */
 static double slice_at(const fb_column_slice *c, size_t i)
@@ -32,20 +34,14 @@ static int gtest_count(const fb_column_slice *a, size_t la, const fb_column_slic
 	return FB_OK;
 }
 
-/* The G-test of two discrete column slices. */
-int fb_gtest(const fb_column_slice *a, size_t la, const fb_column_slice *b, size_t lb,
-             double *p, double *g, fb_error *err)
+/* The p-value (and G into *g, may be NULL) of the la x lb contingency table t of n rows;
+ * t's room for la + lb more numbers after the table holds the margins. */
+double fb_gtest_table(double *t, size_t la, size_t lb, double n, double *g)
 {
-	double *t = calloc(la * lb + la + lb, sizeof *t), *ra = t + la * lb, *cb = ra + la;
-	double n = (double)a->n, stat = 0;
+	double *ra = t + la * lb, *cb = ra + la, stat = 0;
 	size_t seen_a = 0, seen_b = 0;
 
-	if (t == NULL)
-		return fb_fail(err, "out of memory for a G-test");
-	if (gtest_count(a, la, b, lb, t, err) != FB_OK) {
-		free(t);
-		return FB_ERR;
-	}
+	memset(ra, 0, (la + lb) * sizeof *ra);
 	for (size_t u = 0; u < la; u++)
 		for (size_t v = 0; v < lb; v++)
 			ra[u] += t[u * lb + v], cb[v] += t[u * lb + v];
@@ -58,11 +54,26 @@ int fb_gtest(const fb_column_slice *a, size_t la, const fb_column_slice *b, size
 			if (t[u * lb + v] > 0)
 				stat += t[u * lb + v] * log(t[u * lb + v] * n / (ra[u] * cb[v]));
 	stat *= 2;
-	free(t);
 	if (g != NULL)
 		*g = stat;
-	*p = seen_a < 2 || seen_b < 2
-	             ? 1.0
-	             : gsl_cdf_chisq_Q(stat > 0 ? stat : 0, (double)((seen_a - 1) * (seen_b - 1)));
+	if (seen_a < 2 || seen_b < 2)
+		return 1.0;
+	return gsl_cdf_chisq_Q(stat > 0 ? stat : 0, (double)((seen_a - 1) * (seen_b - 1)));
+}
+
+/* The G-test of two discrete column slices. */
+int fb_gtest(const fb_column_slice *a, size_t la, const fb_column_slice *b, size_t lb,
+             double *p, double *g, fb_error *err)
+{
+	double *t = calloc(la * lb + la + lb, sizeof *t);
+
+	if (t == NULL)
+		return fb_fail(err, "out of memory for a G-test");
+	if (gtest_count(a, la, b, lb, t, err) != FB_OK) {
+		free(t);
+		return FB_ERR;
+	}
+	*p = fb_gtest_table(t, la, lb, (double)a->n, g);
+	free(t);
 	return FB_OK;
 }

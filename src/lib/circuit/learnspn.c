@@ -3,10 +3,12 @@
  * same-kind nodes merged.  It learns into a tree, then writes the tree children first. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fedbn/circuit.h"
+#include "circuit-private.h"
 
 /* One node of the tree being learned. */
 typedef struct lnode {
@@ -211,6 +213,42 @@ static size_t uf_find(size_t *parent, size_t x)
 	return x;
 }
 
+/* The G-test of every pair of the slice's columns on their level codes, gathered once:
+ * m (upper triangle) is 1 where the p-value is below pvalue. */
+static int gtest_dependence(learn_ctx *ctx, const fb_column_slice *cols, const size_t *lv,
+                            size_t ns, double *m)
+{
+	size_t nr = cols[0].n, lmax = 1;
+	unsigned *code;
+	double *t;
+
+	for (size_t a = 0; a < ns; a++)
+		lmax = lv[a] > lmax ? lv[a] : lmax;
+	code = malloc(ns * nr * sizeof *code);
+	t = malloc((lmax * lmax + 2 * lmax) * sizeof *t);
+	if (code == NULL || t == NULL) {
+		free(code);
+		free(t);
+		return fb_fail(ctx->err, "out of memory for the G-tests of %zu columns", ns);
+	}
+	for (size_t a = 0; a < ns; a++)
+		for (size_t i = 0; i < nr; i++)
+			code[a * nr + i] = (unsigned)cols[a].x[cols[a].rows[i] * cols[a].stride];
+	for (size_t a = 0; a < ns; a++)
+		for (size_t b = a + 1; b < ns; b++) {
+			const unsigned *ca = code + a * nr, *cb = code + b * nr;
+
+			memset(t, 0, lv[a] * lv[b] * sizeof *t);
+			for (size_t i = 0; i < nr; i++)
+				t[ca[i] * lv[b] + cb[i]] += 1;
+			m[a * ns + b] = fb_gtest_table(t, lv[a], lv[b], (double)nr, NULL) <
+			                ctx->o->pvalue;
+		}
+	free(code);
+	free(t);
+	return FB_OK;
+}
+
 /* Fill the ns x ns matrix m (upper triangle) with 1 where two variables of the slice are
  * dependent: RDC at least the threshold, or a G-test p-value below pvalue. */
 static int pair_dependence(learn_ctx *ctx, const fb_column_slice *cols, const size_t *lv,
@@ -224,15 +262,7 @@ static int pair_dependence(learn_ctx *ctx, const fb_column_slice *cols, const si
 			m[e] = m[e] >= ctx->o->threshold;
 		return FB_OK;
 	}
-	for (size_t a = 0; a < ns; a++)
-		for (size_t b = a + 1; b < ns; b++) {
-			double p;
-
-			if (fb_gtest(&cols[a], lv[a], &cols[b], lv[b], &p, NULL, ctx->err) != FB_OK)
-				return FB_ERR;
-			m[a * ns + b] = p < ctx->o->pvalue;
-		}
-	return FB_OK;
+	return gtest_dependence(ctx, cols, lv, ns, m);
 }
 
 /* Label the scope's variables by connected component of the graph with an edge between
@@ -430,12 +460,20 @@ int fb_learnspn(const double *x, size_t n, size_t d, const size_t *nlevels,
 		rc = fb_fail(err, "cannot learn a circuit from %zu rows and %zu columns", n, d);
 		goto out;
 	}
-	for (size_t j = 0; j < d && o->split == FB_SPLIT_GTEST; j++)
+	for (size_t j = 0; j < d && o->split == FB_SPLIT_GTEST; j++) {
 		if (nlevels[j] == 0) {
 			rc = fb_fail(err, "split=gtest tests discrete columns, and column %zu is "
 			                  "continuous (use split=rdc)", j + 1);
 			goto out;
 		}
+		for (size_t i = 0; i < n; i++)
+			if (!(x[i * d + j] >= 0 && x[i * d + j] < (double)nlevels[j] &&
+			      x[i * d + j] == floor(x[i * d + j]))) {
+				rc = fb_fail(err, "split=gtest needs level codes, and row %zu of column "
+				                  "%zu holds %g", i + 1, j + 1, x[i * d + j]);
+				goto out;
+			}
+	}
 	if (rows == NULL || scope == NULL || (*out = fb_circuit_alloc(d)) == NULL) {
 		rc = fb_fail(err, "out of memory learning a circuit");
 		goto out;
