@@ -42,16 +42,20 @@ static double sq_norm(const double *v, size_t d)
 	return out;
 }
 
-/* Dot products of every row with the first m centres (one BLAS product) and their norms. */
+/* Dot products of every row with the first m centres and their norms: one BLAS
+ * matrix-vector product per centre (with two centres a matrix product would copy the rows
+ * into its packed form on every call, which costs more than the product). */
 static void km_dots(km_state *s, size_t m)
 {
 	gsl_matrix_const_view xv = gsl_matrix_const_view_array(s->x, s->n, s->d);
-	gsl_matrix_const_view cv = gsl_matrix_const_view_array(s->c, m, s->d);
-	gsl_matrix_view dv = gsl_matrix_view_array_with_tda(s->dots, s->n, m, s->k);
 
-	gsl_blas_dgemm(CblasNoTrans, CblasTrans, 1.0, &xv.matrix, &cv.matrix, 0.0, &dv.matrix);
-	for (size_t j = 0; j < m; j++)
+	for (size_t j = 0; j < m; j++) {
+		gsl_vector_const_view cv = gsl_vector_const_view_array(s->c + j * s->d, s->d);
+		gsl_vector_view dv = gsl_vector_view_array_with_stride(s->dots + j, s->k, s->n);
+
+		gsl_blas_dgemv(CblasNoTrans, 1.0, &xv.matrix, &cv.vector, 0.0, &dv.vector);
 		s->cc[j] = sq_norm(s->c + j * s->d, s->d);
+	}
 }
 
 /* k-means++ seeding: the first centre a uniform row, each next one a row drawn with

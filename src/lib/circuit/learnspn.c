@@ -213,39 +213,86 @@ static size_t uf_find(size_t *parent, size_t x)
 	return x;
 }
 
-/* The G-test of every pair of the slice's columns on their level codes, gathered once:
- * m (upper triangle) is 1 where the p-value is below pvalue. */
+/* The slice's codes of column a as bits (1 where the code is 1) into w words, and how many
+ * are set. */
+static size_t gtest_bits(const unsigned *code, size_t nr, uint64_t *bits, size_t w)
+{
+	size_t ones = 0;
+
+	memset(bits, 0, w * sizeof *bits);
+	for (size_t i = 0; i < nr; i++)
+		if (code[i]) {
+			bits[i / 64] |= (uint64_t)1 << (i % 64);
+			ones++;
+		}
+	return ones;
+}
+
+/* The 2 x 2 table of two binary columns from their bits and counts of ones: the rows with
+ * both set by a population count, the other cells by difference. */
+static void gtest_table_binary(const uint64_t *ba, const uint64_t *bb, size_t w, size_t na,
+                               size_t nb, size_t nr, double *t)
+{
+	size_t both = 0;
+
+	for (size_t k = 0; k < w; k++)
+		both += (size_t)__builtin_popcountll(ba[k] & bb[k]);
+	t[0] = (double)(nr - na - nb + both);
+	t[1] = (double)(nb - both);
+	t[2] = (double)(na - both);
+	t[3] = (double)both;
+}
+
+/* Gather the slice's level codes column by column into code (ns x nr) and, for binary
+ * columns, their bits into bits (ns x w) and counts of ones into ones. */
+static void gtest_gather(const fb_column_slice *cols, const size_t *lv, size_t ns,
+                         unsigned *code, uint64_t *bits, size_t w, size_t *ones)
+{
+	size_t nr = cols[0].n;
+
+	for (size_t a = 0; a < ns; a++) {
+		for (size_t i = 0; i < nr; i++)
+			code[a * nr + i] = (unsigned)cols[a].x[cols[a].rows[i] * cols[a].stride];
+		if (lv[a] == 2)
+			ones[a] = gtest_bits(code + a * nr, nr, bits + a * w, w);
+	}
+}
+
+/* The G-test of every pair of the slice's columns on their level codes, gathered once
+ * (binary pairs counted 64 rows at a time): m (upper triangle) is 1 where the p-value is
+ * below pvalue. */
 static int gtest_dependence(learn_ctx *ctx, const fb_column_slice *cols, const size_t *lv,
                             size_t ns, double *m)
 {
-	size_t nr = cols[0].n, lmax = 1;
-	unsigned *code;
+	size_t nr = cols[0].n, lmax = 2, w = (nr + 63) / 64;
+	unsigned *code = malloc(ns * nr * sizeof *code);
+	uint64_t *bits = malloc(ns * w * sizeof *bits);
+	size_t *ones = calloc(ns, sizeof *ones);
 	double *t;
 
 	for (size_t a = 0; a < ns; a++)
 		lmax = lv[a] > lmax ? lv[a] : lmax;
-	code = malloc(ns * nr * sizeof *code);
 	t = malloc((lmax * lmax + 2 * lmax) * sizeof *t);
-	if (code == NULL || t == NULL) {
-		free(code);
-		free(t);
+	if (code == NULL || bits == NULL || ones == NULL || t == NULL) {
+		free(code), free(bits), free(ones), free(t);
 		return fb_fail(ctx->err, "out of memory for the G-tests of %zu columns", ns);
 	}
-	for (size_t a = 0; a < ns; a++)
-		for (size_t i = 0; i < nr; i++)
-			code[a * nr + i] = (unsigned)cols[a].x[cols[a].rows[i] * cols[a].stride];
+	gtest_gather(cols, lv, ns, code, bits, w, ones);
 	for (size_t a = 0; a < ns; a++)
 		for (size_t b = a + 1; b < ns; b++) {
 			const unsigned *ca = code + a * nr, *cb = code + b * nr;
 
-			memset(t, 0, lv[a] * lv[b] * sizeof *t);
-			for (size_t i = 0; i < nr; i++)
-				t[ca[i] * lv[b] + cb[i]] += 1;
+			if (lv[a] == 2 && lv[b] == 2) {
+				gtest_table_binary(bits + a * w, bits + b * w, w, ones[a], ones[b], nr, t);
+			} else {
+				memset(t, 0, lv[a] * lv[b] * sizeof *t);
+				for (size_t i = 0; i < nr; i++)
+					t[ca[i] * lv[b] + cb[i]] += 1;
+			}
 			m[a * ns + b] = fb_gtest_table(t, lv[a], lv[b], (double)nr, NULL) <
 			                ctx->o->pvalue;
 		}
-	free(code);
-	free(t);
+	free(code), free(bits), free(ones), free(t);
 	return FB_OK;
 }
 
