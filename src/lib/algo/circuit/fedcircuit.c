@@ -335,7 +335,10 @@ static int learn_subspace(fb_fc *fc, size_t k, const fb_dataset *local, size_t s
 {
 	size_t *cols = malloc(local->d * sizeof *cols), *nlev = malloc(local->d * sizeof *nlev);
 	size_t nv = cols == NULL ? 0 : client_cols(fc, k, sub, cols), tag[2] = { sub, 0 };
-	double *x = cols == NULL ? NULL : fc_gather(local->x, local->n, local->d, cols, nv);
+	bool all = nv == local->d; /* every column: learn on the client's rows in place */
+	double *copy = cols == NULL || all ? NULL
+	                                   : fc_gather(local->x, local->n, local->d, cols, nv);
+	const double *x = all ? local->x : copy;
 	int rc;
 
 	if (cols == NULL || nlev == NULL || x == NULL)
@@ -350,7 +353,7 @@ static int learn_subspace(fb_fc *fc, size_t k, const fb_dataset *local, size_t s
 	}
 	free(cols);
 	free(nlev);
-	free(x);
+	free(copy);
 	return rc;
 }
 
