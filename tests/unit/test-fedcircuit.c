@@ -49,8 +49,10 @@ static void small_options(fb_fc_options *o)
 	o->learn.leaves = FB_LEARN_PARAMETRIC;
 }
 
-/* Run a federated circuit to the end over p; the caller frees both. */
-static fb_fc *run_fc(const fb_partition *p, const fb_fc_options *o, fb_federation **fed)
+/* Run a federated circuit to the end over p with the federation's clients on threads
+ * threads; the caller frees both. */
+static fb_fc *run_fc_threads(const fb_partition *p, const fb_fc_options *o, size_t threads,
+                             fb_federation **fed)
 {
 	fb_fed_options fo;
 	fb_error err;
@@ -58,12 +60,45 @@ static fb_fc *run_fc(const fb_partition *p, const fb_fc_options *o, fb_federatio
 
 	assert_non_null(fc);
 	fb_fed_options_init(&fo);
+	fo.threads = threads;
 	*fed = fb_fed_alloc(p, &fo, &err);
 	assert_non_null(*fed);
 	while (!fb_fc_done(fc))
 		if (fb_fc_step(fc, *fed, &err) != FB_OK)
 			fail_msg("%s", err.msg);
 	return fc;
+}
+
+/* Run a federated circuit to the end over p on one thread. */
+static fb_fc *run_fc(const fb_partition *p, const fb_fc_options *o, fb_federation **fed)
+{
+	return run_fc_threads(p, o, 1, fed);
+}
+
+/* The clients learning on three threads give the same circuit, bit for bit, as on one. */
+static void test_threads(void **state)
+{
+	fb_dataset *ds = binary_data(300, 6, 10);
+	fb_partition *p = fb_split(ds, FB_SPLIT_HYBRID, 3, NULL, NULL);
+	fb_federation *f1, *f3;
+	fb_fc_options o;
+	fb_fc *a, *b;
+	double la[300], lb[300];
+
+	(void)state;
+	small_options(&o);
+	a = run_fc_threads(p, &o, 1, &f1);
+	b = run_fc_threads(p, &o, 3, &f3);
+	assert_int_equal(fb_fc_circuit(a)->nnodes, fb_fc_circuit(b)->nnodes);
+	assert_int_equal(fb_circuit_logpdf(fb_fc_circuit(a), ds->x, 300, la, NULL), FB_OK);
+	assert_int_equal(fb_circuit_logpdf(fb_fc_circuit(b), ds->x, 300, lb, NULL), FB_OK);
+	assert_memory_equal(la, lb, sizeof la);
+	fb_fc_free(a);
+	fb_fc_free(b);
+	fb_fed_free(f1);
+	fb_fed_free(f3);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
 }
 
 /* Subspaces of a hand-made hybrid indicator matrix. */
@@ -393,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_em_refused),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_run_report),
+		cmocka_unit_test(test_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
