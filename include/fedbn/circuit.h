@@ -309,6 +309,30 @@ void fb_learnspn_options_init(fb_learnspn_options *o);
 /* The learner's parameters (threshold, min_instances_slice, rdc_k, rdc_s, leaves,
  * cluster_first, seed) with their defaults, for every algorithm that learns circuits. */
 extern const fb_param_def fb_learnspn_params[];
+/* The leaf families of leaves=. */
+extern const fb_choice fb_learnspn_leaves[];
+/* The column splitters of split=. */
+extern const fb_choice fb_learnspn_splits[];
+/* Those parameters' entries, the one place their defaults are written: tables of algorithms
+ * whose clients run the learner list them (ALGORITHMS.md §8.3: SPFlow's learn_mspn). */
+#define FB_LEARNSPN_PARAM_DEFS \
+	{ "split", FB_PARAM_CHOICE, "rdc", 0, 0, fb_learnspn_splits, \
+	  "column splitter: rdc (MSPN) or gtest (LearnSPN's G-test, discrete columns only)" }, \
+	{ "pvalue", FB_PARAM_DOUBLE, "0.001", 0, 1, NULL, \
+	  "split=gtest: two variables are dependent when the test's p-value is below this" }, \
+	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1, NULL, \
+	  "variables whose RDC is at least this are dependent (column split)" }, \
+	{ "min_instances_slice", FB_PARAM_INT, "200", 1, 1e9, NULL, \
+	  "slices of at most this many rows are factorised into leaves" }, \
+	{ "rdc_k", FB_PARAM_INT, "10", 1, 1000, NULL, "random features per variable of the RDC" }, \
+	{ "rdc_s", FB_PARAM_DOUBLE, "0.16666666666666666", 1e-6, 1e6, NULL, \
+	  "scale of the RDC's random projections (1/6)" }, \
+	{ "leaves", FB_PARAM_CHOICE, "histogram", 0, 0, fb_learnspn_leaves, \
+	  "histogram (MSPN) or parametric (Gaussian / categorical) leaves" }, \
+	{ "cluster_first", FB_PARAM_BOOL, "yes", 0, 0, NULL, \
+	  "split the first slice's rows before trying its columns" }, \
+	{ "seed", FB_PARAM_INT, "17", 0, 9.007199254740992e15, NULL, \
+	  "seeds the RDC projections and k-means" }
 /* Read those parameters (by name, from any table that has them all) into options. */
 void fb_learnspn_options_from_params(const fb_params *p, fb_learnspn_options *o);
 /* Learn a circuit from the n x d rows of x (row-major; nlevels[j] levels for a discrete

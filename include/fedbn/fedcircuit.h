@@ -95,7 +95,7 @@ enum fb_fc_phase {
 typedef struct fb_fc fb_fc;
 
 /* A run over partition p (not owned; it must outlive the run); NULL with the reason (EM on a
- * split whose clients do not all hold every row, K = 0, too many products). */
+ * split whose clients do not all hold the same rows, K = 0). */
 fb_fc *fb_fc_alloc(const fb_partition *p, const fb_fc_options *o, fb_error *err);
 /* Free it (NULL is fine). */
 void fb_fc_free(fb_fc *fc);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/algo.h"
 #include "fedbn/fedcircuit.h"
 
 /* A dataset of n rows over d binary variables: X1 a coin, each next one copies the one
@@ -48,8 +49,10 @@ static void small_options(fb_fc_options *o)
 	o->learn.leaves = FB_LEARN_PARAMETRIC;
 }
 
-/* Run a federated circuit to the end over p; the caller frees both. */
-static fb_fc *run_fc(const fb_partition *p, const fb_fc_options *o, fb_federation **fed)
+/* Run a federated circuit to the end over p with the federation's clients on threads
+ * threads; the caller frees both. */
+static fb_fc *run_fc_threads(const fb_partition *p, const fb_fc_options *o, size_t threads,
+                             fb_federation **fed)
 {
 	fb_fed_options fo;
 	fb_error err;
@@ -57,12 +60,45 @@ static fb_fc *run_fc(const fb_partition *p, const fb_fc_options *o, fb_federatio
 
 	assert_non_null(fc);
 	fb_fed_options_init(&fo);
+	fo.threads = threads;
 	*fed = fb_fed_alloc(p, &fo, &err);
 	assert_non_null(*fed);
 	while (!fb_fc_done(fc))
 		if (fb_fc_step(fc, *fed, &err) != FB_OK)
 			fail_msg("%s", err.msg);
 	return fc;
+}
+
+/* Run a federated circuit to the end over p on one thread. */
+static fb_fc *run_fc(const fb_partition *p, const fb_fc_options *o, fb_federation **fed)
+{
+	return run_fc_threads(p, o, 1, fed);
+}
+
+/* The clients learning on three threads give the same circuit, bit for bit, as on one. */
+static void test_threads(void **state)
+{
+	fb_dataset *ds = binary_data(300, 6, 10);
+	fb_partition *p = fb_split(ds, FB_SPLIT_HYBRID, 3, NULL, NULL);
+	fb_federation *f1, *f3;
+	fb_fc_options o;
+	fb_fc *a, *b;
+	double la[300], lb[300];
+
+	(void)state;
+	small_options(&o);
+	a = run_fc_threads(p, &o, 1, &f1);
+	b = run_fc_threads(p, &o, 3, &f3);
+	assert_int_equal(fb_fc_circuit(a)->nnodes, fb_fc_circuit(b)->nnodes);
+	assert_int_equal(fb_circuit_logpdf(fb_fc_circuit(a), ds->x, 300, la, NULL), FB_OK);
+	assert_int_equal(fb_circuit_logpdf(fb_fc_circuit(b), ds->x, 300, lb, NULL), FB_OK);
+	assert_memory_equal(la, lb, sizeof la);
+	fb_fc_free(a);
+	fb_fc_free(b);
+	fb_fed_free(f1);
+	fb_fed_free(f3);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
 }
 
 /* Subspaces of a hand-made hybrid indicator matrix. */
@@ -324,8 +360,9 @@ static void test_em_refused(void **state)
 	fb_fc_options_init(&o);
 	o.em_iters = 2;
 	assert_null(fb_fc_alloc(p, &o, &err));
-	assert_string_equal(err.msg, "EM needs every client to hold every row (a vertical "
-	                             "split); client 1 holds 20 of 60");
+	assert_string_equal(err.msg, "EM needs every client to hold the same rows (a vertical "
+	                             "split); clients 1 and 2 hold 20 and 20 rows, not all the "
+	                             "same");
 	fb_partition_free(p);
 	fb_dataset_free(ds);
 }
@@ -341,6 +378,44 @@ static void test_costs(void **state)
 	assert_true(fb_fc_cost_splitnn(&m, 2, 398) == 8.0 * 10 * 2 * 100 * 398);
 }
 
+/* A fedcircuit run on data with held-out rows: its report's log-likelihoods, evaluated the
+ * federated way, are those of the assembled circuit evaluated in one place, bit for bit. */
+static void test_run_report(void **state)
+{
+	fb_dataset *ds = binary_data(300, 5, 9);
+	fb_partition *p;
+	fb_params prm;
+	fb_fed_options fo;
+	fb_circuit_report rep;
+	fb_loglik ll[FB_NPARTS] = { { 0, 0, 0 } };
+	fb_error err;
+	fb_run *run;
+
+	(void)state;
+	assert_int_equal(fb_dataset_hold_out(ds, 0.2, 0.1, 3, &err), FB_OK);
+	p = fb_split(ds, FB_SPLIT_HYBRID, 2, NULL, &err);
+	assert_non_null(p);
+	prm = fb_params_defaults(fb_algo_params(&fb_algo_fedcircuit, NULL));
+	assert_int_equal(fb_params_set_word(&prm, "min_instances_slice=30", "t", &err), FB_OK);
+	fb_fed_options_init(&fo);
+	run = fb_run_alloc("fedcircuit", &prm, &fo, ds, p, NULL, &err);
+	assert_non_null(run);
+	while (!fb_run_done(run))
+		assert_int_equal(fb_run_step(run, &err), FB_OK);
+	assert_int_equal(fb_run_circuit_report(run, &rep, &err), FB_OK);
+	assert_int_equal(fb_circuit_loglik_add(fb_run_circuit(run, &err), ds, ll, &err), FB_OK);
+	for (int k = 0; k < FB_NPARTS; k++) {
+		assert_int_equal(rep.ll[k].n, ll[k].n);
+		assert_true(rep.ll[k].n > 0);
+		assert_memory_equal(&rep.ll[k].sum, &ll[k].sum, sizeof ll[k].sum);
+	}
+	assert_null(fb_run_result(run, &err));
+	fb_run_free(run);
+	fb_params_release(&prm);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -352,6 +427,8 @@ int main(void)
 		cmocka_unit_test(test_em),
 		cmocka_unit_test(test_em_refused),
 		cmocka_unit_test(test_costs),
+		cmocka_unit_test(test_run_report),
+		cmocka_unit_test(test_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,34 +8,18 @@
 #include "fedbn/param.h"
 
 /* leaves=: the leaf families. */
-static const fb_choice circ_leaves[] = {
+const fb_choice fb_learnspn_leaves[] = {
 	{ "histogram", FB_LEARN_HISTOGRAM }, { "parametric", FB_LEARN_PARAMETRIC }, { 0 },
 };
 
 /* split=: the column splitters. */
-static const fb_choice circ_splits[] = {
+const fb_choice fb_learnspn_splits[] = {
 	{ "rdc", FB_SPLIT_RDC }, { "gtest", FB_SPLIT_GTEST }, { 0 },
 };
 
 /* The learner's parameters (ALGORITHMS.md §8.3: SPFlow's learn_mspn defaults). */
 const fb_param_def fb_learnspn_params[] = {
-	{ "split", FB_PARAM_CHOICE, "rdc", 0, 0, circ_splits,
-	  "column splitter: rdc (MSPN) or gtest (LearnSPN's G-test, discrete columns only)" },
-	{ "pvalue", FB_PARAM_DOUBLE, "0.001", 0, 1, NULL,
-	  "split=gtest: two variables are dependent when the test's p-value is below this" },
-	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1, NULL,
-	  "variables whose RDC is at least this are dependent (column split)" },
-	{ "min_instances_slice", FB_PARAM_INT, "200", 1, 1e9, NULL,
-	  "slices of at most this many rows are factorised into leaves" },
-	{ "rdc_k", FB_PARAM_INT, "10", 1, 1000, NULL, "random features per variable of the RDC" },
-	{ "rdc_s", FB_PARAM_DOUBLE, "0.16666666666666666", 1e-6, 1e6, NULL,
-	  "scale of the RDC's random projections (1/6)" },
-	{ "leaves", FB_PARAM_CHOICE, "histogram", 0, 0, circ_leaves,
-	  "histogram (MSPN) or parametric (Gaussian / categorical) leaves" },
-	{ "cluster_first", FB_PARAM_BOOL, "yes", 0, 0, NULL,
-	  "split the first slice's rows before trying its columns" },
-	{ "seed", FB_PARAM_INT, "17", 0, 9.007199254740992e15, NULL,
-	  "seeds the RDC projections and k-means" },
+	FB_LEARNSPN_PARAM_DEFS,
 	{ 0 },
 };
 

@@ -13,9 +13,11 @@
 
 /* A run's state. */
 typedef struct fcalgo_state {
-	fb_fc *fc;           /* the federated circuit */
-	fb_fc_cost_model cm; /* what FedAvg and SplitNN are assumed to do */
-	char note[640];      /* the last note */
+	fb_fc *fc;             /* the federated circuit */
+	fb_fc_cost_model cm;   /* what FedAvg and SplitNN are assumed to do */
+	fb_circuit_report rep; /* the assembled circuit's figures, once finished */
+	size_t eval_bytes;     /* log values the clients sent to evaluate every part */
+	char note[768];        /* the last note */
 } fcalgo_state;
 
 /* Glue choices. */
@@ -25,14 +27,7 @@ static const fb_choice fcalgo_glue[] = {
 	{ NULL, 0 },
 };
 
-/* Leaf choices. */
-static const fb_choice fcalgo_leaves[] = {
-	{ "histogram", FB_LEARN_HISTOGRAM },
-	{ "parametric", FB_LEARN_PARAMETRIC },
-	{ NULL, 0 },
-};
-
-/* The parameters both algorithms share. */
+/* The parameters both algorithms share: the server's, the cost model's, the learner's. */
 #define FCALGO_PARAMS \
 	{ "clusters", FB_PARAM_INT, "2", 1, 1000, NULL, \
 	  "K: k-means clusters of each private subspace, one circuit each" }, \
@@ -41,20 +36,15 @@ static const fb_choice fcalgo_leaves[] = {
 	  "ones using every cluster (the paper's rule)" }, \
 	{ "products", FB_PARAM_INT, "0", 0, 1e6, NULL, \
 	  "P under glue=random (0: K; raised to the largest cluster count)" }, \
-	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1, NULL, \
-	  "clients' learner: RDC at or above which two variables are dependent" }, \
-	{ "min_instances_slice", FB_PARAM_INT, "200", 1, 1e9, NULL, \
-	  "clients' learner: slices of at most this many rows are factorised" }, \
-	{ "leaves", FB_PARAM_CHOICE, "histogram", 0, 0, fcalgo_leaves, \
-	  "clients' leaves: histograms (mixed SPNs) or Gaussian / categorical" }, \
-	{ "seed", FB_PARAM_INT, "1", 0, 4294967295.0, NULL, \
-	  "seeds the clusters' k-means and the random glue" }, \
+	{ "cluster_seed", FB_PARAM_INT, "1", 0, 4294967295.0, NULL, \
+	  "seeds the private subspaces' k-means and the random glue" }, \
 	{ "fedavg_rounds", FB_PARAM_INT, "100", 1, 1e9, NULL, \
 	  "cost model: FedAvg's aggregation rounds R" }, \
 	{ "splitnn_epochs", FB_PARAM_INT, "10", 1, 1e9, NULL, \
 	  "cost model: SplitNN's epochs E" }, \
 	{ "splitnn_dim", FB_PARAM_INT, "100", 1, 1e9, NULL, \
-	  "cost model: SplitNN's embedding size F" }
+	  "cost model: SplitNN's embedding size F" }, \
+	FB_LEARNSPN_PARAM_DEFS
 
 /* fedcircuit's parameters. */
 static const fb_param_def fcalgo_params[] = {
@@ -92,10 +82,8 @@ void fb_fc_options_from_params(const fb_params *p, fb_fc_options *o)
 	o->clusters = (size_t)fb_params_int(p, "clusters");
 	o->glue = fb_params_choice(p, "glue");
 	o->products = (size_t)fb_params_int(p, "products");
-	o->learn.threshold = fb_params_double(p, "threshold");
-	o->learn.min_instances_slice = (size_t)fb_params_int(p, "min_instances_slice");
-	o->learn.leaves = fb_params_choice(p, "leaves");
-	o->seed = (uint64_t)fb_params_int(p, "seed");
+	fb_learnspn_options_from_params(p, &o->learn);
+	o->seed = (uint64_t)fb_params_int(p, "cluster_seed");
 	o->em_iters = fb_params_find(p, "em") >= 0 ? (size_t)fb_params_int(p, "em") : 0;
 }
 
@@ -125,6 +113,43 @@ static int fcalgo_create(fb_run *run, fb_error *err)
 	return FB_OK;
 }
 
+/* The federated log-likelihood of the rows of part p of ds, added to ll. */
+static int fcalgo_part_ll(fcalgo_state *st, const fb_dataset *ds, enum fb_part p,
+                          fb_loglik *ll, fb_error *err)
+{
+	size_t n, sent = 0, *rows = fb_dataset_part_rows(ds, p, &n);
+	double *x = fb_xcalloc(n * ds->d + 1, sizeof *x), *lp = fb_xcalloc(n + 1, sizeof *lp);
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		memcpy(x + i * ds->d, ds->x + rows[i] * ds->d, ds->d * sizeof *x);
+	rc = n == 0 ? FB_OK : fb_fc_loglik(st->fc, x, n, lp, &sent, err);
+	for (size_t i = 0; rc == FB_OK && i < n; i++) {
+		ll->n++;
+		ll->sum += lp[i];
+		ll->sumsq += lp[i] * lp[i];
+	}
+	st->eval_bytes += sent;
+	free(rows);
+	free(x);
+	free(lp);
+	return rc;
+}
+
+/* The finished circuit's figures: its size, and every part's log-likelihood evaluated the
+ * federated way (each client its circuits on its own variables of the rows). */
+static int fcalgo_report(const fb_run *run, fcalgo_state *st, fb_error *err)
+{
+	memset(&st->rep, 0, sizeof st->rep);
+	st->rep.ncircuits = 1;
+	if (fb_circuit_stats_compute(fb_fc_circuit(st->fc), &st->rep.stats, err) != FB_OK)
+		return FB_ERR;
+	for (int p = 0; p < FB_NPARTS; p++)
+		if (fcalgo_part_ll(st, run->whole, (enum fb_part)p, &st->rep.ll[p], err) != FB_OK)
+			return FB_ERR;
+	return FB_OK;
+}
+
 /* One round: a phase of one-pass training or an EM step. */
 static int fcalgo_step(fb_run *run, double *fig, fb_error *err)
 {
@@ -143,7 +168,7 @@ static int fcalgo_step(fb_run *run, double *fig, fb_error *err)
 	fig[2] = (double)circ;
 	fig[3] = (double)fb_fc_nodes(st->fc);
 	fig[4] = fb_fc_em_loglik(st->fc);
-	return FB_OK;
+	return fb_fc_done(st->fc) ? fcalgo_report(run, st, err) : FB_OK;
 }
 
 /* Finished after assembly (and the EM rounds). */
@@ -152,17 +177,32 @@ static bool fcalgo_done(const fb_run *run)
 	return fb_fc_done(((const fcalgo_state *)run->state)->fc);
 }
 
-/* A circuit is not a graph: an edgeless graph over the variables. */
+/* A circuit is not a graph. */
 static fb_graph *fcalgo_result(const fb_run *run, fb_error *err)
 {
-	fb_graph *g = fb_graph_alloc(run->data->d);
+	return fb_fail(err, "%s learns a circuit, not a graph", run->name), NULL;
+}
 
-	for (size_t j = 0; j < run->data->d; j++)
-		if (fb_graph_set_name(g, j, run->data->vars[j].name, err) != FB_OK) {
-			fb_graph_free(g);
-			return NULL;
-		}
-	return g;
+/* The assembled circuit. */
+static const fb_circuit *fcalgo_circuit(const fb_run *run, fb_error *err)
+{
+	const fb_circuit *c = fb_fc_circuit(((const fcalgo_state *)run->state)->fc);
+
+	if (c == NULL)
+		fb_fail(err, "%s has not assembled its circuit yet (round 3 does): run it",
+		        run->name);
+	return c;
+}
+
+/* The finished circuit's figures. */
+static int fcalgo_circuit_report(const fb_run *run, fb_circuit_report *rep, fb_error *err)
+{
+	const fcalgo_state *st = run->state;
+
+	if (!fb_fc_done(st->fc))
+		return fb_fail(err, "%s has not finished: run it", run->name);
+	*rep = st->rep;
+	return FB_OK;
 }
 
 /* Nodes of c on the server. */
@@ -190,11 +230,11 @@ static const char *fcalgo_note(const fb_run *run)
 	         "%.0f B up, %.0f B down (one-pass bound 8 C (M + 1) or 8 (K M C + P): %.0f B); "
 	         "FedAvg would send %.3g B (8 M C R: M = %zu parameters per client model, C = %zu, "
 	         "R = %zu rounds), SplitNN %.3g B (8 E C F S: E = %zu epochs, F = %zu, S = %zu "
-	         "rows)", c->nnodes, server_nodes(c),
+	         "rows); evaluating every part, %zu B of log values", c->nnodes, server_nodes(c),
 	         fb_circuit_nparams(c, FB_CIRCUIT_ANY), up, down, fb_fc_cost_onepass(st->fc),
 	         fb_fc_cost_fedavg(&st->cm, (m + k - 1) / k, k), (m + k - 1) / k, k,
-	         st->cm.fedavg_rounds, fb_fc_cost_splitnn(&st->cm, k, run->part->n),
-	         st->cm.splitnn_epochs, st->cm.splitnn_dim, run->part->n);
+	         st->cm.fedavg_rounds, fb_fc_cost_splitnn(&st->cm, k, run->data->n),
+	         st->cm.splitnn_epochs, st->cm.splitnn_dim, run->data->n, st->eval_bytes);
 	return st->note;
 }
 
@@ -227,13 +267,18 @@ const fb_algo fb_algo_fedcircuit = {
 	         "sum nodes (same variables, different rows) and product nodes (different "
 	         "variables), weighting them by row counts, so only the learned circuits and "
 	         "counts travel.",
-	.help = FCALGO_HELP "The result is a circuit, not a graph: the note gives its size and "
-	        "the bytes sent beside FedAvg's 8 M C R and SplitNN's 8 E C F S (the paper's "
-	        "section 3.4, with the assumed R, E and F).",
-	.flags = FB_ALGO_FEDERATED,
+	.help = FCALGO_HELP "After the last round every part of the data (train, valid, test) "
+	        "is evaluated the federated way: each row is a query of which every client sees "
+	        "its own variables; each client evaluates its circuits and sends only their log "
+	        "values, the server its nodes (the same numbers, bit for bit, as evaluating the "
+	        "assembled circuit in one place). The note gives the bytes sent beside FedAvg's "
+	        "8 M C R and SplitNN's 8 E C F S (the paper's section 3.4, with the assumed R, E "
+	        "and F).",
+	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT,
 	.params = fcalgo_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
+	.circuit = fcalgo_circuit, .circuit_report = fcalgo_circuit_report,
 };
 
 const fb_algo fb_algo_fedcircuit_em = {
@@ -247,8 +292,9 @@ const fb_algo fb_algo_fedcircuit_em = {
 	        "log values of its circuits on its rows (8 bytes each); the server keeps them (the "
 	        "clients' circuits do not change) and each round is one EM step on its sum "
 	        "weights, which never lowers the training likelihood (figure train_ll).",
-	.flags = FB_ALGO_FEDERATED,
+	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT,
 	.params = fcalgo_em_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
+	.circuit = fcalgo_circuit, .circuit_report = fcalgo_circuit_report,
 };

@@ -102,7 +102,7 @@ static double root_mean(const fb_circuit *c, const double *val, size_t n)
 /* Server EM round: keep the clients' values (first round), then one EM step. */
 int fc_server_em(fb_fc *fc, const fb_msg *const *up, fb_error *err)
 {
-	size_t n = fc->p->n;
+	size_t n = fc->p->clients[0].data->n; /* the rows every client holds, by id */
 
 	if (fc->emval == NULL) {
 		fc->emval = malloc((fc->circ->nnodes * n + 1) *

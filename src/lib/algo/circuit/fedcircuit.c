@@ -123,6 +123,13 @@ static void circs_free(fc_circ *cs, size_t n)
 	free(cs);
 }
 
+/* Whether two clients hold the same rows. */
+static bool same_rows(const fb_client *a, const fb_client *b)
+{
+	return a->data->n == b->data->n &&
+	       memcmp(a->rows, b->rows, a->data->n * sizeof *a->rows) == 0;
+}
+
 /* A run over p. */
 fb_fc *fb_fc_alloc(const fb_partition *p, const fb_fc_options *o, fb_error *err)
 {
@@ -130,11 +137,12 @@ fb_fc *fb_fc_alloc(const fb_partition *p, const fb_fc_options *o, fb_error *err)
 
 	if (o->clusters == 0)
 		return fb_fail(err, "'clusters' must be at least 1"), NULL;
-	for (size_t c = 0; o->em_iters > 0 && c < p->k; c++)
-		if (p->clients[c].data->n != p->n)
-			return fb_fail(err, "EM needs every client to hold every row (a vertical "
-			                    "split); client %zu holds %zu of %zu", c + 1,
-			               p->clients[c].data->n, p->n), NULL;
+	for (size_t c = 1; o->em_iters > 0 && c < p->k; c++)
+		if (!same_rows(&p->clients[0], &p->clients[c]))
+			return fb_fail(err, "EM needs every client to hold the same rows (a vertical "
+			                    "split); clients 1 and %zu hold %zu and %zu rows, not all "
+			                    "the same", c + 1, p->clients[0].data->n,
+			               p->clients[c].data->n), NULL;
 	fc = calloc(1, sizeof *fc);
 	if (fc == NULL || (fc->cl = calloc(p->k, sizeof *fc->cl)) == NULL) {
 		free(fc);
@@ -327,7 +335,10 @@ static int learn_subspace(fb_fc *fc, size_t k, const fb_dataset *local, size_t s
 {
 	size_t *cols = malloc(local->d * sizeof *cols), *nlev = malloc(local->d * sizeof *nlev);
 	size_t nv = cols == NULL ? 0 : client_cols(fc, k, sub, cols), tag[2] = { sub, 0 };
-	double *x = cols == NULL ? NULL : fc_gather(local->x, local->n, local->d, cols, nv);
+	bool all = nv == local->d; /* every column: learn on the client's rows in place */
+	double *copy = cols == NULL || all ? NULL
+	                                   : fc_gather(local->x, local->n, local->d, cols, nv);
+	const double *x = all ? local->x : copy;
 	int rc;
 
 	if (cols == NULL || nlev == NULL || x == NULL)
@@ -342,7 +353,7 @@ static int learn_subspace(fb_fc *fc, size_t k, const fb_dataset *local, size_t s
 	}
 	free(cols);
 	free(nlev);
-	free(x);
+	free(copy);
 	return rc;
 }
 
