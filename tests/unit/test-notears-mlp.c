@@ -137,7 +137,7 @@ static void test_server_gradient(void **state)
 	np = fb_mlp_admm_nparams(4, 3);
 	s = fb_mlp_server_alloc(4, 2, &o, NULL);
 	for (size_t k = 0; k < 2; k++) {
-		half[k] = (fb_dataset){ 30, 4, f.ds->x + k * 30 * 4, f.ds->vars };
+		half[k] = (fb_dataset){ 30, 4, f.ds->x + k * 30 * 4, f.ds->vars, NULL };
 		c[k] = fb_mlp_client_alloc(&half[k], k, 60, &o, NULL);
 		up[k] = fb_xcalloc(np, sizeof *up[k]);
 		assert_int_equal(fb_mlp_client_local(c[k], 1, fb_mlp_server_theta(s), up[k], NULL),
