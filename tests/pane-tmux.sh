@@ -300,7 +300,7 @@ keys 'gen er d=5 n=90 clients=3 hetero=yes seed=2; algo notears-mlp-admm; set ma
 wait_for "max_rounds"
 keys 'run' Enter
 wait_for "finished after 3 rounds"
-keys v v v
+keys v v v v
 wait_for "residuals of each client"
 screen | grep -q "the server's sqrt(A) (first-layer strengths), against the truth" ||
 	fail "no sqrt(A) heat map in the notears-mlp-admm detail view"
