@@ -3,8 +3,8 @@
  * time beside the reference implementation's on this kind of machine and the target of 20
  * times faster.
  *
- * Usage: bench-mlp [DATA_DIR] [TAG:K ...]   (K = 1: notears-mlp, K > 1: notears-mlp-admm
- * over K contiguous equal blocks).  DATA_DIR defaults to $top_srcdir/../shared/data.
+ * Usage: bench-mlp [--owlqn] [DATA_DIR] [TAG:K ...]   (K = 1: notears-mlp, with L-BFGS-B or
+ * with --owlqn OWL-QN; K > 1: notears-mlp-admm over K contiguous equal blocks).  DATA_DIR defaults to $top_srcdir/../shared/data.
  * Without TAG:K it runs N_d10_n256_s1:1, M_d10_n200_mlp_s{1,2,3}:1 and
  * MA_d20_n512_K8_s{1,2,3}:8 (MA_...:1 would run notears-mlp on the pooled rows).  Times
  * exclude reading the files; the BLAS runs on one thread (the learners ask for it). */
@@ -49,6 +49,9 @@ static double ref_seconds(const char *tag, size_t k)
 	return k > 1 ? 68.0 : 12.0;
 }
 
+/* The solver= word of notears-mlp ("solver=lbfgsb" unless --owlqn). */
+static const char *bench_solver = "solver=lbfgsb";
+
 /* Run name on ds (split into K contiguous blocks when K > 1) to its end; its score against
  * truth in *s and processor seconds in *cpu.  FB_ERR with the reason printed. */
 static int bench_one(const fb_dataset *ds, const fb_graph *truth, size_t K, fb_score *s,
@@ -57,8 +60,9 @@ static int bench_one(const fb_dataset *ds, const fb_graph *truth, size_t K, fb_s
 	fb_split_options so;
 	fb_error err = { "" };
 	fb_partition *p = NULL;
-	fb_run *run;
+	fb_run *run = NULL;
 	fb_graph *g = NULL;
+	fb_params params;
 	double c0;
 	int rc = FB_ERR;
 
@@ -66,8 +70,14 @@ static int bench_one(const fb_dataset *ds, const fb_graph *truth, size_t K, fb_s
 	so.shuffle = 0;
 	if (K > 1 && (p = fb_split(ds, FB_SPLIT_HORIZONTAL, K, &so, &err)) == NULL)
 		goto out;
-	run = fb_run_alloc(K > 1 ? "notears-mlp-admm" : "notears-mlp", NULL, NULL, ds, p, NULL,
-	                   &err);
+	if (K > 1) {
+		run = fb_run_alloc("notears-mlp-admm", NULL, NULL, ds, p, NULL, &err);
+	} else {
+		params = fb_params_defaults(fb_algo_notears_mlp.params);
+		if (fb_params_set_word(&params, bench_solver, "bench", &err) == FB_OK)
+			run = fb_run_alloc("notears-mlp", &params, NULL, ds, NULL, NULL, &err);
+		fb_params_release(&params);
+	}
 	if (run == NULL)
 		goto out;
 	c0 = bench_cpu_now();
@@ -104,9 +114,10 @@ static void bench_tag(const char *dir, const char *spec)
 	if (bench_load_synth(dir, tag, &ds, &truth) != FB_OK)
 		return;
 	if (bench_one(ds, truth, K, &s, &cpu, &rounds) == FB_OK)
-		printf("%-18s %-16s K=%-2zu rounds %3zu  SHD %2zu TPR %.2f FDR %.2f NNZ %2zu  "
+		printf("%-18s %-16s %-6s K=%-2zu rounds %3zu  SHD %2zu TPR %.2f FDR %.2f NNZ %2zu  "
 		       "%7.2f s cpu (reference %g s, target %.2f s: %.1fx faster)\n", tag,
-		       K > 1 ? "notears-mlp-admm" : "notears-mlp", K, rounds, (size_t)s.shd, s.tpr, s.fdr,
+		       K > 1 ? "notears-mlp-admm" : "notears-mlp", K > 1 ? "" : bench_solver + 7, K,
+		       rounds, (size_t)s.shd, s.tpr, s.fdr,
 		       (size_t)s.nnz, cpu, ref, ref / 20.0, ref / cpu);
 	fb_dataset_free(ds);
 	fb_graph_free(truth);
@@ -123,6 +134,10 @@ int main(int argc, char **argv)
 	char dir[4096];
 	int first = 1;
 
+	if (argc > 1 && strcmp(argv[1], "--owlqn") == 0) {
+		bench_solver = "solver=owlqn";
+		argc--, argv++;
+	}
 	if (argc > 1 && strchr(argv[1], ':') == NULL) {
 		snprintf(dir, sizeof dir, "%s", argv[1]);
 		first = 2;

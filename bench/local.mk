@@ -28,6 +28,8 @@ bench: $(FB_BENCHES) bench/bench-admm fedbn
 	@top_srcdir=$(abs_top_srcdir) ./bench/bench-admm --lbfgsb
 	@echo "notears-admm, the settle rule against the paper's fixed schedule (10 seeds):"
 	@top_srcdir=$(abs_top_srcdir) ./bench/bench-admm --settle
+	@echo "notears-mlp with solver=owlqn:"
+	@top_srcdir=$(abs_top_srcdir) ./bench/bench-mlp --owlqn N_d10_n256_s1:1 M_d10_n200_mlp_s1:1 M_d10_n200_mlp_s2:1 M_d10_n200_mlp_s3:1
 	@FEDBN=./fedbn $(SHELL) $(srcdir)/bench/startup.sh
 	@echo "sweep: 600 cells of notears-admm on 2 processes, and the machinery's share:"
 	@FEDBN=./fedbn $(SHELL) $(srcdir)/examples/bench-sweep.sh

@@ -6,7 +6,7 @@
 # TPR and FDR (± standard error) per K and method.  The paper's ordering: notears-mlp-admm
 # has the lowest SHD at every K.
 #   sh examples/mlp-admm-order.sh [SEEDS] [FEDBN] [KS]
-# SEEDS defaults to 10, KS to "2 4 8 16".  The per-client NOTEARS-MLP runs of voting: and
+# SEEDS defaults to 10, KS to "2 4 8 16"; each K's table is printed when its seeds are done.  The per-client NOTEARS-MLP runs of voting: and
 # avg: dominate the time (run it with nice).
 here=$(cd "$(dirname "$0")" && pwd)
 seeds=${1:-10}
@@ -21,8 +21,8 @@ for k in $ks; do
 			split horizontal $k shuffle=no; algo notears-mlp-admm; run;
 			algo voting:notears-mlp; run; algo avg:notears-mlp; run;
 			compare out='$tmp/run.csv'" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
-		tail -n +2 "$tmp/run.csv" | sed "s/^/K=$k,/" >> "$tmp/all.csv"
+		tail -n +2 "$tmp/run.csv" | sed "s/^/K=$k,/" >> "$tmp/$k.csv"
 		s=$((s + 1))
 	done
+	awk -f "$here/summarize.awk" "$tmp/$k.csv" # one table per K, as soon as it is done
 done
-awk -f "$here/summarize.awk" "$tmp/all.csv"

@@ -4,8 +4,9 @@
 # client; a resize redraws cleanly and a too small terminal is told so; q, Ctrl-C twice and
 # SIGTERM give the terminal back (normal screen, visible cursor) with a working prompt,
 # history and completion, after any number of visits; NO_COLOR draws without colour escapes;
-# fedpc's detail view shows the votes per pair, then the separating sets; --no-pane prints
-# one line per round.
+# fedpc's detail view shows the votes per pair, then the separating sets; notears-mlp-admm's
+# shows its sqrt(A) against the truth and each client's residuals; --no-pane prints one line
+# per round.
 fedbn=${FEDBN:-./fedbn}
 . "${top_srcdir:-.}/tests/tmux-lib.sh"
 
@@ -287,6 +288,25 @@ screen | grep -qE '^ [a-z]+ +_\|\|_ [a-z]+ +p 0\.[0-9]+ +client [1-5] +given \{'
 screen | grep -qE '^ +[a-z]+ -> [a-z]+ <- [a-z]+ +v-structure$' || fail "no v-structure line"
 keys Down
 wait_for "rows 2-"
+keys q
+back_at_prompt
+keys C-d
+wait_for "EXITED-0"
+
+# --- notears-mlp-admm's detail view: the server's sqrt(A) against the truth, then each
+# client's local and global residuals -----------------------------------------------------------
+start m "LANG=C NO_COLOR=1 TERM=xterm-256color"
+keys 'gen er d=5 n=90 clients=3 hetero=yes seed=2; algo notears-mlp-admm; set max_rounds=3 hidden=3' Enter
+wait_for "max_rounds"
+keys 'run' Enter
+wait_for "finished after 3 rounds"
+keys v v v v
+wait_for "residuals of each client"
+screen | grep -q "the server's sqrt(A) (first-layer strengths), against the truth" ||
+	fail "no sqrt(A) heat map in the notears-mlp-admm detail view"
+[ "$(screen | grep -cE '^ +X[1-5] ')" = 5 ] || fail "the sqrt(A) heat map lacks 5 rows"
+[ "$(screen | grep -cE '^ {7}[1-3] +[0-9.e+-]+ +[0-9.e+-]+ ')" = 3 ] ||
+	fail "the detail view lacks the 3 clients' local and global residuals"
 keys q
 back_at_prompt
 keys C-d

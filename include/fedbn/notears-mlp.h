@@ -27,6 +27,14 @@
 #include "fedbn/dataset.h"
 #include "fedbn/param.h"
 
+/* How each augmented-Lagrangian subproblem is solved; both reach the same minimisers. */
+enum fb_mlp_solver {
+	FB_MLP_LBFGSB = 0, /* L-BFGS-B on theta+, theta- and the rest, with the bounds (the
+	                      reference's formulation and solver) */
+	FB_MLP_OWLQN = 1,  /* liblbfgs's OWL-QN on theta and the rest, the l1 term handled by
+	                      the method, self-inputs held at 0 (half the variables, no bounds) */
+};
+
 /* Settings of a NOTEARS-MLP run; fb_mlp_options_init fills the defaults. */
 typedef struct fb_mlp_options {
 	size_t hidden;      /* hidden units per variable (10) */
@@ -37,6 +45,7 @@ typedef struct fb_mlp_options {
 	double rho_max;     /* stop once rho >= rho_max (1e16) */
 	double w_threshold; /* sqrt(A_ij) at or below this is no edge, for the edge count (0.3) */
 	uint64_t seed;      /* the stream "notears-mlp init" of the initial parameters (1) */
+	enum fb_mlp_solver solver; /* the subproblem solver (FB_MLP_LBFGSB) */
 } fb_mlp_options;
 
 /* What one step (outer iteration) did. */

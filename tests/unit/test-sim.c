@@ -823,6 +823,7 @@ static void test_clients_hetero(void **state)
 		assert_in_range(fam[f], 1, 14);
 	fb_dataset_free(b);
 	fb_graph_free(gb);
+	free(cl2);
 	opt.clients = 20;
 	opt.n = 20 * 100;
 	assert_int_equal(fb_sim_generate_clients(&opt, &b, &gb, &cl2, NULL), FB_OK);

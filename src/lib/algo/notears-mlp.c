@@ -31,49 +31,85 @@ struct fb_notears_mlp {
 	bool done;             /* finished (or failed) */
 };
 
-/* The augmented objective at x; loss and h out (may be NULL); grad (nx) when not NULL.
- * +inf (grad zero) when the model cannot be evaluated there. */
-static double mlp_eval(fb_notears_mlp *nm, const double *x, double rho, double alpha,
-                       double *grad, double *loss_out, double *h_out, fb_error *err)
+/* The smooth part at the stack's current parameters p: loss + (lambda2/2)(|theta|^2 +
+ * |v|^2) + (rho/2) h^2 + alpha h, with (want_grad) its gradient over p in nm->g; loss and h
+ * out (may be NULL).  +inf when the model cannot be evaluated there. */
+static double mlp_smooth(fb_notears_mlp *nm, double rho, double alpha, bool want_grad,
+                         double *loss_out, double *h_out, fb_error *err)
 {
-	size_t P = nm->P, rest = nm->nx - 2 * P;
-	double *p = fb_nn_stack_params(nm->net), loss, h, l1 = 0.0, l2 = 0.0, c;
+	const double *p = fb_nn_stack_params(nm->net);
+	size_t P = nm->P, w1 = nm->w1 - P;
+	double loss, h, l2 = 0.0, lam2 = nm->opt.lambda2;
 
-	for (size_t k = 0; k < P; k++) {
-		p[k] = x[k] - x[P + k];
-		l1 += x[k] + x[P + k];
+	for (size_t k = 0; k < P; k++)
 		l2 += p[k] * p[k];
-	}
-	memcpy(p + P, x + 2 * P, rest * sizeof *p);
 	for (size_t k = 0; k < nm->nw1; k++)
-		l2 += x[nm->w1 + k] * x[nm->w1 + k];
-	if (fb_nn_stack_mse(nm->net, nm->ds->n, nm->ds->x, NULL, &loss, grad ? nm->g : NULL,
-	                    NULL, err) != FB_OK || fb_mlp_h_eval(&nm->hw, p, &h, err) != FB_OK) {
-		if (grad != NULL)
-			memset(grad, 0, nm->nx * sizeof *grad);
+		l2 += p[w1 + k] * p[w1 + k];
+	if (fb_nn_stack_mse(nm->net, nm->ds->n, nm->ds->x, NULL, &loss, want_grad ? nm->g : NULL,
+	                    NULL, err) != FB_OK || fb_mlp_h_eval(&nm->hw, p, &h, err) != FB_OK)
 		return INFINITY;
-	}
 	if (loss_out != NULL)
 		*loss_out = loss;
 	if (h_out != NULL)
 		*h_out = h;
-	if (grad != NULL) {
-		double *g = nm->g, lam1 = nm->opt.lambda1, lam2 = nm->opt.lambda2;
-
-		c = rho * h + alpha;
-		fb_mlp_h_grad_add(&nm->hw, p, c, g);
-		for (size_t k = 0; k < P; k++) {
-			double gt = g[k] + lam2 * p[k];
-
-			grad[k] = gt + lam1;
-			grad[P + k] = -gt + lam1;
-		}
-		memcpy(grad + 2 * P, g + P, rest * sizeof *grad);
+	if (want_grad) {
+		fb_mlp_h_grad_add(&nm->hw, p, rho * h + alpha, nm->g);
+		for (size_t k = 0; k < P; k++)
+			nm->g[k] += lam2 * p[k];
 		for (size_t k = 0; k < nm->nw1; k++)
-			grad[nm->w1 + k] += lam2 * x[nm->w1 + k];
+			nm->g[w1 + k] += lam2 * p[w1 + k];
 	}
-	return loss + 0.5 * nm->opt.lambda2 * l2 + nm->opt.lambda1 * l1 + 0.5 * rho * h * h +
-	       alpha * h;
+	return loss + 0.5 * lam2 * l2 + 0.5 * rho * h * h + alpha * h;
+}
+
+/* The augmented objective at the split x; loss and h out (may be NULL); grad (nx) when not
+ * NULL.  +inf (grad zero) when the model cannot be evaluated there. */
+static double mlp_eval(fb_notears_mlp *nm, const double *x, double rho, double alpha,
+                       double *grad, double *loss_out, double *h_out, fb_error *err)
+{
+	size_t P = nm->P, rest = nm->nx - 2 * P;
+	double *p = fb_nn_stack_params(nm->net), l1 = 0.0, f, lam1 = nm->opt.lambda1;
+
+	for (size_t k = 0; k < P; k++) {
+		p[k] = x[k] - x[P + k];
+		l1 += x[k] + x[P + k];
+	}
+	memcpy(p + P, x + 2 * P, rest * sizeof *p);
+	f = mlp_smooth(nm, rho, alpha, grad != NULL, loss_out, h_out, err);
+	if (grad == NULL)
+		return f + lam1 * l1;
+	if (!isfinite(f)) {
+		memset(grad, 0, nm->nx * sizeof *grad);
+		return INFINITY;
+	}
+	for (size_t k = 0; k < P; k++) {
+		grad[k] = nm->g[k] + lam1;
+		grad[P + k] = -nm->g[k] + lam1;
+	}
+	memcpy(grad + 2 * P, nm->g + P, rest * sizeof *grad);
+	return f + lam1 * l1;
+}
+
+/* The smooth part at the unsplit y = [theta; the rest] for fb_owlqn (which adds lambda1
+ * |theta|_1); the self-inputs' gradient is zero, so from zero they stay there. */
+static double mlp_owlqn_objective(const double *y, double *grad, size_t ny, void *ctx)
+{
+	fb_notears_mlp *nm = ctx;
+	double f;
+
+	fb_nn_stack_set_params(nm->net, y);
+	f = mlp_smooth(nm, nm->eval_rho, nm->eval_alpha, grad != NULL, NULL, NULL, NULL);
+	if (grad == NULL)
+		return f;
+	if (!isfinite(f)) {
+		memset(grad, 0, ny * sizeof *grad);
+		return INFINITY;
+	}
+	memcpy(grad, nm->g, ny * sizeof *grad);
+	for (size_t k = 0; k < nm->P; k++)
+		if (nm->upper[k] == 0.0)
+			grad[k] = 0.0;
+	return f;
 }
 
 /* The objective of the solve under way, for fb_lbfgsb. */
@@ -196,21 +232,54 @@ void fb_notears_mlp_free(fb_notears_mlp *nm)
 	free(nm);
 }
 
-/* One L-BFGS-B solve at the current rho and alpha, from the current x, in place. */
+/* One OWL-QN solve on the unsplit parameters, from the current x; the result is split back
+ * into x (theta+ = max(theta, 0), theta- = max(-theta, 0)). */
+static int mlp_solve_owlqn(fb_notears_mlp *nm, size_t *evals, fb_error *err)
+{
+	size_t P = nm->P, ny = nm->nx - P;
+	double *y = fb_xcalloc(ny, sizeof *y);
+	fb_owlqn_options oo = { 0 };
+	fb_lbfgs_report rep = { 0 };
+	int rc;
+
+	for (size_t k = 0; k < P; k++)
+		y[k] = nm->x[k] - nm->x[P + k];
+	memcpy(y + P, nm->x + 2 * P, (ny - P) * sizeof *y);
+	oo.memory = 10;
+	oo.max_eval = 15000;
+	oo.ftol_rel = 2.220446049250313e-09;
+	oo.gtol = 1e-5;
+	oo.l1 = nm->opt.lambda1;
+	oo.l1_end = P;
+	rc = fb_owlqn(ny, y, mlp_owlqn_objective, nm, &oo, &rep, err);
+	*evals += rep.evals;
+	for (size_t k = 0; k < P; k++) {
+		nm->x[k] = y[k] > 0.0 ? y[k] : 0.0;
+		nm->x[P + k] = y[k] < 0.0 ? -y[k] : 0.0;
+	}
+	memcpy(nm->x + 2 * P, y + P, (ny - P) * sizeof *y);
+	free(y);
+	return rc;
+}
+
+/* One solve at the current rho and alpha, from the current x, in place: L-BFGS-B on the
+ * split parameters with their bounds, or OWL-QN on the unsplit ones. */
 static int mlp_solve(fb_notears_mlp *nm, size_t *evals, fb_error *err)
 {
 	fb_lbfgs_options lo = { 0 };
 	fb_lbfgs_report rep = { 0 };
 	int rc;
 
+	nm->eval_rho = nm->rho;
+	nm->eval_alpha = nm->alpha;
+	if (nm->opt.solver == FB_MLP_OWLQN)
+		return mlp_solve_owlqn(nm, evals, err);
 	lo.memory = 10;
 	lo.max_eval = 15000;
 	lo.ftol_rel = 2.220446049250313e-09; /* scipy: factr 1e7 x machine epsilon */
 	lo.pgtol = 1e-5;
 	lo.lower = nm->lower;
 	lo.upper = nm->upper;
-	nm->eval_rho = nm->rho;
-	nm->eval_alpha = nm->alpha;
 	rc = fb_lbfgsb(nm->nx, nm->x, mlp_objective, nm, &lo, &rep, err);
 	*evals += rep.evals;
 	return rc;
