@@ -37,6 +37,7 @@ for g in $graphs; do
 		for a in $learners; do
 			cmds="$cmds; algo $a; run"
 		done
+		rm -f "$tmp/run.csv"
 		"$fedbn" --bail --no-pane -c "$cmds; compare out='$tmp/run.csv'" > "$tmp/log" 2>&1 ||
 			{ cat "$tmp/log"; exit 1; }
 		tail -n +2 "$tmp/run.csv" | sed "s/^/$g$d,/" >> "$tmp/all.csv"

@@ -429,6 +429,71 @@ static void test_alm(void **state)
 	assert_true(c.done && c.outer == 4);
 }
 
+/* The first five Adam steps of a client (d = 5, 50 rows, alpha 0.5, rho 0.1) have the
+ * objectives that gCastle's MCSL networks (castle/algorithms/gradient/mcsl/torch, in float64)
+ * and PyTorch's Adam give from the same networks, the same U = 0 and the same mask noise, with
+ * the element-wise l1 norm. */
+static void test_reference_steps(void **state)
+{
+	static const double want[5] = { 8.002355260859991, 4.3000136518674834, 7.0567907402458632,
+		                        7.8867114994013097, 5.8286552636642739 };
+	fixture f;
+	fb_mcsl_options o;
+	fb_error err = { { 0 } };
+	fb_mcsl_client *c;
+	fb_mcsl_parts pt;
+
+	(void)state;
+	fixture_make(&f, 5, 50);
+	fb_mcsl_options_init(&o);
+	c = fb_mcsl_client_alloc(f.ds, 0, &o, &err);
+	assert_non_null(c);
+	for (int s = 0; s < 5; s++) {
+		assert_int_equal(fb_mcsl_client_step(c, 0.5, 0.1, &pt, &err), FB_OK);
+		if (!(fabs(pt.loss - want[s]) <= 1e-10 * want[s]))
+			fail_msg("step %d: objective %.17g, the reference %.17g", s + 1, pt.loss, want[s]);
+	}
+	fb_mcsl_client_free(c);
+	fixture_free(&f);
+}
+
+/* Layer 0 is Glorot-uniform over the d - 1 real inputs (bound sqrt(6 / (d - 1 + 16)), reached
+ * within 5 %), a network's own input weights are 0, and every client starts alike. */
+static void test_glorot(void **state)
+{
+	fixture f;
+	fb_mcsl_options o;
+	fb_error err = { { 0 } };
+	fb_mcsl_client *a, *b;
+	size_t d = 6, len, lb;
+	double bound = sqrt(6.0 / (double)(d - 1 + 16)), big = 0.0;
+	const double *w, *wb;
+
+	(void)state;
+	fixture_make(&f, d, 20);
+	fb_mcsl_options_init(&o);
+	a = fb_mcsl_client_alloc(f.ds, 0, &o, &err);
+	b = fb_mcsl_client_alloc(f.ds, 7, &o, &err);
+	w = fb_mcsl_client_net(a, &len);
+	wb = fb_mcsl_client_net(b, &lb);
+	assert_int_equal(len, lb);
+	assert_memory_equal(w, wb, len * sizeof *w);
+	for (size_t row = 0; row < d * 16; row++)
+		for (size_t i = 0; i < d; i++) {
+			double v = w[row * d + i];
+
+			if (i == row / 16)
+				assert_true(v == 0.0);
+			assert_true(fabs(v) <= bound);
+			big = fmax(big, fabs(v));
+		}
+	assert_true(big > 0.95 * bound);
+	assert_int_equal(fb_mcsl_wire_len(a, true), d * d + d * (16 * d + 833));
+	fb_mcsl_client_free(a);
+	fb_mcsl_client_free(b);
+	fixture_free(&f);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -441,6 +506,8 @@ int main(void)
 		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_alm),
+		cmocka_unit_test(test_reference_steps),
+		cmocka_unit_test(test_glorot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
