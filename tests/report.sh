@@ -4,7 +4,8 @@
 # no other file, escapes what it quotes, passes an HTML validator (xmllint --html, from
 # libxml2-utils; the test is skipped after its other checks when it is absent), and states
 # each run's accuracy exactly as result does; the Markdown page writes its pictures beside
-# it and links them; bad requests are one sentence and write nothing.
+# it and links them; a sweep's summary and a plot have their own section; bad requests are
+# one sentence and write nothing.
 . "${top_srcdir:-..}/tests/scratch-lib.sh"
 
 cat > s.fbn <<'SCRIPT'
@@ -70,8 +71,23 @@ echo x > theirs.html
 "$fedbn" --no-pane -c 'gen er; report out=theirs.html' > bad.txt 2>&1
 check "a file fedbn did not write was replaced" grep -qx x theirs.html
 
+# a sweep's summary and a plot of it get their own section (the plot needs gnuplot)
+plot=
+command -v gnuplot >/dev/null 2>&1 && plot="plot k.csv x=K y=shd out=k.svg;"
+"$fedbn" --no-pane -c "sweep K=2,4 seed=1..2 do=\"gen er d=5 n=200 seed=\${seed};
+	split horizontal \${K}; algo fedpc; run\" out=k.csv; $plot report out=k.html" > k.txt 2>&1
+check "the sweep session failed: $(tail -n 3 k.txt)" [ $? = 0 ]
+check "the page has no section for the sweep" grep -q '^<h3>Sweep into k.csv</h3>' k.html
+check "the sweep's summary is not a table of its two groups and header" \
+	[ "$(grep -cE '^<tr><t[hd]>(K|2|4)</t[hd]><t[hd]>(count|2)</t[hd]>' k.html)" = 3 ]
+if [ -n "$plot" ]; then
+	check "the plot is not embedded" grep -q '^<h3>Plot k.svg</h3>' k.html
+	check "the plot's picture is not the plot" \
+		[ "$(grep -o 'src="data:image/svg+xml;base64,[A-Za-z0-9+/=]*"' k.html | wc -l)" = 1 ]
+fi
+
 if command -v xmllint >/dev/null 2>&1; then
-	xmllint --html --noout s.html > lint.txt 2>&1
+	xmllint --html --noout s.html k.html > lint.txt 2>&1
 	status=$?
 	check "xmllint --html finds fault with the page: $(head -n 5 lint.txt)" \
 		[ $status = 0 ] && [ ! -s lint.txt ]

@@ -271,6 +271,7 @@ static int plot_output(fb_cmd_ctx *ctx, fb_plot *p, const fb_params *prm)
 			fputc('\n', ctx->out);
 	} else {
 		fb_files_note_written(ctx, out);
+		fb_session_add_product(ctx->s, true, out, NULL);
 		fprintf(ctx->out, "wrote '%s' (%zu line%s, %zu points)\n", out, p->nseries,
 		        p->nseries == 1 ? "" : "s", points);
 	}

@@ -1,6 +1,6 @@
 /* report: one self-contained page for the session, in Markdown or HTML: the data and its
  * split, every run with its parameters, accuracy, traffic and picture against the truth,
- * the comparison table, and the session's commands.  Each part of the page is one section
+ * the comparison table, every sweep's summary and plot, and the session's commands.  Each part of the page is one section
  * function in the table at the end; a new kind of result (a sweep's table and plot) is one
  * more entry. */
 #include "config.h"
@@ -223,6 +223,66 @@ static int section_compare(report *r)
 	return FB_CMD_OK;
 }
 
+/* A sweep's summary: the Markdown table it wrote, row by row onto the page. */
+static void report_summary(report *r, const fb_session_product *pr)
+{
+	char *line = NULL, *cells[64];
+	size_t cap = 0, rows = 0;
+	FILE *fp = fopen(pr->path, "r");
+
+	fb_page_heading(&r->pg, 3, "Sweep into %s", pr->from);
+	if (fp == NULL) {
+		fb_page_para(&r->pg, "Its summary '%s' can no longer be read.", pr->path);
+		return;
+	}
+	fb_page_para(&r->pg, "Mean ± standard error of each figure over the repeated variable "
+	             "(every cell is a row of %s).", pr->from);
+	while (getline(&line, &cap, fp) > 0) {
+		size_t n = 0;
+		char *save = NULL;
+
+		if (strncmp(line, "|---", 4) == 0 || line[0] != '|')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		for (char *c = strtok_r(line + 1, "|", &save); c != NULL && n < 64;
+		     c = strtok_r(NULL, "|", &save)) {
+			while (*c == ' ')
+				c++;
+			for (size_t e = strlen(c); e > 0 && c[e - 1] == ' ';)
+				c[--e] = '\0';
+			cells[n++] = c;
+		}
+		fb_page_row(&r->pg, (const char *const *)cells, n, rows++ == 0);
+	}
+	if (rows > 0)
+		fb_page_table_end(&r->pg);
+	free(line);
+	fclose(fp);
+}
+
+/* The sweeps and plots section: each sweep's summary and each plot's picture, in the order
+ * they were made; no section when there are none. */
+static int section_sweeps(report *r)
+{
+	const fb_session *s = r->ctx->s;
+	fb_error err = { { 0 } };
+
+	if (s->nproducts > 0)
+		fb_page_heading(&r->pg, 2, "Sweeps and plots");
+	for (size_t i = 0; i < s->nproducts; i++) {
+		const fb_session_product *pr = &s->products[i];
+
+		if (!pr->figure) {
+			report_summary(r, pr);
+			continue;
+		}
+		fb_page_heading(&r->pg, 3, "Plot %s", pr->path);
+		if (fb_page_picture(&r->pg, pr->path, pr->path, pr->path, &err) != FB_OK)
+			fb_page_para(&r->pg, "The picture can no longer be read: %s.", err.msg);
+	}
+	return FB_CMD_OK;
+}
+
 /* The commands section: the script session save would write, which replays the session. */
 static int section_commands(report *r)
 {
@@ -242,12 +302,12 @@ static int section_commands(report *r)
 	return FB_CMD_OK;
 }
 
-/* The sections of a report, in order.  A kind of result the session keeps adds one entry
- * (a sweep: its summary table and its plot). */
+/* The sections of a report, in order.  A kind of result the session keeps adds one entry. */
 static int (*const report_sections[])(report *r) = {
 	section_data,
 	section_runs,
 	section_compare,
+	section_sweeps,
 	section_commands,
 	NULL,
 };
@@ -325,10 +385,12 @@ const fb_cmd_entry fb_cmd_report = {
 	        "and time, the bytes its messages took, its accuracy against the truth, the "
 	        "sentence of its last round, its picture (the estimate against the truth, as "
 	        "export what=diff draws it, or the estimate alone without a truth) and its "
-	        "edges; the comparison table of compare; and the session's commands as the "
-	        "script session save writes. FILE.html is self-contained (plain HTML, its "
-	        "pictures embedded as SVG data URIs); FILE.md writes each run's picture beside "
-	        "it as FILE-runN.svg. The page and its pictures are replaced as export replaces "
-	        "files (force=yes to replace a file this session did not write).",
+	        "edges; the comparison table of compare; every sweep's summary table (mean ± "
+	        "standard error, as its FILE-summary.md) and every plot's picture, in the order "
+	        "they were made; and the session's commands as the script session save writes. "
+	        "FILE.html is self-contained (plain HTML, its pictures embedded as data URIs, "
+	        "SVG or PNG); FILE.md writes each run's picture beside it as FILE-runN.svg. The "
+	        "page and its pictures are replaced as export replaces files (force=yes to "
+	        "replace a file this session did not write).",
 	.min_args = 0, .max_args = 0, .params = report_params, .exec = exec_report,
 };

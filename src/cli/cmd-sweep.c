@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "files.h"
 #include "pane.h"
+#include "session.h"
 #include "sweep.h"
 
 /* The state of one sweep. */
@@ -462,6 +463,7 @@ static int sweep_write_summary(sweep *sw, const fb_summary *s)
 	else {
 		fb_files_note_written(sw->ctx, csv);
 		fb_files_note_written(sw->ctx, md);
+		fb_session_add_product(sw->ctx->s, false, md, sw->out);
 		fprintf(sw->ctx->out, "wrote '%s' and '%s' (%zu groups)\n", csv, md, s->ngroups);
 	}
 	fb_table_release(&t);

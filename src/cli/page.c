@@ -203,6 +203,7 @@ static void page_base64(FILE *out, FILE *fp)
 int fb_page_picture(fb_page *pg, const char *path, const char *link, const char *alt,
                     fb_error *err)
 {
+	const char *dot;
 	char why[128];
 	FILE *fp;
 
@@ -215,9 +216,11 @@ int fb_page_picture(fb_page *pg, const char *path, const char *link, const char 
 	}
 	if ((fp = fopen(path, "rb")) == NULL)
 		return fb_fail(err, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
+	dot = strrchr(path, '.');
 	fputs("<p><img alt=\"", pg->out);
 	page_text(pg, alt);
-	fputs("\" src=\"data:image/svg+xml;base64,", pg->out);
+	fprintf(pg->out, "\" src=\"data:%s;base64,",
+	        dot != NULL && strcmp(dot, ".png") == 0 ? "image/png" : "image/svg+xml");
 	page_base64(pg->out, fp);
 	fputs("\"></p>\n", pg->out);
 	fclose(fp);

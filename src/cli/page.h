@@ -38,8 +38,8 @@ void fb_page_code(fb_page *pg, const char *text);
 void fb_page_row(fb_page *pg, const char *const *cells, size_t n, bool head);
 /* Close a table (HTML). */
 void fb_page_table_end(fb_page *pg);
-/* A picture: HTML embeds the SVG file at path as a data URI; Markdown links to link (a file
- * beside the page).  FB_ERR with the reason when the file cannot be read. */
+/* A picture: HTML embeds the SVG (or, named .png, PNG) file at path as a data URI; Markdown
+ * links to link (a file beside the page).  FB_ERR with the reason when the file cannot be read. */
 int fb_page_picture(fb_page *pg, const char *path, const char *link, const char *alt,
                     fb_error *err);
 

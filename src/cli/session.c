@@ -85,6 +85,11 @@ void fb_session_release(fb_session *s)
 		free(s->hist[i].saved);
 	}
 	free(s->hist);
+	for (size_t i = 0; i < s->nproducts; i++) {
+		free(s->products[i].path);
+		free(s->products[i].from);
+	}
+	free(s->products);
 	free(s->data_source);
 	free(s->truth_source);
 	if (s->algo != NULL)
@@ -207,4 +212,24 @@ void fb_session_add_run(fb_session *s, fb_run *run)
 fb_run *fb_session_last_run(const fb_session *s)
 {
 	return s->nruns > 0 ? s->runs[s->nruns - 1] : NULL;
+}
+
+/* Remember a sweep's summary or a plot's picture. */
+void fb_session_add_product(fb_session *s, bool figure, const char *path, const char *from)
+{
+	for (size_t i = 0; i < s->nproducts; i++) {
+		if (strcmp(s->products[i].path, path) != 0)
+			continue;
+		free(s->products[i].path);
+		free(s->products[i].from);
+		memmove(&s->products[i], &s->products[i + 1],
+		        (s->nproducts - i - 1) * sizeof *s->products);
+		s->nproducts--;
+		break;
+	}
+	s->products = fb_xreallocarray(s->products, s->nproducts + 1, sizeof *s->products);
+	s->products[s->nproducts++] = (fb_session_product){
+		.figure = figure, .path = fb_xstrdup(path),
+		.from = from != NULL ? fb_xstrdup(from) : NULL,
+	};
 }

@@ -34,6 +34,13 @@ typedef struct fb_history_pending {
 	size_t written;   /* files the session had written when the command started */
 } fb_history_pending;
 
+/* A file a sweep or a plot made, which the report shows. */
+typedef struct fb_session_product {
+	bool figure;  /* a plot's picture (PNG or SVG); else a sweep's summary (Markdown table) */
+	char *path;   /* the file (owned) */
+	char *from;   /* a summary: the sweep's out= file; a figure: NULL (owned) */
+} fb_session_product;
+
 /* The session: the current dataset, truth and split, the chosen algorithm, and every run. */
 typedef struct fb_session {
 	fb_dataset *data;     /* the current dataset, or NULL (owned) */
@@ -62,6 +69,9 @@ typedef struct fb_session {
 	fb_history_entry *hist; /* every command run, oldest first (owned) */
 	size_t nhist;         /* how many */
 	fb_history_pending *pending; /* the innermost command being run, or NULL */
+	fb_session_product *products; /* sweeps' summaries and plots' pictures, in order
+	                                 (owned) */
+	size_t nproducts;     /* how many */
 } fb_session;
 
 /* An empty session with seed 1. */
@@ -86,6 +96,9 @@ int fb_session_set_algo(fb_session *s, const char *name, fb_error *err);
 void fb_session_add_run(fb_session *s, fb_run *run);
 /* The newest run, or NULL. */
 fb_run *fb_session_last_run(const fb_session *s);
+/* Remember a file a sweep (figure false: its summary table, from its out= file) or a plot
+ * (figure true) wrote, for the report; a file written again moves to the end. */
+void fb_session_add_product(fb_session *s, bool figure, const char *path, const char *from);
 
 /* The options every run takes (threads, share). */
 extern const fb_param_def fb_session_run_options[];

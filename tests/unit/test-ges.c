@@ -355,6 +355,7 @@ static void test_algo(void **state)
 	assert_int_equal(deletes, 2);
 	assert_non_null(strstr(fb_algo_ges.note(&run), "CPDAG"));
 	fb_algo_ges.destroy(&run);
+	fb_buf_release(&run.say); /* the sentence its steps wrote */
 	fb_params_release(&run.params);
 	assert_int_equal(start(&run, ds, "score=bdeu", &err), FB_ERR);
 	assert_string_equal(err.msg, "'score=bdeu' needs discrete variables (the data has 20 "

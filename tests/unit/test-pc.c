@@ -358,6 +358,7 @@ static void test_algo(void **state)
 	assert_true(fig[0] == -1.0);
 	assert_non_null(strstr(fb_algo_pc.note(&run), "CPDAG"));
 	fb_algo_pc.destroy(&run);
+	fb_buf_release(&run.say); /* the sentence its steps wrote */
 	fb_params_release(&run.params);
 	fb_graph_free(truth);
 	fb_dataset_free(ds);

@@ -326,6 +326,56 @@ static void fd_figures(const fd_state *st, double *fig)
 	free(P);
 }
 
+/* What travels, in words. */
+static const char *fd_what(const fd_state *st)
+{
+	return st->kind == FD_LINEAR ? "weight matrix W"
+	       : st->with_net        ? "mask logits and network weights"
+	                             : "mask logits";
+}
+
+/* The round in words: who trained and sent what, what the server made of it. */
+static void fd_say(fb_run *run, const fd_state *st, const double *fig)
+{
+	fb_run_say(run, "%zu clients took %zu optimiser steps on their own rows and sent their "
+	           "%s (%zu numbers); the server averaged the %zu that arrived (%zu lost): h of "
+	           "the shared graph = %.3g (0 means no cycle), penalty rho = %.3g",
+	           st->heard + st->dropped, st->n_this, fd_what(st), st->wire, st->heard,
+	           st->dropped, fig[1], st->alm.rho);
+}
+
+/* The largest number of variables whose graph part of a message is written out. */
+#define FD_TEXT_MAX_D 12
+
+/* A message in words: its graph part as the noiseless mask sigma(U / tau) (or W for the
+ * linear model), row by row, for d <= FD_TEXT_MAX_D; the network weights are only counted. */
+static void fd_message(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_buf *out)
+{
+	const fd_state *st = run->state;
+	size_t d = st->d;
+	double *P;
+
+	if (d > FD_TEXT_MAX_D || m->nd < d * d)
+		return;
+	P = fb_xcalloc(d * d, sizeof *P);
+	if (st->kind == FD_LINEAR)
+		memcpy(P, m->d, d * d * sizeof *P);
+	else
+		fb_mcsl_mask_mean(m->d, d, st->tau, P);
+	fb_buf_printf(out, "%s%s (row: parent, column: child; edges where above %g)%s",
+	              dir == FB_UP ? "the client's " : "the server's average: ",
+	              st->kind == FD_LINEAR ? "W" : "mask sigma(U/tau)", st->threshold,
+	              m->nd > d * d ? "" : ":");
+	if (m->nd > d * d)
+		fb_buf_printf(out, ", then %zu network weights (not shown):", m->nd - d * d);
+	for (size_t i = 0; i < d; i++) {
+		fb_buf_printf(out, "\n");
+		for (size_t j = 0; j < d; j++)
+			fb_buf_printf(out, "%s%7.3f", j ? " " : "", P[i * d + j]);
+	}
+	free(P);
+}
+
 /* One aggregation round through the federation. */
 static int fd_step(fb_run *run, double *fig, fb_error *err)
 {
@@ -345,6 +395,7 @@ static int fd_step(fb_run *run, double *fig, fb_error *err)
 	if (fd_after(st, err) != FB_OK)
 		return FB_ERR;
 	fd_figures(st, fig);
+	fd_say(run, st, fig);
 	return FB_OK;
 }
 
@@ -368,6 +419,9 @@ static int mcsl_step(fb_run *run, double *fig, fb_error *err)
 	}
 	fd_figures(st, fig);
 	fig[6] = (double)(st->steps - before);
+	fb_run_say(run, "outer iteration %zu: %zu optimiser steps on the masked networks; h of the "
+	           "noiseless mask = %.3g (0 means no cycle), penalty rho now %.3g", outer + 1,
+	           st->steps - before, fig[1], st->alm.rho);
 	return FB_OK;
 }
 
@@ -603,6 +657,7 @@ const fb_algo fb_algo_gs_feddag = {
 	.create = gs_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
 	.rethreshold = fd_rethreshold,
+	.message = fd_message,
 };
 
 const fb_algo fb_algo_as_feddag = {
@@ -619,6 +674,7 @@ const fb_algo fb_algo_as_feddag = {
 	.create = as_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
 	.rethreshold = fd_rethreshold,
+	.message = fd_message,
 };
 
 const fb_algo fb_algo_as_feddag_linear = {
@@ -636,4 +692,5 @@ const fb_algo fb_algo_as_feddag_linear = {
 	.create = lin_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
 	.rethreshold = fd_rethreshold,
+	.message = fd_message,
 };
