@@ -73,6 +73,8 @@ static int nm_step(fb_run *run, double *fig, fb_error *err)
 	fig[3] = r.rho;
 	fig[4] = r.alpha;
 	fig[5] = (double)r.evals;
+	fb_run_say(run, "fitted the per-variable networks with the acyclicity penalty "
+	           "at rho = %g; h of their first layers = %.3g (0 means no cycle)", r.rho, r.h);
 	return FB_OK;
 }
 
@@ -295,6 +297,11 @@ static int am_step(fb_run *run, double *fig, fb_error *err)
 	fig[4] = st->fig.alpha;
 	fig[5] = st->fig.consensus;
 	fig[6] = (double)st->fig.evals;
+	fb_run_say(run, "%zu clients took a local step on their own rows and sent their %zu "
+	           "network parameters; the server fitted the shared ones to them (h = %.3g, 0 "
+	           "means no cycle; distance to the clients %.3g); the penalties are now rho1 = "
+	           "%.3g, rho2 = %.3g", st->k, st->np, st->fig.h, st->fig.consensus,
+	           st->fig.rho1, st->fig.rho2);
 	return FB_OK;
 }
 

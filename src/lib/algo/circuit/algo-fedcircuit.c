@@ -150,6 +150,24 @@ static int fcalgo_report(const fb_run *run, fcalgo_state *st, fb_error *err)
 	return FB_OK;
 }
 
+/* The round in words, by the phase it ran. */
+static void fcalgo_say(fb_run *run, enum fb_fc_phase ph, size_t subspaces, size_t circuits,
+                       double nodes, double ll)
+{
+	if (ph == FB_FC_INDICATOR)
+		fb_run_say(run, "the clients told the server which variables they hold; it found "
+		           "%zu subspaces of variables to learn on", subspaces);
+	else if (ph == FB_FC_LEARN)
+		fb_run_say(run, "every client learned circuits on its own rows and subspaces: %zu "
+		           "circuits in all", circuits);
+	else if (ph == FB_FC_ASSEMBLE)
+		fb_run_say(run, "the server assembled the clients' circuits into one of %.0f nodes",
+		           nodes);
+	else
+		fb_run_say(run, "an EM step on the assembled circuit's weights: mean training "
+		           "log-likelihood %.4g", ll);
+}
+
 /* One round: a phase of one-pass training or an EM step. */
 static int fcalgo_step(fb_run *run, double *fig, fb_error *err)
 {
@@ -168,6 +186,7 @@ static int fcalgo_step(fb_run *run, double *fig, fb_error *err)
 	fig[2] = (double)circ;
 	fig[3] = (double)fb_fc_nodes(st->fc);
 	fig[4] = fb_fc_em_loglik(st->fc);
+	fcalgo_say(run, ph, s != NULL ? s->n : 0, circ, fig[3], fig[4]);
 	return fb_fc_done(st->fc) ? fcalgo_report(run, st, err) : FB_OK;
 }
 
