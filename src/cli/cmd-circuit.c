@@ -230,7 +230,7 @@ const fb_cmd_entry fb_cmd_query = {
 	        "one's numbers. Leaves are normalised densities: histograms integrate to 1 over "
 	        "their bins (SPFlow's continuous histograms do not), Gaussians have a variance "
 	        "floor of 1e-3, categorical leaves are Laplace-smoothed.",
-	.min_args = 1, .max_args = -1, .exec = exec_query,
+	.min_args = 1, .max_args = -1, .complete = FB_COMPLETE_QUERY, .exec = exec_query,
 };
 
 /* Print the confusion matrix (rows: true labels, columns: predicted) of variable j. */
@@ -344,7 +344,8 @@ const fb_cmd_entry fb_cmd_classify = {
 	        "newest run (or run N): the value y that maximises p(y, x), which is the argmax "
 	        "of the conditional p(y | x). Prints the accuracy, F1 (of the second label for "
 	        "two classes, else the mean over classes) and the confusion matrix.",
-	.min_args = 1, .max_args = 1, .params = circuit_run_params, .exec = exec_classify,
+	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_VARIABLE, .params = circuit_run_params,
+	.exec = exec_classify,
 };
 
 /* circuit's first word. */

@@ -108,6 +108,31 @@ static void offer_params(cand_list *c, const char *text, const fb_param_def *def
 	}
 }
 
+/* Offer the dataset's variable names, each between pre and post. */
+static void offer_variables(cand_list *c, const fb_session *s, const char *text,
+                            const char *pre, const char *post)
+{
+	for (size_t j = 0; s != NULL && s->data != NULL && j < s->data->d; j++) {
+		char *full = fb_xasprintf("%s%s%s", pre, s->data->vars[j].name, post);
+
+		offer(c, text, full, strlen(full));
+		free(full);
+	}
+}
+
+/* Offer a query's words: its two forms first, then NAME= (inside p( as well). */
+static void offer_query(cand_list *c, const fb_session *s, int nw, const char *text)
+{
+	static const fb_choice forms[] = { { "p(", 0 }, { "mpe", 1 }, { 0 } };
+
+	if (strncmp(text, "p(", 2) == 0)
+		offer_variables(c, s, text, "p(", "=");
+	else if (nw == 1)
+		offer_choices(c, text, "", forms);
+	else
+		offer_variables(c, s, text, "", "=");
+}
+
 /* Count the positional words (not key=value) among the words before the cursor. */
 static int count_positionals(char **words, int nwords)
 {
@@ -139,6 +164,10 @@ static void offer_positional(cand_list *c, const fb_session *s, const fb_cmd_ent
 		offer_params(c, text, s->params.defs);
 	else if (e->complete == FB_COMPLETE_FILE && strchr(text, '=') == NULL)
 		*files = true;
+	else if (e->complete == FB_COMPLETE_VARIABLE && npos == 0)
+		offer_variables(c, s, text, "", "");
+	else if (e->complete == FB_COMPLETE_QUERY)
+		offer_query(c, s, nw, text);
 	if (e->complete == FB_COMPLETE_SETTINGS)
 		offer_params(c, text, fb_session_run_options);
 	offer_params(c, text, e->params);

@@ -23,6 +23,8 @@ enum fb_cmd_complete {
 	FB_COMPLETE_COMMAND,  /* command names, then after 'algo' algorithm names (help) */
 	FB_COMPLETE_ALGO,     /* algorithm names, "combinator:learner" included (algo) */
 	FB_COMPLETE_SETTINGS, /* the current algorithm's parameters and the run options (set) */
+	FB_COMPLETE_VARIABLE, /* the dataset's variable names (classify) */
+	FB_COMPLETE_QUERY,    /* p( and mpe, then NAME= of the dataset's variables (query) */
 };
 
 /* Where a command runs: the session and the streams, plus the source position for messages. */

@@ -127,6 +127,7 @@ static void check_complete(const fb_session *s, const char *line, const char *ex
 static void test_complete_algo(void **state)
 {
 	fb_error err = { { 0 } };
+	int dropped;
 	fb_session s;
 
 	(void)state;
@@ -154,6 +155,13 @@ static void test_complete_algo(void **state)
 	check_complete(&s, "circuit ", "save|load|run=|force=");
 	check_complete(&s, "export x.svg what=c", "what=compare|what=circuit");
 	check_complete(&s, "sample from=", "from=file|from=circuit");
+	check_complete(&s, "query ", "p(|mpe");
+	check_complete(&s, "query p(", "");
+	check_complete(&s, "classify ", "run=");
+	fb_session_set_data(&s, fb_dataset_alloc(3, 2), "test", NULL, NULL, &dropped);
+	check_complete(&s, "query p(X", "p(X1=|p(X2=");
+	check_complete(&s, "query mpe X", "X1=|X2=");
+	check_complete(&s, "classify X", "X1|X2");
 	assert_int_equal(fb_session_set_algo(&s, "circuit", &err), FB_OK);
 	check_complete(&s, "set split=", "split=rdc|split=gtest");
 	fb_session_release(&s);
