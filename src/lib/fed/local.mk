@@ -8,7 +8,9 @@ src_lib_fed_libfed_la_SOURCES = \
 	src/lib/fed/message.c \
 	src/lib/fed/federation.c \
 	include/fedbn/wire.h \
-	src/lib/fed/wire.c
+	src/lib/fed/wire.c \
+	include/fedbn/fedmpi.h \
+	src/lib/fed/mpi-options.c
 
 # the MPI transport: the only code that includes mpi.h and links Open MPI; without Open MPI
 # the same entries say so
@@ -16,10 +18,10 @@ noinst_LTLIBRARIES += src/lib/fed/libfedmpi.la
 # (libfedbn again after it: the transport uses the wire format there)
 FB_MPI_PARTS = src/lib/fed/libfedmpi.la libfedbn.la $(MPI_LIBS)
 if FB_MPI
-src_lib_fed_libfedmpi_la_SOURCES = include/fedbn/fedmpi.h src/lib/fed/transport-mpi.c
+src_lib_fed_libfedmpi_la_SOURCES = src/lib/fed/transport-mpi.c
 src_lib_fed_libfedmpi_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 else
-src_lib_fed_libfedmpi_la_SOURCES = include/fedbn/fedmpi.h src/lib/fed/transport-mpi-none.c
+src_lib_fed_libfedmpi_la_SOURCES = src/lib/fed/transport-mpi-none.c
 endif
 
 check_PROGRAMS += tests/unit/test-partition

@@ -9,24 +9,10 @@
 #define NO_MPI "this fedbn was built without MPI: install Open MPI (libopenmpi-dev) and " \
 	       "configure again"
 
-/* Defaults. */
-void fb_mpi_options_init(fb_mpi_options *o)
-{
-	o->timeout = 30;
-	o->idle = 86400;
-}
-
 /* Built without MPI. */
 bool fb_mpi_built(void)
 {
 	return false;
-}
-
-/* Whether mpirun started this process. */
-bool fb_mpi_launched(void)
-{
-	return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL ||
-	       getenv("PMI_RANK") != NULL;
 }
 
 /* No job to join. */

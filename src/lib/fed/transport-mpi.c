@@ -723,24 +723,10 @@ int fb_mpi_answer(const char *failure, const fb_mpi_options *o, fb_error *err)
 
 /* ---- both ---- */
 
-/* Defaults. */
-void fb_mpi_options_init(fb_mpi_options *o)
-{
-	o->timeout = 30;
-	o->idle = 86400;
-}
-
 /* Built with MPI. */
 bool fb_mpi_built(void)
 {
 	return true;
-}
-
-/* Whether mpirun started this process. */
-bool fb_mpi_launched(void)
-{
-	return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL ||
-	       getenv("PMI_RANK") != NULL;
 }
 
 /* Join the job, MPI errors returned rather than fatal. */
