@@ -15,9 +15,13 @@ if ! command -v mpirun >/dev/null 2>&1; then
 	echo "SKIP: mpirun is not installed (the Debian package openmpi-bin)"
 	exit 77
 fi
-case ${ASAN_OPTIONS:-}${FB_SANITIZED:-} in ?*)
-	echo "SKIP: Open MPI's own start-up leaks and races under the sanitizers"; exit 77 ;;
-esac
+# Open MPI's start-up (PMIx, hwloc) keeps memory LeakSanitizer reports and its shared-memory
+# transport is not instrumented: under the sanitizers the MPI jobs are skipped; the wire
+# format they carry is checked under them by test-wire and the fuzzer
+if "$prog" sanitized; then
+	echo "SKIP: built with a sanitizer, which Open MPI's own start-up does not pass"
+	exit 77
+fi
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 mpi="timeout 120 mpirun --oversubscribe --allow-run-as-root --mca btl self,vader"

@@ -33,6 +33,12 @@ static int check_inputs(const fb_algo *a, const fb_algo *inner, const fb_dataset
 	if ((a->flags & FB_ALGO_HORIZONTAL) && part != NULL && part->kind != FB_SPLIT_HORIZONTAL)
 		return fb_fail(err, "%s needs a horizontal split (every client holding every "
 		                    "variable), not %s", name, part->desc);
+	if ((a->flags & FB_ALGO_FEDERATED) && part != NULL && part->transport != NULL &&
+	    (!(a->flags & FB_ALGO_REMOTE) ||
+	     (inner != NULL && (inner->flags & FB_ALGO_CIRCUIT))))
+		return fb_fail(err, "%s cannot run with its clients in other processes yet: its "
+		                    "client half needs more than its own data and the broadcast",
+		               name);
 	if ((a->flags & FB_ALGO_NEEDS_TRUTH) && truth == NULL && !client_process(part))
 		return fb_fail(err, "%s picks the client graph closest to the truth, and there is "
 		                    "no truth", name);

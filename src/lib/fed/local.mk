@@ -35,3 +35,11 @@ TESTS += tests/unit/test-wire
 tests_unit_test_wire_SOURCES = tests/unit/test-wire.c
 tests_unit_test_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_wire_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+if FB_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz-wire
+tests_fuzz_fuzz_wire_SOURCES = tests/fuzz/fuzz-wire.c
+tests_fuzz_fuzz_wire_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_wire_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_wire_LDADD = libfedbn.la $(FB_LIB_DEPS)
+endif
