@@ -31,18 +31,25 @@ static struct mpi_side {
 	size_t npending;          /* its length */
 } mpi;
 
-/* Wait a little between polls: yield at first, then sleep briefly, so that clients sharing
- * cores with a polling server get the processor. */
+/* Wait a little between polls: yield a few times, then sleep for a time that doubles from
+ * 10 us up to 200 us (a millisecond after ten idle seconds), so that processes sharing cores
+ * with a busy peer leave it the processor yet answer a message within a fraction of a
+ * millisecond. */
 static void poll_pause(unsigned *spins)
 {
-	struct timespec ts = { 0, 20000 };
+	struct timespec ts = { 0, 10000 };
+	unsigned k = ++*spins;
 
-	if (++*spins < 64) {
+	if (k < 16) {
 		sched_yield();
 		return;
 	}
-	if (*spins > 50000)
-		ts.tv_nsec = 1000000; /* idle for a while: poll every millisecond */
+	for (unsigned i = 16; i < k && ts.tv_nsec < 200000; i += 16)
+		ts.tv_nsec *= 2;
+	if (ts.tv_nsec > 200000)
+		ts.tv_nsec = 200000;
+	if (k > 50000)
+		ts.tv_nsec = 1000000;
 	nanosleep(&ts, NULL);
 }
 
