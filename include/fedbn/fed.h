@@ -89,7 +89,7 @@ typedef struct fb_round_io {
 	size_t k;               /* clients */
 	size_t round;           /* the round, from 1 */
 	const fb_msg *down;     /* the broadcast */
-	const bool *part;       /* k flags: taking part */
+	const bool *part;       /* k flags: runs its half this round */
 	fb_msg *up;             /* k replies (filled for those taking part) */
 	double *figure;         /* k client figures (filled for those taking part) */
 	int *status;            /* k client results (FB_OK or FB_ERR) */

@@ -90,7 +90,7 @@ static void inproc_exchange(fb_federation *f, const fb_fed_ops *ops, void *state
 static int remote_exchange(fb_federation *f, size_t round, fb_error *err)
 {
 	size_t k = f->part->k;
-	fb_round_io io = { k, round, &f->down, f->part_now, f->up, f->figure, f->status,
+	fb_round_io io = { k, round, &f->down, f->computes, f->up, f->figure, f->status,
 	                   f->errs, f->bytes, f->bytes + k };
 
 	return f->tr->exchange(f->tr, &io, err);
@@ -220,7 +220,7 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 	if (ret == FB_OK) {
 		for (size_t c = 0; c < k; c++) {
 			if (f->everyone && !f->part_now[c])
-				fb_ledger_add(&f->ledger, round, FB_DOWN, c, fb_msg_size(&f->down));
+				fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
 			if (!f->part_now[c])
 				continue;
 			fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
