@@ -14,7 +14,7 @@ job=${1:-demo}
 top=$(cd "$(dirname "$0")" && pwd)
 
 packages="build-essential autoconf automake libtool pkg-config libgsl-dev libopenblas-dev
-	libgraphviz-dev libreadline-dev libncurses-dev libcmocka-dev libcsv-dev libnlopt-dev liblbfgs-dev liblbfgsb-dev tmux gnuplot-nox
+	libgraphviz-dev libreadline-dev libncurses-dev libopenmpi-dev openmpi-bin libcmocka-dev libcsv-dev libnlopt-dev liblbfgs-dev liblbfgsb-dev tmux gnuplot-nox
 	libxml2-utils"
 case $job in fuzz) packages="$packages clang libclang-rt-14-dev" ;; esac
 
@@ -87,12 +87,12 @@ fuzz() {
 	secs=$1
 	build build-fuzz CC=clang --enable-fuzzers
 	make -j"$(nproc)" tests/fuzz/fuzz-csv tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-commands \
-		tests/fuzz/fuzz-bif tests/fuzz/fuzz-circuit >/dev/null
+		tests/fuzz/fuzz-bif tests/fuzz/fuzz-circuit tests/fuzz/fuzz-wire >/dev/null
 	# Graphviz and the libraries it renders with keep memory until exit (see the file)
 	LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 	export LSAN_OPTIONS
 	pass=0 fail=0
-	for t in csv cmdline commands bif circuit; do
+	for t in csv cmdline commands bif circuit wire; do
 		corpus=$(mktemp -d)
 		cp "$top/tests/fuzz/corpus-$t"/* "$corpus"/
 		if ./tests/fuzz/fuzz-$t -max_total_time="$secs" -print_final_stats=1 \

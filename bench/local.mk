@@ -13,12 +13,13 @@ include bench/local-ges.mk
 include bench/local-nn.mk
 include bench/local-mlp.mk
 include bench/local-feddag.mk
+include bench/local-mpi.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 
 # build and run every benchmark (they find ../shared/data beside the source tree), then the
 # start-up time
-bench: $(FB_BENCHES) bench/bench-admm fedbn
+bench: $(FB_BENCHES) bench/bench-admm fedbn $(FB_MPI_BENCH)
 	@for b in $(FB_BENCHES); do top_srcdir=$(abs_top_srcdir) ./$$b || exit 1; done
 	@echo "notears-admm, OWL-QN W step (the default):"
 	@top_srcdir=$(abs_top_srcdir) ./bench/bench-admm --owlqn
@@ -33,4 +34,9 @@ bench: $(FB_BENCHES) bench/bench-admm fedbn
 	@FEDBN=./fedbn $(SHELL) $(srcdir)/bench/startup.sh
 	@echo "sweep: 600 cells of notears-admm on 2 processes, and the machinery's share:"
 	@FEDBN=./fedbn $(SHELL) $(srcdir)/examples/bench-sweep.sh
+	@if test -n "$(FB_MPI_BENCH)" && command -v mpirun >/dev/null 2>&1; then \
+		echo "over MPI on this machine, against the same run in-process:"; \
+		mpirun --oversubscribe --allow-run-as-root -np 9 ./bench/bench-mpi admm && \
+		mpirun --oversubscribe --allow-run-as-root -np 11 ./bench/bench-mpi fedpc; \
+	fi
 .PHONY: bench

@@ -16,8 +16,8 @@ allowed() {
 	circuit) echo "core param dataset csv sim bif stats ci circuit" ;;
 	optim)  echo "core param optim" ;;
 	nn)     echo "core param nn" ;;
-	fed)    echo "core param graph metrics dataset partition fed" ;;
-	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed circuit algo notears notears-mlp admm pc fedpc ges fedcircuit mcsl feddag" ;;
+	fed)    echo "core param graph metrics dataset partition fed wire fedmpi" ;;
+	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed fedmpi circuit algo notears notears-mlp admm pc fedpc ges fedcircuit mcsl feddag serve" ;;
 	export) echo "core param graph metrics dataset circuit export" ;;
 	experiment) echo "core param table experiment" ;;
 	plot)   echo "core param plot" ;;
@@ -31,9 +31,9 @@ header_module() {
 	graph|metrics|cpdag) echo graph ;;
 	dataset|csv|sim|bif|table) echo data ;;
 	stats|ci|lscore) echo stats ;;
-	partition|fed) echo fed ;;
+	partition|fed|wire|fedmpi) echo fed ;;
 	optim) echo optim ;;
-	notears|notears-mlp|admm|algo|pc|fedpc|ges|fedcircuit|mcsl|feddag) echo algo ;;
+	notears|notears-mlp|admm|algo|pc|fedpc|ges|fedcircuit|mcsl|feddag|serve) echo algo ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -51,8 +51,12 @@ check_file() {
 	for h in $(sed -n 's/^#include *["<]fedbn\/\([a-z_]*\)\.h[">].*/\1/p' "$1"); do
 		case " $ok " in *" $h "*) ;; *) complain "$1" "includes fedbn/$h.h, above module '$2'" ;; esac
 	done
-	grep -nE '^#include *[<"](readline/|curses|ncurses|mpi\.h)' "$1" >/dev/null &&
-		complain "$1" "library code includes a terminal or MPI header"
+	grep -nE '^#include *[<"](readline/|curses|ncurses)' "$1" >/dev/null &&
+		complain "$1" "library code includes a terminal header"
+	case $1 in src/lib/fed/transport-mpi*) ;; *)
+		grep -nE '^#include *[<"]mpi\.h' "$1" >/dev/null &&
+			complain "$1" "only src/lib/fed/transport-mpi* may include MPI" ;;
+	esac
 	case $2 in core|nn)
 		grep -nE '^#include *[<"](nlopt|lbfgs|csv)' "$1" >/dev/null &&
 			complain "$1" "module '$2' may use no outside library but GSL and its CBLAS" ;;
@@ -83,6 +87,8 @@ for f in src/cli/*.[ch]; do
 	esac
 	grep -nE '^#include *[<"](gvc|cgraph|graphviz/)' "$f" >/dev/null &&
 		complain "$f" "the program reaches Graphviz only through fedbn/export.h"
+	grep -nE '^#include *[<"]mpi\.h' "$f" >/dev/null &&
+		complain "$f" "the program reaches MPI only through fedbn/fedmpi.h"
 done
 # only src/lib/plot starts another program (the plotting tool)
 for f in src/lib/*/*.c src/cli/*.c; do

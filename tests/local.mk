@@ -97,3 +97,12 @@ TESTS += tests/unit/test-ges
 tests_unit_test_ges_SOURCES = tests/unit/test-ges.c
 tests_unit_test_ges_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_ges_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+# a real federation over MPI on this machine (skipped where Open MPI or mpirun is absent)
+TESTS += tests/mpi.sh
+EXTRA_DIST += tests/mpi.sh
+if FB_MPI
+check_PROGRAMS += tests/mpi/test-mpi
+tests_mpi_test_mpi_SOURCES = tests/mpi/test-mpi.c
+tests_mpi_test_mpi_LDADD = libfedbn.la $(FB_MPI_PARTS) $(FB_LIB_DEPS)
+endif

@@ -30,6 +30,11 @@ enum fb_algo_flags {
 	FB_ALGO_NEEDS_WEIGHTS = 1 << 8, /* a combinator that needs a weighted learner (avg:) */
 	FB_ALGO_CIRCUIT = 1 << 9,    /* its result is a probabilistic circuit, not a graph */
 	FB_ALGO_TAKES_CIRCUITS = 1 << 10, /* a combinator that also takes a circuit learner */
+	FB_ALGO_REMOTE = 1 << 11,    /* runs with its clients in other processes (over MPI): its
+	                                create builds client state only for fb_fed_local clients,
+	                                and its client half reads only its own data, its own
+	                                state and the broadcast (a combinator: over a learner
+	                                that is not a circuit learner) */
 };
 
 /* One round's record. */

@@ -70,6 +70,9 @@ bool fb_cancel_requested(const fb_cancel *c);
 /* Run the BLAS under GSL on one thread (fedbn parallelises over clients itself). */
 void fb_blas_single_thread(void);
 
+/* Seconds on a monotonic clock (for durations and deadlines). */
+double fb_clock_now(void);
+
 /* Install a GSL error handler that records the reason instead of aborting. */
 void fb_gsl_install_handler(void);
 

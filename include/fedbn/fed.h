@@ -11,6 +11,7 @@
 
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
+#include "fedbn/param.h"
 #include "fedbn/partition.h"
 
 /* What travels between a client and the server: numbers and other bytes. */
@@ -76,19 +77,53 @@ typedef struct fb_fed_ops {
 	              fb_error *err);
 } fb_fed_ops;
 
-/* A transport moves one round's messages: the broadcast to the participating clients, the
- * clients' replies back.  In-process now; one process per client later. */
-typedef struct fb_transport fb_transport;
-
-/* A federation over a partition (not owned: it must outlive the federation). */
-typedef struct fb_federation fb_federation;
-
 /* Options of a federation. */
 typedef struct fb_fed_options {
 	size_t threads;   /* clients computed at once (1); results do not depend on it */
 	double share;     /* share of clients taking part in each round, in (0, 1] (1) */
 	uint64_t seed;    /* the "participation" stream derives from it */
 } fb_fed_options;
+
+/* One round as a transport sees it: what to deliver, where the replies go. */
+typedef struct fb_round_io {
+	size_t k;               /* clients */
+	size_t round;           /* the round, from 1 */
+	const fb_msg *down;     /* the broadcast */
+	const bool *part;       /* k flags: runs its half this round */
+	fb_msg *up;             /* k replies (filled for those taking part) */
+	double *figure;         /* k client figures (filled for those taking part) */
+	int *status;            /* k client results (FB_OK or FB_ERR) */
+	fb_error *errs;         /* k client errors */
+	size_t *bytes_down;     /* k: bytes that reached each client */
+	size_t *bytes_up;       /* k: bytes each client's reply took */
+} fb_round_io;
+
+/* A transport moves one round's messages: the broadcast to the participating clients, the
+ * clients' replies back.  The in-process one is built in; another (MPI, one process per
+ * client) is attached to the partition whose clients it reaches.  Every algorithm passes the
+ * same fb_fed_ops to every round of a run, and its client half depends only on its own data,
+ * its own part of the state and the broadcast: a client in another process builds the run's
+ * state from its own data alone and answers the rounds with those ops. */
+typedef struct fb_transport {
+	const char *name; /* "in-process", "mpi" */
+	size_t local;     /* the one client whose half runs in this process, or (size_t)-1
+	                     when none does (the server's side of a remote transport) */
+	void *impl;       /* the transport's own state */
+	/* Server side: move one round (io) and fill the replies; FB_ERR names what broke (a
+	 * client that did not answer in time, a malformed reply). */
+	int (*exchange)(struct fb_transport *t, fb_round_io *io, fb_error *err);
+	/* Client side: answer rounds with ops until the server opens another run or ends;
+	 * always returns FB_ERR (with why the run ended). */
+	int (*serve)(struct fb_transport *t, const fb_fed_ops *ops, void *state,
+	             const fb_dataset *local, fb_error *err);
+	/* Server side: tell the clients to build a run of algo with params (words
+	 * "key=value", nwords of them) and fed options; FB_ERR when a client refuses. */
+	int (*open)(struct fb_transport *t, const char *algo, char *const *words, size_t nwords,
+	            const fb_fed_options *o, fb_error *err);
+} fb_transport;
+
+/* A federation over a partition (not owned: it must outlive the federation). */
+typedef struct fb_federation fb_federation;
 
 /* Defaults: one thread, every client, seed 1. */
 void fb_fed_options_init(fb_fed_options *o);
@@ -118,6 +153,14 @@ size_t fb_fed_rounds(const fb_federation *f);
 size_t fb_fed_k(const fb_federation *f);
 /* The ledger. */
 const fb_ledger *fb_fed_ledger(const fb_federation *f);
+/* Whether client k's half runs in this process (every client in-process; only its own in a
+ * client process of a remote transport; none on the server of one).  An algorithm builds
+ * client state only for these. */
+bool fb_fed_local(const fb_federation *f, size_t k);
+/* Tell a remote federation's clients which run to build (algo, its parameters); FB_OK
+ * at once in-process. */
+int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params,
+                fb_error *err);
 /* Whether client k took part in the last round. */
 bool fb_fed_took_part(const fb_federation *f, size_t k);
 /* Client k's figure of the last round it took part in (NaN before). */

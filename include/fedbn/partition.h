@@ -32,6 +32,8 @@ typedef struct fb_partition {
 	size_t n, d;             /* the global dataset's shape */
 	fb_client *clients;      /* k clients (owned) */
 	char *desc;              /* one-line description, e.g. "horizontal 10 sizes=even" (owned) */
+	struct fb_transport *transport; /* the clients live in other processes and this reaches
+	                                   them (not owned), or NULL: they are in this process */
 } fb_partition;
 
 /* How horizontal client sizes are chosen.

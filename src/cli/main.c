@@ -12,6 +12,13 @@
 #include "pane.h"
 #include "session.h"
 #include "shell.h"
+#include "site.h"
+
+/* A study over MPI: this process's part in it. */
+static struct {
+	const char *client; /* --client FILE: this process is a client reading FILE, or NULL */
+	fb_mpi_options opt; /* --timeout: the deadlines */
+} site;
 
 /* One thing to run, in command-line order. */
 typedef struct job {
@@ -28,6 +35,10 @@ static void usage(FILE *out)
 	        "  -c, --command CMDS  run CMDS, separated by ';' (repeatable)\n"
 	        "      --bail          stop at the first failing command\n"
 	        "      --no-pane       print one line per round instead of the live pane\n"
+	        "      --client FILE   be a client of a study over MPI, reading FILE (%%r: the\n"
+	        "                      client's number): mpirun -np 1 fedbn -f study.fbn :\n"
+	        "                      -np 4 fedbn --client site-%%r.csv\n"
+	        "      --timeout SECS  over MPI: how long a client may take to answer (30)\n"
 	        "      --man-commands  print the man page's command list (mdoc) and exit\n"
 	        "      --man-algorithms  print the man page's algorithm list (mdoc) and exit\n"
 	        "  -h, --help          show this help and exit\n"
@@ -81,6 +92,8 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 		{ "command", required_argument, NULL, 'c' },
 		{ "bail", no_argument, NULL, 'b' },
 		{ "no-pane", no_argument, NULL, 'P' },
+		{ "client", required_argument, NULL, 'C' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ "man-commands", no_argument, NULL, 'M' },
 		{ "man-algorithms", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
@@ -100,6 +113,16 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 			break;
 		case 'P':
 			fb_pane_set_enabled(false);
+			break;
+		case 'C':
+			site.client = optarg;
+			break;
+		case 'T':
+			if (fb_parse_double(optarg, &site.opt.timeout) != 0 || !(site.opt.timeout > 0)) {
+				fprintf(stderr, "fedbn: --timeout: '%s' is not a positive number of "
+				                "seconds\n", optarg);
+				return 2;
+			}
 			break;
 		case 'M':
 			fb_cmd_print_man(stdout);
@@ -132,16 +155,28 @@ int main(int argc, char **argv)
 	int ret;
 
 	fb_gsl_install_handler();
+	fb_mpi_options_init(&site.opt);
 	ret = parse_options(argc, argv, &ctx, jobs, &njobs);
 	if (ret != 0) {
 		free(jobs);
 		return ret < 0 ? 0 : ret;
+	}
+	if (site.client != NULL) {
+		free(jobs);
+		return fb_site_client(site.client, &site.opt, stdout, stderr);
 	}
 	if (optind < argc) {
 		single = join_command(argc, argv, optind);
 		jobs[njobs++] = (job){ 'c', single };
 	}
 	fb_session_init(&session);
+	if (fb_mpi_launched() && fb_site_server(&session, &site.opt, stdout, stderr) != 0) {
+		fb_session_release(&session);
+		fb_mpi_stop();
+		free(single);
+		free(jobs);
+		return 1;
+	}
 	ctx.interactive = njobs == 0 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	if (njobs > 0)
 		ret = run_jobs(&ctx, jobs, njobs);
@@ -151,6 +186,7 @@ int main(int argc, char **argv)
 		ret = fb_cmd_run_stream(&ctx, stdin, "stdin");
 	fb_pane_release();
 	fb_session_release(&session);
+	fb_mpi_stop();
 	free(single);
 	free(jobs);
 	return ret == FB_CMD_ERROR ? 1 : 0;

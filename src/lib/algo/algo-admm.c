@@ -20,6 +20,8 @@ typedef struct admm_state {
 	fb_admm_figures fig;       /* the server's figures of the last round */
 	double threshold;          /* post-processing threshold */
 	char **names;              /* variable names (metadata) */
+	bool *answered;            /* k flags: the client has answered a round (its own record:
+	                              a client in another process sees no server state) */
 } admm_state;
 
 /* Client k: take the broadcast W, update the multiplier (after the first round), solve the
@@ -33,10 +35,11 @@ static int admm_client(void *state, size_t k, const fb_dataset *local, const fb_
 	gsl_matrix_view B = gsl_matrix_view_array(fb_msg_doubles(up, d * d), d, d);
 	fb_admm_client *c = st->clients[k];
 
-	if (st->fig.round > 0 && fb_admm_client_update(c, &W.matrix, err) != FB_OK)
+	if (st->answered[k] && fb_admm_client_update(c, &W.matrix, err) != FB_OK)
 		return FB_ERR;
 	if (fb_admm_client_local(c, &W.matrix, &B.matrix, err) != FB_OK)
 		return FB_ERR;
+	st->answered[k] = true;
 	*figure = fb_admm_client_distance(c);
 	return FB_OK;
 }
@@ -107,7 +110,10 @@ static int admm_create(fb_run *run, fb_error *err)
 	st->threshold = o.threshold;
 	st->names = fb_dataset_names(run->data);
 	st->clients = fb_xcalloc(st->k, sizeof *st->clients);
+	st->answered = fb_xcalloc(st->k, sizeof *st->answered);
 	for (size_t m = 0; m < st->k; m++) {
+		if (!fb_fed_local(run->fed, m))
+			continue; /* its half runs in another process */
 		st->clients[m] = fb_admm_client_alloc(run->part->clients[m].data, run->part->n, &o,
 		                                      err);
 		if (st->clients[m] == NULL)
@@ -193,6 +199,7 @@ static void admm_destroy(fb_run *run)
 		fb_admm_client_free(st->clients[m]);
 	fb_admm_server_free(st->server);
 	free(st->clients);
+	free(st->answered);
 	fb_names_free(st->names, st->d);
 	free(st);
 	run->state = NULL;
@@ -270,7 +277,8 @@ const fb_algo fb_algo_notears_admm = {
 	        "solves for the shared W under the acyclicity penalty by L-BFGS; multipliers "
 	        "are updated on both sides and never travel. One round is one ADMM iteration; "
 	        "W and B_k (d x d numbers) are all that is exchanged.",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED,
+	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
+	         FB_ALGO_REMOTE,
 	.params = admm_params, .figures = admm_figures, .client_figure = "distance",
 	.create = admm_create, .step = admm_step, .done = admm_done, .result = admm_result,
 	.destroy = admm_destroy, .note = admm_note, .weights = admm_weights,

@@ -588,7 +588,7 @@ const fb_algo fb_algo_sep = {
 	         "federating gains.",
 	.help = "sep:A runs learner A on each client's rows alone and reports the mean of the "
 	        "clients' accuracies (what a client gets without federating).",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL |
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE |
 	         FB_ALGO_TAKES_CIRCUITS,
 	.params = no_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
@@ -604,7 +604,7 @@ const fb_algo fb_algo_voting = {
 	.help = "voting:A runs learner A on each client's rows and keeps an edge when more than "
 	        "vote (a share, default one half) of the clients found it (Na and Yang 2010). "
 	        "The result may be cyclic; it is not post-processed.",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE,
 	.params = voting_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note, .client_result = comb_client_result,
@@ -617,7 +617,7 @@ const fb_algo fb_algo_avg = {
 	.help = "avg:A runs a weighted learner A on each client's rows; the server averages the "
 	        "clients' unthresholded weight matrices and zeroes |w| <= avg_threshold (0.3). "
 	        "The result may be cyclic; it is not post-processed.",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL |
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE |
 	         FB_ALGO_NEEDS_WEIGHTS,
 	.params = avg_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
@@ -632,7 +632,7 @@ const fb_algo fb_algo_best = {
 	.help = "best:A runs learner A on each client's rows and reports the client graph with "
 	        "the lowest SHD against the truth. It needs the truth: an oracle, useful only as "
 	        "a reference point.",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL |
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE |
 	         FB_ALGO_NEEDS_TRUTH,
 	.params = no_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,

@@ -21,7 +21,9 @@ src_lib_algo_libalgo_la_SOURCES = \
 	src/lib/algo/mlp-common.c \
 	src/lib/algo/notears-mlp.c \
 	src/lib/algo/admm-mlp.c \
-	src/lib/algo/algo-notears-mlp.c
+	src/lib/algo/algo-notears-mlp.c \
+	include/fedbn/serve.h \
+	src/lib/algo/serve.c
 
 check_PROGRAMS += tests/unit/test-notears tests/unit/test-admm
 TESTS += tests/unit/test-notears tests/unit/test-admm

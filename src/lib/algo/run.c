@@ -9,13 +9,11 @@
 
 #include "fedbn/algo.h"
 
-/* Seconds on a monotonic clock. */
-static double now(void)
+/* Whether this process runs only one client's half over part (a client process of a study
+ * over MPI): what only the server half needs (best:'s truth) is not its business. */
+static bool client_process(const fb_partition *part)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	return part != NULL && part->transport != NULL && part->transport->local < part->k;
 }
 
 /* Refuse data, split or truth that the algorithm (or its learner) cannot use. */
@@ -35,7 +33,13 @@ static int check_inputs(const fb_algo *a, const fb_algo *inner, const fb_dataset
 	if ((a->flags & FB_ALGO_HORIZONTAL) && part != NULL && part->kind != FB_SPLIT_HORIZONTAL)
 		return fb_fail(err, "%s needs a horizontal split (every client holding every "
 		                    "variable), not %s", name, part->desc);
-	if ((a->flags & FB_ALGO_NEEDS_TRUTH) && truth == NULL)
+	if ((a->flags & FB_ALGO_FEDERATED) && part != NULL && part->transport != NULL &&
+	    (!(a->flags & FB_ALGO_REMOTE) ||
+	     (inner != NULL && (inner->flags & FB_ALGO_CIRCUIT))))
+		return fb_fail(err, "%s cannot run with its clients in other processes yet: its "
+		                    "client half needs more than its own data and the broadcast",
+		               name);
+	if ((a->flags & FB_ALGO_NEEDS_TRUTH) && truth == NULL && !client_process(part))
 		return fb_fail(err, "%s picks the client graph closest to the truth, and there is "
 		                    "no truth", name);
 	if (truth != NULL && truth->d != data->d)
@@ -99,6 +103,8 @@ fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_opt
 		goto fail;
 	}
 	if (run->part != NULL && (run->fed = fb_fed_alloc(run->part, &run->fedopt, err)) == NULL)
+		goto fail;
+	if (run->fed != NULL && fb_fed_open(run->fed, name, &run->params, err) != FB_OK)
 		goto fail;
 	if (a->create(run, err) != FB_OK)
 		goto fail; /* destroy frees what create had built, if anything */
@@ -263,7 +269,7 @@ static void record_clients(const fb_run *run, fb_trace_rec *rec, size_t fed_befo
 int fb_run_step(fb_run *run, fb_error *err)
 {
 	double *fig = fb_xcalloc(run->trace.nfig + 1, sizeof *fig);
-	double t0 = now(), dt;
+	double t0 = fb_clock_now(), dt;
 	size_t fed_before = run->fed != NULL ? fb_fed_rounds(run->fed) : 0;
 	fb_trace_rec *rec;
 
@@ -278,7 +284,7 @@ int fb_run_step(fb_run *run, fb_error *err)
 		free(fig);
 		return FB_ERR;
 	}
-	dt = now() - t0;
+	dt = fb_clock_now() - t0;
 	run->seconds += dt;
 	if (run->trace.n == run->trace.cap) {
 		run->trace.cap = run->trace.cap < 16 ? 16 : 2 * run->trace.cap;

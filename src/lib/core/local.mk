@@ -11,4 +11,5 @@ src_lib_core_libcore_la_SOURCES = \
 	src/lib/core/strutil.c \
 	src/lib/core/param.c \
 	src/lib/core/atomic-file.c \
-	src/lib/core/blas.c
+	src/lib/core/blas.c \
+	src/lib/core/clock.c

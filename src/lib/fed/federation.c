@@ -10,17 +10,11 @@
 
 #include "fedbn/fed.h"
 
-/* How a transport carries one round. */
-struct fb_transport {
-	const char *name; /* "in-process" */
-	/* Deliver down to the clients marked in part, run their halves, fill up[] and err[]. */
-	void (*exchange)(fb_federation *f, const fb_fed_ops *ops, void *state);
-};
-
 /* The federation. */
 struct fb_federation {
 	const fb_partition *part;   /* the clients' data (not owned) */
-	const fb_transport *tr;     /* how messages move */
+	fb_transport *tr;           /* how messages move: another process's clients, or NULL:
+	                               in this process, on threads */
 	fb_fed_options opt;         /* threads, share, seed */
 	gsl_rng *rng;               /* the "participation" stream */
 	size_t rounds;              /* rounds completed */
@@ -31,6 +25,7 @@ struct fb_federation {
 	double *figure;             /* k client figures, last round each took part */
 	int *status;                /* k client results of the current round */
 	fb_error *errs;             /* k client errors of the current round */
+	size_t *bytes;              /* 2k: bytes down, then up, of each client this round */
 	fb_ledger ledger;           /* every message */
 	size_t draw;                /* clients drawn per round (0: from opt.share) */
 	bool everyone;              /* every client computes each round; only the drawn ones'
@@ -61,7 +56,8 @@ static void *run_clients(void *arg)
 	return NULL;
 }
 
-/* In-process exchange: clients read the broadcast in place, on up to opt.threads threads. */
+/* In-process exchange: clients read the broadcast in place, on up to opt.threads threads;
+ * the bytes counted are the messages' sizes. */
 static void inproc_exchange(fb_federation *f, const fb_fed_ops *ops, void *state)
 {
 	size_t nt = f->opt.threads < f->part->k ? f->opt.threads : f->part->k;
@@ -84,10 +80,21 @@ static void inproc_exchange(fb_federation *f, const fb_fed_ops *ops, void *state
 		pthread_join(tid[t], NULL);
 	free(tid);
 	free(w);
+	for (size_t c = 0; c < f->part->k; c++) {
+		f->bytes[c] = fb_msg_size(&f->down);
+		f->bytes[f->part->k + c] = fb_msg_size(&f->up[c]);
+	}
 }
 
-/* The in-process transport. */
-static const fb_transport inproc = { "in-process", inproc_exchange };
+/* A remote transport's round: the broadcast goes out, the replies come back. */
+static int remote_exchange(fb_federation *f, size_t round, fb_error *err)
+{
+	size_t k = f->part->k;
+	fb_round_io io = { k, round, &f->down, f->computes, f->up, f->figure, f->status,
+	                   f->errs, f->bytes, f->bytes + k };
+
+	return f->tr->exchange(f->tr, &io, err);
+}
 
 /* Defaults. */
 void fb_fed_options_init(fb_fed_options *o)
@@ -108,7 +115,7 @@ fb_federation *fb_fed_alloc(const fb_partition *p, const fb_fed_options *o, fb_e
 		return fb_fail(err, "participation share %g is not in (0, 1]", o->share), NULL;
 	f = fb_xcalloc(1, sizeof *f);
 	f->part = p;
-	f->tr = &inproc;
+	f->tr = p->transport;
 	f->opt = *o;
 	if (f->opt.threads == 0)
 		f->opt.threads = 1;
@@ -119,6 +126,7 @@ fb_federation *fb_fed_alloc(const fb_partition *p, const fb_fed_options *o, fb_e
 	f->figure = fb_xcalloc(p->k, sizeof *f->figure);
 	f->status = fb_xcalloc(p->k, sizeof *f->status);
 	f->errs = fb_xcalloc(p->k, sizeof *f->errs);
+	f->bytes = fb_xcalloc(2 * p->k, sizeof *f->bytes);
 	for (size_t k = 0; k < p->k; k++)
 		f->figure[k] = NAN;
 	return f;
@@ -141,6 +149,7 @@ void fb_fed_free(fb_federation *f)
 	free(f->figure);
 	free(f->status);
 	free(f->errs);
+	free(f->bytes);
 	free(f);
 }
 
@@ -190,23 +199,32 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 	const fb_msg **up = fb_xcalloc(k, sizeof *up);
 	int ret = FB_OK;
 
+	if (f->tr != NULL && f->tr->local < k) { /* a client process: serve the whole run */
+		free(up);
+		return f->tr->serve(f->tr, ops, state, f->part->clients[f->tr->local].data, err);
+	}
 	choose_clients(f);
 	for (size_t c = 0; c < k; c++) {
 		f->status[c] = FB_OK;
 		fb_error_clear(&f->errs[c]);
 	}
-	f->tr->exchange(f, ops, state);
+	if (f->tr == NULL)
+		inproc_exchange(f, ops, state);
+	else if (remote_exchange(f, round, err) != FB_OK) {
+		free(up);
+		return FB_ERR;
+	}
 	for (size_t c = 0; c < k && ret == FB_OK; c++)
 		if (f->computes[c] && f->status[c] != FB_OK)
 			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
 	if (ret == FB_OK) {
 		for (size_t c = 0; c < k; c++) {
 			if (f->everyone && !f->part_now[c])
-				fb_ledger_add(&f->ledger, round, FB_DOWN, c, fb_msg_size(&f->down));
+				fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
 			if (!f->part_now[c])
 				continue;
-			fb_ledger_add(&f->ledger, round, FB_DOWN, c, fb_msg_size(&f->down));
-			fb_ledger_add(&f->ledger, round, FB_UP, c, fb_msg_size(&f->up[c]));
+			fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
+			fb_ledger_add(&f->ledger, round, FB_UP, c, f->bytes[k + c]);
 			up[c] = &f->up[c];
 		}
 		fb_msg_copy(&f->round_down, &f->down);
@@ -245,6 +263,30 @@ size_t fb_fed_k(const fb_federation *f)
 const fb_ledger *fb_fed_ledger(const fb_federation *f)
 {
 	return &f->ledger;
+}
+
+/* Whether client k's half runs here. */
+bool fb_fed_local(const fb_federation *f, size_t k)
+{
+	return f->tr == NULL || f->tr->local == k;
+}
+
+/* Tell a remote federation's clients which run to build. */
+int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params, fb_error *err)
+{
+	char **words;
+	size_t n = 0;
+	int ret;
+
+	if (f->tr == NULL || f->tr->local < f->part->k)
+		return FB_OK;
+	words = fb_xcalloc(params->n + 1, sizeof *words);
+	for (size_t i = 0; i < params->n; i++)
+		if (params->v[i].set && params->v[i].s != NULL)
+			words[n++] = fb_xasprintf("%s=%s", params->defs[i].name, params->v[i].s);
+	ret = f->tr->open(f->tr, algo, words, n, &f->opt, err);
+	fb_names_free(words, n);
+	return ret;
 }
 
 /* Whether client k took part in the last round. */

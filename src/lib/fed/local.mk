@@ -6,10 +6,40 @@ src_lib_fed_libfed_la_SOURCES = \
 	include/fedbn/fed.h \
 	src/lib/fed/partition.c \
 	src/lib/fed/message.c \
-	src/lib/fed/federation.c
+	src/lib/fed/federation.c \
+	include/fedbn/wire.h \
+	src/lib/fed/wire.c \
+	include/fedbn/fedmpi.h \
+	src/lib/fed/mpi-options.c
+
+# the MPI transport: the only code that includes mpi.h and links Open MPI; without Open MPI
+# the same entries say so
+noinst_LTLIBRARIES += src/lib/fed/libfedmpi.la
+# (libfedbn again after it: the transport uses the wire format there)
+FB_MPI_PARTS = src/lib/fed/libfedmpi.la libfedbn.la $(MPI_LIBS)
+if FB_MPI
+src_lib_fed_libfedmpi_la_SOURCES = src/lib/fed/transport-mpi.c
+src_lib_fed_libfedmpi_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+else
+src_lib_fed_libfedmpi_la_SOURCES = src/lib/fed/transport-mpi-none.c
+endif
 
 check_PROGRAMS += tests/unit/test-partition
 TESTS += tests/unit/test-partition
 tests_unit_test_partition_SOURCES = tests/unit/test-partition.c
 tests_unit_test_partition_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_partition_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test-wire
+TESTS += tests/unit/test-wire
+tests_unit_test_wire_SOURCES = tests/unit/test-wire.c
+tests_unit_test_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_wire_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+if FB_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz-wire
+tests_fuzz_fuzz_wire_SOURCES = tests/fuzz/fuzz-wire.c
+tests_fuzz_fuzz_wire_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_wire_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_fuzz_wire_LDADD = libfedbn.la $(FB_LIB_DEPS)
+endif

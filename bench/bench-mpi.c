@@ -1,0 +1,134 @@
+/* The cost of running a federation over MPI on one machine, against the same run in-process:
+ *   mpirun -np 9 bench/bench-mpi admm     notears-admm, d = 20, 8 clients, 50 rounds
+ *   mpirun -np 11 bench/bench-mpi fedpc   FedPC, d = 1000, 10 clients
+ * Every rank simulates the same data and cuts the same contiguous blocks; rank 0 runs the
+ * algorithm in-process on them, then over MPI with ranks 1..K serving their own block, and
+ * prints both times, the overhead per round, rounds per second and bytes per second. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/algo.h"
+#include "fedbn/fedmpi.h"
+#include "fedbn/serve.h"
+#include "fedbn/sim.h"
+
+/* One benchmark's shape. */
+typedef struct shape {
+	const char *algo;    /* what runs */
+	const char *params;  /* its parameters, "key=value", or NULL */
+	size_t d, edges, n;  /* the simulated data */
+} shape;
+
+/* Simulate the shape's data (the same bits on every rank). */
+static fb_dataset *make_data(const shape *s)
+{
+	fb_sim_options o;
+	fb_dataset *ds;
+	fb_graph *truth;
+	fb_error err;
+
+	fb_sim_options_init(&o);
+	o.d = s->d;
+	o.edges = s->edges;
+	o.n = s->n;
+	o.seed = 5;
+	if (fb_sim_generate(&o, &ds, &truth, &err) != FB_OK) {
+		fprintf(stderr, "bench-mpi: %s\n", err.msg);
+		exit(1);
+	}
+	fb_graph_free(truth);
+	return ds;
+}
+
+/* Run s's algorithm on data over part to its end: seconds, rounds and bytes both ways. */
+static double timed_run(const shape *s, const fb_dataset *data, const fb_partition *part,
+                        size_t *rounds, size_t *bytes)
+{
+	fb_params p;
+	fb_error err;
+	fb_run *run;
+	const fb_algo *a, *inner;
+	double t0 = fb_clock_now(), t;
+
+	fb_algo_lookup(s->algo, &a, &inner, &err);
+	fb_params_init(&p, fb_algo_params(a, inner), &err);
+	if (s->params != NULL)
+		fb_params_set_word(&p, s->params, s->algo, &err);
+	if ((run = fb_run_alloc(s->algo, &p, NULL, data, part, NULL, &err)) == NULL) {
+		fprintf(stderr, "bench-mpi: %s\n", err.msg);
+		exit(1);
+	}
+	while (!fb_run_done(run))
+		if (fb_run_step(run, &err) != FB_OK) {
+			fprintf(stderr, "bench-mpi: %s\n", err.msg);
+			exit(1);
+		}
+	t = fb_clock_now() - t0;
+	*rounds = fb_run_rounds(run);
+	*bytes = fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN);
+	fb_run_free(run);
+	fb_params_release(&p);
+	return t;
+}
+
+/* Rank 0: both runs and the figures. */
+static void server(const shape *s, const fb_dataset *ds, const fb_partition *local)
+{
+	fb_mpi_options o;
+	fb_dataset *schema;
+	fb_partition *remote;
+	fb_error err;
+	size_t r1, r2, b1, b2;
+	double t1, t2;
+
+	fb_mpi_options_init(&o);
+	if ((remote = fb_mpi_connect(&o, &schema, &err)) == NULL) {
+		fprintf(stderr, "bench-mpi: %s\n", err.msg);
+		exit(1);
+	}
+	t1 = timed_run(s, ds, local, &r1, &b1);
+	t2 = timed_run(s, schema, remote, &r2, &b2);
+	printf("%s d=%zu n=%zu over %zu clients: in-process %.3f s, MPI %.3f s (%.2fx), "
+	       "%zu rounds\n", s->algo, s->d, s->n, local->k, t1, t2, t2 / t1, r2);
+	printf("  per round: in-process %.3f ms, MPI %.3f ms, overhead %.3f ms; "
+	       "%.1f rounds/s over MPI\n", 1e3 * t1 / (double)r1, 1e3 * t2 / (double)r2,
+	       1e3 * (t2 - t1) / (double)r2, (double)r2 / t2);
+	printf("  bytes over MPI: %zu (%.0f per round), %.2f MB/s; in-process ledger %zu\n", b2,
+	       (double)b2 / (double)r2, (double)b2 / t2 / 1e6, b1);
+	fb_partition_free(remote);
+	fb_dataset_free(schema);
+}
+
+/* Choose the benchmark, play this rank's part. */
+int main(int argc, char **argv)
+{
+	static const shape admm = { "notears-admm", "max_rounds=50", 20, 20, 1600 };
+	static const shape fedpc = { "fedpc", NULL, 1000, 1000, 2000 };
+	const shape *s = argc > 1 && strcmp(argv[1], "fedpc") == 0 ? &fedpc : &admm;
+	fb_dataset *ds = make_data(s);
+	fb_split_options so;
+	fb_partition *local;
+	fb_mpi_options o;
+	fb_error err;
+	int rank, size;
+
+	fb_mpi_options_init(&o);
+	if (fb_mpi_start(&rank, &size, &err) != FB_OK || size < 2) {
+		fprintf(stderr, "bench-mpi: run me under mpirun with 2 processes or more\n");
+		return 1;
+	}
+	fb_split_options_init(&so);
+	so.shuffle = 0;
+	local = fb_split(ds, FB_SPLIT_HORIZONTAL, (size_t)size - 1, &so, &err);
+	if (rank == 0)
+		server(s, ds, local);
+	else if (fb_run_serve(local->clients[rank - 1].data, "bench", &o, &err) != FB_OK)
+		fprintf(stderr, "bench-mpi: client %d: %s\n", rank, err.msg);
+	fb_partition_free(local);
+	fb_dataset_free(ds);
+	fb_mpi_stop();
+	return 0;
+}

@@ -1,0 +1,326 @@
+/* Runs under mpirun (rank 0 the server, ranks 1..K the clients).  Every rank simulates the
+ * same data and cuts it into the same K contiguous blocks; client k serves its own block.
+ *   test-mpi equal: rank 0 runs every federated algorithm (and each combinator over the
+ *     fast local learners) both in-process on the blocks and over MPI, and checks that the
+ *     traces,
+ *     the results and the client results agree bit for bit, and that every ledger entry over
+ *     MPI is the in-process one plus the frame header (the bytes that crossed MPI); an
+ *     algorithm not marked MPI-ready must be refused over MPI with a sentence.
+ *   test-mpi die: client 2 builds the run and then dies; rank 0 checks that the next round
+ *     fails within the deadline with one sentence naming client 2.
+ *   test-mpi sanitized: exit status 0 when built with a sanitizer (MPI is not started).
+ * Prints "ok ..." or "FAIL ..." lines; exit status 0 when every check held. */
+#include "config.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fedbn/algo.h"
+#include "fedbn/fedmpi.h"
+#include "fedbn/serve.h"
+#include "fedbn/sim.h"
+#include "fedbn/wire.h"
+
+/* Checks that failed. */
+static int failures;
+
+/* Report one check. */
+static void check(bool ok, const char *what, const char *name)
+{
+	if (!ok)
+		failures++;
+	printf("%s %s: %s\n", ok ? "ok" : "FAIL", name, what);
+}
+
+/* The shared data: d variables, n rows, seed 3, and its truth. */
+static fb_dataset *make_data(fb_graph **truth)
+{
+	fb_sim_options o;
+	fb_dataset *ds;
+	fb_error err;
+
+	fb_sim_options_init(&o);
+	o.d = 5;
+	o.edges = 5;
+	o.n = 240;
+	o.seed = 3;
+	if (fb_sim_generate(&o, &ds, truth, &err) != FB_OK) {
+		fprintf(stderr, "test-mpi: %s\n", err.msg);
+		exit(1);
+	}
+	return ds;
+}
+
+/* The K contiguous blocks of ds. */
+static fb_partition *blocks(const fb_dataset *ds, size_t k)
+{
+	fb_split_options o;
+	fb_error err;
+
+	fb_split_options_init(&o);
+	o.shuffle = 0;
+	return fb_split(ds, FB_SPLIT_HORIZONTAL, k, &o, &err);
+}
+
+/* Step run to its end; FB_ERR with the reason. */
+static int finish(fb_run *run, fb_error *err)
+{
+	while (!fb_run_done(run))
+		if (fb_run_step(run, err) != FB_OK)
+			return FB_ERR;
+	return FB_OK;
+}
+
+/* Whether two graphs have the same marks and the same weight bits. */
+static bool same_graph(const fb_graph *a, const fb_graph *b)
+{
+	if (a == NULL || b == NULL || a->d != b->d || a->weighted != b->weighted)
+		return a == b;
+	for (size_t i = 0; i < a->d; i++)
+		for (size_t j = 0; j < a->d; j++)
+			if (fb_graph_edge(a, i, j) != fb_graph_edge(b, i, j) ||
+			    (a->weighted && memcmp(&a->w[i * a->d + j], &b->w[i * a->d + j],
+			                           sizeof(double)) != 0))
+				return false;
+	return true;
+}
+
+/* Whether the traces agree bit for bit (figures, participation, client figures). */
+static bool same_trace(const fb_run *a, const fb_run *b)
+{
+	if (a->trace.n != b->trace.n)
+		return false;
+	for (size_t r = 0; r < a->trace.n; r++) {
+		const fb_trace_rec *x = &a->trace.r[r], *y = &b->trace.r[r];
+
+		if (memcmp(x->fig, y->fig, a->trace.nfig * sizeof *x->fig) != 0 ||
+		    x->nclients != y->nclients ||
+		    (x->nclients > 0 && memcmp(x->took, y->took, x->nclients * sizeof *x->took)) ||
+		    (x->client_fig != NULL && memcmp(x->client_fig, y->client_fig,
+		                                     x->nclients * sizeof *x->client_fig) != 0))
+			return false;
+	}
+	return true;
+}
+
+/* Whether every MPI ledger entry is the in-process one plus the frame header. */
+static bool same_ledger(const fb_run *a, const fb_run *b)
+{
+	const fb_ledger *x = fb_fed_ledger(a->fed), *y = fb_fed_ledger(b->fed);
+
+	if (x->n != y->n || x->n == 0)
+		return false;
+	for (size_t i = 0; i < x->n; i++)
+		if (x->e[i].round != y->e[i].round || x->e[i].dir != y->e[i].dir ||
+		    x->e[i].client != y->e[i].client ||
+		    y->e[i].bytes != x->e[i].bytes + FB_WIRE_HEADER)
+			return false;
+	return true;
+}
+
+/* Whether the results and each client's result agree. */
+static bool same_results(const fb_run *a, const fb_run *b)
+{
+	fb_error err;
+	fb_graph *x = fb_run_result(a, &err), *y = fb_run_result(b, &err);
+	bool ok = same_graph(x, y);
+
+	fb_graph_free(x);
+	fb_graph_free(y);
+	for (size_t k = 0; ok && a->algo->client_result != NULL && k < a->part->k; k++) {
+		x = a->algo->client_result(a, k, &err);
+		y = b->algo->client_result(b, k, &err);
+		ok = same_graph(x, y);
+		fb_graph_free(x);
+		fb_graph_free(y);
+	}
+	return ok;
+}
+
+/* Whether name's algorithm says it can run with its clients in other processes. */
+static bool remote_ready(const char *name)
+{
+	const fb_algo *a, *inner;
+	fb_error err;
+
+	return fb_algo_lookup(name, &a, &inner, &err) == FB_OK && (a->flags & FB_ALGO_REMOTE) &&
+	       (inner == NULL || !(inner->flags & FB_ALGO_CIRCUIT));
+}
+
+/* An algorithm that is not MPI-ready is refused over MPI with a sentence. */
+static void refused(const char *name, const fb_dataset *schema, const fb_partition *remote,
+                    const fb_graph *truth)
+{
+	fb_error err = { { 0 } };
+	fb_run *b = fb_run_alloc(name, NULL, NULL, schema, remote, truth, &err);
+
+	check(b == NULL && strstr(err.msg, "cannot run with its clients in other processes") !=
+	      NULL, "refused over MPI with a sentence (not MPI-ready)", name);
+	fb_run_free(b);
+}
+
+/* Run name in-process and over MPI and compare them (one that is not MPI-ready must be
+ * refused); nothing when in-process refuses it. */
+static void compare(const char *name, const fb_dataset *ds, const fb_partition *local,
+                    const fb_dataset *schema, const fb_partition *remote,
+                    const fb_graph *truth)
+{
+	fb_error err;
+	fb_run *a, *b;
+
+	if ((a = fb_run_alloc(name, NULL, NULL, ds, local, truth, &err)) == NULL)
+		return; /* not a combination fedbn runs (avg: over an unweighted learner) */
+	if (!remote_ready(name)) {
+		refused(name, schema, remote, truth);
+		fb_run_free(a);
+		return;
+	}
+	if (finish(a, &err) != FB_OK) {
+		check(false, err.msg, name);
+		fb_run_free(a);
+		return;
+	}
+	b = fb_run_alloc(name, NULL, NULL, schema, remote, truth, &err);
+	if (b == NULL || finish(b, &err) != FB_OK) {
+		check(false, err.msg, name);
+	} else {
+		check(a->trace.n > 0 && same_trace(a, b), "the same rounds and figures", name);
+		check(same_results(a, b), "the same result, bit for bit", name);
+		check(same_ledger(a, b), "ledger = in-process + frame headers", name);
+	}
+	fb_run_free(b);
+	fb_run_free(a);
+}
+
+/* Every federated learner, and every combinator over every local learner. */
+static void compare_all(const fb_dataset *ds, const fb_partition *local,
+                        const fb_dataset *schema, const fb_partition *remote,
+                        const fb_graph *truth)
+{
+	/* the fast local learners (the slow ones run the same combinator code) */
+	static const char *const learners[] = { "notears", "pc", "ges", "circuit" };
+
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		const fb_algo *a = fb_algo_table[i];
+
+		if (!(a->flags & FB_ALGO_FEDERATED))
+			continue;
+		if (!(a->flags & FB_ALGO_COMBINATOR)) {
+			compare(a->name, ds, local, schema, remote, truth);
+			continue;
+		}
+		for (size_t j = 0; j < sizeof learners / sizeof *learners; j++) {
+			char *name = fb_xasprintf("%s:%s", a->name, learners[j]);
+
+			compare(name, ds, local, schema, remote, truth);
+			free(name);
+		}
+	}
+}
+
+/* The server's side of "die": the run opens, then a round fails naming client 2 in time. */
+static void server_die(const fb_dataset *schema, const fb_partition *remote,
+                       const fb_mpi_options *o)
+{
+	fb_error err = { { 0 } };
+	fb_run *run = fb_run_alloc("notears-admm", NULL, NULL, schema, remote, NULL, &err);
+	double t0 = fb_clock_now();
+	int ret;
+
+	check(run != NULL, "the run opens on every client", "die");
+	if (run == NULL) {
+		printf("  (%s)\n", err.msg);
+		return;
+	}
+	ret = finish(run, &err);
+	printf("  the server says: %s\n", err.msg);
+	check(ret == FB_ERR && strstr(err.msg, "client 2 (") != NULL &&
+	      strstr(err.msg, "did not answer") != NULL, "the dead client is named", "die");
+	check(fb_clock_now() - t0 < o->timeout + 5, "the run stops at the deadline", "die");
+	ret = fb_run_step(run, &err);
+	check(ret == FB_ERR && strstr(err.msg, "stopped answering earlier") != NULL,
+	      "the next round stops at once", "die");
+	fb_run_free(run);
+}
+
+/* Client 2's side of "die": build the run, then die without a word. */
+static void client_die(const fb_dataset *mine, const fb_mpi_options *o)
+{
+	fb_mpi_open op;
+	fb_error err;
+
+	if (fb_mpi_hello(mine, "block 2", o, &err) != FB_OK || fb_mpi_next(o, &op, &err) != 1 ||
+	    fb_mpi_answer(NULL, o, &err) != FB_OK)
+		exit(1);
+	fflush(stdout);
+	raise(SIGKILL);
+}
+
+/* The clients' side: serve the block of this rank. */
+static int client(const fb_partition *p, int rank, bool die, const fb_mpi_options *o)
+{
+	const fb_dataset *mine = p->clients[rank - 1].data;
+	fb_error err;
+	char source[32];
+
+	snprintf(source, sizeof source, "block %d", rank);
+	if (die && rank == 2)
+		client_die(mine, o);
+	if (fb_run_serve(mine, source, o, &err) != FB_OK) {
+		fprintf(stderr, "test-mpi: client %d: %s\n", rank, err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+/* Start, split, and play this rank's part. */
+int main(int argc, char **argv)
+{
+	bool die = argc > 1 && strcmp(argv[1], "die") == 0;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
+	bool sanitized = true;
+#elif defined(__has_feature)
+	bool sanitized = __has_feature(address_sanitizer) != 0;
+#else
+	bool sanitized = false;
+#endif
+	fb_mpi_options o;
+	fb_error err;
+	fb_graph *truth;
+	fb_dataset *ds = make_data(&truth), *schema = NULL;
+	fb_partition *local, *remote;
+	int rank, size, ret = 0;
+
+	if (argc > 1 && strcmp(argv[1], "sanitized") == 0)
+		return sanitized ? 0 : 1;
+	fb_mpi_options_init(&o);
+	o.timeout = die ? 3 : 60;
+	if (fb_mpi_start(&rank, &size, &err) != FB_OK || size < 3) {
+		fprintf(stderr, "test-mpi: needs an MPI job of at least 3 processes\n");
+		return 1;
+	}
+	local = blocks(ds, (size_t)size - 1);
+	if (rank > 0) {
+		ret = client(local, rank, die, &o);
+	} else if ((remote = fb_mpi_connect(&o, &schema, &err)) == NULL) {
+		check(false, err.msg, "connect");
+	} else {
+		if (die)
+			server_die(schema, remote, &o);
+		else
+			compare_all(ds, local, schema, remote, truth);
+		fb_partition_free(remote);
+		ret = failures > 0;
+		printf("%s: %d failed\n", die ? "die" : "equal", failures);
+		fflush(stdout);
+	}
+	fb_partition_free(local);
+	fb_dataset_free(schema);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
+	fb_mpi_stop();
+	return ret;
+}
