@@ -290,12 +290,13 @@ int main(int argc, char **argv)
 	fb_mpi_options o;
 	fb_error err;
 	fb_graph *truth;
-	fb_dataset *ds = make_data(&truth), *schema = NULL;
+	fb_dataset *ds, *schema = NULL;
 	fb_partition *local, *remote;
 	int rank, size, ret = 0;
 
 	if (argc > 1 && strcmp(argv[1], "sanitized") == 0)
 		return sanitized ? 0 : 1;
+	ds = make_data(&truth);
 	fb_mpi_options_init(&o);
 	o.timeout = die ? 3 : 60;
 	if (fb_mpi_start(&rank, &size, &err) != FB_OK || size < 3) {
