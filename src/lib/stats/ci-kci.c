@@ -60,24 +60,25 @@ static double kci_theta_cond(size_t n, size_t dz)
 	return 1.0 / (w * w * (double)dz);
 }
 
-/* Centre K in place: H K H with H = I - 11'/n (K symmetric, full). */
+/* Centre K in place: H K H with H = I - 11'/n (K symmetric, full), as the rank-one updates
+ * K - m1' - 1m' + (mean of m) 11' with m the row means. */
 static void kci_centre(gsl_matrix *K)
 {
-	size_t n = K->size1;
-	double *mean = calloc(n, sizeof *mean), all = 0.0;
+	size_t n = K->size1, tda = K->tda;
+	double *mean = calloc(n, sizeof *mean), all = 0.0, *k = K->data;
 
 	if (mean == NULL)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < n; j++)
-			mean[i] += gsl_matrix_get(K, i, j);
+			mean[i] += k[i * tda + j];
 		mean[i] /= (double)n;
 		all += mean[i];
 	}
 	all /= (double)n;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < n; j++)
-			gsl_matrix_set(K, i, j, gsl_matrix_get(K, i, j) - mean[i] - mean[j] + all);
+			k[i * tda + j] -= mean[i] + mean[j] - all;
 	free(mean);
 }
 
@@ -96,15 +97,14 @@ static int kci_kernel(const fb_ci *ci, const size_t *cols, const double *scale, 
 			gsl_matrix_set(A, i, k, scale[k] * gsl_matrix_get(ci->kdata, i, cols[k]));
 	gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, A, 0.0, K);
 	gsl_matrix_free(A);
-	for (size_t i = 0; i < n; i++) {
-		double gii = gsl_matrix_get(K, i, i);
+	for (size_t i = 0, tda = K->tda; i < n; i++) {
+		double *row = K->data + i * tda, gii = row[i];
 
 		for (size_t j = 0; j < i; j++) {
-			double sq = gii + gsl_matrix_get(K, j, j) - 2.0 * gsl_matrix_get(K, i, j);
-			double k = exp(-0.5 * theta * (sq > 0.0 ? sq : 0.0));
+			double sq = gii + K->data[j * tda + j] - 2.0 * row[j];
 
-			gsl_matrix_set(K, i, j, k);
-			gsl_matrix_set(K, j, i, k);
+			row[j] = exp(-0.5 * theta * (sq > 0.0 ? sq : 0.0));
+			K->data[j * tda + i] = row[j];
 		}
 	}
 	for (size_t i = 0; i < n; i++)
@@ -118,9 +118,12 @@ static double kci_dot(const gsl_matrix *A, const gsl_matrix *B)
 {
 	double s = 0.0;
 
-	for (size_t i = 0; i < A->size1; i++)
+	for (size_t i = 0; i < A->size1; i++) {
+		const double *a = A->data + i * A->tda, *b = B->data + i * B->tda;
+
 		for (size_t j = 0; j < A->size2; j++)
-			s += gsl_matrix_get(A, i, j) * gsl_matrix_get(B, i, j);
+			s += a[j] * b[j];
+	}
 	return s;
 }
 
