@@ -14,6 +14,7 @@ include bench/local-nn.mk
 include bench/local-mlp.mk
 include bench/local-feddag.mk
 include bench/local-mpi.mk
+include bench/local-kci.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 

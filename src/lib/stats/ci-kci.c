@@ -1,7 +1,8 @@
 /* KCI, the kernel conditional-independence test (ALGORITHMS.md §6.6), with the gamma
  * approximation of its null distribution and the empirical kernel widths.  Kernels come from
  * a Gram matrix (dsyrk), the regression on Z from a Cholesky inverse, the null's traces from
- * the eigen-decompositions of the two residual kernels; every step is deterministic. */
+ * leading eigenpairs of the two residual kernels (LAPACK's dsyevr); every step is
+ * deterministic. */
 #include "config.h"
 
 #include <math.h>
@@ -10,8 +11,8 @@
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_cdf.h>
-#include <gsl/gsl_eigen.h>
 #include <gsl/gsl_linalg.h>
+#include <lapacke.h>
 
 #include "ci-private.h"
 
@@ -59,24 +60,25 @@ static double kci_theta_cond(size_t n, size_t dz)
 	return 1.0 / (w * w * (double)dz);
 }
 
-/* Centre K in place: H K H with H = I - 11'/n (K symmetric, full). */
+/* Centre K in place: H K H with H = I - 11'/n (K symmetric, full), as the rank-one updates
+ * K - m1' - 1m' + (mean of m) 11' with m the row means. */
 static void kci_centre(gsl_matrix *K)
 {
-	size_t n = K->size1;
-	double *mean = calloc(n, sizeof *mean), all = 0.0;
+	size_t n = K->size1, tda = K->tda;
+	double *mean = calloc(n, sizeof *mean), all = 0.0, *k = K->data;
 
 	if (mean == NULL)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < n; j++)
-			mean[i] += gsl_matrix_get(K, i, j);
+			mean[i] += k[i * tda + j];
 		mean[i] /= (double)n;
 		all += mean[i];
 	}
 	all /= (double)n;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < n; j++)
-			gsl_matrix_set(K, i, j, gsl_matrix_get(K, i, j) - mean[i] - mean[j] + all);
+			k[i * tda + j] -= mean[i] + mean[j] - all;
 	free(mean);
 }
 
@@ -95,15 +97,14 @@ static int kci_kernel(const fb_ci *ci, const size_t *cols, const double *scale, 
 			gsl_matrix_set(A, i, k, scale[k] * gsl_matrix_get(ci->kdata, i, cols[k]));
 	gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, A, 0.0, K);
 	gsl_matrix_free(A);
-	for (size_t i = 0; i < n; i++) {
-		double gii = gsl_matrix_get(K, i, i);
+	for (size_t i = 0, tda = K->tda; i < n; i++) {
+		double *row = K->data + i * tda, gii = row[i];
 
 		for (size_t j = 0; j < i; j++) {
-			double sq = gii + gsl_matrix_get(K, j, j) - 2.0 * gsl_matrix_get(K, i, j);
-			double k = exp(-0.5 * theta * (sq > 0.0 ? sq : 0.0));
+			double sq = gii + K->data[j * tda + j] - 2.0 * row[j];
 
-			gsl_matrix_set(K, i, j, k);
-			gsl_matrix_set(K, j, i, k);
+			row[j] = exp(-0.5 * theta * (sq > 0.0 ? sq : 0.0));
+			K->data[j * tda + i] = row[j];
 		}
 	}
 	for (size_t i = 0; i < n; i++)
@@ -117,9 +118,12 @@ static double kci_dot(const gsl_matrix *A, const gsl_matrix *B)
 {
 	double s = 0.0;
 
-	for (size_t i = 0; i < A->size1; i++)
+	for (size_t i = 0; i < A->size1; i++) {
+		const double *a = A->data + i * A->tda, *b = B->data + i * B->tda;
+
 		for (size_t j = 0; j < A->size2; j++)
-			s += gsl_matrix_get(A, i, j) * gsl_matrix_get(B, i, j);
+			s += a[j] * b[j];
+	}
 	return s;
 }
 
@@ -189,44 +193,61 @@ static void kci_residual(const gsl_matrix *R, gsl_matrix *K, gsl_matrix *tmp)
 	gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, R, tmp, 0.0, K);
 }
 
+/* A lower bound of the largest eigenvalue of the symmetric K (lower triangle): its largest
+ * diagonal entry. */
+static double kci_top_bound(const gsl_matrix *K)
+{
+	double b = 0.0;
+
+	for (size_t i = 0; i < K->size1; i++)
+		if (gsl_matrix_get(K, i, i) > b)
+			b = gsl_matrix_get(K, i, i);
+	return b;
+}
+
 /* K := Psi Psi' where Psi = U sqrt(lambda) over the eigenpairs of (K + K')/2 whose value is
  * above KCI_EIG_CUT times the largest; tmp an n x n scratch matrix; FB_ERR when out of
- * memory.  *top receives the largest eigenvalue. */
+ * memory or when LAPACK fails.  *top receives the largest eigenvalue.  Only the eigenpairs
+ * above KCI_EIG_CUT times a lower bound of the largest are computed (LAPACK's dsyevr). */
 static int kci_truncate(gsl_matrix *K, gsl_matrix *tmp, double *top)
 {
 	size_t n = K->size1, keep = 0;
-	gsl_vector *val = gsl_vector_alloc(n);
-	gsl_eigen_symmv_workspace *w = gsl_eigen_symmv_alloc(n);
+	double *val = malloc(n * sizeof *val), vl;
+	lapack_int *support = malloc(2 * n * sizeof *support), m = 0;
+	int info = -1;
 
-	if (val == NULL || w == NULL) {
-		if (val != NULL)
-			gsl_vector_free(val);
-		if (w != NULL)
-			gsl_eigen_symmv_free(w);
-		return FB_ERR;
-	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < i; j++)
 			gsl_matrix_set(K, i, j, 0.5 * (gsl_matrix_get(K, i, j) + gsl_matrix_get(K, j, i)));
-	gsl_eigen_symmv(K, val, tmp, w);
-	gsl_eigen_symmv_sort(val, tmp, GSL_EIGEN_SORT_VAL_DESC);
-	*top = gsl_vector_get(val, 0);
-	while (keep < n && gsl_vector_get(val, keep) > KCI_EIG_CUT * *top)
+	vl = KCI_EIG_CUT * kci_top_bound(K);
+	*top = 0.0;
+	/* the row-major lower triangle is LAPACK's column-major upper one; eigenvector a lands
+	 * in row a of tmp, in ascending order of value */
+	if (val != NULL && support != NULL && vl > 0.0)
+		info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'V', 'U', (lapack_int)n, K->data,
+		                      (lapack_int)K->tda, vl, INFINITY, 0, 0, 0.0, &m, val,
+		                      tmp->data, (lapack_int)tmp->tda, support);
+	else if (val != NULL && support != NULL)
+		info = 0; /* a zero diagonal: the kernel is zero */
+	if (info == 0 && m > 0)
+		*top = val[m - 1];
+	while (keep < (size_t)m && val[m - 1 - keep] > KCI_EIG_CUT * *top)
 		keep++;
-	for (size_t a = 0; a < keep; a++) {
-		gsl_vector_view u = gsl_matrix_column(tmp, a);
-
-		gsl_vector_scale(&u.vector, sqrt(gsl_vector_get(val, a)));
-	}
 	gsl_matrix_set_zero(K);
-	if (keep > 0) {
-		gsl_matrix_const_view psi = gsl_matrix_const_submatrix(tmp, 0, 0, n, keep);
+	if (info == 0 && keep > 0) {
+		size_t first = (size_t)m - keep;
+		gsl_matrix_const_view psi = gsl_matrix_const_submatrix(tmp, first, 0, keep, n);
 
-		gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, &psi.matrix, 0.0, K);
+		for (size_t a = first; a < (size_t)m; a++) {
+			gsl_vector_view u = gsl_matrix_row(tmp, a);
+
+			gsl_vector_scale(&u.vector, sqrt(val[a]));
+		}
+		gsl_blas_dsyrk(CblasLower, CblasTrans, 1.0, &psi.matrix, 0.0, K);
 	}
-	gsl_vector_free(val);
-	gsl_eigen_symmv_free(w);
-	return FB_OK;
+	free(val);
+	free(support);
+	return info == 0 ? FB_OK : FB_ERR;
 }
 
 /* The null's mean tr(Omega) and variance 2 tr(Omega^2) from the truncated residual kernels

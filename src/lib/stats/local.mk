@@ -1,7 +1,7 @@
-# stats: correlation, conditional-independence tests (GSL only)
+# stats: correlation, conditional-independence tests (GSL; LAPACKE for KCI's eigenvalues)
 noinst_LTLIBRARIES += src/lib/stats/libstats.la
 FB_LIB_PARTS += src/lib/stats/libstats.la
-src_lib_stats_libstats_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)
+src_lib_stats_libstats_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(LAPACKE_CFLAGS)
 src_lib_stats_libstats_la_SOURCES = \
 	include/fedbn/ci.h \
 	src/lib/stats/ci-private.h \
