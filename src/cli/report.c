@@ -29,8 +29,12 @@ void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec)
 	char up[32], down[32];
 
 	fprintf(out, "round %4zu", rec->round);
-	for (size_t f = 0; f < run->trace.nfig; f++)
-		fprintf(out, "  %s %.4g", run->figures[f], rec->fig[f]);
+	for (size_t f = 0; f < run->trace.nfig; f++) {
+		if (isnan(rec->fig[f])) /* not measured in this round */
+			fprintf(out, "  %s -", run->figures[f]);
+		else
+			fprintf(out, "  %s %.4g", run->figures[f], rec->fig[f]);
+	}
 	if (!fb_run_is_circuit(run))
 		fprintf(out, "  edges %zu", rec->edges);
 	if (rec->scored)
