@@ -369,6 +369,12 @@ shell_after_pane() {
 	keys q
 	back_at_prompt
 	keys 'echo one' Enter
+	# the second line only once readline reads again: typed earlier, the tty echoes it
+	# out of place
+	for _ in $(seq 100); do
+		[ "$(screen | grep -v '^$' | tail -n 2 | tr '\n' '|')" = "one|fedbn>|" ] && break
+		sleep 0.1
+	done
 	keys 'echo two' Enter
 	want="fedbn> echo one|one|fedbn> echo two|two|fedbn>|"
 	for _ in $(seq 50); do
