@@ -855,6 +855,58 @@ static void test_rdc_matrix(void **state)
 	free(x);
 }
 
+/* The RDC matrix over discrete and continuous columns (a discrete block is built from its
+ * levels' features and counts, never row by row) against the row-by-row route: features
+ * of every row by fb_rdc_features from the same projections, then fb_rdc_cancor. */
+static void test_rdc_matrix_levels(void **state)
+{
+	enum { N = 500, V = 4, K = 10 };
+	size_t lv[V] = { 2, 3, 0, 4 };
+	double *x = malloc(N * V * sizeof *x), *f = malloc(V * N * K * sizeof *f), m[V * V];
+	gsl_rng *r = fb_rng_stream(3, "rdc-levels-data");
+	fb_column_slice cols[V];
+
+	(void)state;
+	assert_non_null(x);
+	assert_non_null(f);
+	for (size_t i = 0; i < N; i++) {
+		double u = gsl_rng_uniform(r);
+
+		x[i * V] = u < 0.3;
+		x[i * V + 1] = (double)(size_t)(3 * u * u);
+		x[i * V + 2] = u + gsl_ran_gaussian(r, 0.2);
+		x[i * V + 3] = (double)gsl_rng_uniform_int(r, 3); /* level 3 never occurs */
+	}
+	for (size_t j = 0; j < V; j++)
+		cols[j] = (fb_column_slice){ .x = x + j, .stride = V, .rows = NULL, .n = N };
+	gsl_rng_free(r);
+	r = fb_rng_stream(9, "rdc");
+	assert_int_equal(fb_rdc_matrix(cols, lv, V, K, FB_RDC_S, r, m, NULL), FB_OK);
+	gsl_rng_free(r);
+	r = fb_rng_stream(9, "rdc");
+	for (size_t j = 0; j < V; j++) {
+		size_t c = lv[j] ? lv[j] + 1 : 2;
+		double g[5 * K];
+
+		for (size_t i = 0; i < c * K; i++)
+			g[i] = gsl_ran_gaussian(r, 1.0);
+		assert_int_equal(fb_rdc_features(&cols[j], lv[j], g, K, FB_RDC_S, f + j * N * K,
+		                                 NULL), FB_OK);
+	}
+	for (size_t a = 0; a < V; a++)
+		for (size_t b = a + 1; b < V; b++) {
+			double v;
+
+			assert_int_equal(fb_rdc_cancor(f + a * N * K, f + b * N * K, N, K, &v, NULL),
+			                 FB_OK);
+			assert_near(m[a * V + b], v, 1e-9);
+		}
+	assert_true(m[0 * V + 1] > 0.5 && m[1 * V + 2] > 0.5 && m[0 * V + 3] < 0.2);
+	gsl_rng_free(r);
+	free(f);
+	free(x);
+}
+
 /* Sum of squared distances of n rows (d columns) to their clusters' means. */
 static double inertia_of(const double *x, size_t n, size_t d, const size_t *label, size_t k)
 {
@@ -1248,6 +1300,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_rdc_fixed),
 		cmocka_unit_test(test_rdc_matrix),
+		cmocka_unit_test(test_rdc_matrix_levels),
 		cmocka_unit_test(test_kmeans_blobs),
 		cmocka_unit_test(test_kmeans_brute_force),
 		cmocka_unit_test(test_learnspn_continuous),

@@ -107,14 +107,17 @@ static void centre_columns(gsl_matrix *m)
 	}
 }
 
-/* One variable's centred features and the Cholesky factor of their Gram matrix. */
+/* One variable's centred features and the Cholesky factor of their Gram matrix.  A
+ * discrete variable's features depend on its level alone, so its block keeps one row of
+ * features per level and each row's level instead of n rows of features. */
 typedef struct rdc_block {
-	gsl_matrix *x; /* n x k centred features */
+	gsl_matrix *x; /* continuous: n x k centred features (NULL for a discrete block) */
 	gsl_matrix *l; /* k x k lower Cholesky factor of x'x + eps I */
 	int constant;  /* 1 when the features do not vary (the RDC with it is 0) */
-	size_t nlev;   /* a discrete variable's levels (0: continuous) */
-	size_t *code;  /* discrete: each row's level (n, owned) */
-	size_t *first; /* discrete: a row of each level, or SIZE_MAX when none has it (owned) */
+	size_t nlev;   /* discrete: levels plus one for values outside them (0: continuous) */
+	size_t *code;  /* discrete: each row's level, nlev - 1 for a value outside (n, owned) */
+	double *count; /* discrete: rows of each level (nlev, owned) */
+	double *t;     /* discrete: nlev x k centred features of each level (owned) */
 } rdc_block;
 
 /* Free a block. */
@@ -124,35 +127,19 @@ static void block_release(rdc_block *b)
 	gsl_matrix_free(b->l);
 	b->x = b->l = NULL;
 	free(b->code);
-	free(b->first);
-	b->code = b->first = NULL;
+	free(b->count);
+	free(b->t);
+	b->code = NULL;
+	b->count = b->t = NULL;
 }
 
-/* Note a discrete column's levels in b: a row's features depend on its level alone, so the
- * cross products of two discrete blocks follow from their contingency table. */
-static void block_levels(rdc_block *b, const fb_column_slice *col, size_t nlevels)
+/* The k x k cross product of two discrete blocks into m, from their contingency table:
+ * the sum over level pairs (u, v) of N_uv times the outer product of the centred features
+ * of u and v. */
+static void block_cross_discrete(const rdc_block *a, const rdc_block *b, size_t n,
+                                 gsl_matrix *m)
 {
-	b->nlev = nlevels;
-	b->code = fb_xcalloc(col->n, sizeof *b->code);
-	b->first = fb_xcalloc(nlevels, sizeof *b->first);
-	for (size_t l = 0; l < nlevels; l++)
-		b->first[l] = SIZE_MAX;
-	for (size_t i = 0; i < col->n; i++) {
-		double v = col->x[(col->rows != NULL ? col->rows[i] : i) * col->stride];
-		size_t l = v >= 0 && v < (double)nlevels ? (size_t)v : 0;
-
-		b->code[i] = l;
-		if (b->first[l] == SIZE_MAX)
-			b->first[l] = i;
-	}
-}
-
-/* The k x k cross product a.x' b.x of two discrete blocks into m, from their contingency
- * table: the sum over level pairs (u, v) of N_uv times the outer product of the centred
- * features of u and v. */
-static void block_cross_discrete(const rdc_block *a, const rdc_block *b, gsl_matrix *m)
-{
-	size_t la = a->nlev, lb = b->nlev, n = a->x->size1, k = m->size1;
+	size_t la = a->nlev, lb = b->nlev, k = m->size1;
 	double *cnt = fb_xcalloc(la * lb, sizeof *cnt);
 
 	for (size_t i = 0; i < n; i++)
@@ -160,25 +147,63 @@ static void block_cross_discrete(const rdc_block *a, const rdc_block *b, gsl_mat
 	gsl_matrix_set_zero(m);
 	for (size_t u = 0; u < la; u++)
 		for (size_t v = 0; v < lb; v++) {
-			const double *fa, *fb;
+			const double *fa = a->t + u * k, *fb = b->t + v * k;
+			double c = cnt[u * lb + v];
 
-			if (cnt[u * lb + v] == 0)
+			if (c == 0)
 				continue;
-			fa = gsl_matrix_const_ptr(a->x, a->first[u], 0);
-			fb = gsl_matrix_const_ptr(b->x, b->first[v], 0);
 			for (size_t p = 0; p < k; p++)
 				for (size_t q = 0; q < k; q++)
-					m->data[p * m->tda + q] += cnt[u * lb + v] * fa[p] * fb[q];
+					m->data[p * m->tda + q] += c * fa[p] * fb[q];
 		}
 	free(cnt);
+}
+
+/* The k x k cross product of a discrete block d and a continuous one c into m: c's rows
+ * summed by d's level, then one outer product per level; m = d'c, or c'd when c_first. */
+static void block_cross_mixed(const rdc_block *d, const rdc_block *c, int c_first,
+                              gsl_matrix *m)
+{
+	size_t n = c->x->size1, k = m->size1;
+	double *sum = fb_xcalloc(d->nlev * k, sizeof *sum);
+
+	for (size_t i = 0; i < n; i++) {
+		const double *row = gsl_matrix_const_ptr(c->x, i, 0);
+		double *s = sum + d->code[i] * k;
+
+		for (size_t q = 0; q < k; q++)
+			s[q] += row[q];
+	}
+	gsl_matrix_set_zero(m);
+	for (size_t u = 0; u < d->nlev; u++)
+		for (size_t p = 0; p < k; p++)
+			for (size_t q = 0; q < k; q++)
+				m->data[p * m->tda + q] += c_first ? sum[u * k + p] * d->t[u * k + q]
+				                                   : d->t[u * k + p] * sum[u * k + q];
+	free(sum);
+}
+
+/* Add eps = 1e-8 tr / k to the diagonal of the Gram matrix in b->l (lower triangle) and
+ * factor it; a zero trace or a failed factorisation marks the block constant. */
+static void block_factor(rdc_block *b, size_t k)
+{
+	double tr = 0;
+
+	for (size_t j = 0; j < k; j++)
+		tr += gsl_matrix_get(b->l, j, j);
+	if (!(tr > 0)) {
+		b->constant = 1;
+		return;
+	}
+	for (size_t j = 0; j < k; j++)
+		gsl_matrix_set(b->l, j, j, gsl_matrix_get(b->l, j, j) + 1e-8 * tr / (double)k);
+	b->constant = gsl_linalg_cholesky_decomp1(b->l) != GSL_SUCCESS;
 }
 
 /* A block from n x k features f: centred, with the Cholesky factor of x'x plus
  * eps = 1e-8 tr / k on the diagonal.  FB_ERR on out of memory. */
 static int block_init(rdc_block *b, const double *f, size_t n, size_t k)
 {
-	double tr = 0;
-
 	b->x = gsl_matrix_alloc(n, k);
 	b->l = gsl_matrix_alloc(k, k);
 	b->constant = 1;
@@ -193,15 +218,7 @@ static int block_init(rdc_block *b, const double *f, size_t n, size_t k)
 	memcpy(b->x->data, f, n * k * sizeof *f);
 	centre_columns(b->x);
 	gsl_blas_dsyrk(CblasLower, CblasTrans, 1.0, b->x, 0.0, b->l);
-	for (size_t j = 0; j < k; j++)
-		tr += gsl_matrix_get(b->l, j, j);
-	if (!(tr > 0)) {
-		b->constant = 1;
-		return FB_OK;
-	}
-	for (size_t j = 0; j < k; j++)
-		gsl_matrix_set(b->l, j, j, gsl_matrix_get(b->l, j, j) + 1e-8 * tr / (double)k);
-	b->constant = gsl_linalg_cholesky_decomp1(b->l) != GSL_SUCCESS;
+	block_factor(b, k);
 	return FB_OK;
 }
 
@@ -238,12 +255,16 @@ static int work_init(rdc_work *w, size_t k)
 
 /* The largest singular value of Lx^-1 Cxy Ly^-T (at most 1), 0 when a block is constant,
  * NAN when the SVD fails. */
-static double block_cancor(const rdc_block *a, const rdc_block *b, rdc_work *w)
+static double block_cancor(const rdc_block *a, const rdc_block *b, size_t n, rdc_work *w)
 {
 	if (a->constant || b->constant)
 		return 0;
-	if (a->nlev > 0 && b->nlev > 0 && a->nlev * b->nlev * 8 < a->x->size1)
-		block_cross_discrete(a, b, w->m);
+	if (a->nlev > 0 && b->nlev > 0)
+		block_cross_discrete(a, b, n, w->m);
+	else if (a->nlev > 0)
+		block_cross_mixed(a, b, 0, w->m);
+	else if (b->nlev > 0)
+		block_cross_mixed(b, a, 1, w->m);
 	else
 		gsl_blas_dgemm(CblasTrans, CblasNoTrans, 1.0, a->x, b->x, 0.0, w->m);
 	gsl_blas_dtrsm(CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, 1.0, a->l, w->m);
@@ -270,7 +291,7 @@ int fb_rdc_cancor(const double *fx, const double *fy, size_t n, size_t k, double
 		block_release(&b);
 		return fb_fail(err, "out of memory for the canonical correlation of %zu rows", n);
 	}
-	*out = block_cancor(&a, &b, &w);
+	*out = block_cancor(&a, &b, n, &w);
 	if (isnan(*out))
 		rc = fb_fail(err, "the canonical correlation of %zu rows did not converge", n);
 	block_release(&a);
@@ -287,24 +308,116 @@ static void blocks_free(rdc_block *b, size_t m)
 	free(b);
 }
 
+/* Each row's level in b->code (values outside 0..nlevels-1 take level nlevels) and the
+ * rows of each level in b->count. */
+static void block_codes(rdc_block *b, const fb_column_slice *col, size_t nlevels)
+{
+	b->nlev = nlevels + 1;
+	b->code = fb_xcalloc(col->n ? col->n : 1, sizeof *b->code);
+	b->count = fb_xcalloc(b->nlev, sizeof *b->count);
+	for (size_t i = 0; i < col->n; i++) {
+		double v = col->x[(col->rows != NULL ? col->rows[i] : i) * col->stride];
+		size_t l = v >= 0 && v < (double)nlevels && v == floor(v) ? (size_t)v : nlevels;
+
+		b->code[i] = l;
+		b->count[l] += 1;
+	}
+}
+
+/* The sine features of every level of a discrete block into b->t, as fb_rdc_features
+ * computes them row by row: the empirical CDF of the indicator of level j is 1 on its own
+ * rows (and everywhere when no row has it) and (n - N_j) / n elsewhere. */
+static void block_level_features(rdc_block *b, size_t n, const double *g, size_t k, double s)
+{
+	size_t c = b->nlev; /* nlevels indicators and the constant */
+
+	b->t = fb_xcalloc(b->nlev * k, sizeof *b->t);
+	for (size_t l = 0; l < b->nlev; l++)
+		for (size_t q = 0; q < k; q++) {
+			double z = 0;
+
+			for (size_t j = 0; j + 1 < c; j++) {
+				double u = l == j || b->count[j] == 0
+				                   ? 1
+				                   : (double)(n - (size_t)b->count[j]) / (double)n;
+
+				z += u * g[j * k + q];
+			}
+			z += g[(c - 1) * k + q];
+			b->t[l * k + q] = sin(s / (double)c * z);
+		}
+}
+
+/* Whether the rows of a discrete block all have the same features. */
+static int block_levels_constant(const rdc_block *b, size_t k)
+{
+	size_t first = SIZE_MAX;
+
+	for (size_t l = 0; l < b->nlev; l++) {
+		if (b->count[l] == 0)
+			continue;
+		if (first == SIZE_MAX)
+			first = l;
+		else if (memcmp(b->t + l * k, b->t + first * k, k * sizeof *b->t) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* A discrete block from its level features: centred by the row-weighted mean, Gram
+ * matrix and Cholesky factor from the level counts, never n rows of features. */
+static int block_discrete(rdc_block *b, const fb_column_slice *col, size_t nlevels,
+                          const double *g, size_t k, double s)
+{
+	size_t n = col->n;
+
+	block_codes(b, col, nlevels);
+	block_level_features(b, n, g, k, s);
+	b->constant = block_levels_constant(b, k);
+	if (b->constant)
+		return FB_OK;
+	b->l = gsl_matrix_calloc(k, k);
+	if (b->l == NULL)
+		return FB_ERR;
+	for (size_t q = 0; q < k; q++) {
+		double mean = 0;
+
+		for (size_t l = 0; l < b->nlev; l++)
+			mean += b->count[l] * b->t[l * k + q];
+		mean /= (double)n;
+		for (size_t l = 0; l < b->nlev; l++)
+			b->t[l * k + q] -= mean;
+	}
+	for (size_t l = 0; l < b->nlev; l++)
+		for (size_t p = 0; p < k; p++)
+			for (size_t q = 0; q <= p; q++)
+				b->l->data[p * b->l->tda + q] += b->count[l] * b->t[l * k + p] *
+				                                 b->t[l * k + q];
+	block_factor(b, k);
+	return FB_OK;
+}
+
 /* Block j of the RDC matrix: projections drawn from r, features, centring, Cholesky. */
 static int rdc_block_of(const fb_column_slice *col, size_t nlevels, size_t k, double s,
                         gsl_rng *r, double *f, rdc_block *b, fb_error *err)
 {
 	size_t c = nlevels ? nlevels + 1 : 2;
 	double *g = malloc(c * k * sizeof *g);
-	int rc;
+	int rc = FB_OK;
 
 	if (g == NULL)
 		return fb_fail(err, "out of memory for RDC projections");
 	for (size_t i = 0; i < c * k; i++)
 		g[i] = gsl_ran_gaussian(r, 1.0);
-	rc = fb_rdc_features(col, nlevels, g, k, s, f, err);
+	if (nlevels > 0) {
+		if (block_discrete(b, col, nlevels, g, k, s) != FB_OK)
+			rc = fb_fail(err, "out of memory for RDC features of %zu rows", col->n);
+	} else {
+		rc = fb_rdc_features(col, nlevels, g, k, s, f, err);
+		if (rc == FB_OK && block_init(b, f, col->n, k) != FB_OK)
+			rc = fb_fail(err, "out of memory for RDC features of %zu rows", col->n);
+	}
 	free(g);
-	if (rc == FB_OK && block_init(b, f, col->n, k) != FB_OK)
-		rc = fb_fail(err, "out of memory for RDC features of %zu rows", col->n);
-	if (rc == FB_OK && nlevels > 0 && !b->constant)
-		block_levels(b, col, nlevels);
 	return rc;
 }
 
@@ -334,7 +447,7 @@ int fb_rdc_matrix(const fb_column_slice *cols, const size_t *nlevels, size_t nva
 	for (size_t a = 0; a < nvars; a++) {
 		out[a * nvars + a] = 1;
 		for (size_t c = a + 1; c < nvars; c++)
-			out[a * nvars + c] = out[c * nvars + a] = block_cancor(&b[a], &b[c], &w);
+			out[a * nvars + c] = out[c * nvars + a] = block_cancor(&b[a], &b[c], n, &w);
 	}
 	rc = FB_OK;
 out:
