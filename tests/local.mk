@@ -60,6 +60,9 @@ TRANSCRIPTS = \
 	tests/transcripts/sweep.fbn \
 	tests/transcripts/watch.fbn
 TESTS += $(TRANSCRIPTS)
+# outputs that differ in OpenBLAS's AVX2 kernels (see tests/transcript.sh)
+EXTRA_DIST += tests/transcripts/mlp.haswell.out tests/transcripts/rescore.haswell.out \
+	tests/transcripts/threshold.haswell.out
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
 
 # the man page's command and algorithm lists must be the ones the tables generate
