@@ -13,7 +13,9 @@
  * by class (the paper's label shift: each client sees a subset of the classes), elsewhere
  * shuffled rows (the paper's classification runs split randomly); hybrid clients hold
  * their own block of variables and share one (overlap=0: "at least two clients have at
- * least one randomly chosen feature in common").  The class is predicted as the argmax over its levels of the federated
+ * least one randomly chosen feature in common"), and every one of them holds 0.3 of the
+ * rows beside its own share of the others (split's default shared=0.3: the paper's hybrid
+ * clients overlap in rows, though not fully).  The class is predicted as the argmax over its levels of the federated
  * log p(class, x); F1 is that of the class's least frequent level in the training rows.
  * Figures are mean +- standard error over the seeds.
  *

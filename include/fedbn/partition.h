@@ -1,5 +1,5 @@
 /* Splitting a dataset across K virtual clients: horizontally (disjoint rows), vertically
- * (disjoint column blocks, all rows) or hybrid (disjoint rows, overlapping columns). */
+ * (disjoint column blocks, all rows) or hybrid (overlapping rows and overlapping columns). */
 #ifndef FEDBN_PARTITION_H
 #define FEDBN_PARTITION_H
 
@@ -68,9 +68,16 @@ typedef struct fb_split_options {
 	uint64_t seed;        /* stream "split" derives from it */
 	const char *cols;     /* vertical: "a,b;c,d;..." column blocks; NULL = even blocks */
 	double overlap;       /* hybrid: share of variables each client holds beyond its own */
+	double shared;        /* hybrid: share of rows every client holds, in [0, 1) */
 } fb_split_options;
 
-/* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5. */
+/* The default share of rows every client of a hybrid split holds.  The federated-circuits
+ * paper's hybrid splits overlap in rows as well as in variables, though not fully (its
+ * section 4, Q1); it gives no share, and its authors' code draws 0.3 of the rows for
+ * every client. */
+#define FB_SPLIT_SHARED 0.3
+
+/* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5, shared 0.3. */
 void fb_split_options_init(fb_split_options *opt);
 
 /* Split ds into K clients; NULL with the reason when impossible (K < 1, K > rows for
@@ -86,7 +93,9 @@ void fb_split_options_init(fb_split_options *opt);
  * Vertical: every client has every row; client c holds block c of the columns: by default
  * even contiguous blocks (the first d mod K blocks one wider), else the blocks of opt->cols,
  * "a,b;c,d;e", which must name every variable exactly once.  Spaces around names are ignored.
- * Hybrid: rows as horizontal.  Columns: variable j is owned by the client whose even block
+ * Hybrid: rows (shuffled, or in order): the first m = floor(shared n) go to every client, the
+ * other n - m are cut as horizontal (the sizes, a list's counts included, are of those n - m
+ * rows; each client has at least one row of its own, so K > n - m is refused).  Columns: variable j is owned by the client whose even block
  * holds it (with K > d the first d clients own one each); every client also holds each
  * variable it does not own with probability overlap (one uniform draw per client c, then per
  * variable j, skipping owned ones); a client holding fewer than min(2, d) variables then gets
@@ -94,8 +103,8 @@ void fb_split_options_init(fb_split_options *opt);
  * clients, one uniformly chosen variable is also given to a uniformly chosen other client.
  *
  * desc reads like the shell command: "horizontal 10 sizes=even shuffle=yes seed=1",
- * "vertical 3 cols=\"a,b;c\"", "hybrid 4 sizes=dirichlet alpha=0.5 overlap=0.5 shuffle=yes
- * seed=2", "horizontal 3 sizes=30,30,40 shuffle=no seed=1". */
+ * "vertical 3 cols=\"a,b;c\"", "hybrid 4 sizes=dirichlet alpha=0.5 overlap=0.5 shared=0.3
+ * shuffle=yes seed=2", "horizontal 3 sizes=30,30,40 shuffle=no seed=1". */
 fb_partition *fb_split(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
                        const fb_split_options *opt, fb_error *err);
 /* Split ds by its column named column: each distinct value becomes one client holding the

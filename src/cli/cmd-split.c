@@ -32,7 +32,7 @@ static const fb_choice split_kinds[] = {
 
 /* The parameters that make no sense with by=: the column's values decide the clients. */
 static const char *const split_by_excluded[] = {
-	"sizes", "alpha", "shuffle", "seed", "cols", "overlap", NULL,
+	"sizes", "alpha", "shuffle", "seed", "cols", "overlap", "shared", NULL,
 };
 
 /* Refuse the words and parameters split by= cannot take. */
@@ -113,6 +113,10 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.seed = fb_params_given(p, "seed") ? (uint64_t)fb_params_int(p, "seed") : ctx->s->seed;
 	o.cols = fb_params_str(p, "cols");
 	o.overlap = fb_params_double(p, "overlap");
+	o.shared = fb_params_double(p, "shared");
+	if (kind != FB_SPLIT_HYBRID && fb_params_given(p, "shared"))
+		return fb_cmd_error(ctx, "split: shared= is for hybrid splits: a %s split's "
+		                    "clients never share rows", a->argv[0]);
 	part = fb_split(ctx->s->data, kind, (size_t)k, &o, &err);
 	if (part == NULL)
 		return fb_cmd_error(ctx, "split: %s", err.msg);
@@ -179,6 +183,8 @@ static const fb_param_def split_params[] = {
 	  "vertical: column blocks \"a,b;c,d;...\" (quote it); default even blocks" },
 	{ "overlap", FB_PARAM_DOUBLE, "0.5", 0, 1, NULL,
 	  "hybrid: chance that a client also holds each variable it does not own" },
+	{ "shared", FB_PARAM_DOUBLE, "0.3", 0, 1, NULL, /* FB_SPLIT_SHARED */
+	  "hybrid: share of the rows every client holds (the rest are cut as sizes= says)" },
 	{ "by", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "one client per distinct value of this column, which is removed (no K)" },
 	{ 0 },
@@ -188,11 +194,13 @@ const fb_cmd_entry fb_cmd_split = {
 	.name = "split", .usage = "horizontal|vertical|hybrid K [key=value ...] | [horizontal] by=COLUMN",
 	.summary = "split the dataset across K virtual clients",
 	.help = "horizontal: K clients with disjoint rows and every column. vertical: K clients "
-	        "with every row and disjoint column blocks. hybrid: disjoint rows and "
-	        "overlapping column sets (every variable held by some client, at least two "
-	        "clients sharing one). Each client holds its own copy of its rows and columns. "
+	        "with every row and disjoint column blocks. hybrid: overlapping rows and "
+	        "overlapping column sets, as the federated-circuits paper's hybrid splits: "
+	        "shared= of the rows (0.3, its authors' share) go to every client and the "
+	        "others are cut as horizontal (shared=0: disjoint rows); every variable is held "
+	        "by some client, at least two clients sharing one. Each client holds its own copy of its rows and columns. "
 	        "Impossible requests are refused with the reason. by=COLUMN (the word "
-	        "horizontal optional, no K, none of sizes, alpha, shuffle, seed, cols, overlap): "
+	        "horizontal optional, no K, none of sizes, alpha, shuffle, seed, cols, overlap, shared): "
 	        "one client per distinct value of the column, ordered by level label for a "
 	        "discrete column and by value for a continuous one (at most 1000 values), each "
 	        "client with its rows in file order; the column leaves the session's dataset, "

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
@@ -318,19 +319,40 @@ static size_t holders(const fb_partition *p, size_t j)
 	return count;
 }
 
-/* Hybrid invariants: disjoint covering rows, every variable held, at least min(2, d)
- * variables per client, some variable shared, each client's columns ascending. */
-static void check_hybrid(const fb_partition *p)
+/* Hybrid rows: floor(shared n) rows held by every client (K >= 2), each other row by exactly
+ * one, and every client holding at least one row of its own. */
+static void check_hybrid_rows(const fb_partition *p, double shared)
 {
-	size_t shared = 0, want = p->d < 2 ? p->d : 2;
+	size_t *seen = calloc(p->n, sizeof *seen), m = (size_t)floor(shared * (double)p->n);
+	size_t everyone = 0;
 
-	check_rows_partition(p);
-	for (size_t j = 0; j < p->d; j++) {
-		assert_true(holders(p, j) >= 1);
-		shared += holders(p, j) >= 2;
+	for (size_t c = 0; c < p->k; c++) {
+		assert_true(p->clients[c].data->n > (p->k >= 2 ? m : 0));
+		for (size_t a = 0; a < p->clients[c].data->n; a++)
+			seen[p->clients[c].rows[a]]++;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		assert_true(seen[i] == 1 || seen[i] == p->k);
+		everyone += p->k >= 2 && seen[i] == p->k;
 	}
 	if (p->k >= 2)
-		assert_true(shared >= 1);
+		assert_int_equal(everyone, m);
+	free(seen);
+}
+
+/* Hybrid invariants: the rows above, every variable held, at least min(2, d) variables per
+ * client, some variable shared, each client's columns ascending. */
+static void check_hybrid(const fb_partition *p, double shared)
+{
+	size_t nshared = 0, want = p->d < 2 ? p->d : 2;
+
+	check_hybrid_rows(p, shared);
+	for (size_t j = 0; j < p->d; j++) {
+		assert_true(holders(p, j) >= 1);
+		nshared += holders(p, j) >= 2;
+	}
+	if (p->k >= 2)
+		assert_true(nshared >= 1);
 	for (size_t c = 0; c < p->k; c++) {
 		assert_true(p->clients[c].data->d >= want);
 		for (size_t b = 1; b < p->clients[c].data->d; b++)
@@ -356,8 +378,9 @@ static void test_hybrid(void **state)
 				fb_partition *p;
 
 				o.overlap = overlaps[v];
+				o.shared = seed % 2 ? 0.3 : 0.0;
 				p = split_ok(ds, FB_SPLIT_HYBRID, shapes[s][2], &o);
-				check_hybrid(p);
+				check_hybrid(p, o.shared);
 				if (overlaps[v] == 1.0) {
 					for (size_t c = 0; c < p->k; c++)
 						assert_int_equal(p->clients[c].data->d, p->d);
@@ -381,12 +404,44 @@ static void test_hybrid_forced_share(void **state)
 	o.overlap = 0.0;
 	o.sizes = FB_SIZES_UNEVEN;
 	p = split_ok(ds, FB_SPLIT_HYBRID, 5, &o);
-	check_hybrid(p);
+	check_hybrid(p, o.shared);
 	for (size_t c = 0; c < 5; c++)
 		total += p->clients[c].data->d;
 	assert_int_equal(total, 11);
-	assert_string_equal(p->desc, "hybrid 5 sizes=uneven overlap=0 shuffle=yes seed=9");
+	assert_string_equal(p->desc, "hybrid 5 sizes=uneven overlap=0 shared=0.3 shuffle=yes "
+	                             "seed=9");
 	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
+/* Hybrid rows: shared=0 gives the horizontal split's rows (same seed); shared=0.3 keeps the
+ * shared rows out of the sizes, which a list then counts. */
+static void test_hybrid_shared_rows(void **state)
+{
+	fb_dataset *ds = data_make(100, 6);
+	fb_split_options o = opts(4);
+	fb_partition *h, *p;
+
+	(void)state;
+	h = split_ok(ds, FB_SPLIT_HORIZONTAL, 3, &o);
+	o.shared = 0.0;
+	p = split_ok(ds, FB_SPLIT_HYBRID, 3, &o);
+	for (size_t c = 0; c < 3; c++) {
+		assert_int_equal(p->clients[c].data->n, h->clients[c].data->n);
+		assert_memory_equal(p->clients[c].rows, h->clients[c].rows,
+		                    h->clients[c].data->n * sizeof *h->clients[c].rows);
+	}
+	fb_partition_free(p);
+	o.shared = 0.3;
+	o.sizes = FB_SIZES_LIST;
+	o.size_list = "10,20,40";
+	p = split_ok(ds, FB_SPLIT_HYBRID, 3, &o);
+	check_hybrid(p, 0.3);
+	assert_int_equal(p->clients[0].data->n, 40);
+	assert_int_equal(p->clients[1].data->n, 50);
+	assert_int_equal(p->clients[2].data->n, 70);
+	fb_partition_free(p);
+	fb_partition_free(h);
 	fb_dataset_free(ds);
 }
 
@@ -436,6 +491,14 @@ static void test_refusals(void **state)
 	o = opts(1);
 	o.overlap = 1.5;
 	split_refused(ds, FB_SPLIT_HYBRID, 3, &o, "cannot use overlap=1.5: it must lie in [0, 1]");
+	o = opts(1);
+	o.shared = 1.0;
+	split_refused(ds, FB_SPLIT_HYBRID, 3, &o, "cannot use shared=1: the share of rows every "
+	              "client holds must lie in [0, 1), so that each also has rows of its own");
+	o.shared = 0.9;
+	split_refused(ds, FB_SPLIT_HYBRID, 4, &o, "cannot split 30 rows over 4 clients with "
+	              "shared=0.9: 27 rows are every client's, leaving 3, fewer than one of its "
+	              "own per client");
 	fb_dataset_free(ds);
 	fb_dataset_free(none);
 }
@@ -730,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_vertical),
 		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_hybrid_forced_share),
+		cmocka_unit_test(test_hybrid_shared_rows),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_refusals_cols),
 		cmocka_unit_test(test_split_by_discrete),

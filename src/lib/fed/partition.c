@@ -16,7 +16,7 @@
 /* Most distinct values a continuous column may have to be split by. */
 #define BY_MAX_VALUES 1000
 
-/* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5. */
+/* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5, shared 0.3. */
 void fb_split_options_init(fb_split_options *opt)
 {
 	memset(opt, 0, sizeof *opt);
@@ -27,6 +27,7 @@ void fb_split_options_init(fb_split_options *opt)
 	opt->seed = 1;
 	opt->cols = NULL;
 	opt->overlap = 0.5;
+	opt->shared = FB_SPLIT_SHARED;
 }
 
 /* Free a partition and its clients. */
@@ -256,21 +257,29 @@ static int index_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Cut the rows (shuffled from r, or in order) into consecutive blocks of the given sizes;
- * rows[c] gets client c's global row ids in ascending order. */
-static void rows_assign(size_t n, size_t k, const size_t *sizes, int shuffle, gsl_rng *r,
-                        size_t **rows)
+/* Rows every client of a hybrid split holds: floor(shared n). */
+static size_t shared_rows(enum fb_split_kind kind, size_t n, const fb_split_options *opt)
 {
-	size_t *perm = fb_xcalloc(n, sizeof *perm), at = 0;
+	return kind == FB_SPLIT_HYBRID ? (size_t)floor(opt->shared * (double)n) : 0;
+}
+
+/* Order the rows (shuffled from r, or in order); the first m go to every client, the others
+ * are cut into consecutive blocks of the given sizes; rows[c] gets client c's m + sizes[c]
+ * global row ids in ascending order. */
+static void rows_assign(size_t n, size_t m, size_t k, const size_t *sizes, int shuffle,
+                        gsl_rng *r, size_t **rows)
+{
+	size_t *perm = fb_xcalloc(n, sizeof *perm), at = m;
 
 	for (size_t i = 0; i < n; i++)
 		perm[i] = i;
 	if (shuffle)
 		fb_rng_shuffle(r, perm, n);
 	for (size_t c = 0; c < k; c++) {
-		rows[c] = fb_xcalloc(sizes[c], sizeof **rows);
-		memcpy(rows[c], perm + at, sizes[c] * sizeof **rows);
-		qsort(rows[c], sizes[c], sizeof **rows, index_cmp);
+		rows[c] = fb_xcalloc(m + sizes[c], sizeof **rows);
+		memcpy(rows[c], perm, m * sizeof **rows);
+		memcpy(rows[c] + m, perm + at, sizes[c] * sizeof **rows);
+		qsort(rows[c], m + sizes[c], sizeof **rows, index_cmp);
 		at += sizes[c];
 	}
 	free(perm);
@@ -449,6 +458,15 @@ static int split_check(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
 		               "positive", opt->alpha);
 	if (kind == FB_SPLIT_HYBRID && !(opt->overlap >= 0.0 && opt->overlap <= 1.0))
 		return fb_fail(err, "cannot use overlap=%g: it must lie in [0, 1]", opt->overlap);
+	if (kind == FB_SPLIT_HYBRID && !(opt->shared >= 0.0 && opt->shared < 1.0))
+		return fb_fail(err, "cannot use shared=%g: the share of rows every client holds "
+		               "must lie in [0, 1), so that each also has rows of its own",
+		               opt->shared);
+	if (kind == FB_SPLIT_HYBRID && k > ds->n - shared_rows(kind, ds->n, opt))
+		return fb_fail(err, "cannot split %zu rows over %zu clients with shared=%g: "
+		               "%zu rows are every client's, leaving %zu, fewer than one of its "
+		               "own per client", ds->n, k, opt->shared,
+		               shared_rows(kind, ds->n, opt), ds->n - shared_rows(kind, ds->n, opt));
 	return FB_OK;
 }
 
@@ -485,7 +503,7 @@ static char *desc_build(enum fb_split_kind kind, size_t k, const fb_split_option
 	}
 	desc_sizes(&b, opt);
 	if (kind == FB_SPLIT_HYBRID)
-		fb_buf_printf(&b, " overlap=%g", opt->overlap);
+		fb_buf_printf(&b, " overlap=%g shared=%g", opt->overlap, opt->shared);
 	fb_buf_printf(&b, " shuffle=%s seed=%llu", opt->shuffle ? "yes" : "no",
 	              (unsigned long long)opt->seed);
 	return b.data;
@@ -540,19 +558,20 @@ static int split_vertical(fb_partition *p, const fb_dataset *ds, const fb_split_
 	return rc;
 }
 
-/* Horizontal and hybrid: disjoint rows by the size scheme; all columns (horizontal) or
- * overlapping column sets (hybrid).  One "split" stream: sizes, shuffle, then columns. */
+/* Horizontal and hybrid: disjoint rows by the size scheme (hybrid: beside the shared rows
+ * every client holds); all columns (horizontal) or overlapping column sets (hybrid).  One
+ * "split" stream: sizes, shuffle, then columns. */
 static int split_rows(fb_partition *p, const fb_dataset *ds, const fb_split_options *opt,
                       fb_error *err)
 {
 	size_t k = p->k, d = ds->d, *sizes = fb_xcalloc(k, sizeof *sizes);
-	size_t **rows = fb_xcalloc(k, sizeof *rows);
+	size_t **rows = fb_xcalloc(k, sizeof *rows), m = shared_rows(p->kind, ds->n, opt);
 	unsigned char *held = fb_xcalloc(k * d, 1);
 	gsl_rng *r = fb_rng_stream(opt->seed, "split");
-	int rc = sizes_compute(opt, ds->n, k, r, sizes, err);
+	int rc = sizes_compute(opt, ds->n - m, k, r, sizes, err);
 
 	if (rc == FB_OK) {
-		rows_assign(ds->n, k, sizes, opt->shuffle, r, rows);
+		rows_assign(ds->n, m, k, sizes, opt->shuffle, r, rows);
 		if (p->kind == FB_SPLIT_HYBRID)
 			cols_hybrid(d, k, opt->overlap, r, held);
 		else
@@ -561,7 +580,7 @@ static int split_rows(fb_partition *p, const fb_dataset *ds, const fb_split_opti
 	for (size_t c = 0; c < k && rc == FB_OK; c++) {
 		size_t ncols, *cols = cols_from_held(held, d, c, &ncols);
 
-		rc = client_fill(p, ds, c, rows[c], sizes[c], cols, ncols, err);
+		rc = client_fill(p, ds, c, rows[c], m + sizes[c], cols, ncols, err);
 		rows[c] = NULL; /* now the client's */
 	}
 	for (size_t c = 0; c < k; c++)
