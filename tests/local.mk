@@ -58,6 +58,7 @@ TRANSCRIPTS = \
 	tests/transcripts/mlp.fbn \
 	tests/transcripts/feddag.fbn \
 	tests/transcripts/sweep.fbn \
+	tests/transcripts/sweep-circuit.fbn \
 	tests/transcripts/watch.fbn
 TESTS += $(TRANSCRIPTS)
 # outputs that differ in OpenBLAS's AVX2 kernels (see tests/transcript.sh)

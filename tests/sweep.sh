@@ -4,6 +4,7 @@
 # missing cells; a failing cell is recorded with its error and the sweep goes on; Ctrl-C
 # keeps the finished cells.
 fedbn=${FEDBN:-./fedbn}
+data=$(cd "${top_srcdir:-.}/tests/data" && pwd) || exit 99
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
@@ -25,7 +26,7 @@ grid="K=2,3 seed=1..3 algo=notears-admm,avg:notears"
 
 # one row per cell, in grid order, with every column
 [ "$(wc -l < one.csv)" = 13 ] || fail "one.csv has $(wc -l < one.csv) lines, expected 13"
-head -n 1 one.csv | grep -qx 'K,seed,algo,shd,shd_dag,shd_cpdag,extra,missing,reversed,tpr,fdr,precision,f1,nnz,rounds,seconds,bytes_up,bytes_down,bytes,wall,error' ||
+head -n 1 one.csv | grep -qx 'K,seed,algo,shd,shd_dag,shd_cpdag,extra,missing,reversed,tpr,fdr,precision,f1,nnz,rounds,seconds,bytes_up,bytes_down,bytes,train_ll,test_ll,accuracy,class_f1,nodes,params,circuit_bytes,wall,error' ||
 	fail "unexpected header: $(head -n 1 one.csv)"
 sed -n 2p one.csv | grep -q '^2,1,notears-admm,' || fail "the first row is not K=2 seed=1 notears-admm"
 sed -n 13p one.csv | grep -q '^3,3,avg:notears,' || fail "the last row is not K=3 seed=3 avg:notears"
@@ -59,9 +60,9 @@ cmp -s want.txt got.txt || { diff want.txt got.txt; fail "the summary's SHD mean
 [ "$(wc -l < got.txt)" = 4 ] || fail "the summary has $(wc -l < got.txt) groups, expected 4"
 head -n 1 one-summary.md | grep -q '^| K | algo | count | shd | ' || fail "one-summary.md has no table header"
 
-# drop the two time columns (seconds, wall: 16 and 20)
+# drop the two time columns (seconds, wall: 16 and 27)
 untimed() {
-	cut -d, -f1-15,17-19,21 "$1"
+	cut -d, -f1-15,17-26,28 "$1"
 }
 
 # jobs=2: the same rows, times aside
@@ -79,6 +80,19 @@ grep -q '^2,1,notears-admm,999,' res.csv || fail "resume ran a cell the file alr
 sed -e '/^2,1,notears-admm,/s/^\(2,1,notears-admm\),[0-9]*,/\1,999,/' one.csv | untimed /dev/stdin > a.txt
 untimed res.csv > b.txt
 cmp -s a.txt b.txt || { diff a.txt b.txt; fail "resumed rows differ"; }
+
+# a circuit's cell: its log-likelihoods, accuracy, F1 and size are those result and classify
+# give the same run
+cmds="load $data/bin4; split hybrid 2 seed=3; algo fedcircuit; set min_instances_slice=50; run"
+"$fedbn" -c "sweep seed=1 do=\"$cmds\" out=circ.csv label=X4" > circ.log 2>&1 || { cat circ.log; fail "circuit sweep failed"; }
+"$fedbn" -c "$cmds; result; classify X4" > alone.log 2>&1 || { cat alone.log; fail "circuit run failed"; }
+want=$(awk '/^  train /{t=$2} /^  test /{e=$2} /^accuracy /{a=$2; f=$7} /^circuit: /{n=$2; p=$12}
+	END { print t, e, a, substr(f, 1, 6), n, p }' alone.log)
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ printf "%.4f %.4f %.4f %.4f %s %s\n", $c["train_ll"], $c["test_ll"], $c["accuracy"],
+	  $c["class_f1"], $c["nodes"], $c["params"] }' circ.csv)
+[ "$want" = "$got" ] || { cat alone.log; fail "circuit row '$got', the run alone '$want'"; }
+grep -q '^1,"","",' circ.csv || fail "a circuit's row has graph scores"
 
 # a failing cell is recorded with its error, the others run, the exit status is 0
 "$fedbn" -c 'sweep K=2,0 seed=1 do="gen er d=5 edges=5 n=60 seed=${seed}; split horizontal ${K}; algo notears-admm; set max_rounds=3; run" out=f.csv' > f.log 2>&1 ||

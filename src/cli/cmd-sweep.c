@@ -320,7 +320,8 @@ static size_t sweep_show(fb_cmd_ctx *ctx, const char *list, size_t *idx)
 			f++;
 		if (f == FB_SWEEP_NFIGS) {
 			fb_cmd_error(ctx, "sweep: show: '%s' is not a figure of the rows (shd, shd_dag, "
-			             "tpr, fdr, f1, rounds, seconds, bytes, ...)", w);
+			             "tpr, fdr, f1, rounds, seconds, bytes, test_ll, accuracy, "
+			             "nodes, ...)", w);
 			n = 0;
 			break;
 		}
@@ -331,12 +332,22 @@ static size_t sweep_show(fb_cmd_ctx *ctx, const char *list, size_t *idx)
 	return n;
 }
 
+/* Whether fig is a rate or a time, shown with three decimals. */
+static bool sweep_fine(const char *fig)
+{
+	static const char *const fine[] = { "tpr", "fdr", "precision", "f1", "seconds", "wall",
+		                            "accuracy", "class_f1", NULL };
+
+	for (size_t i = 0; fine[i] != NULL; i++)
+		if (strcmp(fig, fine[i]) == 0)
+			return true;
+	return false;
+}
+
 /* One statistic as "3.20 ± 0.45" (rates with three decimals; "-" for no value). */
 static void sweep_stat_text(const fb_summary_stat *st, const char *fig, char *buf, size_t len)
 {
-	int dec = strcmp(fig, "tpr") == 0 || strcmp(fig, "fdr") == 0 ||
-	          strcmp(fig, "precision") == 0 || strcmp(fig, "f1") == 0 ||
-	          strcmp(fig, "seconds") == 0 || strcmp(fig, "wall") == 0 ? 3 : 2;
+	int dec = sweep_fine(fig) ? 3 : 2;
 
 	if (st->n == 0)
 		snprintf(buf, len, "-");
@@ -472,6 +483,33 @@ static int sweep_write_summary(sweep *sw, const fb_summary *s)
 	return ret;
 }
 
+/* Whether some cell's figure fig has a value. */
+static bool sweep_any(const sweep *sw, const char *fig)
+{
+	size_t f = 0;
+
+	while (f < FB_SWEEP_NFIGS && strcmp(fb_sweep_figures[f], fig) != 0)
+		f++;
+	for (size_t c = 0; c < sw->total && f < FB_SWEEP_NFIGS; c++)
+		if (sw->have[c] && !sw->recs[c].failed && sw->recs[c].fig[f][0] != '\0')
+			return true;
+	return false;
+}
+
+/* The figures the summary prints: show='s, else a circuit's when the cells learned circuits
+ * and no graph was scored, else a graph's. */
+static const char *sweep_show_list(const sweep *sw)
+{
+	const char *show = fb_params_str(sw->p, "show");
+
+	if (show != NULL)
+		return show;
+	if (sweep_any(sw, "shd") || !sweep_any(sw, "train_ll"))
+		return "shd,tpr,fdr,f1,rounds";
+	return fb_params_str(sw->p, "label") != NULL ? "train_ll,test_ll,accuracy,class_f1,nodes,bytes"
+	                                            : "train_ll,test_ll,nodes,params,bytes";
+}
+
 /* The summary over the repeated variable (over=): printed, and written beside out. */
 static int sweep_summary(sweep *sw)
 {
@@ -484,7 +522,7 @@ static int sweep_summary(sweep *sw)
 	fb_table t;
 	int ret = FB_CMD_OK;
 
-	nshow = sweep_show(sw->ctx, fb_params_str(sw->p, "show"), show);
+	nshow = sweep_show(sw->ctx, sweep_show_list(sw), show);
 	if (ov < 0)
 		fprintf(sw->ctx->out, "no summary: the grid has no variable '%s' to average over "
 		                      "(over=NAME names the repeated one)\n", over);
@@ -643,7 +681,8 @@ static int sweep_go(sweep *sw)
 	double wall;
 	int ret;
 
-	if (sweep_show(sw->ctx, fb_params_str(sw->p, "show"), show) == 0 ||
+	if ((fb_params_given(sw->p, "show") &&
+	     sweep_show(sw->ctx, fb_params_str(sw->p, "show"), show) == 0) ||
 	    sweep_script(sw) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	sw->total = fb_grid_cells(&sw->grid);
@@ -654,6 +693,7 @@ static int sweep_go(sweep *sw)
 	cells = sweep_pending(sw, &sw->todo);
 	job.script = sw->script;
 	job.source = sw->source;
+	job.label = fb_params_str(sw->p, "label");
 	job.cells = cells;
 	job.ncells = sw->todo;
 	job.jobs = jobs < sw->todo ? jobs : sw->todo > 0 ? sw->todo : 1;
@@ -706,8 +746,12 @@ static const fb_param_def sweep_params[] = {
 	  "keep the cells out= already holds and run only the others (and the failed ones)" },
 	{ "over", FB_PARAM_STRING, "seed", 0, 0, NULL,
 	  "the repeated variable the summary averages over" },
-	{ "show", FB_PARAM_STRING, "shd,tpr,fdr,f1,rounds", 0, 0, NULL,
-	  "the figures of the printed summary (the files have every figure)" },
+	{ "show", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "the figures of the printed summary (the files have every figure); default "
+	  "shd,tpr,fdr,f1,rounds, or train_ll,test_ll,nodes,params,bytes for circuits" },
+	{ "label", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "a discrete variable each cell's circuit predicts on the test rows: accuracy, "
+	  "class_f1" },
 	{ "progress", FB_PARAM_DOUBLE, "10", 0, 1e9, NULL,
 	  "without a terminal, a progress line on standard error every this many seconds" },
 	FB_CMD_PARAM_FORCE,
@@ -717,7 +761,7 @@ static const fb_param_def sweep_params[] = {
 const fb_cmd_entry fb_cmd_sweep = {
 	.name = "sweep",
 	.usage = "NAME=VALUES... file=SCRIPT|do=\"CMDS\" [out=FILE.csv] [jobs=N] [resume=yes] "
-	         "[over=VAR] [show=FIGS] [progress=SECS] [force=yes]",
+	         "[over=VAR] [show=FIGS] [label=VAR] [progress=SECS] [force=yes]",
 	.summary = "run commands over a grid of variables",
 	.help = "Run a block of commands once per cell of a grid, e.g. sweep K=2,4,8 seed=1..10 "
 	        "algo=notears-admm,avg:notears file=exp.fbn out=k.csv jobs=2, where exp.fbn "
@@ -727,9 +771,14 @@ const fb_cmd_entry fb_cmd_sweep = {
 	        "run of this session is seen, the session seed is 1) in its own process, stops "
 	        "at its first failing command, and is scored on its newest run as result scores "
 	        "it. out= gets one row per cell, in grid order: the variables, shd, shd_dag, "
-	        "shd_cpdag, extra, missing, reversed, tpr, fdr, precision, f1, nnz, rounds, "
-	        "seconds (the run's steps), bytes_up, bytes_down, bytes, wall (the whole cell) "
-	        "and error (why a cell failed; its figures are then empty). A failed cell is "
+	        "shd_cpdag, extra, missing, reversed, tpr, fdr, precision, f1, nnz (a graph's "
+	        "accuracy against the truth), rounds, seconds (the run's steps), bytes_up, "
+	        "bytes_down, bytes, train_ll, test_ll (a circuit's mean log-likelihood of the "
+	        "training and test rows), accuracy, class_f1 (of the circuit predicting the "
+	        "discrete variable label= names on the test rows, every row when none is held "
+	        "out; F1 as classify gives it), nodes, params, circuit_bytes (the circuit's "
+	        "size), wall (the whole cell) and error (why a cell failed; its figures are "
+	        "then empty). A failed cell is "
 	        "reported and the sweep goes on. jobs=N runs N cells at once; the rows do not "
 	        "depend on it (but for seconds and wall). A terminal shows a progress bar; "
 	        "otherwise a line on standard error every progress= seconds. Ctrl-C stops the "
@@ -737,7 +786,8 @@ const fb_cmd_entry fb_cmd_sweep = {
 	        "cells out= lacks or holds as failed. The summary averages every figure over "
 	        "the repeated variable over= (seed) for each combination of the others: mean ± "
 	        "standard error (the sample standard deviation over the square root of the "
-	        "count; failed cells left out), printed for the figures show= names and written "
+	        "count; failed cells left out), printed for the figures show= names (by default "
+	        "a graph's, or a circuit's when the cells learned circuits) and written "
 	        "in full to FILE-summary.csv and FILE-summary.md.",
 	.min_args = 0, .max_args = -1, .complete = FB_COMPLETE_NONE, .params = sweep_params,
 	.free_params = true, .exec = exec_sweep,

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/circuit.h"
 #include "fedbn/core.h"
 #include "interrupt.h"
 #include "session.h"
@@ -20,9 +22,13 @@
 /* The figures of a row. */
 const char *const fb_sweep_figures[FB_SWEEP_NFIGS + 1] = {
 	"shd", "shd_dag", "shd_cpdag", "extra", "missing", "reversed", "tpr", "fdr",
-	"precision", "f1", "nnz", "rounds", "seconds", "bytes_up", "bytes_down", "bytes", "wall",
+	"precision", "f1", "nnz", "rounds", "seconds", "bytes_up", "bytes_down", "bytes",
+	"train_ll", "test_ll", "accuracy", "class_f1", "nodes", "params", "circuit_bytes", "wall",
 	NULL,
 };
+
+/* Where some figures sit in the row. */
+enum { FIG_ROUNDS = 11, FIG_TRAIN_LL = 16, FIG_ACCURACY = 18, FIG_NODES = 20 };
 
 /* Set in a cell's process. */
 static bool in_cell;
@@ -58,30 +64,86 @@ static void cell_error_text(const char *msgs, fb_sweep_record *rec)
 	         (int)(end != NULL ? end - e - 7 : (long)strlen(e) - 7), e + 7);
 }
 
-/* Fill rec's figures from the cell's newest run. */
-static void cell_score(const fb_run *run, double wall, fb_sweep_record *rec)
+/* The mean of ll, or NAN when the part has no rows. */
+static double cell_ll(const fb_loglik *ll)
+{
+	return ll->n > 0 ? fb_loglik_mean(ll) : NAN;
+}
+
+/* The accuracy and F1 of classifying label with a circuit run's circuit into v[0..1];
+ * FB_ERR with the reason. */
+static int cell_classify(const fb_run *run, const char *label, double *v, fb_error *err)
+{
+	const fb_dataset *ds = run->whole;
+	const fb_circuit *c = fb_run_circuit(run, err);
+	int j = ds != NULL ? fb_dataset_find(ds, label) : -1;
+	size_t n, *cm;
+	bool all;
+
+	if (c == NULL)
+		return FB_ERR;
+	if (j < 0)
+		return fb_fail(err, "label: the data have no variable '%s' to classify", label);
+	if (ds->vars[j].kind != FB_DISCRETE)
+		return fb_fail(err, "label: '%s' is continuous; accuracy needs a discrete one",
+		               label);
+	if ((cm = fb_cmd_confusion(c, ds, (size_t)j, &n, &all, err)) == NULL)
+		return FB_ERR;
+	fb_cmd_class_scores(cm, ds->vars[j].nlevels, n, &v[0], &v[1]);
+	free(cm);
+	return FB_OK;
+}
+
+/* A circuit run's figures into v: train and test log-likelihood, accuracy and F1 of label
+ * (when given), nodes, parameters and the circuit's bytes; FB_ERR with the reason. */
+static int cell_circuit(const fb_run *run, const char *label, double *v, fb_error *err)
+{
+	fb_circuit_report rep;
+
+	if (fb_run_circuit_report(run, &rep, err) != FB_OK)
+		return FB_ERR;
+	v[FIG_TRAIN_LL] = cell_ll(&rep.ll[FB_PART_TRAIN]);
+	v[FIG_TRAIN_LL + 1] = cell_ll(&rep.ll[FB_PART_TEST]);
+	v[FIG_NODES] = (double)rep.stats.nodes;
+	v[FIG_NODES + 1] = (double)rep.stats.params;
+	v[FIG_NODES + 2] = (double)rep.stats.bytes;
+	return label != NULL ? cell_classify(run, label, v + FIG_ACCURACY, err) : FB_OK;
+}
+
+/* Fill rec's figures from the cell's newest run: a graph's accuracy against the truth, a
+ * circuit's figures, and every run's rounds, time and bytes. */
+static void cell_score(const fb_run *run, double wall, const char *label,
+                       fb_sweep_record *rec)
 {
 	size_t up = fb_run_bytes(run, FB_UP), down = fb_run_bytes(run, FB_DOWN);
 	double v[FB_SWEEP_NFIGS];
-	bool scored;
-	fb_error err;
+	bool scored = false;
+	fb_error err = { { 0 } };
 	fb_score s;
 
-	scored = run->truth != NULL && fb_run_score(run, &s, &err) == FB_OK;
-	if (scored) {
+	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
+		v[f] = NAN;
+	if (fb_run_is_circuit(run)) {
+		if (cell_circuit(run, label, v, &err) != FB_OK) {
+			rec->failed = true;
+			snprintf(rec->error, sizeof rec->error, "%s", err.msg);
+			return;
+		}
+	} else if (run->truth != NULL && fb_run_score(run, &s, &err) == FB_OK) {
 		double sv[] = { s.shd, s.shd_dag, s.shd_cpdag, s.extra, s.missing, s.reversed,
 			        s.tpr, s.fdr, s.precision, s.f1, s.nnz };
 
 		memcpy(v, sv, sizeof sv);
+		scored = true;
 	}
-	v[11] = (double)fb_run_rounds(run);
-	v[12] = run->seconds;
-	v[13] = (double)up;
-	v[14] = (double)down;
-	v[15] = (double)(up + down);
-	v[16] = wall;
-	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
-		if (f >= 11 || scored)
+	v[FIG_ROUNDS] = (double)fb_run_rounds(run);
+	v[FIG_ROUNDS + 1] = run->seconds;
+	v[FIG_ROUNDS + 2] = (double)up;
+	v[FIG_ROUNDS + 3] = (double)down;
+	v[FIG_ROUNDS + 4] = (double)(up + down);
+	v[FB_SWEEP_NFIGS - 1] = wall;
+	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++) /* a graph's scores as they are */
+		if (!isnan(v[f]) || (scored && f < FIG_ROUNDS))
 			fb_format_double(v[f], rec->fig[f], sizeof rec->fig[f]);
 }
 
@@ -111,7 +173,7 @@ static void cell_run(fb_cmd_ctx *parent, const fb_sweep_job *job, size_t cell,
 		rec->failed = true;
 		snprintf(rec->error, sizeof rec->error, "the script made no run");
 	} else {
-		cell_score(fb_session_last_run(&s), fb_clock_seconds() - t0, rec);
+		cell_score(fb_session_last_run(&s), fb_clock_seconds() - t0, job->label, rec);
 	}
 }
 

@@ -12,7 +12,7 @@
 /* The figures of a cell's row, after its grid variables, in this order. */
 extern const char *const fb_sweep_figures[];
 /* How many. */
-#define FB_SWEEP_NFIGS 17
+#define FB_SWEEP_NFIGS 24
 /* The name of the last column: the cell's error, empty when it succeeded. */
 #define FB_SWEEP_ERROR_COL "error"
 
@@ -28,6 +28,7 @@ typedef struct fb_sweep_job {
 	const fb_grid *grid;   /* the grid */
 	const char *script;    /* the commands, with ${NAME} references */
 	const char *source;    /* the script's name in messages ("exp.fbn", "do") */
+	const char *label;     /* the discrete variable circuit runs classify, or NULL */
 	const size_t *cells;   /* the cells to run, in order */
 	size_t ncells;         /* how many */
 	size_t jobs;           /* processes at once */
