@@ -3,21 +3,29 @@
  *
  *   table1  test log-likelihood: centralised LearnSPN, then one-pass federated circuits over
  *           horizontal (5 clients), vertical (2) and hybrid (2) splits of the training rows;
- *   table5  classification (FC[PC]): accuracy and F1 in the same four settings;
+ *   table5  classification (FC[PC]): accuracy and F1, centralised and over the paper's
+ *           clients: horizontal 5 and 10, vertical 2 and 3, hybrid 2 and 3; then horizontal
+ *           5 and 10 again with cluster_shared (each client splits its rows into K k-means
+ *           clusters, one circuit each: what the authors' code does on horizontal splits,
+ *           not what the paper describes);
  *   table2  vertical (2 clients): one-pass against one-pass followed by EM rounds.
  *
- * Per seed the rows are shuffled by the seed's stream and cut 70 / 15 / 15 % (train /
- * valid / test; the validation rows are not used); continuous columns are standardised
- * with the training rows' mean and population sd; the split of the training rows uses the
- * same seed: in table1 horizontal clients get contiguous blocks of the training rows ordered
- * by class (the paper's label shift: each client sees a subset of the classes), elsewhere
- * shuffled rows (the paper's classification runs split randomly); hybrid clients hold
- * their own block of variables and share one (overlap=0: "at least two clients have at
- * least one randomly chosen feature in common"), and every one of them holds 0.3 of the
- * rows beside its own share of the others (split's default shared=0.3: the paper's hybrid
- * clients overlap in rows, though not fully).  The class is predicted as the argmax over its levels of the federated
- * log p(class, x); F1 is that of the class's least frequent level in the training rows.
- * Figures are mean +- standard error over the seeds.
+ * Per seed the rows are shuffled by the seed's stream and cut: table5 as the paper cuts
+ * breast cancer (450 training rows of 570, the other 120 for test: the same shares of any
+ * file, no validation rows), the others 70 / 15 / 15 % (train / valid / test; the
+ * validation rows are not used); continuous columns are standardised with the training
+ * rows' mean and population sd; the split of the training rows uses the same seed: in
+ * table1 horizontal clients get contiguous blocks of the training rows ordered by class
+ * (the paper's label shift: each client sees a subset of the classes), elsewhere shuffled
+ * rows (the paper's classification runs split randomly); vertical and hybrid splits take
+ * the variables in a random order of the seed (the paper splits the features randomly), so
+ * that each client's block is a random set; hybrid clients hold their own block of
+ * variables and share one (overlap=0: "at least two clients have at least one randomly
+ * chosen feature in common"), and every one of them holds 0.3 of the rows beside its own
+ * share of the others (split's default shared=0.3: the paper's hybrid clients overlap in
+ * rows, though not fully).  The class is predicted as the argmax over its levels of the
+ * federated log p(class, x); F1 is that of the class's least frequent level in the
+ * training rows.  Figures are mean +- standard error over the seeds.
  *
  * Usage: fedcircuit-study TABLE CSV [SEEDS [THRESHOLD MIN_INSTANCES [K [EM]]]]; the defaults
  * are 5 seeds, SPFlow's learn_mspn (0.3, 200), K = 2 clusters and 5 EM rounds; a ninth
@@ -31,6 +39,9 @@
 
 #include "fedbn/csv.h"
 #include "fedbn/fedcircuit.h"
+
+/* Table 5's training share: the paper cuts breast cancer's 570 rows into 450 and 120. */
+#define TABLE5_TRAIN (450.0 / 570.0)
 
 /* The rows of one seed: training dataset and test rows. */
 typedef struct study_data {
@@ -79,10 +90,12 @@ static fb_dataset *by_class(const fb_dataset *ds, size_t t)
 	return out;
 }
 
-/* Shuffle, cut and standardise the rows of ds for one seed. */
-static void study_prepare(const fb_dataset *ds, uint64_t seed, study_data *sd)
+/* Shuffle, cut (a share paper5 of the rows for training, the others for test: else 70 %
+ * and the last 15 %) and standardise the rows of ds for one seed. */
+static void study_prepare(const fb_dataset *ds, uint64_t seed, int paper5, study_data *sd)
 {
-	size_t n = ds->n, ntr = (size_t)(0.7 * (double)n), *perm = malloc(n * sizeof *perm);
+	size_t n = ds->n, *perm = malloc(n * sizeof *perm);
+	size_t ntr = paper5 ? (size_t)floor(TABLE5_TRAIN * (double)n) : (size_t)(0.7 * (double)n);
 	size_t cnt[64] = { 0 };
 	gsl_rng *r = fb_rng_stream(seed, "study-split");
 	fb_dataset *sh;
@@ -92,7 +105,7 @@ static void study_prepare(const fb_dataset *ds, uint64_t seed, study_data *sd)
 	fb_rng_shuffle(r, perm, n);
 	sh = fb_dataset_subset(ds, perm, n, NULL, 0);
 	standardise(sh, sh->x, n, ntr);
-	sd->nte = (size_t)(0.15 * (double)n);
+	sd->nte = paper5 ? n - ntr : (size_t)(0.15 * (double)n);
 	for (size_t i = 0; i < n; i++)
 		perm[i] = i;
 	sd->train = fb_dataset_subset(sh, perm, ntr, NULL, 0);
@@ -107,6 +120,30 @@ static void study_prepare(const fb_dataset *ds, uint64_t seed, study_data *sd)
 		if (cnt[v] < cnt[sd->positive])
 			sd->positive = v;
 	fb_dataset_free(sh);
+	gsl_rng_free(r);
+	free(perm);
+}
+
+/* sd with its variables in a random order of seed (the training rows, the test rows and the
+ * class's index follow), so that even column blocks are random sets of variables. */
+static void study_shuffle_columns(const study_data *sd, uint64_t seed, study_data *out)
+{
+	size_t d = sd->train->d, *perm = malloc(d * sizeof *perm);
+	gsl_rng *r = fb_rng_stream(seed, "study-columns");
+
+	for (size_t j = 0; j < d; j++)
+		perm[j] = j;
+	fb_rng_shuffle(r, perm, d);
+	*out = *sd;
+	out->by_class = NULL;
+	out->train = fb_dataset_subset(sd->train, NULL, 0, perm, d);
+	out->test = malloc(sd->nte * d * sizeof *out->test);
+	for (size_t j = 0; j < d; j++) {
+		for (size_t i = 0; i < sd->nte; i++)
+			out->test[i * d + j] = sd->test[i * d + perm[j]];
+		if (perm[j] == sd->target)
+			out->target = j;
+	}
 	gsl_rng_free(r);
 	free(perm);
 }
@@ -173,6 +210,7 @@ typedef struct study_opts {
 	size_t clusters;           /* K */
 	size_t em;                 /* EM rounds of table2 */
 	int label_shift;           /* horizontal clients get rows ordered by class (table1) */
+	int cluster_shared;        /* fb_fc_options' cluster_shared */
 } study_opts;
 
 /* A federated run over kind with K clients and em EM rounds, scored. */
@@ -198,6 +236,7 @@ static study_fig study_fed(const study_data *sd, enum fb_split_kind kind, size_t
 	o.learn = so->learn;
 	o.clusters = so->clusters;
 	o.em_iters = em;
+	o.cluster_shared = so->cluster_shared;
 	fb_fed_options_init(&fo);
 	fed = p == NULL ? NULL : fb_fed_alloc(p, &fo, &err);
 	fc = fed == NULL ? NULL : fb_fc_alloc(p, &o, &err);
@@ -262,27 +301,78 @@ static void print_row(const char *table, const char *label, const double *fig, s
 		printf("| %-24s | %8.2f ± %.2f |\n", label, m[0], se[0]);
 }
 
+/* One row of a table: a model, or a split with its clients. */
+typedef struct study_setting {
+	const char *label;       /* the row's name */
+	int central;             /* the centralised learner, not federated */
+	enum fb_split_kind kind; /* else the split */
+	size_t k;                /* and its clients */
+	int em;                  /* with the EM rounds (table2) */
+	int cluster_shared;      /* clients cluster their rows of shared subspaces too */
+} study_setting;
+
+/* Table 1: the paper's clients per setting. */
+static const study_setting table1_rows[] = {
+	{ "centralised (not fed.)", 1, 0, 0, 0, 0 },
+	{ "horizontal, 5 clients", 0, FB_SPLIT_HORIZONTAL, 5, 0, 0 },
+	{ "vertical, 2 clients", 0, FB_SPLIT_VERTICAL, 2, 0, 0 },
+	{ "hybrid, 2 clients", 0, FB_SPLIT_HYBRID, 2, 0, 0 },
+	{ NULL, 0, 0, 0, 0, 0 },
+};
+
+/* Table 5: FC[PC] rows of the paper (5 and 10, 2 and 3, 2 and 3 clients). */
+static const study_setting table5_rows[] = {
+	{ "centralised (not fed.)", 1, 0, 0, 0, 0 },
+	{ "horizontal, 5 clients", 0, FB_SPLIT_HORIZONTAL, 5, 0, 0 },
+	{ "horizontal, 10 clients", 0, FB_SPLIT_HORIZONTAL, 10, 0, 0 },
+	{ "vertical, 2 clients", 0, FB_SPLIT_VERTICAL, 2, 0, 0 },
+	{ "vertical, 3 clients", 0, FB_SPLIT_VERTICAL, 3, 0, 0 },
+	{ "hybrid, 2 clients", 0, FB_SPLIT_HYBRID, 2, 0, 0 },
+	{ "hybrid, 3 clients", 0, FB_SPLIT_HYBRID, 3, 0, 0 },
+	{ "horizontal 5, clustered", 0, FB_SPLIT_HORIZONTAL, 5, 0, 1 },
+	{ "horizontal 10, clustered", 0, FB_SPLIT_HORIZONTAL, 10, 0, 1 },
+	{ NULL, 0, 0, 0, 0, 0 },
+};
+
+/* Table 2: vertical, 2 clients, without and with EM. */
+static const study_setting table2_rows[] = {
+	{ "one-pass", 0, FB_SPLIT_VERTICAL, 2, 0, 0 },
+	{ "one-pass + EM", 0, FB_SPLIT_VERTICAL, 2, 1, 0 },
+	{ NULL, 0, 0, 0, 0, 0 },
+};
+
+/* The figures of one setting on one seed's data (sd, and sdp with shuffled columns). */
+static study_fig study_one(const study_setting *st, const study_data *sd,
+                           const study_data *sdp, uint64_t seed, const study_opts *so)
+{
+	if (st->central)
+		return study_central(sd, so);
+	study_opts o = *so;
+
+	o.cluster_shared = st->cluster_shared;
+	return study_fed(st->kind == FB_SPLIT_HORIZONTAL ? sd : sdp, st->kind, st->k,
+	                 st->em ? so->em : 0, seed, &o);
+}
+
 /* Run the settings of a table over the seeds and print its rows. */
 static void study_table(const char *table, const fb_dataset *ds, size_t seeds,
                         const study_opts *so)
 {
-	static const char *const label1[4] = { "centralised (not fed.)", "horizontal, 5 clients",
-	                                       "vertical, 2 clients", "hybrid, 2 clients" };
-	static const char *const label2[2] = { "one-pass", "one-pass + EM" };
-	int two = strcmp(table, "table2") == 0;
-	size_t nset = two ? 2 : 4;
-	double *fig = calloc(nset * seeds * 3, sizeof *fig);
+	const study_setting *rows = strcmp(table, "table2") == 0 ? table2_rows
+	                            : strcmp(table, "table5") == 0 ? table5_rows : table1_rows;
+	size_t nset = 0;
+	double *fig;
 
+	while (rows[nset].label != NULL)
+		nset++;
+	fig = calloc(nset * seeds * 3, sizeof *fig);
 	for (size_t s = 0; s < seeds; s++) {
-		study_data sd;
+		study_data sd, sdp;
 
-		study_prepare(ds, s + 1, &sd);
+		study_prepare(ds, s + 1, strcmp(table, "table5") == 0, &sd);
+		study_shuffle_columns(&sd, s + 1, &sdp);
 		for (size_t t = 0; t < nset; t++) {
-			static const enum fb_split_kind kinds[4] = { 0, FB_SPLIT_HORIZONTAL,
-			                                             FB_SPLIT_VERTICAL, FB_SPLIT_HYBRID };
-			study_fig f = two ? study_fed(&sd, FB_SPLIT_VERTICAL, 2, t ? so->em : 0, s + 1, so)
-			              : t == 0 ? study_central(&sd, so)
-			                       : study_fed(&sd, kinds[t], t == 1 ? 5 : 2, 0, s + 1, so);
+			study_fig f = study_one(&rows[t], &sd, &sdp, s + 1, so);
 			double *o = fig + (t * seeds + s) * 3;
 
 			o[0] = f.ll;
@@ -291,10 +381,12 @@ static void study_table(const char *table, const fb_dataset *ds, size_t seeds,
 		}
 		fb_dataset_free(sd.train);
 		fb_dataset_free(sd.by_class);
+		fb_dataset_free(sdp.train);
 		free(sd.test);
+		free(sdp.test);
 	}
 	for (size_t t = 0; t < nset; t++)
-		print_row(table, two ? label2[t] : label1[t], fig + t * seeds * 3, seeds);
+		print_row(table, rows[t].label, fig + t * seeds * 3, seeds);
 	free(fig);
 }
 
@@ -328,6 +420,7 @@ int main(int argc, char **argv)
 	if (argc > 8 && strcmp(argv[8], "parametric") == 0)
 		so.learn.leaves = FB_LEARN_PARAMETRIC;
 	so.label_shift = strcmp(argv[1], "table1") == 0;
+	so.cluster_shared = 0;
 	printf("%s on %s: %zu rows x %zu columns, %zu seeds, threshold %g, min_instances_slice "
 	       "%zu, K %zu%s\n", argv[1], argv[2], ds->n, ds->d, seeds, so.learn.threshold,
 	       so.learn.min_instances_slice, so.clusters, strcmp(argv[1], "table2") ? "" : "");

@@ -1,10 +1,14 @@
 #!/bin/sh
 # The federated-circuits paper's Table 5 (FC[PC]): accuracy and F1 (of the rarest class) of
-# the class predicted as the argmax of the federated log p(class, x), centralised and in the three settings (horizontal
-# rows shuffled), on breast cancer (the paper's settings 0.4 / 300), credit-g and diabetes
-# (SPFlow's learn_mspn defaults 0.3 / 200: the paper gives none for them).
-# Rows shuffled per seed and cut 70 / 15 / 15 %, continuous columns standardised with the
-# training rows; mean ± standard error over the seeds (bench/fedcircuit-study.c says more).
+# the class predicted as the argmax of the federated log p(class, x), centralised and with
+# the paper's clients (horizontal 5 and 10, rows shuffled; vertical 2 and 3 and hybrid 2
+# and 3, variables in a random order), on breast cancer with the paper's settings for it
+# in every split (Table 7: threshold 0.4, min_num_instances 300), credit-g and diabetes
+# (SPFlow's learn_mspn defaults 0.3 / 200: the paper gives none for them).  Two more rows
+# run horizontal 5 and 10 with cluster_shared=yes, as the authors' code does.
+# Rows shuffled per seed and cut as the paper cuts breast cancer (450 / 570 for training,
+# the rest for test), continuous columns standardised with the training rows; mean ±
+# standard error over the seeds (bench/fedcircuit-study.c says more).
 #   sh examples/fedcircuit-table5.sh [DATA_DIR] [BUILD_DIR]     (SEEDS=N in the environment)
 # DATA_DIR defaults to ../shared/data beside the source tree.
 here=$(cd "$(dirname "$0")" && pwd)

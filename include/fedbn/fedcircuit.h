@@ -11,7 +11,8 @@
  *   round 2        the server's plan (each variable's subspace, 4 bytes each, and one byte
  *                  per subspace: shared or private) reaches the clients; every client learns,
  *                  on its own rows, at the same time as the others (the federation's
- *                  threads): one circuit over each shared subspace it holds, and, over its
+ *                  threads): one circuit over each shared subspace it holds (K, one per
+ *                  k-means cluster of its rows, under cluster_shared), and, over its
  *                  private subspace (variables no one else holds), K circuits, one per k-means
  *                  cluster of its rows; it sends them (the text format of fedbn/circuit.h)
  *                  with each one's row count;
@@ -51,6 +52,10 @@ enum fb_fc_glue {
 /* Settings of federated circuit learning. */
 typedef struct fb_fc_options {
 	size_t clusters;           /* K: clusters of each private subspace (2) */
+	bool cluster_shared;       /* clients also cluster their rows of a shared subspace into
+	                              K, one circuit each, all children of its sum (as the
+	                              authors' code does on horizontal splits; the paper learns
+	                              one circuit per client) (false) */
 	enum fb_fc_glue glue;      /* how products are formed (all) */
 	size_t products;           /* P under glue=random; 0 means K (0) */
 	size_t em_iters;           /* EM rounds after assembly, vertical splits only (0) */

@@ -202,22 +202,31 @@ static void test_kinds(void **state)
 	fb_dataset_free(test);
 }
 
+/* ds split horizontally over clients of the given row counts ("30,50,20"). */
+static fb_partition *horizontal_sizes(const fb_dataset *ds, const char *list)
+{
+	fb_split_options so;
+	fb_partition *p;
+
+	fb_split_options_init(&so);
+	so.sizes = FB_SIZES_LIST;
+	so.size_list = list;
+	p = fb_split(ds, FB_SPLIT_HORIZONTAL, 3, &so, NULL);
+	assert_non_null(p);
+	return p;
+}
+
 /* Horizontal: the root is a sum whose weights are the clients' row shares. */
 static void test_horizontal_weights(void **state)
 {
 	fb_dataset *ds = binary_data(100, 4, 5);
-	fb_split_options so;
-	fb_partition *p;
+	fb_partition *p = horizontal_sizes(ds, "30,50,20");
 	fb_federation *fed;
 	fb_fc_options o;
 	fb_fc *fc;
 	const fb_circuit_node *root;
 
 	(void)state;
-	fb_split_options_init(&so);
-	so.sizes = FB_SIZES_LIST;
-	so.size_list = "30,50,20";
-	p = fb_split(ds, FB_SPLIT_HORIZONTAL, 3, &so, NULL);
 	small_options(&o);
 	fc = run_fc(p, &o, &fed);
 	root = &fb_fc_circuit(fc)->nodes[fb_circuit_root(fb_fc_circuit(fc))];
@@ -252,6 +261,37 @@ static void cluster_sizes(const fb_partition *p, size_t k, size_t K, uint64_t se
 		size[label[i]]++;
 	gsl_rng_free(r);
 	free(label);
+}
+
+/* Horizontal with cluster_shared, K = 2: the root sums the clients' cluster circuits,
+ * client by client, each weighted by its cluster's rows over all rows. */
+static void test_horizontal_cluster_shared(void **state)
+{
+	fb_dataset *ds = binary_data(200, 4, 7);
+	fb_partition *p = horizontal_sizes(ds, "60,100,40");
+	size_t size[2];
+	const fb_circuit_node *root;
+	fb_fc_options o;
+	fb_federation *fed;
+	fb_fc *fc;
+
+	(void)state;
+	small_options(&o);
+	o.cluster_shared = true;
+	fc = run_fc(p, &o, &fed);
+	root = fb_fc_circuit(fc)->nodes + fb_circuit_root(fb_fc_circuit(fc));
+	assert_true(root->kind == FB_NODE_SUM && root->nchildren == 6);
+	for (size_t k = 0; k < 3; k++) {
+		assert_int_equal(fb_fc_client_circuits(fc, k), 2);
+		cluster_sizes(p, k, 2, o.seed, size);
+		for (size_t c = 0; c < 2; c++)
+			assert_true(fabs(root->weights[2 * k + c] - (double)size[c] / 200.0) < 1e-15);
+	}
+	assert_int_equal(fb_circuit_check(fb_fc_circuit(fc), NULL), FB_OK);
+	fb_fc_free(fc);
+	fb_fed_free(fed);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
 }
 
 /* Vertical, two clients, K = 2: four products (a, b), weight (n1a + n2b) / sum. */
@@ -423,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_subspaces),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_horizontal_weights),
+		cmocka_unit_test(test_horizontal_cluster_shared),
 		cmocka_unit_test(test_vertical_weights),
 		cmocka_unit_test(test_em),
 		cmocka_unit_test(test_em_refused),

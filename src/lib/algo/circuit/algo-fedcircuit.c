@@ -31,6 +31,9 @@ static const fb_choice fcalgo_glue[] = {
 #define FCALGO_PARAMS \
 	{ "clusters", FB_PARAM_INT, "2", 1, 1000, NULL, \
 	  "K: k-means clusters of each private subspace, one circuit each" }, \
+	{ "cluster_shared", FB_PARAM_BOOL, "no", 0, 0, NULL, \
+	  "clients also split their rows of a shared subspace into K k-means clusters, one " \
+	  "circuit each (the authors' code on horizontal splits; the paper: one circuit)" }, \
 	{ "glue", FB_PARAM_CHOICE, "all", 0, 0, fcalgo_glue, \
 	  "products: one per combination of clusters (the paper's experiments) or P random " \
 	  "ones using every cluster (the paper's rule)" }, \
@@ -80,6 +83,7 @@ void fb_fc_options_from_params(const fb_params *p, fb_fc_options *o)
 {
 	fb_fc_options_init(o);
 	o->clusters = (size_t)fb_params_int(p, "clusters");
+	o->cluster_shared = fb_params_bool(p, "cluster_shared");
 	o->glue = fb_params_choice(p, "glue");
 	o->products = (size_t)fb_params_int(p, "products");
 	fb_learnspn_options_from_params(p, &o->learn);

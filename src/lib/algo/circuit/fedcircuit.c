@@ -8,7 +8,8 @@
 
 #include "fc-int.h"
 
-/* Defaults: K = 2, all combinations, no EM, SPFlow's learn_mspn, seed 1. */
+/* Defaults: K = 2, shared subspaces unclustered, all combinations, no EM, SPFlow's
+ * learn_mspn, seed 1. */
 void fb_fc_options_init(fb_fc_options *o)
 {
 	memset(o, 0, sizeof *o);
@@ -298,7 +299,7 @@ static int learn_one(fb_fc *fc, size_t k, const double *x, size_t n, size_t nv,
 	return FB_OK;
 }
 
-/* Private subspace: k-means of client k's n rows x into K clusters, a circuit per cluster. */
+/* k-means of client k's n rows x into K clusters, a circuit per cluster. */
 static int learn_clusters(fb_fc *fc, size_t k, const double *x, size_t n, size_t nv,
                           const size_t *nlev, size_t sub, fc_wire *w, fb_error *err)
 {
@@ -329,7 +330,8 @@ static int learn_clusters(fb_fc *fc, size_t k, const double *x, size_t n, size_t
 	return rc;
 }
 
-/* Client k learns over one subspace it holds: one circuit if shared, K if private. */
+/* Client k learns over one subspace it holds: one circuit if shared (K under
+ * cluster_shared), K if private. */
 static int learn_subspace(fb_fc *fc, size_t k, const fb_dataset *local, size_t sub,
                           fc_wire *w, fb_error *err)
 {
@@ -347,9 +349,9 @@ static int learn_subspace(fb_fc *fc, size_t k, const fb_dataset *local, size_t s
 		for (size_t j = 0; j < nv; j++)
 			nlev[j] = local->vars[cols[j]].nlevels;
 		rc = nv == 0 ? FB_OK
-		     : fc->cl[k].shared[sub] ? learn_one(fc, k, x, local->n, nv, nlev, tag, w, err)
-		                             : learn_clusters(fc, k, x, local->n, nv, nlev, sub, w,
-		                                              err);
+		     : fc->cl[k].shared[sub] && !fc->o.cluster_shared
+		             ? learn_one(fc, k, x, local->n, nv, nlev, tag, w, err)
+		             : learn_clusters(fc, k, x, local->n, nv, nlev, sub, w, err);
 	}
 	free(cols);
 	free(nlev);
