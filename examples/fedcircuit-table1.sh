@@ -2,7 +2,7 @@
 # The federated-circuits paper's Table 1: test log-likelihood of centralised LearnSPN and of one-pass federated circuits over
 # horizontal (5 clients, rows ordered by class: the paper's label shift), vertical (2) and
 # hybrid (2 clients, one shared variable, 0.3 of the rows held by both) splits of the
-# training rows.
+# training rows; vertical and hybrid clients hold random sets of the variables.
 # Rows shuffled per seed and cut 70 / 15 / 15 %, continuous columns standardised with the
 # training rows; mean ± standard error over the seeds (bench/fedcircuit-study.c says more).
 #   sh examples/fedcircuit-table1.sh [DATA_DIR] [BUILD_DIR]     (SEEDS=N in the environment)

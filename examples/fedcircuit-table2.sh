@@ -1,6 +1,7 @@
 #!/bin/sh
 # The federated-circuits paper's Table 2: one-pass training against one-pass followed by 5 distributed EM rounds on the
-# server's weights, breast cancer split vertically over 2 clients, 10 seeds.
+# server's weights, breast cancer split vertically over 2 clients (random halves of the
+# variables), 10 seeds.
 # Rows shuffled per seed and cut 70 / 15 / 15 %, continuous columns standardised with the
 # training rows; mean ± standard error over the seeds (bench/fedcircuit-study.c says more).
 #   sh examples/fedcircuit-table2.sh [DATA_DIR] [BUILD_DIR]     (SEEDS=N in the environment)
