@@ -70,6 +70,16 @@ bool fb_cancel_requested(const fb_cancel *c);
 /* Run the BLAS under GSL on one thread (fedbn parallelises over clients itself). */
 void fb_blas_single_thread(void);
 
+/* Factor the Gaussian kernel K_ab = exp(-theta |x_a - x_b|^2 / 2) over the n rows of x
+ * (row-major, p values a row) as K ~ G'G, G r x n (row k at g + k n; g has room for rmax
+ * rows), by pivoted incomplete Cholesky.  The remainder K - G'G is positive semi-definite;
+ * the factor stops once its trace is at most n tol (the rows' mean left-out variance; the
+ * trace also bounds the remainder's every eigenvalue and entry).  The pivot is the first row
+ * with the largest remaining diagonal, so the result is deterministic.  True with *rank = r
+ * when tol is reached within rmax rows; false when it is not, or when out of memory. */
+bool fb_kernel_factor_rbf(const double *x, size_t n, size_t p, double theta, double tol,
+                          size_t rmax, double *g, size_t *rank);
+
 /* Seconds on a monotonic clock (for durations and deadlines). */
 double fb_clock_now(void);
 

@@ -1,7 +1,9 @@
 /* Unit tests of KCI: the p-values causal-learn's KCI_UInd and KCI_CInd (gamma approximation,
  * empirical widths) give on the seeded 300-row datasets of its own tests
- * (tests/data/kci/README.md), to 1e-4, given nothing, one and two variables; a nonlinear
- * dependence that correlation misses; a constant column; the cache and the argument order. */
+ * (tests/data/kci/README.md), to 1e-4, given nothing, one and two variables; the low-rank
+ * route against the dense one on 1000 rows, and the fall-back to the dense route; a
+ * nonlinear dependence that correlation misses; a constant column; the cache and the
+ * argument order. */
 #include "config.h"
 
 #include <math.h>
@@ -15,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+
+#include "../../src/lib/stats/ci-private.h"
 #include "fedbn/ci.h"
 #include "fedbn/csv.h"
 
@@ -151,11 +156,125 @@ static void test_constant(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Rows of the sample the two routes are compared on. */
+#define ROUTE_N 1000
+
+/* A KCI object over ROUTE_N rows of x = sin z1 + z2/2 + e, y = cos z1 - z2/2 + e, z1, z2
+ * and w = Exp(1) + z1/5 (seed 3), cache off. */
+static fb_ci *route_sample(void)
+{
+	fb_dataset *ds = fb_dataset_alloc(ROUTE_N, 5);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	fb_ci_options o;
+	fb_ci *ci;
+
+	assert_non_null(ds);
+	gsl_rng_set(r, 3);
+	for (size_t i = 0; i < ROUTE_N; i++) {
+		double *row = ds->x + i * 5, z1 = gsl_ran_gaussian(r, 1.0);
+		double z2 = gsl_ran_gaussian(r, 1.0), e = gsl_ran_exponential(r, 1.0);
+
+		row[0] = sin(z1) + 0.5 * z2 + gsl_ran_gaussian(r, 0.3);
+		row[1] = cos(z1) - 0.5 * z2 + gsl_ran_gaussian(r, 0.3);
+		row[2] = z1;
+		row[3] = z2;
+		row[4] = e + 0.2 * z1;
+	}
+	gsl_rng_free(r);
+	fb_ci_options_init(&o);
+	o.test = FB_CI_KCI;
+	o.cache = false;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_non_null(ci);
+	fb_dataset_free(ds);
+	return ci;
+}
+
+/* x _||_ y | S by both routes: the low-rank one is taken (not refused), its p-value is
+ * within 1e-6 of the dense one's and its statistic within 1e-5 relative; fb_ci_test
+ * answers the low-rank route's p-value. */
+static void routes_agree(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns)
+{
+	fb_ci_result lr, dense, via;
+	fb_error err = { "" };
+
+	assert_int_equal(ci_kci_lowrank(ci, x, y, S, ns, &lr), FB_OK);
+	assert_int_equal(ci_kci_dense(ci, x, y, S, ns, &dense), FB_OK);
+	assert_int_equal(fb_ci_test(ci, x, y, S, ns, &via, &err), FB_OK);
+	if (!(fabs(lr.p - dense.p) <= 1e-6) ||
+	    !(fabs(lr.stat - dense.stat) <= 1e-5 * dense.stat))
+		fail_msg("%zu %zu |S| = %zu: low-rank p %.10g stat %.10g, dense p %.10g stat %.10g",
+		         x, y, ns, lr.p, lr.stat, dense.p, dense.stat);
+	assert_true(via.p == lr.p);
+}
+
+/* The pairs compared given nothing (dependent: p ~ 1e-44 and 6e-4; not: p ~ 0.26), given
+ * z1 (p ~ 1e-97, 0.98, 0.60) and given z1, z2 (p ~ 0.06, 0.70, 0.26). */
+static const size_t route_pairs[3][3][2] = {
+	{ { 0, 1 }, { 0, 4 }, { 3, 4 } },
+	{ { 0, 1 }, { 0, 4 }, { 3, 4 } },
+	{ { 0, 1 }, { 0, 4 }, { 1, 4 } },
+};
+
+/* Both routes on the pairs of route_pairs given the first ns of z1, z2. */
+static void routes_given(size_t ns)
+{
+	static const size_t S[2] = { 2, 3 };
+	fb_ci *ci = route_sample();
+
+	for (size_t k = 0; k < 3; k++)
+		routes_agree(ci, route_pairs[ns][k][0], route_pairs[ns][k][1], S, ns);
+	fb_ci_free(ci);
+}
+
+/* The routes agree given nothing. */
+static void test_routes_uncond(void **state)
+{
+	(void)state;
+	routes_given(0);
+}
+
+/* The routes agree given one variable. */
+static void test_routes_given1(void **state)
+{
+	(void)state;
+	routes_given(1);
+}
+
+/* The routes agree given two variables. */
+static void test_routes_given2(void **state)
+{
+	(void)state;
+	routes_given(2);
+}
+
+/* Given three variables the kernel of [x, z/2] needs more than n / 4 rows: the low-rank
+ * route refuses and the test's answer is the dense route's, bit for bit. */
+static void test_routes_fallback(void **state)
+{
+	fb_ci *ci = route_sample();
+	size_t S[3] = { 2, 3, 4 };
+	fb_ci_result lr, dense, via;
+	fb_error err = { "" };
+
+	(void)state;
+	assert_int_equal(ci_kci_lowrank(ci, 0, 1, S, 3, &lr), CI_KCI_DENSE);
+	assert_int_equal(ci_kci_dense(ci, 0, 1, S, 3, &dense), FB_OK);
+	assert_int_equal(fb_ci_test(ci, 0, 1, S, 3, &via, &err), FB_OK);
+	assert_true(via.p == dense.p && via.stat == dense.stat);
+	assert_true(dense.p > 0.01 && dense.p < 0.99);
+	fb_ci_free(ci);
+}
+
 /* Run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reference),
+		cmocka_unit_test(test_routes_uncond),
+		cmocka_unit_test(test_routes_given1),
+		cmocka_unit_test(test_routes_given2),
+		cmocka_unit_test(test_routes_fallback),
 		cmocka_unit_test(test_nonlinear),
 		cmocka_unit_test(test_constant),
 	};

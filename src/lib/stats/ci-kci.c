@@ -1,8 +1,9 @@
 /* KCI, the kernel conditional-independence test (ALGORITHMS.md §6.6), with the gamma
- * approximation of its null distribution and the empirical kernel widths.  Kernels come from
- * a Gram matrix (dsyrk), the regression on Z from a Cholesky inverse, the null's traces from
- * leading eigenpairs of the two residual kernels (LAPACK's dsyevr); every step is
- * deterministic. */
+ * approximation of its null distribution and the empirical kernel widths: the parts both
+ * routes share, the choice of route, and the dense route on n x n matrices.  There, kernels
+ * come from a Gram matrix (dsyrk), the regression on Z from a Cholesky inverse, the null's
+ * traces from leading eigenpairs of the two residual kernels (LAPACK's dsyevr).  The
+ * low-rank route (ci-kci-lowrank.c) is tried first; every step of both is deterministic. */
 #include "config.h"
 
 #include <math.h>
@@ -43,21 +44,43 @@ int ci_kci_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	return FB_OK;
 }
 
-/* The empirical width of the unconditional test's kernel on one variable: 1 / w^2. */
-static double kci_theta_uncond(size_t n)
+/* The empirical width of every kernel of the test given ns variables: 1 / w^2 given none,
+ * 1 / (w^2 ns) otherwise, w depending on n as causal-learn's defaults. */
+double ci_kci_theta(size_t n, size_t ns)
 {
-	double w = n < 200 ? 0.8 : n < 1200 ? 0.5 : 0.3;
+	double w;
 
-	return 1.0 / (w * w);
+	if (ns == 0) {
+		w = n < 200 ? 0.8 : n < 1200 ? 0.5 : 0.3;
+		return 1.0 / (w * w);
+	}
+	w = n < 200 ? 1.2 : n < 1200 ? 0.7 : 0.4;
+	return 1.0 / (w * w * (double)ns);
 }
 
-/* The empirical width of every kernel of the conditional test with dz conditioning
- * variables: 1 / (w^2 dz). */
-static double kci_theta_cond(size_t n, size_t dz)
+/* The rows a kernel of the test is over, as a new n x *p row-major array (NULL when out of
+ * memory): x with half of every S column (CI_KCI_X), y (CI_KCI_Y) or the S columns
+ * (CI_KCI_Z), from the standardised data. */
+double *ci_kci_points(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
+                      const size_t *S, size_t ns, size_t *p)
 {
-	double w = n < 200 ? 1.2 : n < 1200 ? 0.7 : 0.4;
+	size_t n = ci->n, first = part == CI_KCI_X ? 1 : 0;
+	size_t width = part == CI_KCI_Y ? 1 : part == CI_KCI_X ? ns + 1 : ns;
+	double *pts = malloc((n > 0 ? n : 1) * width * sizeof *pts);
 
-	return 1.0 / (w * w * (double)dz);
+	*p = width;
+	if (pts == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		double *row = pts + i * width;
+
+		if (part != CI_KCI_Z)
+			row[0] = gsl_matrix_get(ci->kdata, i, part == CI_KCI_X ? x : y);
+		for (size_t k = 0; part != CI_KCI_Y && k < ns; k++)
+			row[first + k] = (part == CI_KCI_X ? 0.5 : 1.0) *
+			                 gsl_matrix_get(ci->kdata, i, S[k]);
+	}
+	return pts;
 }
 
 /* Centre K in place: H K H with H = I - 11'/n (K symmetric, full), as the rank-one updates
@@ -82,21 +105,20 @@ static void kci_centre(gsl_matrix *K)
 	free(mean);
 }
 
-/* The centred Gaussian kernel exp(-theta |a - b|^2 / 2) over the rows of the columns cols
- * (nc of them, column k scaled by scale[k]) into K (n x n); FB_ERR when out of memory. */
-static int kci_kernel(const fb_ci *ci, const size_t *cols, const double *scale, size_t nc,
-                      double theta, gsl_matrix *K)
+/* The centred Gaussian kernel exp(-theta |a - b|^2 / 2) over the rows of one part of the
+ * test (ci_kci_points) into K (n x n); FB_ERR when out of memory. */
+static int kci_kernel(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
+                      const size_t *S, size_t ns, double theta, gsl_matrix *K)
 {
-	size_t n = ci->n;
-	gsl_matrix *A = gsl_matrix_alloc(n, nc);
+	size_t n = ci->n, p;
+	double *pts = ci_kci_points(ci, part, x, y, S, ns, &p);
+	gsl_matrix_view A;
 
-	if (A == NULL)
+	if (pts == NULL)
 		return FB_ERR;
-	for (size_t k = 0; k < nc; k++)
-		for (size_t i = 0; i < n; i++)
-			gsl_matrix_set(A, i, k, scale[k] * gsl_matrix_get(ci->kdata, i, cols[k]));
-	gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, A, 0.0, K);
-	gsl_matrix_free(A);
+	A = gsl_matrix_view_array(pts, n, p);
+	gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, &A.matrix, 0.0, K);
+	free(pts);
 	for (size_t i = 0, tda = K->tda; i < n; i++) {
 		double *row = K->data + i * tda, gii = row[i];
 
@@ -139,7 +161,7 @@ static double kci_trace(const gsl_matrix *A)
 
 /* The gamma approximation's p-value of stat with the null's mean and variance; 1 when the
  * null is degenerate (a constant variable: nothing to test). */
-static double kci_gamma_p(double stat, double mean, double var)
+double ci_kci_gamma_p(double stat, double mean, double var)
 {
 	if (!(mean > 0.0 && var > 0.0 && isfinite(mean) && isfinite(var)))
 		return 1.0;
@@ -150,17 +172,18 @@ static double kci_gamma_p(double stat, double mean, double var)
 static int kci_uncond(fb_ci *ci, size_t x, size_t y, fb_ci_result *res)
 {
 	size_t n = ci->n;
-	double one = 1.0, theta = kci_theta_uncond(n), nn = (double)n;
+	double theta = ci_kci_theta(n, 0), nn = (double)n;
 	gsl_matrix *Kx = gsl_matrix_alloc(n, n), *Ky = gsl_matrix_alloc(n, n);
 	int ret = FB_ERR;
 
-	if (Kx != NULL && Ky != NULL && kci_kernel(ci, &x, &one, 1, theta, Kx) == FB_OK &&
-	    kci_kernel(ci, &y, &one, 1, theta, Ky) == FB_OK) {
+	if (Kx != NULL && Ky != NULL &&
+	    kci_kernel(ci, CI_KCI_X, x, y, NULL, 0, theta, Kx) == FB_OK &&
+	    kci_kernel(ci, CI_KCI_Y, x, y, NULL, 0, theta, Ky) == FB_OK) {
 		double mean = kci_trace(Kx) * kci_trace(Ky) / nn;
 		double var = 2.0 * kci_dot(Kx, Kx) * kci_dot(Ky, Ky) / (nn * nn);
 
 		res->stat = kci_dot(Kx, Ky);
-		res->p = kci_gamma_p(res->stat, mean, var);
+		res->p = ci_kci_gamma_p(res->stat, mean, var);
 		ret = FB_OK;
 	}
 	if (Kx != NULL)
@@ -295,27 +318,13 @@ static void kci_mats_free(kci_mats *m)
 static int kci_cond_kernels(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                             kci_mats *m)
 {
-	double theta = kci_theta_cond(ci->n, ns), one = 1.0;
-	size_t *cols = malloc((ns + 1) * sizeof *cols);
-	double *scale = malloc((2 * ns + 1) * sizeof *scale); /* [x, z/2], then z */
-	int ret = FB_ERR;
+	double theta = ci_kci_theta(ci->n, ns);
 
-	if (cols != NULL && scale != NULL) {
-		cols[0] = x;
-		scale[0] = 1.0;
-		for (size_t k = 0; k < ns; k++) {
-			cols[k + 1] = S[k];
-			scale[k + 1] = 0.5;
-			scale[ns + 1 + k] = 1.0;
-		}
-		if (kci_kernel(ci, cols, scale, ns + 1, theta, m->kx) == FB_OK &&
-		    kci_kernel(ci, &y, &one, 1, theta, m->ky) == FB_OK &&
-		    kci_kernel(ci, cols + 1, scale + ns + 1, ns, theta, m->kz) == FB_OK)
-			ret = FB_OK;
-	}
-	free(cols);
-	free(scale);
-	return ret;
+	if (kci_kernel(ci, CI_KCI_X, x, y, S, ns, theta, m->kx) != FB_OK ||
+	    kci_kernel(ci, CI_KCI_Y, x, y, S, ns, theta, m->ky) != FB_OK ||
+	    kci_kernel(ci, CI_KCI_Z, x, y, S, ns, theta, m->kz) != FB_OK)
+		return FB_ERR;
+	return FB_OK;
 }
 
 /* Conditional test of x and y given S (ns >= 1) into res; FB_ERR when out of memory. */
@@ -346,13 +355,20 @@ static int kci_cond(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 		goto out;
 	}
 	kci_null_moments(m.kx, m.ky, &mean, &var);
-	res->p = topx > 0.0 && topy > 0.0 ? kci_gamma_p(res->stat, mean, var) : 1.0;
+	res->p = topx > 0.0 && topy > 0.0 ? ci_kci_gamma_p(res->stat, mean, var) : 1.0;
 out:
 	kci_mats_free(&m);
 	return ret;
 }
 
-/* KCI for x < y and sorted S. */
+/* The dense route on n x n matrices (ci-private.h). */
+int ci_kci_dense(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res)
+{
+	return ns == 0 ? kci_uncond(ci, x, y, res) : kci_cond(ci, x, y, S, ns, res);
+}
+
+/* KCI for x < y and sorted S: the low-rank route when its kernels have low rank, else the
+ * dense one. */
 void ci_kci_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res)
 {
 	int ret;
@@ -360,10 +376,9 @@ void ci_kci_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci
 	res->df = 0.0;
 	res->r = NAN;
 	res->flags = 0;
-	if (ns == 0)
-		ret = kci_uncond(ci, x, y, res);
-	else
-		ret = kci_cond(ci, x, y, S, ns, res);
+	ret = ci_kci_lowrank(ci, x, y, S, ns, res);
+	if (ret == CI_KCI_DENSE)
+		ret = ci_kci_dense(ci, x, y, S, ns, res);
 	if (ret != FB_OK) {
 		res->p = NAN;
 		res->stat = NAN;

@@ -174,6 +174,26 @@ int ci_kci_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
 /* KCI for x < y and sorted S. */
 void ci_kci_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res);
 
+/* The three kernels of a KCI test: over x with half of S (or x alone), y, and S. */
+enum ci_kci_part { CI_KCI_X, CI_KCI_Y, CI_KCI_Z };
+/* What ci_kci_lowrank returns when some kernel's rank is not small: use the dense route. */
+#define CI_KCI_DENSE 1
+/* KCI's kernel width theta for n rows given ns variables (causal-learn's defaults). */
+double ci_kci_theta(size_t n, size_t ns);
+/* The rows one kernel of the test is over: a new n x *p row-major array, NULL when out of
+ * memory. */
+double *ci_kci_points(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
+                      const size_t *S, size_t ns, size_t *p);
+/* The gamma approximation's p-value of stat given the null's mean and variance (1 when the
+ * null is degenerate). */
+double ci_kci_gamma_p(double stat, double mean, double var);
+/* KCI's statistic and p-value into res on n x n matrices; FB_ERR when out of memory. */
+int ci_kci_dense(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res);
+/* The same from low-rank factors of the kernels; CI_KCI_DENSE (nothing done) when a kernel
+ * needs more than n / 4 rows, FB_ERR when out of memory. */
+int ci_kci_lowrank(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                   fb_ci_result *res);
+
 /* Centre the columns of ds into a new n x d matrix (caller frees); NULL when out of memory. */
 gsl_matrix *ci_centred_copy(const fb_dataset *ds);
 
