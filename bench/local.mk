@@ -15,6 +15,7 @@ include bench/local-mlp.mk
 include bench/local-feddag.mk
 include bench/local-mpi.mk
 include bench/local-kci.mk
+include bench/local-gp.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 

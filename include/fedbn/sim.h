@@ -87,8 +87,11 @@ double fb_sim_weight_draw(gsl_rng *r, double wmin, double wmax);
  * parents pa[0..np-1], over rows x[a*ld + pa[q]], a < n; all its draws come from r.  No
  * parents: f = 0 and nothing is drawn.  Order of draws, each weight by fb_sim_weight_draw:
  * mlp: U (np x 100, row-major by parent), then v (100);  mim: w1, w2, w3 (np each);
- * gp: after factorising K + eps I = L L' (K_ab = exp(-|x_a - x_b|^2 / 2) over the parent
- * vectors; eps = 1e-10, x10 on failure), u_a = gsl_ran_gaussian(r, 1), a < n, f = L u;
+ * gp (K_ab = exp(-|x_a - x_b|^2 / 2) over the parent vectors): when the pivoted incomplete
+ * Cholesky factor K ~ G'G (fb_kernel_factor_rbf, mean left-out variance per row at most
+ * 1e-10) needs r <= n / 16 rows, u_k = gsl_ran_gaussian(r, 1), k < r, then f = G'u (the
+ * low-rank draw); otherwise, after factorising K + eps I = L L' (eps = 1e-10, x10 on
+ * failure), u_a = gsl_ran_gaussian(r, 1), a < n, f = L u (the dense draw);
  * gp-add: the gp draw on each parent's column alone, in parent order, summed.  FB_ERR with
  * the reason (a kernel that does not fit in memory, with its size). */
 int fb_sim_mechanism(enum fb_sem sem, const double *x, size_t n, size_t ld, const size_t *pa,

@@ -167,9 +167,12 @@ static const fb_param_def gen_params[] = {
 	  "mechanism f of each variable, x = f(parents) + noise: linear (weighted sum); mlp "
 	  "(100 sigmoid hidden units, no biases, weights +-[wmin, wmax]); mim "
 	  "(tanh(x.w1) + cos(x.w2) + sin(x.w3)); gp (one draw of a Gaussian process with an RBF "
-	  "kernel of length-scale 1 over the parent vectors, exact, so it takes 8 n^2 bytes and "
-	  "n^3/3 operations per variable: n=6000 takes 0.29 GB); gp-add (a sum of one such draw "
-	  "per parent)" },
+	  "kernel of length-scale 1 over the parent vectors: from a pivoted incomplete "
+	  "Cholesky factor of the kernel when one of rank r <= n/16 leaves out at most 1e-10 "
+	  "of its variance per row on average (n r^2 operations; one or two parents usually "
+	  "allow it), otherwise exact, by Cholesky of the whole kernel (n^3/3 operations); "
+	  "either way it reserves 8 n^2 bytes: n=6000 takes 0.29 GB); gp-add (a sum of one "
+	  "such draw per parent)" },
 	{ "wmin", FB_PARAM_DOUBLE, "0.5", 0, 1e6, NULL,
 	  "smallest edge weight (and mlp, mim parameter) magnitude" },
 	{ "wmax", FB_PARAM_DOUBLE, "2", 0, 1e6, NULL,

@@ -585,6 +585,27 @@ static double test_kernel(const double *x, size_t p, size_t a, size_t b, bool ad
 	return additive ? sum : exp(-0.5 * d2);
 }
 
+/* Add one draw's values at the first 5 rows to the running moments (over draws draws). */
+static void moments_add(const double *f, size_t draws, double m1[5], double m2[5][5])
+{
+	for (size_t a = 0; a < 5; a++) {
+		m1[a] += f[a] / (double)draws;
+		for (size_t b = 0; b < 5; b++)
+			m2[a][b] += f[a] * f[b] / (double)draws;
+	}
+}
+
+/* At the first 5 rows of x (p parents): E[f] = 0 to 0.1 and E[f_a f_b] = K_ab to 0.15. */
+static void moments_check(const double m1[5], const double m2[5][5], const double *x,
+                          size_t p, bool additive)
+{
+	for (size_t a = 0; a < 5; a++) {
+		assert_true(fabs(m1[a]) < 0.1);
+		for (size_t b = 0; b < 5; b++)
+			assert_true(fabs(m2[a][b] - test_kernel(x, p, a, b, additive)) < 0.15);
+	}
+}
+
 /* gp and gp-add: over 6000 draws at 5 fixed points in 2-D, E[f] = 0 and E[f_a f_b] = K_ab
  * (the RBF kernel for gp, the sum of the per-parent kernels for gp-add).  An entry of the
  * sample second moment has standard deviation at most sqrt(2 * 4 / 6000) = 0.037 (|K| <= 2),
@@ -604,19 +625,65 @@ static void test_gp_covariance(void **state)
 		for (size_t t = 0; t < DRAWS; t++) {
 			assert_int_equal(fb_sim_mechanism(additive ? FB_SEM_GP_ADD : FB_SEM_GP, x, 5,
 			                                  2, pa, 2, 0.5, 2.0, r, f, NULL), FB_OK);
-			for (size_t a = 0; a < 5; a++) {
-				m1[a] += f[a] / DRAWS;
-				for (size_t b = 0; b < 5; b++)
-					m2[a][b] += f[a] * f[b] / DRAWS;
-			}
+			moments_add(f, DRAWS, m1, m2);
 		}
-		for (size_t a = 0; a < 5; a++) {
-			assert_true(fabs(m1[a]) < 0.1);
-			for (size_t b = 0; b < 5; b++)
-				assert_true(fabs(m2[a][b] - test_kernel(x, 2, a, b, additive)) < 0.15);
-		}
+		moments_check(m1, m2, x, 2, additive);
 		gsl_rng_free(r);
 	}
+}
+
+/* Rows of the low-rank gp tests: 5 fixed points, then a grid over [-2.5, 2.5]. */
+#define LOWRANK_N 480
+
+/* How many normals the gp draw over the rows of x (p parents) took from its stream: the
+ * position of the stream's next normal in a fresh copy of it (0 when not found). */
+static size_t gp_normals_used(const double *x, size_t p)
+{
+	static const size_t pa[2] = { 0, 1 };
+	gsl_rng *r = fb_rng_stream(4, "test-gp-rank"), *fresh = fb_rng_stream(4, "test-gp-rank");
+	double f[LOWRANK_N], next;
+	size_t used = 0;
+
+	assert_int_equal(fb_sim_mechanism(FB_SEM_GP, x, LOWRANK_N, p, pa, p, 0.5, 2.0, r, f,
+	                                  NULL), FB_OK);
+	next = gsl_ran_gaussian(r, 1.0);
+	for (size_t k = 1; k <= LOWRANK_N + 1 && used == 0; k++)
+		if (gsl_ran_gaussian(fresh, 1.0) == next)
+			used = k - 1;
+	gsl_rng_free(r);
+	gsl_rng_free(fresh);
+	return used;
+}
+
+/* The low-rank gp draw: with one parent over LOWRANK_N rows its kernel has rank below n/16,
+ * so a draw takes fewer normals than n; over 2000 draws E[f] = 0 and E[f_a f_b] = K_ab at
+ * the 5 fixed points (the same bounds as test_gp_covariance, |K| <= 1 here).  Two parents
+ * spread over [-10, 10]^2 need more than n/16 rows: the dense draw, n normals. */
+static void test_gp_lowrank(void **state)
+{
+	static const double fixed[5] = { 0.0, 0.5, 1.2, -0.8, 2.0 };
+	static const size_t pa[1] = { 0 };
+	enum { DRAWS = 2000 };
+	double x[LOWRANK_N], x2[2 * LOWRANK_N], f[LOWRANK_N], m2[5][5] = { { 0 } }, m1[5] = { 0 };
+	gsl_rng *r = fb_rng_stream(12, "test-gp-lowrank");
+	size_t used;
+
+	(void)state;
+	for (size_t a = 0; a < LOWRANK_N; a++) {
+		x[a] = a < 5 ? fixed[a] : -2.5 + 5.0 * (double)(a - 5) / (LOWRANK_N - 6);
+		x2[2 * a] = -10.0 + 20.0 * (double)(a % 22) / 21.0;
+		x2[2 * a + 1] = -10.0 + 20.0 * (double)(a / 22) / 21.0;
+	}
+	used = gp_normals_used(x, 1);
+	assert_true(used > 0 && used <= LOWRANK_N / 16);
+	assert_int_equal(gp_normals_used(x2, 2), LOWRANK_N);
+	for (size_t t = 0; t < DRAWS; t++) {
+		assert_int_equal(fb_sim_mechanism(FB_SEM_GP, x, LOWRANK_N, 1, pa, 1, 0.5, 2.0, r,
+		                                  f, NULL), FB_OK);
+		moments_add(f, DRAWS, m1, m2);
+	}
+	moments_check(m1, m2, x, 1, false);
+	gsl_rng_free(r);
 }
 
 /* gp-add is additive: on a 3 x 3 grid of two parents, f(x1, x2) - f(x1', x2) is the same
@@ -879,6 +946,7 @@ int main(void)
 		cmocka_unit_test(test_mlp_mim_recomputed),
 		cmocka_unit_test(test_gp_covariance),
 		cmocka_unit_test(test_gp_add_additive),
+		cmocka_unit_test(test_gp_lowrank),
 		cmocka_unit_test(test_gp_too_large),
 		cmocka_unit_test(test_clients_iid),
 		cmocka_unit_test(test_clients_hetero),

@@ -7,13 +7,20 @@
 #include <string.h>
 
 #include <gsl/gsl_blas.h>
+#include <gsl/gsl_cblas.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
 
+#include "fedbn/core.h"
 #include "fedbn/sim.h"
 
 /* Hidden units of the mlp mechanism. */
 #define MECH_HIDDEN 100
+/* A gp draw is low-rank when its kernel's factor needs at most n / MECH_RANK_DIV rows. */
+#define MECH_RANK_DIV 16
+/* The mean variance per row the low-rank draw may leave out: the dense draw's smallest
+ * jitter, which it adds to every row. */
+#define MECH_RANK_TOL 1e-10
 
 /* One weight ±U[wmin, wmax]: the magnitude, then the sign (minus with probability ½). */
 double fb_sim_weight_draw(gsl_rng *r, double wmin, double wmax)
@@ -168,6 +175,32 @@ static int mech_gp_draw(const gsl_matrix *xs, gsl_matrix *k, gsl_rng *r, double 
 	return FB_OK;
 }
 
+/* The low-rank draw f = G'u, u ~ N(0, I_r) drawn from r after the factorisation, where
+ * K ~ G'G (G r x n, fb_kernel_factor_rbf) over the n rows of xs (n x p, row-major) leaves out
+ * at most MECH_RANK_TOL of variance per row on average.  Adds f to out and returns true when
+ * the factor needs at most n / MECH_RANK_DIV rows; false, nothing drawn, otherwise (or when
+ * out of memory). */
+static bool mech_gp_lowrank(const double *xs, size_t n, size_t p, gsl_rng *r, double *out)
+{
+	size_t rmax = n / MECH_RANK_DIV, rank = 0;
+	double *g = rmax > 0 ? malloc(rmax * n * sizeof *g) : NULL, *u;
+
+	if (g == NULL)
+		return false;
+	if (!fb_kernel_factor_rbf(xs, n, p, 1.0, MECH_RANK_TOL, rmax, g, &rank)) {
+		free(g);
+		return false;
+	}
+	u = fb_xcalloc(rank, sizeof *u);
+	for (size_t k = 0; k < rank; k++)
+		u[k] = gsl_ran_gaussian(r, 1.0);
+	cblas_dgemv(CblasRowMajor, CblasTrans, (int)rank, (int)n, 1.0, g, (int)n, u, 1, 1.0, out,
+	            1);
+	free(u);
+	free(g);
+	return true;
+}
+
 /* Copy into xs (n x count, row-major) the parent columns pa[first .. first+count-1] of x. */
 static void mech_parent_matrix(const double *x, size_t n, size_t ld, const size_t *pa,
                                size_t first, size_t count, double *xs)
@@ -179,8 +212,11 @@ static void mech_parent_matrix(const double *x, size_t n, size_t ld, const size_
 }
 
 /* gp: one joint draw over the parent vectors (gp_add false), or one 1-D draw per parent in
- * parent order, summed (gp_add true).  FB_ERR with a sentence giving the kernel's size when
- * it does not fit in memory. */
+ * parent order, summed (gp_add true).  Each draw is low-rank when its kernel allows
+ * (mech_gp_lowrank), else dense on the n x n kernel.  That kernel's memory is reserved first
+ * all the same (pages a low-rank draw never touches cost nothing), so that whether a
+ * mechanism fits never depends on its data: FB_ERR, with a sentence giving its size, when it
+ * does not. */
 static int mech_gp(const double *x, size_t n, size_t ld, const size_t *pa, size_t np,
                    gsl_rng *r, bool gp_add, double *f, fb_error *err)
 {
@@ -196,7 +232,8 @@ static int mech_gp(const double *x, size_t n, size_t ld, const size_t *pa, size_
 	xs = gsl_matrix_view_array(xd, n, width);
 	for (size_t t = 0; t < draws && rc == FB_OK; t++) {
 		mech_parent_matrix(x, n, ld, pa, t, width, xd);
-		rc = mech_gp_draw(&xs.matrix, &k.matrix, r, f, err);
+		if (!mech_gp_lowrank(xd, n, width, r, f))
+			rc = mech_gp_draw(&xs.matrix, &k.matrix, r, f, err);
 	}
 	free(xd);
 	free(kd);
