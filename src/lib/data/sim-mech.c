@@ -227,6 +227,7 @@ static int mech_gp(const double *x, size_t n, size_t ld, const size_t *pa, size_
 
 	if (kd == NULL)
 		return mech_kernel_refuse(n, err);
+	fb_blas_single_thread(); /* the draw's bits must not depend on the machine's cores */
 	k = gsl_matrix_view_array(kd, n, n);
 	xd = fb_xcalloc(n * width, sizeof *xd);
 	xs = gsl_matrix_view_array(xd, n, width);

@@ -20,10 +20,6 @@
  * these the p-values agree with the dense route's to a few 1e-7. */
 #define KCI_FACTOR_TOL 1e-7
 #define KCI_FACTOR_TOL_Z 1e-11
-/* The ridge of the regression on Z (as the dense route). */
-#define KCI_EPSILON 1e-3
-/* Eigenvalues at or below this fraction of the largest are dropped from the null. */
-#define KCI_EIG_CUT 1e-5
 /* Rows of the n x n products the null's variance is summed over at a time. */
 #define KCI_BLOCK 128
 
@@ -159,7 +155,7 @@ static gsl_matrix *kci_middle(const kci_factor *fz, size_t n)
 		return NULL;
 	gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, &Z.matrix, 0.0, M);
 	for (size_t i = 0; i < fz->r; i++)
-		gsl_matrix_set(M, i, i, gsl_matrix_get(M, i, i) + KCI_EPSILON);
+		gsl_matrix_set(M, i, i, gsl_matrix_get(M, i, i) + CI_KCI_EPSILON);
 	/* the row-major lower triangle is LAPACK's column-major upper one */
 	if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', (lapack_int)fz->r, M->data,
 	                   (lapack_int)M->tda) != 0) {
@@ -170,8 +166,8 @@ static gsl_matrix *kci_middle(const kci_factor *fz, size_t n)
 }
 
 /* f := Psi' (p x n), the rows sqrt(lambda_a) u_a over the eigenpairs of F'F whose value is
- * above KCI_EIG_CUT times the largest (the largest into *top); FB_ERR when out of memory or
- * when LAPACK fails. */
+ * above CI_KCI_EIG_CUT times the largest (the largest into *top); FB_ERR when out of memory
+ * or when LAPACK fails. */
 static int kci_eigen_rows(kci_factor *f, size_t n, double *top)
 {
 	size_t r = f->r, keep = 0;
@@ -197,7 +193,7 @@ static int kci_eigen_rows(kci_factor *f, size_t n, double *top)
 	                   (lapack_int)V->tda, support) != 0)
 		goto out;
 	*top = m > 0 && val[m - 1] > 0.0 ? val[m - 1] : 0.0;
-	while (keep < (size_t)m && val[m - 1 - keep] > KCI_EIG_CUT * *top)
+	while (keep < (size_t)m && val[m - 1 - keep] > CI_KCI_EIG_CUT * *top)
 		keep++;
 	psi = malloc((keep > 0 ? keep : 1) * n * sizeof *psi);
 	if (psi == NULL)

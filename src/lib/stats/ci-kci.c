@@ -17,11 +17,6 @@
 
 #include "ci-private.h"
 
-/* The ridge of the regression on Z. */
-#define KCI_EPSILON 1e-3
-/* Eigenvalues at or below this fraction of the largest are dropped from the null. */
-#define KCI_EIG_CUT 1e-5
-
 /* Standardise every column of ds (z-score with n - 1; a constant column becomes 0). */
 int ci_kci_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
@@ -199,13 +194,13 @@ static int kci_regressor(gsl_matrix *Kz)
 	int status;
 
 	for (size_t i = 0; i < Kz->size1; i++)
-		gsl_matrix_set(Kz, i, i, gsl_matrix_get(Kz, i, i) + KCI_EPSILON);
+		gsl_matrix_set(Kz, i, i, gsl_matrix_get(Kz, i, i) + CI_KCI_EPSILON);
 	status = gsl_linalg_cholesky_decomp1(Kz);
 	if (status == 0)
 		status = gsl_linalg_cholesky_invert(Kz);
 	if (status != 0)
 		return FB_ERR;
-	gsl_matrix_scale(Kz, KCI_EPSILON);
+	gsl_matrix_scale(Kz, CI_KCI_EPSILON);
 	return FB_OK;
 }
 
@@ -229,9 +224,9 @@ static double kci_top_bound(const gsl_matrix *K)
 }
 
 /* K := Psi Psi' where Psi = U sqrt(lambda) over the eigenpairs of (K + K')/2 whose value is
- * above KCI_EIG_CUT times the largest; tmp an n x n scratch matrix; FB_ERR when out of
+ * above CI_KCI_EIG_CUT times the largest; tmp an n x n scratch matrix; FB_ERR when out of
  * memory or when LAPACK fails.  *top receives the largest eigenvalue.  Only the eigenpairs
- * above KCI_EIG_CUT times a lower bound of the largest are computed (LAPACK's dsyevr). */
+ * above CI_KCI_EIG_CUT times a lower bound of the largest are computed (LAPACK's dsyevr). */
 static int kci_truncate(gsl_matrix *K, gsl_matrix *tmp, double *top)
 {
 	size_t n = K->size1, keep = 0;
@@ -242,7 +237,7 @@ static int kci_truncate(gsl_matrix *K, gsl_matrix *tmp, double *top)
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < i; j++)
 			gsl_matrix_set(K, i, j, 0.5 * (gsl_matrix_get(K, i, j) + gsl_matrix_get(K, j, i)));
-	vl = KCI_EIG_CUT * kci_top_bound(K);
+	vl = CI_KCI_EIG_CUT * kci_top_bound(K);
 	*top = 0.0;
 	/* the row-major lower triangle is LAPACK's column-major upper one; eigenvector a lands
 	 * in row a of tmp, in ascending order of value */
@@ -254,7 +249,7 @@ static int kci_truncate(gsl_matrix *K, gsl_matrix *tmp, double *top)
 		info = 0; /* a zero diagonal: the kernel is zero */
 	if (info == 0 && m > 0)
 		*top = val[m - 1];
-	while (keep < (size_t)m && val[m - 1 - keep] > KCI_EIG_CUT * *top)
+	while (keep < (size_t)m && val[m - 1 - keep] > CI_KCI_EIG_CUT * *top)
 		keep++;
 	gsl_matrix_set_zero(K);
 	if (info == 0 && keep > 0) {

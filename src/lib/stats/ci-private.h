@@ -176,6 +176,10 @@ void ci_kci_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci
 
 /* The three kernels of a KCI test: over x with half of S (or x alone), y, and S. */
 enum ci_kci_part { CI_KCI_X, CI_KCI_Y, CI_KCI_Z };
+/* The ridge of KCI's regression on Z. */
+#define CI_KCI_EPSILON 1e-3
+/* Eigenvalues at or below this fraction of the largest are dropped from KCI's null. */
+#define CI_KCI_EIG_CUT 1e-5
 /* What ci_kci_lowrank returns when some kernel's rank is not small: use the dense route. */
 #define CI_KCI_DENSE 1
 /* KCI's kernel width theta for n rows given ns variables (causal-learn's defaults). */
