@@ -248,7 +248,7 @@ static void test_routes_given2(void **state)
 	routes_given(2);
 }
 
-/* Given three variables the kernel of [x, z/2] needs more than n / 4 rows: the low-rank
+/* Given three variables the kernel of [x, z/2] needs more than n / 3 rows: the low-rank
  * route refuses and the test's answer is the dense route's, bit for bit. */
 static void test_routes_fallback(void **state)
 {

@@ -194,7 +194,7 @@ double ci_kci_gamma_p(double stat, double mean, double var);
 /* KCI's statistic and p-value into res on n x n matrices; FB_ERR when out of memory. */
 int ci_kci_dense(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res);
 /* The same from low-rank factors of the kernels; CI_KCI_DENSE (nothing done) when a kernel
- * needs more than n / 4 rows, FB_ERR when out of memory. */
+ * needs more than n / 3 rows, FB_ERR when out of memory. */
 int ci_kci_lowrank(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res);
 
