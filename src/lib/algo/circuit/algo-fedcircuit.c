@@ -297,7 +297,7 @@ const fb_algo fb_algo_fedcircuit = {
 	        "assembled circuit in one place). The note gives the bytes sent beside FedAvg's "
 	        "8 M C R and SplitNN's 8 E C F S (the paper's section 3.4, with the assumed R, E "
 	        "and F).",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT,
+	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
 	.params = fcalgo_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
@@ -315,7 +315,7 @@ const fb_algo fb_algo_fedcircuit_em = {
 	        "log values of its circuits on its rows (8 bytes each); the server keeps them (the "
 	        "clients' circuits do not change) and each round is one EM step on its sum "
 	        "weights, which never lowers the training likelihood (figure train_ll).",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT,
+	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
 	.params = fcalgo_em_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
