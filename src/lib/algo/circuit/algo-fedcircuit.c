@@ -244,6 +244,8 @@ static const char *fcalgo_note(const fb_run *run)
 	fcalgo_state *st = run->state;
 	const fb_circuit *c = fb_fc_circuit(st->fc);
 	size_t k = run->part->k, m = fb_fc_client_params(st->fc);
+	size_t rows = run->part->transport != NULL ? run->part->n : run->data->n; /* over MPI
+	                                                      the server holds no row */
 	double up = (double)fb_run_bytes(run, FB_UP), down = (double)fb_run_bytes(run, FB_DOWN);
 
 	if (c == NULL)
@@ -256,8 +258,8 @@ static const char *fcalgo_note(const fb_run *run)
 	         "rows); evaluating every part, %zu B of log values", c->nnodes, server_nodes(c),
 	         fb_circuit_nparams(c, FB_CIRCUIT_ANY), up, down, fb_fc_cost_onepass(st->fc),
 	         fb_fc_cost_fedavg(&st->cm, (m + k - 1) / k, k), (m + k - 1) / k, k,
-	         st->cm.fedavg_rounds, fb_fc_cost_splitnn(&st->cm, k, run->data->n),
-	         st->cm.splitnn_epochs, st->cm.splitnn_dim, run->data->n, st->eval_bytes);
+	         st->cm.fedavg_rounds, fb_fc_cost_splitnn(&st->cm, k, rows),
+	         st->cm.splitnn_epochs, st->cm.splitnn_dim, rows, st->eval_bytes);
 	return st->note;
 }
 
