@@ -74,6 +74,15 @@ static double timed_run(const shape *s, const fb_dataset *data, const fb_partiti
 	return t;
 }
 
+/* FedPC's target: over MPI within 1.5 times the in-process time (t1 in-process, t2 MPI). */
+static void fedpc_target(const shape *s, double t1, double t2)
+{
+	if (strcmp(s->algo, "fedpc") != 0)
+		return;
+	printf("  target: MPI within 1.5x of in-process: in-process %.3f s, MPI %.3f s, %.2fx "
+	       "(%s)\n", t1, t2, t2 / t1, t2 <= 1.5 * t1 ? "met" : "missed");
+}
+
 /* Rank 0: both runs and the figures. */
 static void server(const shape *s, const fb_dataset *ds, const fb_partition *local)
 {
@@ -98,6 +107,7 @@ static void server(const shape *s, const fb_dataset *ds, const fb_partition *loc
 	       1e3 * (t2 - t1) / (double)r2, (double)r2 / t2);
 	printf("  bytes over MPI: %zu (%.0f per round), %.2f MB/s; in-process ledger %zu\n", b2,
 	       (double)b2 / (double)r2, (double)b2 / t2 / 1e6, b1);
+	fedpc_target(s, t1, t2);
 	fb_partition_free(remote);
 	fb_dataset_free(schema);
 }
