@@ -1,6 +1,6 @@
 /* The cost of running a federation over MPI on one machine, against the same run in-process:
  *   mpirun -np 9 bench/bench-mpi admm     notears-admm, d = 20, 8 clients, 50 rounds
- *   mpirun -np 11 bench/bench-mpi fedpc   FedPC, d = 1000, 10 clients
+ *   mpirun -np 11 bench/bench-mpi fedpc   FedPC, d = 1000, 10 clients (best of 3 each)
  * Every rank simulates the same data and cuts the same contiguous blocks; rank 0 runs the
  * algorithm in-process on them, then over MPI with ranks 1..K serving their own block, and
  * prints both times, the overhead per round, rounds per second and bytes per second. */
@@ -83,6 +83,22 @@ static void fedpc_target(const shape *s, double t1, double t2)
 	       "(%s)\n", t1, t2, t2 / t1, t2 <= 1.5 * t1 ? "met" : "missed");
 }
 
+/* FedPC's runs take seconds on a machine others share: two more of each, alternating, and
+ * the best time of each kind (the same rounds and bytes every time). */
+static void fedpc_best(const shape *s, const fb_dataset *ds, const fb_partition *local,
+                       const fb_dataset *schema, const fb_partition *remote, double *t1,
+                       double *t2)
+{
+	size_t r, b;
+
+	for (int i = 0; i < 2 && strcmp(s->algo, "fedpc") == 0; i++) {
+		double a = timed_run(s, ds, local, &r, &b), m = timed_run(s, schema, remote, &r, &b);
+
+		*t1 = a < *t1 ? a : *t1;
+		*t2 = m < *t2 ? m : *t2;
+	}
+}
+
 /* Rank 0: both runs and the figures. */
 static void server(const shape *s, const fb_dataset *ds, const fb_partition *local)
 {
@@ -100,6 +116,7 @@ static void server(const shape *s, const fb_dataset *ds, const fb_partition *loc
 	}
 	t1 = timed_run(s, ds, local, &r1, &b1);
 	t2 = timed_run(s, schema, remote, &r2, &b2);
+	fedpc_best(s, ds, local, schema, remote, &t1, &t2);
 	printf("%s d=%zu n=%zu over %zu clients: in-process %.3f s, MPI %.3f s (%.2fx), "
 	       "%zu rounds\n", s->algo, s->d, s->n, local->k, t1, t2, t2 / t1, r2);
 	printf("  per round: in-process %.3f ms, MPI %.3f ms, overhead %.3f ms; "
