@@ -237,6 +237,47 @@ static void test_hybrid(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Site rows rows[0..nr) of ds with its columns cols[0..nc), without a key. */
+static fb_dataset *site_plain(const fb_dataset *ds, const size_t *rows, size_t nr,
+                              const size_t *cols, size_t nc)
+{
+	fb_dataset *s = site_make(ds, rows, nr, cols, nc, nc), *out;
+	size_t keep[8];
+
+	for (size_t j = 0; j < nc; j++)
+		keep[j] = j;
+	out = fb_dataset_subset(s, NULL, 0, keep, nc);
+	fb_dataset_free(s);
+	return out;
+}
+
+/* Sites holding the same variables in other orders, without a key, are a horizontal
+ * federation: each client's columns in the first site's order, its rows after the last's. */
+static void test_horizontal_orders(void **state)
+{
+	fb_dataset *ds = data_make(4, 3), *sites[2], *schema = NULL;
+	size_t r1[] = { 0, 1 }, r2[] = { 2, 3 }, c1[] = { 0, 1, 2 }, c2[] = { 2, 0, 1 };
+	fb_partition *p;
+	fb_error err;
+
+	(void)state;
+	sites[0] = site_plain(ds, r1, 2, c1, 3);
+	sites[1] = site_plain(ds, r2, 2, c2, 3);
+	p = fb_sites_partition((const fb_dataset *const *)sites, NULL, NULL, sources, 2, &schema,
+	                       &err);
+	assert_non_null(p);
+	assert_int_equal(p->kind, FB_SPLIT_HORIZONTAL);
+	assert_string_equal(p->desc, "horizontal 2 rows=2,2");
+	assert_int_equal(p->n, 4);
+	assert_int_equal(p->clients[1].rows[0], 2);
+	assert_memory_equal(p->clients[1].data->x, ds->x + 2 * 3, 6 * sizeof(double));
+	assert_string_equal(p->clients[1].data->vars[0].name, "X1");
+	fb_partition_free(p);
+	fb_dataset_free(schema);
+	free_all(sites, 2);
+	fb_dataset_free(ds);
+}
+
 /* Build the federation of two keyed sites; it must be refused with a message holding
  * what. */
 static void refused(fb_dataset *a, fb_dataset *b, bool keyed, const char *what)
@@ -292,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_keyed_refusals),
 		cmocka_unit_test(test_vertical_as_split),
 		cmocka_unit_test(test_hybrid),
+		cmocka_unit_test(test_horizontal_orders),
 		cmocka_unit_test(test_refusals),
 	};
 
