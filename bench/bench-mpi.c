@@ -154,8 +154,8 @@ static void server(const shape *s, const fb_dataset *ds, const fb_partition *loc
 	fb_dataset_free(schema);
 }
 
-/* A client: serve the study; for FedPC print the processor time it took per run (three
- * runs over MPI). */
+/* A client: serve the study; for FedPC print the processor time it took over the study
+ * per run over MPI (three of them). */
 static void serve_timed(const shape *s, const fb_dataset *mine, int rank,
                         const fb_mpi_options *o)
 {
@@ -165,7 +165,8 @@ static void serve_timed(const shape *s, const fb_dataset *mine, int rank,
 	if (fb_run_serve(mine, "bench", o, &err) != FB_OK)
 		fprintf(stderr, "bench-mpi: client %d: %s\n", rank, err.msg);
 	else if (strcmp(s->algo, "fedpc") == 0)
-		printf("  client %d: processor time per run over MPI %.3f s\n", rank,
+		printf("  client %d: processor time per run over MPI %.3f s (its rounds, and its "
+		       "polls while it waited, through the in-process runs too)\n", rank,
 		       (cpu_now() - c0) / 3);
 }
 
