@@ -451,7 +451,7 @@ static int send_layout(const fb_partition *p, const fb_dataset *schema,
 	fb_msg m = { 0 };
 	double *d = fb_msg_doubles(&m, 3 + site->d);
 	bool *part = fb_xcalloc(p->k, sizeof *part);
-	fb_wire_head h = { FB_WIRE_LAYOUT, 0, 0, 0 };
+	fb_wire_head h = { .type = FB_WIRE_LAYOUT };
 	unsigned char *buf;
 	size_t len;
 	int ret;
