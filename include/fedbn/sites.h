@@ -35,7 +35,9 @@ fb_dataset *fb_site_keyed(const fb_dataset *ds, const char *key, const char *sou
  * server that holds only descriptions: then rows[c] gives how many it has; rows NULL: each
  * site's own n), keys[c] its keys (keys NULL: no key column), sources[c] its file.  The
  * variables are the sites' in order of first appearance; each client of the result holds
- * its site's columns in that order (cols ascending) and its rows.  *schema gets every
+ * its site's columns in that order (cols ascending) and its rows.  n is every site's rows in
+ * a vertical federation, else their sum (a row that several sites of a hybrid one hold, by
+ * its key, counts at each: no key leaves its site to tell).  *schema gets every
  * variable in a dataset of 0 rows (caller frees).  Refused with one sentence naming the
  * sites: different variables without a key, a variable of other kind or levels at two
  * sites, a vertical federation whose sites hold different keys, sites that share a variable
