@@ -1,6 +1,7 @@
 /* The cost of running a federation over MPI on one machine, against the same run in-process:
  *   mpirun -np 9 bench/bench-mpi admm     notears-admm, d = 20, 8 clients, 50 rounds
- *   mpirun -np 11 bench/bench-mpi fedpc   FedPC, d = 1000, 10 clients
+ *   mpirun -np 11 bench/bench-mpi fedpc   FedPC, d = 1000, 10 clients (best of 3 each, and
+ *                                         the processor time of every process)
  * Every rank simulates the same data and cuts the same contiguous blocks; rank 0 runs the
  * algorithm in-process on them, then over MPI with ranks 1..K serving their own block, and
  * prints both times, the overhead per round, rounds per second and bytes per second. */
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fedbn/algo.h"
 #include "fedbn/fedmpi.h"
@@ -74,6 +76,54 @@ static double timed_run(const shape *s, const fb_dataset *data, const fb_partiti
 	return t;
 }
 
+/* FedPC: processor time per run in-process and of the server over MPI. */
+static double fedpc_cpu[2];
+
+/* Seconds of processor time this process has used. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* FedPC's target: over MPI within 1.5 times the in-process time (t1 in-process, t2 MPI). */
+static void fedpc_target(const shape *s, double t1, double t2)
+{
+	if (strcmp(s->algo, "fedpc") != 0)
+		return;
+	printf("  target: MPI within 1.5x of in-process: in-process %.3f s, MPI %.3f s, %.2fx "
+	       "(%s)\n", t1, t2, t2 / t1, t2 <= 1.5 * t1 ? "met" : "missed");
+	printf("  processor time per run: in-process %.3f s; over MPI the server %.3f s and "
+	       "each client its own below\n", fedpc_cpu[0], fedpc_cpu[1]);
+	fflush(stdout);
+}
+
+/* FedPC's runs take seconds on a machine others share: two more of each, alternating, and
+ * the best time of each kind (the same rounds and bytes every time); then the processor
+ * time per run of the in-process run and of the server over MPI (each client prints its
+ * own when the study ends), which the machine's other load does not change. */
+static void fedpc_best(const shape *s, const fb_dataset *ds, const fb_partition *local,
+                       const fb_dataset *schema, const fb_partition *remote, double *t1,
+                       double *t2)
+{
+	size_t r, b;
+	double c1 = 0, c2 = 0;
+
+	for (int i = 0; i < 2 && strcmp(s->algo, "fedpc") == 0; i++) {
+		double c0 = cpu_now(), a = timed_run(s, ds, local, &r, &b), cm = cpu_now();
+		double m = timed_run(s, schema, remote, &r, &b);
+
+		c1 += cm - c0;
+		c2 += cpu_now() - cm;
+		*t1 = a < *t1 ? a : *t1;
+		*t2 = m < *t2 ? m : *t2;
+	}
+	fedpc_cpu[0] = c1 / 2;
+	fedpc_cpu[1] = c2 / 2;
+}
+
 /* Rank 0: both runs and the figures. */
 static void server(const shape *s, const fb_dataset *ds, const fb_partition *local)
 {
@@ -91,6 +141,7 @@ static void server(const shape *s, const fb_dataset *ds, const fb_partition *loc
 	}
 	t1 = timed_run(s, ds, local, &r1, &b1);
 	t2 = timed_run(s, schema, remote, &r2, &b2);
+	fedpc_best(s, ds, local, schema, remote, &t1, &t2);
 	printf("%s d=%zu n=%zu over %zu clients: in-process %.3f s, MPI %.3f s (%.2fx), "
 	       "%zu rounds\n", s->algo, s->d, s->n, local->k, t1, t2, t2 / t1, r2);
 	printf("  per round: in-process %.3f ms, MPI %.3f ms, overhead %.3f ms; "
@@ -98,8 +149,25 @@ static void server(const shape *s, const fb_dataset *ds, const fb_partition *loc
 	       1e3 * (t2 - t1) / (double)r2, (double)r2 / t2);
 	printf("  bytes over MPI: %zu (%.0f per round), %.2f MB/s; in-process ledger %zu\n", b2,
 	       (double)b2 / (double)r2, (double)b2 / t2 / 1e6, b1);
+	fedpc_target(s, t1, t2);
 	fb_partition_free(remote);
 	fb_dataset_free(schema);
+}
+
+/* A client: serve the study; for FedPC print the processor time it took over the study
+ * per run over MPI (three of them). */
+static void serve_timed(const shape *s, const fb_dataset *mine, int rank,
+                        const fb_mpi_options *o)
+{
+	fb_error err;
+	double c0 = cpu_now();
+
+	if (fb_run_serve(mine, "bench", o, &err) != FB_OK)
+		fprintf(stderr, "bench-mpi: client %d: %s\n", rank, err.msg);
+	else if (strcmp(s->algo, "fedpc") == 0)
+		printf("  client %d: processor time per run over MPI %.3f s (its rounds, and its "
+		       "polls while it waited, through the in-process runs too)\n", rank,
+		       (cpu_now() - c0) / 3);
 }
 
 /* Choose the benchmark, play this rank's part. */
@@ -125,8 +193,8 @@ int main(int argc, char **argv)
 	local = fb_split(ds, FB_SPLIT_HORIZONTAL, (size_t)size - 1, &so, &err);
 	if (rank == 0)
 		server(s, ds, local);
-	else if (fb_run_serve(local->clients[rank - 1].data, "bench", &o, &err) != FB_OK)
-		fprintf(stderr, "bench-mpi: client %d: %s\n", rank, err.msg);
+	else
+		serve_timed(s, local->clients[rank - 1].data, rank, &o);
 	fb_partition_free(local);
 	fb_dataset_free(ds);
 	fb_mpi_stop();

@@ -16,8 +16,8 @@ allowed() {
 	circuit) echo "core param dataset csv sim bif stats ci circuit" ;;
 	optim)  echo "core param optim" ;;
 	nn)     echo "core param nn" ;;
-	fed)    echo "core param graph metrics dataset partition fed wire fedmpi" ;;
-	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed fedmpi circuit algo notears notears-mlp admm pc fedpc ges fedcircuit mcsl feddag serve" ;;
+	fed)    echo "core param graph metrics dataset partition fed wire fedmpi sites" ;;
+	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed fedmpi sites circuit algo notears notears-mlp admm pc fedpc ges fedcircuit mcsl feddag serve" ;;
 	export) echo "core param graph metrics dataset circuit export" ;;
 	experiment) echo "core param table experiment" ;;
 	plot)   echo "core param plot" ;;
@@ -31,7 +31,7 @@ header_module() {
 	graph|metrics|cpdag) echo graph ;;
 	dataset|csv|sim|bif|table) echo data ;;
 	stats|ci|lscore) echo stats ;;
-	partition|fed|wire|fedmpi) echo fed ;;
+	partition|fed|wire|fedmpi|sites) echo fed ;;
 	optim) echo optim ;;
 	notears|notears-mlp|admm|algo|pc|fedpc|ges|fedcircuit|mcsl|feddag|serve) echo algo ;;
 	*) echo "$1" ;;

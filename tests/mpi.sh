@@ -1,6 +1,7 @@
 #!/bin/sh
 # A real federation over MPI on this machine, 1 server and 4 clients: every federated
-# algorithm gives the in-process result bit for bit and the ledger counts what crossed MPI;
+# algorithm gives the in-process result bit for bit and the ledger counts what crossed MPI,
+# over sites holding the same variables and over sites whose rows a key column matches;
 # a client that dies is named and nothing hangs; the program itself runs a study across site
 # files.  Skipped (77) where fedbn was built without Open MPI or mpirun is missing.
 top=${top_srcdir:-.}
@@ -31,6 +32,14 @@ fail=0
 $mpi -np 5 "$prog" equal > "$tmp/equal" 2>&1
 cat "$tmp/equal"
 grep -q '^equal: 0 failed$' "$tmp/equal" || { echo "FAIL: equal"; fail=1; }
+
+# vertical, hybrid: each client serves its block as a site file with a key column "id" and
+# its rows in another order; the circuit learners over MPI equal the same split in-process
+for kind in vertical hybrid; do
+	$mpi -np 5 "$prog" $kind > "$tmp/$kind" 2>&1
+	cat "$tmp/$kind"
+	grep -q "^$kind: 0 failed\$" "$tmp/$kind" || { echo "FAIL: $kind"; fail=1; }
+done
 
 # die: client 2 dies after the run opened; the server names it at the deadline, and the job
 # ends (--enable-recovery: Open MPI lets the others go on so that fedbn can say who died)
@@ -67,5 +76,47 @@ if [ ! -s "$tmp/a" ] || ! diff "$tmp/a" "$tmp/b"; then
 	echo "FAIL: the program's study over MPI differs from the in-process one"
 	fail=1
 fi
-[ $fail = 0 ] && echo "mpi: equal, die and the program's study all hold"
+# the program, vertically: four sites hold column blocks of the same rows, each with the key
+# column "id" somewhere and its rows in its own order; matched by --key id, fedcircuit and
+# fedcircuit-em give the in-process circuits, byte for byte, on the same column blocks
+awk -F, -v dir="$tmp" 'NR == 1 { print "id,X1,X2" > (dir "/v1"); print "X3,id" > (dir "/v2")
+		print "id,X4" > (dir "/v3"); print "X5,id" > (dir "/v4"); next }
+	{ id = NR - 1; print id "," $1 "," $2 > (dir "/v1"); print $3 "," id > (dir "/v2")
+		print id "," $4 > (dir "/v3"); print $5 "," id > (dir "/v4") }' "$tmp/all.csv"
+head -n 1 "$tmp/v1" > "$tmp/vsite-1.csv"; tail -n +2 "$tmp/v1" | sort -t, -k2 -g >> "$tmp/vsite-1.csv"
+head -n 1 "$tmp/v2" > "$tmp/vsite-2.csv"; tail -n +2 "$tmp/v2" | sort -r -t, -k2 -n >> "$tmp/vsite-2.csv"
+head -n 1 "$tmp/v3" > "$tmp/vsite-3.csv"; tail -n +2 "$tmp/v3" | sort -t, -k2 -g >> "$tmp/vsite-3.csv"
+cp "$tmp/v4" "$tmp/vsite-4.csv"
+printf 'clients\nalgo fedcircuit\nrun\ncircuit save %s\nalgo fedcircuit-em\nset em=3\nrun\ncircuit save %s\n' \
+	c1.txt c2.txt > "$tmp/vstudy.fbn"
+(cd "$tmp" && $mpi -np 1 "$fedbn" --no-pane -f vstudy.fbn : -np 4 "$fedbn" --client vsite-%r.csv \
+	--key id) > "$tmp/vmpi.out" 2>&1
+mkdir "$tmp/in"
+{ echo "load ../all.csv"; echo 'split vertical 4 cols="X1,X2;X3;X4;X5"'; cat "$tmp/vstudy.fbn"; } \
+	> "$tmp/in/vstudy.fbn"
+(cd "$tmp/in" && "$fedbn" --no-pane -f vstudy.fbn) > "$tmp/vin.out" 2>&1
+grep -q '^connected to 4 clients over MPI: 200 rows x 5 variables (mpi vertical 4 key=id rows=200)' \
+	"$tmp/vmpi.out" || { echo "FAIL: the vertical sites did not connect"; cat "$tmp/vmpi.out"; fail=1; }
+grep -q '^     3        -      1          1        0  -, -, -, X4, -$' "$tmp/vmpi.out" ||
+	{ echo "FAIL: clients does not show site 3 holding X4 alone"; fail=1; }
+grep '^round' "$tmp/vin.out" | sed -E 's/  up [0-9.]+ k?B down .*$//' > "$tmp/a"
+grep '^round' "$tmp/vmpi.out" | sed -E 's/  up [0-9.]+ k?B down .*$//' > "$tmp/b"
+if [ "$(wc -l < "$tmp/a")" != 9 ] || ! diff "$tmp/a" "$tmp/b" ||
+	! cmp "$tmp/c1.txt" "$tmp/in/c1.txt" || ! cmp "$tmp/c2.txt" "$tmp/in/c2.txt"; then
+	echo "FAIL: the vertical study over MPI differs from the in-process one"
+	fail=1
+fi
+# a key that repeats, and sites whose keys differ, are named in one sentence
+{ cat "$tmp/vsite-3.csv"; tail -n 1 "$tmp/vsite-3.csv"; } > "$tmp/dup-3.csv"
+head -n -1 "$tmp/vsite-3.csv" > "$tmp/short-3.csv"
+for bad in dup short; do
+	for c in 1 2 4; do cp "$tmp/vsite-$c.csv" "$tmp/$bad-$c.csv"; done
+	(cd "$tmp" && $mpi -np 1 "$fedbn" --no-pane -c clients : -np 4 "$fedbn" --client \
+		$bad-%r.csv --key id) > "$tmp/$bad.out" 2>&1
+done
+grep -q "^fedbn: client 3 cannot take part: 'dup-3.csv': the key 'id' repeats the value" \
+	"$tmp/dup.out" || { echo "FAIL: a repeated key is not named"; cat "$tmp/dup.out"; fail=1; }
+grep -q "^fedbn: client 3 ('short-3.csv') holds 199 keys and client 1 ('short-1.csv') 200" \
+	"$tmp/short.out" || { echo "FAIL: sites with other keys are not named"; cat "$tmp/short.out"; fail=1; }
+[ $fail = 0 ] && echo "mpi: equal, vertical, hybrid, die and the program's studies all hold"
 exit $fail

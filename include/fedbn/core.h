@@ -146,6 +146,10 @@ size_t fb_suggest_distance(const char *typed, const char *name);
  * generator derived from (seed, stream name), so that changing one part of an experiment
  * leaves the others' draws unchanged.  Same seed and name give the same sequence everywhere. */
 gsl_rng *fb_rng_stream(uint64_t seed, const char *stream);
+/* The start of an FNV-1a hash. */
+#define FB_HASH_INIT 0xcbf29ce484222325ULL
+/* FNV-1a over n bytes at p, going on from h. */
+uint64_t fb_hash_bytes(uint64_t h, const void *p, size_t n);
 /* Uniform integer in [0, n) from r (n >= 1). */
 size_t fb_rng_index(gsl_rng *r, size_t n);
 /* Shuffle the n entries of idx in place (Fisher-Yates, from r). */

@@ -117,7 +117,7 @@ const fb_circuit *fb_fc_circuit(const fb_fc *fc);
 /* Nodes the server knows of so far: the received client circuits' nodes, then the
  * assembled circuit's. */
 size_t fb_fc_nodes(const fb_fc *fc);
-/* Client k's circuits learned so far (0 before its round). */
+/* The circuits the server has received from client k (0 before the learning round). */
 size_t fb_fc_client_circuits(const fb_fc *fc, size_t k);
 /* Mean log-likelihood of the training rows under the assembled circuit, as the server last
  * computed it in an EM round (NaN before). */

@@ -11,6 +11,7 @@
 #include "fedbn/dataset.h"
 #include "fedbn/fed.h"
 #include "fedbn/partition.h"
+#include "fedbn/sites.h"
 
 /* Deadlines of an MPI federation. */
 typedef struct fb_mpi_options {
@@ -26,10 +27,12 @@ bool fb_mpi_built(void);
 bool fb_mpi_launched(void);
 /* Join the MPI job: this process's rank and the job's size. */
 int fb_mpi_start(int *rank, int *size, fb_error *err);
-/* Server: wait for every client's hello and build the partition over them (horizontal, its
- * clients' datasets of 0 rows holding the variables only; caller frees it with
+/* Server: wait for every client's hello and build the partition over them (its clients'
+ * datasets of 0 rows holding their variables only; caller frees it with
  * fb_partition_free before fb_mpi_stop) and *schema, the variables as a dataset of 0 rows
- * (caller frees).  Refused when the sites do not hold the same variables. */
+ * (caller frees).  The sites' variables and keys make the federation horizontal, vertical
+ * or hybrid (fb_sites_partition, which says when they do not fit); each client is then told
+ * its layout. */
 fb_partition *fb_mpi_connect(const fb_mpi_options *o, fb_dataset **schema, fb_error *err);
 /* A run the server asks a client to build. */
 typedef struct fb_mpi_open {
@@ -45,6 +48,20 @@ typedef struct fb_mpi_open {
 /* Client: say hello with ds's description (source names its file; no value travels). */
 int fb_mpi_hello(const fb_dataset *ds, const char *source, const fb_mpi_options *o,
                  fb_error *err);
+/* The same, with the count and digest of its keys when keys is not NULL (no key travels). */
+int fb_mpi_hello_keys(const fb_dataset *ds, const char *source, const fb_site_keys *keys,
+                      const fb_mpi_options *o, fb_error *err);
+/* The federation as the server lays it out for one client once the sites connected. */
+typedef struct fb_mpi_layout {
+	enum fb_split_kind kind; /* horizontal, vertical or hybrid */
+	size_t d;                /* the federation's variables */
+	size_t n;                /* its rows (vertical: every site's) */
+	size_t *gid;             /* per column of the client's file, its global variable id
+	                            (owned by the transport; NULL before the layout arrives) */
+	size_t ncols;            /* the client's columns */
+} fb_mpi_layout;
+/* Client: its layout, as the last fb_mpi_next found it. */
+const fb_mpi_layout *fb_mpi_client_layout(void);
 /* Client: tell the server, in place of a hello, why it cannot take part (its file). */
 int fb_mpi_refuse(const char *why, const fb_mpi_options *o, fb_error *err);
 /* Client: whether the server has moved on (a run ended because another opened or the study

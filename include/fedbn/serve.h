@@ -11,5 +11,9 @@
  * (FB_ERR with the reason).  ds (the site's data, source its file name) is only read. */
 int fb_run_serve(const fb_dataset *ds, const char *source, const fb_mpi_options *o,
                  fb_error *err);
+/* The same for a site whose rows are in its keys' order (fb_site_keyed): the server hears
+ * their count and digest, and lays the site out in a vertical or hybrid federation. */
+int fb_run_serve_keyed(const fb_dataset *ds, const char *source, const fb_site_keys *keys,
+                       const fb_mpi_options *o, fb_error *err);
 
 #endif

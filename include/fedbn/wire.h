@@ -10,6 +10,7 @@
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
 #include "fedbn/fed.h"
+#include "fedbn/sites.h"
 
 /* The format's version: a frame of another version is refused by name. */
 #define FB_WIRE_VERSION 1
@@ -25,7 +26,11 @@ enum fb_wire_type {
 	FB_WIRE_REPLY,     /* client -> server: its reply and figure */
 	FB_WIRE_FAIL,      /* client -> server: it could not; bytes hold the sentence */
 	FB_WIRE_QUIT,      /* server -> client: the study is over */
+	FB_WIRE_LAYOUT,    /* server -> client: the federation's kind and variables, and the
+	                      global id of each of the client's columns (numbers) */
 };
+/* The last frame type. */
+#define FB_WIRE_LAST FB_WIRE_LAYOUT
 
 /* A frame's header, as decoded. */
 typedef struct fb_wire_head {
@@ -56,3 +61,9 @@ void fb_wire_schema_encode(const fb_dataset *ds, const char *source, fb_msg *m);
  * *rows and the site's file name in *source (caller frees); NULL with the reason. */
 fb_dataset *fb_wire_schema_decode(const fb_msg *m, size_t *rows, char **source,
                                   fb_error *err);
+/* Add a site's keys to its description m: their count and digest as three numbers, the
+ * key column's name as a last word. */
+void fb_wire_keys_put(fb_msg *m, const fb_site_keys *keys);
+/* Take them out of m again, leaving the description alone: 1 with *keys filled, 0 when m
+ * carries no keys, FB_ERR when they are garbled. */
+int fb_wire_keys_take(fb_msg *m, fb_site_keys *keys, fb_error *err);

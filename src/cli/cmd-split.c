@@ -144,6 +144,26 @@ static void client_columns(fb_buf *b, const fb_partition *p, size_t c, size_t wi
 	}
 }
 
+/* Write, for each variable of a split over MPI, its name where client c's site holds it
+ * and '-' where it does not, abbreviated to about width characters. */
+static void site_columns(fb_buf *b, const fb_partition *p, const fb_dataset *all, size_t c,
+                         size_t width)
+{
+	const fb_client *cl = &p->clients[c];
+
+	for (size_t g = 0, j = 0; g < p->d; g++) {
+		bool held = j < cl->data->d && cl->cols[j] == g;
+		const char *name = held ? fb_cmd_name(all->vars[g].name) : "-";
+
+		if (g > 0 && b->len + strlen(name) + 2 > width && g + 1 < p->d) {
+			fb_buf_printf(b, ", ... (%zu of %zu)", cl->data->d, p->d);
+			return;
+		}
+		fb_buf_printf(b, "%s%s", g ? ", " : "", name);
+		j += held;
+	}
+}
+
 /* clients: one row per client of the current split. */
 static int exec_clients(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
@@ -161,9 +181,17 @@ static int exec_clients(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 		if (p->clients[c].label != NULL)
 			fb_buf_printf(&b, "[%s] ", p->clients[c].label);
-		client_columns(&b, p, c, 40);
-		fprintf(ctx->out, "%6zu %8zu %6zu %10zu %8zu  %s\n", c + 1, ds->n, ds->d,
-		        ds->d - disc, disc, b.data != NULL ? b.data : "");
+		if (p->transport != NULL && p->kind != FB_SPLIT_HORIZONTAL && ctx->s->data != NULL &&
+		    ctx->s->data->d == p->d)
+			site_columns(&b, p, ctx->s->data, c, 40);
+		else
+			client_columns(&b, p, c, 40);
+		if (p->transport != NULL) /* the rows stay at the site: the split's line counts them */
+			fprintf(ctx->out, "%6zu %8s", c + 1, "-");
+		else
+			fprintf(ctx->out, "%6zu %8zu", c + 1, ds->n);
+		fprintf(ctx->out, " %6zu %10zu %8zu  %s\n", ds->d, ds->d - disc, disc,
+		        b.data != NULL ? b.data : "");
 		fb_buf_release(&b);
 	}
 	return FB_CMD_OK;

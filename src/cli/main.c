@@ -17,6 +17,7 @@
 /* A study over MPI: this process's part in it. */
 static struct {
 	const char *client; /* --client FILE: this process is a client reading FILE, or NULL */
+	const char *key;    /* --key NAME: the column matching the sites' rows, or NULL */
 	fb_mpi_options opt; /* --timeout: the deadlines */
 } site;
 
@@ -38,6 +39,8 @@ static void usage(FILE *out)
 	        "      --client FILE   be a client of a study over MPI, reading FILE (%%r: the\n"
 	        "                      client's number): mpirun -np 1 fedbn -f study.fbn :\n"
 	        "                      -np 4 fedbn --client site-%%r.csv\n"
+	        "      --key NAME      with --client: the column that matches the sites' rows\n"
+	        "                      (sites holding other variables: vertical or hybrid)\n"
 	        "      --timeout SECS  over MPI: how long a client may take to answer (30)\n"
 	        "      --man-commands  print the man page's command list (mdoc) and exit\n"
 	        "      --man-algorithms  print the man page's algorithm list (mdoc) and exit\n"
@@ -94,6 +97,7 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 		{ "no-pane", no_argument, NULL, 'P' },
 		{ "client", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "key", required_argument, NULL, 'K' },
 		{ "man-commands", no_argument, NULL, 'M' },
 		{ "man-algorithms", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
@@ -116,6 +120,9 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 			break;
 		case 'C':
 			site.client = optarg;
+			break;
+		case 'K':
+			site.key = optarg;
 			break;
 		case 'T':
 			if (fb_parse_double(optarg, &site.opt.timeout) != 0 || !(site.opt.timeout > 0)) {
@@ -161,9 +168,15 @@ int main(int argc, char **argv)
 		free(jobs);
 		return ret < 0 ? 0 : ret;
 	}
+	if (site.key != NULL && site.client == NULL) {
+		fprintf(stderr, "fedbn: --key names the key column of a client's file: give it with "
+		                "--client\n");
+		free(jobs);
+		return 2;
+	}
 	if (site.client != NULL) {
 		free(jobs);
-		return fb_site_client(site.client, &site.opt, stdout, stderr);
+		return fb_site_client(site.client, site.key, &site.opt, stdout, stderr);
 	}
 	if (optind < argc) {
 		single = join_command(argc, argv, optind);

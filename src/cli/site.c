@@ -31,10 +31,37 @@ static char *site_file(const char *pattern, int rank)
 	return out;
 }
 
-/* A client process. */
-int fb_site_client(const char *pattern, const fb_mpi_options *o, FILE *out, FILE *err)
+/* Load the site's file, and with a key column put its rows in the keys' order; NULL after
+ * telling the server why not. */
+static fb_dataset *site_load(const char *file, const char *key, int rank, fb_site_keys *keys,
+                             const fb_mpi_options *o, FILE *err)
 {
 	fb_error e = { { 0 } };
+	fb_dataset *ds = fb_csv_read(file, NULL, NULL, &e), *keyed;
+
+	if (ds != NULL && key != NULL) {
+		keyed = fb_site_keyed(ds, key, file, keys, &e);
+		fb_dataset_free(ds);
+		ds = keyed;
+	} else if (ds == NULL) {
+		char *why = fb_xasprintf("cannot read '%s': %s", file, e.msg);
+
+		snprintf(e.msg, sizeof e.msg, "%s", why);
+		free(why);
+	}
+	if (ds == NULL) {
+		fprintf(err, "fedbn: client %d: %s\n", rank, e.msg);
+		fb_mpi_refuse(e.msg, o, &e);
+	}
+	return ds;
+}
+
+/* A client process. */
+int fb_site_client(const char *pattern, const char *key, const fb_mpi_options *o, FILE *out,
+                   FILE *err)
+{
+	fb_error e = { { 0 } };
+	fb_site_keys keys;
 	int rank, size, ret = 1;
 	char *file;
 	fb_dataset *ds;
@@ -47,14 +74,12 @@ int fb_site_client(const char *pattern, const fb_mpi_options *o, FILE *out, FILE
 	if (rank == 0)
 		fprintf(err, "fedbn: --client: rank 0 is the server: start the clients as ranks 1 "
 		             "and up\n");
-	else if ((ds = fb_csv_read(file, NULL, NULL, &e)) == NULL) {
-		fprintf(err, "fedbn: client %d: cannot read '%s': %s\n", rank, file, e.msg);
-		fb_mpi_refuse(e.msg, o, &e);
-	} else {
-		fprintf(out, "client %d: '%s': %zu rows x %zu variables (%zu discrete)\n", rank, file,
+	else if ((ds = site_load(file, key, rank, &keys, o, err)) != NULL) {
+		fprintf(out, "client %d: '%s': %zu rows x %zu variables (%zu discrete)", rank, file,
 		        ds->n, ds->d, fb_dataset_n_discrete(ds));
+		fprintf(out, key != NULL ? ", rows matched by key '%s'\n" : "\n", key);
 		fflush(out);
-		if (fb_run_serve(ds, file, o, &e) == FB_OK)
+		if (fb_run_serve_keyed(ds, file, key != NULL ? &keys : NULL, o, &e) == FB_OK)
 			ret = 0;
 		else
 			fprintf(err, "fedbn: client %d: %s\n", rank, e.msg);

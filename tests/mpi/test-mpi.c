@@ -6,6 +6,11 @@
  *     the results and the client results agree bit for bit, and that every ledger entry over
  *     MPI is the in-process one plus the frame header (the bytes that crossed MPI); an
  *     algorithm not marked MPI-ready must be refused over MPI with a sentence.
+ *   test-mpi vertical | hybrid: the blocks are the vertical (hybrid) split's; each client
+ *     adds a key column "id" to its block, shuffles its rows, and serves them matched by the
+ *     key; rank 0 checks the federation's kind and runs fedcircuit and fedcircuit-em over
+ *     MPI against the same split in-process (hybrid: the split the sites' files make
+ *     in-process, whose variables come in the sites' order), as for equal.
  *   test-mpi die: client 2 builds the run and then dies; rank 0 checks that the next round
  *     fails within the deadline with one sentence naming client 2.
  *   test-mpi sanitized: exit status 0 when built with a sanitizer (MPI is not started).
@@ -22,6 +27,7 @@
 #include "fedbn/fedmpi.h"
 #include "fedbn/serve.h"
 #include "fedbn/sim.h"
+#include "fedbn/sites.h"
 #include "fedbn/wire.h"
 
 /* Checks that failed. */
@@ -54,15 +60,45 @@ static fb_dataset *make_data(fb_graph **truth)
 	return ds;
 }
 
-/* The K contiguous blocks of ds. */
-static fb_partition *blocks(const fb_dataset *ds, size_t k)
+/* The K blocks of ds: contiguous rows, the vertical split's columns, or the hybrid split's
+ * rows and columns. */
+static fb_partition *blocks(const fb_dataset *ds, size_t k, enum fb_split_kind kind)
 {
 	fb_split_options o;
 	fb_error err;
 
 	fb_split_options_init(&o);
 	o.shuffle = 0;
-	return fb_split(ds, FB_SPLIT_HORIZONTAL, k, &o, &err);
+	return fb_split(ds, kind, k, &o, &err);
+}
+
+/* Client c's site file as read: its block with a key column "id" (the global row + 1) in
+ * front and its rows in another order (reversed, or rotated by 7); then keyed by "id". */
+static fb_dataset *site_keyed(const fb_partition *p, size_t c, fb_site_keys *keys)
+{
+	const fb_client *cl = &p->clients[c];
+	const fb_dataset *b = cl->data;
+	fb_dataset *s = fb_dataset_alloc(b->n, b->d + 1), *k;
+	fb_error err;
+
+	for (size_t j = 0; j <= b->d; j++) { /* first names no block has, to rename freely */
+		char tmp[32];
+
+		snprintf(tmp, sizeof tmp, "tmp %zu", j);
+		fb_dataset_set_name(s, j, tmp, &err);
+	}
+	for (size_t j = 0; j < b->d; j++)
+		fb_dataset_set_name(s, j + 1, b->vars[j].name, &err);
+	fb_dataset_set_name(s, 0, "id", &err);
+	for (size_t i = 0; i < b->n; i++) {
+		size_t from = c % 2 ? b->n - 1 - i : (i + 7) % b->n;
+
+		s->x[i * s->d] = (double)(cl->rows[from] + 1);
+		memcpy(s->x + i * s->d + 1, b->x + from * b->d, b->d * sizeof *s->x);
+	}
+	k = fb_site_keyed(s, "id", "site", keys, &err);
+	fb_dataset_free(s);
+	return k;
 }
 
 /* Step run to its end; FB_ERR with the reason. */
@@ -121,12 +157,47 @@ static bool same_ledger(const fb_run *a, const fb_run *b)
 	return true;
 }
 
+/* A circuit's text (every weight and parameter to 17 digits: the same text, the same bits);
+ * caller frees; NULL when c is. */
+static char *circuit_text(const fb_circuit *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	fb_error err;
+
+	if (c == NULL || (fp = open_memstream(&buf, &len)) == NULL)
+		return NULL;
+	fb_circuit_write(c, fp, &err);
+	fclose(fp);
+	return buf;
+}
+
+/* Whether two runs of a circuit learner assembled the same circuit, bit for bit. */
+static bool same_circuit(const fb_run *a, const fb_run *b)
+{
+	fb_error err;
+	char *x = circuit_text(a->algo->circuit(a, &err)), *y = circuit_text(b->algo->circuit(b,
+	                                                                                &err));
+	bool ok = x != NULL && y != NULL && strcmp(x, y) == 0;
+
+	free(x);
+	free(y);
+	return ok;
+}
+
 /* Whether the results and each client's result agree. */
 static bool same_results(const fb_run *a, const fb_run *b)
 {
 	fb_error err;
-	fb_graph *x = fb_run_result(a, &err), *y = fb_run_result(b, &err);
-	bool ok = same_graph(x, y);
+	fb_graph *x, *y;
+	bool ok;
+
+	if (a->algo->flags & FB_ALGO_CIRCUIT)
+		return same_circuit(a, b);
+	x = fb_run_result(a, &err);
+	y = fb_run_result(b, &err);
+	ok = same_graph(x, y);
 
 	fb_graph_free(x);
 	fb_graph_free(y);
@@ -148,6 +219,17 @@ static bool remote_ready(const char *name)
 
 	return fb_algo_lookup(name, &a, &inner, &err) == FB_OK && (a->flags & FB_ALGO_REMOTE) &&
 	       (inner == NULL || !(inner->flags & FB_ALGO_CIRCUIT));
+}
+
+/* EM over a hybrid federation (sites holding different rows) is refused with a sentence. */
+static void refused_em(const fb_dataset *schema, const fb_partition *remote)
+{
+	fb_error err = { { 0 } };
+	fb_run *b = fb_run_alloc("fedcircuit-em", NULL, NULL, schema, remote, NULL, &err);
+
+	check(b == NULL && strstr(err.msg, "EM needs every client to hold the same rows") != NULL,
+	      "refused over a hybrid federation with a sentence", "fedcircuit-em");
+	fb_run_free(b);
 }
 
 /* An algorithm that is not MPI-ready is refused over MPI with a sentence. */
@@ -221,6 +303,60 @@ static void compare_all(const fb_dataset *ds, const fb_partition *local,
 	}
 }
 
+/* The in-process split the K sites' keyed files make (hybrid: variables in the sites'
+ * order) and its variables into *schema. */
+static fb_partition *sites_split(const fb_partition *p, fb_dataset **schema)
+{
+	fb_dataset **sites = fb_xcalloc(p->k, sizeof *sites);
+	fb_site_keys *keys = fb_xcalloc(p->k, sizeof *keys);
+	char **names = fb_xcalloc(p->k, sizeof *names);
+	fb_partition *q;
+	fb_error err;
+
+	for (size_t c = 0; c < p->k; c++) {
+		sites[c] = site_keyed(p, c, &keys[c]);
+		names[c] = fb_xasprintf("block %zu", c + 1);
+	}
+	q = fb_sites_partition((const fb_dataset *const *)sites, NULL, keys, names, p->k, schema,
+	                       &err);
+	for (size_t c = 0; c < p->k; c++) {
+		fb_dataset_free(sites[c]);
+		free(names[c]);
+	}
+	free(sites);
+	free(keys);
+	free(names);
+	return q;
+}
+
+/* The keyed federations: their kind, then the circuit learners over MPI against the same
+ * split in-process. */
+static void compare_keyed(enum fb_split_kind kind, const fb_dataset *ds,
+                          const fb_partition *local, const fb_dataset *schema,
+                          const fb_partition *remote)
+{
+	static const char *const names[] = { "fedcircuit", "fedcircuit-em" };
+	fb_dataset *ref_schema = NULL;
+	fb_partition *ref = kind == FB_SPLIT_HYBRID ? sites_split(local, &ref_schema) : NULL;
+	const fb_dataset *data = ref != NULL ? ref_schema : ds;
+	size_t held = 0; /* rows the sites hold: a hybrid's rows at several sites count at each */
+
+	for (size_t c = 0; c < local->k; c++)
+		held += local->clients[c].data->n;
+	check(remote->kind == kind && remote->d == ds->d &&
+	      remote->n == (kind == FB_SPLIT_VERTICAL ? local->n : held),
+	      "the sites' keys and variables make the federation's kind", remote->desc);
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		if (kind == FB_SPLIT_HYBRID && i == 1) {
+			refused_em(schema, remote);
+			continue;
+		}
+		compare(names[i], data, ref != NULL ? ref : local, schema, remote, NULL);
+	}
+	fb_partition_free(ref);
+	fb_dataset_free(ref_schema);
+}
+
 /* The server's side of "die": the run opens, then a round fails naming client 2 in time. */
 static void server_die(const fb_dataset *schema, const fb_partition *remote,
                        const fb_mpi_options *o)
@@ -259,27 +395,36 @@ static void client_die(const fb_dataset *mine, const fb_mpi_options *o)
 	raise(SIGKILL);
 }
 
-/* The clients' side: serve the block of this rank. */
-static int client(const fb_partition *p, int rank, bool die, const fb_mpi_options *o)
+/* The clients' side: serve the block of this rank (keyed: as a site file matched by key). */
+static int client(const fb_partition *p, int rank, bool die, bool keyed,
+                  const fb_mpi_options *o)
 {
-	const fb_dataset *mine = p->clients[rank - 1].data;
+	fb_site_keys keys;
+	fb_dataset *mine = keyed ? site_keyed(p, (size_t)rank - 1, &keys)
+	                         : fb_dataset_copy(p->clients[rank - 1].data);
 	fb_error err;
 	char source[32];
+	int ret = 0;
 
 	snprintf(source, sizeof source, "block %d", rank);
 	if (die && rank == 2)
 		client_die(mine, o);
-	if (fb_run_serve(mine, source, o, &err) != FB_OK) {
+	if (fb_run_serve_keyed(mine, source, keyed ? &keys : NULL, o, &err) != FB_OK) {
 		fprintf(stderr, "test-mpi: client %d: %s\n", rank, err.msg);
-		return 1;
+		ret = 1;
 	}
-	return 0;
+	fb_dataset_free(mine);
+	return ret;
 }
 
 /* Start, split, and play this rank's part. */
 int main(int argc, char **argv)
 {
-	bool die = argc > 1 && strcmp(argv[1], "die") == 0;
+	const char *mode = argc > 1 ? argv[1] : "equal";
+	bool die = strcmp(mode, "die") == 0;
+	enum fb_split_kind kind = strcmp(mode, "vertical") == 0 ? FB_SPLIT_VERTICAL
+	                          : strcmp(mode, "hybrid") == 0 ? FB_SPLIT_HYBRID
+	                                                        : FB_SPLIT_HORIZONTAL;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
 	bool sanitized = true;
 #elif defined(__has_feature)
@@ -303,19 +448,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "test-mpi: needs an MPI job of at least 3 processes\n");
 		return 1;
 	}
-	local = blocks(ds, (size_t)size - 1);
+	local = blocks(ds, (size_t)size - 1, kind);
 	if (rank > 0) {
-		ret = client(local, rank, die, &o);
+		ret = client(local, rank, die, kind != FB_SPLIT_HORIZONTAL, &o);
 	} else if ((remote = fb_mpi_connect(&o, &schema, &err)) == NULL) {
 		check(false, err.msg, "connect");
 	} else {
 		if (die)
 			server_die(schema, remote, &o);
+		else if (kind != FB_SPLIT_HORIZONTAL)
+			compare_keyed(kind, ds, local, schema, remote);
 		else
 			compare_all(ds, local, schema, remote, truth);
 		fb_partition_free(remote);
 		ret = failures > 0;
-		printf("%s: %d failed\n", die ? "die" : "equal", failures);
+		printf("%s: %d failed\n", mode, failures);
 		fflush(stdout);
 	}
 	fb_partition_free(local);

@@ -120,12 +120,45 @@ static void test_schema(void **unused)
 	fb_dataset_free(ds);
 }
 
+/* A site's keys ride on its description and come off again, leaving the description whole;
+ * a description without keys has none, and garbled keys are refused. */
+static void test_keys(void **unused)
+{
+	fb_dataset *ds = fb_dataset_alloc(5, 2), *back;
+	fb_site_keys keys = { "patient id", 5, 0xfedcba9876543210ULL }, got;
+	fb_msg m = { 0 };
+	fb_error err;
+	size_t rows = 0;
+	char *src = NULL;
+
+	fb_wire_schema_encode(ds, "site-2.csv", &m);
+	assert_int_equal(fb_wire_keys_take(&m, &got, &err), 0);
+	fb_wire_keys_put(&m, &keys);
+	assert_int_equal(fb_wire_keys_take(&m, &got, &err), 1);
+	assert_string_equal(got.name, "patient id");
+	assert_int_equal(got.n, 5);
+	assert_true(got.digest == keys.digest);
+	back = fb_wire_schema_decode(&m, &rows, &src, &err);
+	assert_non_null(back);
+	assert_int_equal(rows, 5);
+	assert_string_equal(src, "site-2.csv");
+	fb_dataset_free(back);
+	free(src);
+	fb_wire_keys_put(&m, &keys);
+	m.nb--; /* the key's name loses its end */
+	assert_int_equal(fb_wire_keys_take(&m, &got, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "garbled"));
+	fb_msg_release(&m);
+	fb_dataset_free(ds);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_schema),
+		cmocka_unit_test(test_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,25 +10,47 @@
 #include "fedbn/algo.h"
 #include "fedbn/serve.h"
 
-/* The partition as this client sees it: k clients, its own holding ds (copied), the others
- * elsewhere. */
+/* Client me's data and columns from its site's ds laid out as the server says: its columns
+ * in ascending global order (the order the in-process split gives) and their global ids;
+ * without a layout, its own columns as they are. */
+static void client_columns(const fb_dataset *ds, const fb_mpi_layout *l, fb_client *me)
+{
+	size_t *perm = fb_xcalloc(ds->d + 1, sizeof *perm);
+	bool laid = l->gid != NULL && l->ncols == ds->d;
+
+	for (size_t j = 0; j < ds->d; j++) {
+		size_t at = j;
+
+		while (laid && at > 0 && l->gid[perm[at - 1]] > l->gid[j]) {
+			perm[at] = perm[at - 1];
+			at--;
+		}
+		perm[at] = j;
+	}
+	me->data = fb_dataset_subset(ds, NULL, 0, perm, ds->d);
+	if (me->data == NULL)
+		fb_xmalloc(SIZE_MAX); /* reports out of memory and exits */
+	me->cols = fb_xcalloc(ds->d > 0 ? ds->d : 1, sizeof *me->cols);
+	for (size_t j = 0; j < ds->d; j++)
+		me->cols[j] = laid ? l->gid[perm[j]] : j;
+	free(perm);
+}
+
+/* The partition as this client sees it: k clients, its own holding ds (copied, laid out as
+ * the server says), the others elsewhere. */
 static fb_partition *client_view(const fb_dataset *ds, const fb_mpi_open *op)
 {
+	const fb_mpi_layout *l = fb_mpi_client_layout();
 	fb_partition *p = fb_xcalloc(1, sizeof *p);
-	fb_client *me;
 
-	p->kind = FB_SPLIT_HORIZONTAL;
+	p->kind = l->gid != NULL ? l->kind : FB_SPLIT_HORIZONTAL;
 	p->k = op->k;
 	p->n = op->n;
-	p->d = ds->d;
+	p->d = l->gid != NULL ? l->d : ds->d;
 	p->clients = fb_xcalloc(op->k, sizeof *p->clients);
 	p->desc = fb_xasprintf("mpi %zu (client %zu)", op->k, op->client + 1);
 	p->transport = fb_mpi_client_transport();
-	me = &p->clients[op->client];
-	me->data = fb_dataset_copy(ds);
-	me->cols = fb_xcalloc(ds->d > 0 ? ds->d : 1, sizeof *me->cols);
-	for (size_t j = 0; j < ds->d; j++)
-		me->cols[j] = j;
+	client_columns(ds, l, &p->clients[op->client]);
 	return p;
 }
 
@@ -82,7 +104,14 @@ static int serve_run(const fb_dataset *ds, const fb_mpi_open *op, const fb_mpi_o
 int fb_run_serve(const fb_dataset *ds, const char *source, const fb_mpi_options *o,
                  fb_error *err)
 {
-	if (fb_mpi_hello(ds, source, o, err) != FB_OK)
+	return fb_run_serve_keyed(ds, source, NULL, o, err);
+}
+
+/* Serve the server, the site's rows matched to the others' by keys. */
+int fb_run_serve_keyed(const fb_dataset *ds, const char *source, const fb_site_keys *keys,
+                       const fb_mpi_options *o, fb_error *err)
+{
+	if (fb_mpi_hello_keys(ds, source, keys, o, err) != FB_OK)
 		return FB_ERR;
 	for (;;) {
 		fb_mpi_open op;

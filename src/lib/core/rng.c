@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "fedbn/core.h"
 
@@ -14,16 +15,22 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* FNV-1a hash of a stream name. */
-static uint64_t hash_name(const char *s)
+/* FNV-1a over n bytes, going on from h. */
+uint64_t fb_hash_bytes(uint64_t h, const void *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *b = p;
 
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+/* FNV-1a hash of a stream name. */
+static uint64_t hash_name(const char *s)
+{
+	return fb_hash_bytes(FB_HASH_INIT, s, strlen(s));
 }
 
 /* A Mersenne Twister seeded from (seed, stream); exits on out-of-memory like fb_xmalloc. */

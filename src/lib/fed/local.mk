@@ -10,7 +10,9 @@ src_lib_fed_libfed_la_SOURCES = \
 	include/fedbn/wire.h \
 	src/lib/fed/wire.c \
 	include/fedbn/fedmpi.h \
-	src/lib/fed/mpi-options.c
+	src/lib/fed/mpi-options.c \
+	include/fedbn/sites.h \
+	src/lib/fed/sites.c
 
 # the MPI transport: the only code that includes mpi.h and links Open MPI; without Open MPI
 # the same entries say so
@@ -29,6 +31,12 @@ TESTS += tests/unit/test-partition
 tests_unit_test_partition_SOURCES = tests/unit/test-partition.c
 tests_unit_test_partition_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_partition_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test-sites
+TESTS += tests/unit/test-sites
+tests_unit_test_sites_SOURCES = tests/unit/test-sites.c
+tests_unit_test_sites_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_sites_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/unit/test-wire
 TESTS += tests/unit/test-wire

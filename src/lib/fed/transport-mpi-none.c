@@ -36,6 +36,21 @@ int fb_mpi_hello(const fb_dataset *ds, const char *source, const fb_mpi_options 
 	return fb_fail(err, NO_MPI);
 }
 
+/* No server to greet. */
+int fb_mpi_hello_keys(const fb_dataset *ds, const char *source, const fb_site_keys *keys,
+                      const fb_mpi_options *o, fb_error *err)
+{
+	return fb_fail(err, NO_MPI);
+}
+
+/* No layout. */
+const fb_mpi_layout *fb_mpi_client_layout(void)
+{
+	static const fb_mpi_layout none = { FB_SPLIT_HORIZONTAL, 0, 0, NULL, 0 };
+
+	return &none;
+}
+
 /* No server to hear. */
 int fb_mpi_next(const fb_mpi_options *o, fb_mpi_open *open, fb_error *err)
 {

@@ -29,6 +29,7 @@ static struct mpi_side {
 	bool lost;                /* a client is gone: MPI cannot be finalised in order */
 	unsigned char *pending;   /* client: a frame read ahead of its run's end (owned) */
 	size_t npending;          /* its length */
+	fb_mpi_layout layout;     /* client: the federation as the server laid it out */
 } mpi;
 
 /* Wait a little between polls: yield a few times, then sleep for a time that doubles from
@@ -365,26 +366,9 @@ static int server_serve(fb_transport *t, const fb_fed_ops *ops, void *state,
 static fb_transport server_tr = { "mpi", (size_t)-1, NULL, server_exchange, server_serve,
 	                          server_open };
 
-/* Whether two sites' variables agree: names, kinds and levels, in order. */
-static bool same_vars(const fb_dataset *a, const fb_dataset *b)
-{
-	if (a->d != b->d)
-		return false;
-	for (size_t j = 0; j < a->d; j++) {
-		const fb_var *u = &a->vars[j], *v = &b->vars[j];
-
-		if (strcmp(u->name, v->name) != 0 || u->kind != v->kind || u->nlevels != v->nlevels)
-			return false;
-		for (size_t l = 0; l < u->nlevels; l++)
-			if (strcmp(u->levels[l], v->levels[l]) != 0)
-				return false;
-	}
-	return true;
-}
-
-/* Read client from's hello into schemas[from - 1] and rows[from - 1]. */
+/* Read client from's hello into schemas[from - 1], rows[from - 1] and its keys. */
 static int take_hello(const unsigned char *buf, size_t len, int from, fb_dataset **schemas,
-                      size_t *rows, fb_error *err)
+                      size_t *rows, fb_site_keys *keys, int *keyed, fb_error *err)
 {
 	fb_msg m = { 0 };
 	fb_wire_head h = { 0 };
@@ -398,6 +382,8 @@ static int take_hello(const unsigned char *buf, size_t len, int from, fb_dataset
 	}
 	if (why.msg[0] == '\0' && h.type != FB_WIRE_HELLO)
 		snprintf(why.msg, sizeof why.msg, "it did not start with a hello");
+	if (why.msg[0] == '\0' && (keyed[c] = fb_wire_keys_take(&m, &keys[c], &why)) < 0)
+		keyed[c] = 0;
 	if (why.msg[0] != '\0' ||
 	    (schemas[c] = fb_wire_schema_decode(&m, &rows[c], &mpi.sources[c], &why)) == NULL) {
 		fb_msg_release(&m);
@@ -408,8 +394,16 @@ static int take_hello(const unsigned char *buf, size_t len, int from, fb_dataset
 	return FB_OK;
 }
 
+/* What the clients' hellos tell: each one's variables, rows and keys. */
+typedef struct hellos {
+	fb_dataset **schemas; /* per client (owned) */
+	size_t *rows;         /* per client */
+	fb_site_keys *keys;   /* per client */
+	int *keyed;           /* per client: 1 when it named a key column */
+} hellos;
+
 /* Wait for every client's hello. */
-static int collect_hellos(fb_dataset **schemas, size_t *rows, fb_error *err)
+static int collect_hellos(hellos *hs, fb_error *err)
 {
 	size_t k = (size_t)mpi.size - 1, left = k;
 	double deadline = fb_clock_now() + mpi.opt.timeout;
@@ -421,46 +415,87 @@ static int collect_hellos(fb_dataset **schemas, size_t *rows, fb_error *err)
 
 		if (recv_frame(MPI_ANY_SOURCE, deadline, &buf, &len, &from) != FB_OK) {
 			for (size_t c = 0; c < k; c++)
-				if (schemas[c] == NULL)
+				if (hs->schemas[c] == NULL)
 					return fb_fail(err, "client %zu did not describe its data within %g s "
 					                    "(did its file load?)", c + 1, mpi.opt.timeout);
 			return fb_fail(err, "MPI failed while waiting for the clients");
 		}
-		ret = from >= 1 && schemas[from - 1] == NULL
-		      ? take_hello(buf, len, from, schemas, rows, err) : FB_OK;
+		ret = from >= 1 && hs->schemas[from - 1] == NULL
+		      ? take_hello(buf, len, from, hs->schemas, hs->rows, hs->keys, hs->keyed, err)
+		      : FB_OK;
 		free(buf);
 		if (ret != FB_OK)
 			return FB_ERR;
-		left -= from >= 1 && schemas[from - 1] != NULL;
+		left -= from >= 1 && hs->schemas[from - 1] != NULL;
 	}
 	return FB_OK;
 }
 
-/* The partition over the remote clients, each holding the variables and no row. */
-static fb_partition *remote_partition(fb_dataset **schemas, const size_t *rows)
+/* Either every client named a key column or none did. */
+static int check_keyed(const int *keyed, size_t k, fb_error *err)
 {
-	size_t k = (size_t)mpi.size - 1, d = schemas[0]->d;
-	fb_partition *p = fb_xcalloc(1, sizeof *p);
-	fb_buf desc = { 0 };
+	for (size_t c = 1; c < k; c++)
+		if (keyed[c] != keyed[0])
+			return fb_fail(err, "client %zu ('%s') %s a key column and client 1 ('%s') %s: "
+			                    "start every client with the same --key", c + 1,
+			               mpi.sources[c], keyed[c] ? "names" : "names no",
+			               mpi.sources[0], keyed[0] ? "does" : "none");
+	return FB_OK;
+}
 
-	p->kind = FB_SPLIT_HORIZONTAL;
-	p->k = k;
-	p->d = d;
-	p->clients = fb_xcalloc(k, sizeof *p->clients);
+/* Tell client c its place in the federation p: the kind, the variables, the rows, and the
+ * global id of each of its columns in its own order (site holds them). */
+static int send_layout(const fb_partition *p, const fb_dataset *schema,
+                       const fb_dataset *site, size_t c, fb_error *err)
+{
+	fb_msg m = { 0 };
+	double *d = fb_msg_doubles(&m, 3 + site->d);
+	bool *part = fb_xcalloc(p->k, sizeof *part);
+	fb_wire_head h = { .type = FB_WIRE_LAYOUT };
+	unsigned char *buf;
+	size_t len;
+	int ret;
+
+	d[0] = (double)p->kind;
+	d[1] = (double)p->d;
+	d[2] = (double)p->n;
+	for (size_t j = 0; j < site->d; j++)
+		d[3 + j] = (double)fb_dataset_find(schema, site->vars[j].name);
+	part[c] = true;
+	buf = fb_wire_encode(&h, &m, &len);
+	ret = send_to_clients(part, buf, len, NULL, err);
+	free(buf);
+	free(part);
+	fb_msg_release(&m);
+	return ret;
+}
+
+/* The federation of the clients' sites, reached through the server's transport; each client
+ * told its place. */
+static fb_partition *remote_partition(hellos *hs, fb_dataset **schema, fb_error *err)
+{
+	size_t k = (size_t)mpi.size - 1;
+	fb_partition *p;
+	char *desc;
+
+	if (check_keyed(hs->keyed, k, err) != FB_OK)
+		return NULL;
+	p = fb_sites_partition((const fb_dataset *const *)hs->schemas, hs->rows,
+	                       hs->keyed[0] ? hs->keys : NULL, mpi.sources, k, schema, err);
+	if (p == NULL)
+		return NULL;
 	p->transport = &server_tr;
-	fb_buf_printf(&desc, "mpi %zu rows=", k);
-	for (size_t c = 0; c < k; c++) {
-		p->n += rows[c];
-		p->clients[c].data = schemas[c];
-		schemas[c] = NULL;
-		p->clients[c].cols = fb_xcalloc(d, sizeof *p->clients[c].cols);
-		for (size_t j = 0; j < d; j++)
-			p->clients[c].cols[j] = j;
-		fb_buf_printf(&desc, "%s%zu", c > 0 ? "," : "", rows[c]);
-	}
-	p->desc = fb_xstrdup(desc.data);
-	fb_buf_release(&desc);
+	desc = fb_xasprintf("mpi %s", p->desc);
+	free(p->desc);
+	p->desc = desc;
 	mpi.n = p->n;
+	for (size_t c = 0; c < k; c++)
+		if (send_layout(p, *schema, hs->schemas[c], c, err) != FB_OK) {
+			fb_partition_free(p);
+			fb_dataset_free(*schema);
+			*schema = NULL;
+			return NULL;
+		}
 	return p;
 }
 
@@ -468,32 +503,26 @@ static fb_partition *remote_partition(fb_dataset **schemas, const size_t *rows)
 fb_partition *fb_mpi_connect(const fb_mpi_options *o, fb_dataset **schema, fb_error *err)
 {
 	size_t k = mpi.size > 1 ? (size_t)mpi.size - 1 : 0;
-	fb_dataset **schemas;
-	size_t *rows;
+	hellos hs;
 	fb_partition *p = NULL;
-	int ret;
 
 	if (!mpi.started || mpi.rank != 0 || k == 0)
 		return fb_fail(err, "the server needs an MPI job with at least one client"), NULL;
 	mpi.opt = *o;
-	schemas = fb_xcalloc(k, sizeof *schemas);
-	rows = fb_xcalloc(k, sizeof *rows);
+	hs.schemas = fb_xcalloc(k, sizeof *hs.schemas);
+	hs.rows = fb_xcalloc(k, sizeof *hs.rows);
+	hs.keys = fb_xcalloc(k, sizeof *hs.keys);
+	hs.keyed = fb_xcalloc(k, sizeof *hs.keyed);
 	mpi.gone = fb_xcalloc(k, sizeof *mpi.gone);
 	mpi.sources = fb_xcalloc(k, sizeof *mpi.sources);
-	ret = collect_hellos(schemas, rows, err);
-	for (size_t c = 1; c < k && ret == FB_OK; c++)
-		if (!same_vars(schemas[0], schemas[c]))
-			ret = fb_fail(err, "client %zu ('%s') holds other variables than client 1 "
-			                   "('%s'): every site needs the same columns in the same order",
-			              c + 1, mpi.sources[c], mpi.sources[0]);
-	if (ret == FB_OK) {
-		*schema = fb_dataset_copy(schemas[0]);
-		p = remote_partition(schemas, rows);
-	}
+	if (collect_hellos(&hs, err) == FB_OK)
+		p = remote_partition(&hs, schema, err);
 	for (size_t c = 0; c < k; c++)
-		fb_dataset_free(schemas[c]);
-	free(schemas);
-	free(rows);
+		fb_dataset_free(hs.schemas[c]);
+	free(hs.schemas);
+	free(hs.rows);
+	free(hs.keys);
+	free(hs.keyed);
 	return p;
 }
 
@@ -603,6 +632,13 @@ fb_transport *fb_mpi_client_transport(void)
 int fb_mpi_hello(const fb_dataset *ds, const char *source, const fb_mpi_options *o,
                  fb_error *err)
 {
+	return fb_mpi_hello_keys(ds, source, NULL, o, err);
+}
+
+/* Client: describe its data and its keys to the server. */
+int fb_mpi_hello_keys(const fb_dataset *ds, const char *source, const fb_site_keys *keys,
+                      const fb_mpi_options *o, fb_error *err)
+{
 	fb_msg m = { 0 };
 	int ret;
 
@@ -610,6 +646,8 @@ int fb_mpi_hello(const fb_dataset *ds, const char *source, const fb_mpi_options 
 		return fb_fail(err, "a client needs an MPI job in which it is not rank 0");
 	mpi.opt = *o;
 	fb_wire_schema_encode(ds, source, &m);
+	if (keys != NULL)
+		fb_wire_keys_put(&m, keys);
 	ret = send_head(0, FB_WIRE_HELLO, 0, &m, err);
 	fb_msg_release(&m);
 	return ret;
@@ -670,6 +708,34 @@ static int read_open(const fb_msg *m, fb_mpi_open *open, fb_error *err)
 	return FB_OK;
 }
 
+/* Keep the server's LAYOUT frame: kind, variables, rows, the global id of each column. */
+static int read_layout(const fb_msg *m, fb_error *err)
+{
+	const double *d = m->d;
+
+	if (m->nd < 3 || !(d[0] >= 0 && d[0] <= FB_SPLIT_HYBRID && d[1] >= 1 && d[1] < 1e9))
+		return fb_fail(err, "the server's layout of the federation is garbled");
+	for (size_t j = 3; j < m->nd; j++)
+		if (!(d[j] >= 0 && d[j] < d[1]))
+			return fb_fail(err, "the server's layout places a column at %g of %g variables",
+			               d[j], d[1]);
+	free(mpi.layout.gid);
+	mpi.layout.kind = (enum fb_split_kind)d[0];
+	mpi.layout.d = (size_t)d[1];
+	mpi.layout.n = (size_t)d[2];
+	mpi.layout.ncols = m->nd - 3;
+	mpi.layout.gid = fb_xcalloc(m->nd - 2, sizeof *mpi.layout.gid);
+	for (size_t j = 3; j < m->nd; j++)
+		mpi.layout.gid[j - 3] = (size_t)d[j];
+	return FB_OK;
+}
+
+/* Client: the federation as the server laid it out (gid NULL before its layout arrived). */
+const fb_mpi_layout *fb_mpi_client_layout(void)
+{
+	return &mpi.layout;
+}
+
 /* Client: the server's next word. */
 int fb_mpi_next(const fb_mpi_options *o, fb_mpi_open *open, fb_error *err)
 {
@@ -700,6 +766,8 @@ int fb_mpi_next(const fb_mpi_options *o, fb_mpi_open *open, fb_error *err)
 			ret = read_open(&m, open, err) == FB_OK ? 1 : FB_ERR;
 			break;
 		}
+		if (h.type == FB_WIRE_LAYOUT && (ret = read_layout(&m, err)) != FB_OK)
+			break;
 	}
 	fb_msg_release(&m);
 	return ret;
@@ -789,6 +857,7 @@ void fb_mpi_stop(void)
 	free(mpi.sources);
 	free(mpi.gone);
 	free(mpi.pending);
+	free(mpi.layout.gid);
 	memset(&mpi, 0, sizeof mpi);
 	if (!lost)
 		MPI_Finalize();

@@ -65,7 +65,7 @@ int fb_wire_decode(const unsigned char *buf, size_t len, fb_wire_head *head, fb_
 	if (buf[3] != FB_WIRE_VERSION)
 		return fb_fail(err, "a message has wire version %u, and this fedbn speaks %d",
 		               buf[3], FB_WIRE_VERSION);
-	if (buf[4] < FB_WIRE_HELLO || buf[4] > FB_WIRE_QUIT)
+	if (buf[4] < FB_WIRE_HELLO || buf[4] > FB_WIRE_LAST)
 		return fb_fail(err, "a message has the unknown type %u", buf[4]);
 	nd = get_le(buf + 16, 8);
 	nb = get_le(buf + 24, 8);
@@ -92,7 +92,7 @@ int fb_wire_decode(const unsigned char *buf, size_t len, fb_wire_head *head, fb_
 const char *fb_wire_type_name(enum fb_wire_type t)
 {
 	static const char *const names[] = { "unknown", "hello", "open", "ready", "round",
-		                             "reply", "fail", "quit" };
+		                             "reply", "fail", "quit", "layout" };
 
 	return (unsigned)t < sizeof names / sizeof *names ? names[t] : "unknown";
 }
@@ -212,4 +212,42 @@ fb_dataset *fb_wire_schema_decode(const fb_msg *m, size_t *rows, char **source,
 	}
 	*source = fb_xstrdup(src);
 	return ds;
+}
+
+/* Add a site's keys to its description. */
+void fb_wire_keys_put(fb_msg *m, const fb_site_keys *keys)
+{
+	size_t nd = m->nd, nb = m->nb, len = strlen(keys->name) + 1;
+	double *d = fb_msg_doubles(m, nd + 3);
+
+	d[nd] = (double)keys->n;
+	d[nd + 1] = (double)(keys->digest >> 32);
+	d[nd + 2] = (double)(keys->digest & 0xffffffffu);
+	memcpy(fb_msg_bytes(m, nb + len) + nb, keys->name, len);
+}
+
+/* Take a site's keys out of its description. */
+int fb_wire_keys_take(fb_msg *m, fb_site_keys *keys, fb_error *err)
+{
+	const double *d;
+	const unsigned char *start;
+	size_t len;
+
+	if (m->nd != 6)
+		return 0;
+	d = m->d + 3;
+	if (!(d[0] >= 0 && d[0] < 1e15 && d[1] >= 0 && d[1] < 4294967296.0 && d[2] >= 0 &&
+	      d[2] < 4294967296.0) || m->nb < 2 || m->b[m->nb - 1] != 0)
+		return fb_fail(err, "the site's keys are garbled");
+	for (start = m->b + m->nb - 1; start > m->b && start[-1] != 0; start--)
+		;
+	len = (size_t)(m->b + m->nb - 1 - start);
+	if (start == m->b || len == 0 || len >= sizeof keys->name)
+		return fb_fail(err, "the site's key column name is garbled");
+	memcpy(keys->name, start, len + 1);
+	keys->n = (size_t)d[0];
+	keys->digest = (uint64_t)d[1] << 32 | (uint64_t)d[2];
+	m->nd = 3;
+	m->nb = (size_t)(start - m->b);
+	return 1;
 }

@@ -244,6 +244,8 @@ static const char *fcalgo_note(const fb_run *run)
 	fcalgo_state *st = run->state;
 	const fb_circuit *c = fb_fc_circuit(st->fc);
 	size_t k = run->part->k, m = fb_fc_client_params(st->fc);
+	size_t rows = run->part->transport != NULL ? run->part->n : run->data->n; /* over MPI
+	                                                      the server holds no row */
 	double up = (double)fb_run_bytes(run, FB_UP), down = (double)fb_run_bytes(run, FB_DOWN);
 
 	if (c == NULL)
@@ -256,8 +258,8 @@ static const char *fcalgo_note(const fb_run *run)
 	         "rows); evaluating every part, %zu B of log values", c->nnodes, server_nodes(c),
 	         fb_circuit_nparams(c, FB_CIRCUIT_ANY), up, down, fb_fc_cost_onepass(st->fc),
 	         fb_fc_cost_fedavg(&st->cm, (m + k - 1) / k, k), (m + k - 1) / k, k,
-	         st->cm.fedavg_rounds, fb_fc_cost_splitnn(&st->cm, k, run->data->n),
-	         st->cm.splitnn_epochs, st->cm.splitnn_dim, run->data->n, st->eval_bytes);
+	         st->cm.fedavg_rounds, fb_fc_cost_splitnn(&st->cm, k, rows),
+	         st->cm.splitnn_epochs, st->cm.splitnn_dim, rows, st->eval_bytes);
 	return st->note;
 }
 
@@ -297,7 +299,7 @@ const fb_algo fb_algo_fedcircuit = {
 	        "assembled circuit in one place). The note gives the bytes sent beside FedAvg's "
 	        "8 M C R and SplitNN's 8 E C F S (the paper's section 3.4, with the assumed R, E "
 	        "and F).",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT,
+	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
 	.params = fcalgo_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
@@ -315,7 +317,7 @@ const fb_algo fb_algo_fedcircuit_em = {
 	        "log values of its circuits on its rows (8 bytes each); the server keeps them (the "
 	        "clients' circuits do not change) and each round is one EM step on its sum "
 	        "weights, which never lowers the training likelihood (figure train_ll).",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT,
+	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
 	.params = fcalgo_em_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,

@@ -99,11 +99,24 @@ static double root_mean(const fb_circuit *c, const double *val, size_t n)
 	return m / (double)n;
 }
 
+/* The rows the clients' first EM messages cover: the first circuit's owner sends n values
+ * for each of its circuits (the server holds no row; the others are checked as placed). */
+static size_t em_rows(const fb_fc *fc, const fb_msg *const *up)
+{
+	size_t k = fc->nrecv > 0 ? fc->owner[0] : 0, m = 0;
+
+	for (size_t i = 0; i < fc->nrecv; i++)
+		m += fc->owner[i] == k;
+	return m > 0 && up[k] != NULL ? up[k]->nd / m : 0;
+}
+
 /* Server EM round: keep the clients' values (first round), then one EM step. */
 int fc_server_em(fb_fc *fc, const fb_msg *const *up, fb_error *err)
 {
-	size_t n = fc->p->clients[0].data->n; /* the rows every client holds, by id */
+	size_t n = fc->emval != NULL ? fc->emn : em_rows(fc, up);
 
+	if (n == 0)
+		return fb_fail(err, "the clients sent no rows' values for EM");
 	if (fc->emval == NULL) {
 		fc->emval = malloc((fc->circ->nnodes * n + 1) *
 		                   sizeof *fc->emval);

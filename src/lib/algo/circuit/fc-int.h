@@ -19,6 +19,8 @@ typedef struct fc_client {
 	size_t nsub;           /* subspaces in the plan (0 before it arrives) */
 	fc_circ *circ;         /* its circuits, as it sent them (owned) */
 	size_t ncirc;          /* how many */
+	size_t rounds;         /* rounds it has answered: its own clock of the phases (in
+	                          another process it never sees the server's) */
 } fc_client;
 
 /* The run: clients' parts, then the server's. */

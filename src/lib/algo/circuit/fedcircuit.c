@@ -138,7 +138,11 @@ fb_fc *fb_fc_alloc(const fb_partition *p, const fb_fc_options *o, fb_error *err)
 
 	if (o->clusters == 0)
 		return fb_fail(err, "'clusters' must be at least 1"), NULL;
-	for (size_t c = 1; o->em_iters > 0 && c < p->k; c++)
+	if (o->em_iters > 0 && p->transport != NULL && p->kind != FB_SPLIT_VERTICAL)
+		return fb_fail(err, "EM needs every client to hold the same rows: over MPI, sites "
+		                    "holding different variables whose rows are matched by a key "
+		                    "column (a vertical federation), not %s", p->desc), NULL;
+	for (size_t c = 1; o->em_iters > 0 && p->transport == NULL && c < p->k; c++)
 		if (!same_rows(&p->clients[0], &p->clients[c]))
 			return fb_fail(err, "EM needs every client to hold the same rows (a vertical "
 			                    "split); clients 1 and %zu hold %zu and %zu rows, not all "
@@ -477,15 +481,25 @@ static int server_receive(fb_fc *fc, size_t k, const fb_msg *m, fb_error *err)
 	return FB_OK;
 }
 
+/* The phase of a client's round r (from 0): every client answers every round, so its own
+ * count of rounds tells it the phase the server runs. */
+static enum fb_fc_phase client_phase(const fb_fc *fc, size_t r)
+{
+	if (r < FB_FC_EM)
+		return (enum fb_fc_phase)r;
+	return r - FB_FC_EM < fc->o.em_iters ? FB_FC_EM : FB_FC_DONE;
+}
+
 /* The client half: what client k sends in the current phase. */
 static int fc_client_half(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                      fb_msg *up, double *figure, fb_error *err)
 {
 	fb_fc *fc = state;
+	size_t r = fc->cl[k].rounds++;
 
 	msg_empty(up);
 	*figure = (double)fc->cl[k].ncirc;
-	switch (fc->phase) {
+	switch (client_phase(fc, r)) {
 	case FB_FC_INDICATOR:
 		client_indicator(fc, k, up);
 		return FB_OK;
@@ -497,7 +511,7 @@ static int fc_client_half(void *state, size_t k, const fb_dataset *local, const 
 		*figure = (double)fc->cl[k].ncirc;
 		return FB_OK;
 	case FB_FC_EM:
-		return fc->em_done == 0 ? fc_client_em_values(fc, k, local, up, err) : FB_OK;
+		return r == FB_FC_EM ? fc_client_em_values(fc, k, local, up, err) : FB_OK;
 	default:
 		return FB_OK;
 	}
@@ -593,10 +607,14 @@ size_t fb_fc_nodes(const fb_fc *fc)
 	return fc->circ != NULL ? fc->circ->nnodes : fc->recv_nodes;
 }
 
-/* Client k's circuits so far. */
+/* The circuits the server received from client k. */
 size_t fb_fc_client_circuits(const fb_fc *fc, size_t k)
 {
-	return fc->cl[k].ncirc;
+	size_t n = 0;
+
+	for (size_t i = 0; i < fc->nrecv; i++)
+		n += fc->owner[i] == k;
+	return n;
 }
 
 /* The training log-likelihood of the last EM round. */
