@@ -31,6 +31,10 @@ struct fb_federation {
 	bool everyone;              /* every client computes each round; only the drawn ones'
 	                               replies reach the server, the broadcast reaches all */
 	bool *computes;             /* k flags: runs its half in the current round */
+	bool partial;               /* fewer clients are drawn per round than there are */
+	bool *gone;                 /* k flags: stopped answering, left out from then on */
+	bool *lost;                 /* k flags: stopped answering in the current round */
+	fb_buf news;                /* what befell the clients in the last round, or empty */
 };
 
 /* One worker's share of a round: clients first, first + stride, ... */
@@ -91,7 +95,9 @@ static int remote_exchange(fb_federation *f, size_t round, fb_error *err)
 {
 	size_t k = f->part->k;
 	fb_round_io io = { k, round, &f->down, f->computes, f->up, f->figure, f->status,
-	                   f->errs, f->bytes, f->bytes + k };
+	                   f->errs, f->bytes, f->bytes + k, f->part_now, f->partial, f->lost };
+
+	memset(f->lost, 0, k * sizeof *f->lost);
 
 	return f->tr->exchange(f->tr, &io, err);
 }
@@ -127,6 +133,8 @@ fb_federation *fb_fed_alloc(const fb_partition *p, const fb_fed_options *o, fb_e
 	f->status = fb_xcalloc(p->k, sizeof *f->status);
 	f->errs = fb_xcalloc(p->k, sizeof *f->errs);
 	f->bytes = fb_xcalloc(2 * p->k, sizeof *f->bytes);
+	f->gone = fb_xcalloc(p->k, sizeof *f->gone);
+	f->lost = fb_xcalloc(p->k, sizeof *f->lost);
 	for (size_t k = 0; k < p->k; k++)
 		f->figure[k] = NAN;
 	return f;
@@ -150,7 +158,40 @@ void fb_fed_free(fb_federation *f)
 	free(f->status);
 	free(f->errs);
 	free(f->bytes);
+	free(f->gone);
+	free(f->lost);
+	fb_buf_release(&f->news);
 	free(f);
+}
+
+/* Clients gone in earlier rounds neither compute nor take part, drawn or not. */
+static void leave_out_gone(fb_federation *f)
+{
+	for (size_t c = 0; c < f->part->k; c++)
+		if (f->gone[c])
+			f->computes[c] = f->part_now[c] = false;
+}
+
+/* Leave out the clients the transport lost this round, saying so in one sentence each;
+ * FB_ERR once none is left. */
+static int leave_out_lost(fb_federation *f, fb_error *err)
+{
+	size_t k = f->part->k, left = 0;
+
+	for (size_t c = 0; c < k; c++) {
+		if (!f->lost[c])
+			continue;
+		f->gone[c] = true;
+		f->computes[c] = f->part_now[c] = false;
+		f->figure[c] = NAN;
+		fb_buf_printf(&f->news, "%s%s; the run goes on without it, as each round draws "
+		              "only some of the clients.", f->news.len > 0 ? " " : "",
+		              f->errs[c].msg[0] != '\0' ? f->errs[c].msg : "a client stopped answering");
+		fb_error_clear(&f->errs[c]);
+	}
+	for (size_t c = 0; c < k; c++)
+		left += !f->gone[c];
+	return left > 0 ? FB_OK : fb_fail(err, "every client has stopped answering");
 }
 
 /* Choose this round's clients: all, the set number, or ceil(share * K) drawn from the
@@ -162,9 +203,11 @@ static void choose_clients(fb_federation *f)
 
 	for (size_t c = 0; c < k; c++)
 		f->computes[c] = true;
+	f->partial = m < k;
 	if (m >= k) {
 		for (size_t c = 0; c < k; c++)
 			f->part_now[c] = true;
+		leave_out_gone(f);
 		return;
 	}
 	idx = fb_xcalloc(k, sizeof *idx);
@@ -178,6 +221,7 @@ static void choose_clients(fb_federation *f)
 	for (size_t c = 0; c < k && !f->everyone; c++)
 		f->computes[c] = f->part_now[c];
 	free(idx);
+	leave_out_gone(f);
 }
 
 /* Draw m clients per round from now on (0: by the share). */
@@ -208,9 +252,12 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 		f->status[c] = FB_OK;
 		fb_error_clear(&f->errs[c]);
 	}
+	f->news.len = 0;
+	if (f->news.data != NULL)
+		f->news.data[0] = '\0';
 	if (f->tr == NULL)
 		inproc_exchange(f, ops, state);
-	else if (remote_exchange(f, round, err) != FB_OK) {
+	else if (remote_exchange(f, round, err) != FB_OK || leave_out_lost(f, err) != FB_OK) {
 		free(up);
 		return FB_ERR;
 	}
@@ -219,8 +266,13 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
 	if (ret == FB_OK) {
 		for (size_t c = 0; c < k; c++) {
-			if (f->everyone && !f->part_now[c])
+			if (f->computes[c] && !f->part_now[c]) {
+				/* it ran its half undrawn: the broadcast reached it; over a transport
+				 * between processes its figure came back, alone */
 				fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
+				if (f->tr != NULL)
+					fb_ledger_add(&f->ledger, round, FB_UP, c, f->bytes[k + c]);
+			}
 			if (!f->part_now[c])
 				continue;
 			fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
@@ -287,6 +339,18 @@ int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params, fb_
 	ret = f->tr->open(f->tr, algo, words, n, &f->opt, err);
 	fb_names_free(words, n);
 	return ret;
+}
+
+/* What befell the clients in the last round. */
+const char *fb_fed_news(const fb_federation *f)
+{
+	return f->news.len > 0 ? f->news.data : NULL;
+}
+
+/* Whether client k stopped answering and was left out. */
+bool fb_fed_gone(const fb_federation *f, size_t k)
+{
+	return f->gone[k];
 }
 
 /* Whether client k took part in the last round. */
