@@ -178,6 +178,12 @@ bool fb_fed_local(const fb_federation *f, size_t k);
  * at once in-process. */
 int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params,
                 fb_error *err);
+/* Wall seconds of the last round's exchange: the clients' halves in-process, or sending the
+ * broadcast and collecting the replies over a transport. */
+double fb_fed_exchange_seconds(const fb_federation *f);
+/* Seconds client k's half took in this process in the last round (NaN when it ran
+ * elsewhere or not at all). */
+double fb_fed_client_seconds(const fb_federation *f, size_t k);
 /* What befell the clients in the last round (over a transport between processes: a client
  * that stopped answering, left out because the draw allows it), or NULL. */
 const char *fb_fed_news(const fb_federation *f);

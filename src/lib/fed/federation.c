@@ -35,6 +35,8 @@ struct fb_federation {
 	bool *gone;                 /* k flags: stopped answering, left out from then on */
 	bool *lost;                 /* k flags: stopped answering in the current round */
 	fb_buf news;                /* what befell the clients in the last round, or empty */
+	double exchange_s;          /* wall seconds of the last round's exchange */
+	double *client_s;           /* k: seconds each client's half took here last round */
 };
 
 /* One worker's share of a round: clients first, first + stride, ... */
@@ -52,10 +54,14 @@ static void *run_clients(void *arg)
 	fb_federation *f = w->f;
 
 	for (size_t k = w->first; k < f->part->k; k += w->stride) {
+		double t0;
+
 		if (!f->computes[k])
 			continue;
+		t0 = fb_clock_now();
 		f->status[k] = w->ops->client(w->state, k, f->part->clients[k].data, &f->down,
 		                              &f->up[k], &f->figure[k], &f->errs[k]);
+		f->client_s[k] = fb_clock_now() - t0;
 	}
 	return NULL;
 }
@@ -135,6 +141,7 @@ fb_federation *fb_fed_alloc(const fb_partition *p, const fb_fed_options *o, fb_e
 	f->bytes = fb_xcalloc(2 * p->k, sizeof *f->bytes);
 	f->gone = fb_xcalloc(p->k, sizeof *f->gone);
 	f->lost = fb_xcalloc(p->k, sizeof *f->lost);
+	f->client_s = fb_xcalloc(p->k, sizeof *f->client_s);
 	for (size_t k = 0; k < p->k; k++)
 		f->figure[k] = NAN;
 	return f;
@@ -160,6 +167,7 @@ void fb_fed_free(fb_federation *f)
 	free(f->bytes);
 	free(f->gone);
 	free(f->lost);
+	free(f->client_s);
 	fb_buf_release(&f->news);
 	free(f);
 }
@@ -255,12 +263,16 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 	f->news.len = 0;
 	if (f->news.data != NULL)
 		f->news.data[0] = '\0';
+	for (size_t c = 0; c < k; c++)
+		f->client_s[c] = NAN;
+	f->exchange_s = fb_clock_now();
 	if (f->tr == NULL)
 		inproc_exchange(f, ops, state);
 	else if (remote_exchange(f, round, err) != FB_OK || leave_out_lost(f, err) != FB_OK) {
 		free(up);
 		return FB_ERR;
 	}
+	f->exchange_s = fb_clock_now() - f->exchange_s;
 	for (size_t c = 0; c < k && ret == FB_OK; c++)
 		if (f->computes[c] && f->status[c] != FB_OK)
 			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
@@ -339,6 +351,18 @@ int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params, fb_
 	ret = f->tr->open(f->tr, algo, words, n, &f->opt, err);
 	fb_names_free(words, n);
 	return ret;
+}
+
+/* Wall seconds of the last round's exchange. */
+double fb_fed_exchange_seconds(const fb_federation *f)
+{
+	return f->exchange_s;
+}
+
+/* Seconds client k's half took here in the last round. */
+double fb_fed_client_seconds(const fb_federation *f, size_t k)
+{
+	return f->client_s[k];
 }
 
 /* What befell the clients in the last round. */
