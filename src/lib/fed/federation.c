@@ -244,60 +244,70 @@ void fb_fed_set_everyone(fb_federation *f, bool on)
 	f->everyone = on;
 }
 
-/* One round: broadcast, clients, server; the ledger records both directions. */
-int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error *err)
+/* Clear the clients' results, the news and the timings before a round. */
+static void round_reset(fb_federation *f)
 {
-	size_t k = f->part->k, round = f->rounds + 1;
-	const fb_msg **up = fb_xcalloc(k, sizeof *up);
-	int ret = FB_OK;
-
-	if (f->tr != NULL && f->tr->local < k) { /* a client process: serve the whole run */
-		free(up);
-		return f->tr->serve(f->tr, ops, state, f->part->clients[f->tr->local].data, err);
-	}
-	choose_clients(f);
-	for (size_t c = 0; c < k; c++) {
+	for (size_t c = 0; c < f->part->k; c++) {
 		f->status[c] = FB_OK;
 		fb_error_clear(&f->errs[c]);
+		f->client_s[c] = NAN;
 	}
 	f->news.len = 0;
 	if (f->news.data != NULL)
 		f->news.data[0] = '\0';
-	for (size_t c = 0; c < k; c++)
-		f->client_s[c] = NAN;
+}
+
+/* Record the round's messages in the ledger and point up[c] at each drawn client's reply. */
+static void ledger_round(fb_federation *f, size_t round, const fb_msg **up)
+{
+	size_t k = f->part->k;
+
+	for (size_t c = 0; c < k; c++) {
+		if (f->computes[c] && !f->part_now[c]) {
+			/* it ran its half undrawn: the broadcast reached it; over a transport between
+			 * processes its figure came back, alone */
+			fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
+			if (f->tr != NULL)
+				fb_ledger_add(&f->ledger, round, FB_UP, c, f->bytes[k + c]);
+		}
+		if (!f->part_now[c])
+			continue;
+		fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
+		fb_ledger_add(&f->ledger, round, FB_UP, c, f->bytes[k + c]);
+		up[c] = &f->up[c];
+	}
+}
+
+/* One round: broadcast, clients, server; the ledger records both directions. */
+int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error *err)
+{
+	size_t k = f->part->k, round = f->rounds + 1;
+	const fb_msg **up;
+	int ret = FB_OK;
+
+	if (f->tr != NULL && f->tr->local < k) /* a client process: serve the whole run */
+		return f->tr->serve(f->tr, ops, state, f->part->clients[f->tr->local].data, err);
+	choose_clients(f);
+	round_reset(f);
 	f->exchange_s = fb_clock_now();
 	if (f->tr == NULL)
 		inproc_exchange(f, ops, state);
-	else if (remote_exchange(f, round, err) != FB_OK || leave_out_lost(f, err) != FB_OK) {
-		free(up);
+	else if (remote_exchange(f, round, err) != FB_OK || leave_out_lost(f, err) != FB_OK)
 		return FB_ERR;
-	}
 	f->exchange_s = fb_clock_now() - f->exchange_s;
 	for (size_t c = 0; c < k && ret == FB_OK; c++)
 		if (f->computes[c] && f->status[c] != FB_OK)
 			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
-	if (ret == FB_OK) {
-		for (size_t c = 0; c < k; c++) {
-			if (f->computes[c] && !f->part_now[c]) {
-				/* it ran its half undrawn: the broadcast reached it; over a transport
-				 * between processes its figure came back, alone */
-				fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
-				if (f->tr != NULL)
-					fb_ledger_add(&f->ledger, round, FB_UP, c, f->bytes[k + c]);
-			}
-			if (!f->part_now[c])
-				continue;
-			fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
-			fb_ledger_add(&f->ledger, round, FB_UP, c, f->bytes[k + c]);
-			up[c] = &f->up[c];
-		}
-		fb_msg_copy(&f->round_down, &f->down);
-		if (ops->server(state, up, k, &f->down, err) != FB_OK) {
-			char why[FB_ERROR_MAX];
+	if (ret != FB_OK)
+		return FB_ERR;
+	up = fb_xcalloc(k, sizeof *up);
+	ledger_round(f, round, up);
+	fb_msg_copy(&f->round_down, &f->down);
+	if (ops->server(state, up, k, &f->down, err) != FB_OK) {
+		char why[FB_ERROR_MAX];
 
-			snprintf(why, sizeof why, "%s", err != NULL ? err->msg : "");
-			ret = fb_fail(err, "server: %s", why);
-		}
+		snprintf(why, sizeof why, "%s", err != NULL ? err->msg : "");
+		ret = fb_fail(err, "server: %s", why);
 	}
 	if (ret == FB_OK)
 		f->rounds = round;
