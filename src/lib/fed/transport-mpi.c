@@ -857,7 +857,8 @@ int fb_mpi_start(int *rank, int *size, fb_error *err)
 }
 
 /* Send QUIT to every client not gone, each by the deadline; its figure 1 tells them that a
- * client is gone. */
+ * client is gone.  Then, within a second, to the gone ones too: one that was only too slow,
+ * and is still waiting for the server, ends rather than idles. */
 static void quit_clients(void)
 {
 	fb_wire_head h = { FB_WIRE_QUIT, mpi.run, 0, mpi.lost ? 1.0 : 0.0, 0 };
@@ -867,6 +868,10 @@ static void quit_clients(void)
 
 	for (int m = 0; m + 1 < mpi.size; m++)
 		if (!mpi.gone[m])
+			send_frame(m + 1, buf, len, deadline, NULL);
+	deadline = fb_clock_now() + (mpi.opt.timeout < 1 ? mpi.opt.timeout : 1);
+	for (int m = 0; m + 1 < mpi.size; m++)
+		if (mpi.gone[m])
 			send_frame(m + 1, buf, len, deadline, NULL);
 	free(buf);
 }
