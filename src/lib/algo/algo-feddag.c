@@ -22,6 +22,10 @@ enum fd_kind {
 	FD_LINEAR,   /* all shared, linear */
 };
 
+/* The control numbers of a round's broadcast: alpha and rho of the sub-problem under way,
+ * and the steps every client takes. */
+enum { FD_C_ALPHA, FD_C_RHO, FD_C_STEPS, FD_NCONTROL };
+
 /* The state of a run. */
 typedef struct fd_state {
 	enum fd_kind kind;        /* which learner */
@@ -206,10 +210,6 @@ static int fd_create_kind(fb_run *run, enum fd_kind kind, fb_error *err)
 	       st->wire * sizeof *st->avg);
 	return FB_OK;
 }
-
-/* The control numbers of a round's broadcast: alpha and rho of the sub-problem under way,
- * and the steps every client takes. */
-enum { FD_C_ALPHA, FD_C_RHO, FD_C_STEPS, FD_NCONTROL };
 
 /* gs-feddag. */
 static int gs_create(fb_run *run, fb_error *err)
@@ -439,7 +439,6 @@ static void fd_message(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_b
 static int fd_step(fb_run *run, double *fig, fb_error *err)
 {
 	fd_state *st = run->state;
-
 	double control[FD_NCONTROL];
 
 	st->n_this = st->it_in - st->done_in < st->it_fl ? st->it_in - st->done_in : st->it_fl;
