@@ -61,11 +61,12 @@ printf 'algo notears-admm\nrun\nresult\nalgo fedpc\nrun\nresult\nalgo voting:pc\
 	'algo gs-feddag' 'set it_in=12 it_fl=4 it_max=2 hidden=4 layers=2 r=2 dropout=0.3' \
 	> "$tmp/study.fbn"
 printf 'run\nresult\n' >> "$tmp/study.fbn"
-# each rank's lines tagged by mpirun, so that a client's line never lands inside the server's
-(cd "$tmp" && $mpi --tag-output -np 1 "$fedbn" --no-pane -f study.fbn : \
-	-np 4 "$fedbn" --client site-%r.csv) > "$tmp/tagged" 2>&1
-sed -n 's/^\[[0-9]*,0\]<std[a-z]*>://p' "$tmp/tagged" > "$tmp/mpi.out"
-sed -n 's/^\[[0-9]*,[1-9][0-9]*\]<std[a-z]*>://p' "$tmp/tagged" > "$tmp/clients.out"
+# each rank's output in its own files (mpirun forwards the streams in pieces, so that one
+# rank's piece may land inside another's line)
+(cd "$tmp" && $mpi --output-filename "$tmp/of" -np 1 "$fedbn" --no-pane -f study.fbn : \
+	-np 4 "$fedbn" --client site-%r.csv) > /dev/null 2>&1
+cat "$tmp"/of/*/rank.0/stdout "$tmp"/of/*/rank.0/stderr > "$tmp/mpi.out" 2>/dev/null
+cat "$tmp"/of/*/rank.[1-4]/stdout > "$tmp/clients.out" 2>/dev/null
 { echo "load $tmp/all.csv"; echo "split horizontal 4 shuffle=no"; cat "$tmp/study.fbn"; } \
 	> "$tmp/inproc.fbn"
 "$fedbn" --no-pane -f "$tmp/inproc.fbn" > "$tmp/inproc.out" 2>&1
