@@ -25,11 +25,19 @@ algo fedpc
 run
 algo voting:pc
 run
+algo gs-feddag
+set it_in=300 it_fl=30 it_max=4 r=2 dropout=0.2
+run
 compare
 EOS
 echo "== over MPI: 1 server, $k sites (files in $dir)"
-mpirun --oversubscribe --allow-run-as-root -np 1 "$fedbn" --no-pane -f study.fbn : \
-	-np "$k" "$fedbn" --client 'site-%r.csv' | tee mpi.out
+# each rank's output into its own files (mpirun forwards streams in pieces that may land
+# inside another rank's line), then the server's shown
+rm -rf ranks
+mpirun --oversubscribe --allow-run-as-root --output-filename ranks -np 1 "$fedbn" --no-pane \
+	-f study.fbn : -np "$k" "$fedbn" --client 'site-%r.csv' > /dev/null
+cat ranks/*/rank.[1-9]*/stdout
+cat ranks/*/rank.0/stdout | tee mpi.out
 { echo "load all.csv"; echo "split horizontal $k shuffle=no"; cat study.fbn; } > inproc.fbn
 "$fedbn" --no-pane -f inproc.fbn > inproc.out
 strip() { grep -E '^(round|  [A-Z])' "$1" | sed -E 's/  up [0-9.]+ k?B down .*$//'; }

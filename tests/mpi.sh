@@ -2,8 +2,9 @@
 # A real federation over MPI on this machine, 1 server and 4 clients: every federated
 # algorithm gives the in-process result bit for bit and the ledger counts what crossed MPI,
 # over sites holding the same variables and over sites whose rows a key column matches;
-# a client that dies is named and nothing hangs; the program itself runs a study across site
-# files.  Skipped (77) where fedbn was built without Open MPI or mpirun is missing.
+# a client that dies is named and nothing hangs, or, where the algorithm draws only some
+# clients a round, left out while the run goes on; the program itself runs studies across
+# site files.  Skipped (77) where fedbn was built without Open MPI or mpirun is missing.
 top=${top_srcdir:-.}
 build=${top_builddir:-.}
 fedbn=${FEDBN:-./fedbn}
@@ -50,21 +51,37 @@ grep -v 'PMIX ERROR' "$tmp/die"
 grep -q '^die: 0 failed$' "$tmp/die" || { echo "FAIL: die"; fail=1; }
 [ $((t1 - t0)) -lt 60 ] || { echo "FAIL: the job with a dead client took $((t1 - t0)) s"; fail=1; }
 
+# die-partial: the same death under gs-feddag drawing 2 of 4 clients a round; the run goes on
+# without client 2, says so once and finishes, and the job ends
+t0=$(date +%s)
+$mpi --enable-recovery -np 5 "$prog" die-partial > "$tmp/die-partial" 2>&1
+t1=$(date +%s)
+grep -v 'PMIX ERROR' "$tmp/die-partial"
+grep -q '^die-partial: 0 failed$' "$tmp/die-partial" || { echo "FAIL: die-partial"; fail=1; }
+[ $((t1 - t0)) -lt 60 ] ||
+	{ echo "FAIL: the partial job with a dead client took $((t1 - t0)) s"; fail=1; }
+
 # the program: four site files, a study script on the server, the same figures as the
 # in-process run on the same blocks (the ledger's byte counts differ by the frame headers)
 "$fedbn" -c "gen er d=5 edges=5 n=200 seed=4; save $tmp/all.csv" > /dev/null || fail=1
 awk -v dir="$tmp" 'NR == 1 { h = $0; for (c = 1; c <= 4; c++) print h > (dir "/site-" c ".csv"); next }
 	{ print > (dir "/site-" (int((NR - 2) / 50) + 1) ".csv") }' "$tmp/all.csv"
-printf 'algo notears-admm\nrun\nresult\nalgo fedpc\nrun\nresult\nalgo voting:pc\nrun\nresult\n' \
+printf 'algo notears-admm\nrun\nresult\nalgo fedpc\nrun\nresult\nalgo voting:pc\nrun\nresult\n%s\n%s\n' \
+	'algo gs-feddag' 'set it_in=12 it_fl=4 it_max=2 hidden=4 layers=2 r=2 dropout=0.3' \
 	> "$tmp/study.fbn"
-(cd "$tmp" && $mpi -np 1 "$fedbn" --no-pane -f study.fbn : -np 4 "$fedbn" --client site-%r.csv) \
-	> "$tmp/mpi.out" 2>&1
+printf 'run\nresult\n' >> "$tmp/study.fbn"
+# each rank's output in its own files (mpirun forwards the streams in pieces, so that one
+# rank's piece may land inside another's line)
+(cd "$tmp" && $mpi --output-filename "$tmp/of" -np 1 "$fedbn" --no-pane -f study.fbn : \
+	-np 4 "$fedbn" --client site-%r.csv) > /dev/null 2>&1
+cat "$tmp"/of/*/rank.0/stdout "$tmp"/of/*/rank.0/stderr > "$tmp/mpi.out" 2>/dev/null
+cat "$tmp"/of/*/rank.[1-4]/stdout > "$tmp/clients.out" 2>/dev/null
 { echo "load $tmp/all.csv"; echo "split horizontal 4 shuffle=no"; cat "$tmp/study.fbn"; } \
 	> "$tmp/inproc.fbn"
 "$fedbn" --no-pane -f "$tmp/inproc.fbn" > "$tmp/inproc.out" 2>&1
 grep -q '^connected to 4 clients over MPI: 200 rows x 5 variables' "$tmp/mpi.out" ||
 	{ echo "FAIL: the server did not connect"; cat "$tmp/mpi.out"; fail=1; }
-[ "$(grep -c "^client [1-4]: 'site-[1-4].csv': 50 rows x 5 variables" "$tmp/mpi.out")" = 4 ] ||
+[ "$(grep -c "^client [1-4]: 'site-[1-4].csv': 50 rows x 5 variables" "$tmp/clients.out")" = 4 ] ||
 	{ echo "FAIL: not every client described its file"; fail=1; }
 # the figures of every round and the results, without byte counts, times and split names
 norm() {
@@ -89,8 +106,9 @@ head -n 1 "$tmp/v3" > "$tmp/vsite-3.csv"; tail -n +2 "$tmp/v3" | sort -t, -k2 -g
 cp "$tmp/v4" "$tmp/vsite-4.csv"
 printf 'clients\nalgo fedcircuit\nrun\ncircuit save %s\nalgo fedcircuit-em\nset em=3\nrun\ncircuit save %s\n' \
 	c1.txt c2.txt > "$tmp/vstudy.fbn"
-(cd "$tmp" && $mpi -np 1 "$fedbn" --no-pane -f vstudy.fbn : -np 4 "$fedbn" --client vsite-%r.csv \
-	--key id) > "$tmp/vmpi.out" 2>&1
+(cd "$tmp" && $mpi --output-filename "$tmp/vof" -np 1 "$fedbn" --no-pane -f vstudy.fbn : \
+	-np 4 "$fedbn" --client vsite-%r.csv --key id) > /dev/null 2>&1
+cat "$tmp"/vof/*/rank.0/stdout "$tmp"/vof/*/rank.0/stderr > "$tmp/vmpi.out" 2>/dev/null
 mkdir "$tmp/in"
 { echo "load ../all.csv"; echo 'split vertical 4 cols="X1,X2;X3;X4;X5"'; cat "$tmp/vstudy.fbn"; } \
 	> "$tmp/in/vstudy.fbn"
@@ -118,5 +136,5 @@ grep -q "^fedbn: client 3 cannot take part: 'dup-3.csv': the key 'id' repeats th
 	"$tmp/dup.out" || { echo "FAIL: a repeated key is not named"; cat "$tmp/dup.out"; fail=1; }
 grep -q "^fedbn: client 3 ('short-3.csv') holds 199 keys and client 1 ('short-1.csv') 200" \
 	"$tmp/short.out" || { echo "FAIL: sites with other keys are not named"; cat "$tmp/short.out"; fail=1; }
-[ $fail = 0 ] && echo "mpi: equal, vertical, hybrid, die and the program's studies all hold"
+[ $fail = 0 ] && echo "mpi: equal, vertical, hybrid, die, die-partial and the program's studies all hold"
 exit $fail

@@ -14,12 +14,20 @@
 #include "fedbn/param.h"
 #include "fedbn/partition.h"
 
-/* What travels between a client and the server: numbers and other bytes. */
+/* Most control numbers a message carries beside its payload. */
+#define FB_MSG_CONTROL 4
+
+/* What travels between a client and the server: numbers and other bytes (the maths
+ * payload), and up to FB_MSG_CONTROL control numbers that steer the other side's half (a
+ * round number, a penalty, a step count).  The in-process ledger counts the payload alone;
+ * a transport between processes counts every byte it moves. */
 typedef struct fb_msg {
 	double *d;        /* numbers (owned) */
 	size_t nd;        /* how many numbers */
 	unsigned char *b; /* other bytes: bit matrices, index lists (owned) */
 	size_t nb;        /* how many bytes */
+	double c[FB_MSG_CONTROL]; /* control numbers */
+	size_t nc;        /* how many of them */
 } fb_msg;
 
 /* Room for n numbers (contents undefined); returns m->d. */
@@ -28,8 +36,10 @@ double *fb_msg_doubles(fb_msg *m, size_t n);
 unsigned char *fb_msg_bytes(fb_msg *m, size_t n);
 /* Copy src into dst. */
 void fb_msg_copy(fb_msg *dst, const fb_msg *src);
-/* Bytes on the wire: 8 per number plus the other bytes. */
+/* Bytes of the payload: 8 per number plus the other bytes (control numbers not counted). */
 size_t fb_msg_size(const fb_msg *m);
+/* Set m's control numbers to the n (at most FB_MSG_CONTROL) values v. */
+void fb_msg_control(fb_msg *m, const double *v, size_t n);
 /* Free the payload and empty the message. */
 void fb_msg_release(fb_msg *m);
 
@@ -96,6 +106,13 @@ typedef struct fb_round_io {
 	fb_error *errs;         /* k client errors */
 	size_t *bytes_down;     /* k: bytes that reached each client */
 	size_t *bytes_up;       /* k: bytes each client's reply took */
+	const bool *drawn;      /* k flags, or NULL (every client in part): whose reply reaches
+	                           the server; one in part but not drawn runs its half and
+	                           answers with its figure alone */
+	bool tolerate;          /* the algorithm allows partial participation: a client that
+	                           stops answering is left out (lost) instead of ending the run */
+	bool *lost;             /* k flags the transport sets: the client stopped answering this
+	                           round (only when tolerate) */
 } fb_round_io;
 
 /* A transport moves one round's messages: the broadcast to the participating clients, the
@@ -161,6 +178,17 @@ bool fb_fed_local(const fb_federation *f, size_t k);
  * at once in-process. */
 int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params,
                 fb_error *err);
+/* Wall seconds of the last round's exchange: the clients' halves in-process, or sending the
+ * broadcast and collecting the replies over a transport. */
+double fb_fed_exchange_seconds(const fb_federation *f);
+/* Seconds client k's half took in this process in the last round (NaN when it ran
+ * elsewhere or not at all). */
+double fb_fed_client_seconds(const fb_federation *f, size_t k);
+/* What befell the clients in the last round (over a transport between processes: a client
+ * that stopped answering, left out because the draw allows it), or NULL. */
+const char *fb_fed_news(const fb_federation *f);
+/* Whether client k stopped answering and was left out of the rounds since. */
+bool fb_fed_gone(const fb_federation *f, size_t k);
 /* Whether client k took part in the last round. */
 bool fb_fed_took_part(const fb_federation *f, size_t k);
 /* Client k's figure of the last round it took part in (NaN before). */

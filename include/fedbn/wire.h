@@ -1,6 +1,7 @@
-/* The wire format of messages between processes: a fixed header, then the numbers (8 bytes
- * each, IEEE 754 in the sender's byte order, which must be the receiver's), then the other
- * bytes.  Every length is checked against the frame's size before anything is read. */
+/* The wire format of messages between processes: a fixed header, then the control numbers,
+ * then the numbers (8 bytes each, IEEE 754 in the sender's byte order, which must be the
+ * receiver's), then the other bytes.  Every length is checked against the frame's size
+ * before anything is read. */
 #ifndef FEDBN_WIRE_H
 #define FEDBN_WIRE_H
 
@@ -13,7 +14,7 @@
 #include "fedbn/sites.h"
 
 /* The format's version: a frame of another version is refused by name. */
-#define FB_WIRE_VERSION 1
+#define FB_WIRE_VERSION 2
 /* Bytes of the header. */
 #define FB_WIRE_HEADER 40
 
@@ -32,19 +33,27 @@ enum fb_wire_type {
 /* The last frame type. */
 #define FB_WIRE_LAST FB_WIRE_LAYOUT
 
+/* Flags of a frame's header. */
+enum fb_wire_flags {
+	FB_WIRE_LISTEN = 1, /* ROUND: the client runs its half but was not drawn: it replies
+	                       with its figure alone */
+};
+
 /* A frame's header, as decoded. */
 typedef struct fb_wire_head {
 	enum fb_wire_type type; /* what it is */
 	uint32_t run;           /* the run it belongs to (from 1; 0 outside runs) */
 	uint32_t round;         /* the round it belongs to (from 1; 0 outside rounds) */
 	double figure;          /* REPLY: the client's figure of the round */
+	unsigned flags;         /* fb_wire_flags */
 } fb_wire_head;
 
-/* Encode head and m (NULL: empty) into a new buffer (caller frees); its length in *len. */
+/* Encode head and m (NULL: empty), its control numbers included, into a new buffer (caller
+ * frees); its length in *len. */
 unsigned char *fb_wire_encode(const fb_wire_head *head, const fb_msg *m, size_t *len);
 /* Decode a frame of len bytes into head and m (m's old payload is replaced); FB_ERR with a
- * sentence saying what is wrong (short, another version, unknown type, lengths that do not
- * add up to len). */
+ * sentence saying what is wrong (short, another version, unknown type, more than
+ * FB_MSG_CONTROL control numbers, lengths that do not add up to len). */
 int fb_wire_decode(const unsigned char *buf, size_t len, fb_wire_head *head, fb_msg *m,
                    fb_error *err);
 /* The name of a frame type ("reply"), or "unknown". */

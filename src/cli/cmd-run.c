@@ -83,6 +83,8 @@ static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 			break;
 		}
 		fb_report_round(ctx->out, run, fb_run_last(run));
+		if (run->fed != NULL && fb_fed_news(run->fed) != NULL)
+			fprintf(ctx->out, "%s\n", fb_fed_news(run->fed));
 		if (fb_interrupted()) {
 			if (!fb_run_done(run))
 				ret = report_stopped(ctx, run);

@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	again = fb_wire_encode(&h, &m, &len);
 	check(len == size, "the same length");
-	check(memcmp(again, data, 5) == 0 && memcmp(again + 8, data + 8, size - 8) == 0,
+	check(memcmp(again, data, 7) == 0 && memcmp(again + 8, data + 8, size - 8) == 0,
 	      "the same bytes");
 	free(again);
 	check_schema(&m);

@@ -2,10 +2,12 @@
  * same data and cuts it into the same K contiguous blocks; client k serves its own block.
  *   test-mpi equal: rank 0 runs every federated algorithm (and each combinator over the
  *     fast local learners) both in-process on the blocks and over MPI, and checks that the
- *     traces,
- *     the results and the client results agree bit for bit, and that every ledger entry over
- *     MPI is the in-process one plus the frame header (the bytes that crossed MPI); an
- *     algorithm not marked MPI-ready must be refused over MPI with a sentence.
+ *     traces, the results and the client results agree bit for bit, and that every ledger
+ *     entry over MPI is the in-process one plus the frame header plus 8 bytes per control
+ *     number (the bytes that crossed MPI), with one more entry, a bare header, for each
+ *     client that ran its half undrawn and sent its figure alone; an algorithm not marked
+ *     MPI-ready must be refused over MPI with a sentence.  The nonlinear ones run again
+ *     with partial participation and dropped replies.
  *   test-mpi vertical | hybrid: the blocks are the vertical (hybrid) split's; each client
  *     adds a key column "id" to its block, shuffles its rows, and serves them matched by the
  *     key; rank 0 checks the federation's kind and runs fedcircuit and fedcircuit-em over
@@ -13,6 +15,8 @@
  *     in-process, whose variables come in the sites' order), as for equal.
  *   test-mpi die: client 2 builds the run and then dies; rank 0 checks that the next round
  *     fails within the deadline with one sentence naming client 2.
+ *   test-mpi die-partial: the same death under gs-feddag drawing 2 of 4 clients a round:
+ *     the run goes on without client 2, says so once, and finishes.
  *   test-mpi sanitized: exit status 0 when built with a sanitizer (MPI is not started).
  * Prints "ok ..." or "FAIL ..." lines; exit status 0 when every check held. */
 #include "config.h"
@@ -142,19 +146,60 @@ static bool same_trace(const fb_run *a, const fb_run *b)
 	return true;
 }
 
-/* Whether every MPI ledger entry is the in-process one plus the frame header. */
-static bool same_ledger(const fb_run *a, const fb_run *b)
+/* How many control numbers the broadcasts of an algorithm carry: the round for
+ * notears-mlp-admm; alpha, rho and the step count for FedDAG; none for the others. */
+static size_t control_down(const char *name)
+{
+	if (strcmp(name, "notears-mlp-admm") == 0)
+		return 1;
+	if (strcmp(name, "gs-feddag") == 0 || strcmp(name, "as-feddag") == 0 ||
+	    strcmp(name, "as-feddag-linear") == 0)
+		return 3;
+	return 0;
+}
+
+/* Whether every MPI ledger entry is the in-process one plus the frame header and 8 bytes per
+ * control number of a broadcast, and the MPI ledger's only other entries are bare headers
+ * sent up by clients that ran the round undrawn (*extra counts them). */
+static bool same_ledger(const fb_run *a, const fb_run *b, size_t *extra)
 {
 	const fb_ledger *x = fb_fed_ledger(a->fed), *y = fb_fed_ledger(b->fed);
+	size_t i = 0, j = 0, nc = control_down(a->name);
 
-	if (x->n != y->n || x->n == 0)
+	*extra = 0;
+	if (x->n == 0)
 		return false;
-	for (size_t i = 0; i < x->n; i++)
-		if (x->e[i].round != y->e[i].round || x->e[i].dir != y->e[i].dir ||
-		    x->e[i].client != y->e[i].client ||
-		    y->e[i].bytes != x->e[i].bytes + FB_WIRE_HEADER)
+	for (; j < y->n; j++) {
+		const fb_ledger_entry *u = i < x->n ? &x->e[i] : NULL, *v = &y->e[j];
+		size_t over = FB_WIRE_HEADER + (v->dir == FB_DOWN ? 8 * nc : 0);
+
+		if (u != NULL && u->round == v->round && u->dir == v->dir &&
+		    u->client == v->client) {
+			if (v->bytes != u->bytes + over)
+				return false;
+			i++;
+		} else if (v->dir == FB_UP && v->bytes == FB_WIRE_HEADER &&
+		           !a->trace.r[v->round - 1].took[v->client]) {
+			++*extra;
+		} else {
 			return false;
-	return true;
+		}
+	}
+	return i == x->n;
+}
+
+/* Client-rounds in which a client ran its half without being drawn (FedDAG: every client
+ * computes every round; the others: none). */
+static size_t undrawn(const fb_run *a)
+{
+	size_t n = 0;
+
+	if (control_down(a->name) != 3)
+		return 0;
+	for (size_t r = 0; r < a->trace.n; r++)
+		for (size_t c = 0; c < a->trace.r[r].nclients; c++)
+			n += !a->trace.r[r].took[c];
+	return n;
 }
 
 /* A circuit's text (every weight and parameter to 17 digits: the same text, the same bits);
@@ -244,35 +289,116 @@ static void refused(const char *name, const fb_dataset *schema, const fb_partiti
 	fb_run_free(b);
 }
 
+/* Client-rounds in which a client sat out or its reply was lost (the "dropped" figure). */
+static size_t sat_out(const fb_run *a)
+{
+	size_t n = 0, drop = a->trace.nfig;
+
+	for (size_t f = 0; f < a->trace.nfig; f++)
+		if (strcmp(a->figures[f], "dropped") == 0)
+			drop = f;
+	for (size_t r = 0; r < a->trace.n; r++) {
+		for (size_t c = 0; c < a->trace.r[r].nclients; c++)
+			n += !a->trace.r[r].took[c];
+		if (drop < a->trace.nfig)
+			n += (size_t)a->trace.r[r].fig[drop];
+	}
+	return n;
+}
+
+/* Small settings of the slow learners (words "key=value"; share in *share), or NULL. */
+static const char *small_words(const char *name, int variant, double *share)
+{
+	static const struct {
+		const char *name;
+		const char *words[2]; /* every client; some drawn or dropped */
+		double share[2];
+	} small[] = {
+		{ "notears-mlp-admm", { "max_rounds=4 hidden=3", "max_rounds=5 hidden=3" },
+		  { 1.0, 0.5 } },
+		{ "gs-feddag", { "it_in=12 it_fl=6 it_max=2 hidden=4 layers=2",
+		                 "it_in=12 it_fl=4 it_max=2 hidden=4 layers=2 r=2 dropout=0.3" },
+		  { 1.0, 1.0 } },
+		{ "as-feddag", { "it_in=12 it_fl=6 it_max=2 hidden=4 layers=2",
+		                 "it_in=12 it_fl=4 it_max=2 hidden=4 layers=2 r=3 dropout=0.3" },
+		  { 1.0, 1.0 } },
+		{ "as-feddag-linear", { "it_in=30 it_fl=10 it_max=3",
+		                        "it_in=30 it_fl=10 it_max=3 r=2 dropout=0.4" },
+		  { 1.0, 1.0 } },
+	};
+
+	*share = 1.0;
+	for (size_t i = 0; i < sizeof small / sizeof *small; i++)
+		if (strcmp(small[i].name, name) == 0) {
+			*share = small[i].share[variant];
+			return small[i].words[variant];
+		}
+	return NULL;
+}
+
+/* The parameters of name: defaults, then the words (may be NULL). */
+static void params_of(const char *name, const char *words, fb_params *p)
+{
+	const fb_algo *a, *inner;
+	fb_error err;
+	char *copy, *save = NULL;
+
+	fb_algo_lookup(name, &a, &inner, &err);
+	fb_params_init(p, fb_algo_params(a, inner), &err);
+	if (words == NULL)
+		return;
+	copy = fb_xstrdup(words);
+	for (char *w = strtok_r(copy, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save))
+		if (fb_params_set_word(p, w, name, &err) != FB_OK)
+			printf("FAIL %s: %s\n", name, err.msg);
+	free(copy);
+}
+
 /* Run name in-process and over MPI and compare them (one that is not MPI-ready must be
- * refused); nothing when in-process refuses it. */
-static void compare(const char *name, const fb_dataset *ds, const fb_partition *local,
-                    const fb_dataset *schema, const fb_partition *remote,
-                    const fb_graph *truth)
+ * refused); nothing when in-process refuses it.  variant 1 draws or drops clients. */
+static void compare(const char *name, int variant, const fb_dataset *ds,
+                    const fb_partition *local, const fb_dataset *schema,
+                    const fb_partition *remote, const fb_graph *truth)
 {
 	fb_error err;
 	fb_run *a, *b;
+	fb_params p;
+	fb_fed_options fo;
+	size_t extra = 0;
+	char label[96];
 
-	if ((a = fb_run_alloc(name, NULL, NULL, ds, local, truth, &err)) == NULL)
+	fb_fed_options_init(&fo);
+	params_of(name, small_words(name, variant, &fo.share), &p);
+	snprintf(label, sizeof label, "%s%s", name, variant ? " (some clients drawn or lost)" : "");
+	a = fb_run_alloc(name, &p, &fo, ds, local, truth, &err);
+	if (a == NULL) {
+		fb_params_release(&p);
 		return; /* not a combination fedbn runs (avg: over an unweighted learner) */
+	}
 	if (!remote_ready(name)) {
 		refused(name, schema, remote, truth);
+		fb_params_release(&p);
 		fb_run_free(a);
 		return;
 	}
 	if (finish(a, &err) != FB_OK) {
-		check(false, err.msg, name);
+		check(false, err.msg, label);
+		fb_params_release(&p);
 		fb_run_free(a);
 		return;
 	}
-	b = fb_run_alloc(name, NULL, NULL, schema, remote, truth, &err);
+	b = fb_run_alloc(name, &p, &fo, schema, remote, truth, &err);
 	if (b == NULL || finish(b, &err) != FB_OK) {
-		check(false, err.msg, name);
+		check(false, err.msg, label);
 	} else {
-		check(a->trace.n > 0 && same_trace(a, b), "the same rounds and figures", name);
-		check(same_results(a, b), "the same result, bit for bit", name);
-		check(same_ledger(a, b), "ledger = in-process + frame headers", name);
+		check(a->trace.n > 0 && same_trace(a, b), "the same rounds and figures", label);
+		check(same_results(a, b), "the same result, bit for bit", label);
+		check(same_ledger(a, b, &extra) && extra == undrawn(a),
+		      "ledger = in-process + frame headers and control numbers", label);
+		if (variant == 1)
+			check(sat_out(a) > 0, "some clients sat rounds out or lost replies", label);
 	}
+	fb_params_release(&p);
 	fb_run_free(b);
 	fb_run_free(a);
 }
@@ -290,14 +416,18 @@ static void compare_all(const fb_dataset *ds, const fb_partition *local,
 
 		if (!(a->flags & FB_ALGO_FEDERATED))
 			continue;
+		double share;
+
 		if (!(a->flags & FB_ALGO_COMBINATOR)) {
-			compare(a->name, ds, local, schema, remote, truth);
+			compare(a->name, 0, ds, local, schema, remote, truth);
+			if (small_words(a->name, 1, &share) != NULL)
+				compare(a->name, 1, ds, local, schema, remote, truth);
 			continue;
 		}
 		for (size_t j = 0; j < sizeof learners / sizeof *learners; j++) {
 			char *name = fb_xasprintf("%s:%s", a->name, learners[j]);
 
-			compare(name, ds, local, schema, remote, truth);
+			compare(name, 0, ds, local, schema, remote, truth);
 			free(name);
 		}
 	}
@@ -351,7 +481,7 @@ static void compare_keyed(enum fb_split_kind kind, const fb_dataset *ds,
 			refused_em(schema, remote);
 			continue;
 		}
-		compare(names[i], data, ref != NULL ? ref : local, schema, remote, NULL);
+		compare(names[i], 0, data, ref != NULL ? ref : local, schema, remote, NULL);
 	}
 	fb_partition_free(ref);
 	fb_dataset_free(ref_schema);
@@ -379,6 +509,46 @@ static void server_die(const fb_dataset *schema, const fb_partition *remote,
 	ret = fb_run_step(run, &err);
 	check(ret == FB_ERR && strstr(err.msg, "stopped answering earlier") != NULL,
 	      "the next round stops at once", "die");
+	fb_run_free(run);
+}
+
+/* The server's side of "die-partial": gs-feddag drawing 2 of 4 clients a round goes on
+ * without client 2, says so once, and finishes. */
+static void server_die_partial(const fb_dataset *schema, const fb_partition *remote,
+                               const fb_mpi_options *o)
+{
+	fb_error err = { { 0 } };
+	fb_params p;
+	fb_run *run;
+	size_t said = 0, left_out = 0;
+	double t0 = fb_clock_now();
+	int ret;
+
+	params_of("gs-feddag", "it_in=12 it_fl=4 it_max=2 hidden=4 layers=2 r=2", &p);
+	run = fb_run_alloc("gs-feddag", &p, NULL, schema, remote, NULL, &err);
+	fb_params_release(&p);
+	check(run != NULL, "the run opens on every client", "die-partial");
+	if (run == NULL) {
+		printf("  (%s)\n", err.msg);
+		return;
+	}
+	while (!fb_run_done(run) && (ret = fb_run_step(run, &err)) == FB_OK) {
+		const fb_trace_rec *rec = fb_run_last(run);
+
+		if (fb_fed_news(run->fed) != NULL) {
+			printf("  the server says: %s\n", fb_fed_news(run->fed));
+			said += strstr(fb_fed_news(run->fed), "client 2 (") != NULL &&
+			        strstr(fb_fed_news(run->fed), "goes on without it") != NULL &&
+			        rec->say != NULL && strstr(rec->say, "goes on without it") != NULL;
+		}
+		left_out += !rec->took[1];
+	}
+	check(fb_run_done(run), "the run finishes without client 2", "die-partial");
+	check(said == 1, "it says so once, naming client 2", "die-partial");
+	check(left_out == run->trace.n && fb_fed_gone(run->fed, 1),
+	      "client 2 takes part in no round", "die-partial");
+	check(fb_clock_now() - t0 < 2 * o->timeout + 10, "one deadline's wait, no hang",
+	      "die-partial");
 	fb_run_free(run);
 }
 
@@ -421,7 +591,8 @@ static int client(const fb_partition *p, int rank, bool die, bool keyed,
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "equal";
-	bool die = strcmp(mode, "die") == 0;
+	bool partial = strcmp(mode, "die-partial") == 0;
+	bool die = partial || strcmp(mode, "die") == 0;
 	enum fb_split_kind kind = strcmp(mode, "vertical") == 0 ? FB_SPLIT_VERTICAL
 	                          : strcmp(mode, "hybrid") == 0 ? FB_SPLIT_HYBRID
 	                                                        : FB_SPLIT_HORIZONTAL;
@@ -454,7 +625,9 @@ int main(int argc, char **argv)
 	} else if ((remote = fb_mpi_connect(&o, &schema, &err)) == NULL) {
 		check(false, err.msg, "connect");
 	} else {
-		if (die)
+		if (partial)
+			server_die_partial(schema, remote, &o);
+		else if (die)
 			server_die(schema, remote, &o);
 		else if (kind != FB_SPLIT_HORIZONTAL)
 			compare_keyed(kind, ds, local, schema, remote);

@@ -196,6 +196,112 @@ static void test_participation(void **state)
 	fb_graph_free(f.truth);
 }
 
+/* A transport to another "process" for the tests: each client in io->part answers with the
+ * toy client's half, counted as its payload plus a 40-byte header and 8 bytes per control
+ * number (a client not drawn sends the header alone), except that client 2 stops answering
+ * from round 3 on: lost when the round tolerates it, else named in an error. */
+static int lossy_exchange(fb_transport *t, fb_round_io *io, fb_error *err)
+{
+	for (size_t m = 0; m < io->k; m++) {
+		bool listen = io->drawn != NULL && !io->drawn[m];
+
+		if (!io->part[m])
+			continue;
+		if (m == 1 && io->round >= 3) {
+			if (!io->tolerate)
+				return fb_fail(err, "client 2 did not answer round %zu", io->round);
+			io->lost[m] = true;
+			snprintf(io->errs[m].msg, sizeof io->errs[m].msg, "client 2 did not answer "
+			         "round %zu", io->round);
+			continue;
+		}
+		toy_client(NULL, m, NULL, io->down, &io->up[m], &io->figure[m], err);
+		io->bytes_down[m] = 40 + fb_msg_size(io->down) + 8 * io->down->nc;
+		io->bytes_up[m] = 40 + (listen ? 0 : fb_msg_size(&io->up[m]));
+	}
+	return FB_OK;
+}
+
+/* Six rounds of the toy algorithm over p through the lossy transport, drawing draw clients a
+ * round (0: by the share) with everyone computing when asked: the rounds that gave news in
+ * *news, FB_ERR at the first failing round (its error in err). */
+static int lossy_rounds(fb_partition *p, double share, size_t draw, bool everyone,
+                        fb_federation **fed, size_t *news, fb_error *err)
+{
+	static const fb_fed_ops ops = { toy_client, toy_server };
+	static fb_transport tr = { "lossy", (size_t)-1, NULL, lossy_exchange, NULL, NULL };
+	fb_fed_options o;
+	size_t heard;
+
+	fb_fed_options_init(&o);
+	o.share = share;
+	o.seed = 4;
+	p->transport = &tr;
+	*fed = fb_fed_alloc(p, &o, err);
+	fb_fed_set_draw(*fed, draw);
+	fb_fed_set_everyone(*fed, everyone);
+	*news = 0;
+	for (int r = 0; r < 6; r++) {
+		if (fb_fed_round(*fed, &ops, &heard, err) != FB_OK)
+			return FB_ERR;
+		if (fb_fed_news(*fed) != NULL) {
+			assert_non_null(strstr(fb_fed_news(*fed), "client 2 did not answer round"));
+			assert_non_null(strstr(fb_fed_news(*fed), "goes on without it"));
+			++*news;
+		}
+		if (r >= 2)
+			assert_false(fb_fed_took_part(*fed, 1));
+	}
+	return FB_OK;
+}
+
+/* A client that stops answering is left out where only some clients are drawn each round
+ * (said once; it takes part in no later round), and ends the run where every client is
+ * needed; a client that computes undrawn costs a bare header up over another process. */
+static void test_lost_client(void **state)
+{
+	fixture f = make_data(4, 100, 1);
+	fb_partition *p = split(f.ds, 4, "");
+	fb_federation *fed;
+	fb_error err = { { 0 } };
+	const fb_ledger *l;
+	size_t news;
+
+	assert_int_equal(lossy_rounds(p, 0.5, 0, false, &fed, &news, &err), FB_OK);
+	assert_int_equal(news, 1);
+	assert_true(fb_fed_gone(fed, 1));
+	assert_true(isnan(fb_fed_client_figure(fed, 1)));
+	fb_fed_free(fed);
+	assert_int_equal(lossy_rounds(p, 1.0, 0, false, &fed, &news, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "client 2 did not answer round 3"));
+	assert_int_equal(fb_fed_rounds(fed), 2);
+	fb_fed_free(fed);
+	assert_int_equal(lossy_rounds(p, 1.0, 2, true, &fed, &news, &err), FB_OK);
+	assert_int_equal(news, 1); /* every client computes: client 2 is missed in round 3 */
+	l = fb_fed_ledger(fed);
+	for (size_t r = 1; r <= 6; r++) {
+		size_t ups = 0, bare = 0;
+
+		for (size_t i = 0; i < l->n; i++) {
+			if (l->e[i].round != r || l->e[i].dir != FB_UP)
+				continue;
+			assert_true(l->e[i].bytes == 40 || l->e[i].bytes == 48);
+			ups++;
+			bare += l->e[i].bytes == 40;
+		}
+		/* one reply from each client that computed: 4, then 3 once client 2 is gone;
+		 * while all 4 are there, 2 of them undrawn, answering with a bare header */
+		assert_int_equal(ups, r < 3 ? 4 : 3);
+		if (r < 3)
+			assert_int_equal(bare, 2);
+	}
+	fb_fed_free(fed);
+	p->transport = NULL;
+	fb_partition_free(p);
+	fb_dataset_free(f.ds);
+	fb_graph_free(f.truth);
+}
+
 /* Names A, B, C, D. */
 static char name_text[4][2] = { "A", "B", "C", "D" };
 static char *names4[] = { name_text[0], name_text[1], name_text[2], name_text[3] };
@@ -525,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_message_sizes),
 		cmocka_unit_test(test_threads_bit_identical),
 		cmocka_unit_test(test_participation),
+		cmocka_unit_test(test_lost_client),
 		cmocka_unit_test(test_vote),
 		cmocka_unit_test(test_average),
 		cmocka_unit_test(test_best),

@@ -1,5 +1,6 @@
-/* Tests of the wire format: a frame comes back with the same bits; a short frame, another
- * version, an unknown type and lengths that do not add up are each refused by a sentence;
+/* Tests of the wire format: a frame comes back with the same bits, its control numbers and
+ * flags too; a short frame, another version, an unknown type, too many control numbers and
+ * lengths that do not add up are each refused by a sentence;
  * a site's description comes back whole, and a garbled one is refused. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,7 +29,7 @@ static void sample(fb_msg *m)
 static void test_round_trip(void **unused)
 {
 	fb_msg m = { 0 }, back = { 0 };
-	fb_wire_head h = { FB_WIRE_REPLY, 7, 12, 2.5 }, g;
+	fb_wire_head h = { FB_WIRE_REPLY, 7, 12, 2.5, 0 }, g;
 	fb_error err;
 	size_t len;
 	unsigned char *buf;
@@ -45,6 +46,46 @@ static void test_round_trip(void **unused)
 	assert_int_equal(back.nb, 5);
 	assert_memory_equal(back.d, m.d, 3 * sizeof(double));
 	assert_memory_equal(back.b, m.b, 5);
+	assert_int_equal(back.nc, 0);
+	free(buf);
+	fb_msg_release(&m);
+	fb_msg_release(&back);
+}
+
+/* Control numbers travel between the header and the payload, 8 bytes each, and come back
+ * with the same bits; the flags come back too. */
+static void test_control(void **unused)
+{
+	fb_msg m = { 0 }, back = { 0 };
+	fb_wire_head h = { FB_WIRE_ROUND, 2, 3, 0, FB_WIRE_LISTEN }, g;
+	const double c[3] = { 0.5, 1e300, -0.0 };
+	double first;
+	fb_error err;
+	size_t len;
+	unsigned char *buf;
+
+	sample(&m);
+	fb_msg_control(&m, c, 3);
+	assert_int_equal(fb_msg_size(&m), 3 * 8 + 5); /* the payload alone */
+	buf = fb_wire_encode(&h, &m, &len);
+	assert_int_equal(len, FB_WIRE_HEADER + 3 * 8 + 3 * 8 + 5);
+	memcpy(&first, buf + FB_WIRE_HEADER, sizeof first);
+	assert_true(first == 0.5);
+	assert_int_equal(fb_wire_decode(buf, len, &g, &back, &err), FB_OK);
+	assert_int_equal(g.flags, FB_WIRE_LISTEN);
+	assert_int_equal(back.nc, 3);
+	assert_memory_equal(back.c, c, sizeof c);
+	assert_memory_equal(back.d, m.d, 3 * sizeof(double));
+	assert_memory_equal(back.b, m.b, 5);
+	buf[5] = FB_MSG_CONTROL + 1;
+	assert_int_equal(fb_wire_decode(buf, len, &g, &back, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "5 control numbers, more than 4"));
+	buf[5] = 2; /* one control number fewer: the lengths no longer add up */
+	assert_int_equal(fb_wire_decode(buf, len, &g, &back, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "announces 2 control numbers, 3 numbers and 5 bytes"));
+	fb_msg_copy(&back, &m);
+	assert_int_equal(back.nc, 3);
+	assert_memory_equal(back.c, c, sizeof c);
 	free(buf);
 	fb_msg_release(&m);
 	fb_msg_release(&back);
@@ -54,7 +95,7 @@ static void test_round_trip(void **unused)
 static void test_malformed(void **unused)
 {
 	fb_msg m = { 0 }, back = { 0 };
-	fb_wire_head h = { FB_WIRE_ROUND, 1, 1, 0 }, g;
+	fb_wire_head h = { FB_WIRE_ROUND, 1, 1, 0, 0 }, g;
 	fb_error err;
 	size_t len;
 	unsigned char *buf;
@@ -64,7 +105,7 @@ static void test_malformed(void **unused)
 	assert_int_equal(fb_wire_decode(buf, 39, &g, &back, &err), FB_ERR);
 	assert_non_null(strstr(err.msg, "shorter than the 40-byte header"));
 	assert_int_equal(fb_wire_decode(buf, len - 1, &g, &back, &err), FB_ERR);
-	assert_non_null(strstr(err.msg, "announces 3 numbers and 5 bytes"));
+	assert_non_null(strstr(err.msg, "announces 0 control numbers, 3 numbers and 5 bytes"));
 	buf[3] = 9;
 	assert_int_equal(fb_wire_decode(buf, len, &g, &back, &err), FB_ERR);
 	assert_non_null(strstr(err.msg, "wire version 9"));
@@ -156,6 +197,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_control),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_schema),
 		cmocka_unit_test(test_keys),

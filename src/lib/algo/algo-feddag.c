@@ -22,6 +22,10 @@ enum fd_kind {
 	FD_LINEAR,   /* all shared, linear */
 };
 
+/* The control numbers of a round's broadcast: alpha and rho of the sub-problem under way,
+ * and the steps every client takes. */
+enum { FD_C_ALPHA, FD_C_RHO, FD_C_STEPS, FD_NCONTROL };
+
 /* The state of a run. */
 typedef struct fd_state {
 	enum fd_kind kind;        /* which learner */
@@ -38,9 +42,9 @@ typedef struct fd_state {
 	size_t wire;              /* numbers per message */
 	double *avg;              /* the server's last average, wire numbers */
 	gsl_rng *h_rng;           /* the server's sampled masks, code loop ("mcsl-h") */
-	gsl_rng *drop_rng;        /* who drops out of a round ("dropout") */
+	gsl_rng **drop_rng;       /* per client here: its own copy of the "dropout" stream, from
+	                             which it replays every client's draw of each round */
 	double dropout;           /* chance a drawn client's reply is lost in a round */
-	bool *drops;              /* per client: its reply is lost this round */
 	double *loss;             /* per client: its local objective at its last step */
 	double *dist;             /* per client: ||U_k - U_avg||_F of its last reply, NaN if none */
 	size_t heard, dropped;    /* replies averaged and replies lost in the last round */
@@ -106,7 +110,37 @@ static void fd_alm(const fb_run *run, enum fd_kind kind, size_t d, fb_mcsl_alm *
 	a->h_prev = INFINITY;
 }
 
-/* The state common to every kind: clients over the given datasets, the outer loop. */
+/* The travelling numbers' count and the opening average: every client starts from the same
+ * parameters (drawn from the seed's "mcsl-init" stream, U or W at 0), so a model over one
+ * row of zeros gives them where no client's data is here (a server whose clients are in
+ * other processes). */
+static int fd_opening(fd_state *st, const fb_dataset *const *data, size_t k,
+                      const fb_mcsl_options *o, fb_error *err)
+{
+	fb_mcsl_client *model = NULL;
+	fb_dataset *zeros = NULL;
+
+	for (size_t c = 0; c < k && model == NULL; c++)
+		model = st->clients[c];
+	if (model == NULL) {
+		zeros = fb_dataset_alloc(1, st->d);
+		if ((model = fb_mcsl_client_alloc(zeros, 0, o, err)) == NULL) {
+			fb_dataset_free(zeros);
+			return FB_ERR;
+		}
+	}
+	st->wire = fb_mcsl_wire_len(model, st->with_net);
+	st->avg = fb_xcalloc(st->wire, sizeof *st->avg);
+	fb_mcsl_wire_pack(model, st->with_net, st->avg);
+	if (zeros != NULL) {
+		fb_mcsl_client_free(model);
+		fb_dataset_free(zeros);
+	}
+	return FB_OK;
+}
+
+/* The state common to every kind: clients over the given datasets (NULL for a client whose
+ * half runs in another process), the outer loop. */
 static int fd_build(fb_run *run, enum fd_kind kind, const fb_dataset *const *data, size_t k,
                     fb_error *err)
 {
@@ -116,7 +150,7 @@ static int fd_build(fb_run *run, enum fd_kind kind, const fb_dataset *const *dat
 	run->state = st;
 	st->kind = kind;
 	st->k = k;
-	st->d = data[0]->d;
+	st->d = run->data->d;
 	fd_options(run, &o);
 	fd_alm(run, kind, st->d, &st->alm);
 	st->tau = o.tau;
@@ -128,17 +162,18 @@ static int fd_build(fb_run *run, enum fd_kind kind, const fb_dataset *const *dat
 	st->clients = fb_xcalloc(k, sizeof *st->clients);
 	st->loss = fb_xcalloc(k, sizeof *st->loss);
 	st->dist = fb_xcalloc(k, sizeof *st->dist);
-	st->drops = fb_xcalloc(k, sizeof *st->drops);
+	st->drop_rng = fb_xcalloc(k, sizeof *st->drop_rng);
 	for (size_t c = 0; c < k; c++) {
 		st->loss[c] = st->dist[c] = NAN;
+		if (data[c] == NULL)
+			continue; /* its half runs in another process */
 		if ((st->clients[c] = fb_mcsl_client_alloc(data[c], c, &o, err)) == NULL)
 			return FB_ERR;
+		st->drop_rng[c] = fb_rng_stream(run->fedopt.seed, "dropout");
 	}
-	st->wire = fb_mcsl_wire_len(st->clients[0], st->with_net);
-	st->avg = fb_xcalloc(st->wire, sizeof *st->avg);
-	fb_mcsl_wire_pack(st->clients[0], st->with_net, st->avg);
+	if (fd_opening(st, data, k, &o, err) != FB_OK)
+		return FB_ERR;
 	st->h_rng = fb_rng_stream(run->fedopt.seed, "mcsl-h");
-	st->drop_rng = fb_rng_stream(run->fedopt.seed, "dropout");
 	return FB_OK;
 }
 
@@ -159,7 +194,7 @@ static int fd_create_kind(fb_run *run, enum fd_kind kind, fb_error *err)
 	int64_t r = fb_params_int(&run->params, "r");
 
 	for (size_t c = 0; c < run->part->k; c++)
-		data[c] = run->part->clients[c].data;
+		data[c] = fb_fed_local(run->fed, c) ? run->part->clients[c].data : NULL;
 	ret = fd_build(run, kind, data, run->part->k, err);
 	free(data);
 	if (ret != FB_OK)
@@ -194,24 +229,47 @@ static int lin_create(fb_run *run, fb_error *err)
 	return fd_create_kind(run, FD_LINEAR, err);
 }
 
-/* Client k: take the broadcast, n_this steps on its own rows, send its parameters (nothing
- * when it drops out). */
+/* Whether client k's reply is lost this round: every client draws the round's K chances
+ * from its own copy of the shared "dropout" stream, in client order, and reads its own, so
+ * that its draw is the one a single stream would give it wherever it runs. */
+static bool fd_drops(fd_state *st, size_t k)
+{
+	bool mine = false;
+
+	if (!(st->dropout > 0.0))
+		return false;
+	for (size_t c = 0; c < st->k; c++) {
+		bool lost = gsl_rng_uniform(st->drop_rng[k]) < st->dropout;
+
+		if (c == k)
+			mine = lost;
+	}
+	return mine;
+}
+
+/* Client k: take the broadcast (parameters, alpha, rho and its step count), take those steps
+ * on its own rows, send its parameters (nothing when it drops out). */
 static int fd_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                      fb_msg *up, double *figure, fb_error *err)
 {
 	fd_state *st = state;
 	fb_mcsl_client *c = st->clients[k];
 	fb_mcsl_parts parts = { 0 };
+	size_t steps;
 
 	(void)local; /* the client's model was built on these very rows */
-	if (down->nd == st->wire)
-		fb_mcsl_wire_unpack(c, st->with_net, down->d);
-	for (size_t i = 0; i < st->n_this; i++)
-		if (fb_mcsl_client_step(c, st->alm.alpha, st->alm.rho, &parts, err) != FB_OK)
+	if (down->nd != st->wire || down->nc != FD_NCONTROL ||
+	    !(down->c[FD_C_STEPS] >= 1 && down->c[FD_C_STEPS] <= 1e8))
+		return fb_fail(err, "feddag: the broadcast holds %zu numbers and %zu control "
+		               "numbers, not %zu and %d", down->nd, down->nc, st->wire, FD_NCONTROL);
+	fb_mcsl_wire_unpack(c, st->with_net, down->d);
+	steps = (size_t)down->c[FD_C_STEPS];
+	for (size_t i = 0; i < steps; i++)
+		if (fb_mcsl_client_step(c, down->c[FD_C_ALPHA], down->c[FD_C_RHO], &parts,
+		                        err) != FB_OK)
 			return FB_ERR;
-	st->loss[k] = parts.loss;
 	*figure = parts.loss;
-	if (st->drops[k]) {
+	if (fd_drops(st, k)) {
 		fb_msg_doubles(up, 0);
 		return FB_OK;
 	}
@@ -228,10 +286,11 @@ static int fd_server(void *state, const fb_msg *const *up, size_t k, fb_msg *dow
 	size_t d2 = st->d * st->d;
 
 	(void)err;
-	st->heard = 0;
+	st->heard = st->dropped = 0;
 	memset(st->avg, 0, st->wire * sizeof *st->avg);
 	for (size_t c = 0; c < k; c++) {
 		st->dist[c] = NAN;
+		st->dropped += up[c] != NULL && up[c]->nd == 0;
 		if (up[c] == NULL || up[c]->nd != st->wire)
 			continue;
 		st->heard++;
@@ -380,18 +439,17 @@ static void fd_message(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_b
 static int fd_step(fb_run *run, double *fig, fb_error *err)
 {
 	fd_state *st = run->state;
+	double control[FD_NCONTROL];
 
 	st->n_this = st->it_in - st->done_in < st->it_fl ? st->it_in - st->done_in : st->it_fl;
-	st->dropped = 0;
-	for (size_t c = 0; c < st->k; c++) {
-		st->drops[c] = st->dropout > 0.0 && gsl_rng_uniform(st->drop_rng) < st->dropout;
-		st->dropped += st->drops[c];
-	}
+	control[FD_C_ALPHA] = st->alm.alpha;
+	control[FD_C_RHO] = st->alm.rho;
+	control[FD_C_STEPS] = (double)st->n_this;
+	fb_msg_control(fb_fed_broadcast(run->fed), control, FD_NCONTROL);
 	if (fb_fed_round(run->fed, &fd_ops, st, err) != FB_OK)
 		return FB_ERR;
-	st->dropped = 0;
-	for (size_t c = 0; c < st->k; c++)
-		st->dropped += st->drops[c] && fb_fed_took_part(run->fed, c);
+	for (size_t c = 0; c < st->k; c++) /* what each client ran on reports its objective */
+		st->loss[c] = fb_fed_gone(run->fed, c) ? NAN : fb_fed_client_figure(run->fed, c);
 	if (fd_after(st, err) != FB_OK)
 		return FB_ERR;
 	fd_figures(st, fig);
@@ -473,10 +531,11 @@ static void fd_destroy(fb_run *run)
 	free(st->clients);
 	free(st->loss);
 	free(st->dist);
-	free(st->drops);
 	free(st->avg);
 	gsl_rng_free(st->h_rng);
-	gsl_rng_free(st->drop_rng);
+	for (size_t c = 0; st->drop_rng != NULL && c < st->k; c++)
+		gsl_rng_free(st->drop_rng[c]);
+	free(st->drop_rng);
 	fb_names_free(st->names, st->d);
 	free(st);
 	run->state = NULL;
@@ -652,7 +711,7 @@ const fb_algo fb_algo_gs_feddag = {
 	        "float32). The server's average is the plain mean of the replies that arrived; "
 	        "every client starts from the same networks and keeps its own Adam state.",
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
-	         FB_ALGO_PARTIAL,
+	         FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
 	.params = fd_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = gs_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
@@ -669,7 +728,7 @@ const fb_algo fb_algo_as_feddag = {
 	        "server averages the logits U and every network weight of the drawn clients. "
 	        "d^2 + d(16d + 833) numbers travel per client per round with the defaults.",
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
-	         FB_ALGO_PARTIAL,
+	         FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
 	.params = fd_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = as_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
@@ -687,7 +746,7 @@ const fb_algo fb_algo_as_feddag_linear = {
 	        "reference code's (lr 1e-3, lambda 0.1, it_in 1500, it_fl 300, rho 1 x 10, "
 	        "threshold 0.3, its own outer loop).",
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
-	         FB_ALGO_PARTIAL,
+	         FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
 	.params = lin_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = lin_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,

@@ -200,7 +200,8 @@ typedef struct am_state {
 	char **names;              /* variable names (metadata) */
 } am_state;
 
-/* Client k: its local step from the broadcast theta; sends theta_k; its figure is
+/* Client k: its local step from the broadcast theta of the round its control number names
+ * (a client that sat rounds out knows the penalties from it); sends theta_k; its figure is
  * |theta_k - theta|, the local residual. */
 static int am_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                      fb_msg *up, double *figure, fb_error *err)
@@ -209,14 +210,28 @@ static int am_client(void *state, size_t k, const fb_dataset *local, const fb_ms
 	double loss;
 
 	(void)local;
-	if (fb_mlp_client_local(st->clients[k], st->round, down->d,
+	if (down->nd != st->np || down->nc != 1 || !(down->c[0] >= 1 && down->c[0] < 1e15))
+		return fb_fail(err, "notears-mlp-admm: the broadcast holds %zu numbers and %zu "
+		               "control numbers, not %zu and the round", down->nd, down->nc, st->np);
+	if (fb_mlp_client_local(st->clients[k], (size_t)down->c[0], down->d,
 	                        fb_msg_doubles(up, st->np), err) != FB_OK)
 		return FB_ERR;
 	fb_mlp_client_figures(st->clients[k], &loss, figure);
 	return FB_OK;
 }
 
-/* Server: the global step on the clients' vectors; the new theta is the next broadcast. */
+/* The broadcast of round t: the server's theta, and t as its control number. */
+static void am_broadcast(const am_state *st, fb_msg *down, size_t t)
+{
+	double round = (double)t;
+
+	memcpy(fb_msg_doubles(down, st->np), fb_mlp_server_theta(st->server),
+	       st->np * sizeof(double));
+	fb_msg_control(down, &round, 1);
+}
+
+/* Server: the global step on the clients' vectors; the new theta is the next broadcast,
+ * with the next round's number as its control number. */
 static int am_server(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
                      fb_error *err)
 {
@@ -229,8 +244,7 @@ static int am_server(void *state, const fb_msg *const *up, size_t k, fb_msg *dow
 	rc = fb_mlp_server_global(st->server, th, &st->fig, err);
 	free(th);
 	if (rc == FB_OK)
-		memcpy(fb_msg_doubles(down, st->np), fb_mlp_server_theta(st->server),
-		       st->np * sizeof(double));
+		am_broadcast(st, down, st->round + 1);
 	return rc;
 }
 
@@ -270,6 +284,8 @@ static int am_create(fb_run *run, fb_error *err)
 	st->names = fb_dataset_names(run->data);
 	st->clients = fb_xcalloc(st->k, sizeof *st->clients);
 	for (size_t m = 0; m < st->k; m++) {
+		if (!fb_fed_local(run->fed, m))
+			continue; /* its half runs in another process */
 		st->clients[m] = fb_mlp_client_alloc(run->part->clients[m].data, m, run->part->n,
 		                                     &o, err);
 		if (st->clients[m] == NULL)
@@ -277,8 +293,7 @@ static int am_create(fb_run *run, fb_error *err)
 	}
 	if ((st->server = fb_mlp_server_alloc(st->d, st->k, &o, err)) == NULL)
 		return FB_ERR;
-	memcpy(fb_msg_doubles(fb_fed_broadcast(run->fed), st->np),
-	       fb_mlp_server_theta(st->server), st->np * sizeof(double));
+	am_broadcast(st, fb_fed_broadcast(run->fed), 1);
 	return FB_OK;
 }
 
@@ -407,7 +422,7 @@ const fb_algo fb_algo_notears_mlp_admm = {
 	        "and client 10 d^2 + 21 d numbers travel each way (hidden 10). With share < 1, "
 	        "the server uses the last parameters of every client heard so far.",
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
-	         FB_ALGO_PARTIAL,
+	         FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
 	.params = am_params, .figures = am_figures, .client_figure = "local residual",
 	.server_figure = "global residual",
 	.create = am_create, .step = am_step, .done = am_done, .result = am_result,

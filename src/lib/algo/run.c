@@ -265,6 +265,18 @@ static void record_clients(const fb_run *run, fb_trace_rec *rec, size_t fed_befo
 	record_messages(run, rec);
 }
 
+/* Add what befell the clients in the round just run (one lost and left out) to the round's
+ * sentence. */
+static void run_say_news(fb_run *run, size_t fed_before)
+{
+	const char *news;
+
+	if (run->fed == NULL || fb_fed_rounds(run->fed) == fed_before ||
+	    (news = fb_fed_news(run->fed)) == NULL)
+		return;
+	fb_buf_printf(&run->say, "%s%s", run->say.len > 0 ? "; " : "", news);
+}
+
 /* One round. */
 int fb_run_step(fb_run *run, fb_error *err)
 {
@@ -286,6 +298,7 @@ int fb_run_step(fb_run *run, fb_error *err)
 	}
 	dt = fb_clock_now() - t0;
 	run->seconds += dt;
+	run_say_news(run, fed_before);
 	if (run->trace.n == run->trace.cap) {
 		run->trace.cap = run->trace.cap < 16 ? 16 : 2 * run->trace.cap;
 		run->trace.r = fb_xreallocarray(run->trace.r, run->trace.cap, sizeof *run->trace.r);

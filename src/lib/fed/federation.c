@@ -31,6 +31,12 @@ struct fb_federation {
 	bool everyone;              /* every client computes each round; only the drawn ones'
 	                               replies reach the server, the broadcast reaches all */
 	bool *computes;             /* k flags: runs its half in the current round */
+	bool partial;               /* fewer clients are drawn per round than there are */
+	bool *gone;                 /* k flags: stopped answering, left out from then on */
+	bool *lost;                 /* k flags: stopped answering in the current round */
+	fb_buf news;                /* what befell the clients in the last round, or empty */
+	double exchange_s;          /* wall seconds of the last round's exchange */
+	double *client_s;           /* k: seconds each client's half took here last round */
 };
 
 /* One worker's share of a round: clients first, first + stride, ... */
@@ -48,10 +54,14 @@ static void *run_clients(void *arg)
 	fb_federation *f = w->f;
 
 	for (size_t k = w->first; k < f->part->k; k += w->stride) {
+		double t0;
+
 		if (!f->computes[k])
 			continue;
+		t0 = fb_clock_now();
 		f->status[k] = w->ops->client(w->state, k, f->part->clients[k].data, &f->down,
 		                              &f->up[k], &f->figure[k], &f->errs[k]);
+		f->client_s[k] = fb_clock_now() - t0;
 	}
 	return NULL;
 }
@@ -91,7 +101,9 @@ static int remote_exchange(fb_federation *f, size_t round, fb_error *err)
 {
 	size_t k = f->part->k;
 	fb_round_io io = { k, round, &f->down, f->computes, f->up, f->figure, f->status,
-	                   f->errs, f->bytes, f->bytes + k };
+	                   f->errs, f->bytes, f->bytes + k, f->part_now, f->partial, f->lost };
+
+	memset(f->lost, 0, k * sizeof *f->lost);
 
 	return f->tr->exchange(f->tr, &io, err);
 }
@@ -127,6 +139,9 @@ fb_federation *fb_fed_alloc(const fb_partition *p, const fb_fed_options *o, fb_e
 	f->status = fb_xcalloc(p->k, sizeof *f->status);
 	f->errs = fb_xcalloc(p->k, sizeof *f->errs);
 	f->bytes = fb_xcalloc(2 * p->k, sizeof *f->bytes);
+	f->gone = fb_xcalloc(p->k, sizeof *f->gone);
+	f->lost = fb_xcalloc(p->k, sizeof *f->lost);
+	f->client_s = fb_xcalloc(p->k, sizeof *f->client_s);
 	for (size_t k = 0; k < p->k; k++)
 		f->figure[k] = NAN;
 	return f;
@@ -150,7 +165,41 @@ void fb_fed_free(fb_federation *f)
 	free(f->status);
 	free(f->errs);
 	free(f->bytes);
+	free(f->gone);
+	free(f->lost);
+	free(f->client_s);
+	fb_buf_release(&f->news);
 	free(f);
+}
+
+/* Clients gone in earlier rounds neither compute nor take part, drawn or not. */
+static void leave_out_gone(fb_federation *f)
+{
+	for (size_t c = 0; c < f->part->k; c++)
+		if (f->gone[c])
+			f->computes[c] = f->part_now[c] = false;
+}
+
+/* Leave out the clients the transport lost this round, saying so in one sentence each;
+ * FB_ERR once none is left. */
+static int leave_out_lost(fb_federation *f, fb_error *err)
+{
+	size_t k = f->part->k, left = 0;
+
+	for (size_t c = 0; c < k; c++) {
+		if (!f->lost[c])
+			continue;
+		f->gone[c] = true;
+		f->computes[c] = f->part_now[c] = false;
+		f->figure[c] = NAN;
+		fb_buf_printf(&f->news, "%s%s; the run goes on without it, as each round draws "
+		              "only some of the clients.", f->news.len > 0 ? " " : "",
+		              f->errs[c].msg[0] != '\0' ? f->errs[c].msg : "a client stopped answering");
+		fb_error_clear(&f->errs[c]);
+	}
+	for (size_t c = 0; c < k; c++)
+		left += !f->gone[c];
+	return left > 0 ? FB_OK : fb_fail(err, "every client has stopped answering");
 }
 
 /* Choose this round's clients: all, the set number, or ceil(share * K) drawn from the
@@ -162,9 +211,11 @@ static void choose_clients(fb_federation *f)
 
 	for (size_t c = 0; c < k; c++)
 		f->computes[c] = true;
+	f->partial = m < k;
 	if (m >= k) {
 		for (size_t c = 0; c < k; c++)
 			f->part_now[c] = true;
+		leave_out_gone(f);
 		return;
 	}
 	idx = fb_xcalloc(k, sizeof *idx);
@@ -178,6 +229,7 @@ static void choose_clients(fb_federation *f)
 	for (size_t c = 0; c < k && !f->everyone; c++)
 		f->computes[c] = f->part_now[c];
 	free(idx);
+	leave_out_gone(f);
 }
 
 /* Draw m clients per round from now on (0: by the share). */
@@ -192,48 +244,70 @@ void fb_fed_set_everyone(fb_federation *f, bool on)
 	f->everyone = on;
 }
 
+/* Clear the clients' results, the news and the timings before a round. */
+static void round_reset(fb_federation *f)
+{
+	for (size_t c = 0; c < f->part->k; c++) {
+		f->status[c] = FB_OK;
+		fb_error_clear(&f->errs[c]);
+		f->client_s[c] = NAN;
+	}
+	f->news.len = 0;
+	if (f->news.data != NULL)
+		f->news.data[0] = '\0';
+}
+
+/* Record the round's messages in the ledger and point up[c] at each drawn client's reply. */
+static void ledger_round(fb_federation *f, size_t round, const fb_msg **up)
+{
+	size_t k = f->part->k;
+
+	for (size_t c = 0; c < k; c++) {
+		if (f->computes[c] && !f->part_now[c]) {
+			/* it ran its half undrawn: the broadcast reached it; over a transport between
+			 * processes its figure came back, alone */
+			fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
+			if (f->tr != NULL)
+				fb_ledger_add(&f->ledger, round, FB_UP, c, f->bytes[k + c]);
+		}
+		if (!f->part_now[c])
+			continue;
+		fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
+		fb_ledger_add(&f->ledger, round, FB_UP, c, f->bytes[k + c]);
+		up[c] = &f->up[c];
+	}
+}
+
 /* One round: broadcast, clients, server; the ledger records both directions. */
 int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error *err)
 {
 	size_t k = f->part->k, round = f->rounds + 1;
-	const fb_msg **up = fb_xcalloc(k, sizeof *up);
+	const fb_msg **up;
 	int ret = FB_OK;
 
-	if (f->tr != NULL && f->tr->local < k) { /* a client process: serve the whole run */
-		free(up);
+	if (f->tr != NULL && f->tr->local < k) /* a client process: serve the whole run */
 		return f->tr->serve(f->tr, ops, state, f->part->clients[f->tr->local].data, err);
-	}
 	choose_clients(f);
-	for (size_t c = 0; c < k; c++) {
-		f->status[c] = FB_OK;
-		fb_error_clear(&f->errs[c]);
-	}
+	round_reset(f);
+	f->exchange_s = fb_clock_now();
 	if (f->tr == NULL)
 		inproc_exchange(f, ops, state);
-	else if (remote_exchange(f, round, err) != FB_OK) {
-		free(up);
+	else if (remote_exchange(f, round, err) != FB_OK || leave_out_lost(f, err) != FB_OK)
 		return FB_ERR;
-	}
+	f->exchange_s = fb_clock_now() - f->exchange_s;
 	for (size_t c = 0; c < k && ret == FB_OK; c++)
 		if (f->computes[c] && f->status[c] != FB_OK)
 			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
-	if (ret == FB_OK) {
-		for (size_t c = 0; c < k; c++) {
-			if (f->everyone && !f->part_now[c])
-				fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
-			if (!f->part_now[c])
-				continue;
-			fb_ledger_add(&f->ledger, round, FB_DOWN, c, f->bytes[c]);
-			fb_ledger_add(&f->ledger, round, FB_UP, c, f->bytes[k + c]);
-			up[c] = &f->up[c];
-		}
-		fb_msg_copy(&f->round_down, &f->down);
-		if (ops->server(state, up, k, &f->down, err) != FB_OK) {
-			char why[FB_ERROR_MAX];
+	if (ret != FB_OK)
+		return FB_ERR;
+	up = fb_xcalloc(k, sizeof *up);
+	ledger_round(f, round, up);
+	fb_msg_copy(&f->round_down, &f->down);
+	if (ops->server(state, up, k, &f->down, err) != FB_OK) {
+		char why[FB_ERROR_MAX];
 
-			snprintf(why, sizeof why, "%s", err != NULL ? err->msg : "");
-			ret = fb_fail(err, "server: %s", why);
-		}
+		snprintf(why, sizeof why, "%s", err != NULL ? err->msg : "");
+		ret = fb_fail(err, "server: %s", why);
 	}
 	if (ret == FB_OK)
 		f->rounds = round;
@@ -287,6 +361,30 @@ int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params, fb_
 	ret = f->tr->open(f->tr, algo, words, n, &f->opt, err);
 	fb_names_free(words, n);
 	return ret;
+}
+
+/* Wall seconds of the last round's exchange. */
+double fb_fed_exchange_seconds(const fb_federation *f)
+{
+	return f->exchange_s;
+}
+
+/* Seconds client k's half took here in the last round. */
+double fb_fed_client_seconds(const fb_federation *f, size_t k)
+{
+	return f->client_s[k];
+}
+
+/* What befell the clients in the last round. */
+const char *fb_fed_news(const fb_federation *f)
+{
+	return f->news.len > 0 ? f->news.data : NULL;
+}
+
+/* Whether client k stopped answering and was left out. */
+bool fb_fed_gone(const fb_federation *f, size_t k)
+{
+	return f->gone[k];
 }
 
 /* Whether client k took part in the last round. */

@@ -35,6 +35,15 @@ void fb_msg_copy(fb_msg *dst, const fb_msg *src)
 		memcpy(fb_msg_bytes(dst, src->nb), src->b, src->nb);
 	else
 		fb_msg_bytes(dst, 0);
+	fb_msg_control(dst, src->c, src->nc);
+}
+
+/* Set the control numbers. */
+void fb_msg_control(fb_msg *m, const double *v, size_t n)
+{
+	m->nc = n < FB_MSG_CONTROL ? n : FB_MSG_CONTROL;
+	if (m->nc > 0)
+		memmove(m->c, v, m->nc * sizeof *v);
 }
 
 /* Bytes on the wire. */

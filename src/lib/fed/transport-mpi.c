@@ -27,6 +27,7 @@ static struct mpi_side {
 	bool *gone;               /* server: size - 1 flags, the client missed a deadline */
 	char **sources;           /* server: size - 1 client file names (owned) */
 	bool lost;                /* a client is gone: MPI cannot be finalised in order */
+	bool silent;              /* server: the last wait for clients ended at its deadline */
 	unsigned char *pending;   /* client: a frame read ahead of its run's end (owned) */
 	size_t npending;          /* its length */
 	fb_mpi_layout layout;     /* client: the federation as the server laid it out */
@@ -108,7 +109,7 @@ static int recv_frame(int src, double deadline, unsigned char **buf, size_t *len
 static int send_head(int dest, enum fb_wire_type type, double figure, const fb_msg *m,
                      fb_error *err)
 {
-	fb_wire_head h = { type, mpi.run, 0, figure };
+	fb_wire_head h = { type, mpi.run, 0, figure, 0 };
 	size_t len;
 	unsigned char *buf = fb_wire_encode(&h, m, &len);
 	int ret = send_frame(dest, buf, len, fb_clock_now() + mpi.opt.timeout, err);
@@ -165,6 +166,7 @@ static int name_silent(const bool *wait, const char *what, fb_error *err)
 {
 	char who[FB_ERROR_MAX / 2];
 
+	mpi.silent = true;
 	for (int m = 0; m + 1 < mpi.size; m++)
 		if (wait[m]) {
 			mpi.gone[m] = true;
@@ -217,6 +219,7 @@ static int await_frame(const bool *wait, double deadline, uint32_t round, const 
                        fb_msg *into, fb_msg *scratch, size_t *m, fb_wire_head *h,
                        size_t *len, fb_error *err)
 {
+	mpi.silent = false;
 	for (;;) {
 		unsigned char *buf;
 		int from, got = recv_frame(MPI_ANY_SOURCE, deadline, &buf, len, &from);
@@ -230,7 +233,28 @@ static int await_frame(const bool *wait, double deadline, uint32_t round, const 
 	}
 }
 
-/* Collect one round's replies into io, each by the deadline. */
+/* Leave out every client still awaited in wait[] (gone and lost this round), when the
+ * round tolerates losing clients and the wait ended in silence rather than garbage. */
+static bool lose_silent(fb_round_io *io, bool *wait)
+{
+	char who[FB_ERROR_MAX / 2];
+
+	if (!io->tolerate || !mpi.silent)
+		return false;
+	for (size_t c = 0; c < io->k; c++)
+		if (wait[c]) {
+			mpi.gone[c] = true;
+			io->lost[c] = true;
+			wait[c] = false;
+			snprintf(io->errs[c].msg, sizeof io->errs[c].msg, "%s did not answer round %zu "
+			         "within %g s", client_name(c, who, sizeof who), io->round,
+			         mpi.opt.timeout);
+		}
+	return true;
+}
+
+/* Collect one round's replies into io, each by the deadline (a client not drawn replies
+ * with its figure alone). */
 static int collect_replies(fb_round_io *io, fb_error *err)
 {
 	bool *wait = fb_xcalloc(io->k, sizeof *wait);
@@ -240,15 +264,18 @@ static int collect_replies(fb_round_io *io, fb_error *err)
 	int ret = FB_OK;
 
 	for (size_t c = 0; c < io->k; c++)
-		left += wait[c] = io->part[c];
+		left += wait[c] = io->part[c] && !(io->lost != NULL && io->lost[c]);
 	snprintf(what, sizeof what, "round %zu", io->round);
 	while (left > 0 && ret == FB_OK) {
 		size_t len;
 		fb_wire_head h;
 
 		if ((ret = await_frame(wait, deadline, (uint32_t)io->round, what, io->up, NULL, &m,
-		                       &h, &len, err)) != FB_OK)
+		                       &h, &len, err)) != FB_OK) {
+			if (lose_silent(io, wait))
+				ret = FB_OK;
 			break;
+		}
 		wait[m] = false;
 		left--;
 		io->bytes_up[m] = len;
@@ -265,19 +292,93 @@ static int collect_replies(fb_round_io *io, fb_error *err)
 	return ret;
 }
 
+/* Client m did not take the round's broadcast in time: lost when the round tolerates it
+ * (FB_OK), else named (FB_ERR); gone either way. */
+static int send_failed(fb_round_io *io, size_t m, fb_error *err)
+{
+	char who[FB_ERROR_MAX / 2];
+
+	mpi.gone[m] = true;
+	if (!io->tolerate)
+		return fb_fail(err, "%s did not take the server's message within %g s: it has "
+		                    "stopped or hung, and the run stops",
+		               client_name(m, who, sizeof who), mpi.opt.timeout);
+	io->lost[m] = true;
+	snprintf(io->errs[m].msg, sizeof io->errs[m].msg, "%s did not take round %zu's broadcast "
+	         "within %g s", client_name(m, who, sizeof who), io->round, mpi.opt.timeout);
+	return FB_OK;
+}
+
+/* Post the round's broadcast to every client in io->part at once, buf[0] to a drawn one and
+ * buf[1] (flagged listen-only) to one that runs its half undrawn, then wait for them all by
+ * one deadline: a client that has not taken it by then is lost or named (send_failed). */
+static int send_round(fb_round_io *io, unsigned char *const *buf, const size_t *len,
+                      fb_error *err)
+{
+	MPI_Request *req = fb_xcalloc(io->k, sizeof *req);
+	bool *bad = fb_xcalloc(io->k, sizeof *bad);
+	double deadline = fb_clock_now() + mpi.opt.timeout;
+	size_t left = 0;
+	unsigned spins = 0;
+	int ret = FB_OK;
+
+	for (size_t m = 0; m < io->k; m++) {
+		int b = io->drawn != NULL && !io->drawn[m];
+
+		req[m] = MPI_REQUEST_NULL;
+		if (!io->part[m])
+			continue;
+		io->bytes_down[m] = len[b];
+		bad[m] = len[b] > (size_t)INT32_MAX ||
+		         MPI_Isend(buf[b], (int)len[b], MPI_BYTE, (int)m + 1, MPI_TAG_FRAME,
+		                   MPI_COMM_WORLD, &req[m]) != MPI_SUCCESS;
+		left += !bad[m];
+	}
+	while (left > 0) {
+		left = 0;
+		for (size_t m = 0; m < io->k; m++) {
+			int done = 0;
+
+			if (req[m] == MPI_REQUEST_NULL || bad[m])
+				continue;
+			bad[m] = MPI_Test(&req[m], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+			left += !bad[m] && !done;
+		}
+		if (left > 0 && fb_clock_now() > deadline)
+			break;
+		if (left > 0)
+			poll_pause(&spins);
+	}
+	for (size_t m = 0; m < io->k; m++) {
+		if (req[m] != MPI_REQUEST_NULL && !bad[m]) { /* still pending at the deadline */
+			MPI_Cancel(&req[m]);
+			MPI_Request_free(&req[m]);
+			bad[m] = true;
+		}
+		if (bad[m] && ret == FB_OK)
+			ret = send_failed(io, m, err);
+	}
+	free(req);
+	free(bad);
+	return ret;
+}
+
 /* Server: one round over MPI. */
 static int server_exchange(fb_transport *t, fb_round_io *io, fb_error *err)
 {
-	fb_wire_head h = { FB_WIRE_ROUND, mpi.run, (uint32_t)io->round, 0 };
-	size_t len;
-	unsigned char *buf;
+	fb_wire_head h = { FB_WIRE_ROUND, mpi.run, (uint32_t)io->round, 0, 0 };
+	size_t len[2];
+	unsigned char *buf[2];
 	int ret;
 
 	if (check_alive(io->part, err) != FB_OK)
 		return FB_ERR;
-	buf = fb_wire_encode(&h, io->down, &len);
-	ret = send_to_clients(io->part, buf, len, io->bytes_down, err);
-	free(buf);
+	buf[0] = fb_wire_encode(&h, io->down, &len[0]);
+	h.flags = FB_WIRE_LISTEN;
+	buf[1] = fb_wire_encode(&h, io->down, &len[1]);
+	ret = send_round(io, buf, len, err);
+	free(buf[0]);
+	free(buf[1]);
 	return ret == FB_OK ? collect_replies(io, err) : FB_ERR;
 }
 
@@ -339,7 +440,7 @@ static int server_open(fb_transport *t, const char *algo, char *const *words, si
                        const fb_fed_options *o, fb_error *err)
 {
 	fb_msg m = { 0 };
-	fb_wire_head h = { FB_WIRE_OPEN, 0, 0, 0 };
+	fb_wire_head h = { FB_WIRE_OPEN, 0, 0, 0, 0 };
 	size_t len;
 	unsigned char *buf;
 	int ret;
@@ -548,10 +649,10 @@ static int client_recv(double wait, unsigned char **buf, size_t *len, fb_error *
 
 /* Answer one round: run the client half on the broadcast, send the reply or the failure. */
 static int answer_round(fb_transport *t, const fb_fed_ops *ops, void *state,
-                        const fb_dataset *local, const fb_msg *down, uint32_t round,
+                        const fb_dataset *local, const fb_msg *down, const fb_wire_head *at,
                         fb_msg *up, fb_error *err)
 {
-	fb_wire_head h = { FB_WIRE_REPLY, mpi.run, round, NAN };
+	fb_wire_head h = { FB_WIRE_REPLY, mpi.run, at->round, NAN, 0 };
 	fb_error why = { { 0 } };
 	fb_msg failure = { 0 };
 	unsigned char *buf;
@@ -562,7 +663,9 @@ static int answer_round(fb_transport *t, const fb_fed_ops *ops, void *state,
 		h.type = FB_WIRE_FAIL;
 		memcpy(fb_msg_bytes(&failure, strlen(why.msg) + 1), why.msg, strlen(why.msg) + 1);
 	}
-	buf = fb_wire_encode(&h, h.type == FB_WIRE_FAIL ? &failure : up, &len);
+	/* not drawn: the half ran (its state moves on), the figure alone goes back */
+	buf = fb_wire_encode(&h, h.type == FB_WIRE_FAIL ? &failure
+	                         : (at->flags & FB_WIRE_LISTEN) ? NULL : up, &len);
 	ret = send_frame(0, buf, len, fb_clock_now() + mpi.opt.timeout, err);
 	free(buf);
 	fb_msg_release(&failure);
@@ -597,7 +700,7 @@ static int client_serve(fb_transport *t, const fb_fed_ops *ops, void *state,
 		}
 		free(buf);
 		if (h.type == FB_WIRE_ROUND && h.run == mpi.run)
-			ret = answer_round(t, ops, state, local, &down, h.round, &up, err);
+			ret = answer_round(t, ops, state, local, &down, &h, &up, err);
 	}
 	fb_msg_release(&down);
 	fb_msg_release(&up);
@@ -822,16 +925,21 @@ int fb_mpi_start(int *rank, int *size, fb_error *err)
 }
 
 /* Send QUIT to every client not gone, each by the deadline; its figure 1 tells them that a
- * client is gone. */
+ * client is gone.  Then, within a second, to the gone ones too: one that was only too slow,
+ * and is still waiting for the server, ends rather than idles. */
 static void quit_clients(void)
 {
-	fb_wire_head h = { FB_WIRE_QUIT, mpi.run, 0, mpi.lost ? 1.0 : 0.0 };
+	fb_wire_head h = { FB_WIRE_QUIT, mpi.run, 0, mpi.lost ? 1.0 : 0.0, 0 };
 	size_t len;
 	unsigned char *buf = fb_wire_encode(&h, NULL, &len);
 	double deadline = fb_clock_now() + mpi.opt.timeout;
 
 	for (int m = 0; m + 1 < mpi.size; m++)
 		if (!mpi.gone[m])
+			send_frame(m + 1, buf, len, deadline, NULL);
+	deadline = fb_clock_now() + (mpi.opt.timeout < 1 ? mpi.opt.timeout : 1);
+	for (int m = 0; m + 1 < mpi.size; m++)
+		if (mpi.gone[m])
 			send_frame(m + 1, buf, len, deadline, NULL);
 	free(buf);
 }

@@ -27,27 +27,34 @@ static uint64_t get_le(const unsigned char *p, size_t n)
 	return v;
 }
 
-/* Encode a frame.  Layout: magic (3), version (1), type (1), pad (3), run (4), round (4),
- * numbers (8), bytes (8), figure (8, the double's own bytes): 40 bytes. */
+/* Encode a frame.  Layout: magic (3), version (1), type (1), control numbers (1), flags (1),
+ * pad (1), run (4), round (4), numbers (8), bytes (8), figure (8, the double's own bytes):
+ * 40 bytes; then the control numbers, the numbers and the bytes. */
 unsigned char *fb_wire_encode(const fb_wire_head *head, const fb_msg *m, size_t *len)
 {
 	size_t nd = m != NULL ? m->nd : 0, nb = m != NULL ? m->nb : 0;
+	size_t nc = m != NULL && m->nc <= FB_MSG_CONTROL ? m->nc : 0;
+	size_t at = FB_WIRE_HEADER + nc * sizeof(double);
 	unsigned char *buf;
 
-	*len = FB_WIRE_HEADER + nd * sizeof(double) + nb;
+	*len = at + nd * sizeof(double) + nb;
 	buf = fb_xcalloc(*len, 1);
 	memcpy(buf, wire_magic, 3);
 	buf[3] = FB_WIRE_VERSION;
 	buf[4] = (unsigned char)head->type;
+	buf[5] = (unsigned char)nc;
+	buf[6] = (unsigned char)head->flags;
 	put_le(buf + 8, head->run, 4);
 	put_le(buf + 12, head->round, 4);
 	put_le(buf + 16, nd, 8);
 	put_le(buf + 24, nb, 8);
 	memcpy(buf + 32, &head->figure, sizeof head->figure);
+	if (nc > 0)
+		memcpy(buf + FB_WIRE_HEADER, m->c, nc * sizeof(double));
 	if (nd > 0)
-		memcpy(buf + FB_WIRE_HEADER, m->d, nd * sizeof(double));
+		memcpy(buf + at, m->d, nd * sizeof(double));
 	if (nb > 0)
-		memcpy(buf + FB_WIRE_HEADER + nd * sizeof(double), m->b, nb);
+		memcpy(buf + at + nd * sizeof(double), m->b, nb);
 	return buf;
 }
 
@@ -56,6 +63,7 @@ int fb_wire_decode(const unsigned char *buf, size_t len, fb_wire_head *head, fb_
                    fb_error *err)
 {
 	uint64_t nd, nb;
+	size_t nc, at;
 
 	if (len < FB_WIRE_HEADER)
 		return fb_fail(err, "a message of %zu bytes is shorter than the %d-byte header", len,
@@ -67,22 +75,30 @@ int fb_wire_decode(const unsigned char *buf, size_t len, fb_wire_head *head, fb_
 		               buf[3], FB_WIRE_VERSION);
 	if (buf[4] < FB_WIRE_HELLO || buf[4] > FB_WIRE_LAST)
 		return fb_fail(err, "a message has the unknown type %u", buf[4]);
+	if ((nc = buf[5]) > FB_MSG_CONTROL)
+		return fb_fail(err, "a message announces %zu control numbers, more than %d", nc,
+		               FB_MSG_CONTROL);
+	at = FB_WIRE_HEADER + nc * sizeof(double);
 	nd = get_le(buf + 16, 8);
 	nb = get_le(buf + 24, 8);
-	if (nd > (len - FB_WIRE_HEADER) / sizeof(double) ||
-	    nb != len - FB_WIRE_HEADER - nd * sizeof(double))
-		return fb_fail(err, "a message of %zu bytes announces %llu numbers and %llu bytes",
-		               len, (unsigned long long)nd, (unsigned long long)nb);
+	if (len < at || nd > (len - at) / sizeof(double) || nb != len - at - nd * sizeof(double))
+		return fb_fail(err, "a message of %zu bytes announces %zu control numbers, %llu "
+		                    "numbers and %llu bytes", len, nc, (unsigned long long)nd,
+		               (unsigned long long)nb);
 	head->type = (enum fb_wire_type)buf[4];
+	head->flags = buf[6];
 	head->run = (uint32_t)get_le(buf + 8, 4);
 	head->round = (uint32_t)get_le(buf + 12, 4);
 	memcpy(&head->figure, buf + 32, sizeof head->figure);
+	m->nc = nc;
+	if (nc > 0)
+		memcpy(m->c, buf + FB_WIRE_HEADER, nc * sizeof(double));
 	if (nd > 0)
-		memcpy(fb_msg_doubles(m, nd), buf + FB_WIRE_HEADER, nd * sizeof(double));
+		memcpy(fb_msg_doubles(m, nd), buf + at, nd * sizeof(double));
 	else
 		fb_msg_doubles(m, 0);
 	if (nb > 0)
-		memcpy(fb_msg_bytes(m, nb), buf + FB_WIRE_HEADER + nd * sizeof(double), nb);
+		memcpy(fb_msg_bytes(m, nb), buf + at + nd * sizeof(double), nb);
 	else
 		fb_msg_bytes(m, 0);
 	return FB_OK;
