@@ -11,7 +11,11 @@
  * The reference is xunzheng/notears's notears_linear(X, lambda1=0.01, loss_type='l2') with
  * its defaults (lambda1 as fedbn's default), run on the same X.csv by Debian 12's
  * python3-scipy 1.10.1 and numpy 1.24.2 with OPENBLAS_NUM_THREADS=1; its processor time,
- * measured on this machine, is set against the processor time here. */
+ * measured on this machine, is set against the processor time here.  Two runs of the same
+ * script took different paths (L-BFGS-B amplifies the last bits of BLAS results, which
+ * depend on where numpy's arrays happen to lie): on A_d100_n300_s1 one ended after 53 s
+ * with 89 edges, the other after 128,000 evaluations and 281 s with 96; both are printed,
+ * and the target is taken against the faster. */
 #include "config.h"
 
 #include <math.h>
@@ -34,11 +38,13 @@
 #define FB_TOP_SRCDIR "."
 #endif
 
-/* The reference's processor seconds on the default folders (see above). */
+/* The reference's processor seconds on the default folders in two runs, the faster first
+ * (see above). */
 static const struct {
 	const char *tag;
-	double seconds;
-} bench_reference[] = { { "A_d50_n150_s1", 53.6 }, { "A_d100_n300_s1", 53.1 } };
+	double seconds[2];
+} bench_reference[] = { { "A_d50_n150_s1", { 40.9, 53.6 } },
+                        { "A_d100_n300_s1", { 53.1, 280.8 } } };
 
 /* Speed-up over the reference that is aimed at. */
 #define BENCH_TARGET 50.0
@@ -46,12 +52,15 @@ static const struct {
 /* Print processor seconds cpu on tag beside the reference and the target, when known. */
 static void bench_against_reference(const char *tag, double cpu)
 {
-	for (size_t k = 0; k < sizeof bench_reference / sizeof bench_reference[0]; k++)
+	for (size_t k = 0; k < sizeof bench_reference / sizeof bench_reference[0]; k++) {
+		const double *ref = bench_reference[k].seconds;
+
 		if (strcmp(tag, bench_reference[k].tag) == 0)
-			printf("%s: %.2f s processor against the reference's %.1f s: %.1fx faster "
-			       "(target >= %.0fx, i.e. <= %.2f s)\n", tag, cpu,
-			       bench_reference[k].seconds, bench_reference[k].seconds / cpu,
-			       BENCH_TARGET, bench_reference[k].seconds / BENCH_TARGET);
+			printf("%s: %.2f s processor against the reference's %.1f s and %.1f s (two "
+			       "runs): %.1fx and %.1fx faster (target >= %.0fx against the faster "
+			       "run, i.e. <= %.2f s)\n", tag, cpu, ref[0], ref[1], ref[0] / cpu,
+			       ref[1] / cpu, BENCH_TARGET, ref[0] / BENCH_TARGET);
+	}
 }
 
 /* h(W) = tr(exp(W o W)) - d at the final W by fb_dag_h and by gsl_linalg_exponential_ss,
