@@ -271,6 +271,53 @@ static void test_expm_vs_references(void **state)
 	gsl_rng_free(r);
 }
 
+/* On non-negative matrices close to nilpotent, as W o W is near a DAG (weights up to 4 above
+ * the diagonal of a permuted order, a few entries eps below it), where the norms of the
+ * powers fall far below the powers of the norm and a lower degree is chosen, fb_expm still
+ * agrees with the long-double Taylor reference, and h with its trace to the same accuracy
+ * relative to the matrix; exactly nilpotent input gives h = 0 to rounding. */
+static void test_expm_near_nilpotent(void **state)
+{
+	const double eps[] = { 0.0, 1e-8, 1e-4, 1e-2, 0.3 };
+	gsl_rng *r = fb_rng_stream(9, "test-nilpotent");
+	size_t d = 12, i, j, k;
+	gsl_matrix *A = gsl_matrix_alloc(d, d), *W = gsl_matrix_alloc(d, d);
+	gsl_matrix *E = gsl_matrix_alloc(d, d), *ref = gsl_matrix_alloc(d, d);
+	fb_dag_h_work *w = fb_dag_h_work_alloc(d);
+	fb_error err = { "" };
+
+	for (k = 0; k < sizeof eps / sizeof eps[0]; k++) {
+		double h, tr = -(double)d, big = 0.0;
+
+		for (i = 0; i < d; i++)
+			for (j = 0; j < d; j++) {
+				double x = (i < j) ? 4.0 * gsl_rng_uniform(r) :
+				           (i > j && gsl_rng_uniform(r) < 0.2) ? eps[k] : 0.0;
+
+				gsl_matrix_set(A, (i * 5) % d, (j * 5) % d, x);
+			}
+		for (i = 0; i < d * d; i++)
+			W->data[i] = sqrt(A->data[i]);
+		assert_int_equal(fb_expm(A, w, E, &err), FB_OK);
+		expm_taylor(A, ref);
+		if (!(rel_diff(E, ref) < 5e-14))
+			fail_msg("eps %g: %g from the Taylor reference", eps[k], rel_diff(E, ref));
+		assert_int_equal(fb_dag_h(W, w, &h, NULL, &err), FB_OK);
+		for (i = 0; i < d; i++)
+			tr += gsl_matrix_get(ref, i, i);
+		for (i = 0; i < d * d; i++)
+			big += ref->data[i] * ref->data[i];
+		if (eps[k] == 0.0 ? !(fabs(h) <= 1e-12) : !(fabs(h - tr) <= 5e-14 * sqrt(big)))
+			fail_msg("eps %g: h = %.17g, the reference's trace gives %.17g", eps[k], h, tr);
+	}
+	fb_dag_h_work_free(w);
+	gsl_matrix_free(A);
+	gsl_matrix_free(W);
+	gsl_matrix_free(E);
+	gsl_matrix_free(ref);
+	gsl_rng_free(r);
+}
+
 /* Non-finite or overflowing input and wrong sizes give FB_ERR with a message. */
 static void test_h_errors(void **state)
 {
@@ -561,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_h_two_cycle),
 		cmocka_unit_test(test_h_gradient_fd),
 		cmocka_unit_test(test_expm_vs_references),
+		cmocka_unit_test(test_expm_near_nilpotent),
 		cmocka_unit_test(test_h_errors),
 		cmocka_unit_test(test_lbfgs_bounded_quadratic),
 		cmocka_unit_test(test_lbfgs_rosenbrock),

@@ -2,7 +2,10 @@
  *
  * The exponential is computed by scaling and squaring with a diagonal Padé approximant of
  * degree 3, 5, 7, 9 or 13 chosen from the 1-norm (Higham, "The scaling and squaring method
- * for the matrix exponential revisited", SIAM J. Matrix Anal. Appl. 26(4), 2005), over
+ * for the matrix exponential revisited", SIAM J. Matrix Anal. Appl. 26(4), 2005), or, for
+ * a non-negative matrix such as W o W, from the exact norms of its powers (Al-Mohy and
+ * Higham 2009, below), which in NOTEARS' runs mostly picks degree 9 without squaring where
+ * the 1-norm asked for degree 13 and one squaring (five products instead of seven); over
  * gsl_blas_dgemm, a blocked LU (gsl_linalg_LU_decomp) and two triangular solves with many
  * right-hand sides (gsl_blas_dtrsm).  All scratch lives in the workspace, so a call does not
  * allocate.
@@ -39,6 +42,9 @@ static const double pade_theta[] = {
 /* Number of degrees in the tables above. */
 #define PADE_N (sizeof pade_degree / sizeof pade_degree[0])
 
+/* Highest power whose norm the degree choice needs (2 m + 1 for m = 13). */
+#define PNORM_MAX 27
+
 /* Scratch for h(W) on d x d matrices. */
 struct fb_dag_h_work {
 	size_t d;            /* matrix order */
@@ -52,6 +58,11 @@ struct fb_dag_h_work {
 	gsl_matrix *t;       /* a product in progress */
 	gsl_permutation *perm; /* row pivots of the LU factorisation */
 	gsl_vector *colsum;  /* d column sums */
+	gsl_vector *pv;      /* 1^T a^k / 2^e for the last power k of the norms below */
+	gsl_vector *pt;      /* the next such row vector in progress */
+	int npow;            /* powers whose 1-norms are known (pnorm[1..npow]) */
+	int pexp;            /* the power of two pv is divided by */
+	double pnorm[PNORM_MAX + 1]; /* log2 of the 1-norm of a^k (-inf when a^k = 0) */
 	double coef[PADE_N][14]; /* Padé coefficients b_0..b_m of each degree */
 };
 
@@ -91,7 +102,10 @@ fb_dag_h_work *fb_dag_h_work_alloc(size_t d)
 	w->t = gsl_matrix_alloc(d, d);
 	w->perm = gsl_permutation_alloc(d);
 	w->colsum = gsl_vector_alloc(d);
-	if (w->a == NULL || w->e == NULL || w->a2 == NULL || w->a4 == NULL || w->a6 == NULL ||
+	w->pv = gsl_vector_alloc(d);
+	w->pt = gsl_vector_alloc(d);
+	if (w->pv == NULL || w->pt == NULL ||
+	    w->a == NULL || w->e == NULL || w->a2 == NULL || w->a4 == NULL || w->a6 == NULL ||
 	    w->u == NULL || w->v == NULL || w->t == NULL || w->perm == NULL ||
 	    w->colsum == NULL) {
 		fb_dag_h_work_free(w);
@@ -117,6 +131,8 @@ void fb_dag_h_work_free(fb_dag_h_work *w)
 	gsl_matrix_free(w->t);
 	gsl_permutation_free(w->perm);
 	gsl_vector_free(w->colsum);
+	gsl_vector_free(w->pv);
+	gsl_vector_free(w->pt);
 	free(w);
 }
 
@@ -257,29 +273,133 @@ static int pade_solve(fb_dag_h_work *w)
 	                      w->e);
 }
 
+/* Forget the power norms of the previous matrix: the next ones are of w->a as it is now. */
+static void pnorm_reset(fb_dag_h_work *w)
+{
+	gsl_vector_set_all(w->pv, 1.0);
+	w->npow = 0;
+	w->pexp = 0;
+}
+
+/* log2 of the 1-norm of a^k for the non-negative workspace matrix a (k <= PNORM_MAX).  For
+ * such a matrix the 1-norm of a^k is the largest entry of the row vector 1^T a^k, so the
+ * norms come exactly from matrix-vector products, one per power (they only choose the
+ * degree and the scaling, from which rounding cannot move them far); a vector leaving
+ * [2^-500, 2^500] is rescaled by a power of two (exactly) so that nothing overflows. */
+static double pnorm_log2(fb_dag_h_work *w, int k)
+{
+	while (w->npow < k) {
+		double big = 0.0;
+		size_t j;
+		int e;
+
+		if (w->npow == 0 || w->pnorm[w->npow] != -HUGE_VAL) {
+			gsl_blas_dgemv(CblasTrans, 1.0, w->a, w->pv, 0.0, w->pt);
+			for (j = 0; j < w->d; j++)
+				if (w->pt->data[j] > big)
+					big = w->pt->data[j];
+		}
+		w->npow++;
+		w->pnorm[w->npow] = big > 0.0 ? log2(big) + (double)w->pexp : -HUGE_VAL;
+		if (big == 0.0)
+			continue;
+		frexp(big, &e);
+		if (e > 500 || e < -500) {
+			gsl_blas_dscal(ldexp(1.0, -e), w->pt);
+			w->pexp += e;
+		}
+		gsl_vector_swap(w->pv, w->pt);
+	}
+	return w->pnorm[k];
+}
+
+/* ||a^k||^(1/k) for the non-negative workspace matrix a. */
+static double pnorm_root(fb_dag_h_work *w, int k)
+{
+	return exp2(pnorm_log2(w, k) / (double)k);
+}
+
+/* Extra squarings the degree-m approximant needs on a / 2^s so that its truncation error
+ * stays at the unit roundoff (Al-Mohy and Higham, "A new scaling and squaring algorithm for
+ * the matrix exponential", SIAM J. Matrix Anal. Appl. 31(3), 2009, eq. (5.1)): the leading
+ * term of the backward error, (m!)^2 / ((2m)! (2m+1)!) ||a^(2m+1)|| / ||a|| 2^(-2ms),
+ * compared with 2^-53.  idx indexes pade_degree. */
+static int pade_ell(fb_dag_h_work *w, size_t idx, int s)
+{
+	int m = pade_degree[idx], k;
+	double top = pnorm_log2(w, 2 * m + 1), lc = 0.0, l2;
+
+	if (top == -HUGE_VAL)
+		return 0;
+	/* log2 of (2m)! (2m+1)! / (m!)^2 */
+	for (k = m + 1; k <= 2 * m; k++)
+		lc += log2((double)k);
+	for (k = 2; k <= 2 * m + 1; k++)
+		lc += log2((double)k);
+	for (k = 2; k <= m; k++)
+		lc -= log2((double)k);
+	l2 = top - pnorm_log2(w, 1) - 2.0 * m * s - lc + 53.0;
+	return l2 > 0.0 ? (int)ceil(l2 / (2.0 * m)) : 0;
+}
+
+/* The degree (index into pade_degree) and squarings for the non-negative workspace matrix a
+ * by Al-Mohy and Higham's algorithm 3.1, with the norms of powers exact (pnorm_log2): they
+ * fall well below the powers of the norm when a is close to nilpotent, as W o W is near a
+ * DAG, so lower degrees and fewer squarings suffice than the norm alone would allow. */
+static void pade_choose_nonneg(fb_dag_h_work *w, size_t *idx, int *s)
+{
+	double d6, d8, eta;
+
+	pnorm_reset(w);
+	*s = 0;
+	d6 = pnorm_root(w, 6);
+	eta = fmax(pnorm_root(w, 4), d6);
+	for (*idx = 0; *idx < 2; ++*idx)
+		if (eta <= pade_theta[*idx] && pade_ell(w, *idx, 0) == 0)
+			return;
+	d8 = pnorm_root(w, 8);
+	eta = fmax(d6, d8);
+	for (*idx = 2; *idx < 4; ++*idx)
+		if (eta <= pade_theta[*idx] && pade_ell(w, *idx, 0) == 0)
+			return;
+	eta = fmin(eta, fmax(d8, pnorm_root(w, 10)));
+	if (eta > pade_theta[4])
+		*s = (int)ceil(log2(eta / pade_theta[4]));
+	*s += pade_ell(w, 4, *s);
+}
+
+/* The degree and squarings for any matrix of finite 1-norm nrm (Higham 2005). */
+static void pade_choose_norm(double nrm, size_t *idx, int *s)
+{
+	*s = 0;
+	for (*idx = 0; *idx + 1 < PADE_N; ++*idx)
+		if (nrm <= pade_theta[*idx])
+			return;
+	if (nrm > pade_theta[*idx])
+		*s = (int)ceil(log2(nrm / pade_theta[*idx]));
+}
+
 /* w->e = exp(w->a) - I by scaling and squaring; w->a is overwritten; nonneg tells that
  * w->a has no negative entry.  Squaring works on F = exp - I as F <- F F + 2F.
  * GSL_SUCCESS or an error code (non-finite input or a singular denominator). */
 static int expm_pade(fb_dag_h_work *w, int nonneg)
 {
 	double nrm = norm1(w, w->a, nonneg);
+	size_t idx = 0;
 	int s = 0, status, k;
-	size_t idx;
 
 	if (!isfinite(nrm))
 		return GSL_EDOM;
-	for (idx = 0; idx + 1 < PADE_N; idx++)
-		if (nrm <= pade_theta[idx])
-			break;
-	if (idx + 1 < PADE_N) {
+	if (nonneg)
+		pade_choose_nonneg(w, &idx, &s);
+	else
+		pade_choose_norm(nrm, &idx, &s);
+	if (s > 0)
+		gsl_matrix_scale(w->a, ldexp(1.0, -s));
+	if (idx + 1 < PADE_N)
 		pade_low(w, pade_degree[idx], w->coef[idx]);
-	} else {
-		if (nrm > pade_theta[idx])
-			s = (int)ceil(log2(nrm / pade_theta[idx]));
-		if (s > 0)
-			gsl_matrix_scale(w->a, ldexp(1.0, -s));
+	else
 		pade_13(w, w->coef[idx]);
-	}
 	status = pade_solve(w);
 	if (status != GSL_SUCCESS)
 		return status;
@@ -303,6 +423,16 @@ static int all_finite(const gsl_matrix *a)
 	return isfinite(gsl_blas_dasum(&v.vector));
 }
 
+/* True when the workspace matrix a has no negative entry (NaN counts as negative). */
+static int no_negative(const gsl_matrix *a)
+{
+	for (size_t i = 0; i < a->size1; i++)
+		for (size_t j = 0; j < a->size2; j++)
+			if (!(gsl_matrix_get(a, i, j) >= 0.0))
+				return 0;
+	return 1;
+}
+
 /* E = exp(A) with the workspace's scratch. */
 int fb_expm(const gsl_matrix *A, fb_dag_h_work *w, gsl_matrix *E, fb_error *err)
 {
@@ -317,7 +447,7 @@ int fb_expm(const gsl_matrix *A, fb_dag_h_work *w, gsl_matrix *E, fb_error *err)
 	if (E == NULL || E->size1 != d || E->size2 != d || E == A)
 		return fb_fail(err, "expm: E must be a distinct %zu x %zu matrix", d, d);
 	gsl_matrix_memcpy(w->a, A);
-	if (expm_pade(w, 0) != GSL_SUCCESS || !all_finite(w->e))
+	if (expm_pade(w, no_negative(w->a)) != GSL_SUCCESS || !all_finite(w->e))
 		return fb_fail(err, "expm: exp(A) is not finite (A is not finite or too large)");
 	gsl_matrix_memcpy(E, w->e);
 	diag = gsl_matrix_diagonal(E);

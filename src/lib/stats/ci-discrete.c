@@ -265,15 +265,16 @@ static ci_stratum_sum stratum_stat(const fb_ci *ci, const uint32_t *tab, size_t 
 	const ci_disc_ws *w = &ci->dws;
 	size_t filled = 0;
 	ci_stratum_sum out = { 0.0, 0.0, 0.0 };
+	bool g2 = ci->opt.test == FB_CI_G2;
 
 	for (size_t p = 0; p < nr; p++) {
-		uint32_t a = w->nzr[p];
+		const uint32_t *row = tab + w->nzr[p] * ly;
+		double ra = (double)w->rowm[w->nzr[p]];
 
 		for (size_t q = 0; q < nc; q++) {
-			uint32_t b = w->nzc[q];
-			double O = tab[a * ly + b], E = (double)w->rowm[a] * w->colm[b] / N;
+			double O = row[w->nzc[q]], E = ra * w->colm[w->nzc[q]] / N;
 
-			if (ci->opt.test == FB_CI_G2)
+			if (g2)
 				out.stat += O > 0.0 ? 2.0 * O * log(O / E) : 0.0;
 			else
 				out.stat += (O - E) * (O - E) / E;
@@ -509,9 +510,14 @@ ci_stratum_sum ci_disc_table(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly)
 		if (w->colm[b] > 0)
 			w->nzc[nc++] = (uint32_t)b;
 	out = stratum_stat(ci, tab, lx, ly, nr, nc, (double)N);
-	memset(tab, 0, lx * ly * sizeof *tab);
-	memset(w->rowm, 0, lx * sizeof *w->rowm);
-	memset(w->colm, 0, ly * sizeof *w->colm);
+	/* only the cells in rows and columns with counts can be non-zero */
+	for (size_t p = 0; p < nr; p++) {
+		for (size_t q = 0; q < nc; q++)
+			tab[w->nzr[p] * ly + w->nzc[q]] = 0;
+		w->rowm[w->nzr[p]] = 0;
+	}
+	for (size_t q = 0; q < nc; q++)
+		w->colm[w->nzc[q]] = 0;
 	return out;
 }
 
