@@ -104,7 +104,7 @@ head -n 1 "$tmp/v1" > "$tmp/vsite-1.csv"; tail -n +2 "$tmp/v1" | sort -t, -k2 -g
 head -n 1 "$tmp/v2" > "$tmp/vsite-2.csv"; tail -n +2 "$tmp/v2" | sort -r -t, -k2 -n >> "$tmp/vsite-2.csv"
 head -n 1 "$tmp/v3" > "$tmp/vsite-3.csv"; tail -n +2 "$tmp/v3" | sort -t, -k2 -g >> "$tmp/vsite-3.csv"
 cp "$tmp/v4" "$tmp/vsite-4.csv"
-printf 'clients\nalgo fedcircuit\nrun\ncircuit save %s\nalgo fedcircuit-em\nset em=3\nrun\ncircuit save %s\n' \
+printf 'clients\nalgo fedcircuit\nrun\nresult\ncircuit save %s\nalgo fedcircuit-em\nset em=3\nrun\ncircuit save %s\n' \
 	c1.txt c2.txt > "$tmp/vstudy.fbn"
 (cd "$tmp" && $mpi --output-filename "$tmp/vof" -np 1 "$fedbn" --no-pane -f vstudy.fbn : \
 	-np 4 "$fedbn" --client vsite-%r.csv --key id) > /dev/null 2>&1
@@ -124,6 +124,12 @@ if [ "$(wc -l < "$tmp/a")" != 9 ] || ! diff "$tmp/a" "$tmp/b" ||
 	echo "FAIL: the vertical study over MPI differs from the in-process one"
 	fail=1
 fi
+# result over MPI: the server holds no row, so it says the log-likelihood is not evaluated
+# there and why; in-process the same study reports it
+grep -q '^log-likelihood: not evaluated over MPI (the rows stay at the sites and the server holds none;' \
+	"$tmp/vmpi.out" && grep -q '^log-likelihood per row' "$tmp/vin.out" &&
+	! grep -q '^log-likelihood: not evaluated yet' "$tmp/vmpi.out" ||
+	{ echo "FAIL: result over MPI does not say why the circuit has no log-likelihood"; fail=1; }
 # a key that repeats, and sites whose keys differ, are named in one sentence
 { cat "$tmp/vsite-3.csv"; tail -n 1 "$tmp/vsite-3.csv"; } > "$tmp/dup-3.csv"
 head -n -1 "$tmp/vsite-3.csv" > "$tmp/short-3.csv"

@@ -108,15 +108,29 @@ static void print_loglik(FILE *out, const fb_loglik *ll, const char *part)
 	        fb_loglik_se(ll), ll->n);
 }
 
-/* The result of a circuit run: log-likelihoods of each part and the circuit's size. */
-static void report_circuit(FILE *out, const fb_circuit_report *r)
+/* Why a circuit run has no log-likelihood: over MPI the server holds no row, else the
+ * round that evaluates it has not run. */
+static void print_no_loglik(FILE *out, bool remote)
+{
+	if (remote)
+		fprintf(out, "log-likelihood: not evaluated over MPI (the rows stay at the sites and "
+		        "the server holds none; the circuit is the one the same split learns "
+		        "in-process, bit for bit: circuit save FILE, then circuit load FILE where the "
+		        "rows are loaded evaluates it)\n");
+	else
+		fprintf(out, "log-likelihood: not evaluated yet (the next round does it)\n");
+}
+
+/* The result of a circuit run: log-likelihoods of each part and the circuit's size (remote:
+ * its clients are other processes). */
+static void report_circuit(FILE *out, const fb_circuit_report *r, bool remote)
 {
 	fb_circuit_report rep = *r;
 	char bytes[32];
 	const fb_circuit_stats *st = &rep.stats;
 
 	if (rep.ll[FB_PART_TRAIN].n + rep.ll[FB_PART_VALID].n + rep.ll[FB_PART_TEST].n == 0)
-		fprintf(out, "log-likelihood: not evaluated yet (the next round does it)\n");
+		print_no_loglik(out, remote);
 	else
 		fprintf(out, "log-likelihood per row (mean +- standard error):\n");
 	for (int p = 0; p < FB_NPARTS && rep.ll[FB_PART_TRAIN].n > 0; p++)
@@ -151,7 +165,7 @@ int fb_report_result(FILE *out, const fb_run *run)
 		if (fb_run_circuit_report(run, &rep, &err) != FB_OK)
 			return FB_ERR;
 		print_heading(out, run);
-		report_circuit(out, &rep);
+		report_circuit(out, &rep, run->part != NULL && run->part->transport != NULL);
 		fb_report_finished(out, run);
 		return FB_OK;
 	}
