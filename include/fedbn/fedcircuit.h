@@ -94,6 +94,7 @@ enum fb_fc_phase {
 	FB_FC_ASSEMBLE,      /* next round: the server assembles */
 	FB_FC_EM,            /* next round: an EM step */
 	FB_FC_DONE,          /* finished */
+	FB_FC_EVAL,          /* the evaluation round (fb_fc_evaluate) is under way */
 };
 
 /* A federated circuit run: both halves' state (each half reads only its own part). */
@@ -132,6 +133,22 @@ size_t fb_fc_client_params(const fb_fc *fc);
  * FB_ERR before assembly or on out of memory. */
 int fb_fc_loglik(const fb_fc *fc, const double *x, size_t n, double *out, size_t *bytes_up,
                  fb_error *err);
+
+/* The clients' data with their held-out rows (by default the split the run learns on), which
+ * the evaluation round evaluates; whole must outlive the run. */
+void fb_fc_set_whole(fb_fc *fc, const fb_partition *whole);
+/* The evaluation round, after training: where every site holds every row, each sends its
+ * own circuits' log values on its rows of each part and the server evaluates its nodes;
+ * where every site holds every variable, the broadcast carries the assembled circuit and
+ * each site sends its log values on its rows; elsewhere (sites holding different rows and
+ * variables) the sites send nothing.  Only log values and row counts travel up, counted in
+ * the ledger.  FB_ERR before training or on a malformed reply. */
+int fb_fc_evaluate(fb_fc *fc, fb_federation *f, fb_error *err);
+/* Whether the evaluation round evaluated every part; the log-likelihoods of each part (the
+ * sites' rows in their order, site after site) into ll. */
+bool fb_fc_part_loglik(const fb_fc *fc, fb_loglik ll[FB_NPARTS]);
+/* Bytes of log values the sites sent in the evaluation round. */
+size_t fb_fc_eval_bytes(const fb_fc *fc);
 
 /* What the baselines of the paper's section 3.4 are assumed to do. */
 typedef struct fb_fc_cost_model {

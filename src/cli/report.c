@@ -113,10 +113,11 @@ static void print_loglik(FILE *out, const fb_loglik *ll, const char *part)
 static void print_no_loglik(FILE *out, bool remote)
 {
 	if (remote)
-		fprintf(out, "log-likelihood: not evaluated over MPI (the rows stay at the sites and "
-		        "the server holds none; the circuit is the one the same split learns "
-		        "in-process, bit for bit: circuit save FILE, then circuit load FILE where the "
-		        "rows are loaded evaluates it)\n");
+		fprintf(out, "log-likelihood: not evaluated over MPI (the sites hold different rows "
+		        "and variables, so none can evaluate the circuit on its rows, and the server "
+		        "holds no row; the circuit is the one the same split learns in-process, bit "
+		        "for bit: circuit save FILE, then circuit load FILE where the rows are loaded "
+		        "evaluates it)\n");
 	else
 		fprintf(out, "log-likelihood: not evaluated yet (the next round does it)\n");
 }

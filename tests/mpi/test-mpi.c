@@ -12,7 +12,9 @@
  *     adds a key column "id" to its block, shuffles its rows, and serves them matched by the
  *     key; rank 0 checks the federation's kind and runs fedcircuit and fedcircuit-em over
  *     MPI against the same split in-process (hybrid: the split the sites' files make
- *     in-process, whose variables come in the sites' order), as for equal.
+ *     in-process, whose variables come in the sites' order), as for equal; the circuits'
+ *     log-likelihoods, evaluated by the sites in a last round, are the in-process ones bit
+ *     for bit (equal and vertical; hybrid: none is claimed over MPI).
  *   test-mpi die: client 2 builds the run and then dies; rank 0 checks that the next round
  *     fails within the deadline with one sentence naming client 2.
  *   test-mpi die-partial: the same death under gs-feddag drawing 2 of 4 clients a round:
@@ -231,6 +233,22 @@ static bool same_circuit(const fb_run *a, const fb_run *b)
 	return ok;
 }
 
+/* Whether a circuit run's log-likelihoods over MPI are the in-process ones, bit for bit, with
+ * training rows; over a hybrid federation (no site holds whole rows or every row), that
+ * over MPI none is claimed. */
+static bool same_loglik(const fb_run *a, const fb_run *b)
+{
+	fb_circuit_report x, y;
+	fb_error err;
+
+	if (fb_run_circuit_report(a, &x, &err) != FB_OK ||
+	    fb_run_circuit_report(b, &y, &err) != FB_OK)
+		return false;
+	if (b->part->kind == FB_SPLIT_HYBRID)
+		return y.ll[FB_PART_TRAIN].n + y.ll[FB_PART_VALID].n + y.ll[FB_PART_TEST].n == 0;
+	return x.ll[FB_PART_TRAIN].n > 0 && memcmp(x.ll, y.ll, sizeof x.ll) == 0;
+}
+
 /* Whether the results and each client's result agree. */
 static bool same_results(const fb_run *a, const fb_run *b)
 {
@@ -393,6 +411,10 @@ static void compare(const char *name, int variant, const fb_dataset *ds,
 	} else {
 		check(a->trace.n > 0 && same_trace(a, b), "the same rounds and figures", label);
 		check(same_results(a, b), "the same result, bit for bit", label);
+		if (a->algo->flags & FB_ALGO_CIRCUIT)
+			check(same_loglik(a, b), b->part->kind == FB_SPLIT_HYBRID
+			      ? "no log-likelihood claimed (no site holds whole rows or every row)"
+			      : "the sites' log-likelihoods, bit for bit", label);
 		check(same_ledger(a, b, &extra) && extra == undrawn(a),
 		      "ledger = in-process + frame headers and control numbers", label);
 		if (variant == 1)

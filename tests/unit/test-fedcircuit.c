@@ -456,6 +456,59 @@ static void test_run_report(void **state)
 	fb_dataset_free(ds);
 }
 
+/* fedcircuit on unshuffled horizontal and on vertical splits of data with held-out rows:
+ * the sites evaluate every part in a last round, whose log values the ledger counts, and
+ * the log-likelihoods are those of the assembled circuit evaluated in one place, bit for
+ * bit. */
+static void test_sites_evaluate(void **state)
+{
+	static const enum fb_split_kind kinds[] = { FB_SPLIT_HORIZONTAL, FB_SPLIT_VERTICAL };
+	fb_dataset *ds = binary_data(300, 5, 9);
+	fb_error err;
+
+	(void)state;
+	assert_int_equal(fb_dataset_hold_out(ds, 0.2, 0.1, 3, &err), FB_OK);
+	for (size_t i = 0; i < 2; i++) {
+		fb_split_options so;
+		fb_partition *p;
+		fb_params prm = fb_params_defaults(fb_algo_params(&fb_algo_fedcircuit, NULL));
+		fb_circuit_report rep;
+		fb_loglik ll[FB_NPARTS] = { { 0, 0, 0 } };
+		fb_run *run;
+		size_t last, k = kinds[i] == FB_SPLIT_VERTICAL ? 2 : 3;
+
+		fb_split_options_init(&so);
+		so.shuffle = 0;
+		p = fb_split(ds, kinds[i], k, &so, &err);
+		assert_non_null(p);
+		assert_int_equal(fb_params_set_word(&prm, "min_instances_slice=30", "t", &err), FB_OK);
+		run = fb_run_alloc("fedcircuit", &prm, NULL, ds, p, NULL, &err);
+		assert_non_null(run);
+		while (!fb_run_done(run))
+			assert_int_equal(fb_run_step(run, &err), FB_OK);
+		assert_int_equal(fb_run_rounds(run), 4);
+		assert_int_equal(fb_run_circuit_report(run, &rep, &err), FB_OK);
+		assert_int_equal(fb_circuit_loglik_add(fb_run_circuit(run, &err), ds, ll, &err), FB_OK);
+		for (int q = 0; q < FB_NPARTS; q++) {
+			assert_true(rep.ll[q].n > 0);
+			assert_memory_equal(&rep.ll[q], &ll[q], sizeof ll[q]);
+		}
+		/* up: per client 3 counts and 8 bytes per value (vertical: one per circuit and
+		 * row; horizontal: one per row) */
+		last = fb_ledger_bytes(fb_fed_ledger(run->fed), 4, FB_UP);
+		if (kinds[i] == FB_SPLIT_HORIZONTAL)
+			assert_int_equal(last, 8 * (3 * k + ds->n));
+		else
+			assert_int_equal(last, 8 * (3 * k + ds->n * fb_fc_client_circuits(
+			                                                    fb_fc_of_run(run), 0) +
+			                            ds->n * fb_fc_client_circuits(fb_fc_of_run(run), 1)));
+		fb_run_free(run);
+		fb_params_release(&prm);
+		fb_partition_free(p);
+	}
+	fb_dataset_free(ds);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -469,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_em_refused),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_run_report),
+		cmocka_unit_test(test_sites_evaluate),
 		cmocka_unit_test(test_threads),
 	};
 

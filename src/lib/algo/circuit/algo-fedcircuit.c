@@ -17,6 +17,7 @@ typedef struct fcalgo_state {
 	fb_fc_cost_model cm;   /* what FedAvg and SplitNN are assumed to do */
 	fb_circuit_report rep; /* the assembled circuit's figures, once finished */
 	size_t eval_bytes;     /* log values the clients sent to evaluate every part */
+	bool evaluated;        /* the evaluation round has run */
 	char note[768];        /* the last note */
 } fcalgo_state;
 
@@ -114,6 +115,7 @@ static int fcalgo_create(fb_run *run, fb_error *err)
 		fcalgo_destroy(run);
 		return FB_ERR;
 	}
+	fb_fc_set_whole(st->fc, run->whole_part);
 	return FB_OK;
 }
 
@@ -140,14 +142,20 @@ static int fcalgo_part_ll(fcalgo_state *st, const fb_dataset *ds, enum fb_part p
 	return rc;
 }
 
-/* The finished circuit's figures: its size, and every part's log-likelihood evaluated the
- * federated way (each client its circuits on its own variables of the rows). */
+/* The finished circuit's figures: its size, and every part's log-likelihood as the sites
+ * evaluated it in the last round; where they could not (sites holding different rows and
+ * variables), in this process the federated way on the rows the server has (each client its
+ * circuits on its own variables of the rows), over MPI none. */
 static int fcalgo_report(const fb_run *run, fcalgo_state *st, fb_error *err)
 {
 	memset(&st->rep, 0, sizeof st->rep);
 	st->rep.ncircuits = 1;
 	if (fb_circuit_stats_compute(fb_fc_circuit(st->fc), &st->rep.stats, err) != FB_OK)
 		return FB_ERR;
+	if (fb_fc_part_loglik(st->fc, st->rep.ll)) {
+		st->eval_bytes = fb_fc_eval_bytes(st->fc);
+		return FB_OK;
+	}
 	for (int p = 0; p < FB_NPARTS; p++)
 		if (fcalgo_part_ll(st, run->whole, (enum fb_part)p, &st->rep.ll[p], err) != FB_OK)
 			return FB_ERR;
@@ -167,21 +175,38 @@ static void fcalgo_say(fb_run *run, enum fb_fc_phase ph, size_t subspaces, size_
 	else if (ph == FB_FC_ASSEMBLE)
 		fb_run_say(run, "the server assembled the clients' circuits into one of %.0f nodes",
 		           nodes);
-	else
+	else if (ph == FB_FC_EM)
 		fb_run_say(run, "an EM step on the assembled circuit's weights: mean training "
 		           "log-likelihood %.4g", ll);
+	else if (!isnan(ll))
+		fb_run_say(run, "every client evaluated the circuit on its own rows and sent only log "
+		           "values: mean training log-likelihood %.4g", ll);
+	else
+		fb_run_say(run, "the clients hold different rows and different variables, so none "
+		           "can evaluate the circuit on its rows: they sent nothing");
 }
 
-/* One round: a phase of one-pass training or an EM step. */
+/* The mean training log-likelihood the sites' evaluation gave (NaN where they could not). */
+static double sites_train_ll(const fb_fc *fc)
+{
+	fb_loglik ll[FB_NPARTS];
+
+	return fb_fc_part_loglik(fc, ll) ? fb_loglik_mean(&ll[FB_PART_TRAIN]) : NAN;
+}
+
+/* One round: a phase of one-pass training, an EM step, or, once trained, the evaluation. */
 static int fcalgo_step(fb_run *run, double *fig, fb_error *err)
 {
 	fcalgo_state *st = run->state;
 	enum fb_fc_phase ph = fb_fc_phase(st->fc);
+	bool eval = fb_fc_done(st->fc);
 	const fb_fc_subspaces *s;
 	size_t circ = 0;
 
-	if (fb_fc_step(st->fc, run->fed, err) != FB_OK)
+	if ((eval ? fb_fc_evaluate(st->fc, run->fed, err) : fb_fc_step(st->fc, run->fed, err)) !=
+	    FB_OK)
 		return FB_ERR;
+	st->evaluated = eval;
 	s = fb_fc_subspaces_of(st->fc);
 	for (size_t k = 0; k < run->part->k; k++)
 		circ += fb_fc_client_circuits(st->fc, k);
@@ -189,15 +214,17 @@ static int fcalgo_step(fb_run *run, double *fig, fb_error *err)
 	fig[1] = s != NULL ? (double)s->n : 0;
 	fig[2] = (double)circ;
 	fig[3] = (double)fb_fc_nodes(st->fc);
-	fig[4] = fb_fc_em_loglik(st->fc);
+	fig[4] = eval ? sites_train_ll(st->fc) : fb_fc_em_loglik(st->fc);
 	fcalgo_say(run, ph, s != NULL ? s->n : 0, circ, fig[3], fig[4]);
-	return fb_fc_done(st->fc) ? fcalgo_report(run, st, err) : FB_OK;
+	return eval ? fcalgo_report(run, st, err) : FB_OK;
 }
 
-/* Finished after assembly (and the EM rounds). */
+/* Finished after assembly (and the EM rounds) and the evaluation round. */
 static bool fcalgo_done(const fb_run *run)
 {
-	return fb_fc_done(((const fcalgo_state *)run->state)->fc);
+	const fcalgo_state *st = run->state;
+
+	return fb_fc_done(st->fc) && st->evaluated;
 }
 
 /* A circuit is not a graph. */
@@ -222,7 +249,7 @@ static int fcalgo_circuit_report(const fb_run *run, fb_circuit_report *rep, fb_e
 {
 	const fcalgo_state *st = run->state;
 
-	if (!fb_fc_done(st->fc))
+	if (!fcalgo_done(run))
 		return fb_fail(err, "%s has not finished: run it", run->name);
 	*rep = st->rep;
 	return FB_OK;
@@ -238,6 +265,18 @@ static size_t server_nodes(const fb_circuit *c)
 	return n;
 }
 
+/* Bytes sent in direction dir to learn the circuit: every round but the evaluation. */
+static double learn_bytes(const fb_run *run, enum fb_dir dir)
+{
+	const fcalgo_state *st = run->state;
+	size_t all = fb_run_bytes(run, dir);
+
+	if (!st->evaluated)
+		return (double)all;
+	return (double)(all - fb_ledger_bytes(fb_fed_ledger(run->fed), fb_fed_rounds(run->fed),
+	                                      dir));
+}
+
 /* The circuit's size, the bytes sent, and the baselines' bytes with their assumptions. */
 static const char *fcalgo_note(const fb_run *run)
 {
@@ -246,13 +285,13 @@ static const char *fcalgo_note(const fb_run *run)
 	size_t k = run->part->k, m = fb_fc_client_params(st->fc);
 	size_t rows = run->part->transport != NULL ? run->part->n : run->data->n; /* over MPI
 	                                                      the server holds no row */
-	double up = (double)fb_run_bytes(run, FB_UP), down = (double)fb_run_bytes(run, FB_DOWN);
+	double up = learn_bytes(run, FB_UP), down = learn_bytes(run, FB_DOWN);
 
 	if (c == NULL)
 		return "the circuit is not assembled yet (it is, after the third round)";
 	snprintf(st->note, sizeof st->note,
 	         "a circuit, not a graph: %zu nodes (%zu on the server), %zu parameters; sent "
-	         "%.0f B up, %.0f B down (one-pass bound 8 C (M + 1) or 8 (K M C + P): %.0f B); "
+	         "%.0f B up, %.0f B down to learn it (one-pass bound 8 C (M + 1) or 8 (K M C + P): %.0f B); "
 	         "FedAvg would send %.3g B (8 M C R: M = %zu parameters per client model, C = %zu, "
 	         "R = %zu rounds), SplitNN %.3g B (8 E C F S: E = %zu epochs, F = %zu, S = %zu "
 	         "rows); evaluating every part, %zu B of log values", c->nnodes, server_nodes(c),
@@ -271,6 +310,18 @@ const fb_fc *fb_fc_of_run(const fb_run *run)
 		return NULL;
 	return ((const fcalgo_state *)run->state)->fc;
 }
+
+/* What both algorithms' help says about the evaluation round. */
+#define FCALGO_EVAL_HELP \
+	"A last round evaluates every part of the data (train, valid, test) at the sites, which " \
+	"send only row counts and log values: where every site holds every row (vertical), " \
+	"each evaluates its own circuits on its own variables and the server its nodes; where " \
+	"every site holds every variable and rows are not shared (horizontal), the broadcast " \
+	"carries the assembled circuit and each site evaluates it on its rows. Each row's value " \
+	"is, bit for bit, the assembled circuit evaluated in one place; the sums run over the " \
+	"sites' rows in their order. Where sites hold different rows and variables (hybrid), no " \
+	"site can: in one process the server evaluates the rows it holds the federated way, " \
+	"over MPI the log-likelihood is not evaluated."
 
 /* What both algorithms' help says about the protocol. */
 #define FCALGO_HELP \
@@ -292,13 +343,9 @@ const fb_algo fb_algo_fedcircuit = {
 	         "sum nodes (same variables, different rows) and product nodes (different "
 	         "variables), weighting them by row counts, so only the learned circuits and "
 	         "counts travel.",
-	.help = FCALGO_HELP "After the last round every part of the data (train, valid, test) "
-	        "is evaluated the federated way: each row is a query of which every client sees "
-	        "its own variables; each client evaluates its circuits and sends only their log "
-	        "values, the server its nodes (the same numbers, bit for bit, as evaluating the "
-	        "assembled circuit in one place). The note gives the bytes sent beside FedAvg's "
-	        "8 M C R and SplitNN's 8 E C F S (the paper's section 3.4, with the assumed R, E "
-	        "and F).",
+	.help = FCALGO_HELP FCALGO_EVAL_HELP " The note gives the bytes sent to learn the circuit "
+	        "beside FedAvg's 8 M C R and SplitNN's 8 E C F S (the paper's section 3.4, with the "
+	        "assumed R, E and F).",
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
 	.params = fcalgo_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
@@ -316,7 +363,8 @@ const fb_algo fb_algo_fedcircuit_em = {
 	.help = FCALGO_HELP "Then em rounds (Algorithms 2-3): in the first each client sends the "
 	        "log values of its circuits on its rows (8 bytes each); the server keeps them (the "
 	        "clients' circuits do not change) and each round is one EM step on its sum "
-	        "weights, which never lowers the training likelihood (figure train_ll).",
+	        "weights, which never lowers the training likelihood (figure train_ll). "
+	        FCALGO_EVAL_HELP,
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
 	.params = fcalgo_em_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,

@@ -11,8 +11,8 @@
 
 /* Log values of client k's circuits on the n rows x (global variables, d columns) into out
  * (circuit-major, n per circuit). */
-static int client_values(const fb_fc *fc, size_t k, const double *x, size_t n, size_t d,
-                         double *out, fb_error *err)
+int fc_client_values(const fb_fc *fc, size_t k, const double *x, size_t n, size_t d,
+                     double *out, fb_error *err)
 {
 	const fc_client *me = &fc->cl[k];
 	size_t *vars = malloc((fc->p->d ? fc->p->d : 1) * sizeof *vars);
@@ -36,7 +36,7 @@ static int client_values(const fb_fc *fc, size_t k, const double *x, size_t n, s
 
 /* Client k's own rows as rows over the global variables (its columns in place, the others
  * NAN), in a new array. */
-static double *client_rows_global(const fb_fc *fc, size_t k, const fb_dataset *local)
+double *fc_client_rows_global(const fb_fc *fc, size_t k, const fb_dataset *local)
 {
 	const fb_client *cl = &fc->p->clients[k];
 	size_t d = fc->p->d;
@@ -55,12 +55,12 @@ static double *client_rows_global(const fb_fc *fc, size_t k, const fb_dataset *l
 int fc_client_em_values(const fb_fc *fc, size_t k, const fb_dataset *local, fb_msg *up,
                         fb_error *err)
 {
-	double *x = client_rows_global(fc, k, local);
+	double *x = fc_client_rows_global(fc, k, local);
 	int rc;
 
 	if (x == NULL)
 		return fb_fail(err, "client %zu: out of memory", k + 1);
-	rc = client_values(fc, k, x, local->n, fc->p->d,
+	rc = fc_client_values(fc, k, x, local->n, fc->p->d,
 	                   fb_msg_doubles(up, fc->cl[k].ncirc * local->n), err);
 	free(x);
 	return rc;
@@ -68,8 +68,8 @@ int fc_client_em_values(const fb_fc *fc, size_t k, const fb_dataset *local, fb_m
 
 /* Server: place the clients' values (one message each, circuit-major) at the roots of their
  * grafted circuits in val (nnodes x n). */
-static int place_values(const fb_fc *fc, const fb_msg *const *up, const double *const *vals,
-                        size_t n, double *val, fb_error *err)
+int fc_place_values(const fb_fc *fc, const fb_msg *const *up, const double *const *vals,
+                    size_t n, double *val, fb_error *err)
 {
 	size_t i = 0;
 
@@ -123,7 +123,7 @@ int fc_server_em(fb_fc *fc, const fb_msg *const *up, fb_error *err)
 		if (fc->emval == NULL)
 			return fb_fail(err, "out of memory for EM over %zu rows", n);
 		fc->emn = n;
-		if (place_values(fc, up, NULL, n, fc->emval, err) != FB_OK)
+		if (fc_place_values(fc, up, NULL, n, fc->emval, err) != FB_OK)
 			return FB_ERR;
 	}
 	if (fb_circuit_eval_machine(fc->circ, NULL, n, FB_CIRCUIT_SERVER, fc->emval, err) !=
@@ -153,11 +153,11 @@ int fb_fc_loglik(const fb_fc *fc, const double *x, size_t n, double *out, size_t
 	for (size_t c = 0; rc == FB_OK && c < k; c++) {
 		vals[c] = malloc((fc->cl[c].ncirc * n + 1) * sizeof **vals);
 		rc = vals[c] == NULL ? fb_fail(err, "out of memory evaluating %zu queries", n)
-		                     : client_values(fc, c, x, n, fc->p->d, vals[c], err);
+		                     : fc_client_values(fc, c, x, n, fc->p->d, vals[c], err);
 		sent += fc->cl[c].ncirc * n * sizeof(double);
 	}
 	if (rc == FB_OK)
-		rc = place_values(fc, NULL, (const double *const *)vals, n, val, err);
+		rc = fc_place_values(fc, NULL, (const double *const *)vals, n, val, err);
 	if (rc == FB_OK)
 		rc = fb_circuit_eval_machine(fc->circ, NULL, n, FB_CIRCUIT_SERVER, val, err);
 	if (rc == FB_OK)

@@ -42,6 +42,19 @@ struct fb_fc {
 	size_t emn;             /* EM: training rows */
 	size_t em_done;         /* EM rounds done */
 	double em_ll;           /* EM: mean training log-likelihood after the last step */
+	const fb_partition *whole; /* the clients' data with their held-out rows (not owned) */
+	int eval_mode;          /* server: how the evaluation round goes (fc_eval_mode) */
+	bool evaluated;         /* server: ll holds the sites' evaluation of every part */
+	fb_loglik ll[FB_NPARTS]; /* server: the log-likelihood of each part, from the sites */
+	size_t eval_bytes;      /* server: bytes of log values the sites sent to evaluate */
+};
+
+/* How the sites evaluate the assembled circuit in the evaluation round. */
+enum fc_eval_mode {
+	FC_EVAL_NONE = 0,  /* no site holds whole rows nor every row (hybrid): not by the sites */
+	FC_EVAL_OWN = 1,   /* every site holds every row: each its own circuits' log values */
+	FC_EVAL_WHOLE = 2, /* every site holds every variable: each the whole circuit on its rows,
+	                      which the broadcast carries */
 };
 
 /* Assemble the received circuits into fc->circ (server, round K+2). */
@@ -51,6 +64,22 @@ size_t fc_subspace_vars(const fb_fc_subspaces *s, size_t sub, size_t *vars);
 /* Client k's EM reply: its circuits' log values on its rows (circuit-major). */
 int fc_client_em_values(const fb_fc *fc, size_t k, const fb_dataset *local, fb_msg *up,
                         fb_error *err);
+/* Log values of client k's circuits on the n rows x (d global columns) into out
+ * (circuit-major, n per circuit). */
+int fc_client_values(const fb_fc *fc, size_t k, const double *x, size_t n, size_t d,
+                     double *out, fb_error *err);
+/* Client k's rows of local as rows over the global variables (others NAN), in a new array. */
+double *fc_client_rows_global(const fb_fc *fc, size_t k, const fb_dataset *local);
+/* Server: the clients' values (up, or vals when up is NULL; circuit-major, n rows) at the
+ * roots of their grafted circuits in val (nnodes x n). */
+int fc_place_values(const fb_fc *fc, const fb_msg *const *up, const double *const *vals,
+                    size_t n, double *val, fb_error *err);
+/* Client k's reply in the evaluation round: its rows' counts per part, then log values. */
+int fc_client_eval(const fb_fc *fc, size_t k, const fb_msg *down, fb_msg *up, fb_error *err);
+/* Server, evaluation round: every part's log-likelihood from the sites' log values. */
+int fc_server_eval(fb_fc *fc, const fb_msg *const *up, fb_error *err);
+/* Both halves of a round, by the phase. */
+const fb_fed_ops *fc_ops(void);
 /* Server EM round: keep the values of the first, then one EM step. */
 int fc_server_em(fb_fc *fc, const fb_msg *const *up, fb_error *err);
 /* The rows x of n queries restricted to the variables vars[nv] into a new array. */

@@ -482,12 +482,14 @@ static int server_receive(fb_fc *fc, size_t k, const fb_msg *m, fb_error *err)
 }
 
 /* The phase of a client's round r (from 0): every client answers every round, so its own
- * count of rounds tells it the phase the server runs. */
+ * count of rounds tells it the phase the server runs (after training, the evaluation). */
 static enum fb_fc_phase client_phase(const fb_fc *fc, size_t r)
 {
 	if (r < FB_FC_EM)
 		return (enum fb_fc_phase)r;
-	return r - FB_FC_EM < fc->o.em_iters ? FB_FC_EM : FB_FC_DONE;
+	if (r - FB_FC_EM < fc->o.em_iters)
+		return FB_FC_EM;
+	return r - FB_FC_EM == fc->o.em_iters ? FB_FC_EVAL : FB_FC_DONE;
 }
 
 /* The client half: what client k sends in the current phase. */
@@ -512,6 +514,8 @@ static int fc_client_half(void *state, size_t k, const fb_dataset *local, const 
 		return FB_OK;
 	case FB_FC_EM:
 		return r == FB_FC_EM ? fc_client_em_values(fc, k, local, up, err) : FB_OK;
+	case FB_FC_EVAL:
+		return fc_client_eval(fc, k, down, up, err);
 	default:
 		return FB_OK;
 	}
@@ -537,6 +541,8 @@ static int fc_server_half(void *state, const fb_msg *const *up, size_t k, fb_msg
 		return fc_assemble(fc, err);
 	case FB_FC_EM:
 		return fc_server_em(fc, up, err);
+	case FB_FC_EVAL:
+		return fc_server_eval(fc, up, err);
 	default:
 		return FB_OK;
 	}
@@ -564,14 +570,20 @@ static void phase_next(fb_fc *fc)
 	}
 }
 
-/* One round through the federation. */
-int fb_fc_step(fb_fc *fc, fb_federation *f, fb_error *err)
+/* Both halves of a round, by the phase. */
+const fb_fed_ops *fc_ops(void)
 {
 	static const fb_fed_ops ops = { fc_client_half, fc_server_half };
 
+	return &ops;
+}
+
+/* One round through the federation. */
+int fb_fc_step(fb_fc *fc, fb_federation *f, fb_error *err)
+{
 	if (fc->phase == FB_FC_DONE)
 		return fb_fail(err, "the federated circuit is finished");
-	if (fb_fed_round(f, &ops, fc, err) != FB_OK)
+	if (fb_fed_round(f, fc_ops(), fc, err) != FB_OK)
 		return FB_ERR;
 	phase_next(fc);
 	return FB_OK;

@@ -6,6 +6,7 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/circuit/fedcircuit.c \
 	src/lib/algo/circuit/fc-assemble.c \
 	src/lib/algo/circuit/fc-eval.c \
+	src/lib/algo/circuit/fc-score.c \
 	src/lib/algo/circuit/algo-fedcircuit.c
 
 check_PROGRAMS += tests/unit/test-fedcircuit
