@@ -410,6 +410,49 @@ static void test_stack_grad_masked(void **state)
 	gsl_rng_free(r);
 }
 
+/* NOTEARS-MLP's own shape {d, m, 1} with sigmoid units, which runs on its own loops: for an
+ * odd and an even m, with and without a mask, the squared loss's parameter and mask
+ * derivatives and a linear loss's parameter, mask and input derivatives against finite
+ * differences. */
+static void test_stack_one_grad(void **state)
+{
+	const size_t dims[2][3] = { { 5, 3, 1 }, { 4, 6, 1 } };
+	const fb_nn_act act = { FB_NN_ACT_SIGMOID, 0 };
+	gsl_rng *r = fb_rng_stream(10, "test-stack-one");
+
+	(void)state;
+	for (size_t t = 0; t < 4; t++) {
+		size_t d = dims[t % 2][0], np;
+		struct stack_case c = { fb_nn_stack_alloc(dims[t % 2], 3, &act, NULL), 7, NULL,
+		                        NULL, NULL };
+		double *grad, dmask[25], *dX, loss;
+
+		assert_non_null(c.st);
+		fb_nn_stack_init(c.st, FB_NN_INIT_TORCH, r);
+		np = fb_nn_stack_nparams(c.st);
+		c.X = random_vec(r, c.n * d, 1.9);
+		c.mask = t >= 2 ? random_vec(r, d * d, 1.0) : NULL;
+		grad = malloc(np * sizeof *grad);
+		dX = malloc(c.n * d * sizeof *dX);
+		assert_int_equal(fb_nn_stack_mse(c.st, c.n, c.X, c.mask, &loss, grad, dmask, NULL),
+		                 FB_OK);
+		check_fd(grad, fb_nn_stack_params(c.st), np, stack_loss, &c, 1e-6, "grad");
+		if (c.mask != NULL)
+			check_fd(dmask, c.mask, d * d, stack_loss, &c, 1e-6, "dmask");
+		c.C = random_vec(r, c.n * d, 1.0);
+		assert_non_null(fb_nn_stack_forward(c.st, c.n, c.X, c.mask, NULL));
+		assert_int_equal(fb_nn_stack_backward(c.st, c.n, c.X, c.mask, c.C, grad, dmask, dX,
+		                                      NULL), FB_OK);
+		check_fd(grad, fb_nn_stack_params(c.st), np, stack_loss, &c, 1e-6, "grad (linear)");
+		check_fd(dX, c.X, c.n * d, stack_loss, &c, 1e-6, "dX");
+		if (c.mask != NULL)
+			check_fd(dmask, c.mask, d * d, stack_loss, &c, 1e-6, "dmask (linear)");
+		fb_nn_stack_free(c.st);
+		free(grad), free(dX), free(c.X), free(c.mask), free(c.C);
+	}
+	gsl_rng_free(r);
+}
+
 /* The input strength (NOTEARS-MLP's adjacency) of a hand-worked [2, 2, 1] first layer:
  * A[i][j] sums the squares of input i's weights over network j's hidden units. */
 static void test_input_strength(void **state)
@@ -794,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_stack_vs_torch),
 		cmocka_unit_test(test_stack_grad_mse),
 		cmocka_unit_test(test_stack_grad_masked),
+		cmocka_unit_test(test_stack_one_grad),
 		cmocka_unit_test(test_input_strength),
 		cmocka_unit_test(test_init_stats),
 		cmocka_unit_test(test_init_deterministic),

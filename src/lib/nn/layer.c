@@ -11,6 +11,7 @@
 #include <gsl/gsl_cblas.h>
 
 #include "fedbn/nn.h"
+#include "nn-int.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -19,22 +20,27 @@
 __m128d _ZGVbN2v_exp(__m128d x);
 __attribute__((target("avx2"))) __m256d _ZGVdN4v_exp(__m256d x);
 
-/* a[k] = sigmoid(z[k]) four at a time by libmvec's AVX2 exp; the last len mod 4 go through
- * the same call padded with zeros, so every value is the same function of its z alone. */
+/* a[k] = sigmoid(z[k] + b[k]) (b NULL: sigmoid(z[k])) four at a time by libmvec's AVX2 exp;
+ * the last len mod 4 go through the same call padded with zeros, so every value is the same
+ * function of its argument alone. */
 __attribute__((target("avx2"))) static void sigmoid_avx2(size_t len, const double *z,
-                                                         double *a)
+                                                         const double *b, double *a)
 {
 	const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
 	double t[4] = { 0.0, 0.0, 0.0, 0.0 };
 	size_t k = 0, m = len % 4;
 
 	for (; k + 4 <= len; k += 4) {
-		__m256d e = _ZGVdN4v_exp(_mm256_sub_pd(zero, _mm256_loadu_pd(z + k)));
+		__m256d x = _mm256_loadu_pd(z + k), e;
 
+		if (b != NULL)
+			x = _mm256_add_pd(x, _mm256_loadu_pd(b + k));
+		e = _ZGVdN4v_exp(_mm256_sub_pd(zero, x));
 		_mm256_storeu_pd(a + k, _mm256_div_pd(one, _mm256_add_pd(one, e)));
 	}
 	if (m > 0) {
-		memcpy(t, z + k, m * sizeof *t);
+		for (size_t i = 0; i < m; i++)
+			t[i] = b != NULL ? z[k + i] + b[k + i] : z[k + i];
 		_mm256_storeu_pd(t, _mm256_div_pd(one, _mm256_add_pd(one, _ZGVdN4v_exp(
 		                 _mm256_sub_pd(zero, _mm256_loadu_pd(t))))));
 		memcpy(a + k, t, m * sizeof *t);
@@ -42,42 +48,54 @@ __attribute__((target("avx2"))) static void sigmoid_avx2(size_t len, const doubl
 }
 
 /* The same two at a time by libmvec's SSE2 exp. */
-static void sigmoid_sse2(size_t len, const double *z, double *a)
+static void sigmoid_sse2(size_t len, const double *z, const double *b, double *a)
 {
 	const __m128d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd();
 	double t[2] = { 0.0, 0.0 };
 	size_t k = 0;
 
 	for (; k + 2 <= len; k += 2) {
-		__m128d e = _ZGVbN2v_exp(_mm_sub_pd(zero, _mm_loadu_pd(z + k)));
+		__m128d x = _mm_loadu_pd(z + k), e;
 
+		if (b != NULL)
+			x = _mm_add_pd(x, _mm_loadu_pd(b + k));
+		e = _ZGVbN2v_exp(_mm_sub_pd(zero, x));
 		_mm_storeu_pd(a + k, _mm_div_pd(one, _mm_add_pd(one, e)));
 	}
 	if (k < len) {
-		t[0] = z[k];
+		t[0] = b != NULL ? z[k] + b[k] : z[k];
 		_mm_storeu_pd(t, _mm_div_pd(one, _mm_add_pd(one, _ZGVbN2v_exp(
 		              _mm_sub_pd(zero, _mm_loadu_pd(t))))));
 		a[k] = t[0];
 	}
 }
 
-/* a[k] = sigmoid(z[k]) through libmvec: AVX2 where the processor has it, else SSE2 (the
- * choice is the machine's, so one machine always computes the same bits). */
-static void sigmoid_all(size_t len, const double *z, double *a)
+/* a[k] = sigmoid(z[k] + b[k]) (b NULL: no b) through libmvec: AVX2 where the processor has
+ * it, else SSE2 (the choice is the machine's, so one machine always computes the same
+ * bits). */
+static void sigmoid_all(size_t len, const double *z, const double *b, double *a)
 {
 	if (__builtin_cpu_supports("avx2"))
-		sigmoid_avx2(len, z, a);
+		sigmoid_avx2(len, z, b, a);
 	else
-		sigmoid_sse2(len, z, a);
+		sigmoid_sse2(len, z, b, a);
 }
 #else
-/* a[k] = 1/(1 + exp(-z[k])); exp(-z) = inf for very negative z gives 0. */
-static void sigmoid_all(size_t len, const double *z, double *a)
+/* a[k] = 1/(1 + exp(-(z[k] + b[k]))) (b NULL: no b); exp(-x) = inf for very negative x gives
+ * 0. */
+static void sigmoid_all(size_t len, const double *z, const double *b, double *a)
 {
 	for (size_t k = 0; k < len; k++)
-		a[k] = 1.0 / (1.0 + exp(-z[k]));
+		a[k] = 1.0 / (1.0 + exp(-(b != NULL ? z[k] + b[k] : z[k])));
 }
 #endif
+
+/* A[s, k] = sigmoid(Z[s, k] + b[k]) for the n rows of length len; A may be Z. */
+void fb_nn_sigmoid_rows(size_t n, size_t len, const double *b, const double *Z, double *A)
+{
+	for (size_t s = 0; s < n; s++)
+		sigmoid_all(len, Z + s * len, b, A + s * len);
+}
 
 /* Two doubles and their comparison masks, as GCC's and Clang's generic vectors (SSE2 at
  * least; no target flags needed). */
@@ -117,13 +135,32 @@ static void leaky_apply(size_t len, double slope, const double *z, const double 
 		out[k] = (z[k] > 0.0 ? 1.0 : slope) * (by != NULL ? by[k] : z[k]);
 }
 
+/* dz[k] = da[k] (a[k] (1 - a[k])), two entries at a time, each the scalar product bit for
+ * bit. */
+static void sigmoid_backward(size_t len, const double *a, const double *da, double *dz)
+{
+	const v2d one = { 1.0, 1.0 };
+	size_t k = 0;
+
+	for (; k + 2 <= len; k += 2) {
+		v2d ak, dk;
+
+		memcpy(&ak, a + k, sizeof ak);
+		memcpy(&dk, da + k, sizeof dk);
+		dk *= ak * (one - ak);
+		memcpy(dz + k, &dk, sizeof dk);
+	}
+	for (; k < len; k++)
+		dz[k] = da[k] * (a[k] * (1.0 - a[k]));
+}
+
 /* a[k] = f(z[k]). */
 void fb_nn_act_forward(const fb_nn_act *act, size_t len, const double *z, double *a)
 {
 
 	switch (act->kind) {
 	case FB_NN_ACT_SIGMOID:
-		sigmoid_all(len, z, a);
+		sigmoid_all(len, z, NULL, a);
 		break;
 	case FB_NN_ACT_LEAKY_RELU:
 		leaky_apply(len, act->slope, z, NULL, a);
@@ -140,12 +177,9 @@ void fb_nn_act_forward(const fb_nn_act *act, size_t len, const double *z, double
 void fb_nn_act_backward(const fb_nn_act *act, size_t len, const double *z, const double *a,
                         const double *da, double *dz)
 {
-	size_t k;
-
 	switch (act->kind) {
 	case FB_NN_ACT_SIGMOID:
-		for (k = 0; k < len; k++)
-			dz[k] = da[k] * (a[k] * (1.0 - a[k]));
+		sigmoid_backward(len, a, da, dz);
 		break;
 	case FB_NN_ACT_LEAKY_RELU:
 		leaky_apply(len, act->slope, z, da, dz);
@@ -183,13 +217,14 @@ static void rows_sum(size_t n, size_t len, const double *dY, double *db)
 	free(ones);
 }
 
-/* Y = X W^T + b. */
+/* Y = X W^T + b (without b, the dgemm overwrites Y: no pass to clear it first). */
 void fb_nn_dense_forward(size_t n, size_t in, size_t out, const double *X, const double *W,
                          const double *b, double *Y)
 {
-	rows_fill(n, out, b, Y);
+	if (b != NULL)
+		rows_fill(n, out, b, Y);
 	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)out, (int)in, 1.0, X,
-	            (int)in, W, (int)in, 1.0, Y, (int)out);
+	            (int)in, W, (int)in, b != NULL ? 1.0 : 0.0, Y, (int)out);
 }
 
 /* dW = dY^T X, db = column sums of dY, dX = dY W. */

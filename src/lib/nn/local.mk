@@ -6,6 +6,8 @@ src_lib_nn_libnn_la_SOURCES = \
 	include/fedbn/nn.h \
 	src/lib/nn/layer.c \
 	src/lib/nn/stack.c \
+	src/lib/nn/one-output.c \
+	src/lib/nn/nn-int.h \
 	src/lib/nn/init.c
 
 check_PROGRAMS += tests/unit/test-nn

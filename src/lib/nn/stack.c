@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fedbn/nn.h"
+#include "nn-int.h"
 
 struct fb_nn_stack {
 	size_t d;          /* networks, and inputs per network */
@@ -244,6 +245,25 @@ static const double *stack_w0(fb_nn_stack *s, const double *mask, fb_error *err)
 	return s->w0m;
 }
 
+/* Whether the stack is {d, m, 1} with sigmoid units (NOTEARS-MLP's), whose passes run as
+ * the loops of one-output.c. */
+static bool stack_one(const fb_nn_stack *s)
+{
+	return s->L == 2 && s->dims[2] == 1 && s->act.kind == FB_NN_ACT_SIGMOID;
+}
+
+/* The forward pass of a {d, m, 1} sigmoid stack with layer 0's weight w0: the first
+ * layer's dgemm, its bias added in the sigmoid's pass, then the output layer. */
+static void stack_forward_one(fb_nn_stack *s, size_t n, const double *X, const double *w0)
+{
+	size_t d = s->d, dm = d * s->dims[1];
+
+	fb_nn_dense_forward(n, d, dm, X, w0, NULL, s->z[0]);
+	fb_nn_sigmoid_rows(n, dm, s->params + s->span[0].bias, s->z[0], s->a[0]);
+	fb_nn_one_forward(n, d, s->dims[1], s->a[0], s->params + s->span[1].weight,
+	                  s->params + s->span[1].bias, s->z[1]);
+}
+
 /* Forward pass over n rows. */
 const double *fb_nn_stack_forward(fb_nn_stack *s, size_t n, const double *X,
                                   const double *mask, fb_error *err)
@@ -253,6 +273,12 @@ const double *fb_nn_stack_forward(fb_nn_stack *s, size_t n, const double *X,
 
 	if (stack_reserve(s, n, err) != FB_OK || (w0 = stack_w0(s, mask, err)) == NULL)
 		return NULL;
+	s->n_fwd = n;
+	s->mask_fwd = mask;
+	if (stack_one(s)) {
+		stack_forward_one(s, n, X, w0);
+		return s->z[1];
+	}
 	fb_nn_dense_forward(n, d, d * s->dims[1], X, w0, s->params + s->span[0].bias, s->z[0]);
 	for (l = 0; l < s->L; l++) {
 		if (l > 0)
@@ -262,8 +288,6 @@ const double *fb_nn_stack_forward(fb_nn_stack *s, size_t n, const double *X,
 		if (l + 1 < s->L)
 			fb_nn_act_forward(&s->act, n * d * s->dims[l + 1], s->z[l], s->a[l]);
 	}
-	s->n_fwd = n;
-	s->mask_fwd = mask;
 	return s->z[s->L - 1];
 }
 
@@ -286,6 +310,23 @@ static void stack_mask_grad(const fb_nn_stack *s, const double *mask, double *g0
 		}
 }
 
+/* stack_backprop for a {d, m, 1} sigmoid stack: the output layer, the sigmoid and the first
+ * layer's bias in one pass over the rows (dL/dz into g2), then the first layer's dgemm. */
+static void stack_backprop_one(fb_nn_stack *s, size_t n, const double *X, const double *mask,
+                               double *grad, double *dmask, double *dX)
+{
+	size_t d = s->d, dm = d * s->dims[1];
+	fb_nn_one_grad out = { grad + s->span[1].weight, grad + s->span[1].bias, s->g2,
+	                       grad + s->span[0].bias };
+
+	fb_nn_one_backward(n, d, s->dims[1], s->a[0], s->params + s->span[1].weight, s->g1,
+	                   &out);
+	fb_nn_dense_backward(n, d, dm, X, mask != NULL ? s->w0m : s->params + s->span[0].weight,
+	                     s->g2, dX, grad + s->span[0].weight, NULL);
+	if (mask != NULL)
+		stack_mask_grad(s, mask, grad + s->span[0].weight, dmask);
+}
+
 /* Back-propagate s->g1 (dL/d output of the last forward pass over n rows) into grad, dmask
  * and dX; uses g1 and g2 as scratch. */
 static void stack_backprop(fb_nn_stack *s, size_t n, const double *X, const double *mask,
@@ -294,6 +335,10 @@ static void stack_backprop(fb_nn_stack *s, size_t n, const double *X, const doub
 	double *cur = s->g1, *other = s->g2, *t;
 	size_t l, d = s->d;
 
+	if (stack_one(s)) {
+		stack_backprop_one(s, n, X, mask, grad, dmask, dX);
+		return;
+	}
 	for (l = s->L - 1; l > 0; l--) {
 		fb_nn_local_backward(n, d, s->dims[l], s->dims[l + 1], s->a[l - 1],
 		                     s->params + s->span[l].weight, cur, other,
