@@ -44,7 +44,7 @@ static lbfgsfloatval_t owlqn_eval(void *inst, const lbfgsfloatval_t *x, lbfgsflo
 
 	(void)step;
 	c->evals++;
-	for (i = c->begin; i < c->end; i++)
+	for (i = c->begin; c->c != 0.0 && i < c->end; i++) /* plain L-BFGS: no l1 term to add */
 		total += c->c * fabs(x[i]);
 	if (isfinite(total) && total < c->best_f) {
 		c->best_f = total;
