@@ -82,6 +82,10 @@ void fb_nn_local_backward(size_t n, size_t d, size_t in, size_t out, const doubl
  * zero on the diagonal) scales the inputs of each network separately.  It acts on layer 0's
  * weights, W0[(j, m), i] * mask[i*d + j], so masked networks still cost one dgemm.
  *
+ * NOTEARS-MLP's shape, {d, m, 1} with sigmoid units, keeps one dgemm per pass for layer 0
+ * and runs its output layer (d dot products of length m per row) and the back-propagation
+ * through it as loops over the rows, which cost less than d small dgemm calls.
+ *
  * A stack owns its parameters and a workspace that grows to the largest batch seen; one
  * stack is used by one thread at a time (give each client its own). */
 typedef struct fb_nn_stack fb_nn_stack;

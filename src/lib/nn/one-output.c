@@ -1,8 +1,8 @@
 /* The sigmoid stack {d, m, 1} (NOTEARS-MLP's) as straight loops around its one dgemm per
  * pass: the last layer, d dot products of length m per row, and its back-propagation through
  * the sigmoid into the first layer's bias run as passes over each row's d*m hidden values,
- * two at a time.  d small dgemm calls per layer and pass cost more than the arithmetic they
- * carry.  Each row is read in a fixed order, so the bits do not depend on the thread
+ * two (with AVX2, four) at a time.  d small dgemm calls per layer and pass cost more than the
+ * arithmetic they carry.  Each row is read in a fixed order, so the bits do not depend on the thread
  * count. */
 #include "config.h"
 
