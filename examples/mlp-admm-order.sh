@@ -6,17 +6,23 @@
 # TPR and FDR (± standard error) per K and method.  The paper's ordering: notears-mlp-admm
 # has the lowest SHD at every K.
 #   sh examples/mlp-admm-order.sh [SEEDS] [FEDBN] [KS]
-# SEEDS defaults to 10, KS to "2 4 8 16"; each K's table is printed when its seeds are done.  The per-client NOTEARS-MLP runs of voting: and
-# avg: dominate the time (run it with nice).
+# SEEDS is a count from seed 1 (default 10) or a range FIRST-LAST (e.g. 2-6, to add seeds to
+# a table already made), KS defaults to "2 4 8 16"; each K's table is printed when its seeds
+# are done.  The per-client NOTEARS-MLP runs of voting: and avg: dominate the time (run it
+# with nice).
 here=$(cd "$(dirname "$0")" && pwd)
 seeds=${1:-10}
+case $seeds in
+*-*) first=${seeds%-*} last=${seeds#*-} ;;
+*) first=1 last=$seeds ;;
+esac
 fedbn=${2:-$here/../build/fedbn}
 ks=${3:-2 4 8 16}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 for k in $ks; do
-	s=1
-	while [ "$s" -le "$seeds" ]; do
+	s=$first
+	while [ "$s" -le "$last" ]; do
 		"$fedbn" --bail -c "gen er d=20 edges=20 n=512 sem=mlp seed=$s;
 			split horizontal $k shuffle=no; algo notears-mlp-admm; run;
 			algo voting:notears-mlp; run; algo avg:notears-mlp; run;
