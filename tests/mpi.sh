@@ -29,15 +29,29 @@ trap 'rm -rf "$tmp"' EXIT
 mpi="timeout 120 mpirun --oversubscribe --allow-run-as-root --mca btl self,vader"
 fail=0
 
+# run an MPI job with each rank's output in its own files (mpirun forwards the streams in
+# pieces, so that one rank's piece may land inside another's line), then gather them, rank 0
+# first, and mpirun's own messages last, into $tmp/OUT; the job's status is returned
+ranks() {
+	out=$1
+	shift
+	rm -rf "$tmp/of-$out"
+	$mpi --output-filename "$tmp/of-$out" "$@" > "$tmp/$out.mpirun" 2>&1
+	st=$?
+	cat "$tmp/of-$out"/*/rank.*/stdout "$tmp/of-$out"/*/rank.*/stderr "$tmp/$out.mpirun" \
+		> "$tmp/$out" 2>/dev/null
+	return $st
+}
+
 # equal: the test program's own checks, one line each
-$mpi -np 5 "$prog" equal > "$tmp/equal" 2>&1
+ranks equal -np 5 "$prog" equal
 cat "$tmp/equal"
 grep -q '^equal: 0 failed$' "$tmp/equal" || { echo "FAIL: equal"; fail=1; }
 
 # vertical, hybrid: each client serves its block as a site file with a key column "id" and
 # its rows in another order; the circuit learners over MPI equal the same split in-process
 for kind in vertical hybrid; do
-	$mpi -np 5 "$prog" $kind > "$tmp/$kind" 2>&1
+	ranks $kind -np 5 "$prog" $kind
 	cat "$tmp/$kind"
 	grep -q "^$kind: 0 failed\$" "$tmp/$kind" || { echo "FAIL: $kind"; fail=1; }
 done
@@ -45,7 +59,7 @@ done
 # die: client 2 dies after the run opened; the server names it at the deadline, and the job
 # ends (--enable-recovery: Open MPI lets the others go on so that fedbn can say who died)
 t0=$(date +%s)
-$mpi --enable-recovery -np 5 "$prog" die > "$tmp/die" 2>&1
+ranks die --enable-recovery -np 5 "$prog" die
 t1=$(date +%s)
 grep -v 'PMIX ERROR' "$tmp/die"
 grep -q '^die: 0 failed$' "$tmp/die" || { echo "FAIL: die"; fail=1; }
@@ -54,7 +68,7 @@ grep -q '^die: 0 failed$' "$tmp/die" || { echo "FAIL: die"; fail=1; }
 # die-partial: the same death under gs-feddag drawing 2 of 4 clients a round; the run goes on
 # without client 2, says so once and finishes, and the job ends
 t0=$(date +%s)
-$mpi --enable-recovery -np 5 "$prog" die-partial > "$tmp/die-partial" 2>&1
+ranks die-partial --enable-recovery -np 5 "$prog" die-partial
 t1=$(date +%s)
 grep -v 'PMIX ERROR' "$tmp/die-partial"
 grep -q '^die-partial: 0 failed$' "$tmp/die-partial" || { echo "FAIL: die-partial"; fail=1; }
@@ -137,8 +151,8 @@ fi
 head -n -1 "$tmp/vsite-3.csv" > "$tmp/short-3.csv"
 for bad in dup short; do
 	for c in 1 2 4; do cp "$tmp/vsite-$c.csv" "$tmp/$bad-$c.csv"; done
-	(cd "$tmp" && $mpi -np 1 "$fedbn" --no-pane -c clients : -np 4 "$fedbn" --client \
-		$bad-%r.csv --key id) > "$tmp/$bad.out" 2>&1
+	(cd "$tmp" && ranks $bad.out -np 1 "$fedbn" --no-pane -c clients : -np 4 "$fedbn" \
+		--client $bad-%r.csv --key id)
 done
 grep -q "^fedbn: client 3 cannot take part: 'dup-3.csv': the key 'id' repeats the value" \
 	"$tmp/dup.out" || { echo "FAIL: a repeated key is not named"; cat "$tmp/dup.out"; fail=1; }
