@@ -216,6 +216,9 @@ void fb_ci_cache_clear(fb_ci *ci);
  * already kept stay for when it is on again.  A test that is no dearer than its look-up
  * (Fisher-z given the empty set: one correlation) is better left out of a cache. */
 void fb_ci_cache_set(fb_ci *ci, bool on);
+/* From now on keep only the answers with p <= pmax (INFINITY, the default: every answer);
+ * the others are computed anew if asked again (the same bits), and counted as computed. */
+void fb_ci_cache_keep(fb_ci *ci, double pmax);
 /* Name of a test: "auto", "fisher-z", "g2", "chi2", "kci". */
 const char *fb_ci_test_name(enum fb_ci_test test);
 

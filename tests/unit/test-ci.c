@@ -599,6 +599,45 @@ static void test_cache(void **state)
 	fb_dataset_free(ds);
 }
 
+/* With fb_ci_cache_keep(p) an answer above p is computed again when asked again (same bits,
+ * counted as computed), one at or below p is a hit; INFINITY keeps everything again. */
+static void test_cache_keep(void **state)
+{
+	fb_dataset *ds = cont_data(10, 4, fz_rows);
+	fb_ci *ci = fb_ci_alloc(ds, NULL, NULL);
+	size_t S[1] = { 3 };
+	double p1, p2, lo, hi, mid;
+	fb_ci_stats st;
+	unsigned fl;
+
+	(void)state;
+	p1 = fb_ci_pvalue(ci, 0, 1, S, 1, &fl);
+	p2 = fb_ci_pvalue(ci, 0, 2, S, 1, &fl);
+	assert_true(p1 != p2);
+	lo = p1 < p2 ? p1 : p2;
+	hi = p1 < p2 ? p2 : p1;
+	mid = 0.5 * (lo + hi);
+	fb_ci_cache_clear(ci);
+	fb_ci_cache_keep(ci, mid);
+	fb_ci_pvalue(ci, 0, 1, S, 1, &fl);
+	fb_ci_pvalue(ci, 0, 2, S, 1, &fl);
+	/* the smaller p-value is kept, the larger one is not */
+	assert_true(fb_ci_pvalue(ci, 1, 0, S, 1, &fl) == p1);
+	assert_int_equal(fl & FB_CI_CACHED, p1 == lo ? FB_CI_CACHED : 0);
+	assert_true(fb_ci_pvalue(ci, 2, 0, S, 1, &fl) == p2);
+	assert_int_equal(fl & FB_CI_CACHED, p2 == lo ? FB_CI_CACHED : 0);
+	fb_ci_get_stats(ci, &st);
+	assert_int_equal(st.queries, 6);
+	assert_int_equal(st.hits, 1);
+	assert_int_equal(st.computed, 5);
+	fb_ci_cache_keep(ci, INFINITY);
+	fb_ci_pvalue(ci, 0, 3, NULL, 0, &fl);
+	fb_ci_pvalue(ci, 0, 3, NULL, 0, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, FB_CI_CACHED);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
 /* 700 rows of d skewed discrete columns of 2 to 4 levels, so that some strata and cells
  * stay empty. */
 static fb_dataset *skewed_data(size_t n, size_t d)
@@ -815,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_discrete_dense_same_bits),
 		cmocka_unit_test(test_discrete_small),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cache_keep),
 		cmocka_unit_test(test_order_free),
 		cmocka_unit_test(test_bits_path),
 		cmocka_unit_test(test_memo_reuse),

@@ -26,27 +26,14 @@ typedef struct level_ctx {
 /* Whether level l can run: some vertex has |adj| - 1 >= l. */
 bool fb_pc_level_possible(const fb_graph *skel, size_t level)
 {
-	for (size_t i = 0; i < skel->d; i++) {
-		size_t n = 0;
+	size_t *deg = fb_xmalloc((skel->d > 0 ? skel->d : 1) * sizeof *deg);
+	bool possible = false;
 
-		for (size_t j = 0; j < skel->d; j++)
-			n += fb_graph_adjacent(skel, i, j);
-		if (n >= level + 1)
-			return true;
-	}
-	return false;
-}
-
-/* Freeze the adjacency of every vertex (CSR form). */
-static void adj_freeze(const fb_graph *g, size_t *start, size_t *adj)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < g->d; i++) {
-		start[i] = n;
-		n += fb_graph_adjacents(g, i, adj + n);
-	}
-	start[g->d] = n;
+	fb_graph_degrees(skel, deg);
+	for (size_t i = 0; i < skel->d && !possible; i++)
+		possible = deg[i] >= level + 1;
+	free(deg);
+	return possible;
 }
 
 /* Advance comb (l indices below m, increasing) to the next subset in lexicographic order;
@@ -236,14 +223,12 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
 		return fb_fail(err, "the skeleton has %zu variables and the tests %zu", d,
 		               fb_ci_d(ci));
 	fb_ci_get_stats(ci, &before);
-	c.start = fb_xmalloc((d + 1) * sizeof *c.start);
-	c.adj = fb_xmalloc((2 * fb_graph_n_edges(skel) + 1) * sizeof *c.adj);
+	c.adj = fb_graph_adjacency(skel, &c.start); /* frozen */
 	c.cand = fb_xmalloc(dd * sizeof *c.cand);
 	c.comb = fb_xmalloc(dd * sizeof *c.comb);
 	c.S = fb_xmalloc(dd * sizeof *c.S);
 	if (opt->compat == FB_PC_COMPAT_CAUSAL_LEARN)
 		c.drop = fb_xcalloc(dd * dd, 1);
-	adj_freeze(skel, c.start, c.adj);
 	ret = c.drop != NULL ? level_visit_sets(&c, err) : level_visit(&c, err);
 	if (ret == FB_OK && c.drop != NULL)
 		level_drop(&c);

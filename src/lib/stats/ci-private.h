@@ -118,6 +118,7 @@ struct fb_ci {
 	size_t *sorted;       /* d: the sorted conditioning set of the current query */
 	uint32_t *key;        /* d + 2: the current query's cache key */
 	fb_ci_stats st;       /* counters */
+	double keep_max;      /* answers with a larger p-value are not kept (fb_ci_cache_keep) */
 	fb_ci **helpers;      /* nhelpers objects over the same data, for other threads */
 	size_t nhelpers;      /* how many */
 };

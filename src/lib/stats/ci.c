@@ -73,6 +73,7 @@ static fb_ci *ci_new(size_t d, size_t n, const fb_ci_options *opt)
 		fb_ci_options_init(&ci->opt);
 	ci->d = d;
 	ci->n = n;
+	ci->keep_max = INFINITY;
 	ci->sorted = malloc(d * sizeof *ci->sorted);
 	ci->key = malloc((d + 2) * sizeof *ci->key);
 	if (ci->sorted == NULL || ci->key == NULL) {
@@ -314,7 +315,7 @@ static bool ci_lookup(fb_ci *ci, size_t x, size_t y, size_t ns, uint64_t *h, fb_
 static void ci_keep(fb_ci *ci, size_t ns, uint64_t h, const fb_ci_result *res)
 {
 	ci_count(ci, res);
-	if (ci->opt.cache)
+	if (ci->opt.cache && !(res->p > ci->keep_max))
 		ci_cache_put(&ci->cache, h, ci->key, ns + 2, res);
 }
 
@@ -432,6 +433,12 @@ void fb_ci_get_stats(const fb_ci *ci, fb_ci_stats *st)
 void fb_ci_cache_set(fb_ci *ci, bool on)
 {
 	ci->opt.cache = on;
+}
+
+/* Keep only answers with p <= pmax from now on. */
+void fb_ci_cache_keep(fb_ci *ci, double pmax)
+{
+	ci->keep_max = pmax;
 }
 
 /* Forget every cached answer. */
