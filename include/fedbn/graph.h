@@ -78,8 +78,8 @@ size_t fb_graph_neighbours(const fb_graph *g, size_t i, size_t *out);
 /* Nodes joined to i by any edge.  All four list nodes in increasing index order. */
 size_t fb_graph_adjacents(const fb_graph *g, size_t i, size_t *out);
 
-/* Whole-graph scans (graph-scan.c), each reading the marks in cache-sized blocks rather than
- * a column at a time.  Directed and undirected edges counted in one scan (either pointer may
+/* Whole-graph scans (graph-scan.c), each going along the rows of the marks rather than down
+ * a column, in O(d^2 / 8 + edges) for a sparse graph.  Directed and undirected edges counted in one scan (either pointer may
  * be NULL). */
 void fb_graph_count_edges(const fb_graph *g, size_t *directed, size_t *undirected);
 /* Every node's number of adjacent nodes into deg (room for d). */

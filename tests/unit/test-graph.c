@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/cpdag.h"
 #include "fedbn/graph.h"
 #include "fedbn/metrics.h"
 
@@ -546,9 +547,9 @@ static void test_metrics_cpdag_exact(void **state)
  * same on every screen. */
 static void test_metrics_cpdag_mixed(void **state)
 {
-	fb_graph *t = make_collider(), *e = fb_graph_alloc(5);
+	fb_graph *t = make_collider(), *e = fb_graph_alloc(5), *tc;
 	fb_metrics m;
-	fb_score s;
+	fb_score s, s2;
 	fb_error err = { "" };
 	char buf[200];
 
@@ -565,6 +566,15 @@ static void test_metrics_cpdag_mixed(void **state)
 	                    "precision 0.500, recall 0.500, F1 0.500, NNZ 4");
 	assert_string_equal(fb_score_text(&s, true, buf, sizeof buf),
 	                    "SHD 3, TPR 0.500, FDR 0.500, precision 0.500, F1 0.500");
+	/* the truth's CPDAG made beforehand gives the same figures, and a wrong one other
+	 * CPDAG figures (so it is the one used) */
+	tc = fb_cpdag_from_dag(t, &err);
+	assert_non_null(tc);
+	assert_int_equal(fb_score_graph_with(e, t, tc, &s2, &err), FB_OK);
+	assert_true(s2.shd == s.shd && s2.shd_dag == s.shd_dag && s2.shd_cpdag == s.shd_cpdag);
+	assert_int_equal(fb_score_graph_with(e, t, e, &s2, &err), FB_OK);
+	assert_true(s2.shd == s.shd && s2.shd_cpdag == 0.0 && s.shd_cpdag > 0.0);
+	fb_graph_free(tc);
 	fb_graph_free(t);
 	fb_graph_free(e);
 }

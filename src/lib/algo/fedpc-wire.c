@@ -30,28 +30,46 @@ size_t fedpc_bits_bytes(size_t d)
 	return (fedpc_npairs(d) + 7) / 8;
 }
 
+/* A skeleton being packed. */
+typedef struct pack_ctx {
+	size_t d;            /* variables */
+	unsigned char *bits; /* one bit per pair */
+} pack_ctx;
+
+/* Set the bit of the joined pair (i, j). */
+static void pack_pair(void *ctx, size_t i, size_t j)
+{
+	pack_ctx *c = ctx;
+	size_t p = fedpc_pair(c->d, i, j);
+
+	c->bits[p >> 3] |= (unsigned char)(1u << (p & 7));
+}
+
 /* Pack g's adjacencies, one bit per pair. */
 void fedpc_skel_pack(const fb_graph *g, unsigned char *bits)
 {
-	size_t d = g->d, p = 0;
+	pack_ctx c = { g->d, bits };
 
-	memset(bits, 0, fedpc_bits_bytes(d));
-	for (size_t i = 0; i < d; i++)
-		for (size_t j = i + 1; j < d; j++, p++)
-			if (g->mark[i * d + j] || g->mark[j * d + i])
-				bits[p >> 3] |= (unsigned char)(1u << (p & 7));
+	memset(bits, 0, fedpc_bits_bytes(g->d));
+	fb_graph_pairs_joined(g, NULL, pack_pair, &c);
 }
 
-/* Unpack a skeleton into a new undirected graph. */
+/* Unpack a skeleton into a new undirected graph (zero bytes skipped whole). */
 fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d)
 {
 	fb_graph *g = fb_graph_alloc(d);
 	size_t p = 0;
 
 	for (size_t i = 0; i < d; i++)
-		for (size_t j = i + 1; j < d; j++, p++)
+		for (size_t j = i + 1; j < d; j++, p++) {
+			if ((p & 7) == 0 && bits[p >> 3] == 0 && j + 8 <= d) {
+				j += 7;
+				p += 7;
+				continue;
+			}
 			if (fedpc_bit(bits, p))
 				fb_graph_set_undirected(g, i, j);
+		}
 	return g;
 }
 

@@ -21,6 +21,7 @@ typedef struct level_ctx {
 	size_t *S;                 /* d: the current subset */
 	unsigned char *drop;       /* d * d: pairs to remove at the end (causal-learn) */
 	size_t removed;            /* edges removed so far */
+	size_t edges;              /* edges when the level began */
 } level_ctx;
 
 /* Whether level l can run: some vertex has |adj| - 1 >= l. */
@@ -96,32 +97,54 @@ static size_t candidates(level_ctx *c, size_t i, size_t j, bool frozen)
 	return m;
 }
 
+/* Whether i and j (i != j) are still joined (the marks read here: this runs d^2 times). */
+static bool joined(const fb_graph *g, size_t i, size_t j)
+{
+	return g->mark[i * g->d + j] || g->mark[j * g->d + i];
+}
+
+/* Test the pair (i, j) of the level, still joined, if it has enough candidates, and remove
+ * it at its first independence. */
+static int pair_visit(level_ctx *c, size_t i, size_t j, fb_error *err)
+{
+	size_t m;
+	bool indep;
+
+	/* level 0 tests the empty set alone: no candidate list is needed, and copying d - 2
+	 * candidates for each of d^2 pairs would cost O(d^3) */
+	m = c->level == 0 ? 0 : candidates(c, i, j, c->opt->stable);
+	if (m < c->level)
+		return FB_OK;
+	if (pair_test(c, i, j, m, &indep, err) != FB_OK)
+		return FB_ERR;
+	if (indep) {
+		fb_graph_remove(c->g, i, j);
+		c->removed++;
+	}
+	return FB_OK;
+}
+
 /* Visit every ordered pair of the level (stable or original PC: a pair goes at its first
- * independence). */
+ * independence), in index order.  Level 0 needs no frozen lists (c->start is NULL): it
+ * tests each pair still joined, and lists of d^2 pairs would only cost memory. */
 static int level_visit(level_ctx *c, fb_error *err)
 {
-	bool frozen = c->opt->stable;
 	size_t d = c->g->d;
 
-	for (size_t i = 0; i < d; i++)
-		for (size_t t = c->start[i]; t < c->start[i + 1]; t++) {
-			size_t j = c->adj[t], m;
-			bool indep;
+	for (size_t i = 0; i < d; i++) {
+		size_t n = c->start != NULL ? c->start[i + 1] - c->start[i] : d;
 
-			if (!fb_graph_adjacent(c->g, i, j))
+		for (size_t t = 0; t < n; t++) {
+			size_t j = c->start != NULL ? c->adj[c->start[i] + t] : t;
+
+			if (j == i || !joined(c->g, i, j))
 				continue;
-			/* level 0 tests the empty set alone: no candidate list is needed, and
-			 * copying d - 2 candidates for each of d^2 pairs would cost O(d^3) */
-			m = c->level == 0 ? 0 : candidates(c, i, j, frozen);
-			if (m < c->level)
-				continue;
-			if (pair_test(c, i, j, m, &indep, err) != FB_OK)
+			/* a pair i < j meets its first visit here, still joined if it was at the start */
+			c->edges += c->start == NULL && j > i;
+			if (pair_visit(c, i, j, err) != FB_OK)
 				return FB_ERR;
-			if (indep) {
-				fb_graph_remove(c->g, i, j);
-				c->removed++;
-			}
 		}
+	}
 	return FB_OK;
 }
 
@@ -215,7 +238,7 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
                          fb_sepsets *seps, fb_pc_level *out, fb_error *err)
 {
 	size_t d = skel->d, dd = d > 0 ? d : 1;
-	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
+	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 };
 	fb_ci_stats before, after;
 	int ret;
 
@@ -223,7 +246,10 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
 		return fb_fail(err, "the skeleton has %zu variables and the tests %zu", d,
 		               fb_ci_d(ci));
 	fb_ci_get_stats(ci, &before);
-	c.adj = fb_graph_adjacency(skel, &c.start); /* frozen */
+	if (level > 0 || opt->compat == FB_PC_COMPAT_CAUSAL_LEARN) {
+		c.adj = fb_graph_adjacency(skel, &c.start); /* frozen */
+		c.edges = c.start[d] / 2; /* each edge is listed at both ends */
+	}
 	c.cand = fb_xmalloc(dd * sizeof *c.cand);
 	c.comb = fb_xmalloc(dd * sizeof *c.comb);
 	c.S = fb_xmalloc(dd * sizeof *c.S);
@@ -238,7 +264,7 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
 		out->tests = after.queries - before.queries;
 		out->hits = after.hits - before.hits;
 		out->removed = c.removed;
-		out->edges = fb_graph_n_edges(skel);
+		out->edges = c.edges - c.removed;
 	}
 	free(c.start);
 	free(c.adj);

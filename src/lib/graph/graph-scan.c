@@ -1,8 +1,8 @@
 /* Whole-graph scans of the d x d marks: edge counts, degrees, adjacency lists and the joined
- * pairs of one or two graphs.  Reading a column of the marks (mark[j * d + i] for every j)
- * touches one cache line per row, so at d = 10,000 a scan that tests both marks of every pair
- * in index order is slow; these read the marks in square blocks, whose rows and columns both
- * stay in cache, in O(d^2) bytes. */
+ * pairs of one or two graphs.  Testing both marks of every pair in index order reads a
+ * column of the marks for each row, one cache line per entry; these go along the rows
+ * instead, skipping zero marks eight at a time, and read the transposed mark only where a
+ * row holds one, so a sparse graph costs d^2 / 8 word reads plus its edges. */
 #include "config.h"
 
 #include <stdint.h>
@@ -10,68 +10,46 @@
 #include <string.h>
 
 #include "fedbn/graph.h"
+#include "graph-int.h"
 
-/* Side of the square blocks (a block of marks and its transpose take 8 kB). */
-#define SCAN_TILE 64
-
-/* The end of the block that starts at b, below d. */
-static size_t tile_end(size_t b, size_t d)
+/* The first column k >= j whose mark in row or in row2 is set, or d. */
+size_t graph_row_next(const unsigned char *row, const unsigned char *row2, size_t j, size_t d)
 {
-	return d - b < SCAN_TILE ? d : b + SCAN_TILE;
-}
+	uint64_t w, w2;
 
-/* True when the n bytes at p are all zero (eight at a time). */
-static bool bytes_zero(const unsigned char *p, size_t n)
-{
-	uint64_t acc = 0, w;
-	size_t k = 0;
-
-	for (; k + 8 <= n; k += 8) {
-		memcpy(&w, p + k, 8);
-		acc |= w;
+	while (j < d && (j & 7) != 0 && (row[j] | row2[j]) == 0)
+		j++;
+	while (j + 8 <= d) {
+		memcpy(&w, row + j, 8);
+		memcpy(&w2, row2 + j, 8);
+		if ((w | w2) != 0)
+			break;
+		j += 8;
 	}
-	for (; k < n; k++)
-		acc |= p[k];
-	return acc == 0;
+	while (j < d && (row[j] | row2[j]) == 0)
+		j++;
+	return j;
 }
 
-/* True when the block rows [i0, i1) x columns [j0, j1) of the marks m (d x d) has no mark. */
-static bool block_zero(const unsigned char *m, size_t d, size_t i0, size_t i1, size_t j0,
-                       size_t j1)
-{
-	for (size_t i = i0; i < i1; i++)
-		if (!bytes_zero(m + i * d + j0, j1 - j0))
-			return false;
-	return true;
-}
-
-/* True when neither the block (rows i0.., columns j0..) nor its transpose holds a mark of m,
- * nor of mb (which may be m itself). */
-static bool tile_zero(const unsigned char *m, const unsigned char *mb, size_t d, size_t i0,
-                      size_t j0)
-{
-	size_t i1 = tile_end(i0, d), j1 = tile_end(j0, d);
-
-	return block_zero(m, d, i0, i1, j0, j1) && block_zero(m, d, j0, j1, i0, i1) &&
-	       (mb == m || (block_zero(mb, d, i0, i1, j0, j1) && block_zero(mb, d, j0, j1, i0, i1)));
-}
-
-/* Call fn(ctx, i, j) for every pair i < j joined in a or in b (b NULL: a alone). */
+/* Call fn(ctx, i, j) for every pair i < j joined in a or in b (b NULL: a alone).  A pair is
+ * met from the row of its smaller end when that row holds a mark of it, else from the other
+ * row. */
 void fb_graph_pairs_joined(const fb_graph *a, const fb_graph *b,
                            void (*fn)(void *ctx, size_t i, size_t j), void *ctx)
 {
 	size_t d = a->d;
 	const unsigned char *ma = a->mark, *mb = b != NULL ? b->mark : a->mark;
 
-	for (size_t i0 = 0; i0 < d; i0 += SCAN_TILE)
-		for (size_t j0 = i0; j0 < d; j0 += SCAN_TILE) {
-			if (tile_zero(ma, mb, d, i0, j0))
-				continue;
-			for (size_t i = i0; i < tile_end(i0, d); i++)
-				for (size_t j = j0 > i ? j0 : i + 1; j < tile_end(j0, d); j++)
-					if (ma[i * d + j] | ma[j * d + i] | mb[i * d + j] | mb[j * d + i])
-						fn(ctx, i, j);
+	for (size_t r = 0; r < d; r++) {
+		const unsigned char *ra = ma + r * d, *rb = mb + r * d;
+
+		for (size_t c = graph_row_next(ra, rb, 0, d); c < d; c = graph_row_next(ra, rb, c + 1, d)) {
+			if (c > r)
+				fn(ctx, r, c);
+			else if ((ma[c * d + r] | mb[c * d + r]) == 0)
+				fn(ctx, c, r);
 		}
+	}
 }
 
 /* Counts of one pair scan. */
@@ -105,52 +83,61 @@ void fb_graph_count_edges(const fb_graph *g, size_t *directed, size_t *undirecte
 		*undirected = c.undirected;
 }
 
-/* For every node i, the nodes joined to it in increasing order: each band of rows goes
- * through the columns block by block; fill NULL counts them into pos[i], else they are
- * written at fill[pos[i]++]. */
-static void adjacency_walk(const fb_graph *g, size_t *pos, size_t *fill)
-{
-	size_t d = g->d;
-	const unsigned char *m = g->mark;
+/* Adjacency lists in the making. */
+typedef struct scan_lists {
+	size_t *pos;  /* d: each node's count so far, or where its next entry goes */
+	size_t *fill; /* NULL: count only; else the entries */
+} scan_lists;
 
-	for (size_t i0 = 0; i0 < d; i0 += SCAN_TILE)
-		for (size_t j0 = 0; j0 < d; j0 += SCAN_TILE) {
-			if (tile_zero(m, m, d, i0, j0))
-				continue;
-			for (size_t i = i0; i < tile_end(i0, d); i++)
-				for (size_t j = j0; j < tile_end(j0, d); j++) {
-					if (!(m[i * d + j] | m[j * d + i]))
-						continue;
-					if (fill != NULL)
-						fill[pos[i]] = j;
-					pos[i]++;
-				}
-		}
+/* Enter the pair (i, j) at both ends. */
+static void list_pair(void *ctx, size_t i, size_t j)
+{
+	scan_lists *l = ctx;
+
+	if (l->fill != NULL) {
+		l->fill[l->pos[i]] = j;
+		l->fill[l->pos[j]] = i;
+	}
+	l->pos[i]++;
+	l->pos[j]++;
 }
 
 /* Every node's degree (edges of any kind). */
 void fb_graph_degrees(const fb_graph *g, size_t *deg)
 {
+	scan_lists l = { deg, NULL };
+
 	for (size_t i = 0; i < g->d; i++)
 		deg[i] = 0;
-	adjacency_walk(g, deg, NULL);
+	fb_graph_pairs_joined(g, NULL, list_pair, &l);
 }
 
-/* Every node's adjacent nodes at once, as compressed rows. */
+/* Compare two indices for qsort. */
+static int cmp_index(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Every node's adjacent nodes at once, as compressed rows in increasing order. */
 size_t *fb_graph_adjacency(const fb_graph *g, size_t **start_out)
 {
-	size_t d = g->d, *start = fb_xmalloc((d + 1) * sizeof *start), *pos, *adj;
+	size_t d = g->d, *start = fb_xmalloc((d + 1) * sizeof *start), *adj;
+	scan_lists l;
 
 	fb_graph_degrees(g, start + 1);
 	start[0] = 0;
 	for (size_t i = 0; i < d; i++)
 		start[i + 1] += start[i];
 	adj = fb_xmalloc((start[d] > 0 ? start[d] : 1) * sizeof *adj);
-	pos = fb_xmalloc((d > 0 ? d : 1) * sizeof *pos);
+	l.pos = fb_xmalloc((d > 0 ? d : 1) * sizeof *l.pos);
+	l.fill = adj;
+	memcpy(l.pos, start, d * sizeof *start);
+	fb_graph_pairs_joined(g, NULL, list_pair, &l);
+	free(l.pos);
 	for (size_t i = 0; i < d; i++)
-		pos[i] = start[i];
-	adjacency_walk(g, pos, adj);
-	free(pos);
+		qsort(adj + start[i], start[i + 1] - start[i], sizeof *adj, cmp_index);
 	*start_out = start;
 	return adj;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fedbn/graph.h"
+#include "graph-int.h"
 
 /* True when i and j name two different nodes of g. */
 static bool graph_pair_ok(const fb_graph *g, size_t i, size_t j)
@@ -282,20 +283,12 @@ static size_t heap_pop(size_t *h, size_t *n)
 	return top;
 }
 
-/* The first node k >= j with a mark (i, k), or d: zero marks are skipped eight at a time. */
-static size_t graph_row_next(const fb_graph *g, size_t i, size_t j)
+/* The first node k >= j with a mark (i, k), or d. */
+static size_t row_next(const fb_graph *g, size_t i, size_t j)
 {
 	const unsigned char *row = g->mark + i * g->d;
-	size_t d = g->d;
-	uint64_t w;
 
-	while (j < d && (j & 7) != 0 && row[j] == 0)
-		j++;
-	while (j + 8 <= d && (memcpy(&w, row + j, 8), w == 0))
-		j += 8;
-	while (j < d && row[j] == 0)
-		j++;
-	return j;
+	return graph_row_next(row, row, j, g->d);
 }
 
 /* True when i -> j is directed (row i first: the column is read only under a mark). */
@@ -318,7 +311,7 @@ static size_t graph_kahn(const fb_graph *g, size_t *order, size_t *indeg, bool *
 		placed[j] = false;
 	}
 	for (i = 0; i < d; i++)
-		for (j = graph_row_next(g, i, 0); j < d; j = graph_row_next(g, i, j + 1))
+		for (j = row_next(g, i, 0); j < d; j = row_next(g, i, j + 1))
 			indeg[j] += graph_arc(g, i, j);
 	for (j = 0; j < d; j++)
 		if (indeg[j] == 0)
@@ -327,7 +320,7 @@ static size_t graph_kahn(const fb_graph *g, size_t *order, size_t *indeg, bool *
 		i = heap_pop(heap, &nh);
 		placed[i] = true;
 		order[n++] = i;
-		for (j = graph_row_next(g, i, 0); j < d; j = graph_row_next(g, i, j + 1))
+		for (j = row_next(g, i, 0); j < d; j = row_next(g, i, j + 1))
 			if (graph_arc(g, i, j) && --indeg[j] == 0)
 				heap_push(heap, &nh, j);
 	}
@@ -395,7 +388,7 @@ bool fb_graph_reaches(const fb_graph *g, size_t from, size_t a, size_t b, size_t
 	while (top > 0) {
 		size_t v = stack[--top];
 
-		for (size_t u = graph_row_next(g, v, 0); u < d; u = graph_row_next(g, v, u + 1)) {
+		for (size_t u = row_next(g, v, 0); u < d; u = row_next(g, v, u + 1)) {
 			if (!graph_arc(g, v, u))
 				continue;
 			if (u == a || u == b)

@@ -137,25 +137,35 @@ static int score_shd_dag(const fb_graph *est, const fb_graph *truth, double *out
 	return ret;
 }
 
-/* SHD between the CPDAG of est (a DAG) or est itself (a PDAG) and the truth's CPDAG. */
-static int score_shd_cpdag(const fb_graph *est, const fb_graph *truth, double *out,
-                           fb_error *err)
+/* SHD between the CPDAG of est (a DAG) or est itself (a PDAG) and the truth's CPDAG (tc, or
+ * made here when NULL). */
+static int score_shd_cpdag(const fb_graph *est, const fb_graph *truth, const fb_graph *tc,
+                           double *out, fb_error *err)
 {
-	fb_graph *tc = fb_cpdag_from_dag(truth, err), *ec = NULL;
+	fb_graph *made = tc == NULL ? fb_cpdag_from_dag(truth, err) : NULL, *ec = NULL;
 	size_t shd = 0;
 	int ret;
 
+	if (tc == NULL)
+		tc = made;
 	if (fb_graph_n_undirected(est) == 0)
 		ec = fb_cpdag_from_dag(est, err);
 	ret = tc != NULL ? fb_cpdag_shd(ec != NULL ? ec : est, tc, &shd, err) : FB_ERR;
 	*out = (double)shd;
-	fb_graph_free(tc);
+	fb_graph_free(made);
 	fb_graph_free(ec);
 	return ret;
 }
 
 /* Every figure of est against the truth. */
 int fb_score_graph(const fb_graph *est, const fb_graph *truth, fb_score *s, fb_error *err)
+{
+	return fb_score_graph_with(est, truth, NULL, s, err);
+}
+
+/* Every figure of est against the truth, whose CPDAG may be given. */
+int fb_score_graph_with(const fb_graph *est, const fb_graph *truth,
+                        const fb_graph *truth_cpdag, fb_score *s, fb_error *err)
 {
 	fb_metrics m;
 
@@ -167,7 +177,7 @@ int fb_score_graph(const fb_graph *est, const fb_graph *truth, fb_score *s, fb_e
 		return FB_OK;
 	}
 	if (score_shd_dag(est, truth, &s->shd_dag, err) != FB_OK ||
-	    score_shd_cpdag(est, truth, &s->shd_cpdag, err) != FB_OK)
+	    score_shd_cpdag(est, truth, truth_cpdag, &s->shd_cpdag, err) != FB_OK)
 		return FB_ERR;
 	return FB_OK;
 }

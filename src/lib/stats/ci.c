@@ -255,7 +255,8 @@ static int ci_canonical(size_t d, size_t x, size_t y, const size_t *S, size_t ns
 		                    "ones among %zu", ns, d);
 	if (ns > 0)
 		memcpy(out, S, ns * sizeof *S);
-	qsort(out, ns, sizeof *out, cmp_size);
+	if (ns > 1)
+		qsort(out, ns, sizeof *out, cmp_size);
 	for (size_t k = 0; k < ns; k++) {
 		if (out[k] >= d)
 			return fb_fail(err, "conditioning variable %zu is out of range (there are %zu)",
