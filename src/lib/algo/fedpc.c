@@ -36,27 +36,62 @@ int fedpc_client_ready(fedpc_state *st, size_t k, const fb_dataset *local, fb_er
 	return cl->ci != NULL ? FB_OK : FB_ERR;
 }
 
+/* Level 0 of PC straight on the packed skeleton, without a d x d graph: each pair still
+ * joined is tested given the empty set and its bit cleared at independence.  PC's level
+ * visits a pair from both ends and asks a kept pair's test again from the second; with the
+ * cache off that second answer is the first one computed anew, so it is recorded instead
+ * (the counters move as they would).  The tests asked go to *tests. */
+static int skele_layer0(fb_ci *ci, size_t d, double alpha, unsigned char *bits,
+                        size_t *tests, fb_error *err)
+{
+	fb_ci_stats before, after;
+	fb_ci_result res;
+	size_t p = 0;
+
+	fb_ci_get_stats(ci, &before);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++, p++) {
+			if (!fedpc_bit(bits, p))
+				continue;
+			if (fb_ci_test(ci, i, j, NULL, 0, &res, err) != FB_OK)
+				return FB_ERR;
+			if (res.p > alpha)
+				bits[p >> 3] &= (unsigned char)~(1u << (p & 7));
+			else if (fb_ci_record(ci, j, i, NULL, 0, &res, err) != FB_OK)
+				return FB_ERR;
+		}
+	fb_ci_get_stats(ci, &after);
+	*tests = after.queries - before.queries;
+	return FB_OK;
+}
+
 /* Client k, FedSkele: one PC level on the server's skeleton; send the skeleton back. */
 static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *up,
                         double *figure, fb_error *err)
 {
-	size_t d = st->c.d, nb = fedpc_bits_bytes(d);
+	size_t d = st->c.d, nb = fedpc_bits_bytes(d), tests = 0;
 	fb_ci *ci = st->clients[k].ci;
 	/* Fisher-z given the empty set is one correlation: cheaper than its cache look-up */
 	bool layer0_fast = down->nd >= 1 && down->d[0] == 0 &&
-	                   fb_ci_kind(ci) == FB_CI_FISHER_Z;
+	                   fb_ci_kind(ci) == FB_CI_FISHER_Z &&
+	                   st->opt.compat != FB_PC_COMPAT_CAUSAL_LEARN;
 	fb_pc_level lv;
 	fb_graph *g;
 	int ret;
 
 	if (down->nb != nb)
 		return fb_fail(err, "the skeleton has %zu bytes, not %zu", down->nb, nb);
-	g = fedpc_skel_unpack(down->b, d);
-	if (layer0_fast)
+	if (layer0_fast) {
 		fb_ci_cache_set(ci, false);
-	ret = fb_pc_skeleton_level(g, ci, (size_t)down->d[0], &st->opt, NULL, &lv, err);
-	if (layer0_fast)
+		memcpy(fb_msg_bytes(up, nb), down->b, nb);
+		ret = skele_layer0(ci, d, st->opt.alpha, up->b, &tests, err);
 		fb_ci_cache_set(ci, true);
+		fb_msg_doubles(up, 0);
+		*figure = (double)tests;
+		return ret;
+	}
+	g = fedpc_skel_unpack(down->b, d);
+	ret = fb_pc_skeleton_level(g, ci, (size_t)down->d[0], &st->opt, NULL, &lv, err);
 	if (ret == FB_OK) {
 		fedpc_skel_pack(g, fb_msg_bytes(up, nb));
 		fb_msg_doubles(up, 0);

@@ -24,13 +24,17 @@
 /* Largest |r| used, so that z stays finite. */
 #define CI_R_MAX (1.0 - 1e-12)
 
-/* True when column j of ds holds one value only. */
-static bool column_constant(const fb_dataset *ds, size_t j)
+/* Mark the columns of ds that hold one value only, reading the rows in order. */
+static void columns_constant(const fb_dataset *ds, bool *constant)
 {
+	size_t d = ds->d;
+
+	for (size_t j = 0; j < d; j++)
+		constant[j] = true;
 	for (size_t i = 1; i < ds->n; i++)
-		if (ds->x[i * ds->d + j] != ds->x[j])
-			return false;
-	return true;
+		for (size_t j = 0; j < d; j++)
+			if (ds->x[i * d + j] != ds->x[j])
+				constant[j] = false;
 }
 
 /* Centre the columns of ds into a new n x d matrix; NULL when out of memory. */
@@ -57,46 +61,52 @@ gsl_matrix *ci_centred_copy(const fb_dataset *ds)
 	return X;
 }
 
-/* Scale the cross-product C (upper triangle filled) into the correlation matrix R. */
-static void corr_from_cross(const gsl_matrix *C, const bool *constant, double *R, size_t d)
+/* Scale the cross-product (upper triangle filled, in R itself) into the correlation matrix
+ * R, in place: the diagonal is set aside first, each upper entry read before it is written,
+ * and the lower triangle only written. */
+static void corr_from_cross(double *R, const bool *constant, double *diag, size_t d)
 {
+	for (size_t i = 0; i < d; i++)
+		diag[i] = R[i * d + i];
 	for (size_t i = 0; i < d; i++) {
 		R[i * d + i] = 1.0;
 		for (size_t j = i + 1; j < d; j++) {
 			double r = 0.0;
 
 			if (!constant[i] && !constant[j])
-				r = gsl_matrix_get(C, i, j) /
-				    sqrt(gsl_matrix_get(C, i, i) * gsl_matrix_get(C, j, j));
+				r = R[i * d + j] / sqrt(diag[i] * diag[j]);
 			r = r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r;
 			R[i * d + j] = R[j * d + i] = r;
 		}
 	}
 }
 
-/* Correlation matrix of ds into ci->corr: centre, X^T X by dsyrk, scale. */
+/* Correlation matrix of ds into ci->corr: centre, X^T X by dsyrk straight into it, scale. */
 int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
 	size_t d = ds->d;
-	gsl_matrix *X = ci_centred_copy(ds), *C = gsl_matrix_alloc(d, d);
+	gsl_matrix *X = ci_centred_copy(ds);
+	gsl_matrix_view C;
 	bool *constant = calloc(d, sizeof *constant);
+	double *diag = calloc(d, sizeof *diag);
 	int ret = FB_OK;
 
 	ci->corr = malloc(d * d * sizeof *ci->corr);
-	if (X == NULL || C == NULL || constant == NULL || ci->corr == NULL) {
+	if (X == NULL || constant == NULL || diag == NULL || ci->corr == NULL) {
 		ret = fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
 		goto out;
 	}
+	columns_constant(ds, constant);
 	for (size_t j = 0; j < d; j++)
-		ci->st.constant_columns += constant[j] = column_constant(ds, j);
-	gsl_blas_dsyrk(CblasUpper, CblasTrans, 1.0, X, 0.0, C);
-	corr_from_cross(C, constant, ci->corr, d);
+		ci->st.constant_columns += constant[j];
+	C = gsl_matrix_view_array(ci->corr, d, d);
+	gsl_blas_dsyrk(CblasUpper, CblasTrans, 1.0, X, 0.0, &C.matrix);
+	corr_from_cross(ci->corr, constant, diag, d);
 out:
 	if (X != NULL)
 		gsl_matrix_free(X);
-	if (C != NULL)
-		gsl_matrix_free(C);
 	free(constant);
+	free(diag);
 	return ret;
 }
 
