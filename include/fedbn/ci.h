@@ -177,6 +177,13 @@ void fb_ci_free(fb_ci *ci);
 int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res,
                fb_error *err);
 
+/* Whether x _||_ y | S is accepted at level alpha (p > alpha), answered and counted as
+ * fb_ci_test would; Fisher-z given the empty set decides from the correlation alone where
+ * that is sure and the answer would not be kept (cache off, or keep <= alpha).  FB_ERR with
+ * the reason on a bad query. */
+int fb_ci_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha,
+                      bool *indep, fb_error *err);
+
 /* Take res, computed by another object over the same data and options (a helper, on another
  * thread), as the answer to x _||_ y | S: the counters and the cache change exactly as
  * fb_ci_test would have changed them.  FB_ERR with the reason on a bad query. */

@@ -37,27 +37,26 @@ int fedpc_client_ready(fedpc_state *st, size_t k, const fb_dataset *local, fb_er
 }
 
 /* Level 0 of PC straight on the packed skeleton, without a d x d graph: each pair still
- * joined is tested given the empty set and its bit cleared at independence.  PC's level
- * visits a pair from both ends and asks a kept pair's test again from the second; with the
- * cache off that second answer is the first one computed anew, so it is recorded instead
- * (the counters move as they would).  The tests asked go to *tests. */
+ * joined is tested given the empty set and its bit cleared at independence; a kept pair is
+ * asked again from its second end, as PC's level does (the same counters).  The tests asked
+ * go to *tests. */
 static int skele_layer0(fb_ci *ci, size_t d, double alpha, unsigned char *bits,
                         size_t *tests, fb_error *err)
 {
 	fb_ci_stats before, after;
-	fb_ci_result res;
 	size_t p = 0;
+	bool indep;
 
 	fb_ci_get_stats(ci, &before);
 	for (size_t i = 0; i < d; i++)
 		for (size_t j = i + 1; j < d; j++, p++) {
 			if (!fedpc_bit(bits, p))
 				continue;
-			if (fb_ci_test(ci, i, j, NULL, 0, &res, err) != FB_OK)
+			if (fb_ci_independent(ci, i, j, NULL, 0, alpha, &indep, err) != FB_OK)
 				return FB_ERR;
-			if (res.p > alpha)
+			if (indep)
 				bits[p >> 3] &= (unsigned char)~(1u << (p & 7));
-			else if (fb_ci_record(ci, j, i, NULL, 0, &res, err) != FB_OK)
+			else if (fb_ci_independent(ci, j, i, NULL, 0, alpha, &indep, err) != FB_OK)
 				return FB_ERR;
 		}
 	fb_ci_get_stats(ci, &after);

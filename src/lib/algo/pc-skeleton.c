@@ -58,7 +58,6 @@ bool fb_pc_subset_next(size_t *comb, size_t l, size_t m)
 static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb_error *err)
 {
 	size_t l = c->level;
-	fb_ci_result res;
 	bool more = true;
 
 	*indep = false;
@@ -67,10 +66,9 @@ static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb
 	while (more) {
 		for (size_t k = 0; k < l; k++)
 			c->S[k] = c->cand[c->comb[k]];
-		if (fb_ci_test(c->ci, i, j, c->S, l, &res, err) != FB_OK)
+		if (fb_ci_independent(c->ci, i, j, c->S, l, c->opt->alpha, indep, err) != FB_OK)
 			return FB_ERR;
-		if (res.p > c->opt->alpha) {
-			*indep = true;
+		if (*indep) {
 			if (c->seps != NULL)
 				fb_sepsets_set(c->seps, i, j, c->S, l);
 			return FB_OK;
