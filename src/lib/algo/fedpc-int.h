@@ -23,6 +23,9 @@ size_t fedpc_bits_bytes(size_t d);
 void fedpc_skel_pack(const fb_graph *g, unsigned char *bits);
 /* An undirected graph on d nodes with the edges of the packed skeleton (caller frees). */
 fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d);
+/* The adjacency lists of a packed skeleton: returns adj and sets *start (both caller frees)
+ * so that adj[start[i] .. start[i + 1]) lists i's neighbours in increasing order. */
+size_t *fedpc_skel_lists(const unsigned char *bits, size_t d, size_t **start);
 /* Whether bit p is set. */
 static inline bool fedpc_bit(const unsigned char *bits, size_t p)
 {

@@ -54,10 +54,11 @@ void fedpc_skel_pack(const fb_graph *g, unsigned char *bits)
 	fb_graph_pairs_joined(g, NULL, pack_pair, &c);
 }
 
-/* Unpack a skeleton into a new undirected graph (zero bytes skipped whole). */
-fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d)
+/* Call fn(ctx, i, j) for each pair i < j whose bit is set, pair by pair (zero bytes skipped
+ * whole). */
+static void skel_walk(const unsigned char *bits, size_t d,
+                      void (*fn)(void *ctx, size_t i, size_t j), void *ctx)
 {
-	fb_graph *g = fb_graph_alloc(d);
 	size_t p = 0;
 
 	for (size_t i = 0; i < d; i++)
@@ -68,9 +69,61 @@ fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d)
 				continue;
 			}
 			if (fedpc_bit(bits, p))
-				fb_graph_set_undirected(g, i, j);
+				fn(ctx, i, j);
 		}
+}
+
+/* Join i and j in the graph ctx. */
+static void unpack_pair(void *ctx, size_t i, size_t j)
+{
+	fb_graph_set_undirected(ctx, i, j);
+}
+
+/* Unpack a skeleton into a new undirected graph. */
+fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d)
+{
+	fb_graph *g = fb_graph_alloc(d);
+
+	skel_walk(bits, d, unpack_pair, g);
 	return g;
+}
+
+/* Adjacency lists in the making. */
+typedef struct lists_ctx {
+	size_t *pos; /* each node's count so far, or where its next entry goes */
+	size_t *adj; /* NULL: count only; else the entries */
+} lists_ctx;
+
+/* Enter the pair (i, j) at both ends. */
+static void lists_pair(void *ctx, size_t i, size_t j)
+{
+	lists_ctx *l = ctx;
+
+	if (l->adj != NULL) {
+		l->adj[l->pos[i]] = j;
+		l->adj[l->pos[j]] = i;
+	}
+	l->pos[i]++;
+	l->pos[j]++;
+}
+
+/* The adjacency lists of a packed skeleton, in increasing order: the pairs go row by row, so
+ * each node hears of its smaller neighbours before its own row adds the larger ones. */
+size_t *fedpc_skel_lists(const unsigned char *bits, size_t d, size_t **start_out)
+{
+	size_t *start = fb_xcalloc(d + 1, sizeof *start);
+	lists_ctx l = { start + 1, NULL };
+
+	skel_walk(bits, d, lists_pair, &l);
+	for (size_t i = 0; i < d; i++)
+		start[i + 1] += start[i];
+	l.adj = fb_xmalloc((start[d] > 0 ? start[d] : 1) * sizeof *l.adj);
+	l.pos = fb_xmalloc((d > 0 ? d : 1) * sizeof *l.pos);
+	memcpy(l.pos, start, d * sizeof *start);
+	skel_walk(bits, d, lists_pair, &l);
+	free(l.pos);
+	*start_out = start;
+	return l.adj;
 }
 
 /* Bytes per id. */
