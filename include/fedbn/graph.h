@@ -88,6 +88,13 @@ void fb_graph_degrees(const fb_graph *g, size_t *deg);
  * d + 1, caller frees) so that adj[start[i] .. start[i + 1]) lists the nodes joined to i in
  * increasing order, as fb_graph_adjacents would. */
 size_t *fb_graph_adjacency(const fb_graph *g, size_t **start);
+/* Adjacency lists of d nodes from a walk: walk(wctx, fn, fctx) must call fn(fctx, i, j) once
+ * for every joined pair, the same pairs each time it is called (twice).  Returns adj and sets
+ * *start as fb_graph_adjacency does; sorted says the walk already meets each node's
+ * neighbours in increasing order (else each list is sorted afterwards). */
+size_t *fb_adjacency_lists(size_t d, void (*walk)(void *wctx, void (*fn)(void *, size_t, size_t),
+                                                  void *fctx),
+                           void *wctx, bool sorted, size_t **start);
 /* Call fn(ctx, i, j) once for every pair i < j joined by an edge in a or in b (b NULL: a
  * alone; else b has a's d), in no particular order. */
 void fb_graph_pairs_joined(const fb_graph *a, const fb_graph *b,

@@ -54,6 +54,12 @@ void fedpc_skel_pack(const fb_graph *g, unsigned char *bits)
 	fb_graph_pairs_joined(g, NULL, pack_pair, &c);
 }
 
+/* A packed skeleton and its variables. */
+typedef struct fedpc_packed {
+	const unsigned char *bits; /* one bit per pair */
+	size_t d;                  /* variables */
+} fedpc_packed;
+
 /* Call fn(ctx, i, j) for each pair i < j whose bit is set, pair by pair (zero bytes skipped
  * whole). */
 static void skel_walk(const unsigned char *bits, size_t d,
@@ -88,42 +94,21 @@ fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d)
 	return g;
 }
 
-/* Adjacency lists in the making. */
-typedef struct lists_ctx {
-	size_t *pos; /* each node's count so far, or where its next entry goes */
-	size_t *adj; /* NULL: count only; else the entries */
-} lists_ctx;
-
-/* Enter the pair (i, j) at both ends. */
-static void lists_pair(void *ctx, size_t i, size_t j)
+/* Walk the set bits of the packed skeleton ctx->bits (a walker for fb_adjacency_lists). */
+static void bits_walk(void *ctx, void (*fn)(void *, size_t, size_t), void *fctx)
 {
-	lists_ctx *l = ctx;
+	const fedpc_packed *k = ctx;
 
-	if (l->adj != NULL) {
-		l->adj[l->pos[i]] = j;
-		l->adj[l->pos[j]] = i;
-	}
-	l->pos[i]++;
-	l->pos[j]++;
+	skel_walk(k->bits, k->d, fn, fctx);
 }
 
 /* The adjacency lists of a packed skeleton, in increasing order: the pairs go row by row, so
  * each node hears of its smaller neighbours before its own row adds the larger ones. */
-size_t *fedpc_skel_lists(const unsigned char *bits, size_t d, size_t **start_out)
+size_t *fedpc_skel_lists(const unsigned char *bits, size_t d, size_t **start)
 {
-	size_t *start = fb_xcalloc(d + 1, sizeof *start);
-	lists_ctx l = { start + 1, NULL };
+	fedpc_packed k = { bits, d };
 
-	skel_walk(bits, d, lists_pair, &l);
-	for (size_t i = 0; i < d; i++)
-		start[i + 1] += start[i];
-	l.adj = fb_xmalloc((start[d] > 0 ? start[d] : 1) * sizeof *l.adj);
-	l.pos = fb_xmalloc((d > 0 ? d : 1) * sizeof *l.pos);
-	memcpy(l.pos, start, d * sizeof *start);
-	skel_walk(bits, d, lists_pair, &l);
-	free(l.pos);
-	*start_out = start;
-	return l.adj;
+	return fb_adjacency_lists(d, bits_walk, &k, true, start);
 }
 
 /* Bytes per id. */

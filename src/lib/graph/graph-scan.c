@@ -102,6 +102,12 @@ static void list_pair(void *ctx, size_t i, size_t j)
 	l->pos[j]++;
 }
 
+/* Walk the joined pairs of the graph g (a walker for fb_adjacency_lists). */
+static void graph_walk(void *g, void (*fn)(void *ctx, size_t i, size_t j), void *ctx)
+{
+	fb_graph_pairs_joined(g, NULL, fn, ctx);
+}
+
 /* Every node's degree (edges of any kind). */
 void fb_graph_degrees(const fb_graph *g, size_t *deg)
 {
@@ -120,24 +126,31 @@ static int cmp_index(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Every node's adjacent nodes at once, as compressed rows in increasing order. */
-size_t *fb_graph_adjacency(const fb_graph *g, size_t **start_out)
+/* Adjacency lists of the pairs a walk meets, each list in increasing order. */
+size_t *fb_adjacency_lists(size_t d, void (*walk)(void *wctx, void (*fn)(void *, size_t, size_t),
+                                                  void *fctx),
+                           void *wctx, bool sorted, size_t **start_out)
 {
-	size_t d = g->d, *start = fb_xmalloc((d + 1) * sizeof *start), *adj;
-	scan_lists l;
+	size_t *start = fb_xcalloc(d + 1, sizeof *start), *adj;
+	scan_lists l = { start + 1, NULL };
 
-	fb_graph_degrees(g, start + 1);
-	start[0] = 0;
+	walk(wctx, list_pair, &l);
 	for (size_t i = 0; i < d; i++)
 		start[i + 1] += start[i];
 	adj = fb_xmalloc((start[d] > 0 ? start[d] : 1) * sizeof *adj);
 	l.pos = fb_xmalloc((d > 0 ? d : 1) * sizeof *l.pos);
 	l.fill = adj;
 	memcpy(l.pos, start, d * sizeof *start);
-	fb_graph_pairs_joined(g, NULL, list_pair, &l);
+	walk(wctx, list_pair, &l);
 	free(l.pos);
-	for (size_t i = 0; i < d; i++)
+	for (size_t i = 0; i < d && !sorted; i++)
 		qsort(adj + start[i], start[i + 1] - start[i], sizeof *adj, cmp_index);
 	*start_out = start;
 	return adj;
+}
+
+/* Every node's adjacent nodes at once, as compressed rows in increasing order. */
+size_t *fb_graph_adjacency(const fb_graph *g, size_t **start_out)
+{
+	return fb_adjacency_lists(g->d, graph_walk, (void *)g, false, start_out);
 }
