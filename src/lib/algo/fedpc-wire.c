@@ -94,6 +94,19 @@ fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d)
 	return g;
 }
 
+/* Remove the pair (i, j) from the graph ctx. */
+static void remove_pair(void *ctx, size_t i, size_t j)
+{
+	fb_graph_remove(ctx, i, j);
+}
+
+/* Make g the undirected graph of the packed skeleton. */
+void fedpc_skel_load(fb_graph *g, const unsigned char *bits)
+{
+	fb_graph_pairs_joined(g, NULL, remove_pair, g);
+	skel_walk(bits, g->d, unpack_pair, g);
+}
+
 /* Walk the set bits of the packed skeleton ctx->bits (a walker for fb_adjacency_lists). */
 static void bits_walk(void *ctx, void (*fn)(void *, size_t, size_t), void *fctx)
 {

@@ -64,6 +64,27 @@ static int skele_layer0(fb_ci *ci, size_t d, double alpha, unsigned char *bits,
 	return FB_OK;
 }
 
+/* A d x d graph for a client's level: one a client left in the pool, or a new one. */
+static fb_graph *skel_take(fedpc_state *st)
+{
+	fb_graph *g = NULL;
+
+	pthread_mutex_lock(&st->pool_lock);
+	if (st->npool > 0)
+		g = st->pool[--st->npool];
+	pthread_mutex_unlock(&st->pool_lock);
+	return g != NULL ? g : fb_graph_alloc(st->c.d);
+}
+
+/* Leave g in the pool for the next client's level. */
+static void skel_give(fedpc_state *st, fb_graph *g)
+{
+	pthread_mutex_lock(&st->pool_lock);
+	st->pool = fb_xreallocarray(st->pool, st->npool + 1, sizeof *st->pool);
+	st->pool[st->npool++] = g;
+	pthread_mutex_unlock(&st->pool_lock);
+}
+
 /* Client k, FedSkele: one PC level on the server's skeleton; send the skeleton back. */
 static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *up,
                         double *figure, fb_error *err)
@@ -89,7 +110,8 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 		*figure = (double)tests;
 		return ret;
 	}
-	g = fedpc_skel_unpack(down->b, d);
+	g = skel_take(st);
+	fedpc_skel_load(g, down->b);
 	ret = fb_pc_skeleton_level(g, ci, (size_t)down->d[0], &st->opt, NULL, &lv, err);
 	if (ret == FB_OK) {
 		fedpc_skel_pack(g, fb_msg_bytes(up, nb));
@@ -101,7 +123,7 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	 * few are computed anew (the same bits) rather than all kept */
 	if (down->d[0] == 0)
 		fb_ci_cache_clear(ci);
-	fb_graph_free(g);
+	skel_give(st, g);
 	return ret;
 }
 
@@ -222,6 +244,10 @@ static void fedpc_destroy(fb_run *run)
 	free(st->sent);
 	free(st->removed_at);
 	free(st->tri);
+	for (size_t m = 0; m < st->npool; m++)
+		fb_graph_free(st->pool[m]);
+	free(st->pool);
+	pthread_mutex_destroy(&st->pool_lock);
 	fedpc_common_release(&st->c);
 	free(st);
 	run->state = NULL;
@@ -234,6 +260,7 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	fedpc_state *st = fb_xcalloc(1, sizeof *st);
 	size_t d = run->data->d, nb, np;
 
+	pthread_mutex_init(&st->pool_lock, NULL);
 	run->state = st;
 	fedpc_common_init(&st->c, run);
 	fb_pc_options_from_params(&run->params, &st->opt);
