@@ -2,6 +2,7 @@
  * causal-learn does it (every set tested, separating sets united, removals at the end). */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@ typedef struct level_ctx {
 	unsigned char *drop;       /* d * d: pairs to remove at the end (causal-learn) */
 	size_t removed;            /* edges removed so far */
 	size_t edges;              /* edges when the level began */
+	bool owned;                /* the level owns ci's cache (fb_pc_skeleton_level_owned) */
 } level_ctx;
 
 /* Whether level l can run: some vertex has |adj| - 1 >= l. */
@@ -53,6 +55,42 @@ bool fb_pc_subset_next(size_t *comb, size_t l, size_t m)
 	return true;
 }
 
+/* Whether j is among the n increasing entries of a (binary search). */
+static bool sorted_has(const size_t *a, size_t n, size_t j)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] == j)
+			return true;
+		if (a[mid] < j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Whether the test of i _||_ j | c->S may be asked again in this level: only from j's side,
+ * which comes later when i < j, and only if j's candidates (frozen, or current for the
+ * original PC, which only shrink) hold all of S.  No later level asks a set of this size
+ * again, nor the orientation (a separating set plus one). */
+static bool may_ask_again(const level_ctx *c, size_t i, size_t j)
+{
+	if (i > j)
+		return false;
+	for (size_t k = 0; k < c->level; k++) {
+		size_t s = c->S[k];
+
+		if (c->opt->stable ? !sorted_has(c->adj + c->start[j], c->start[j + 1] - c->start[j], s)
+		                   : !fb_graph_adjacent(c->g, j, s))
+			return false;
+	}
+	return true;
+}
+
 /* Test i _||_ j | S for the l-subsets S of cand[0..m) in turn, stopping at the first
  * independence: record its separating set and set *indep. */
 static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb_error *err)
@@ -66,6 +104,8 @@ static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb
 	while (more) {
 		for (size_t k = 0; k < l; k++)
 			c->S[k] = c->cand[c->comb[k]];
+		if (c->owned)
+			fb_ci_cache_keep(c->ci, may_ask_again(c, i, j) ? c->opt->alpha : -1.0);
 		if (fb_ci_independent(c->ci, i, j, c->S, l, c->opt->alpha, indep, err) != FB_OK)
 			return FB_ERR;
 		if (*indep) {
@@ -231,12 +271,12 @@ static void level_drop(level_ctx *c)
 			}
 }
 
-/* Run one level of the skeleton search. */
-int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_options *opt,
-                         fb_sepsets *seps, fb_pc_level *out, fb_error *err)
+/* Run one level of the skeleton search (owned: the level owns ci's cache). */
+static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_options *opt,
+                          fb_sepsets *seps, fb_pc_level *out, bool owned, fb_error *err)
 {
 	size_t d = skel->d, dd = d > 0 ? d : 1;
-	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 };
+	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, owned };
 	fb_ci_stats before, after;
 	int ret;
 
@@ -270,5 +310,27 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
 	free(c.comb);
 	free(c.S);
 	free(c.drop);
+	return ret;
+}
+
+/* Run one level of the skeleton search. */
+int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_options *opt,
+                         fb_sepsets *seps, fb_pc_level *out, fb_error *err)
+{
+	return skeleton_level(skel, ci, level, opt, seps, out, false, err);
+}
+
+/* Run one level with the cache of ci kept to what the level may ask again, and left empty. */
+int fb_pc_skeleton_level_owned(fb_graph *skel, fb_ci *ci, size_t level,
+                               const fb_pc_options *opt, fb_sepsets *seps, fb_pc_level *out,
+                               fb_error *err)
+{
+	bool owned = opt->compat != FB_PC_COMPAT_CAUSAL_LEARN;
+	int ret = skeleton_level(skel, ci, level, opt, seps, out, owned, err);
+
+	if (owned) {
+		fb_ci_cache_clear(ci);
+		fb_ci_cache_keep(ci, INFINITY);
+	}
 	return ret;
 }

@@ -2,7 +2,6 @@
  * orients (fedbn's collider rule and Meek R1-R3, or causal-learn's orientation). */
 #include "config.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,24 +154,6 @@ static int pc_orient(fb_pc *pc, fb_pc_round *r, fb_error *err)
 	return FB_OK;
 }
 
-/* Around a skeleton level of fedbn's rules on PC's own tests (start, then !start): a pair
- * found independent is removed and never tested again, a later level conditions on one more
- * variable, and a collider test conditions on a separating set plus one: so only the answers
- * at or below alpha can be asked for again, and only within their level.  Keeping those
- * alone (the counters stay exactly as they were) spares the memory of the d^2 / 2 answers of
- * level 0. */
-static void pc_cache_level(fb_pc *pc, bool start)
-{
-	if (!pc->own_ci || pc->opt.compat == FB_PC_COMPAT_CAUSAL_LEARN)
-		return;
-	if (start) {
-		fb_ci_cache_keep(pc->ci, pc->opt.alpha);
-		return;
-	}
-	fb_ci_cache_clear(pc->ci);
-	fb_ci_cache_keep(pc->ci, INFINITY);
-}
-
 /* One step. */
 int fb_pc_step(fb_pc *pc, fb_pc_round *r, fb_error *err)
 {
@@ -186,9 +167,12 @@ int fb_pc_step(fb_pc *pc, fb_pc_round *r, fb_error *err)
 		return fb_fail(err, "pc has finished");
 	if (pc->skeleton_done)
 		return pc_orient(pc, r, err);
-	pc_cache_level(pc, true);
-	ret = fb_pc_skeleton_level(pc->g, pc->ci, pc->level, &pc->opt, pc->seps, &r->level, err);
-	pc_cache_level(pc, false);
+	if (pc->own_ci)
+		ret = fb_pc_skeleton_level_owned(pc->g, pc->ci, pc->level, &pc->opt, pc->seps,
+		                                 &r->level, err);
+	else
+		ret = fb_pc_skeleton_level(pc->g, pc->ci, pc->level, &pc->opt, pc->seps, &r->level,
+		                           err);
 	if (ret != FB_OK)
 		return FB_ERR;
 	pc->level++;
