@@ -53,7 +53,7 @@ typedef struct fb_admm_options {
 	                      N > 0: also stop once h(W) <= settle_h and the edges of W (entries
 	                      beyond threshold) form a DAG that has stayed the same for N rounds
 	                      in a row */
-	double settle_h;   /* the h(W) at or below which the edges may be taken as settled (1e-6:
+	double settle_h;   /* the h(W) at or below which the edges may be taken as settled (2e-6:
 	                      NOTEARS's 1e-8 is out of reach here, h levels off near it once the
 	                      l1 term and the capped rho1 balance) */
 } fb_admm_options;

@@ -162,6 +162,7 @@ struct fb_run {
 	fb_trace trace;            /* one record per round */
 	double seconds;            /* total wall time of the steps */
 	fb_buf say;                /* the sentence the current step writes (fb_run_say) */
+	fb_graph *truth_cpdag;     /* the truth's CPDAG, made at the first score (owned) */
 };
 
 /* Every algorithm, NULL-terminated. */

@@ -177,6 +177,13 @@ void fb_ci_free(fb_ci *ci);
 int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res,
                fb_error *err);
 
+/* Whether x _||_ y | S is accepted at level alpha (p > alpha), answered and counted as
+ * fb_ci_test would; Fisher-z given the empty set decides from the correlation alone where
+ * that is sure and the answer would not be kept (cache off, or keep <= alpha).  FB_ERR with
+ * the reason on a bad query. */
+int fb_ci_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha,
+                      bool *indep, fb_error *err);
+
 /* Take res, computed by another object over the same data and options (a helper, on another
  * thread), as the answer to x _||_ y | S: the counters and the cache change exactly as
  * fb_ci_test would have changed them.  FB_ERR with the reason on a bad query. */
@@ -216,6 +223,9 @@ void fb_ci_cache_clear(fb_ci *ci);
  * already kept stay for when it is on again.  A test that is no dearer than its look-up
  * (Fisher-z given the empty set: one correlation) is better left out of a cache. */
 void fb_ci_cache_set(fb_ci *ci, bool on);
+/* From now on keep only the answers with p <= pmax (INFINITY, the default: every answer);
+ * the others are computed anew if asked again (the same bits), and counted as computed. */
+void fb_ci_cache_keep(fb_ci *ci, double pmax);
 /* Name of a test: "auto", "fisher-z", "g2", "chi2", "kci". */
 const char *fb_ci_test_name(enum fb_ci_test test);
 

@@ -71,6 +71,10 @@ void fb_score_from_metrics(fb_score *s, const fb_metrics *m);
 /* Every figure of est against truth, the DAG and CPDAG SHDs included: what the pane, result,
  * compare and the pictures' legends show.  FB_ERR as fb_metrics_compute. */
 int fb_score_graph(const fb_graph *est, const fb_graph *truth, fb_score *s, fb_error *err);
+/* fb_score_graph given the truth's CPDAG already made (fb_cpdag_from_dag(truth)), as a run
+ * that scores every round keeps it; truth_cpdag NULL: made here. */
+int fb_score_graph_with(const fb_graph *est, const fb_graph *truth,
+                        const fb_graph *truth_cpdag, fb_score *s, fb_error *err);
 /* The score in words, the same on every screen: "SHD 1 (extra 0, missing 1, reversed 0),
  * TPR 0.875, FDR 0.000, precision 1.000, recall 0.875, F1 0.933, NNZ 7", or when brief
  * "SHD 1, TPR 0.875, FDR 0.000, precision 1.000, F1 0.933"; either followed by " (the

@@ -140,6 +140,14 @@ bool fb_pc_level_possible(const fb_graph *skel, size_t level);
  * FB_ERR with the reason when a test fails (out of memory) or the sizes disagree. */
 int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_options *opt,
                          fb_sepsets *seps, fb_pc_level *out, fb_error *err);
+/* fb_pc_skeleton_level for a caller whose ci serves this search alone (PC's own tests): with
+ * fedbn's rules the cache keeps only answers the level may ask again (at or below alpha,
+ * from the first end of a pair whose second end can condition on the same set) and is left
+ * empty after it, since no later level or collider test asks a set already tested; the
+ * counters come out exactly as with every answer kept.  compat=causal-learn keeps all. */
+int fb_pc_skeleton_level_owned(fb_graph *skel, fb_ci *ci, size_t level,
+                               const fb_pc_options *opt, fb_sepsets *seps, fb_pc_level *out,
+                               fb_error *err);
 
 /* Orient the v-structures of the skeleton g by fedbn's rules (see above): ci is needed by the
  * strength rule only (NULL is fine for the order rule).  The colliders oriented go to

@@ -599,6 +599,109 @@ static void test_cache(void **state)
 	fb_dataset_free(ds);
 }
 
+/* With fb_ci_cache_keep(p) an answer above p is computed again when asked again (same bits,
+ * counted as computed), one at or below p is a hit; INFINITY keeps everything again. */
+static void test_cache_keep(void **state)
+{
+	fb_dataset *ds = cont_data(10, 4, fz_rows);
+	fb_ci *ci = fb_ci_alloc(ds, NULL, NULL);
+	size_t S[1] = { 3 };
+	double p1, p2, lo, hi, mid;
+	fb_ci_stats st;
+	unsigned fl;
+
+	(void)state;
+	p1 = fb_ci_pvalue(ci, 0, 1, S, 1, &fl);
+	p2 = fb_ci_pvalue(ci, 0, 2, S, 1, &fl);
+	assert_true(p1 != p2);
+	lo = p1 < p2 ? p1 : p2;
+	hi = p1 < p2 ? p2 : p1;
+	mid = 0.5 * (lo + hi);
+	fb_ci_cache_clear(ci);
+	fb_ci_cache_keep(ci, mid);
+	fb_ci_pvalue(ci, 0, 1, S, 1, &fl);
+	fb_ci_pvalue(ci, 0, 2, S, 1, &fl);
+	/* the smaller p-value is kept, the larger one is not */
+	assert_true(fb_ci_pvalue(ci, 1, 0, S, 1, &fl) == p1);
+	assert_int_equal(fl & FB_CI_CACHED, p1 == lo ? FB_CI_CACHED : 0);
+	assert_true(fb_ci_pvalue(ci, 2, 0, S, 1, &fl) == p2);
+	assert_int_equal(fl & FB_CI_CACHED, p2 == lo ? FB_CI_CACHED : 0);
+	fb_ci_get_stats(ci, &st);
+	assert_int_equal(st.queries, 6);
+	assert_int_equal(st.hits, 1);
+	assert_int_equal(st.computed, 5);
+	fb_ci_cache_keep(ci, INFINITY);
+	fb_ci_pvalue(ci, 0, 3, NULL, 0, &fl);
+	fb_ci_pvalue(ci, 0, 3, NULL, 0, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, FB_CI_CACHED);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
+/* fb_ci_independent against fb_ci_test's p > alpha on every pair of 30 columns given the
+ * empty set (where Fisher-z may decide from the correlation) and given one variable, at
+ * levels that include each pair's own p-value (exactly on the boundary, where the p-value
+ * must decide) and its next doubles: the same answers and the same counters, with the cache
+ * off, and on keeping only what is at or below the level. */
+static void test_independent(void **state)
+{
+	size_t n = 60, d = 30, S[1] = { 0 };
+	double *x = fb_xmalloc(n * d * sizeof *x);
+	uint64_t r = 777;
+	fb_dataset *ds;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < d; j++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			x[i * d + j] = (double)(r >> 11) / 9007199254740992.0 +
+			               (j > 0 ? 0.05 * (double)(j % 5) * x[i * d + j - 1] : 0.0);
+		}
+	ds = cont_data(n, d, x);
+	for (int cached = 0; cached < 2; cached++)
+		for (size_t a = 1; a < d; a += 3)
+			for (size_t b = a + 1; b < d; b += 2) {
+				fb_ci *t = fb_ci_alloc(ds, NULL, NULL), *u = fb_ci_alloc(ds, NULL, NULL);
+				double p = fb_ci_pvalue(t, a, b, NULL, 0, NULL);
+				double alphas[3] = { p, nextafter(p, 0.0), nextafter(p, 1.0) };
+				fb_ci_stats st, su;
+
+				fb_ci_cache_clear(t);
+				fb_ci_pvalue(u, a, b, NULL, 0, NULL); /* the same count */
+				fb_ci_cache_clear(u);
+				for (size_t k = 0; k < 3; k++) {
+					fb_ci_cache_set(t, cached);
+					fb_ci_cache_set(u, cached);
+					fb_ci_cache_keep(t, alphas[k]);
+					fb_ci_cache_keep(u, alphas[k]);
+					for (size_t i = 0; i < d; i++)
+						for (size_t j = 0; j < d; j++) {
+							fb_ci_result res;
+							bool ind;
+							size_t ns = i != 0 && j != 0;
+
+							if (i == j)
+								continue;
+							assert_int_equal(fb_ci_test(t, i, j, S, ns, &res, NULL), FB_OK);
+							assert_int_equal(fb_ci_independent(u, i, j, S, ns, alphas[k],
+							                                   &ind, NULL), FB_OK);
+							assert_int_equal(ind, res.p > alphas[k]);
+						}
+				}
+				fb_ci_get_stats(t, &st);
+				fb_ci_get_stats(u, &su);
+				assert_int_equal(st.queries, su.queries);
+				assert_int_equal(st.computed, su.computed);
+				assert_int_equal(st.hits, su.hits);
+				fb_ci_free(t);
+				fb_ci_free(u);
+				if (a > 10)
+					break;
+			}
+	fb_dataset_free(ds);
+	free(x);
+}
+
 /* 700 rows of d skewed discrete columns of 2 to 4 levels, so that some strata and cells
  * stay empty. */
 static fb_dataset *skewed_data(size_t n, size_t d)
@@ -815,6 +918,8 @@ int main(void)
 		cmocka_unit_test(test_discrete_dense_same_bits),
 		cmocka_unit_test(test_discrete_small),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cache_keep),
+		cmocka_unit_test(test_independent),
 		cmocka_unit_test(test_order_free),
 		cmocka_unit_test(test_bits_path),
 		cmocka_unit_test(test_memo_reuse),

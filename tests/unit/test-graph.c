@@ -9,8 +9,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/cpdag.h"
 #include "fedbn/graph.h"
 #include "fedbn/metrics.h"
 
@@ -255,6 +257,92 @@ static void test_reaches(void **state)
 	fb_graph_free(g);
 }
 
+/* Count the pairs fb_graph_pairs_joined visits: seen[i * d + j] once for each. */
+static void count_visit(void *ctx, size_t i, size_t j)
+{
+	size_t *seen = ctx;
+
+	assert_true(i < j);
+	seen[i * 150 + j]++;
+}
+
+/* The block scans of a random mixed graph, and of a pair of graphs, against pair-by-pair
+ * reading: edge counts, degrees, adjacency lists in increasing order, joined pairs each
+ * visited once; d = 150 is no multiple of the block side, so partial blocks are covered. */
+static void test_scans(void **state)
+{
+	size_t d = 150, nd, nu, got_d, got_u, *start, *adj, *deg, *nb, *seen;
+	fb_graph *g = fb_graph_alloc(d), *h = fb_graph_alloc(d);
+	uint64_t r = 99;
+
+	(void)state;
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			switch ((r >> 33) % 23) {
+			case 0:
+				fb_graph_set_directed(g, i, j, 1.0);
+				break;
+			case 1:
+				fb_graph_set_directed(g, j, i, 1.0);
+				break;
+			case 2:
+				fb_graph_set_undirected(g, i, j);
+				break;
+			case 3:
+				fb_graph_set_directed(h, j, i, 1.0);
+				break;
+			default:
+				break;
+			}
+		}
+	/* a row joined to every other node, then two rows emptied */
+	for (size_t j = 0; j < d; j++)
+		fb_graph_set_undirected(g, 7, j);
+	for (size_t j = 0; j < d; j++) {
+		fb_graph_remove(g, 5, j);
+		fb_graph_remove(g, 100, j);
+	}
+	fb_graph_count_edges(g, &got_d, &got_u);
+	assert_int_equal(got_d + got_u, fb_graph_n_edges(g));
+	nd = nu = 0;
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++) {
+			nd += fb_graph_edge(g, i, j) == FB_EDGE_FORWARD ||
+			      fb_graph_edge(g, i, j) == FB_EDGE_BACKWARD;
+			nu += fb_graph_edge(g, i, j) == FB_EDGE_UNDIRECTED;
+		}
+	assert_int_equal(got_d, nd);
+	assert_int_equal(got_u, nu);
+	assert_true(nd > 100 && nu > 100);
+	adj = fb_graph_adjacency(g, &start);
+	deg = fb_xmalloc(d * sizeof *deg);
+	nb = fb_xmalloc(d * sizeof *nb);
+	fb_graph_degrees(g, deg);
+	for (size_t i = 0; i < d; i++) {
+		size_t m = fb_graph_adjacents(g, i, nb);
+
+		assert_int_equal(deg[i], m);
+		assert_list(adj + start[i], start[i + 1] - start[i], nb, m);
+	}
+	assert_int_equal(deg[5], 0);
+	assert_int_equal(deg[100], 0);
+	assert_int_equal(deg[7], d - 3);
+	seen = fb_xcalloc(d * d, sizeof *seen);
+	fb_graph_pairs_joined(g, h, count_visit, seen);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++)
+			assert_int_equal(seen[i * d + j],
+			                 fb_graph_adjacent(g, i, j) || fb_graph_adjacent(h, i, j));
+	free(seen);
+	free(nb);
+	free(deg);
+	free(start);
+	free(adj);
+	fb_graph_free(g);
+	fb_graph_free(h);
+}
+
 /* fb_graph_same_nodes compares counts and names in order. */
 static void test_same_nodes(void **state)
 {
@@ -459,9 +547,9 @@ static void test_metrics_cpdag_exact(void **state)
  * same on every screen. */
 static void test_metrics_cpdag_mixed(void **state)
 {
-	fb_graph *t = make_collider(), *e = fb_graph_alloc(5);
+	fb_graph *t = make_collider(), *e = fb_graph_alloc(5), *tc;
 	fb_metrics m;
-	fb_score s;
+	fb_score s, s2;
 	fb_error err = { "" };
 	char buf[200];
 
@@ -478,6 +566,15 @@ static void test_metrics_cpdag_mixed(void **state)
 	                    "precision 0.500, recall 0.500, F1 0.500, NNZ 4");
 	assert_string_equal(fb_score_text(&s, true, buf, sizeof buf),
 	                    "SHD 3, TPR 0.500, FDR 0.500, precision 0.500, F1 0.500");
+	/* the truth's CPDAG made beforehand gives the same figures, and a wrong one other
+	 * CPDAG figures (so it is the one used) */
+	tc = fb_cpdag_from_dag(t, &err);
+	assert_non_null(tc);
+	assert_int_equal(fb_score_graph_with(e, t, tc, &s2, &err), FB_OK);
+	assert_true(s2.shd == s.shd && s2.shd_dag == s.shd_dag && s2.shd_cpdag == s.shd_cpdag);
+	assert_int_equal(fb_score_graph_with(e, t, e, &s2, &err), FB_OK);
+	assert_true(s2.shd == s.shd && s2.shd_cpdag == 0.0 && s.shd_cpdag > 0.0);
+	fb_graph_free(tc);
 	fb_graph_free(t);
 	fb_graph_free(e);
 }
@@ -537,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_reaches),
 		cmocka_unit_test(test_same_nodes),
+		cmocka_unit_test(test_scans),
 		cmocka_unit_test(test_metrics_perfect),
 		cmocka_unit_test(test_metrics_mixed),
 		cmocka_unit_test(test_metrics_undirected),

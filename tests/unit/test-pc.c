@@ -290,6 +290,63 @@ static void test_stable_order(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Run PC to the end on ds: on its own tests (owned, the cache narrowed) or on a test object
+ * it shares (every answer kept); the graph, and the counters into st. */
+static fb_graph *run_counted(const fb_dataset *ds, const fb_pc_options *o, bool own,
+                             fb_ci_stats *st)
+{
+	fb_ci *ci = own ? NULL : fb_ci_alloc(ds, &o->ci, NULL);
+	fb_pc *pc = own ? fb_pc_alloc(ds, o, NULL) : fb_pc_alloc_ci(ci, NULL, o, NULL);
+	fb_graph *g;
+
+	assert_non_null(pc);
+	while (!fb_pc_done(pc))
+		assert_int_equal(fb_pc_step(pc, NULL, NULL), FB_OK);
+	fb_ci_get_stats(fb_pc_ci(pc), st);
+	g = fb_graph_copy(fb_pc_graph(pc));
+	fb_pc_free(pc);
+	fb_ci_free(ci);
+	return g;
+}
+
+/* PC on its own tests keeps only the answers a level may ask again, yet finds the same graph
+ * with the same queries, computations and cache hits as when every answer is kept, stable
+ * or not. */
+static void test_cache_narrowed(void **state)
+{
+	fb_sim_options so;
+	fb_dataset *ds;
+	fb_graph *truth, *a, *b;
+	fb_pc_options o;
+	fb_ci_stats sa, sb;
+
+	(void)state;
+	fb_sim_options_init(&so);
+	so.d = 40;
+	so.edges = 60;
+	so.n = 400;
+	so.seed = 5;
+	assert_int_equal(fb_sim_generate(&so, &ds, &truth, NULL), FB_OK);
+	for (int stable = 0; stable < 2; stable++) {
+		fb_pc_options_init(&o);
+		o.stable = stable;
+		o.alpha = 0.05;
+		a = run_counted(ds, &o, true, &sa);
+		b = run_counted(ds, &o, false, &sb);
+		assert_true(sa.hits > 0);
+		assert_int_equal(sa.queries, sb.queries);
+		assert_int_equal(sa.computed, sb.computed);
+		assert_int_equal(sa.hits, sb.hits);
+		for (size_t i = 0; i < so.d; i++)
+			for (size_t j = 0; j < so.d; j++)
+				assert_int_equal(fb_graph_edge(a, i, j), fb_graph_edge(b, i, j));
+		fb_graph_free(a);
+		fb_graph_free(b);
+	}
+	fb_graph_free(truth);
+	fb_dataset_free(ds);
+}
+
 /* Asia (examples/asia.bif) sampled to 100,000 rows (seed 1): PC with G² recovers the true
  * CPDAG exactly. */
 static void test_asia_recovery(void **state)
@@ -414,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_simulated_collider),
 		cmocka_unit_test(test_gaussian_recovery),
 		cmocka_unit_test(test_stable_order),
+		cmocka_unit_test(test_cache_narrowed),
 		cmocka_unit_test(test_asia_recovery),
 		cmocka_unit_test(test_algo),
 		cmocka_unit_test(test_one_variable),

@@ -5,6 +5,7 @@
 #ifndef FEDBN_ALGO_FEDPC_INT_H
 #define FEDBN_ALGO_FEDPC_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,13 @@ size_t fedpc_bits_bytes(size_t d);
 void fedpc_skel_pack(const fb_graph *g, unsigned char *bits);
 /* An undirected graph on d nodes with the edges of the packed skeleton (caller frees). */
 fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d);
+/* Make g (on d nodes) the undirected graph of the packed skeleton, whatever it held: its
+ * own edges are removed and the skeleton's set, so reusing a graph costs its edges, not the
+ * d^2 marks and weights of a new one. */
+void fedpc_skel_load(fb_graph *g, const unsigned char *bits);
+/* The adjacency lists of a packed skeleton: returns adj and sets *start (both caller frees)
+ * so that adj[start[i] .. start[i + 1]) lists i's neighbours in increasing order. */
+size_t *fedpc_skel_lists(const unsigned char *bits, size_t d, size_t **start);
 /* Whether bit p is set. */
 static inline bool fedpc_bit(const unsigned char *bits, size_t p)
 {
@@ -152,6 +160,9 @@ typedef struct fedpc_state {
 	size_t unresolved;       /* triples whose ends no client could separate, */
 	size_t colliders;        /* colliders oriented, */
 	size_t conflicts;        /* collider candidates skipped for a conflict */
+	pthread_mutex_t pool_lock; /* guards pool: clients' levels may run on several threads */
+	fb_graph **pool;         /* npool d x d skeletons free for a client's level to reuse */
+	size_t npool;
 } fedpc_state;
 
 /* A fedpc message in words (the algorithm's message operation): skeletons and votes as

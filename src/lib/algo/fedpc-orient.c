@@ -99,9 +99,15 @@ static int pool_search(fb_ci *ci, size_t i, size_t j, const size_t *pool, size_t
 	return FB_OK;
 }
 
-/* The client's highest-p separating set of (i, j) over both neighbourhoods in g. */
-static int pair_search(const fedpc_state *st, fb_ci *ci, const fb_graph *g, size_t i, size_t j,
-                       size_t cap, size_t *buf, best_set *b, fb_error *err)
+/* The server's skeleton as adjacency lists. */
+typedef struct skel_lists {
+	size_t *start; /* d + 1 */
+	size_t *adj;   /* i's neighbours adj[start[i] .. start[i + 1]), increasing */
+} skel_lists;
+
+/* The client's highest-p separating set of (i, j) over both neighbourhoods in the skeleton. */
+static int pair_search(const fedpc_state *st, fb_ci *ci, const skel_lists *g, size_t i,
+                       size_t j, size_t cap, size_t *buf, best_set *b, fb_error *err)
 {
 	size_t d = st->c.d, *pool = buf, *comb = buf + d, *S = buf + 2 * d, m;
 	size_t ends[2] = { i, j };
@@ -112,9 +118,9 @@ static int pair_search(const fedpc_state *st, fb_ci *ci, const fb_graph *g, size
 		size_t a = ends[e], other = ends[1 - e];
 
 		m = 0;
-		for (size_t v = 0; v < d; v++)
-			if (v != other && fb_graph_adjacent(g, a, v))
-				pool[m++] = v;
+		for (size_t t = g->start[a]; t < g->start[a + 1]; t++)
+			if (g->adj[t] != other)
+				pool[m++] = g->adj[t];
 		if (pool_search(ci, i, j, pool, m, cap, st->opt.alpha, comb, S, b, err) != FB_OK)
 			return FB_ERR;
 	}
@@ -200,7 +206,7 @@ int fedpc_orient_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	fb_ci_stats before, after;
 	unsigned char *bytes, *q;
 	best_set b;
-	fb_graph *g;
+	skel_lists g;
 	double *dd;
 	int ret = FB_OK;
 
@@ -212,7 +218,7 @@ int fedpc_orient_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 		cap = cl->cap[a] > cap ? cl->cap[a] : cap;
 	cl->buf = fb_xreallocarray(cl->buf, 4 * d, sizeof *cl->buf);
 	b.Z = cl->buf + 3 * d;
-	g = fedpc_skel_unpack(down->b, d);
+	g.adj = fedpc_skel_lists(down->b, d, &g.start);
 	dd = fb_msg_doubles(up, P + (st->strength ? 2 * T : 0));
 	q = bytes = fb_xmalloc(P * ((cap < d ? cap : d) + 1) * w + 1);
 	fb_ci_get_stats(cl->ci, &before);
@@ -221,7 +227,7 @@ int fedpc_orient_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 
 		for (t1 = t0 + 1; t1 < T && cl->tri[3 * t1] == a[0] && cl->tri[3 * t1 + 2] == a[2];)
 			t1++;
-		ret = pair_search(st, cl->ci, g, a[0], a[2], cl->cap[pair], cl->buf, &b, err);
+		ret = pair_search(st, cl->ci, &g, a[0], a[2], cl->cap[pair], cl->buf, &b, err);
 		if (ret == FB_OK && st->strength)
 			ret = collider_tests(st, cl->ci, cl->tri, t0, t1, &b, cl->buf + 2 * d,
 			                     dd + P, err);
@@ -237,7 +243,8 @@ int fedpc_orient_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 		*figure = (double)(after.queries - before.queries);
 	}
 	free(bytes);
-	fb_graph_free(g);
+	free(g.start);
+	free(g.adj);
 	return ret;
 }
 

@@ -30,29 +30,98 @@ size_t fedpc_bits_bytes(size_t d)
 	return (fedpc_npairs(d) + 7) / 8;
 }
 
+/* A skeleton being packed. */
+typedef struct pack_ctx {
+	size_t d;            /* variables */
+	unsigned char *bits; /* one bit per pair */
+} pack_ctx;
+
+/* Set the bit of the joined pair (i, j). */
+static void pack_pair(void *ctx, size_t i, size_t j)
+{
+	pack_ctx *c = ctx;
+	size_t p = fedpc_pair(c->d, i, j);
+
+	c->bits[p >> 3] |= (unsigned char)(1u << (p & 7));
+}
+
 /* Pack g's adjacencies, one bit per pair. */
 void fedpc_skel_pack(const fb_graph *g, unsigned char *bits)
 {
-	size_t d = g->d, p = 0;
+	pack_ctx c = { g->d, bits };
 
-	memset(bits, 0, fedpc_bits_bytes(d));
+	memset(bits, 0, fedpc_bits_bytes(g->d));
+	fb_graph_pairs_joined(g, NULL, pack_pair, &c);
+}
+
+/* A packed skeleton and its variables. */
+typedef struct fedpc_packed {
+	const unsigned char *bits; /* one bit per pair */
+	size_t d;                  /* variables */
+} fedpc_packed;
+
+/* Call fn(ctx, i, j) for each pair i < j whose bit is set, pair by pair (zero bytes skipped
+ * whole). */
+static void skel_walk(const unsigned char *bits, size_t d,
+                      void (*fn)(void *ctx, size_t i, size_t j), void *ctx)
+{
+	size_t p = 0;
+
 	for (size_t i = 0; i < d; i++)
-		for (size_t j = i + 1; j < d; j++, p++)
-			if (g->mark[i * d + j] || g->mark[j * d + i])
-				bits[p >> 3] |= (unsigned char)(1u << (p & 7));
+		for (size_t j = i + 1; j < d; j++, p++) {
+			if ((p & 7) == 0 && bits[p >> 3] == 0 && j + 8 <= d) {
+				j += 7;
+				p += 7;
+				continue;
+			}
+			if (fedpc_bit(bits, p))
+				fn(ctx, i, j);
+		}
+}
+
+/* Join i and j in the graph ctx. */
+static void unpack_pair(void *ctx, size_t i, size_t j)
+{
+	fb_graph_set_undirected(ctx, i, j);
 }
 
 /* Unpack a skeleton into a new undirected graph. */
 fb_graph *fedpc_skel_unpack(const unsigned char *bits, size_t d)
 {
 	fb_graph *g = fb_graph_alloc(d);
-	size_t p = 0;
 
-	for (size_t i = 0; i < d; i++)
-		for (size_t j = i + 1; j < d; j++, p++)
-			if (fedpc_bit(bits, p))
-				fb_graph_set_undirected(g, i, j);
+	skel_walk(bits, d, unpack_pair, g);
 	return g;
+}
+
+/* Remove the pair (i, j) from the graph ctx. */
+static void remove_pair(void *ctx, size_t i, size_t j)
+{
+	fb_graph_remove(ctx, i, j);
+}
+
+/* Make g the undirected graph of the packed skeleton. */
+void fedpc_skel_load(fb_graph *g, const unsigned char *bits)
+{
+	fb_graph_pairs_joined(g, NULL, remove_pair, g);
+	skel_walk(bits, g->d, unpack_pair, g);
+}
+
+/* Walk the set bits of the packed skeleton ctx->bits (a walker for fb_adjacency_lists). */
+static void bits_walk(void *ctx, void (*fn)(void *, size_t, size_t), void *fctx)
+{
+	const fedpc_packed *k = ctx;
+
+	skel_walk(k->bits, k->d, fn, fctx);
+}
+
+/* The adjacency lists of a packed skeleton, in increasing order: the pairs go row by row, so
+ * each node hears of its smaller neighbours before its own row adds the larger ones. */
+size_t *fedpc_skel_lists(const unsigned char *bits, size_t d, size_t **start)
+{
+	fedpc_packed k = { bits, d };
+
+	return fb_adjacency_lists(d, bits_walk, &k, true, start);
 }
 
 /* Bytes per id. */

@@ -36,27 +36,83 @@ int fedpc_client_ready(fedpc_state *st, size_t k, const fb_dataset *local, fb_er
 	return cl->ci != NULL ? FB_OK : FB_ERR;
 }
 
+/* Level 0 of PC straight on the packed skeleton, without a d x d graph: each pair still
+ * joined is tested given the empty set and its bit cleared at independence; a kept pair is
+ * asked again from its second end, as PC's level does (the same counters).  The tests asked
+ * go to *tests. */
+static int skele_layer0(fb_ci *ci, size_t d, double alpha, unsigned char *bits,
+                        size_t *tests, fb_error *err)
+{
+	fb_ci_stats before, after;
+	size_t p = 0;
+	bool indep;
+
+	fb_ci_get_stats(ci, &before);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++, p++) {
+			if (!fedpc_bit(bits, p))
+				continue;
+			if (fb_ci_independent(ci, i, j, NULL, 0, alpha, &indep, err) != FB_OK)
+				return FB_ERR;
+			if (indep)
+				bits[p >> 3] &= (unsigned char)~(1u << (p & 7));
+			else if (fb_ci_independent(ci, j, i, NULL, 0, alpha, &indep, err) != FB_OK)
+				return FB_ERR;
+		}
+	fb_ci_get_stats(ci, &after);
+	*tests = after.queries - before.queries;
+	return FB_OK;
+}
+
+/* A d x d graph for a client's level: one a client left in the pool, or a new one. */
+static fb_graph *skel_take(fedpc_state *st)
+{
+	fb_graph *g = NULL;
+
+	pthread_mutex_lock(&st->pool_lock);
+	if (st->npool > 0)
+		g = st->pool[--st->npool];
+	pthread_mutex_unlock(&st->pool_lock);
+	return g != NULL ? g : fb_graph_alloc(st->c.d);
+}
+
+/* Leave g in the pool for the next client's level. */
+static void skel_give(fedpc_state *st, fb_graph *g)
+{
+	pthread_mutex_lock(&st->pool_lock);
+	st->pool = fb_xreallocarray(st->pool, st->npool + 1, sizeof *st->pool);
+	st->pool[st->npool++] = g;
+	pthread_mutex_unlock(&st->pool_lock);
+}
+
 /* Client k, FedSkele: one PC level on the server's skeleton; send the skeleton back. */
 static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *up,
                         double *figure, fb_error *err)
 {
-	size_t d = st->c.d, nb = fedpc_bits_bytes(d);
+	size_t d = st->c.d, nb = fedpc_bits_bytes(d), tests = 0;
 	fb_ci *ci = st->clients[k].ci;
 	/* Fisher-z given the empty set is one correlation: cheaper than its cache look-up */
 	bool layer0_fast = down->nd >= 1 && down->d[0] == 0 &&
-	                   fb_ci_kind(ci) == FB_CI_FISHER_Z;
+	                   fb_ci_kind(ci) == FB_CI_FISHER_Z &&
+	                   st->opt.compat != FB_PC_COMPAT_CAUSAL_LEARN;
 	fb_pc_level lv;
 	fb_graph *g;
 	int ret;
 
 	if (down->nb != nb)
 		return fb_fail(err, "the skeleton has %zu bytes, not %zu", down->nb, nb);
-	g = fedpc_skel_unpack(down->b, d);
-	if (layer0_fast)
+	if (layer0_fast) {
 		fb_ci_cache_set(ci, false);
-	ret = fb_pc_skeleton_level(g, ci, (size_t)down->d[0], &st->opt, NULL, &lv, err);
-	if (layer0_fast)
+		memcpy(fb_msg_bytes(up, nb), down->b, nb);
+		ret = skele_layer0(ci, d, st->opt.alpha, up->b, &tests, err);
 		fb_ci_cache_set(ci, true);
+		fb_msg_doubles(up, 0);
+		*figure = (double)tests;
+		return ret;
+	}
+	g = skel_take(st);
+	fedpc_skel_load(g, down->b);
+	ret = fb_pc_skeleton_level(g, ci, (size_t)down->d[0], &st->opt, NULL, &lv, err);
 	if (ret == FB_OK) {
 		fedpc_skel_pack(g, fb_msg_bytes(up, nb));
 		fb_msg_doubles(up, 0);
@@ -67,7 +123,7 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	 * few are computed anew (the same bits) rather than all kept */
 	if (down->d[0] == 0)
 		fb_ci_cache_clear(ci);
-	fb_graph_free(g);
+	skel_give(st, g);
 	return ret;
 }
 
@@ -188,6 +244,10 @@ static void fedpc_destroy(fb_run *run)
 	free(st->sent);
 	free(st->removed_at);
 	free(st->tri);
+	for (size_t m = 0; m < st->npool; m++)
+		fb_graph_free(st->pool[m]);
+	free(st->pool);
+	pthread_mutex_destroy(&st->pool_lock);
 	fedpc_common_release(&st->c);
 	free(st);
 	run->state = NULL;
@@ -200,6 +260,7 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	fedpc_state *st = fb_xcalloc(1, sizeof *st);
 	size_t d = run->data->d, nb, np;
 
+	pthread_mutex_init(&st->pool_lock, NULL);
 	run->state = st;
 	fedpc_common_init(&st->c, run);
 	fb_pc_options_from_params(&run->params, &st->opt);

@@ -43,12 +43,13 @@ static int cand_score(fb_ci *ci, const fb_sepsets *seps, cand *c, size_t *S, fb_
 /* The collider candidates of g in index order (middle, then i, then j); their count. */
 static size_t cands_list(const fb_graph *g, const fb_sepsets *seps, cand **out)
 {
-	size_t d = g->d, n = 0, cap = 16, m;
-	size_t *nb = fb_xmalloc((d > 0 ? d : 1) * sizeof *nb);
+	size_t d = g->d, n = 0, cap = 16, m, *start, *adj = fb_graph_adjacency(g, &start);
 	cand *c = fb_xmalloc(cap * sizeof *c);
 
 	for (size_t k = 0; k < d; k++) {
-		m = fb_graph_adjacents(g, k, nb);
+		const size_t *nb = adj + start[k];
+
+		m = start[k + 1] - start[k];
 		for (size_t p = 0; p < m; p++)
 			for (size_t q = p + 1; q < m; q++) {
 				size_t i = nb[p], j = nb[q];
@@ -62,7 +63,8 @@ static size_t cands_list(const fb_graph *g, const fb_sepsets *seps, cand **out)
 				n++;
 			}
 	}
-	free(nb);
+	free(start);
+	free(adj);
 	*out = c;
 	return n;
 }

@@ -2,6 +2,7 @@
  * causal-learn does it (every set tested, separating sets united, removals at the end). */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,32 +22,21 @@ typedef struct level_ctx {
 	size_t *S;                 /* d: the current subset */
 	unsigned char *drop;       /* d * d: pairs to remove at the end (causal-learn) */
 	size_t removed;            /* edges removed so far */
+	size_t edges;              /* edges when the level began */
+	bool owned;                /* the level owns ci's cache (fb_pc_skeleton_level_owned) */
 } level_ctx;
 
 /* Whether level l can run: some vertex has |adj| - 1 >= l. */
 bool fb_pc_level_possible(const fb_graph *skel, size_t level)
 {
-	for (size_t i = 0; i < skel->d; i++) {
-		size_t n = 0;
+	size_t *deg = fb_xmalloc((skel->d > 0 ? skel->d : 1) * sizeof *deg);
+	bool possible = false;
 
-		for (size_t j = 0; j < skel->d; j++)
-			n += fb_graph_adjacent(skel, i, j);
-		if (n >= level + 1)
-			return true;
-	}
-	return false;
-}
-
-/* Freeze the adjacency of every vertex (CSR form). */
-static void adj_freeze(const fb_graph *g, size_t *start, size_t *adj)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < g->d; i++) {
-		start[i] = n;
-		n += fb_graph_adjacents(g, i, adj + n);
-	}
-	start[g->d] = n;
+	fb_graph_degrees(skel, deg);
+	for (size_t i = 0; i < skel->d && !possible; i++)
+		possible = deg[i] >= level + 1;
+	free(deg);
+	return possible;
 }
 
 /* Advance comb (l indices below m, increasing) to the next subset in lexicographic order;
@@ -65,12 +55,47 @@ bool fb_pc_subset_next(size_t *comb, size_t l, size_t m)
 	return true;
 }
 
+/* Whether j is among the n increasing entries of a (binary search). */
+static bool sorted_has(const size_t *a, size_t n, size_t j)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] == j)
+			return true;
+		if (a[mid] < j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Whether the test of i _||_ j | c->S may be asked again in this level: only from j's side,
+ * which comes later when i < j, and only if j's candidates (frozen, or current for the
+ * original PC, which only shrink) hold all of S.  No later level asks a set of this size
+ * again, nor the orientation (a separating set plus one). */
+static bool may_ask_again(const level_ctx *c, size_t i, size_t j)
+{
+	if (i > j)
+		return false;
+	for (size_t k = 0; k < c->level; k++) {
+		size_t s = c->S[k];
+
+		if (c->opt->stable ? !sorted_has(c->adj + c->start[j], c->start[j + 1] - c->start[j], s)
+		                   : !fb_graph_adjacent(c->g, j, s))
+			return false;
+	}
+	return true;
+}
+
 /* Test i _||_ j | S for the l-subsets S of cand[0..m) in turn, stopping at the first
  * independence: record its separating set and set *indep. */
 static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb_error *err)
 {
 	size_t l = c->level;
-	fb_ci_result res;
 	bool more = true;
 
 	*indep = false;
@@ -79,10 +104,11 @@ static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb
 	while (more) {
 		for (size_t k = 0; k < l; k++)
 			c->S[k] = c->cand[c->comb[k]];
-		if (fb_ci_test(c->ci, i, j, c->S, l, &res, err) != FB_OK)
+		if (c->owned)
+			fb_ci_cache_keep(c->ci, may_ask_again(c, i, j) ? c->opt->alpha : -1.0);
+		if (fb_ci_independent(c->ci, i, j, c->S, l, c->opt->alpha, indep, err) != FB_OK)
 			return FB_ERR;
-		if (res.p > c->opt->alpha) {
-			*indep = true;
+		if (*indep) {
 			if (c->seps != NULL)
 				fb_sepsets_set(c->seps, i, j, c->S, l);
 			return FB_OK;
@@ -109,32 +135,54 @@ static size_t candidates(level_ctx *c, size_t i, size_t j, bool frozen)
 	return m;
 }
 
+/* Whether i and j (i != j) are still joined (the marks read here: this runs d^2 times). */
+static bool joined(const fb_graph *g, size_t i, size_t j)
+{
+	return g->mark[i * g->d + j] || g->mark[j * g->d + i];
+}
+
+/* Test the pair (i, j) of the level, still joined, if it has enough candidates, and remove
+ * it at its first independence. */
+static int pair_visit(level_ctx *c, size_t i, size_t j, fb_error *err)
+{
+	size_t m;
+	bool indep;
+
+	/* level 0 tests the empty set alone: no candidate list is needed, and copying d - 2
+	 * candidates for each of d^2 pairs would cost O(d^3) */
+	m = c->level == 0 ? 0 : candidates(c, i, j, c->opt->stable);
+	if (m < c->level)
+		return FB_OK;
+	if (pair_test(c, i, j, m, &indep, err) != FB_OK)
+		return FB_ERR;
+	if (indep) {
+		fb_graph_remove(c->g, i, j);
+		c->removed++;
+	}
+	return FB_OK;
+}
+
 /* Visit every ordered pair of the level (stable or original PC: a pair goes at its first
- * independence). */
+ * independence), in index order.  Level 0 needs no frozen lists (c->start is NULL): it
+ * tests each pair still joined, and lists of d^2 pairs would only cost memory. */
 static int level_visit(level_ctx *c, fb_error *err)
 {
-	bool frozen = c->opt->stable;
 	size_t d = c->g->d;
 
-	for (size_t i = 0; i < d; i++)
-		for (size_t t = c->start[i]; t < c->start[i + 1]; t++) {
-			size_t j = c->adj[t], m;
-			bool indep;
+	for (size_t i = 0; i < d; i++) {
+		size_t n = c->start != NULL ? c->start[i + 1] - c->start[i] : d;
 
-			if (!fb_graph_adjacent(c->g, i, j))
+		for (size_t t = 0; t < n; t++) {
+			size_t j = c->start != NULL ? c->adj[c->start[i] + t] : t;
+
+			if (j == i || !joined(c->g, i, j))
 				continue;
-			/* level 0 tests the empty set alone: no candidate list is needed, and
-			 * copying d - 2 candidates for each of d^2 pairs would cost O(d^3) */
-			m = c->level == 0 ? 0 : candidates(c, i, j, frozen);
-			if (m < c->level)
-				continue;
-			if (pair_test(c, i, j, m, &indep, err) != FB_OK)
+			/* a pair i < j meets its first visit here, still joined if it was at the start */
+			c->edges += c->start == NULL && j > i;
+			if (pair_visit(c, i, j, err) != FB_OK)
 				return FB_ERR;
-			if (indep) {
-				fb_graph_remove(c->g, i, j);
-				c->removed++;
-			}
 		}
+	}
 	return FB_OK;
 }
 
@@ -223,12 +271,12 @@ static void level_drop(level_ctx *c)
 			}
 }
 
-/* Run one level of the skeleton search. */
-int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_options *opt,
-                         fb_sepsets *seps, fb_pc_level *out, fb_error *err)
+/* Run one level of the skeleton search (owned: the level owns ci's cache). */
+static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_options *opt,
+                          fb_sepsets *seps, fb_pc_level *out, bool owned, fb_error *err)
 {
 	size_t d = skel->d, dd = d > 0 ? d : 1;
-	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
+	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, owned };
 	fb_ci_stats before, after;
 	int ret;
 
@@ -236,14 +284,15 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
 		return fb_fail(err, "the skeleton has %zu variables and the tests %zu", d,
 		               fb_ci_d(ci));
 	fb_ci_get_stats(ci, &before);
-	c.start = fb_xmalloc((d + 1) * sizeof *c.start);
-	c.adj = fb_xmalloc((2 * fb_graph_n_edges(skel) + 1) * sizeof *c.adj);
+	if (level > 0 || opt->compat == FB_PC_COMPAT_CAUSAL_LEARN) {
+		c.adj = fb_graph_adjacency(skel, &c.start); /* frozen */
+		c.edges = c.start[d] / 2; /* each edge is listed at both ends */
+	}
 	c.cand = fb_xmalloc(dd * sizeof *c.cand);
 	c.comb = fb_xmalloc(dd * sizeof *c.comb);
 	c.S = fb_xmalloc(dd * sizeof *c.S);
 	if (opt->compat == FB_PC_COMPAT_CAUSAL_LEARN)
 		c.drop = fb_xcalloc(dd * dd, 1);
-	adj_freeze(skel, c.start, c.adj);
 	ret = c.drop != NULL ? level_visit_sets(&c, err) : level_visit(&c, err);
 	if (ret == FB_OK && c.drop != NULL)
 		level_drop(&c);
@@ -253,7 +302,7 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
 		out->tests = after.queries - before.queries;
 		out->hits = after.hits - before.hits;
 		out->removed = c.removed;
-		out->edges = fb_graph_n_edges(skel);
+		out->edges = c.edges - c.removed;
 	}
 	free(c.start);
 	free(c.adj);
@@ -261,5 +310,27 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
 	free(c.comb);
 	free(c.S);
 	free(c.drop);
+	return ret;
+}
+
+/* Run one level of the skeleton search. */
+int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_options *opt,
+                         fb_sepsets *seps, fb_pc_level *out, fb_error *err)
+{
+	return skeleton_level(skel, ci, level, opt, seps, out, false, err);
+}
+
+/* Run one level with the cache of ci kept to what the level may ask again, and left empty. */
+int fb_pc_skeleton_level_owned(fb_graph *skel, fb_ci *ci, size_t level,
+                               const fb_pc_options *opt, fb_sepsets *seps, fb_pc_level *out,
+                               fb_error *err)
+{
+	bool owned = opt->compat != FB_PC_COMPAT_CAUSAL_LEARN;
+	int ret = skeleton_level(skel, ci, level, opt, seps, out, owned, err);
+
+	if (owned) {
+		fb_ci_cache_clear(ci);
+		fb_ci_cache_keep(ci, INFINITY);
+	}
 	return ret;
 }

@@ -158,6 +158,7 @@ static int pc_orient(fb_pc *pc, fb_pc_round *r, fb_error *err)
 int fb_pc_step(fb_pc *pc, fb_pc_round *r, fb_error *err)
 {
 	fb_pc_round tmp;
+	int ret;
 
 	if (r == NULL)
 		r = &tmp;
@@ -166,8 +167,13 @@ int fb_pc_step(fb_pc *pc, fb_pc_round *r, fb_error *err)
 		return fb_fail(err, "pc has finished");
 	if (pc->skeleton_done)
 		return pc_orient(pc, r, err);
-	if (fb_pc_skeleton_level(pc->g, pc->ci, pc->level, &pc->opt, pc->seps, &r->level,
-	                         err) != FB_OK)
+	if (pc->own_ci)
+		ret = fb_pc_skeleton_level_owned(pc->g, pc->ci, pc->level, &pc->opt, pc->seps,
+		                                 &r->level, err);
+	else
+		ret = fb_pc_skeleton_level(pc->g, pc->ci, pc->level, &pc->opt, pc->seps, &r->level,
+		                           err);
+	if (ret != FB_OK)
 		return FB_ERR;
 	pc->level++;
 	pc->skeleton_done = !pc_more(pc, pc->level);

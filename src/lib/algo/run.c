@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/cpdag.h"
 
 /* Whether this process runs only one client's half over part (a client process of a study
  * over MPI): what only the server half needs (best:'s truth) is not its business. */
@@ -161,6 +162,7 @@ void fb_run_free(fb_run *run)
 	}
 	free(run->trace.r);
 	fb_buf_release(&run->say);
+	fb_graph_free(run->truth_cpdag);
 	fb_fed_free(run->fed);
 	fb_partition_free(run->train_part);
 	fb_dataset_free(run->train_data);
@@ -191,8 +193,16 @@ static void record_estimate_keep(const fb_run *run, fb_trace_rec *rec, const fb_
 	rec->est_kept = true;
 }
 
+/* The truth's CPDAG, made once for every round's score (NULL when the truth has none). */
+static const fb_graph *run_truth_cpdag(fb_run *run)
+{
+	if (run->truth_cpdag == NULL && run->truth != NULL)
+		run->truth_cpdag = fb_cpdag_from_dag(run->truth, NULL);
+	return run->truth_cpdag;
+}
+
 /* Fill the record's edge count and score from the current estimate (none for a circuit). */
-static void record_estimate(const fb_run *run, fb_trace_rec *rec)
+static void record_estimate(fb_run *run, fb_trace_rec *rec)
 {
 	fb_error err = { { 0 } };
 	fb_graph *g;
@@ -210,7 +220,8 @@ static void record_estimate(const fb_run *run, fb_trace_rec *rec)
 	else if (run->algo->score != NULL) /* its own score (sep: the clients' mean) */
 		rec->scored = run->algo->score(run, &rec->score, &err) == FB_OK;
 	else /* the estimate just made, scored once */
-		rec->scored = g != NULL && fb_score_graph(g, run->truth, &rec->score, &err) == FB_OK;
+		rec->scored = g != NULL && fb_score_graph_with(g, run->truth, run_truth_cpdag(run),
+		                                               &rec->score, &err) == FB_OK;
 	fb_graph_free(g);
 }
 
@@ -325,6 +336,8 @@ int fb_run_step(fb_run *run, fb_error *err)
 /* Score the run against another truth. */
 void fb_run_set_truth(fb_run *run, const fb_graph *truth)
 {
+	fb_graph_free(run->truth_cpdag);
+	run->truth_cpdag = NULL;
 	run->truth = truth;
 	for (size_t i = 0; i + 1 < run->trace.n; i++)
 		run->trace.r[i].scored = false; /* their estimates are gone */
@@ -388,7 +401,7 @@ int fb_run_score(const fb_run *run, fb_score *s, fb_error *err)
 		return run->algo->score(run, s, err);
 	if ((g = run->algo->result(run, err)) == NULL)
 		return FB_ERR;
-	ret = fb_score_graph(g, run->truth, s, err);
+	ret = fb_score_graph_with(g, run->truth, run->truth_cpdag, s, err);
 	fb_graph_free(g);
 	return ret;
 }

@@ -25,32 +25,47 @@ static bool is_adj(const fb_graph *g, size_t a, size_t b)
 	return g->mark[a * g->d + b] || g->mark[b * g->d + a];
 }
 
+/* The skeleton's adjacency lists, which orienting edges never changes. */
+typedef struct meek_adj {
+	size_t *start; /* d + 1 */
+	size_t *adj;   /* the nodes joined to i: adj[start[i] .. start[i + 1]), increasing */
+} meek_adj;
+
 /* R1: some c -> a with c and b not adjacent. */
-static bool meek_r1(const fb_graph *g, size_t a, size_t b)
+static bool meek_r1(const fb_graph *g, const meek_adj *A, size_t a, size_t b)
 {
-	for (size_t c = 0; c < g->d; c++)
+	for (size_t t = A->start[a]; t < A->start[a + 1]; t++) {
+		size_t c = A->adj[t];
+
 		if (c != b && is_arc(g, c, a) && !is_adj(g, c, b))
 			return true;
+	}
 	return false;
 }
 
 /* R2: some c with a -> c -> b. */
-static bool meek_r2(const fb_graph *g, size_t a, size_t b)
+static bool meek_r2(const fb_graph *g, const meek_adj *A, size_t a, size_t b)
 {
-	for (size_t c = 0; c < g->d; c++)
+	for (size_t t = A->start[a]; t < A->start[a + 1]; t++) {
+		size_t c = A->adj[t];
+
 		if (is_arc(g, a, c) && is_arc(g, c, b))
 			return true;
+	}
 	return false;
 }
 
 /* R3: two non-adjacent c, e with a - c -> b and a - e -> b; buf has room for d. */
-static bool meek_r3(const fb_graph *g, size_t a, size_t b, size_t *buf)
+static bool meek_r3(const fb_graph *g, const meek_adj *A, size_t a, size_t b, size_t *buf)
 {
 	size_t n = 0;
 
-	for (size_t c = 0; c < g->d; c++)
+	for (size_t t = A->start[a]; t < A->start[a + 1]; t++) {
+		size_t c = A->adj[t];
+
 		if (c != b && is_und(g, a, c) && is_arc(g, c, b))
 			buf[n++] = c;
+	}
 	for (size_t p = 0; p < n; p++)
 		for (size_t q = p + 1; q < n; q++)
 			if (!is_adj(g, buf[p], buf[q]))
@@ -59,60 +74,109 @@ static bool meek_r3(const fb_graph *g, size_t a, size_t b, size_t *buf)
 }
 
 /* R4: some c, e with a - c -> e -> b, a adjacent to e, c and b not adjacent. */
-static bool meek_r4(const fb_graph *g, size_t a, size_t b)
+static bool meek_r4(const fb_graph *g, const meek_adj *A, size_t a, size_t b)
 {
-	for (size_t e = 0; e < g->d; e++) {
-		if (e == a || !is_arc(g, e, b) || !is_adj(g, a, e))
+	for (size_t t = A->start[a]; t < A->start[a + 1]; t++) {
+		size_t e = A->adj[t];
+
+		if (!is_arc(g, e, b))
 			continue;
-		for (size_t c = 0; c < g->d; c++)
+		for (size_t u = A->start[a]; u < A->start[a + 1]; u++) {
+			size_t c = A->adj[u];
+
 			if (c != b && c != e && is_und(g, a, c) && is_arc(g, c, e) && !is_adj(g, c, b))
 				return true;
+		}
 	}
 	return false;
 }
 
-/* Whether some rule of Meek orients a - b as a -> b; buf has room for d. */
-static bool meek_orients(const fb_graph *g, size_t a, size_t b, bool rule4, size_t *buf)
+/* Whether some rule of Meek orients a - b as a -> b; buf has room for d.  Each rule asks
+ * whether some node exists, so looking only among a's adjacent nodes (where every node it
+ * names joined to a must be) gives the same answer as looking through all d. */
+static bool meek_orients(const fb_graph *g, const meek_adj *A, size_t a, size_t b, bool rule4,
+                         size_t *buf)
 {
-	return meek_r1(g, a, b) || meek_r2(g, a, b) || meek_r3(g, a, b, buf) ||
-	       (rule4 && meek_r4(g, a, b));
+	return meek_r1(g, A, a, b) || meek_r2(g, A, a, b) || meek_r3(g, A, a, b, buf) ||
+	       (rule4 && meek_r4(g, A, a, b));
 }
 
-/* Orient undirected edges by Meek's rules to closure, never closing a directed cycle. */
+/* True when a directed path of one arc or more leads from `from` to `to` (the arcs followed
+ * along the adjacency lists); stack and seen are scratch with room for d. */
+static bool meek_reaches(const fb_graph *g, const meek_adj *A, size_t from, size_t to,
+                         size_t *stack, bool *seen)
+{
+	size_t top = 0;
+	bool found = false;
+
+	stack[top++] = from;
+	seen[from] = true;
+	while (top > 0 && !found) {
+		size_t v = stack[--top];
+
+		for (size_t t = A->start[v]; t < A->start[v + 1] && !found; t++) {
+			size_t u = A->adj[t];
+
+			if (!is_arc(g, v, u))
+				continue;
+			found = u == to;
+			if (!seen[u]) {
+				seen[u] = true;
+				stack[top++] = u;
+			}
+		}
+	}
+	/* clear what was marked, so that seen stays all false between calls */
+	for (size_t v = 0; v < g->d; v++)
+		seen[v] = false;
+	return found;
+}
+
+/* Orient undirected edges by Meek's rules to closure, never closing a directed cycle.  The
+ * pairs go in index order, pass after pass, as a sweep over every (a, b) would. */
 size_t fb_cpdag_meek(fb_graph *g, bool rule4)
 {
 	size_t d = g->d, oriented = 0;
 	size_t *buf = fb_xmalloc((d > 0 ? d : 1) * sizeof *buf);
 	size_t *stack = fb_xmalloc((d > 0 ? d : 1) * sizeof *stack);
-	bool *seen = fb_xmalloc((d > 0 ? d : 1) * sizeof *seen);
+	bool *seen = fb_xcalloc(d > 0 ? d : 1, sizeof *seen);
 	bool changed = true;
+	meek_adj A;
 
+	A.adj = fb_graph_adjacency(g, &A.start);
 	while (changed) {
 		changed = false;
 		for (size_t a = 0; a < d; a++)
-			for (size_t b = 0; b < d; b++) {
-				if (a == b || !is_und(g, a, b) || !meek_orients(g, a, b, rule4, buf) ||
-				    fb_graph_reaches(g, b, a, a, stack, seen))
+			for (size_t t = A.start[a]; t < A.start[a + 1]; t++) {
+				size_t b = A.adj[t];
+
+				if (!is_und(g, a, b) || !meek_orients(g, &A, a, b, rule4, buf) ||
+				    meek_reaches(g, &A, b, a, stack, seen))
 					continue;
 				fb_graph_set_directed(g, a, b, g->w[a * d + b]);
 				oriented++;
 				changed = true;
 			}
 	}
+	free(A.start);
+	free(A.adj);
 	free(buf);
 	free(stack);
 	free(seen);
 	return oriented;
 }
 
-/* Direct the v-structures of dag in out (its skeleton, all undirected). */
-static void orient_vstructures(const fb_graph *dag, fb_graph *out)
+/* Direct the v-structures of dag in out (its skeleton, all undirected); A lists dag's
+ * adjacent nodes, pa has room for d. */
+static void orient_vstructures(const fb_graph *dag, const meek_adj *A, fb_graph *out,
+                               size_t *pa)
 {
-	size_t d = dag->d, np;
-	size_t *pa = fb_xmalloc((d > 0 ? d : 1) * sizeof *pa);
+	for (size_t k = 0; k < dag->d; k++) {
+		size_t np = 0;
 
-	for (size_t k = 0; k < d; k++) {
-		np = fb_graph_parents(dag, k, pa);
+		for (size_t t = A->start[k]; t < A->start[k + 1]; t++)
+			if (is_arc(dag, A->adj[t], k))
+				pa[np++] = A->adj[t];
 		for (size_t p = 0; p < np; p++)
 			for (size_t q = p + 1; q < np; q++) {
 				if (is_adj(dag, pa[p], pa[q]))
@@ -121,18 +185,19 @@ static void orient_vstructures(const fb_graph *dag, fb_graph *out)
 				fb_graph_set_directed(out, pa[q], k, 1.0);
 			}
 	}
-	free(pa);
 }
 
 /* The CPDAG of a DAG. */
 fb_graph *fb_cpdag_from_dag(const fb_graph *dag, fb_error *err)
 {
 	fb_graph *out;
-	size_t d = dag->d;
+	size_t d = dag->d, nd, nu;
+	size_t *pa;
+	meek_adj A;
 
-	if (fb_graph_n_undirected(dag) > 0) {
-		fb_fail(err, "the graph has %zu undirected edges: a CPDAG is made from a DAG",
-		        fb_graph_n_undirected(dag));
+	fb_graph_count_edges(dag, &nd, &nu);
+	if (nu > 0) {
+		fb_fail(err, "the graph has %zu undirected edges: a CPDAG is made from a DAG", nu);
 		return NULL;
 	}
 	if (!fb_graph_is_acyclic(dag)) {
@@ -141,11 +206,16 @@ fb_graph *fb_cpdag_from_dag(const fb_graph *dag, fb_error *err)
 	}
 	out = fb_graph_copy(dag);
 	out->weighted = false;
+	A.adj = fb_graph_adjacency(dag, &A.start);
 	for (size_t i = 0; i < d; i++)
-		for (size_t j = i + 1; j < d; j++)
-			if (is_adj(dag, i, j))
-				fb_graph_set_undirected(out, i, j);
-	orient_vstructures(dag, out);
+		for (size_t t = A.start[i]; t < A.start[i + 1]; t++)
+			if (A.adj[t] > i)
+				fb_graph_set_undirected(out, i, A.adj[t]);
+	pa = fb_xmalloc((d > 0 ? d : 1) * sizeof *pa);
+	orient_vstructures(dag, &A, out, pa);
+	free(pa);
+	free(A.start);
+	free(A.adj);
 	fb_cpdag_meek(out, false);
 	return out;
 }
@@ -249,11 +319,10 @@ static size_t dt_pop(dt_state *t)
 /* Build the adjacency lists and arc counts, and queue every vertex for a test. */
 static void dt_init(dt_state *t, const fb_graph *p)
 {
-	size_t d = p->d, dd = d > 0 ? d : 1, n = 0;
+	size_t d = p->d, dd = d > 0 ? d : 1;
 
 	t->p = p;
-	t->start = fb_xmalloc((d + 1) * sizeof *t->start);
-	t->nbr = fb_xmalloc((2 * fb_graph_n_edges(p) + 1) * sizeof *t->nbr);
+	t->nbr = fb_graph_adjacency(p, &t->start);
 	t->alive = fb_xmalloc(dd * sizeof *t->alive);
 	t->outdeg = fb_xcalloc(dd, sizeof *t->outdeg);
 	t->queued = fb_xcalloc(dd, sizeof *t->queued);
@@ -261,15 +330,10 @@ static void dt_init(dt_state *t, const fb_graph *p)
 	t->nb = fb_xmalloc(dd * sizeof *t->nb);
 	t->nheap = 0;
 	for (size_t i = 0; i < d; i++) {
-		t->start[i] = n;
 		t->alive[i] = true;
-		for (size_t j = 0; j < d; j++) {
-			if (j != i && is_adj(p, i, j))
-				t->nbr[n++] = j;
-			t->outdeg[i] += is_arc(p, i, j);
-		}
+		for (size_t k = t->start[i]; k < t->start[i + 1]; k++)
+			t->outdeg[i] += is_arc(p, i, t->nbr[k]);
 	}
-	t->start[d] = n;
 	for (size_t i = 0; i < d; i++)
 		dt_push(t, i);
 }
@@ -339,18 +403,30 @@ fb_graph *fb_cpdag_to_dag(const fb_graph *p, bool *fallback)
 	return out;
 }
 
-/* Structural Hamming distance between PDAGs. */
+/* A structural Hamming distance in progress. */
+typedef struct shd_count {
+	const fb_graph *a, *b; /* the graphs compared */
+	size_t n;              /* pairs whose relations differ so far */
+} shd_count;
+
+/* Count the pair (i, j) when its relations differ. */
+static void shd_pair(void *ctx, size_t i, size_t j)
+{
+	shd_count *c = ctx;
+
+	c->n += fb_graph_edge(c->a, i, j) != fb_graph_edge(c->b, i, j);
+}
+
+/* Structural Hamming distance between PDAGs: only pairs joined in one of them can differ. */
 int fb_cpdag_shd(const fb_graph *a, const fb_graph *b, size_t *shd, fb_error *err)
 {
-	size_t n = 0;
+	shd_count c = { a, b, 0 };
 
 	if (!fb_graph_same_nodes(a, b))
 		return fb_fail(err, "the graphs compared have different nodes (%zu and %zu, or other "
 		                    "names)", a->d, b->d);
-	for (size_t i = 0; i < a->d; i++)
-		for (size_t j = i + 1; j < a->d; j++)
-			n += fb_graph_edge(a, i, j) != fb_graph_edge(b, i, j);
-	*shd = n;
+	fb_graph_pairs_joined(a, b, shd_pair, &c);
+	*shd = c.n;
 	return FB_OK;
 }
 
@@ -384,11 +460,12 @@ static int tri_cmp(const void *x, const void *y)
 /* The unshielded triples of g as (i, k, j), i < j, sorted by (i, j, k); their count. */
 size_t fb_graph_unshielded_triples(const fb_graph *g, size_t **out)
 {
-	size_t d = g->d, n = 0, cap = 64;
-	size_t *nb = fb_xmalloc(d * sizeof *nb), *t = fb_xmalloc(3 * cap * sizeof *t);
+	size_t d = g->d, n = 0, cap = 64, *start, *adj = fb_graph_adjacency(g, &start);
+	size_t *t = fb_xmalloc(3 * cap * sizeof *t);
 
 	for (size_t k = 0; k < d; k++) {
-		size_t m = fb_graph_adjacents(g, k, nb);
+		const size_t *nb = adj + start[k];
+		size_t m = start[k + 1] - start[k];
 
 		for (size_t p = 0; p < m; p++)
 			for (size_t q = p + 1; q < m; q++) {
@@ -402,7 +479,8 @@ size_t fb_graph_unshielded_triples(const fb_graph *g, size_t **out)
 				n++;
 			}
 	}
-	free(nb);
+	free(start);
+	free(adj);
 	qsort(t, n, 3 * sizeof *t, tri_cmp);
 	*out = t;
 	return n;

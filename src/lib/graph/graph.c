@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fedbn/graph.h"
+#include "graph-int.h"
 
 /* True when i and j name two different nodes of g. */
 static bool graph_pair_ok(const fb_graph *g, size_t i, size_t j)
@@ -184,31 +185,28 @@ bool fb_graph_adjacent(const fb_graph *g, size_t i, size_t j)
 /* Number of directed edges. */
 size_t fb_graph_n_directed(const fb_graph *g)
 {
-	size_t i, j, n = 0;
+	size_t n;
 
-	for (i = 0; i < g->d; i++)
-		for (j = 0; j < g->d; j++)
-			if (fb_graph_edge(g, i, j) == FB_EDGE_FORWARD)
-				n++;
+	fb_graph_count_edges(g, &n, NULL);
 	return n;
 }
 
 /* Number of undirected edges. */
 size_t fb_graph_n_undirected(const fb_graph *g)
 {
-	size_t i, j, n = 0;
+	size_t n;
 
-	for (i = 0; i < g->d; i++)
-		for (j = i + 1; j < g->d; j++)
-			if (fb_graph_edge(g, i, j) == FB_EDGE_UNDIRECTED)
-				n++;
+	fb_graph_count_edges(g, NULL, &n);
 	return n;
 }
 
 /* Number of edges of either kind. */
 size_t fb_graph_n_edges(const fb_graph *g)
 {
-	return fb_graph_n_directed(g) + fb_graph_n_undirected(g);
+	size_t a, b;
+
+	fb_graph_count_edges(g, &a, &b);
+	return a + b;
 }
 
 /* The nodes j whose relation (i, j) is kind, in index order, into out. */
@@ -251,31 +249,82 @@ size_t fb_graph_adjacents(const fb_graph *g, size_t i, size_t *out)
 	return n;
 }
 
+/* Put x in the min-heap h of n entries. */
+static void heap_push(size_t *h, size_t *n, size_t x)
+{
+	size_t i = (*n)++;
+
+	while (i > 0 && h[(i - 1) / 2] > x) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+}
+
+/* Take the smallest entry out of the min-heap h of n entries. */
+static size_t heap_pop(size_t *h, size_t *n)
+{
+	size_t top = h[0], x = h[--*n], i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= x)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n > 0)
+		h[i] = x;
+	return top;
+}
+
+/* The first node k >= j with a mark (i, k), or d. */
+static size_t row_next(const fb_graph *g, size_t i, size_t j)
+{
+	const unsigned char *row = g->mark + i * g->d;
+
+	return graph_row_next(row, row, j, g->d);
+}
+
+/* True when i -> j is directed (row i first: the column is read only under a mark). */
+static bool graph_arc(const fb_graph *g, size_t i, size_t j)
+{
+	return g->mark[i * g->d + j] && !g->mark[j * g->d + i];
+}
+
 /* Kahn's algorithm, smallest available index first: fills order with the nodes it could
  * place and returns how many (d when the directed part is acyclic).  indeg (room for d)
- * ends holding the in-degrees that remain from unplaced parents. */
+ * ends holding the in-degrees that remain from unplaced parents.  The nodes ready to place
+ * wait in a min-heap, so each step takes the smallest of them. */
 static size_t graph_kahn(const fb_graph *g, size_t *order, size_t *indeg, bool *placed)
 {
-	size_t d = g->d, n = 0, i, j;
+	size_t d = g->d, n = 0, nh = 0, i, j;
+	size_t *heap = fb_xmalloc((d > 0 ? d : 1) * sizeof *heap);
 
 	for (j = 0; j < d; j++) {
 		indeg[j] = 0;
 		placed[j] = false;
-		for (i = 0; i < d; i++)
-			if (fb_graph_edge(g, i, j) == FB_EDGE_FORWARD)
-				indeg[j]++;
 	}
-	while (n < d) {
-		for (i = 0; i < d && (placed[i] || indeg[i] != 0); i++)
-			;
-		if (i == d)
-			break;
+	for (i = 0; i < d; i++)
+		for (j = row_next(g, i, 0); j < d; j = row_next(g, i, j + 1))
+			indeg[j] += graph_arc(g, i, j);
+	for (j = 0; j < d; j++)
+		if (indeg[j] == 0)
+			heap_push(heap, &nh, j);
+	while (nh > 0) {
+		i = heap_pop(heap, &nh);
 		placed[i] = true;
 		order[n++] = i;
-		for (j = 0; j < d; j++)
-			if (fb_graph_edge(g, i, j) == FB_EDGE_FORWARD)
-				indeg[j]--;
+		for (j = row_next(g, i, 0); j < d; j = row_next(g, i, j + 1))
+			if (graph_arc(g, i, j) && --indeg[j] == 0)
+				heap_push(heap, &nh, j);
 	}
+	free(heap);
 	return n;
 }
 
@@ -339,8 +388,8 @@ bool fb_graph_reaches(const fb_graph *g, size_t from, size_t a, size_t b, size_t
 	while (top > 0) {
 		size_t v = stack[--top];
 
-		for (size_t u = 0; u < d; u++) {
-			if (!fb_graph_has_arc(g, v, u))
+		for (size_t u = row_next(g, v, 0); u < d; u = row_next(g, v, u + 1)) {
+			if (!graph_arc(g, v, u))
 				continue;
 			if (u == a || u == b)
 				return true;

@@ -5,6 +5,8 @@ src_lib_graph_libgraph_la_SOURCES = \
 	include/fedbn/graph.h \
 	include/fedbn/metrics.h \
 	src/lib/graph/graph.c \
+	src/lib/graph/graph-int.h \
+	src/lib/graph/graph-scan.c \
 	src/lib/graph/metrics.c
 
 check_PROGRAMS += tests/unit/test-graph

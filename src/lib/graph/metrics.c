@@ -13,7 +13,7 @@
 /* Check that est and truth can be compared; FB_ERR with the reason otherwise. */
 static int metrics_check(const fb_graph *est, const fb_graph *truth, fb_error *err)
 {
-	size_t i, j;
+	size_t i, j, und;
 
 	if (est->d != truth->d)
 		return fb_fail(err, "estimate and truth have different variables: "
@@ -23,7 +23,8 @@ static int metrics_check(const fb_graph *est, const fb_graph *truth, fb_error *e
 			return fb_fail(err, "estimate and truth have different variables: "
 			               "node %zu is '%s' in the estimate and '%s' in the truth",
 			               i + 1, est->names[i], truth->names[i]);
-	for (i = 0; i < truth->d; i++)
+	fb_graph_count_edges(truth, NULL, &und);
+	for (i = 0; und > 0 && i < truth->d; i++)
 		for (j = i + 1; j < truth->d; j++)
 			if (fb_graph_edge(truth, i, j) == FB_EDGE_UNDIRECTED)
 				return fb_fail(err, "the truth must be directed: '%s' - '%s' is "
@@ -31,10 +32,18 @@ static int metrics_check(const fb_graph *est, const fb_graph *truth, fb_error *e
 	return FB_OK;
 }
 
+/* A comparison in progress. */
+typedef struct metrics_walk {
+	const fb_graph *est, *truth; /* the graphs */
+	fb_metrics *m;               /* the counts */
+} metrics_walk;
+
 /* Add the pair {i, j} (i < j) to the counts of m. */
-static void metrics_count_pair(const fb_graph *est, const fb_graph *truth, size_t i, size_t j,
-                               fb_metrics *m)
+static void metrics_count_pair(void *ctx, size_t i, size_t j)
 {
+	const metrics_walk *w = ctx;
+	const fb_graph *est = w->est, *truth = w->truth;
+	fb_metrics *m = w->m;
 	enum fb_edge e = fb_graph_edge(est, i, j);
 	enum fb_edge t = fb_graph_edge(truth, i, j);
 
@@ -84,14 +93,13 @@ int fb_metrics_compute(const fb_graph *est, const fb_graph *truth, fb_metrics *m
                        fb_error *err)
 {
 	fb_metrics r;
-	size_t i, j;
+	metrics_walk w = { est, truth, &r };
 
 	if (metrics_check(est, truth, err) != FB_OK)
 		return FB_ERR;
 	memset(&r, 0, sizeof r);
-	for (i = 0; i < est->d; i++)
-		for (j = i + 1; j < est->d; j++)
-			metrics_count_pair(est, truth, i, j, &r);
+	/* pairs joined in neither graph count nowhere */
+	fb_graph_pairs_joined(est, truth, metrics_count_pair, &w);
 	metrics_rates(&r, est->d);
 	r.cyclic = !fb_graph_is_acyclic(est);
 	*m = r;
@@ -129,25 +137,35 @@ static int score_shd_dag(const fb_graph *est, const fb_graph *truth, double *out
 	return ret;
 }
 
-/* SHD between the CPDAG of est (a DAG) or est itself (a PDAG) and the truth's CPDAG. */
-static int score_shd_cpdag(const fb_graph *est, const fb_graph *truth, double *out,
-                           fb_error *err)
+/* SHD between the CPDAG of est (a DAG) or est itself (a PDAG) and the truth's CPDAG (tc, or
+ * made here when NULL). */
+static int score_shd_cpdag(const fb_graph *est, const fb_graph *truth, const fb_graph *tc,
+                           double *out, fb_error *err)
 {
-	fb_graph *tc = fb_cpdag_from_dag(truth, err), *ec = NULL;
+	fb_graph *made = tc == NULL ? fb_cpdag_from_dag(truth, err) : NULL, *ec = NULL;
 	size_t shd = 0;
 	int ret;
 
+	if (tc == NULL)
+		tc = made;
 	if (fb_graph_n_undirected(est) == 0)
 		ec = fb_cpdag_from_dag(est, err);
 	ret = tc != NULL ? fb_cpdag_shd(ec != NULL ? ec : est, tc, &shd, err) : FB_ERR;
 	*out = (double)shd;
-	fb_graph_free(tc);
+	fb_graph_free(made);
 	fb_graph_free(ec);
 	return ret;
 }
 
 /* Every figure of est against the truth. */
 int fb_score_graph(const fb_graph *est, const fb_graph *truth, fb_score *s, fb_error *err)
+{
+	return fb_score_graph_with(est, truth, NULL, s, err);
+}
+
+/* Every figure of est against the truth, whose CPDAG may be given. */
+int fb_score_graph_with(const fb_graph *est, const fb_graph *truth,
+                        const fb_graph *truth_cpdag, fb_score *s, fb_error *err)
 {
 	fb_metrics m;
 
@@ -159,7 +177,7 @@ int fb_score_graph(const fb_graph *est, const fb_graph *truth, fb_score *s, fb_e
 		return FB_OK;
 	}
 	if (score_shd_dag(est, truth, &s->shd_dag, err) != FB_OK ||
-	    score_shd_cpdag(est, truth, &s->shd_cpdag, err) != FB_OK)
+	    score_shd_cpdag(est, truth, truth_cpdag, &s->shd_cpdag, err) != FB_OK)
 		return FB_ERR;
 	return FB_OK;
 }

@@ -118,6 +118,11 @@ struct fb_ci {
 	size_t *sorted;       /* d: the sorted conditioning set of the current query */
 	uint32_t *key;        /* d + 2: the current query's cache key */
 	fb_ci_stats st;       /* counters */
+	double keep_max;      /* answers with a larger p-value are not kept (fb_ci_cache_keep) */
+	double band_alpha;    /* Fisher-z given the empty set: the level band_lo and band_hi are
+	                         for (NaN: none yet) */
+	double band_lo, band_hi; /* |r| below band_lo: p > band_alpha for sure; above band_hi:
+	                            p <= band_alpha for sure */
 	fb_ci **helpers;      /* nhelpers objects over the same data, for other threads */
 	size_t nhelpers;      /* how many */
 };
@@ -137,6 +142,10 @@ uint64_t ci_cache_hash(const uint32_t *key, size_t nk);
  * FB_ERR when out of memory. */
 int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
 /* Fisher-z on ci->corr for x < y and sorted S. */
+/* Fisher-z given the empty set at level alpha from the correlation alone: 1 when p > alpha
+ * for sure, 0 when p <= alpha for sure, -1 when |r| lies too near the critical value to
+ * tell without the p-value. */
+int ci_fisher_decide0(fb_ci *ci, size_t x, size_t y, double alpha);
 void ci_fisher_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res);
 /* Fisher-z on a correlation matrix with a given work space. */

@@ -73,6 +73,8 @@ static fb_ci *ci_new(size_t d, size_t n, const fb_ci_options *opt)
 		fb_ci_options_init(&ci->opt);
 	ci->d = d;
 	ci->n = n;
+	ci->keep_max = INFINITY;
+	ci->band_alpha = NAN;
 	ci->sorted = malloc(d * sizeof *ci->sorted);
 	ci->key = malloc((d + 2) * sizeof *ci->key);
 	if (ci->sorted == NULL || ci->key == NULL) {
@@ -254,7 +256,8 @@ static int ci_canonical(size_t d, size_t x, size_t y, const size_t *S, size_t ns
 		                    "ones among %zu", ns, d);
 	if (ns > 0)
 		memcpy(out, S, ns * sizeof *S);
-	qsort(out, ns, sizeof *out, cmp_size);
+	if (ns > 1)
+		qsort(out, ns, sizeof *out, cmp_size);
 	for (size_t k = 0; k < ns; k++) {
 		if (out[k] >= d)
 			return fb_fail(err, "conditioning variable %zu is out of range (there are %zu)",
@@ -314,7 +317,7 @@ static bool ci_lookup(fb_ci *ci, size_t x, size_t y, size_t ns, uint64_t *h, fb_
 static void ci_keep(fb_ci *ci, size_t ns, uint64_t h, const fb_ci_result *res)
 {
 	ci_count(ci, res);
-	if (ci->opt.cache)
+	if (ci->opt.cache && !(res->p > ci->keep_max))
 		ci_cache_put(&ci->cache, h, ci->key, ns + 2, res);
 }
 
@@ -340,6 +343,37 @@ int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_
 	if (res->flags & FB_CI_INVALID)
 		return fb_fail(err, "out of memory for a test with %zu conditioning variables", ns);
 	ci_keep(ci, ns, h, res);
+	return FB_OK;
+}
+
+/* Whether x _||_ y | S holds at level alpha, as fb_ci_test answers and counts it.  Fisher-z
+ * given the empty set decides from the correlation when that is sure and the answer would
+ * not be kept anyway (the cache off, or an independence above what it keeps); it counts as
+ * a computed query, exactly as the test it stands for. */
+int fb_ci_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha,
+                      bool *indep, fb_error *err)
+{
+	fb_ci_result res;
+	int sure = -1;
+
+	if (ci->opt.test == FB_CI_FISHER_Z && ns == 0 && x < ci->d && y < ci->d && x != y &&
+	    ci->d >= 2)
+		sure = ci_fisher_decide0(ci, x, y, alpha);
+	if (sure == 1 && (!ci->opt.cache || ci->keep_max <= alpha)) {
+		ci->st.queries++;
+		ci->st.computed++;
+		*indep = true;
+		return FB_OK;
+	}
+	if (sure == 0 && !ci->opt.cache) {
+		ci->st.queries++;
+		ci->st.computed++;
+		*indep = false;
+		return FB_OK;
+	}
+	if (fb_ci_test(ci, x, y, S, ns, &res, err) != FB_OK)
+		return FB_ERR;
+	*indep = res.p > alpha;
 	return FB_OK;
 }
 
@@ -432,6 +466,12 @@ void fb_ci_get_stats(const fb_ci *ci, fb_ci_stats *st)
 void fb_ci_cache_set(fb_ci *ci, bool on)
 {
 	ci->opt.cache = on;
+}
+
+/* Keep only answers with p <= pmax from now on. */
+void fb_ci_cache_keep(fb_ci *ci, double pmax)
+{
+	ci->keep_max = pmax;
 }
 
 /* Forget every cached answer. */
