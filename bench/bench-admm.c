@@ -11,9 +11,10 @@
  * A_d100_n300_s1:10.  Times exclude reading the files.  For single-threaded figures run
  * with OPENBLAS_NUM_THREADS=1.
  *
- * bench-admm --settle [SEEDS] compares the fixed schedule with the settle rule (settle=10,
- * OWL-QN) on simulated ER graphs (d edges, n = 3d rows, 10 contiguous clients) for
- * d = 100 and 200 over SEEDS seeds (10): processor time and mean SHD of each. */
+ * bench-admm --settle [SEEDS [FIRST [D]]] compares the fixed schedule with the settle rule
+ * (settle=10, OWL-QN) on simulated ER graphs (d edges, n = 3d rows, 10 contiguous clients)
+ * for d = 100 and 200 (or D alone) over SEEDS seeds (10) from seed FIRST (1): processor time
+ * and mean SHD of each. */
 #include "config.h"
 
 #include <math.h>
@@ -207,13 +208,14 @@ static int bench_case(const char *dir, const char *spec, fb_error *err)
 	return status;
 }
 
-/* Run seeds 1..seeds of one size, fixed schedule then settle rule; print the comparison. */
-static int settle_size(size_t d, size_t seeds, fb_error *err)
+/* Run seeds first..first+seeds-1 of one size, fixed schedule then settle rule; print the
+ * comparison. */
+static int settle_size(size_t d, size_t first, size_t seeds, fb_error *err)
 {
 	double cpu[2] = { 0, 0 }, shd[2] = { 0, 0 };
 	size_t rounds[2] = { 0, 0 };
 
-	for (size_t seed = 1; seed <= seeds; seed++) {
+	for (size_t seed = first; seed < first + seeds; seed++) {
 		fb_sim_options so;
 		fb_dataset *ds;
 		fb_graph *truth;
@@ -253,9 +255,9 @@ static int settle_size(size_t d, size_t seeds, fb_error *err)
 		fb_dataset_free(ds);
 		fb_graph_free(truth);
 	}
-	printf("d=%-3zu %zu seeds: fixed schedule cpu %.2f s, %.1f rounds, mean SHD %.2f; "
+	printf("d=%-3zu %zu seeds from %zu: fixed schedule cpu %.2f s, %.1f rounds, mean SHD %.2f; "
 	       "settle=10 cpu %.2f s, %.1f rounds, mean SHD %.2f; %.2fx faster (target >= 2x, "
-	       "SHD no worse)\n", d, seeds, cpu[0], (double)rounds[0] / (double)seeds,
+	       "SHD no worse)\n", d, seeds, first, cpu[0], (double)rounds[0] / (double)seeds,
 	       shd[0] / (double)seeds, cpu[1], (double)rounds[1] / (double)seeds,
 	       shd[1] / (double)seeds, cpu[0] / cpu[1]);
 	fflush(stdout);
@@ -267,13 +269,17 @@ static int settle_size(size_t d, size_t seeds, fb_error *err)
 static int settle_main(int argc, char **argv)
 {
 	size_t seeds = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : 10;
+	size_t first = argc > 3 ? (size_t)strtoul(argv[3], NULL, 10) : 1;
+	size_t only = argc > 4 ? (size_t)strtoul(argv[4], NULL, 10) : 0;
 	fb_error err = { { 0 } };
 
 	bench_solver = FB_ADMM_OWLQN;
 	if (seeds == 0)
 		seeds = 10;
+	if (first == 0)
+		first = 1;
 	for (size_t d = 100; d <= 200; d += 100)
-		if (settle_size(d, seeds, &err) != FB_OK) {
+		if ((only == 0 || only == d) && settle_size(d, first, seeds, &err) != FB_OK) {
 			fprintf(stderr, "bench-admm: %s\n", err.msg);
 			return 1;
 		}
