@@ -1,7 +1,7 @@
 #!/bin/sh
-# The FedDAG paper's Tables 1-3 at d = 10 (10 clients x 600 rows, ER2 and SF2 graphs, 2d
-# expected edges), with fedbn's own simulators, printing mean ± standard deviation over seeds
-# as the paper does:
+# The FedDAG paper's Tables 1-3 (10 clients x 600 rows, ER2 and SF2 graphs, 2d expected
+# edges), with fedbn's own simulators, printing mean ± standard deviation over seeds as the
+# paper does:
 #   table 1: linear Gaussian, IID: as-feddag-linear against NOTEARS on all rows, on each client
 #            alone, and NOTEARS-ADMM;
 #   table 2: one GP SEM for all clients (IID): gs-feddag and as-feddag against MCSL, GES and PC
@@ -12,14 +12,22 @@
 # Each seed of table 2 or 3 takes minutes (the GP draw over 6000 rows, then several learners).
 #   sh examples/feddag-tables.sh TABLE [SEEDS] [GRAPHS] [D] [FEDBN]
 #        (SEEDS = 10, seeds 2021...; GRAPHS = "er sf"; D = 10)
+# Environment:
+#   LEARNERS="gs-feddag as-feddag"  run only these learners (default: the table's list);
+#   FIRST=2024                      the first seed (default 2021);
+#   ROWS=FILE                       append every seed's compare rows to FILE (kept, so that a
+#                                   long study can be resumed and summarised with
+#                                   `awk -v spread=sd -f examples/summarize.awk FILE`).
 here=$(cd "$(dirname "$0")" && pwd)
 table=${1:?usage: feddag-tables.sh 1|2|3 [SEEDS] [GRAPHS] [D] [FEDBN]}
 seeds=${2:-10}
 graphs=${3:-er sf}
 d=${4:-10}
 fedbn=${5:-$here/../build/fedbn}
+first=${FIRST:-2021}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+rows=${ROWS:-$tmp/all.csv}
 case $table in
 1) data="sem=linear clients=10 hetero=no"
    learners="as-feddag-linear all:notears sep:notears notears-admm" ;;
@@ -29,10 +37,11 @@ case $table in
    learners="gs-feddag all:mcsl sep:mcsl all:ges sep:ges all:pc sep:pc" ;;
 *) echo "feddag-tables.sh: table must be 1, 2 or 3, not '$table'" >&2; exit 2 ;;
 esac
+learners=${LEARNERS:-$learners}
 for g in $graphs; do
 	case $g in er) kind=er-bernoulli ;; sf) kind=sf ;; *) echo "unknown graph '$g'" >&2; exit 2 ;; esac
 	for i in $(seq 1 "$seeds"); do
-		seed=$((2020 + i))
+		seed=$((first - 1 + i))
 		cmds="gen $kind d=$d edges=$((2 * d)) n=$((600 * 10)) seed=$seed $data; set threads=2"
 		for a in $learners; do
 			cmds="$cmds; algo $a; run"
@@ -40,8 +49,8 @@ for g in $graphs; do
 		rm -f "$tmp/run.csv"
 		"$fedbn" --bail --no-pane -c "$cmds; compare out='$tmp/run.csv'" > "$tmp/log" 2>&1 ||
 			{ cat "$tmp/log"; exit 1; }
-		tail -n +2 "$tmp/run.csv" | sed "s/^/$g$d,/" >> "$tmp/all.csv"
+		tail -n +2 "$tmp/run.csv" | sed "s/^/t$table-$g$d,/" >> "$rows"
 		echo "table $table: $g d=$d seed $seed done" >&2
 	done
 done
-awk -v spread=sd -f "$here/summarize.awk" "$tmp/all.csv"
+awk -v spread=sd -f "$here/summarize.awk" "$rows"
