@@ -42,6 +42,8 @@ if [ -z "$OPENBLAS_CORETYPE" ]; then
 	export OPENBLAS_CORETYPE
 fi
 kernel=$(echo "$OPENBLAS_CORETYPE" | tr 'A-Z' 'a-z')
+# OpenBLAS's Zen target runs its Haswell kernels
+[ "$kernel" = zen ] && kernel=haswell
 [ -n "$kernel" ] && [ -f "$(dirname "$script")/$name.$kernel.out" ] &&
 	expected=$(dirname "$script")/$name.$kernel.out
 want_status=$(directive exit)
