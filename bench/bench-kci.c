@@ -7,8 +7,8 @@
  * p-values are printed in full.  Given nothing and given one or two variables the kernels
  * here have low rank, so these times are the low-rank route's.  The comparison is of one
  * thread with one thread: the bench starts itself again with OPENBLAS_NUM_THREADS=1 when it
- * is not set so (Debian's LAPACK may run a BLAS copy of its own, whose threads the program's
- * setting does not reach, and processor time counts every thread). */
+ * is not set so (with OpenBLAS's thread pool started, the processor time, which counts every
+ * thread, came out about twice as large even with the BLAS set to one thread at run time). */
 #include "config.h"
 
 #include <math.h>
