@@ -23,13 +23,17 @@
  * variables and share one (overlap=0: "at least two clients have at least one randomly
  * chosen feature in common"), and every one of them holds 0.3 of the rows beside its own
  * share of the others (split's default shared=0.3: the paper's hybrid clients overlap in
- * rows, though not fully).  The class is predicted as the argmax over its levels of the
- * federated log p(class, x); F1 is that of the class's least frequent level in the
- * training rows.  Figures are mean +- standard error over the seeds.
+ * rows, though not fully).  With draw=replace the hybrid rows are drawn as the authors'
+ * code draws them (split's draw=replace: 0.3 n rows drawn with replacement for every
+ * client and n/K more for each, so 2 clients hold 0.8 n rows each, some repeated); with
+ * draw=both each hybrid row is run both ways.  The class is predicted as the argmax over
+ * its levels of the federated log p(class, x); F1 is that of the class's least frequent
+ * level in the training rows.  Figures are mean +- standard error over the seeds.
  *
- * Usage: fedcircuit-study TABLE CSV [SEEDS [THRESHOLD MIN_INSTANCES [K [EM]]]]; the defaults
- * are 5 seeds, SPFlow's learn_mspn (0.3, 200), K = 2 clusters and 5 EM rounds; a ninth
- * argument "parametric" fits Gaussian and categorical leaves instead of histograms. */
+ * Usage: fedcircuit-study TABLE CSV [SEEDS [THRESHOLD MIN_INSTANCES [K [EM]]]] [draw=cut|
+ * replace|both]; the defaults are 5 seeds, SPFlow's learn_mspn (0.3, 200), K = 2 clusters,
+ * 5 EM rounds and draw=cut; a ninth argument "parametric" fits Gaussian and categorical
+ * leaves instead of histograms.  The draw= word may stand anywhere after CSV. */
 #include "config.h"
 
 #include <math.h>
@@ -211,11 +215,14 @@ typedef struct study_opts {
 	size_t em;                 /* EM rounds of table2 */
 	int label_shift;           /* horizontal clients get rows ordered by class (table1) */
 	int cluster_shared;        /* fb_fc_options' cluster_shared */
+	int draw_cut, draw_replace; /* run hybrid rows cut, drawn with replacement, or both */
 } study_opts;
 
-/* A federated run over kind with K clients and em EM rounds, scored. */
+/* A federated run over kind with K clients (hybrid rows drawn as draw says) and em EM
+ * rounds, scored. */
 static study_fig study_fed(const study_data *sd, enum fb_split_kind kind, size_t k,
-                           size_t em, uint64_t seed, const study_opts *so)
+                           enum fb_split_draw draw, size_t em, uint64_t seed,
+                           const study_opts *so)
 {
 	fb_split_options spo;
 	fb_partition *p;
@@ -230,6 +237,7 @@ static study_fig study_fed(const study_data *sd, enum fb_split_kind kind, size_t
 	spo.seed = seed;
 	spo.shuffle = kind != FB_SPLIT_HORIZONTAL || !so->label_shift;
 	spo.overlap = 0;
+	spo.draw = draw;
 	p = fb_split(kind == FB_SPLIT_HORIZONTAL && so->label_shift ? sd->by_class : sd->train,
 	             kind, k, &spo, &err);
 	fb_fc_options_init(&o);
@@ -309,36 +317,40 @@ typedef struct study_setting {
 	size_t k;                /* and its clients */
 	int em;                  /* with the EM rounds (table2) */
 	int cluster_shared;      /* clients cluster their rows of shared subspaces too */
+	enum fb_split_draw draw; /* hybrid rows cut or drawn with replacement */
 } study_setting;
 
 /* Table 1: the paper's clients per setting. */
 static const study_setting table1_rows[] = {
-	{ "centralised (not fed.)", 1, 0, 0, 0, 0 },
-	{ "horizontal, 5 clients", 0, FB_SPLIT_HORIZONTAL, 5, 0, 0 },
-	{ "vertical, 2 clients", 0, FB_SPLIT_VERTICAL, 2, 0, 0 },
-	{ "hybrid, 2 clients", 0, FB_SPLIT_HYBRID, 2, 0, 0 },
-	{ NULL, 0, 0, 0, 0, 0 },
+	{ "centralised (not fed.)", 1, 0, 0, 0, 0, FB_DRAW_CUT },
+	{ "horizontal, 5 clients", 0, FB_SPLIT_HORIZONTAL, 5, 0, 0, FB_DRAW_CUT },
+	{ "vertical, 2 clients", 0, FB_SPLIT_VERTICAL, 2, 0, 0, FB_DRAW_CUT },
+	{ "hybrid, 2 clients", 0, FB_SPLIT_HYBRID, 2, 0, 0, FB_DRAW_CUT },
+	{ "hybrid 2, draw=replace", 0, FB_SPLIT_HYBRID, 2, 0, 0, FB_DRAW_REPLACE },
+	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 /* Table 5: FC[PC] rows of the paper (5 and 10, 2 and 3, 2 and 3 clients). */
 static const study_setting table5_rows[] = {
-	{ "centralised (not fed.)", 1, 0, 0, 0, 0 },
-	{ "horizontal, 5 clients", 0, FB_SPLIT_HORIZONTAL, 5, 0, 0 },
-	{ "horizontal, 10 clients", 0, FB_SPLIT_HORIZONTAL, 10, 0, 0 },
-	{ "vertical, 2 clients", 0, FB_SPLIT_VERTICAL, 2, 0, 0 },
-	{ "vertical, 3 clients", 0, FB_SPLIT_VERTICAL, 3, 0, 0 },
-	{ "hybrid, 2 clients", 0, FB_SPLIT_HYBRID, 2, 0, 0 },
-	{ "hybrid, 3 clients", 0, FB_SPLIT_HYBRID, 3, 0, 0 },
-	{ "horizontal 5, clustered", 0, FB_SPLIT_HORIZONTAL, 5, 0, 1 },
-	{ "horizontal 10, clustered", 0, FB_SPLIT_HORIZONTAL, 10, 0, 1 },
-	{ NULL, 0, 0, 0, 0, 0 },
+	{ "centralised (not fed.)", 1, 0, 0, 0, 0, FB_DRAW_CUT },
+	{ "horizontal, 5 clients", 0, FB_SPLIT_HORIZONTAL, 5, 0, 0, FB_DRAW_CUT },
+	{ "horizontal, 10 clients", 0, FB_SPLIT_HORIZONTAL, 10, 0, 0, FB_DRAW_CUT },
+	{ "vertical, 2 clients", 0, FB_SPLIT_VERTICAL, 2, 0, 0, FB_DRAW_CUT },
+	{ "vertical, 3 clients", 0, FB_SPLIT_VERTICAL, 3, 0, 0, FB_DRAW_CUT },
+	{ "hybrid, 2 clients", 0, FB_SPLIT_HYBRID, 2, 0, 0, FB_DRAW_CUT },
+	{ "hybrid, 3 clients", 0, FB_SPLIT_HYBRID, 3, 0, 0, FB_DRAW_CUT },
+	{ "hybrid 2, draw=replace", 0, FB_SPLIT_HYBRID, 2, 0, 0, FB_DRAW_REPLACE },
+	{ "hybrid 3, draw=replace", 0, FB_SPLIT_HYBRID, 3, 0, 0, FB_DRAW_REPLACE },
+	{ "horizontal 5, clustered", 0, FB_SPLIT_HORIZONTAL, 5, 0, 1, FB_DRAW_CUT },
+	{ "horizontal 10, clustered", 0, FB_SPLIT_HORIZONTAL, 10, 0, 1, FB_DRAW_CUT },
+	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 /* Table 2: vertical, 2 clients, without and with EM. */
 static const study_setting table2_rows[] = {
-	{ "one-pass", 0, FB_SPLIT_VERTICAL, 2, 0, 0 },
-	{ "one-pass + EM", 0, FB_SPLIT_VERTICAL, 2, 1, 0 },
-	{ NULL, 0, 0, 0, 0, 0 },
+	{ "one-pass", 0, FB_SPLIT_VERTICAL, 2, 0, 0, FB_DRAW_CUT },
+	{ "one-pass + EM", 0, FB_SPLIT_VERTICAL, 2, 1, 0, FB_DRAW_CUT },
+	{ NULL, 0, 0, 0, 0, 0, 0 },
 };
 
 /* The figures of one setting on one seed's data (sd, and sdp with shuffled columns). */
@@ -350,21 +362,31 @@ static study_fig study_one(const study_setting *st, const study_data *sd,
 	study_opts o = *so;
 
 	o.cluster_shared = st->cluster_shared;
-	return study_fed(st->kind == FB_SPLIT_HORIZONTAL ? sd : sdp, st->kind, st->k,
+	return study_fed(st->kind == FB_SPLIT_HORIZONTAL ? sd : sdp, st->kind, st->k, st->draw,
 	                 st->em ? so->em : 0, seed, &o);
+}
+
+/* Whether a table row runs under the chosen draw= (hybrid rows are cut, drawn or both). */
+static int study_wanted(const study_setting *st, const study_opts *so)
+{
+	if (st->central || st->kind != FB_SPLIT_HYBRID)
+		return 1;
+	return st->draw == FB_DRAW_REPLACE ? so->draw_replace : so->draw_cut;
 }
 
 /* Run the settings of a table over the seeds and print its rows. */
 static void study_table(const char *table, const fb_dataset *ds, size_t seeds,
                         const study_opts *so)
 {
-	const study_setting *rows = strcmp(table, "table2") == 0 ? table2_rows
-	                            : strcmp(table, "table5") == 0 ? table5_rows : table1_rows;
+	const study_setting *all = strcmp(table, "table2") == 0 ? table2_rows
+	                           : strcmp(table, "table5") == 0 ? table5_rows : table1_rows;
+	study_setting rows[16];
 	size_t nset = 0;
 	double *fig;
 
-	while (rows[nset].label != NULL)
-		nset++;
+	for (size_t t = 0; all[t].label != NULL; t++)
+		if (study_wanted(&all[t], so))
+			rows[nset++] = all[t];
 	fig = calloc(nset * seeds * 3, sizeof *fig);
 	for (size_t s = 0; s < seeds; s++) {
 		study_data sd, sdp;
@@ -390,6 +412,27 @@ static void study_table(const char *table, const fb_dataset *ds, size_t seeds,
 	free(fig);
 }
 
+/* Take a "draw=cut|replace|both" word out of argv (after CSV) into so; -1 on another value. */
+static int study_take_draw(int *argc, char **argv, study_opts *so)
+{
+	so->draw_cut = 1;
+	so->draw_replace = 0;
+	for (int i = 3; i < *argc; i++) {
+		const char *v = argv[i] + 5;
+
+		if (strncmp(argv[i], "draw=", 5) != 0)
+			continue;
+		if (strcmp(v, "cut") != 0 && strcmp(v, "replace") != 0 && strcmp(v, "both") != 0)
+			return -1;
+		so->draw_cut = strcmp(v, "replace") != 0;
+		so->draw_replace = strcmp(v, "cut") != 0;
+		memmove(argv + i, argv + i + 1, (size_t)(*argc - i) * sizeof *argv);
+		(*argc)--;
+		i--;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	fb_error err;
@@ -397,9 +440,9 @@ int main(int argc, char **argv)
 	study_opts so;
 	size_t seeds;
 
-	if (argc < 3) {
+	if (argc < 3 || study_take_draw(&argc, argv, &so) != 0) {
 		fprintf(stderr, "usage: fedcircuit-study table1|table2|table5 CSV [SEEDS "
-		                "[THRESHOLD MIN_INSTANCES [K [EM]]]]\n");
+		                "[THRESHOLD MIN_INSTANCES [K [EM]]]] [draw=cut|replace|both]\n");
 		return 2;
 	}
 	ds = fb_csv_read(argv[2], NULL, NULL, &err);
@@ -422,8 +465,10 @@ int main(int argc, char **argv)
 	so.label_shift = strcmp(argv[1], "table1") == 0;
 	so.cluster_shared = 0;
 	printf("%s on %s: %zu rows x %zu columns, %zu seeds, threshold %g, min_instances_slice "
-	       "%zu, K %zu%s\n", argv[1], argv[2], ds->n, ds->d, seeds, so.learn.threshold,
-	       so.learn.min_instances_slice, so.clusters, strcmp(argv[1], "table2") ? "" : "");
+	       "%zu, K %zu, hybrid rows %s\n", argv[1], argv[2], ds->n, ds->d, seeds,
+	       so.learn.threshold, so.learn.min_instances_slice, so.clusters,
+	       so.draw_replace ? so.draw_cut ? "cut and drawn with replacement"
+	                                     : "drawn with replacement" : "cut");
 	study_table(argv[1], ds, seeds, &so);
 	fb_dataset_free(ds);
 	return 0;

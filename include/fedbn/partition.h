@@ -19,7 +19,8 @@ enum fb_split_kind {
 /* One client: its own copy of its rows and columns, and where they came from. */
 typedef struct fb_client {
 	fb_dataset *data; /* the client's dataset (owned) */
-	size_t *rows;     /* data->n global row ids, ascending (owned) */
+	size_t *rows;     /* data->n global row ids, ascending; repeated only in a hybrid split
+	                     with draw=replace (owned) */
 	size_t *cols;     /* data->d global variable ids, ascending (owned) */
 	char *label;      /* split by a column: the column's value this client holds, else
 	                     NULL (owned) */
@@ -59,6 +60,16 @@ enum fb_sizes {
 	FB_SIZES_LIST,      /* explicit counts, or percentages adding to 100 */
 };
 
+/* How a hybrid split gives out rows.  CUT (the default): the shared rows and the cut blocks,
+ * each row once per client.  REPLACE: the federated-circuits reference code's protocol, for
+ * reproducing its tables: m = floor(shared n) rows drawn uniformly with replacement are every
+ * client's, and each client also draws floor(n/K) rows of its own, uniformly with
+ * replacement and independently of the others, so a client may hold a row several times. */
+enum fb_split_draw {
+	FB_DRAW_CUT = 0, /* rows without replacement: shared block plus disjoint blocks */
+	FB_DRAW_REPLACE, /* rows drawn with replacement, as the reference code draws them */
+};
+
 /* Options of a split. */
 typedef struct fb_split_options {
 	enum fb_sizes sizes;  /* horizontal and hybrid row sizes */
@@ -69,15 +80,17 @@ typedef struct fb_split_options {
 	const char *cols;     /* vertical: "a,b;c,d;..." column blocks; NULL = even blocks */
 	double overlap;       /* hybrid: share of variables each client holds beyond its own */
 	double shared;        /* hybrid: share of rows every client holds, in [0, 1) */
+	enum fb_split_draw draw; /* hybrid: rows cut (default) or drawn with replacement */
 } fb_split_options;
 
 /* The default share of rows every client of a hybrid split holds.  The federated-circuits
  * paper's hybrid splits overlap in rows as well as in variables, though not fully (its
- * section 4, Q1); it gives no share, and its authors' code draws 0.3 of the rows for
- * every client. */
+ * section 4, Q1); it gives no share, and its authors' code draws 0.3 n rows for every
+ * client (with replacement: draw=replace). */
 #define FB_SPLIT_SHARED 0.3
 
-/* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5, shared 0.3. */
+/* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5, shared 0.3,
+ * draw cut. */
 void fb_split_options_init(fb_split_options *opt);
 
 /* Split ds into K clients; NULL with the reason when impossible (K < 1, K > rows for
@@ -86,7 +99,8 @@ void fb_split_options_init(fb_split_options *opt);
  * The caller frees the result with fb_partition_free.
  *
  * Randomness comes from one stream "split" of opt->seed, drawn in this order: the sizes
- * (uneven, dirichlet), the row shuffle (when shuffle is on), the hybrid columns.
+ * (uneven, dirichlet), the row shuffle (when shuffle is on) or, with draw=replace, the
+ * shared rows' draws and then each client's in turn, the hybrid columns.
  *
  * Horizontal: rows (shuffled, or in order) are cut into consecutive blocks of the sizes;
  * every client has every column.
@@ -95,8 +109,11 @@ void fb_split_options_init(fb_split_options *opt);
  * "a,b;c,d;e", which must name every variable exactly once.  Spaces around names are ignored.
  * Hybrid: rows (shuffled, or in order): the first m = floor(shared n) go to every client, the
  * other n - m are cut as horizontal (the sizes, a list's counts included, are of those n - m
- * rows; each client has at least one row of its own, so K > n - m is refused).  Columns: variable j is owned by the client whose even block
- * holds it (with K > d the first d clients own one each); every client also holds each
+ * rows; each client has at least one row of its own, so K > n - m is refused).  With
+ * draw=replace (FB_DRAW_REPLACE above) client c holds m + floor(n/K) rows instead, its row
+ * ids ascending with repeats; it is refused on horizontal and vertical splits, with sizes
+ * other than even and with shuffle off.  Columns: variable j is owned by the client whose
+ * even block holds it (with K > d the first d clients own one each); every client also holds each
  * variable it does not own with probability overlap (one uniform draw per client c, then per
  * variable j, skipping owned ones); a client holding fewer than min(2, d) variables then gets
  * more, uniformly among those it lacks; finally, if K >= 2 and no variable is held by two
@@ -104,7 +121,8 @@ void fb_split_options_init(fb_split_options *opt);
  *
  * desc reads like the shell command: "horizontal 10 sizes=even shuffle=yes seed=1",
  * "vertical 3 cols=\"a,b;c\"", "hybrid 4 sizes=dirichlet alpha=0.5 overlap=0.5 shared=0.3
- * shuffle=yes seed=2", "horizontal 3 sizes=30,30,40 shuffle=no seed=1". */
+ * shuffle=yes seed=2", "horizontal 3 sizes=30,30,40 shuffle=no seed=1",
+ * "hybrid 2 draw=replace overlap=0 shared=0.3 seed=1". */
 fb_partition *fb_split(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
                        const fb_split_options *opt, fb_error *err);
 /* Split ds by its column named column: each distinct value becomes one client holding the

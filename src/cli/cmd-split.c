@@ -24,6 +24,11 @@ static enum fb_sizes parse_sizes(const char *s)
 	return c != NULL ? (enum fb_sizes)c->value : FB_SIZES_LIST;
 }
 
+/* How draw= gives a hybrid split's rows out. */
+static const fb_choice split_draws[] = {
+	{ "cut", FB_DRAW_CUT }, { "replace", FB_DRAW_REPLACE }, { 0 },
+};
+
 /* The kinds of split, split's first word. */
 static const fb_choice split_kinds[] = {
 	{ "horizontal", FB_SPLIT_HORIZONTAL }, { "vertical", FB_SPLIT_VERTICAL },
@@ -32,7 +37,7 @@ static const fb_choice split_kinds[] = {
 
 /* The parameters that make no sense with by=: the column's values decide the clients. */
 static const char *const split_by_excluded[] = {
-	"sizes", "alpha", "shuffle", "seed", "cols", "overlap", "shared", NULL,
+	"sizes", "alpha", "shuffle", "seed", "cols", "overlap", "shared", "draw", NULL,
 };
 
 /* Refuse the words and parameters split by= cannot take. */
@@ -114,9 +119,14 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.cols = fb_params_str(p, "cols");
 	o.overlap = fb_params_double(p, "overlap");
 	o.shared = fb_params_double(p, "shared");
+	o.draw = (enum fb_split_draw)fb_params_choice(p, "draw");
 	if (kind != FB_SPLIT_HYBRID && fb_params_given(p, "shared"))
 		return fb_cmd_error(ctx, "split: shared= is for hybrid splits: a %s split's "
 		                    "clients never share rows", a->argv[0]);
+	if (kind != FB_SPLIT_HYBRID && fb_params_given(p, "draw"))
+		return fb_cmd_error(ctx, "split: draw= is for hybrid splits: a %s split's "
+		                    "clients never share rows, so there is nothing to draw",
+		                    a->argv[0]);
 	part = fb_split(ctx->s->data, kind, (size_t)k, &o, &err);
 	if (part == NULL)
 		return fb_cmd_error(ctx, "split: %s", err.msg);
@@ -213,6 +223,10 @@ static const fb_param_def split_params[] = {
 	  "hybrid: chance that a client also holds each variable it does not own" },
 	{ "shared", FB_PARAM_DOUBLE, "0.3", 0, 1, NULL, /* FB_SPLIT_SHARED */
 	  "hybrid: share of the rows every client holds (the rest are cut as sizes= says)" },
+	{ "draw", FB_PARAM_CHOICE, "cut", 0, 0, split_draws,
+	  "hybrid: cut (rows without replacement) or replace (the reference code's protocol, "
+	  "for reproducing its tables: floor(shared n) rows drawn with replacement for every "
+	  "client, and floor(n/K) more for each)" },
 	{ "by", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "one client per distinct value of this column, which is removed (no K)" },
 	{ 0 },
@@ -226,9 +240,15 @@ const fb_cmd_entry fb_cmd_split = {
 	        "overlapping column sets, as the federated-circuits paper's hybrid splits: "
 	        "shared= of the rows (0.3, its authors' share) go to every client and the "
 	        "others are cut as horizontal (shared=0: disjoint rows); every variable is held "
-	        "by some client, at least two clients sharing one. Each client holds its own copy of its rows and columns. "
+	        "by some client, at least two clients sharing one. draw=replace (hybrid only, "
+	        "sizes even, shuffle on) is the federated-circuits reference code's protocol, "
+	        "for reproducing its tables: floor(shared n) rows drawn with replacement go to "
+	        "every client and each client draws floor(n/K) more of its own with replacement, "
+	        "so a client may hold a row more than once. Each client holds its own copy of its "
+	        "rows and columns. "
 	        "Impossible requests are refused with the reason. by=COLUMN (the word "
-	        "horizontal optional, no K, none of sizes, alpha, shuffle, seed, cols, overlap, shared): "
+	        "horizontal optional, no K, none of sizes, alpha, shuffle, seed, cols, overlap, "
+	        "shared, draw): "
 	        "one client per distinct value of the column, ordered by level label for a "
 	        "discrete column and by value for a continuous one (at most 1000 values), each "
 	        "client with its rows in file order; the column leaves the session's dataset, "

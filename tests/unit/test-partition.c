@@ -445,6 +445,113 @@ static void test_hybrid_shared_rows(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Distinct ids in an ascending list of n row ids (0 when the list is not ascending). */
+static size_t rows_distinct(const size_t *rows, size_t n)
+{
+	size_t count = n > 0;
+
+	for (size_t a = 1; a < n; a++) {
+		if (rows[a] < rows[a - 1])
+			return 0;
+		count += rows[a] != rows[a - 1];
+	}
+	return count;
+}
+
+/* Size of the common part of two ascending lists of row ids, counted with repeats. */
+static size_t rows_common(const size_t *a, size_t na, const size_t *b, size_t nb)
+{
+	size_t i = 0, j = 0, count = 0;
+
+	while (i < na && j < nb) {
+		if (a[i] == b[j]) {
+			count++;
+			i++;
+			j++;
+		} else if (a[i] < b[j]) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	return count;
+}
+
+/* draw=replace, 2 clients over 398 rows (the reference code's breast-cancer hybrid): each
+ * holds floor(0.3 n) + floor(n/2) = 318 rows, ascending, the 119 common draws in both.
+ * Drawn with replacement, 318 uniform draws of 398 rows give about 398 (1 - (1 - 1/398)^318)
+ * = 219 distinct rows (sd about 7); drawn without, 318.  Same seed, same rows. */
+static void test_hybrid_draw_replace(void **state)
+{
+	fb_dataset *ds = data_make(398, 10);
+	fb_split_options o = opts(3);
+	fb_partition *p, *q;
+
+	(void)state;
+	o.draw = FB_DRAW_REPLACE;
+	o.overlap = 0.0;
+	p = split_ok(ds, FB_SPLIT_HYBRID, 2, &o);
+	for (size_t c = 0; c < 2; c++) {
+		size_t distinct = rows_distinct(p->clients[c].rows, p->clients[c].data->n);
+
+		assert_int_equal(p->clients[c].data->n, 318);
+		assert_in_range(distinct, 195, 245);
+	}
+	assert_true(rows_common(p->clients[0].rows, 318, p->clients[1].rows, 318) >= 119);
+	assert_string_equal(p->desc, "hybrid 2 draw=replace overlap=0 shared=0.3 seed=3");
+	q = split_ok(ds, FB_SPLIT_HYBRID, 2, &o);
+	for (size_t c = 0; c < 2; c++) {
+		assert_memory_equal(q->clients[c].rows, p->clients[c].rows, 318 * sizeof(size_t));
+		assert_int_equal(q->clients[c].data->d, p->clients[c].data->d);
+	}
+	fb_partition_free(q);
+	o.seed = 4;
+	q = split_ok(ds, FB_SPLIT_HYBRID, 2, &o);
+	assert_true(memcmp(q->clients[0].rows, p->clients[0].rows, 318 * sizeof(size_t)) != 0);
+	fb_partition_free(q);
+	fb_partition_free(p);
+	o.shared = 0.0; /* floor(398 / 3) = 132 rows each, none common by construction */
+	p = split_ok(ds, FB_SPLIT_HYBRID, 3, &o);
+	check_sizes(p, (const size_t[]){ 132, 132, 132 });
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
+/* draw=replace is refused on splits whose clients share no rows, with sizes other than
+ * even, and with shuffle off; it lifts the cut's limit of K <= n - floor(shared n). */
+static void test_hybrid_draw_refusals(void **state)
+{
+	fb_dataset *ds = data_make(30, 4);
+	fb_split_options o = opts(1);
+	fb_partition *p;
+
+	(void)state;
+	o.draw = FB_DRAW_REPLACE;
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 3, &o, "cannot use draw=replace on a horizontal "
+	              "split: only a hybrid split's clients share rows, so only its rows can be "
+	              "drawn with replacement");
+	split_refused(ds, FB_SPLIT_VERTICAL, 2, &o, "cannot use draw=replace on a vertical "
+	              "split: only a hybrid split's clients share rows, so only its rows can be "
+	              "drawn with replacement");
+	o.sizes = FB_SIZES_UNEVEN;
+	split_refused(ds, FB_SPLIT_HYBRID, 3, &o, "cannot use sizes=uneven with draw=replace: "
+	              "each client draws floor(n/K) rows of its own, as the reference code does");
+	o.sizes = FB_SIZES_LIST;
+	o.size_list = "10,20";
+	split_refused(ds, FB_SPLIT_HYBRID, 2, &o, "cannot use sizes=10,20 with draw=replace: "
+	              "each client draws floor(n/K) rows of its own, as the reference code does");
+	o.sizes = FB_SIZES_EVEN;
+	o.shuffle = 0;
+	split_refused(ds, FB_SPLIT_HYBRID, 2, &o, "cannot use shuffle=no with draw=replace: the "
+	              "rows are drawn at random, never taken in file order");
+	o.shuffle = 1;
+	o.shared = 0.9;
+	p = split_ok(ds, FB_SPLIT_HYBRID, 4, &o); /* 27 common rows and 7 of each's own */
+	check_sizes(p, (const size_t[]){ 34, 34, 34, 34 });
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
 /* Each impossible request is refused with a sentence giving the numbers or the name. */
 static void test_refusals(void **state)
 {
@@ -794,6 +901,8 @@ int main(void)
 		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_hybrid_forced_share),
 		cmocka_unit_test(test_hybrid_shared_rows),
+		cmocka_unit_test(test_hybrid_draw_replace),
+		cmocka_unit_test(test_hybrid_draw_refusals),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_refusals_cols),
 		cmocka_unit_test(test_split_by_discrete),

@@ -16,7 +16,8 @@
 /* Most distinct values a continuous column may have to be split by. */
 #define BY_MAX_VALUES 1000
 
-/* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5, shared 0.3. */
+/* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5, shared 0.3,
+ * draw cut. */
 void fb_split_options_init(fb_split_options *opt)
 {
 	memset(opt, 0, sizeof *opt);
@@ -28,6 +29,7 @@ void fb_split_options_init(fb_split_options *opt)
 	opt->cols = NULL;
 	opt->overlap = 0.5;
 	opt->shared = FB_SPLIT_SHARED;
+	opt->draw = FB_DRAW_CUT;
 }
 
 /* Free a partition and its clients. */
@@ -285,6 +287,24 @@ static void rows_assign(size_t n, size_t m, size_t k, const size_t *sizes, int s
 	free(perm);
 }
 
+/* Draw=replace rows (partition.h): m draws uniform over the n rows, every client's, then
+ * own draws for each client in turn; rows[c] gets client c's m + own ids ascending. */
+static void rows_draw(size_t n, size_t m, size_t k, size_t own, gsl_rng *r, size_t **rows)
+{
+	size_t *common = fb_xcalloc(m > 0 ? m : 1, sizeof *common);
+
+	for (size_t i = 0; i < m; i++)
+		common[i] = fb_rng_index(r, n);
+	for (size_t c = 0; c < k; c++) {
+		rows[c] = fb_xcalloc(m + own, sizeof **rows);
+		memcpy(rows[c], common, m * sizeof **rows);
+		for (size_t i = 0; i < own; i++)
+			rows[c][m + i] = fb_rng_index(r, n);
+		qsort(rows[c], m + own, sizeof **rows, index_cmp);
+	}
+	free(common);
+}
+
 /* Even contiguous column blocks: owner[j] = the client whose block holds variable j. */
 static void cols_even_owner(size_t d, size_t k, size_t *owner)
 {
@@ -435,6 +455,32 @@ static size_t *cols_from_held(const unsigned char *held, size_t d, size_t c, siz
 	return cols;
 }
 
+/* Refuse draw=replace where it makes no sense: on splits whose clients share no rows, with
+ * sizes it does not use, and without randomness. */
+static int draw_check(enum fb_split_kind kind, const fb_split_options *opt, fb_error *err)
+{
+	static const char *const kinds[] = { "horizontal", "vertical", "hybrid" };
+	static const char *const schemes[] = { "even", "uneven", "dirichlet", NULL };
+
+	if (opt->draw != FB_DRAW_CUT && opt->draw != FB_DRAW_REPLACE)
+		return fb_fail(err, "unknown row draw %d", (int)opt->draw);
+	if (opt->draw == FB_DRAW_CUT)
+		return FB_OK;
+	if (kind != FB_SPLIT_HYBRID)
+		return fb_fail(err, "cannot use draw=replace on a %s split: only a hybrid split's "
+		               "clients share rows, so only its rows can be drawn with replacement",
+		               kinds[kind]);
+	if (opt->sizes != FB_SIZES_EVEN)
+		return fb_fail(err, "cannot use sizes=%s with draw=replace: each client draws "
+		               "floor(n/K) rows of its own, as the reference code does",
+		               opt->sizes != FB_SIZES_LIST ? schemes[opt->sizes]
+		               : opt->size_list != NULL ? opt->size_list : "");
+	if (!opt->shuffle)
+		return fb_fail(err, "cannot use shuffle=no with draw=replace: the rows are drawn "
+		               "at random, never taken in file order");
+	return FB_OK;
+}
+
 /* Refuse a split that cannot give every client something. */
 static int split_check(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
                        const fb_split_options *opt, fb_error *err)
@@ -462,12 +508,13 @@ static int split_check(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
 		return fb_fail(err, "cannot use shared=%g: the share of rows every client holds "
 		               "must lie in [0, 1), so that each also has rows of its own",
 		               opt->shared);
-	if (kind == FB_SPLIT_HYBRID && k > ds->n - shared_rows(kind, ds->n, opt))
+	if (kind == FB_SPLIT_HYBRID && opt->draw == FB_DRAW_CUT &&
+	    k > ds->n - shared_rows(kind, ds->n, opt))
 		return fb_fail(err, "cannot split %zu rows over %zu clients with shared=%g: "
 		               "%zu rows are every client's, leaving %zu, fewer than one of its "
 		               "own per client", ds->n, k, opt->shared,
 		               shared_rows(kind, ds->n, opt), ds->n - shared_rows(kind, ds->n, opt));
-	return FB_OK;
+	return draw_check(kind, opt, err);
 }
 
 /* The "sizes=..." part of a description. */
@@ -499,6 +546,11 @@ static char *desc_build(enum fb_split_kind kind, size_t k, const fb_split_option
 	if (kind == FB_SPLIT_VERTICAL) {
 		if (opt->cols != NULL)
 			fb_buf_printf(&b, " cols=\"%s\"", opt->cols);
+		return b.data;
+	}
+	if (opt->draw == FB_DRAW_REPLACE) { /* no sizes nor shuffle: refused with it */
+		fb_buf_printf(&b, " draw=replace overlap=%g shared=%g seed=%llu", opt->overlap,
+		              opt->shared, (unsigned long long)opt->seed);
 		return b.data;
 	}
 	desc_sizes(&b, opt);
@@ -559,8 +611,9 @@ static int split_vertical(fb_partition *p, const fb_dataset *ds, const fb_split_
 }
 
 /* Horizontal and hybrid: disjoint rows by the size scheme (hybrid: beside the shared rows
- * every client holds); all columns (horizontal) or overlapping column sets (hybrid).  One
- * "split" stream: sizes, shuffle, then columns. */
+ * every client holds), or hybrid rows drawn with replacement; all columns (horizontal) or
+ * overlapping column sets (hybrid).  One "split" stream: sizes, shuffle or draws, then
+ * columns. */
 static int split_rows(fb_partition *p, const fb_dataset *ds, const fb_split_options *opt,
                       fb_error *err)
 {
@@ -568,10 +621,16 @@ static int split_rows(fb_partition *p, const fb_dataset *ds, const fb_split_opti
 	size_t **rows = fb_xcalloc(k, sizeof *rows), m = shared_rows(p->kind, ds->n, opt);
 	unsigned char *held = fb_xcalloc(k * d, 1);
 	gsl_rng *r = fb_rng_stream(opt->seed, "split");
-	int rc = sizes_compute(opt, ds->n - m, k, r, sizes, err);
+	int rc = FB_OK;
 
-	if (rc == FB_OK) {
+	if (opt->draw == FB_DRAW_REPLACE) {
+		for (size_t c = 0; c < k; c++)
+			sizes[c] = ds->n / k;
+		rows_draw(ds->n, m, k, ds->n / k, r, rows);
+	} else if ((rc = sizes_compute(opt, ds->n - m, k, r, sizes, err)) == FB_OK) {
 		rows_assign(ds->n, m, k, sizes, opt->shuffle, r, rows);
+	}
+	if (rc == FB_OK) {
 		if (p->kind == FB_SPLIT_HYBRID)
 			cols_hybrid(d, k, opt->overlap, r, held);
 		else
