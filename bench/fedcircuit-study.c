@@ -31,9 +31,11 @@
  * level in the training rows.  Figures are mean +- standard error over the seeds.
  *
  * Usage: fedcircuit-study TABLE CSV [SEEDS [THRESHOLD MIN_INSTANCES [K [EM]]]] [draw=cut|
- * replace|both]; the defaults are 5 seeds, SPFlow's learn_mspn (0.3, 200), K = 2 clusters,
- * 5 EM rounds and draw=cut; a ninth argument "parametric" fits Gaussian and categorical
- * leaves instead of histograms.  The draw= word may stand anywhere after CSV. */
+ * replace|both] [shared=S]; the defaults are 5 seeds, SPFlow's learn_mspn (0.3, 200), K = 2
+ * clusters, 5 EM rounds, draw=cut and shared=0.3; a ninth argument "parametric" fits
+ * Gaussian and categorical leaves instead of histograms.  The draw= and shared= words (the
+ * hybrid rows' protocol and split's share of rows every client holds) may stand anywhere
+ * after CSV. */
 #include "config.h"
 
 #include <math.h>
@@ -216,6 +218,7 @@ typedef struct study_opts {
 	int label_shift;           /* horizontal clients get rows ordered by class (table1) */
 	int cluster_shared;        /* fb_fc_options' cluster_shared */
 	int draw_cut, draw_replace; /* run hybrid rows cut, drawn with replacement, or both */
+	double shared;             /* hybrid: split's shared= */
 } study_opts;
 
 /* A federated run over kind with K clients (hybrid rows drawn as draw says) and em EM
@@ -238,6 +241,7 @@ static study_fig study_fed(const study_data *sd, enum fb_split_kind kind, size_t
 	spo.shuffle = kind != FB_SPLIT_HORIZONTAL || !so->label_shift;
 	spo.overlap = 0;
 	spo.draw = draw;
+	spo.shared = so->shared;
 	p = fb_split(kind == FB_SPLIT_HORIZONTAL && so->label_shift ? sd->by_class : sd->train,
 	             kind, k, &spo, &err);
 	fb_fc_options_init(&o);
@@ -412,20 +416,39 @@ static void study_table(const char *table, const fb_dataset *ds, size_t seeds,
 	free(fig);
 }
 
-/* Take a "draw=cut|replace|both" word out of argv (after CSV) into so; -1 on another value. */
-static int study_take_draw(int *argc, char **argv, study_opts *so)
+/* Read one "draw=cut|replace|both" or "shared=S" word into so: 1 if it is one, 0 if it is
+ * neither, -1 on a bad value. */
+static int study_word(const char *w, study_opts *so)
+{
+	char *end;
+
+	if (strncmp(w, "shared=", 7) == 0) {
+		so->shared = strtod(w + 7, &end);
+		return *end == '\0' && end != w + 7 ? 1 : -1;
+	}
+	if (strncmp(w, "draw=", 5) != 0)
+		return 0;
+	w += 5;
+	if (strcmp(w, "cut") != 0 && strcmp(w, "replace") != 0 && strcmp(w, "both") != 0)
+		return -1;
+	so->draw_cut = strcmp(w, "replace") != 0;
+	so->draw_replace = strcmp(w, "cut") != 0;
+	return 1;
+}
+
+/* Take the draw= and shared= words out of argv (after CSV) into so; -1 on a bad value. */
+static int study_take_words(int *argc, char **argv, study_opts *so)
 {
 	so->draw_cut = 1;
 	so->draw_replace = 0;
+	so->shared = FB_SPLIT_SHARED;
 	for (int i = 3; i < *argc; i++) {
-		const char *v = argv[i] + 5;
+		int got = study_word(argv[i], so);
 
-		if (strncmp(argv[i], "draw=", 5) != 0)
-			continue;
-		if (strcmp(v, "cut") != 0 && strcmp(v, "replace") != 0 && strcmp(v, "both") != 0)
+		if (got < 0)
 			return -1;
-		so->draw_cut = strcmp(v, "replace") != 0;
-		so->draw_replace = strcmp(v, "cut") != 0;
+		if (got == 0)
+			continue;
 		memmove(argv + i, argv + i + 1, (size_t)(*argc - i) * sizeof *argv);
 		(*argc)--;
 		i--;
@@ -440,9 +463,10 @@ int main(int argc, char **argv)
 	study_opts so;
 	size_t seeds;
 
-	if (argc < 3 || study_take_draw(&argc, argv, &so) != 0) {
+	if (argc < 3 || study_take_words(&argc, argv, &so) != 0) {
 		fprintf(stderr, "usage: fedcircuit-study table1|table2|table5 CSV [SEEDS "
-		                "[THRESHOLD MIN_INSTANCES [K [EM]]]] [draw=cut|replace|both]\n");
+		                "[THRESHOLD MIN_INSTANCES [K [EM]]]] [draw=cut|replace|both] "
+		                "[shared=S]\n");
 		return 2;
 	}
 	ds = fb_csv_read(argv[2], NULL, NULL, &err);
@@ -465,10 +489,10 @@ int main(int argc, char **argv)
 	so.label_shift = strcmp(argv[1], "table1") == 0;
 	so.cluster_shared = 0;
 	printf("%s on %s: %zu rows x %zu columns, %zu seeds, threshold %g, min_instances_slice "
-	       "%zu, K %zu, hybrid rows %s\n", argv[1], argv[2], ds->n, ds->d, seeds,
+	       "%zu, K %zu, hybrid rows %s, shared=%g\n", argv[1], argv[2], ds->n, ds->d, seeds,
 	       so.learn.threshold, so.learn.min_instances_slice, so.clusters,
 	       so.draw_replace ? so.draw_cut ? "cut and drawn with replacement"
-	                                     : "drawn with replacement" : "cut");
+	                                     : "drawn with replacement" : "cut", so.shared);
 	study_table(argv[1], ds, seeds, &so);
 	fb_dataset_free(ds);
 	return 0;
