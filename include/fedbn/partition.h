@@ -64,7 +64,9 @@ enum fb_sizes {
  * each row once per client.  REPLACE: the federated-circuits reference code's protocol, for
  * reproducing its tables: m = floor(shared n) rows drawn uniformly with replacement are every
  * client's, and each client also draws floor(n/K) rows of its own, uniformly with
- * replacement and independently of the others, so a client may hold a row several times. */
+ * replacement and independently of the others, so a client may hold a row several times.
+ * It concerns the rows only: that code also gives hybrid clients disjoint variables, where
+ * overlap= keeps at least one variable shared. */
 enum fb_split_draw {
 	FB_DRAW_CUT = 0, /* rows without replacement: shared block plus disjoint blocks */
 	FB_DRAW_REPLACE, /* rows drawn with replacement, as the reference code draws them */
