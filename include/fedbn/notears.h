@@ -38,6 +38,8 @@ enum fb_notears_solver {
 	                         needs 3 to 6 times fewer evaluations than the split) */
 	FB_NOTEARS_SPLIT = 1, /* the reference formulation: W = W+ - W-, 2d^2 bounded variables
 	                         (diagonals fixed at 0), NLopt's L-BFGS with bounds */
+	FB_NOTEARS_LBFGSB = 2, /* the same split solved by L-BFGS-B 3.0 (liblbfgsb), the
+	                          algorithm and stopping rules of the reference's scipy call */
 };
 
 /* Settings of one NOTEARS run; fb_notears_options_init fills the defaults. */

@@ -84,6 +84,11 @@ typedef struct fb_owlqn_options {
 	double l1;        /* weight c of the term c |x|_1 (0: plain L-BFGS) */
 	size_t l1_begin;  /* the l1 term covers x[l1_begin .. l1_end) */
 	size_t l1_end;    /* (0: up to n) */
+	int scipy_stop;   /* 1: stop by scipy's L-BFGS-B rules instead of liblbfgs's: after an
+	                     iteration whose pseudo-gradient has no entry above gtol in absolute
+	                     value (the projected gradient of the split l1 formulation), or with
+	                     (f_prev - f) / max(|f_prev|, |f|, 1) <= ftol_rel; the start point
+	                     is not tested */
 } fb_owlqn_options;
 
 /* Minimise f(x) + l1 |x[l1_begin..l1_end)|_1 from x (in place) with liblbfgs's OWL-QN

@@ -567,6 +567,53 @@ static void test_owlqn_soft_threshold(void **state)
 	assert_rel(rep.f, f, 1e-12);
 }
 
+/* scipy's stopping rules in OWL-QN: on the soft-thresholding problem the run ends on the
+ * pseudo-gradient (liblbfgs's code 0) with no entry of it above gtol; on the same problem
+ * scaled by 1e-12 the relative reduction, floored at 1, ends it after the first iteration
+ * (code 1), where liblbfgs's own rule, relative to f alone, goes on. */
+static void test_owlqn_scipy_rules(void **state)
+{
+	double ct[10] = { 1.0, 3.0, 0.5, 2.0, 1.5, -2.0, 0.5, 3.0, -0.1, 4.0 };
+	double x[5] = { 0.0, 0.0, 0.0, 0.0, 0.0 }, g[5], big = 0.0;
+	fb_owlqn_options opt = { 0 };
+	fb_lbfgs_report rep = { 0 };
+	fb_error err = { "" };
+	size_t i, evals;
+
+	opt.l1 = 0.8;
+	opt.scipy_stop = 1;
+	opt.ftol_rel = 1e-300;
+	opt.gtol = 1e-6;
+	assert_int_equal(fb_owlqn(5, x, quadratic, ct, &opt, &rep, &err), FB_OK);
+	assert_int_equal(rep.code, 0);
+	quadratic(x, g, 5, ct);
+	for (i = 0; i < 5; i++) {
+		double pg = (x[i] != 0.0) ? g[i] + copysign(0.8, x[i])
+		                          : fmax(0.0, fabs(g[i]) - 0.8);
+
+		big = fmax(big, fabs(pg));
+	}
+	if (!(big <= 1e-6))
+		fail_msg("largest pseudo-gradient entry %g", big);
+	for (i = 0; i < 5; i++) {
+		ct[i] *= 1e-12;
+		x[i] = 0.0;
+	}
+	opt.l1 = 0.0;
+	opt.ftol_rel = 0.0; /* the default, scipy's 2.2e-9 */
+	opt.gtol = 1e-300;
+	assert_int_equal(fb_owlqn(5, x, quadratic, ct, &opt, &rep, &err), FB_OK);
+	assert_int_equal(rep.code, 1);
+	evals = rep.evals;
+	assert_true(evals <= 4);
+	for (i = 0; i < 5; i++)
+		x[i] = 0.0;
+	opt.scipy_stop = 0;
+	assert_int_equal(fb_owlqn(5, x, quadratic, ct, &opt, &rep, &err), FB_OK);
+	if (!(rep.evals > evals))
+		fail_msg("liblbfgs's rule: %zu evaluations, scipy's %zu", rep.evals, evals);
+}
+
 /* OWL-QN without an l1 term is L-BFGS: Rosenbrock's minimum; an evaluation limit stops
  * it with the best point; bad arguments and objectives are refused. */
 static void test_owlqn_plain_and_errors(void **state)
@@ -618,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_lbfgsb_limit_and_errors),
 		cmocka_unit_test(test_owlqn_soft_threshold),
 		cmocka_unit_test(test_owlqn_plain_and_errors),
+		cmocka_unit_test(test_owlqn_scipy_rules),
 	};
 
 	fb_gsl_install_handler();

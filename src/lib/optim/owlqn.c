@@ -18,8 +18,11 @@
 #define OWLQN_FTOL_REL 2.220446049250313e-09
 #define OWLQN_GTOL 1e-5
 
-/* The value the progress callback returns to stop on the evaluation limit. */
+/* The values the progress callback returns to stop on the evaluation limit and, under
+ * scipy's rules, on the pseudo-gradient (scipy's ftol stop returns liblbfgs's own
+ * LBFGS_STOP). */
 #define OWLQN_EVAL_LIMIT 4242
+#define OWLQN_PGTOL 4243
 
 /* What the liblbfgs callbacks need. */
 typedef struct owlqn_call {
@@ -32,6 +35,10 @@ typedef struct owlqn_call {
 	double best_f;    /* that objective, l1 included (HUGE_VAL until one is finite) */
 	size_t evals;     /* evaluations so far */
 	size_t max_eval;  /* stop after this many (checked between iterations) */
+	int scipy_stop;   /* 1: the progress callback applies scipy's two stopping rules */
+	double ftol;      /* their tolerances */
+	double gtol;
+	double f_prev;    /* total objective at the previous iterate (scipy's rules) */
 } owlqn_call;
 
 /* liblbfgs evaluation callback: the smooth part and its gradient; track the best point. */
@@ -46,6 +53,8 @@ static lbfgsfloatval_t owlqn_eval(void *inst, const lbfgsfloatval_t *x, lbfgsflo
 	c->evals++;
 	for (i = c->begin; c->c != 0.0 && i < c->end; i++) /* plain L-BFGS: no l1 term to add */
 		total += c->c * fabs(x[i]);
+	if (c->evals == 1)
+		c->f_prev = total;
 	if (isfinite(total) && total < c->best_f) {
 		c->best_f = total;
 		memcpy(c->best_x, x, (size_t)n * sizeof *x);
@@ -53,14 +62,66 @@ static lbfgsfloatval_t owlqn_eval(void *inst, const lbfgsfloatval_t *x, lbfgsflo
 	return fx;
 }
 
-/* liblbfgs progress callback: stop once the evaluation limit is reached. */
+/* The largest absolute entry of the pseudo-gradient at x given the smooth part's gradient g:
+ * the minimum-norm subgradient of the l1 term's range, g elsewhere (for the split
+ * W = W+ - W-, the projected gradient scipy's pgtol looks at). */
+static double owlqn_pg_max(const owlqn_call *c, const double *x, const double *g, size_t n)
+{
+	double big = 0.0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		double pg = g[i];
+
+		if (c->c != 0.0 && i >= c->begin && i < c->end) {
+			if (x[i] != 0.0)
+				pg += x[i] > 0.0 ? c->c : -c->c;
+			else if (g[i] + c->c < 0.0)
+				pg += c->c;
+			else if (g[i] - c->c > 0.0)
+				pg -= c->c;
+			else
+				pg = 0.0;
+		}
+		if (fabs(pg) > big)
+			big = fabs(pg);
+	}
+	return big;
+}
+
+/* scipy's stopping rules after an iteration that ended at fx, in scipy's order: the
+ * largest pseudo-gradient entry <= gtol, or the relative reduction
+ * (f_prev - fx) / max(|f_prev|, |fx|, 1) <= ftol; 0 to go on. */
+static int owlqn_scipy_stop(owlqn_call *c, const double *x, const double *g, double fx,
+                            size_t n)
+{
+	double scale = fmax(fmax(fabs(c->f_prev), fabs(fx)), 1.0);
+	int stop = 0;
+
+	if (owlqn_pg_max(c, x, g, n) <= c->gtol)
+		stop = OWLQN_PGTOL;
+	else if (c->f_prev - fx <= c->ftol * scale)
+		stop = LBFGS_STOP;
+	c->f_prev = fx;
+	return stop;
+}
+
+/* liblbfgs progress callback: stop once the evaluation limit is reached, or on scipy's
+ * rules when asked for. */
 static int owlqn_progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t *g,
                           const lbfgsfloatval_t fx, const lbfgsfloatval_t xnorm,
                           const lbfgsfloatval_t gnorm, const lbfgsfloatval_t step, int n,
                           int k, int ls)
 {
-	const owlqn_call *c = inst;
+	owlqn_call *c = inst;
 
+	(void)xnorm, (void)gnorm, (void)step, (void)k, (void)ls;
+	if (c->scipy_stop) {
+		int stop = owlqn_scipy_stop(c, x, g, fx, (size_t)n);
+
+		if (stop != 0)
+			return stop;
+	}
 	return c->evals >= c->max_eval ? OWLQN_EVAL_LIMIT : 0;
 }
 
@@ -73,6 +134,7 @@ static int owlqn_usable(int r)
 	case LBFGS_STOP:
 	case LBFGS_ALREADY_MINIMIZED:
 	case OWLQN_EVAL_LIMIT:
+	case OWLQN_PGTOL:
 	case LBFGSERR_MAXIMUMITERATION:
 	case LBFGSERR_ROUNDING_ERROR:
 	case LBFGSERR_MINIMUMSTEP:
@@ -114,6 +176,13 @@ static void owlqn_params(const fb_owlqn_options *opt, size_t n, lbfgs_parameter_
 	c->c = opt != NULL ? opt->l1 : 0.0;
 	c->begin = opt != NULL ? opt->l1_begin : 0;
 	c->end = (opt != NULL && opt->l1_end > 0) ? opt->l1_end : n;
+	c->scipy_stop = opt != NULL && opt->scipy_stop;
+	c->ftol = p->delta;
+	c->gtol = p->epsilon;
+	if (c->scipy_stop) { /* liblbfgs's own tests off: the progress callback applies them */
+		p->past = 0;
+		p->epsilon = 0.0;
+	}
 	if (c->c > 0.0) {
 		p->orthantwise_c = c->c;
 		p->orthantwise_start = (int)c->begin;
@@ -147,7 +216,7 @@ static int owlqn_check(size_t n, const double *x, fb_objective f, const fb_owlqn
 int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
              fb_lbfgs_report *rep, fb_error *err)
 {
-	owlqn_call call = { f, ctx, 0.0, 0, 0, NULL, HUGE_VAL, 0, 0 };
+	owlqn_call call = { f, ctx, 0.0, 0, 0, NULL, HUGE_VAL, 0, 0, 0, 0.0, 0.0, HUGE_VAL };
 	lbfgs_parameter_t p;
 	lbfgsfloatval_t *xv = NULL, fx = 0.0;
 	int r, status = FB_ERR;
@@ -164,7 +233,7 @@ int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_opti
 	memcpy(xv, x, n * sizeof *x);
 	r = lbfgs((int)n, xv, &fx, owlqn_eval, owlqn_progress, &call, &p);
 	if (rep != NULL) {
-		rep->code = r;
+		rep->code = r == OWLQN_PGTOL ? LBFGS_SUCCESS : r;
 		rep->evals = call.evals;
 		rep->f = call.best_f;
 	}
