@@ -147,8 +147,10 @@ const fb_algo fb_algo_notears = {
 	         "are dropped at the end, leaving a directed graph without cycles.",
 	.help = "Linear NOTEARS (Zheng et al. 2018): least squares on centred data plus an l1 "
 	        "penalty, under the acyclicity constraint h(W) = tr(exp(W o W)) - d = 0, by an "
-	        "augmented Lagrangian whose inner problems NLopt's L-BFGS solves with W split "
-	        "into nonnegative parts. One round is one outer iteration. Used alone it needs "
+	        "augmented Lagrangian whose inner problems OWL-QN (liblbfgs) solves on the "
+	        "off-diagonal weights, stopping by the reference's L-BFGS-B rules (projected "
+	        "gradient 1e-5, relative reduction 2.2e-9). One round is one outer iteration. "
+	        "Used alone it needs "
 	        "the data in one place; federated, it is the learner of all:, sep:, voting:, "
 	        "avg: and best:.",
 	.flags = FB_ALGO_LOCAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED,
