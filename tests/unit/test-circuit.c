@@ -860,8 +860,8 @@ static void test_rdc_matrix(void **state)
  * of every row by fb_rdc_features from the same projections, then fb_rdc_cancor. */
 static void test_rdc_matrix_levels(void **state)
 {
-	enum { N = 500, V = 4, K = 10 };
-	size_t lv[V] = { 2, 3, 0, 4 };
+	enum { N = 500, V = 5, K = 10 };
+	size_t lv[V] = { 2, 3, 0, 4, 2 };
 	double *x = malloc(N * V * sizeof *x), *f = malloc(V * N * K * sizeof *f), m[V * V];
 	gsl_rng *r = fb_rng_stream(3, "rdc-levels-data");
 	fb_column_slice cols[V];
@@ -876,6 +876,8 @@ static void test_rdc_matrix_levels(void **state)
 		x[i * V + 1] = (double)(size_t)(3 * u * u);
 		x[i * V + 2] = u + gsl_ran_gaussian(r, 0.2);
 		x[i * V + 3] = (double)gsl_rng_uniform_int(r, 3); /* level 3 never occurs */
+		x[i * V + 4] = gsl_rng_uniform(r) < 0.9 ? x[i * V] : 1 - x[i * V]; /* two binary
+		                                                                      columns */
 	}
 	for (size_t j = 0; j < V; j++)
 		cols[j] = (fb_column_slice){ .x = x + j, .stride = V, .rows = NULL, .n = N };
@@ -902,6 +904,7 @@ static void test_rdc_matrix_levels(void **state)
 			assert_near(m[a * V + b], v, 1e-9);
 		}
 	assert_true(m[0 * V + 1] > 0.5 && m[1 * V + 2] > 0.5 && m[0 * V + 3] < 0.2);
+	assert_true(m[0 * V + 4] > 0.5);
 	gsl_rng_free(r);
 	free(f);
 	free(x);
@@ -969,6 +972,45 @@ static void test_kmeans_blobs(void **state)
 	assert_msg(&err, "k-means needs 1 <= k <= rows, at least one column and one start "
 	                 "(k = 2, 1 rows, 3 columns)");
 	gsl_rng_free(r);
+}
+
+/* k-means on level codes with many repeated rows (collapsed into distinct rows with counts)
+ * against the same rows halved (not integral, so clustered row by row): halving is exact
+ * in every sum, mean, distance and draw, so the labels agree and the inertia is a quarter,
+ * bit for bit. */
+static void test_kmeans_repeated_rows(void **state)
+{
+	enum { N = 2000, D = 5 };
+	double *x = malloc(N * D * sizeof *x), *half = malloc(N * D * sizeof *half), v1, v2;
+	size_t *l1 = malloc(N * sizeof *l1), *l2 = malloc(N * sizeof *l2);
+	gsl_rng *r = fb_rng_stream(4, "kmeans-codes");
+
+	(void)state;
+	assert_true(x != NULL && half != NULL && l1 != NULL && l2 != NULL);
+	for (size_t i = 0; i < N; i++)
+		for (size_t t = 0; t < D; t++) {
+			double u = gsl_rng_uniform(r);
+
+			x[i * D + t] = t == 0 ? (double)(u < 0.4) + (u < 0.1)
+			                      : (u < 0.8 ? x[i * D + t - 1] : (double)(u < 0.9));
+			half[i * D + t] = x[i * D + t] / 2;
+		}
+	gsl_rng_free(r);
+	r = fb_rng_stream(17, "kmeans");
+	assert_int_equal(fb_kmeans(x, N, D, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r, l1, &v1,
+	                           NULL), FB_OK);
+	gsl_rng_free(r);
+	r = fb_rng_stream(17, "kmeans");
+	assert_int_equal(fb_kmeans(half, N, D, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r, l2,
+	                           &v2, NULL), FB_OK);
+	gsl_rng_free(r);
+	assert_memory_equal(l1, l2, N * sizeof *l1);
+	assert_true(v1 / 4 == v2);
+	assert_near(v1, inertia_of(x, N, D, l1, 2), 1e-9);
+	free(x);
+	free(half);
+	free(l1);
+	free(l2);
 }
 
 /* In one dimension the best 2-means split is a threshold in sorted order: over every
@@ -1303,6 +1345,7 @@ int main(void)
 		cmocka_unit_test(test_rdc_matrix_levels),
 		cmocka_unit_test(test_kmeans_blobs),
 		cmocka_unit_test(test_kmeans_brute_force),
+		cmocka_unit_test(test_kmeans_repeated_rows),
 		cmocka_unit_test(test_learnspn_continuous),
 		cmocka_unit_test(test_learnspn_discrete),
 		cmocka_unit_test(test_learnspn_weights),

@@ -1,91 +1,100 @@
 /* k-means clustering of rows (the row splitter of sum-product network learners): k-means++
- * seeding, Lloyd iterations with distances through BLAS, the best of several starts. */
+ * seeding and Lloyd iterations, the best of several starts, distances from plain sums in
+ * column order.  Rows of small integers (level
+ * codes) are first collapsed into their distinct patterns with multiplicities, so that the
+ * iterations cost the patterns, not the rows; the result is the same, bit for bit, because
+ * the sums of such rows are exact in any order. */
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <gsl/gsl_blas.h>
 
 #include "fedbn/circuit.h"
 #include "circuit-private.h"
 
-/* One clustering run's state. */
+/* One clustering run's state over p distinct rows standing for n rows. */
 typedef struct km_state {
-	const double *x;  /* n x d rows */
-	size_t n, d, k;   /* rows, columns, clusters */
-	double *xx;       /* n squared row norms */
+	const double *x;  /* p x d distinct rows (the rows themselves when not collapsed) */
+	const double *w;  /* p multiplicities (NULL: all 1) */
+	const size_t *of; /* n: the distinct row of each row (NULL: row i is row i) */
+	size_t n, p, d, k; /* rows, distinct rows, columns, clusters */
 	double *c;        /* k x d centres */
-	double *dots;     /* n x k row-centre dot products */
-	double *cc;       /* k squared centre norms, from the same centres as dots */
-	double *dist;     /* n squared distances to the nearest centre (seeding) */
+	double *xx;       /* p squared norms of the distinct rows */
+	double *cc;       /* k squared norms of the centres */
+	double *bd;       /* p squared distances to the assigned (or nearest) centre */
+	double *rowd;     /* n squared distances of the rows (seeding draws a row by them) */
 	double *count;    /* k cluster sizes */
-	size_t *label;    /* n cluster of each row */
+	size_t *label;    /* p cluster of each distinct row */
 } km_state;
 
-/* Squared distance of row i to centre j from the dot products (never below 0). */
-static double km_dist(const km_state *s, size_t i, size_t j)
+/* The distinct row of row i. */
+static size_t km_of(const km_state *s, size_t i)
 {
-	double v = s->xx[i] - 2 * s->dots[i * s->k + j] + s->cc[j];
-
-	return v > 0 ? v : 0;
+	return s->of != NULL ? s->of[i] : i;
 }
 
-/* Squared norm of the d values at v. */
+/* Squared norm of the d values at v, summed in order. */
 static double sq_norm(const double *v, size_t d)
 {
-	gsl_vector_const_view vv = gsl_vector_const_view_array(v, d);
-	double out;
+	double out = 0;
 
-	gsl_blas_ddot(&vv.vector, &vv.vector, &out);
+	for (size_t t = 0; t < d; t++)
+		out += v[t] * v[t];
 	return out;
 }
 
-/* Dot products of every row with the first m centres and their norms: one BLAS
- * matrix-vector product per centre (with two centres a matrix product would copy the rows
- * into its packed form on every call, which costs more than the product). */
-static void km_dots(km_state *s, size_t m)
+/* Squared norms of the first m centres into cc. */
+static void km_centre_norms(km_state *s, size_t m)
 {
-	gsl_matrix_const_view xv = gsl_matrix_const_view_array(s->x, s->n, s->d);
-
-	for (size_t j = 0; j < m; j++) {
-		gsl_vector_const_view cv = gsl_vector_const_view_array(s->c + j * s->d, s->d);
-		gsl_vector_view dv = gsl_vector_view_array_with_stride(s->dots + j, s->k, s->n);
-
-		gsl_blas_dgemv(CblasNoTrans, 1.0, &xv.matrix, &cv.vector, 0.0, &dv.vector);
+	for (size_t j = 0; j < m; j++)
 		s->cc[j] = sq_norm(s->c + j * s->d, s->d);
-	}
+}
+
+/* Squared distance of distinct row i to centre j as |x|^2 - 2 x.c + |c|^2 (never below
+ * 0), every sum taken over the columns in order, so a row's distance has the same bits
+ * wherever it stands. */
+static double km_dist(const km_state *s, size_t i, size_t j)
+{
+	const double *xi = s->x + i * s->d, *cj = s->c + j * s->d;
+	double dot = 0, v;
+
+	for (size_t t = 0; t < s->d; t++)
+		dot += xi[t] * cj[t];
+	v = s->xx[i] - 2 * dot + s->cc[j];
+	return v > 0 ? v : 0;
 }
 
 /* k-means++ seeding: the first centre a uniform row, each next one a row drawn with
  * probability proportional to its squared distance to the nearest centre so far. */
 static void km_seed(km_state *s, gsl_rng *r)
 {
-	memcpy(s->c, s->x + fb_rng_index(r, s->n) * s->d, s->d * sizeof *s->c);
-	for (size_t m = 1; m < s->k; m++) {
-		size_t pick;
+	size_t pick = fb_rng_index(r, s->n);
 
-		km_dots(s, m);
-		for (size_t i = 0; i < s->n; i++) {
-			s->dist[i] = INFINITY;
+	memcpy(s->c, s->x + km_of(s, pick) * s->d, s->d * sizeof *s->c);
+	for (size_t m = 1; m < s->k; m++) {
+		km_centre_norms(s, m);
+		for (size_t i = 0; i < s->p; i++) {
+			s->bd[i] = INFINITY;
 			for (size_t j = 0; j < m; j++)
-				s->dist[i] = fmin(s->dist[i], km_dist(s, i, j));
+				s->bd[i] = fmin(s->bd[i], km_dist(s, i, j));
 		}
-		pick = fb_circuit_draw_index(s->dist, NULL, s->n, r);
-		memcpy(s->c + m * s->d, s->x + pick * s->d, s->d * sizeof *s->c);
+		for (size_t i = 0; i < s->n; i++)
+			s->rowd[i] = s->bd[km_of(s, i)];
+		pick = fb_circuit_draw_index(s->rowd, NULL, s->n, r);
+		memcpy(s->c + m * s->d, s->x + km_of(s, pick) * s->d, s->d * sizeof *s->c);
 	}
 }
 
-/* Assign every row to its nearest centre (the first on ties); returns the rows that
- * changed cluster and the inertia in *inertia. */
-static size_t km_assign(km_state *s, double *inertia)
+/* Assign every distinct row to its nearest centre (the first on ties); returns the rows
+ * that changed cluster. */
+static double km_assign(km_state *s)
 {
-	size_t changed = 0;
+	double changed = 0;
 
-	km_dots(s, s->k);
-	*inertia = 0;
-	for (size_t i = 0; i < s->n; i++) {
+	km_centre_norms(s, s->k);
+	for (size_t i = 0; i < s->p; i++) {
 		size_t best = 0;
 		double bd = km_dist(s, i, 0);
 
@@ -97,30 +106,46 @@ static size_t km_assign(km_state *s, double *inertia)
 				best = j;
 			}
 		}
-		changed += s->label[i] != best;
+		if (s->label[i] != best)
+			changed += s->w != NULL ? s->w[i] : 1;
 		s->label[i] = best;
-		*inertia += bd;
+		s->bd[i] = bd;
 	}
 	return changed;
 }
 
+/* The inertia of the assignment: the rows' squared distances summed in row order. */
+static double km_inertia(const km_state *s)
+{
+	double v = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		v += s->bd[km_of(s, i)];
+	return v;
+}
+
 /* Move every centre to the mean of its rows; an empty cluster takes the row farthest from
- * its own centre. */
+ * its own centre (the first such row). */
 static void km_update(km_state *s)
 {
 	memset(s->c, 0, s->k * s->d * sizeof *s->c);
 	memset(s->count, 0, s->k * sizeof *s->count);
-	for (size_t i = 0; i < s->n; i++) {
-		s->count[s->label[i]] += 1;
+	for (size_t i = 0; i < s->p; i++) {
+		double w = s->w != NULL ? s->w[i] : 1;
+		double *c = s->c + s->label[i] * s->d;
+
+		s->count[s->label[i]] += w;
 		for (size_t t = 0; t < s->d; t++)
-			s->c[s->label[i] * s->d + t] += s->x[i * s->d + t];
+			c[t] += w * s->x[i * s->d + t];
 	}
 	for (size_t j = 0; j < s->k; j++) {
 		if (s->count[j] == 0) {
 			size_t far = 0;
 
-			for (size_t i = 1; i < s->n; i++)
-				if (km_dist(s, i, s->label[i]) > km_dist(s, far, s->label[far]))
+			/* distinct rows are numbered by first appearance: the first maximum is the
+			 * first farthest row */
+			for (size_t i = 1; i < s->p; i++)
+				if (s->bd[i] > s->bd[far])
 					far = i;
 			memcpy(s->c + j * s->d, s->x + far * s->d, s->d * sizeof *s->c);
 			continue;
@@ -133,17 +158,15 @@ static void km_update(km_state *s)
 /* One seeded run of Lloyd's iterations until no row moves (or max_iter); its inertia. */
 static double km_run(km_state *s, size_t max_iter, gsl_rng *r)
 {
-	double inertia = INFINITY;
-
 	km_seed(s, r);
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->p; i++)
 		s->label[i] = SIZE_MAX;
 	for (size_t it = 0; it < max_iter; it++) {
-		if (km_assign(s, &inertia) == 0)
+		if (km_assign(s) == 0)
 			break;
 		km_update(s);
 	}
-	return inertia;
+	return max_iter > 0 ? km_inertia(s) : INFINITY;
 }
 
 /* Renumber the clusters in the order their first rows appear. */
@@ -160,53 +183,158 @@ static void km_canonical(size_t *label, size_t n, size_t k, size_t *map)
 	}
 }
 
+/* 1 when every value of x (n x d) is an integer small enough that sums of n of them are
+ * exact, so rows may be added in any grouping. */
+static int km_integral(const double *x, size_t n, size_t d)
+{
+	double limit = 9007199254740992.0 / (double)(n ? n : 1); /* 2^53 / n */
+
+	for (size_t e = 0; e < n * d; e++)
+		if (!(fabs(x[e]) <= limit && x[e] == floor(x[e])))
+			return 0;
+	return 1;
+}
+
+/* Hash of a row of integral values. */
+static uint64_t km_hash(const double *row, size_t d)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t t = 0; t < d; t++) {
+		h ^= (uint64_t)(int64_t)row[t];
+		h *= 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* The distinct rows of x (n x d, integral) numbered by first appearance: their values
+ * into px (room for n / 2 rows), counts into pw and each row's number into of; the number
+ * of distinct rows, or 0 when there are more than n / 2 of them (collapsing would not pay)
+ * or memory ran out. */
+static size_t km_collapse(const double *x, size_t n, size_t d, double *px, double *pw,
+                          size_t *of)
+{
+	size_t cap = n / 2, size = 1, p = 0;
+	size_t *slot;
+
+	while (size < 2 * cap + 2)
+		size *= 2;
+	slot = malloc(size * sizeof *slot);
+	if (slot == NULL || cap == 0) {
+		free(slot);
+		return 0;
+	}
+	for (size_t h = 0; h < size; h++)
+		slot[h] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const double *row = x + i * d;
+		size_t h = km_hash(row, d) & (size - 1);
+
+		while (slot[h] != SIZE_MAX && memcmp(px + slot[h] * d, row, d * sizeof *row) != 0)
+			h = (h + 1) & (size - 1);
+		if (slot[h] == SIZE_MAX) {
+			if (p == cap) {
+				free(slot);
+				return 0;
+			}
+			memcpy(px + p * d, row, d * sizeof *row);
+			pw[p] = 0;
+			slot[h] = p++;
+		}
+		pw[slot[h]] += 1;
+		of[i] = slot[h];
+	}
+	free(slot);
+	return p;
+}
+
 /* Free the state's arrays. */
 static void km_release(km_state *s)
 {
-	free(s->xx);
 	free(s->c);
-	free(s->dots);
+	free(s->xx);
 	free(s->cc);
-	free(s->dist);
+	free(s->bd);
+	free(s->rowd);
 	free(s->count);
 	free(s->label);
+}
+
+/* Allocate the state's arrays for p distinct rows; FB_ERR on out of memory. */
+static int km_alloc(km_state *s)
+{
+	s->c = malloc(s->k * s->d * sizeof *s->c);
+	s->xx = malloc(s->p * sizeof *s->xx);
+	s->cc = malloc(s->k * sizeof *s->cc);
+	s->bd = malloc(s->p * sizeof *s->bd);
+	s->rowd = malloc(s->n * sizeof *s->rowd);
+	s->count = malloc(s->k * sizeof *s->count);
+	s->label = malloc(s->p * sizeof *s->label);
+	if (s->c == NULL || s->xx == NULL || s->cc == NULL || s->bd == NULL || s->rowd == NULL ||
+	    s->count == NULL || s->label == NULL)
+		return FB_ERR;
+	for (size_t i = 0; i < s->p; i++)
+		s->xx[i] = sq_norm(s->x + i * s->d, s->d);
+	return FB_OK;
+}
+
+/* The best of n_init runs on the state: each row's cluster into label, inertia into
+ * *inertia. */
+static void km_best(km_state *s, size_t n_init, size_t max_iter, gsl_rng *r, size_t *label,
+                    double *inertia)
+{
+	double best = INFINITY;
+
+	for (size_t run = 0; run < n_init; run++) {
+		double v = km_run(s, max_iter, r);
+
+		if (v < best || run == 0) {
+			best = v;
+			for (size_t i = 0; i < s->n; i++)
+				label[i] = s->label[km_of(s, i)];
+		}
+	}
+	*inertia = best;
 }
 
 /* Cluster n rows into k clusters: the best of n_init k-means++ runs. */
 int fb_kmeans(const double *x, size_t n, size_t d, size_t k, size_t n_init, size_t max_iter,
               gsl_rng *r, size_t *label, double *inertia, fb_error *err)
 {
-	km_state s = { .x = x, .n = n, .d = d, .k = k };
-	double best = INFINITY;
+	km_state s = { .x = x, .n = n, .p = n, .d = d, .k = k };
+	double *px = NULL, *pw = NULL, best;
+	size_t *of = NULL, p = 0;
+	int rc = FB_OK;
 
 	if (k == 0 || d == 0 || n < k || n_init == 0)
 		return fb_fail(err, "k-means needs 1 <= k <= rows, at least one column and one "
 		                    "start (k = %zu, %zu rows, %zu columns)", k, n, d);
-	s.xx = malloc(n * sizeof *s.xx);
-	s.c = malloc(k * d * sizeof *s.c);
-	s.dots = malloc(n * k * sizeof *s.dots);
-	s.cc = malloc(k * sizeof *s.cc);
-	s.dist = malloc(n * sizeof *s.dist);
-	s.count = malloc(k * sizeof *s.count);
-	s.label = malloc(n * sizeof *s.label);
-	if (s.xx == NULL || s.c == NULL || s.dots == NULL || s.cc == NULL || s.dist == NULL || s.count == NULL ||
-	    s.label == NULL) {
-		km_release(&s);
-		return fb_fail(err, "out of memory for k-means of %zu rows", n);
+	if (n >= 4 && km_integral(x, n, d)) {
+		px = malloc(n / 2 * d * sizeof *px);
+		pw = malloc(n / 2 * sizeof *pw);
+		of = malloc(n * sizeof *of);
+		if (px != NULL && pw != NULL && of != NULL)
+			p = km_collapse(x, n, d, px, pw, of);
 	}
-	for (size_t i = 0; i < n; i++)
-		s.xx[i] = sq_norm(x + i * d, d);
-	for (size_t run = 0; run < n_init; run++) {
-		double v = km_run(&s, max_iter, r);
-
-		if (v < best) {
-			best = v;
-			memcpy(label, s.label, n * sizeof *label);
-		}
+	if (p >= k) {
+		s.x = px;
+		s.w = pw;
+		s.of = of;
+		s.p = p;
 	}
+	if (km_alloc(&s) != FB_OK) {
+		rc = fb_fail(err, "out of memory for k-means of %zu rows", n);
+		goto out;
+	}
+	km_best(&s, n_init, max_iter, r, label, &best);
 	km_canonical(label, n, k, s.label); /* the run's labels are spent: reuse as map */
 	if (inertia != NULL)
 		*inertia = best;
+out:
 	km_release(&s);
-	return FB_OK;
+	free(px);
+	free(pw);
+	free(of);
+	return rc;
 }

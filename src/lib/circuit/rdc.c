@@ -4,7 +4,9 @@
  * routines. */
 #include "config.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,9 +117,10 @@ typedef struct rdc_block {
 	gsl_matrix *l; /* k x k lower Cholesky factor of x'x + eps I */
 	int constant;  /* 1 when the features do not vary (the RDC with it is 0) */
 	size_t nlev;   /* discrete: levels plus one for values outside them (0: continuous) */
-	size_t *code;  /* discrete: each row's level, nlev - 1 for a value outside (n, owned) */
+	unsigned *code; /* discrete: each row's level, nlev - 1 for a value outside (n, owned) */
 	double *count; /* discrete: rows of each level (nlev, owned) */
 	double *t;     /* discrete: nlev x k centred features of each level (owned) */
+	uint64_t *bits; /* discrete with levels 0 and 1 only: the rows of level 1 as bits (owned) */
 } rdc_block;
 
 /* Free a block. */
@@ -129,8 +132,33 @@ static void block_release(rdc_block *b)
 	free(b->code);
 	free(b->count);
 	free(b->t);
+	free(b->bits);
+	b->bits = NULL;
 	b->code = NULL;
 	b->count = b->t = NULL;
+}
+
+/* The contingency table (a->nlev x b->nlev, zeroed) of two discrete blocks' levels: by
+ * population counts of the rows of level 1 when both hold levels 0 and 1 only, otherwise
+ * row by row. */
+static void block_table(const rdc_block *a, const rdc_block *b, size_t n, double *cnt)
+{
+	size_t lb = b->nlev;
+
+	if (a->bits != NULL && b->bits != NULL) {
+		size_t both = 0, w = (n + 63) / 64;
+		double na = a->count[1], nb = b->count[1];
+
+		for (size_t k = 0; k < w; k++)
+			both += (size_t)__builtin_popcountll(a->bits[k] & b->bits[k]);
+		cnt[0] = (double)n - na - nb + (double)both;
+		cnt[1] = nb - (double)both;
+		cnt[lb] = na - (double)both;
+		cnt[lb + 1] = (double)both;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		cnt[a->code[i] * lb + b->code[i]] += 1;
 }
 
 /* The k x k cross product of two discrete blocks into m, from their contingency table:
@@ -142,8 +170,7 @@ static void block_cross_discrete(const rdc_block *a, const rdc_block *b, size_t 
 	size_t la = a->nlev, lb = b->nlev, k = m->size1;
 	double *cnt = fb_xcalloc(la * lb, sizeof *cnt);
 
-	for (size_t i = 0; i < n; i++)
-		cnt[a->code[i] * lb + b->code[i]] += 1;
+	block_table(a, b, n, cnt);
 	gsl_matrix_set_zero(m);
 	for (size_t u = 0; u < la; u++)
 		for (size_t v = 0; v < lb; v++) {
@@ -308,19 +335,38 @@ static void blocks_free(rdc_block *b, size_t m)
 	free(b);
 }
 
-/* Each row's level in b->code (values outside 0..nlevels-1 take level nlevels) and the
- * rows of each level in b->count. */
-static void block_codes(rdc_block *b, const fb_column_slice *col, size_t nlevels)
+/* Each row's level in the code of every discrete block (values outside 0..nlevels-1 take
+ * level nlevels), gathered in one pass over the rows, the rows of each level in its count,
+ * and the rows of level 1 as bits for a block whose rows hold levels 0 and 1 only. */
+static void blocks_codes(rdc_block *b, const fb_column_slice *cols, const size_t *nlevels,
+                         size_t nvars)
 {
-	b->nlev = nlevels + 1;
-	b->code = fb_xcalloc(col->n ? col->n : 1, sizeof *b->code);
-	b->count = fb_xcalloc(b->nlev, sizeof *b->count);
-	for (size_t i = 0; i < col->n; i++) {
-		double v = col->x[(col->rows != NULL ? col->rows[i] : i) * col->stride];
-		size_t l = v >= 0 && v < (double)nlevels && v == floor(v) ? (size_t)v : nlevels;
+	size_t n = cols[0].n, w = (n + 63) / 64;
 
-		b->code[i] = l;
-		b->count[l] += 1;
+	for (size_t j = 0; j < nvars; j++)
+		if (nlevels[j] > 0) {
+			b[j].nlev = nlevels[j] + 1;
+			b[j].code = fb_xcalloc(n ? n : 1, sizeof *b[j].code);
+			b[j].count = fb_xcalloc(b[j].nlev, sizeof *b[j].count);
+		}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < nvars; j++) {
+			const fb_column_slice *col = &cols[j];
+			double v = col->x[(col->rows != NULL ? col->rows[i] : i) * col->stride];
+			size_t lv = nlevels[j], l;
+
+			if (lv == 0)
+				continue;
+			l = v >= 0 && v < (double)lv && v == floor(v) ? (size_t)v : lv;
+			b[j].code[i] = (unsigned)l;
+			b[j].count[l] += 1;
+		}
+	for (size_t j = 0; j < nvars; j++) {
+		if (b[j].nlev < 2 || b[j].count[0] + b[j].count[1] != (double)n)
+			continue;
+		b[j].bits = fb_xcalloc(w ? w : 1, sizeof *b[j].bits);
+		for (size_t i = 0; i < n; i++)
+			b[j].bits[i / 64] |= (uint64_t)b[j].code[i] << (i % 64);
 	}
 }
 
@@ -366,12 +412,8 @@ static int block_levels_constant(const rdc_block *b, size_t k)
 
 /* A discrete block from its level features: centred by the row-weighted mean, Gram
  * matrix and Cholesky factor from the level counts, never n rows of features. */
-static int block_discrete(rdc_block *b, const fb_column_slice *col, size_t nlevels,
-                          const double *g, size_t k, double s)
+static int block_discrete(rdc_block *b, size_t n, const double *g, size_t k, double s)
 {
-	size_t n = col->n;
-
-	block_codes(b, col, nlevels);
 	block_level_features(b, n, g, k, s);
 	b->constant = block_levels_constant(b, k);
 	if (b->constant)
@@ -410,7 +452,7 @@ static int rdc_block_of(const fb_column_slice *col, size_t nlevels, size_t k, do
 	for (size_t i = 0; i < c * k; i++)
 		g[i] = gsl_ran_gaussian(r, 1.0);
 	if (nlevels > 0) {
-		if (block_discrete(b, col, nlevels, g, k, s) != FB_OK)
+		if (block_discrete(b, col->n, g, k, s) != FB_OK)
 			rc = fb_fail(err, "out of memory for RDC features of %zu rows", col->n);
 	} else {
 		rc = fb_rdc_features(col, nlevels, g, k, s, f, err);
@@ -436,13 +478,16 @@ int fb_rdc_matrix(const fb_column_slice *cols, const size_t *nlevels, size_t nva
 		goto out;
 	}
 	for (size_t j = 0; j < nvars; j++)
-		if (cols[j].n != n || n < 2 || k == 0) {
-			fb_fail(err, "the RDC needs slices of one length of at least 2 rows and k >= 1 "
-			             "(variable %zu has %zu rows, k = %zu)", j, cols[j].n, k);
+		if (cols[j].n != n || n < 2 || k == 0 || nlevels[j] >= UINT_MAX) {
+			fb_fail(err, "the RDC needs slices of one length of at least 2 rows, k >= 1 "
+			             "and fewer than %u levels (variable %zu has %zu rows and %zu "
+			             "levels, k = %zu)", UINT_MAX, j, cols[j].n, nlevels[j], k);
 			goto out;
 		}
-	for (made = 0; made < nvars; made++)
-		if (rdc_block_of(&cols[made], nlevels[made], k, s, r, f, &b[made], err) != FB_OK)
+	blocks_codes(b, cols, nlevels, nvars);
+	made = nvars; /* from here every block is released at the end */
+	for (size_t j = 0; j < nvars; j++)
+		if (rdc_block_of(&cols[j], nlevels[j], k, s, r, f, &b[j], err) != FB_OK)
 			goto out;
 	for (size_t a = 0; a < nvars; a++) {
 		out[a * nvars + a] = 1;
