@@ -478,7 +478,7 @@ static void test_histogram_bins(void **state)
 static void test_histogram_discrete(void **state)
 {
 	const double v[8] = { 0, 1, 1, 2, 2, 2, 4, 99 };
-	const size_t rows[7] = { 0, 1, 2, 3, 4, 5, 6 };
+	const size_t rows[7] = { 6, 2, 0, 3, 5, 1, 4 }; /* the maximum first, unsorted */
 	fb_column_slice col = { .x = v, .stride = 1, .rows = rows, .n = 7 };
 	const double want[5] = { 2.0 / 12, 3.0 / 12, 4.0 / 12, 1.0 / 12, 2.0 / 12 };
 	double total = 0;
@@ -497,6 +497,7 @@ static void test_histogram_discrete(void **state)
 	assert_true(fb_leaf_logpdf(&lf, 5.0) == log(FB_LEAF_HIST_FLOOR));
 	fb_leaf_release(&lf);
 	/* a constant column: all mass on its value, none on the next */
+	col.rows = NULL;
 	col.n = 1;
 	assert_int_equal(fb_leaf_fit_histogram(&lf, 0, 1, &col, NULL), FB_OK);
 	assert_true(fb_leaf_logpdf(&lf, 0.0) == 0.0);

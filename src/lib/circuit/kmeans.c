@@ -23,6 +23,7 @@ typedef struct km_state {
 	double *c;        /* k x d centres */
 	double *xx;       /* p squared norms of the distinct rows */
 	double *cc;       /* k squared norms of the centres */
+	double *dj;       /* k distances of one distinct row (scratch) */
 	double *bd;       /* p squared distances to the assigned (or nearest) centre */
 	double *rowd;     /* n squared distances of the rows (seeding draws a row by them) */
 	double *count;    /* k cluster sizes */
@@ -52,18 +53,39 @@ static void km_centre_norms(km_state *s, size_t m)
 		s->cc[j] = sq_norm(s->c + j * s->d, s->d);
 }
 
-/* Squared distance of distinct row i to centre j as |x|^2 - 2 x.c + |c|^2 (never below
- * 0), every sum taken over the columns in order, so a row's distance has the same bits
- * wherever it stands. */
-static double km_dist(const km_state *s, size_t i, size_t j)
+/* Squared distances of distinct row i to the first m centres into out as
+ * |x|^2 - 2 x.c + |c|^2 (never below 0), every sum taken over the columns in order, so a
+ * row's distance has the same bits wherever it stands; one pass over the row serves two
+ * centres. */
+static inline void km_dists(const km_state *s, size_t i, size_t m, double *out)
 {
-	const double *xi = s->x + i * s->d, *cj = s->c + j * s->d;
-	double dot = 0, v;
+	const double *xi = s->x + i * s->d;
+	size_t j = 0;
 
-	for (size_t t = 0; t < s->d; t++)
-		dot += xi[t] * cj[t];
-	v = s->xx[i] - 2 * dot + s->cc[j];
-	return v > 0 ? v : 0;
+	for (; j + 1 < m; j += 2) { /* two centres a pass */
+		const double *c0 = s->c + j * s->d, *c1 = c0 + s->d;
+		double a = 0, b = 0;
+
+		for (size_t t = 0; t < s->d; t++) {
+			a += xi[t] * c0[t];
+			b += xi[t] * c1[t];
+		}
+		out[j] = a;
+		out[j + 1] = b;
+	}
+	for (; j < m; j++) {
+		const double *c0 = s->c + j * s->d;
+		double a = 0;
+
+		for (size_t t = 0; t < s->d; t++)
+			a += xi[t] * c0[t];
+		out[j] = a;
+	}
+	for (j = 0; j < m; j++) {
+		double v = s->xx[i] - 2 * out[j] + s->cc[j];
+
+		out[j] = v > 0 ? v : 0;
+	}
 }
 
 /* k-means++ seeding: the first centre a uniform row, each next one a row drawn with
@@ -76,9 +98,10 @@ static void km_seed(km_state *s, gsl_rng *r)
 	for (size_t m = 1; m < s->k; m++) {
 		km_centre_norms(s, m);
 		for (size_t i = 0; i < s->p; i++) {
+			km_dists(s, i, m, s->dj);
 			s->bd[i] = INFINITY;
 			for (size_t j = 0; j < m; j++)
-				s->bd[i] = fmin(s->bd[i], km_dist(s, i, j));
+				s->bd[i] = fmin(s->bd[i], s->dj[j]);
 		}
 		for (size_t i = 0; i < s->n; i++)
 			s->rowd[i] = s->bd[km_of(s, i)];
@@ -96,16 +119,15 @@ static double km_assign(km_state *s)
 	km_centre_norms(s, s->k);
 	for (size_t i = 0; i < s->p; i++) {
 		size_t best = 0;
-		double bd = km_dist(s, i, 0);
+		double bd;
 
-		for (size_t j = 1; j < s->k; j++) {
-			double dj = km_dist(s, i, j);
-
-			if (dj < bd) {
-				bd = dj;
+		km_dists(s, i, s->k, s->dj);
+		bd = s->dj[0];
+		for (size_t j = 1; j < s->k; j++)
+			if (s->dj[j] < bd) {
+				bd = s->dj[j];
 				best = j;
 			}
-		}
 		if (s->label[i] != best)
 			changed += s->w != NULL ? s->w[i] : 1;
 		s->label[i] = best;
@@ -255,6 +277,7 @@ static void km_release(km_state *s)
 	free(s->c);
 	free(s->xx);
 	free(s->cc);
+	free(s->dj);
 	free(s->bd);
 	free(s->rowd);
 	free(s->count);
@@ -267,11 +290,12 @@ static int km_alloc(km_state *s)
 	s->c = malloc(s->k * s->d * sizeof *s->c);
 	s->xx = malloc(s->p * sizeof *s->xx);
 	s->cc = malloc(s->k * sizeof *s->cc);
+	s->dj = malloc(s->k * sizeof *s->dj);
 	s->bd = malloc(s->p * sizeof *s->bd);
 	s->rowd = malloc(s->n * sizeof *s->rowd);
 	s->count = malloc(s->k * sizeof *s->count);
 	s->label = malloc(s->p * sizeof *s->label);
-	if (s->c == NULL || s->xx == NULL || s->cc == NULL || s->bd == NULL || s->rowd == NULL ||
+	if (s->c == NULL || s->xx == NULL || s->cc == NULL || s->dj == NULL || s->bd == NULL || s->rowd == NULL ||
 	    s->count == NULL || s->label == NULL)
 		return FB_ERR;
 	for (size_t i = 0; i < s->p; i++)

@@ -242,8 +242,9 @@ static size_t hist_auto_bins(const double *v, size_t n)
 	return bins > (double)n ? n : (size_t)bins;
 }
 
-/* Bin edges for sorted values v: one unit bin per integer (discrete) or equal-width auto
- * bins; *nbins receives the count.  NULL with the reason in err. */
+/* Bin edges for sorted values v (discrete: the least first and the largest last will do):
+ * one unit bin per integer (discrete) or equal-width auto bins; *nbins receives the count.
+ * NULL with the reason in err. */
 static double *hist_breaks(const double *v, size_t n, int discrete, size_t var,
                            size_t *nbins, fb_error *err)
 {
@@ -284,6 +285,22 @@ static double *hist_breaks(const double *v, size_t n, int discrete, size_t var,
 	return br;
 }
 
+/* Move the least of the n values at v to v[0] and the largest to v[n - 1] (what a
+ * discrete histogram reads of sorted values; its counts do not depend on the order). */
+static void ends_in_place(double *v, size_t n)
+{
+	size_t lo = 0, hi = 0;
+	double t;
+
+	for (size_t i = 1; i < n; i++) {
+		lo = v[i] < v[lo] ? i : lo;
+		hi = v[i] > v[hi] ? i : hi;
+	}
+	t = v[0], v[0] = v[lo], v[lo] = t;
+	hi = hi == 0 ? lo : hi; /* the largest moved where the least was */
+	t = v[n - 1], v[n - 1] = v[hi], v[hi] = t;
+}
+
 /* Fit a histogram leaf: bins, Laplace-smoothed densities. */
 int fb_leaf_fit_histogram(fb_leaf *leaf, size_t var, int discrete,
                           const fb_column_slice *col, fb_error *err)
@@ -295,7 +312,10 @@ int fb_leaf_fit_histogram(fb_leaf *leaf, size_t var, int discrete,
 	memset(leaf, 0, sizeof *leaf);
 	if (v == NULL)
 		return FB_ERR;
-	gsl_sort(v, 1, col->n);
+	if (discrete)
+		ends_in_place(v, col->n);
+	else
+		gsl_sort(v, 1, col->n);
 	br = hist_breaks(v, col->n, discrete, var, &nb, err);
 	if (br == NULL)
 		goto out;
