@@ -22,4 +22,17 @@ int fb_circuit_check_at(const struct fb_circuit *c, size_t *bad, struct fb_error
  * seen on a side); t must have room for la + lb more numbers after the table. */
 double fb_gtest_table(double *t, size_t la, size_t lb, double n, double *g);
 
+/* How many rows ahead the loops that gather a slice's scattered rows ask for them. */
+#define FB_CIRCUIT_AHEAD 16
+
+/* Ask the processor early for the span values from v on (one row's values that a
+ * gathering loop will read FB_CIRCUIT_AHEAD rows later): a prefetch per cache line. */
+static inline void fb_circuit_prefetch(const double *v, size_t span)
+{
+	for (size_t t = 0; t < span; t += 8)
+		__builtin_prefetch(v + t);
+	if (span > 0)
+		__builtin_prefetch(v + span - 1);
+}
+
 #endif

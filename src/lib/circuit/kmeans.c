@@ -1,9 +1,9 @@
 /* k-means clustering of rows (the row splitter of sum-product network learners): k-means++
  * seeding and Lloyd iterations, the best of several starts, distances from plain sums in
- * column order.  Rows of small integers (level
- * codes) are first collapsed into their distinct patterns with multiplicities, so that the
- * iterations cost the patterns, not the rows; the result is the same, bit for bit, because
- * the sums of such rows are exact in any order. */
+ * column order.  Rows of small integers (level codes) are first collapsed into their
+ * distinct rows with multiplicities, so that the iterations cost the distinct rows, and
+ * the clusters' sums follow the rows that move; the result is the same, bit for bit, as
+ * row by row, because the sums of such rows are exact in any order and grouping. */
 #include "config.h"
 
 #include <math.h>
@@ -23,10 +23,12 @@ typedef struct km_state {
 	double *c;        /* k x d centres */
 	double *xx;       /* p squared norms of the distinct rows */
 	double *cc;       /* k squared norms of the centres */
-	double *dj;       /* k distances of one distinct row (scratch) */
+	double *dist;     /* p x k squared distances of the distinct rows to the centres */
 	double *bd;       /* p squared distances to the assigned (or nearest) centre */
 	double *rowd;     /* n squared distances of the rows (seeding draws a row by them) */
 	double *count;    /* k cluster sizes */
+	double *sum;      /* k x d sums of the clusters' rows, kept as rows move (collapsed rows
+	                     only: their sums are exact), or NULL */
 	size_t *label;    /* p cluster of each distinct row */
 } km_state;
 
@@ -53,39 +55,75 @@ static void km_centre_norms(km_state *s, size_t m)
 		s->cc[j] = sq_norm(s->c + j * s->d, s->d);
 }
 
-/* Squared distances of distinct row i to the first m centres into out as
- * |x|^2 - 2 x.c + |c|^2 (never below 0), every sum taken over the columns in order, so a
- * row's distance has the same bits wherever it stands; one pass over the row serves two
- * centres. */
-static inline void km_dists(const km_state *s, size_t i, size_t m, double *out)
+/* Dot products of the 4 distinct rows from x (d columns each) with centres c0 and c1 into
+ * a[4] and b[4], each summed over the columns in order: eight independent sums a pass. */
+static inline void km_dots4(const double *x, const double *c0, const double *c1, size_t d,
+                            double *a, double *b)
 {
-	const double *xi = s->x + i * s->d;
-	size_t j = 0;
+	const double *x1 = x + d, *x2 = x1 + d, *x3 = x2 + d;
+	double a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
 
-	for (; j + 1 < m; j += 2) { /* two centres a pass */
-		const double *c0 = s->c + j * s->d, *c1 = c0 + s->d;
-		double a = 0, b = 0;
+	for (size_t t = 0; t < d; t++) {
+		a0 += x[t] * c0[t];
+		a1 += x1[t] * c0[t];
+		a2 += x2[t] * c0[t];
+		a3 += x3[t] * c0[t];
+		b0 += x[t] * c1[t];
+		b1 += x1[t] * c1[t];
+		b2 += x2[t] * c1[t];
+		b3 += x3[t] * c1[t];
+	}
+	a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+	b[0] = b0, b[1] = b1, b[2] = b2, b[3] = b3;
+}
 
-		for (size_t t = 0; t < s->d; t++) {
-			a += xi[t] * c0[t];
-			b += xi[t] * c1[t];
+/* Dot products of distinct row i with centres j and j + 1 (j alone when it is the last)
+ * into the row's distances. */
+static void km_dots_row(km_state *s, size_t i, size_t j, size_t m)
+{
+	const double *xi = s->x + i * s->d, *c0 = s->c + j * s->d;
+	const double *c1 = j + 1 < m ? c0 + s->d : c0;
+	double a = 0, b = 0;
+
+	for (size_t t = 0; t < s->d; t++) {
+		a += xi[t] * c0[t];
+		b += xi[t] * c1[t];
+	}
+	s->dist[i * s->k + j] = a;
+	if (j + 1 < m)
+		s->dist[i * s->k + j + 1] = b;
+}
+
+/* Squared distances of every distinct row to the first m centres into dist, as
+ * |x|^2 - 2 x.c + |c|^2 (never below 0) with every sum taken over the columns in order,
+ * so a row's distance has the same bits wherever it stands; rows four at a time and
+ * centres two at a time keep eight sums going at once. */
+static void km_distances(km_state *s, size_t m)
+{
+	size_t d = s->d, k = s->k, i;
+	double a[4], b[4];
+
+	km_centre_norms(s, m);
+	for (size_t j = 0; j < m; j += 2) {
+		const double *c0 = s->c + j * d, *c1 = j + 1 < m ? c0 + d : c0;
+
+		for (i = 0; i + 4 <= s->p; i += 4) {
+			km_dots4(s->x + i * d, c0, c1, d, a, b);
+			for (size_t r = 0; r < 4; r++) {
+				s->dist[(i + r) * k + j] = a[r];
+				if (j + 1 < m)
+					s->dist[(i + r) * k + j + 1] = b[r];
+			}
 		}
-		out[j] = a;
-		out[j + 1] = b;
+		for (; i < s->p; i++)
+			km_dots_row(s, i, j, m);
 	}
-	for (; j < m; j++) {
-		const double *c0 = s->c + j * s->d;
-		double a = 0;
+	for (i = 0; i < s->p; i++)
+		for (size_t j = 0; j < m; j++) {
+			double v = s->xx[i] - 2 * s->dist[i * k + j] + s->cc[j];
 
-		for (size_t t = 0; t < s->d; t++)
-			a += xi[t] * c0[t];
-		out[j] = a;
-	}
-	for (j = 0; j < m; j++) {
-		double v = s->xx[i] - 2 * out[j] + s->cc[j];
-
-		out[j] = v > 0 ? v : 0;
-	}
+			s->dist[i * k + j] = v > 0 ? v : 0;
+		}
 }
 
 /* k-means++ seeding: the first centre a uniform row, each next one a row drawn with
@@ -96,12 +134,11 @@ static void km_seed(km_state *s, gsl_rng *r)
 
 	memcpy(s->c, s->x + km_of(s, pick) * s->d, s->d * sizeof *s->c);
 	for (size_t m = 1; m < s->k; m++) {
-		km_centre_norms(s, m);
+		km_distances(s, m);
 		for (size_t i = 0; i < s->p; i++) {
-			km_dists(s, i, m, s->dj);
 			s->bd[i] = INFINITY;
 			for (size_t j = 0; j < m; j++)
-				s->bd[i] = fmin(s->bd[i], s->dj[j]);
+				s->bd[i] = fmin(s->bd[i], s->dist[i * s->k + j]);
 		}
 		for (size_t i = 0; i < s->n; i++)
 			s->rowd[i] = s->bd[km_of(s, i)];
@@ -110,26 +147,45 @@ static void km_seed(km_state *s, gsl_rng *r)
 	}
 }
 
+/* Move distinct row i (all its copies) from cluster from (SIZE_MAX: none) to cluster to
+ * in the exact sums and counts. */
+static void km_move(km_state *s, size_t i, size_t from, size_t to)
+{
+	const double *xi = s->x + i * s->d;
+	double w = s->w[i];
+
+	if (from != SIZE_MAX) {
+		s->count[from] -= w;
+		for (size_t t = 0; t < s->d; t++)
+			s->sum[from * s->d + t] -= w * xi[t];
+	}
+	s->count[to] += w;
+	for (size_t t = 0; t < s->d; t++)
+		s->sum[to * s->d + t] += w * xi[t];
+}
+
 /* Assign every distinct row to its nearest centre (the first on ties); returns the rows
  * that changed cluster. */
 static double km_assign(km_state *s)
 {
 	double changed = 0;
 
-	km_centre_norms(s, s->k);
+	km_distances(s, s->k);
 	for (size_t i = 0; i < s->p; i++) {
+		const double *di = s->dist + i * s->k;
 		size_t best = 0;
-		double bd;
+		double bd = di[0];
 
-		km_dists(s, i, s->k, s->dj);
-		bd = s->dj[0];
 		for (size_t j = 1; j < s->k; j++)
-			if (s->dj[j] < bd) {
-				bd = s->dj[j];
+			if (di[j] < bd) {
+				bd = di[j];
 				best = j;
 			}
-		if (s->label[i] != best)
+		if (s->label[i] != best) {
 			changed += s->w != NULL ? s->w[i] : 1;
+			if (s->sum != NULL)
+				km_move(s, i, s->label[i], best);
+		}
 		s->label[i] = best;
 		s->bd[i] = bd;
 	}
@@ -146,20 +202,10 @@ static double km_inertia(const km_state *s)
 	return v;
 }
 
-/* Move every centre to the mean of its rows; an empty cluster takes the row farthest from
- * its own centre (the first such row). */
-static void km_update(km_state *s)
+/* Divide the centres' sums in c by their counts; an empty cluster takes the row farthest
+ * from its own centre. */
+static void km_means(km_state *s)
 {
-	memset(s->c, 0, s->k * s->d * sizeof *s->c);
-	memset(s->count, 0, s->k * sizeof *s->count);
-	for (size_t i = 0; i < s->p; i++) {
-		double w = s->w != NULL ? s->w[i] : 1;
-		double *c = s->c + s->label[i] * s->d;
-
-		s->count[s->label[i]] += w;
-		for (size_t t = 0; t < s->d; t++)
-			c[t] += w * s->x[i * s->d + t];
-	}
 	for (size_t j = 0; j < s->k; j++) {
 		if (s->count[j] == 0) {
 			size_t far = 0;
@@ -177,12 +223,39 @@ static void km_update(km_state *s)
 	}
 }
 
+/* Move every centre to the mean of its rows; an empty cluster takes the row farthest from
+ * its own centre (the first such row).  Collapsed rows keep their clusters' sums up to date
+ * as rows move (exact, so the same as summing afresh); other rows are summed afresh. */
+static void km_update(km_state *s)
+{
+	if (s->sum != NULL) {
+		memcpy(s->c, s->sum, s->k * s->d * sizeof *s->c);
+		km_means(s);
+		return;
+	}
+	memset(s->c, 0, s->k * s->d * sizeof *s->c);
+	memset(s->count, 0, s->k * sizeof *s->count);
+	for (size_t i = 0; i < s->p; i++) {
+		double w = s->w != NULL ? s->w[i] : 1;
+		double *c = s->c + s->label[i] * s->d;
+
+		s->count[s->label[i]] += w;
+		for (size_t t = 0; t < s->d; t++)
+			c[t] += w * s->x[i * s->d + t];
+	}
+	km_means(s);
+}
+
 /* One seeded run of Lloyd's iterations until no row moves (or max_iter); its inertia. */
 static double km_run(km_state *s, size_t max_iter, gsl_rng *r)
 {
 	km_seed(s, r);
 	for (size_t i = 0; i < s->p; i++)
 		s->label[i] = SIZE_MAX;
+	if (s->sum != NULL) {
+		memset(s->sum, 0, s->k * s->d * sizeof *s->sum);
+		memset(s->count, 0, s->k * sizeof *s->count);
+	}
 	for (size_t it = 0; it < max_iter; it++) {
 		if (km_assign(s) == 0)
 			break;
@@ -275,9 +348,10 @@ static size_t km_collapse(const double *x, size_t n, size_t d, double *px, doubl
 static void km_release(km_state *s)
 {
 	free(s->c);
+	free(s->sum);
 	free(s->xx);
 	free(s->cc);
-	free(s->dj);
+	free(s->dist);
 	free(s->bd);
 	free(s->rowd);
 	free(s->count);
@@ -289,13 +363,14 @@ static int km_alloc(km_state *s)
 {
 	s->c = malloc(s->k * s->d * sizeof *s->c);
 	s->xx = malloc(s->p * sizeof *s->xx);
+	s->sum = s->w != NULL ? malloc(s->k * s->d * sizeof *s->sum) : NULL;
 	s->cc = malloc(s->k * sizeof *s->cc);
-	s->dj = malloc(s->k * sizeof *s->dj);
+	s->dist = malloc(s->p * s->k * sizeof *s->dist);
 	s->bd = malloc(s->p * sizeof *s->bd);
 	s->rowd = malloc(s->n * sizeof *s->rowd);
 	s->count = malloc(s->k * sizeof *s->count);
 	s->label = malloc(s->p * sizeof *s->label);
-	if (s->c == NULL || s->xx == NULL || s->cc == NULL || s->dj == NULL || s->bd == NULL || s->rowd == NULL ||
+	if (s->c == NULL || (s->w != NULL && s->sum == NULL) || s->xx == NULL || s->cc == NULL || s->dist == NULL || s->bd == NULL || s->rowd == NULL ||
 	    s->count == NULL || s->label == NULL)
 		return FB_ERR;
 	for (size_t i = 0; i < s->p; i++)

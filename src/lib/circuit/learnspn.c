@@ -369,9 +369,13 @@ static size_t split_rows(learn_ctx *ctx, const size_t *rows, size_t nr, const si
 		ctx->failed = 1;
 		return 0;
 	}
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr; i++) {
+		if (i + FB_CIRCUIT_AHEAD < nr)
+			fb_circuit_prefetch(ctx->x + rows[i + FB_CIRCUIT_AHEAD] * ctx->d + scope[0],
+			                    scope[ns - 1] - scope[0] + 1);
 		for (size_t k = 0; k < ns; k++)
 			m[i * ns + k] = ctx->x[rows[i] * ctx->d + scope[k]];
+	}
 	if (fb_kmeans(m, nr, ns, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, ctx->km_rng, label,
 	              NULL, ctx->err) == FB_OK) {
 		nc = 1;

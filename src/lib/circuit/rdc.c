@@ -17,6 +17,7 @@
 #include <gsl/gsl_sort.h>
 
 #include "fedbn/circuit.h"
+#include "circuit-private.h"
 
 /* Fill u[i] with the empirical CDF of v at v[i]: its rank with ties taking the largest
  * rank, over n.  idx is n slots of scratch. */
@@ -349,7 +350,12 @@ static void blocks_codes(rdc_block *b, const fb_column_slice *cols, const size_t
 			b[j].code = fb_xcalloc(n ? n : 1, sizeof *b[j].code);
 			b[j].count = fb_xcalloc(b[j].nlev, sizeof *b[j].count);
 		}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		size_t a = i + FB_CIRCUIT_AHEAD;
+
+		for (size_t j = 0; a < n && j < nvars; j++)
+			fb_circuit_prefetch(cols[j].x + (cols[j].rows != NULL ? cols[j].rows[a] : a) *
+			                                        cols[j].stride, 1);
 		for (size_t j = 0; j < nvars; j++) {
 			const fb_column_slice *col = &cols[j];
 			double v = col->x[(col->rows != NULL ? col->rows[i] : i) * col->stride];
@@ -361,6 +367,7 @@ static void blocks_codes(rdc_block *b, const fb_column_slice *cols, const size_t
 			b[j].code[i] = (unsigned)l;
 			b[j].count[l] += 1;
 		}
+	}
 	for (size_t j = 0; j < nvars; j++) {
 		if (b[j].nlev < 2 || b[j].count[0] + b[j].count[1] != (double)n)
 			continue;
