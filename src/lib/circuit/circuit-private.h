@@ -22,6 +22,23 @@ int fb_circuit_check_at(const struct fb_circuit *c, size_t *bad, struct fb_error
  * seen on a side); t must have room for la + lb more numbers after the table. */
 double fb_gtest_table(double *t, size_t la, size_t lb, double n, double *g);
 
+/* The distinct rows of an n x d matrix with their counts, and each row's distinct row. */
+typedef struct fb_distinct_rows {
+	double *x;   /* p x d distinct rows, in order of first appearance */
+	double *w;   /* p counts */
+	size_t *of;  /* n: each row's distinct row */
+	size_t p;    /* distinct rows */
+	size_t cap;  /* room in x and w */
+} fb_distinct_rows;
+
+/* Fill u (zeroed) with the distinct rows of x when every value is an integer small enough
+ * that sums of n of them are exact (so rows may be added in any grouping) and there are at
+ * most n / 2 of them (so collapsing pays); FB_ERR otherwise, or on out of memory, and u
+ * must still be freed. */
+int fb_distinct_rows_find(const double *x, size_t n, size_t d, fb_distinct_rows *u);
+/* Free what u holds. */
+void fb_distinct_rows_free(fb_distinct_rows *u);
+
 /* How many rows ahead the loops that gather a slice's scattered rows ask for them. */
 #define FB_CIRCUIT_AHEAD 16
 

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,72 +277,6 @@ static void km_canonical(size_t *label, size_t n, size_t k, size_t *map)
 	}
 }
 
-/* 1 when every value of x (n x d) is an integer small enough that sums of n of them are
- * exact, so rows may be added in any grouping. */
-static int km_integral(const double *x, size_t n, size_t d)
-{
-	double limit = 9007199254740992.0 / (double)(n ? n : 1); /* 2^53 / n */
-
-	for (size_t e = 0; e < n * d; e++)
-		if (!(fabs(x[e]) <= limit && x[e] == floor(x[e])))
-			return 0;
-	return 1;
-}
-
-/* Hash of a row of integral values. */
-static uint64_t km_hash(const double *row, size_t d)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t t = 0; t < d; t++) {
-		h ^= (uint64_t)(int64_t)row[t];
-		h *= 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
-/* The distinct rows of x (n x d, integral) numbered by first appearance: their values
- * into px (room for n / 2 rows), counts into pw and each row's number into of; the number
- * of distinct rows, or 0 when there are more than n / 2 of them (collapsing would not pay)
- * or memory ran out. */
-static size_t km_collapse(const double *x, size_t n, size_t d, double *px, double *pw,
-                          size_t *of)
-{
-	size_t cap = n / 2, size = 1, p = 0;
-	size_t *slot;
-
-	while (size < 2 * cap + 2)
-		size *= 2;
-	slot = malloc(size * sizeof *slot);
-	if (slot == NULL || cap == 0) {
-		free(slot);
-		return 0;
-	}
-	for (size_t h = 0; h < size; h++)
-		slot[h] = SIZE_MAX;
-	for (size_t i = 0; i < n; i++) {
-		const double *row = x + i * d;
-		size_t h = km_hash(row, d) & (size - 1);
-
-		while (slot[h] != SIZE_MAX && memcmp(px + slot[h] * d, row, d * sizeof *row) != 0)
-			h = (h + 1) & (size - 1);
-		if (slot[h] == SIZE_MAX) {
-			if (p == cap) {
-				free(slot);
-				return 0;
-			}
-			memcpy(px + p * d, row, d * sizeof *row);
-			pw[p] = 0;
-			slot[h] = p++;
-		}
-		pw[slot[h]] += 1;
-		of[i] = slot[h];
-	}
-	free(slot);
-	return p;
-}
-
 /* Free the state's arrays. */
 static void km_release(km_state *s)
 {
@@ -402,25 +335,18 @@ int fb_kmeans(const double *x, size_t n, size_t d, size_t k, size_t n_init, size
               gsl_rng *r, size_t *label, double *inertia, fb_error *err)
 {
 	km_state s = { .x = x, .n = n, .p = n, .d = d, .k = k };
-	double *px = NULL, *pw = NULL, best;
-	size_t *of = NULL, p = 0;
+	fb_distinct_rows u = { 0 };
+	double best;
 	int rc = FB_OK;
 
 	if (k == 0 || d == 0 || n < k || n_init == 0)
 		return fb_fail(err, "k-means needs 1 <= k <= rows, at least one column and one "
 		                    "start (k = %zu, %zu rows, %zu columns)", k, n, d);
-	if (n >= 4 && km_integral(x, n, d)) {
-		px = malloc(n / 2 * d * sizeof *px);
-		pw = malloc(n / 2 * sizeof *pw);
-		of = malloc(n * sizeof *of);
-		if (px != NULL && pw != NULL && of != NULL)
-			p = km_collapse(x, n, d, px, pw, of);
-	}
-	if (p >= k) {
-		s.x = px;
-		s.w = pw;
-		s.of = of;
-		s.p = p;
+	if (n >= 4 && fb_distinct_rows_find(x, n, d, &u) == FB_OK && u.p >= k) {
+		s.x = u.x;
+		s.w = u.w;
+		s.of = u.of;
+		s.p = u.p;
 	}
 	if (km_alloc(&s) != FB_OK) {
 		rc = fb_fail(err, "out of memory for k-means of %zu rows", n);
@@ -432,8 +358,6 @@ int fb_kmeans(const double *x, size_t n, size_t d, size_t k, size_t n_init, size
 		*inertia = best;
 out:
 	km_release(&s);
-	free(px);
-	free(pw);
-	free(of);
+	fb_distinct_rows_free(&u);
 	return rc;
 }

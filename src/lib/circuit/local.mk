@@ -15,6 +15,7 @@ src_lib_circuit_libcircuit_la_SOURCES = \
 	src/lib/circuit/io.c \
 	src/lib/circuit/rdc.c \
 	src/lib/circuit/kmeans.c \
+	src/lib/circuit/distinct-rows.c \
 	src/lib/circuit/learnspn.c \
 	src/lib/circuit/learnspn-params.c \
 	src/lib/circuit/stats.c \
