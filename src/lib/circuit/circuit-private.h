@@ -42,14 +42,15 @@ void fb_distinct_rows_free(fb_distinct_rows *u);
 /* How many rows ahead the loops that gather a slice's scattered rows ask for them. */
 #define FB_CIRCUIT_AHEAD 16
 
-/* Ask the processor early for the span values from v on (one row's values that a
- * gathering loop will read FB_CIRCUIT_AHEAD rows later): a prefetch per cache line. */
-static inline void fb_circuit_prefetch(const double *v, size_t span)
+/* Ask the processor early for the value at v (one that a gathering loop will read
+ * FB_CIRCUIT_AHEAD rows later). */
+static inline void fb_circuit_prefetch(const double *v)
 {
-	for (size_t t = 0; t < span; t += 8)
-		__builtin_prefetch(v + t);
-	if (span > 0)
-		__builtin_prefetch(v + span - 1);
+#if defined(__GNUC__)
+	__builtin_prefetch(v);
+#else
+	(void)v;
+#endif
 }
 
 #endif

@@ -133,7 +133,7 @@ static double *slice_gather(const fb_column_slice *col, size_t var, fb_error *er
 		size_t row = col->rows != NULL ? col->rows[i] : i;
 
 		if (col->rows != NULL && i + FB_CIRCUIT_AHEAD < col->n)
-			fb_circuit_prefetch(col->x + col->rows[i + FB_CIRCUIT_AHEAD] * col->stride, 1);
+			fb_circuit_prefetch(col->x + col->rows[i + FB_CIRCUIT_AHEAD] * col->stride);
 		v[i] = col->x[row * col->stride];
 		if (!isfinite(v[i])) {
 			fb_fail(err, "cannot fit a leaf to variable %zu: row %zu holds %g, not an "

@@ -356,6 +356,17 @@ out:
 	return nc;
 }
 
+/* Ask early for the scope's values of the row at row: a prefetch per cache line (8 values)
+ * of a sorted scope. */
+static void prefetch_row(const double *row, const size_t *scope, size_t ns)
+{
+	for (size_t k = 0, last = SIZE_MAX; k < ns; k++)
+		if (last == SIZE_MAX || scope[k] < last || scope[k] >= last + 8) {
+			fb_circuit_prefetch(row + scope[k]);
+			last = scope[k];
+		}
+}
+
 /* Two k-means clusters of the slice's rows over its scope into label; the number of
  * clusters found (1 or 2), or 0 (ctx failed). */
 static size_t split_rows(learn_ctx *ctx, const size_t *rows, size_t nr, const size_t *scope,
@@ -371,8 +382,7 @@ static size_t split_rows(learn_ctx *ctx, const size_t *rows, size_t nr, const si
 	}
 	for (size_t i = 0; i < nr; i++) {
 		if (i + FB_CIRCUIT_AHEAD < nr)
-			fb_circuit_prefetch(ctx->x + rows[i + FB_CIRCUIT_AHEAD] * ctx->d + scope[0],
-			                    scope[ns - 1] - scope[0] + 1);
+			prefetch_row(ctx->x + rows[i + FB_CIRCUIT_AHEAD] * ctx->d, scope, ns);
 		for (size_t k = 0; k < ns; k++)
 			m[i * ns + k] = ctx->x[rows[i] * ctx->d + scope[k]];
 	}

@@ -355,7 +355,7 @@ static void blocks_codes(rdc_block *b, const fb_column_slice *cols, const size_t
 
 		for (size_t j = 0; a < n && j < nvars; j++)
 			fb_circuit_prefetch(cols[j].x + (cols[j].rows != NULL ? cols[j].rows[a] : a) *
-			                                        cols[j].stride, 1);
+			                                        cols[j].stride);
 		for (size_t j = 0; j < nvars; j++) {
 			const fb_column_slice *col = &cols[j];
 			double v = col->x[(col->rows != NULL ? col->rows[i] : i) * col->stride];
