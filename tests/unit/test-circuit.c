@@ -975,39 +975,44 @@ static void test_kmeans_blobs(void **state)
 	gsl_rng_free(r);
 }
 
-/* k-means on level codes with many repeated rows (collapsed into distinct rows with counts)
- * against the same rows halved (not integral, so clustered row by row): halving is exact
- * in every sum, mean, distance and draw, so the labels agree and the inertia is a quarter,
- * bit for bit. */
-static void test_kmeans_repeated_rows(void **state)
+/* k-means on rows of small integers (their clusters' sums kept as rows move) against the
+ * same rows halved (not integral, so summed afresh): halving is exact in every sum, mean,
+ * distance and draw, so the labels agree and the inertia is a quarter, bit for bit; on
+ * level codes with many repeated rows (collapsed into distinct rows with counts) and on
+ * integers up to 1000 (nearly all rows distinct, not collapsed). */
+static void test_kmeans_integral_rows(void **state)
 {
 	enum { N = 2000, D = 5 };
 	double *x = malloc(N * D * sizeof *x), *half = malloc(N * D * sizeof *half), v1, v2;
 	size_t *l1 = malloc(N * sizeof *l1), *l2 = malloc(N * sizeof *l2);
-	gsl_rng *r = fb_rng_stream(4, "kmeans-codes");
 
 	(void)state;
 	assert_true(x != NULL && half != NULL && l1 != NULL && l2 != NULL);
-	for (size_t i = 0; i < N; i++)
-		for (size_t t = 0; t < D; t++) {
-			double u = gsl_rng_uniform(r);
+	for (int wide = 0; wide < 2; wide++) {
+		gsl_rng *r = fb_rng_stream(4, "kmeans-codes");
 
-			x[i * D + t] = t == 0 ? (double)(u < 0.4) + (u < 0.1)
-			                      : (u < 0.8 ? x[i * D + t - 1] : (double)(u < 0.9));
-			half[i * D + t] = x[i * D + t] / 2;
-		}
-	gsl_rng_free(r);
-	r = fb_rng_stream(17, "kmeans");
-	assert_int_equal(fb_kmeans(x, N, D, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r, l1, &v1,
-	                           NULL), FB_OK);
-	gsl_rng_free(r);
-	r = fb_rng_stream(17, "kmeans");
-	assert_int_equal(fb_kmeans(half, N, D, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r, l2,
-	                           &v2, NULL), FB_OK);
-	gsl_rng_free(r);
-	assert_memory_equal(l1, l2, N * sizeof *l1);
-	assert_true(v1 / 4 == v2);
-	assert_near(v1, inertia_of(x, N, D, l1, 2), 1e-9);
+		for (size_t i = 0; i < N; i++)
+			for (size_t t = 0; t < D; t++) {
+				double u = gsl_rng_uniform(r);
+
+				x[i * D + t] = wide ? floor(1000 * u) + (i % 3 == 0 ? 500 : 0)
+				               : t == 0 ? (double)(u < 0.4) + (u < 0.1)
+				                        : (u < 0.8 ? x[i * D + t - 1] : (double)(u < 0.9));
+				half[i * D + t] = x[i * D + t] / 2;
+			}
+		gsl_rng_free(r);
+		r = fb_rng_stream(17, "kmeans");
+		assert_int_equal(fb_kmeans(x, N, D, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r, l1,
+		                           &v1, NULL), FB_OK);
+		gsl_rng_free(r);
+		r = fb_rng_stream(17, "kmeans");
+		assert_int_equal(fb_kmeans(half, N, D, 2, FB_KMEANS_N_INIT, FB_KMEANS_MAX_ITER, r,
+		                           l2, &v2, NULL), FB_OK);
+		gsl_rng_free(r);
+		assert_memory_equal(l1, l2, N * sizeof *l1);
+		assert_true(v1 / 4 == v2);
+		assert_near(v1, inertia_of(x, N, D, l1, 2), 1e-9 * v1);
+	}
 	free(x);
 	free(half);
 	free(l1);
@@ -1346,7 +1351,7 @@ int main(void)
 		cmocka_unit_test(test_rdc_matrix_levels),
 		cmocka_unit_test(test_kmeans_blobs),
 		cmocka_unit_test(test_kmeans_brute_force),
-		cmocka_unit_test(test_kmeans_repeated_rows),
+		cmocka_unit_test(test_kmeans_integral_rows),
 		cmocka_unit_test(test_learnspn_continuous),
 		cmocka_unit_test(test_learnspn_discrete),
 		cmocka_unit_test(test_learnspn_weights),

@@ -31,10 +31,13 @@ typedef struct fb_distinct_rows {
 	size_t cap;  /* room in x and w */
 } fb_distinct_rows;
 
-/* Fill u (zeroed) with the distinct rows of x when every value is an integer small enough
- * that sums of n of them are exact (so rows may be added in any grouping) and there are at
- * most n / 2 of them (so collapsing pays); FB_ERR otherwise, or on out of memory, and u
- * must still be freed. */
+/* 1 when every value of x (n x d) is an integer small enough that sums of n of them are
+ * exact, so that rows may be added and taken away in any grouping with the same result. */
+int fb_rows_integral(const double *x, size_t n, size_t d);
+/* Fill u (zeroed) with the distinct rows of x (fb_rows_integral) when there are at most
+ * n / 2 of them (so collapsing pays; the search gives up early when nearly all of the first
+ * thousand rows differ); FB_ERR otherwise, or on out of memory, and u must still be
+ * freed. */
 int fb_distinct_rows_find(const double *x, size_t n, size_t d, fb_distinct_rows *u);
 /* Free what u holds. */
 void fb_distinct_rows_free(fb_distinct_rows *u);

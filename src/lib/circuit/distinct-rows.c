@@ -10,9 +10,8 @@
 #include "fedbn/circuit.h"
 #include "circuit-private.h"
 
-/* 1 when every value of x (n x d) is an integer small enough that sums of n of them are
- * exact, so rows may be added in any grouping. */
-static int all_integral(const double *x, size_t n, size_t d)
+/* 1 when every value of x is an integer small enough that sums of n of them are exact. */
+int fb_rows_integral(const double *x, size_t n, size_t d)
 {
 	double limit = 9007199254740992.0 / (double)(n ? n : 1); /* 2^53 / n */
 
@@ -73,7 +72,7 @@ int fb_distinct_rows_find(const double *x, size_t n, size_t d, fb_distinct_rows 
 	size_t size = 1;
 	size_t *slot;
 
-	if (n < 4 || !all_integral(x, n, d))
+	if (n < 4)
 		return FB_ERR;
 	while (size < n + 2)
 		size *= 2;
@@ -92,7 +91,8 @@ int fb_distinct_rows_find(const double *x, size_t n, size_t d, fb_distinct_rows 
 		while (slot[h] != SIZE_MAX && memcmp(u->x + slot[h] * d, row, d * sizeof *row) != 0)
 			h = (h + 1) & (size - 1);
 		if (slot[h] == SIZE_MAX) {
-			if (distinct_grow(u, d, n / 2) != FB_OK) {
+			/* nearly every row new so far: most likely too many to pay */
+			if ((i == 1024 && u->p > 900) || distinct_grow(u, d, n / 2) != FB_OK) {
 				free(slot);
 				return FB_ERR;
 			}

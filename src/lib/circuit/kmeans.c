@@ -26,8 +26,8 @@ typedef struct km_state {
 	double *bd;       /* p squared distances to the assigned (or nearest) centre */
 	double *rowd;     /* n squared distances of the rows (seeding draws a row by them) */
 	double *count;    /* k cluster sizes */
-	double *sum;      /* k x d sums of the clusters' rows, kept as rows move (collapsed rows
-	                     only: their sums are exact), or NULL */
+	double *sum;      /* k x d sums of the clusters' rows, kept as rows move (rows of small
+	                     integers only: their sums are exact), or NULL */
 	size_t *label;    /* p cluster of each distinct row */
 } km_state;
 
@@ -151,7 +151,7 @@ static void km_seed(km_state *s, gsl_rng *r)
 static void km_move(km_state *s, size_t i, size_t from, size_t to)
 {
 	const double *xi = s->x + i * s->d;
-	double w = s->w[i];
+	double w = s->w != NULL ? s->w[i] : 1;
 
 	if (from != SIZE_MAX) {
 		s->count[from] -= w;
@@ -223,8 +223,9 @@ static void km_means(km_state *s)
 }
 
 /* Move every centre to the mean of its rows; an empty cluster takes the row farthest from
- * its own centre (the first such row).  Collapsed rows keep their clusters' sums up to date
- * as rows move (exact, so the same as summing afresh); other rows are summed afresh. */
+ * its own centre (the first such row).  Rows of small integers keep their clusters' sums
+ * up to date as rows move (exact, so the same as summing afresh); other rows are summed
+ * afresh. */
 static void km_update(km_state *s)
 {
 	if (s->sum != NULL) {
@@ -234,13 +235,13 @@ static void km_update(km_state *s)
 	}
 	memset(s->c, 0, s->k * s->d * sizeof *s->c);
 	memset(s->count, 0, s->k * sizeof *s->count);
-	for (size_t i = 0; i < s->p; i++) {
-		double w = s->w != NULL ? s->w[i] : 1;
-		double *c = s->c + s->label[i] * s->d;
+	for (size_t i = 0; i < s->p; i++) { /* rows not collapsed: no multiplicities */
+		double *restrict c = s->c + s->label[i] * s->d;
+		const double *restrict xi = s->x + i * s->d;
 
-		s->count[s->label[i]] += w;
+		s->count[s->label[i]] += 1;
 		for (size_t t = 0; t < s->d; t++)
-			c[t] += w * s->x[i * s->d + t];
+			c[t] += xi[t];
 	}
 	km_means(s);
 }
@@ -291,20 +292,22 @@ static void km_release(km_state *s)
 	free(s->label);
 }
 
-/* Allocate the state's arrays for p distinct rows; FB_ERR on out of memory. */
-static int km_alloc(km_state *s)
+/* Allocate the state's arrays for p distinct rows (and the clusters' sums when the rows
+ * are integral); FB_ERR on out of memory. */
+static int km_alloc(km_state *s, int integral)
 {
 	s->c = malloc(s->k * s->d * sizeof *s->c);
 	s->xx = malloc(s->p * sizeof *s->xx);
-	s->sum = s->w != NULL ? malloc(s->k * s->d * sizeof *s->sum) : NULL;
+	s->sum = integral ? malloc(s->k * s->d * sizeof *s->sum) : NULL;
 	s->cc = malloc(s->k * sizeof *s->cc);
 	s->dist = malloc(s->p * s->k * sizeof *s->dist);
 	s->bd = malloc(s->p * sizeof *s->bd);
 	s->rowd = malloc(s->n * sizeof *s->rowd);
 	s->count = malloc(s->k * sizeof *s->count);
 	s->label = malloc(s->p * sizeof *s->label);
-	if (s->c == NULL || (s->w != NULL && s->sum == NULL) || s->xx == NULL || s->cc == NULL || s->dist == NULL || s->bd == NULL || s->rowd == NULL ||
-	    s->count == NULL || s->label == NULL)
+	if (s->c == NULL || (integral && s->sum == NULL) || s->xx == NULL || s->cc == NULL ||
+	    s->dist == NULL || s->bd == NULL || s->rowd == NULL || s->count == NULL ||
+	    s->label == NULL)
 		return FB_ERR;
 	for (size_t i = 0; i < s->p; i++)
 		s->xx[i] = sq_norm(s->x + i * s->d, s->d);
@@ -337,18 +340,19 @@ int fb_kmeans(const double *x, size_t n, size_t d, size_t k, size_t n_init, size
 	km_state s = { .x = x, .n = n, .p = n, .d = d, .k = k };
 	fb_distinct_rows u = { 0 };
 	double best;
-	int rc = FB_OK;
+	int rc = FB_OK, integral;
 
 	if (k == 0 || d == 0 || n < k || n_init == 0)
 		return fb_fail(err, "k-means needs 1 <= k <= rows, at least one column and one "
 		                    "start (k = %zu, %zu rows, %zu columns)", k, n, d);
-	if (n >= 4 && fb_distinct_rows_find(x, n, d, &u) == FB_OK && u.p >= k) {
+	integral = fb_rows_integral(x, n, d);
+	if (integral && fb_distinct_rows_find(x, n, d, &u) == FB_OK && u.p >= k) {
 		s.x = u.x;
 		s.w = u.w;
 		s.of = u.of;
 		s.p = u.p;
 	}
-	if (km_alloc(&s) != FB_OK) {
+	if (km_alloc(&s, integral) != FB_OK) {
 		rc = fb_fail(err, "out of memory for k-means of %zu rows", n);
 		goto out;
 	}
