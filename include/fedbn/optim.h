@@ -74,6 +74,15 @@ enum fb_lbfgsb_code {
 int fb_lbfgsb(size_t n, double *x, fb_objective f, void *ctx, const fb_lbfgs_options *opt,
               fb_lbfgs_report *rep, fb_error *err);
 
+/* Minimise f from x (in place) without bounds by liblbfgs's L-BFGS iterations under the
+ * stopping rules of L-BFGS-B (fb_lbfgsb): the largest gradient entry at most pgtol, a
+ * decrease of at most ftol_rel max(|f_old|, |f|, 1) in one iteration, 15000 iterations or
+ * max_eval evaluations; memory, max_eval, ftol_rel and pgtol are read from opt, bounds and
+ * xtol_rel are refused.  x is the last iterate; rep->code is an fb_lbfgsb_code.  For
+ * unbounded problems it is fb_lbfgsb's method at a lower cost per iteration. */
+int fb_lbfgs_steps(size_t n, double *x, fb_objective f, void *ctx, const fb_lbfgs_options *opt,
+                   fb_lbfgs_report *rep, fb_error *err);
+
 /* Settings of one OWL-QN run (zeros mean the defaults noted). */
 typedef struct fb_owlqn_options {
 	size_t memory;    /* stored correction pairs (10) */

@@ -68,7 +68,7 @@ struct fb_mlp_client {
 	double loss;             /* its data loss at theta_k */
 };
 
-/* The local objective at x (for fb_owlqn without l1: plain L-BFGS): share x MSE + beta'(x - theta) + rho2/2 |..|^2. */
+/* The local objective at x: share x MSE + beta'(x - theta) + rho2/2 |x - theta|^2. */
 static double client_objective(const double *x, double *grad, size_t np, void *ctx)
 {
 	fb_mlp_client *c = ctx;
@@ -143,7 +143,7 @@ void fb_mlp_client_free(fb_mlp_client *c)
 int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, double *out,
                         fb_error *err)
 {
-	fb_owlqn_options oo = { 0 };
+	fb_lbfgs_options lo = { 0 };
 	fb_lbfgs_report rep = { 0 };
 
 	if (c->last > 0)
@@ -151,11 +151,11 @@ int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, dou
 			c->beta[k] += c->rho2 * (c->theta[k] - theta[k]);
 	c->rho2 = mlp_rho_at(c->opt.rho2, c->opt.gamma2, c->opt.rho_max, round);
 	memcpy(c->glob, theta, c->np * sizeof *theta);
-	oo.memory = 10;
-	oo.max_eval = 15000;
-	oo.ftol_rel = 2.220446049250313e-09;
-	oo.gtol = 1e-5;
-	if (fb_owlqn(c->np, c->theta, client_objective, c, &oo, &rep, err) != FB_OK)
+	lo.memory = 10;
+	lo.max_eval = 15000;
+	lo.ftol_rel = 2.220446049250313e-09;
+	lo.pgtol = 1e-5;
+	if (fb_lbfgs_steps(c->np, c->theta, client_objective, c, &lo, &rep, err) != FB_OK)
 		return FB_ERR;
 	fb_nn_stack_set_params(c->net, c->theta);
 	if (fb_nn_stack_mse(c->net, c->xk->n, c->xk->x, NULL, &c->loss, NULL, NULL, err) != FB_OK)
