@@ -6,16 +6,14 @@
  * least over three runs with the cache off, with the BLAS on one thread as in fedbn's runs;
  * p-values are printed in full.  Given nothing and given one or two variables the kernels
  * here have low rank, so these times are the low-rank route's.  The comparison is of one
- * thread with one thread: the bench starts itself again with OPENBLAS_NUM_THREADS=1 when it
- * is not set so (with OpenBLAS's thread pool started, the processor time, which counts every
- * thread, came out about twice as large even with the BLAS set to one thread at run time). */
+ * thread with one thread: fb_blas_single_thread also shuts OpenBLAS's idle thread pool down,
+ * whose threads otherwise call sched_yield in a loop for about 0.1 s after the library loads,
+ * which on an idle machine doubled the processor time of these short tests. */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -82,20 +80,7 @@ static int bench_one(fb_ci *ci, size_t ns)
 }
 
 /* Run the three tests. */
-/* Start again with every OpenBLAS copy on one thread from its start, unless already so. */
-static void one_blas_thread(char **argv)
-{
-	const char *t = getenv("OPENBLAS_NUM_THREADS");
-
-	if (t != NULL && strcmp(t, "1") == 0)
-		return;
-	setenv("OPENBLAS_NUM_THREADS", "1", 1);
-	execv("/proc/self/exe", argv);
-	fprintf(stderr, "bench-kci: could not start again with one BLAS thread; the times "
-	        "below may count a second thread\n");
-}
-
-int main(int argc, char **argv)
+int main(void)
 {
 	fb_dataset *ds;
 	fb_ci_options o;
@@ -103,10 +88,7 @@ int main(int argc, char **argv)
 	fb_ci *ci;
 	int ret = 0;
 
-	(void)argc;
-	one_blas_thread(argv);
 	ds = bench_sample();
-
 	if (ds == NULL)
 		return 1;
 	fb_blas_single_thread();

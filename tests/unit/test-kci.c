@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+
 #include <gsl/gsl_randist.h>
 
 #include "../../src/lib/stats/ci-private.h"
@@ -267,9 +269,38 @@ static void test_routes_fallback(void **state)
 }
 
 /* Run the tests. */
+/* Threads of this process, from /proc/self/task (0 where there is no /proc). */
+static size_t count_threads(void)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+	size_t n = 0;
+
+	if (dir == NULL)
+		return 0;
+	while ((e = readdir(dir)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/* After fb_blas_single_thread no BLAS pool thread is left (an idle OpenBLAS pool thread
+ * spins for about 0.1 s of processor time), and a test still runs on the one thread. */
+static void test_one_blas_thread(void **state)
+{
+	fb_blas_single_thread();
+	fb_blas_single_thread();
+	if (count_threads() > 1)
+		fail_msg("%zu threads after fb_blas_single_thread", count_threads());
+	test_reference(state);
+	if (count_threads() > 1)
+		fail_msg("%zu threads after a KCI test", count_threads());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_blas_thread),
 		cmocka_unit_test(test_reference),
 		cmocka_unit_test(test_routes_uncond),
 		cmocka_unit_test(test_routes_given1),
