@@ -41,17 +41,26 @@ typedef struct steps_call {
 	const double *g0; /* its gradient (n), handed over at the library's first request */
 } steps_call;
 
-/* Largest |g[i]|. */
+/* Largest |g[i]| (four running maxima, so that the loop does not wait on one compare). */
 static double steps_gmax(const double *g, size_t n)
 {
-	double m = 0.0;
+	double m[4] = { 0.0, 0.0, 0.0, 0.0 };
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (; i + 4 <= n; i += 4)
+		for (size_t k = 0; k < 4; k++) {
+			double a = fabs(g[i + k]);
+
+			m[k] = a > m[k] ? a : m[k];
+		}
+	for (; i < n; i++) {
 		double a = fabs(g[i]);
 
-		m = a > m ? a : m;
+		m[0] = a > m[0] ? a : m[0];
 	}
-	return m;
+	m[0] = m[1] > m[0] ? m[1] : m[0];
+	m[2] = m[3] > m[2] ? m[3] : m[2];
+	return m[2] > m[0] ? m[2] : m[0];
 }
 
 /* liblbfgs evaluation callback; its first request is the starting point, already known. */
