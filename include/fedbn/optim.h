@@ -74,15 +74,6 @@ enum fb_lbfgsb_code {
 int fb_lbfgsb(size_t n, double *x, fb_objective f, void *ctx, const fb_lbfgs_options *opt,
               fb_lbfgs_report *rep, fb_error *err);
 
-/* Minimise f from x (in place) without bounds by liblbfgs's L-BFGS iterations under the
- * stopping rules of L-BFGS-B (fb_lbfgsb): the largest gradient entry at most pgtol, a
- * decrease of at most ftol_rel max(|f_old|, |f|, 1) in one iteration, 15000 iterations or
- * max_eval evaluations; memory, max_eval, ftol_rel and pgtol are read from opt, bounds and
- * xtol_rel are refused.  x is the last iterate; rep->code is an fb_lbfgsb_code.  For
- * unbounded problems it is fb_lbfgsb's method at a lower cost per iteration. */
-int fb_lbfgs_steps(size_t n, double *x, fb_objective f, void *ctx, const fb_lbfgs_options *opt,
-                   fb_lbfgs_report *rep, fb_error *err);
-
 /* Settings of one OWL-QN run (zeros mean the defaults noted). */
 typedef struct fb_owlqn_options {
 	size_t memory;    /* stored correction pairs (10) */
@@ -97,7 +88,8 @@ typedef struct fb_owlqn_options {
 	                     iteration whose pseudo-gradient has no entry above gtol in absolute
 	                     value (the projected gradient of the split l1 formulation), or with
 	                     (f_prev - f) / max(|f_prev|, |f|, 1) <= ftol_rel; the start point
-	                     is not tested */
+	                     is not tested; with l1 = 0 the line search also takes L-BFGS-B's
+	                     sufficient-decrease constant 1e-3 and its limit of 20 evaluations */
 } fb_owlqn_options;
 
 /* Minimise f(x) + l1 |x[l1_begin..l1_end)|_1 from x (in place) with liblbfgs's OWL-QN

@@ -143,7 +143,7 @@ void fb_mlp_client_free(fb_mlp_client *c)
 int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, double *out,
                         fb_error *err)
 {
-	fb_lbfgs_options lo = { 0 };
+	fb_owlqn_options oo = { 0 };
 	fb_lbfgs_report rep = { 0 };
 
 	if (c->last > 0)
@@ -151,11 +151,13 @@ int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, dou
 			c->beta[k] += c->rho2 * (c->theta[k] - theta[k]);
 	c->rho2 = mlp_rho_at(c->opt.rho2, c->opt.gamma2, c->opt.rho_max, round);
 	memcpy(c->glob, theta, c->np * sizeof *theta);
-	lo.memory = 10;
-	lo.max_eval = 15000;
-	lo.ftol_rel = 2.220446049250313e-09;
-	lo.pgtol = 1e-5;
-	if (fb_lbfgs_steps(c->np, c->theta, client_objective, c, &lo, &rep, err) != FB_OK)
+	oo.memory = 10;
+	oo.max_eval = 15000;
+	oo.ftol_rel = 2.220446049250313e-09;
+	oo.gtol = 1e-5;
+	oo.scipy_stop = 1; /* liblbfgs's own decrease test, relative to f alone, stops at once
+	                      once f < 0, which these objectives reach in late rounds */
+	if (fb_owlqn(c->np, c->theta, client_objective, c, &oo, &rep, err) != FB_OK)
 		return FB_ERR;
 	fb_nn_stack_set_params(c->net, c->theta);
 	if (fb_nn_stack_mse(c->net, c->xk->n, c->xk->x, NULL, &c->loss, NULL, NULL, err) != FB_OK)

@@ -7,7 +7,6 @@ src_lib_optim_liboptim_la_SOURCES = \
 	src/lib/optim/dag-h.c \
 	src/lib/optim/lbfgs.c \
 	src/lib/optim/owlqn.c \
-	src/lib/optim/lbfgs-steps.c \
 	src/lib/optim/lbfgsb.c \
 	src/lib/optim/adam.c
 

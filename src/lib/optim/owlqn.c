@@ -192,6 +192,11 @@ static void owlqn_params(const fb_owlqn_options *opt, size_t n, lbfgs_parameter_
 		p->past = 0;
 		p->epsilon = 0.0;
 	}
+	if (c->scipy_stop && c->c == 0.0) { /* plain L-BFGS: L-BFGS-B's line-search constants
+	                                       and its limit of 20 evaluations per search */
+		p->ftol = 1e-3;
+		p->max_linesearch = 20;
+	}
 	if (c->c > 0.0) {
 		p->orthantwise_c = c->c;
 		p->orthantwise_start = (int)c->begin;
