@@ -1,6 +1,6 @@
 /* Federated probabilistic circuits (federated-circuits paper, Algorithms 1-3): one-pass
  * training over horizontal, vertical and hybrid splits, distributed EM on the server's sum
- * weights for vertical splits, the federated evaluation of a query, and the communication
+ * weights for vertical and hybrid splits, the federated evaluation of a query, and the communication
  * cost formulas of the paper's section 3.4.
  *
  * One-pass training, one communication round per phase:
@@ -25,8 +25,12 @@
  *                  Every server weight is rho(child) / sum rho, rho(N) the training rows of
  *                  the client circuits below N (the paper's rule, no pass over the data).
  *                  With one subspace and no private one the shared sum is the root.
- *   EM rounds      (vertical splits, em_iters > 0) in the first, each client sends its
- *                  circuits' log values on its n training rows (8 n bytes per circuit); the
+ *   EM rounds      (em_iters > 0; vertical splits, and in one process hybrid ones) over the
+ *                  n training rows every client holds: a vertical split's all, a hybrid
+ *                  split's shared rows (each distinct row id once, ascending; the split
+ *                  tells each client which they are, no id travels; rows a client holds
+ *                  alone are not used); in the first, each client sends its
+ *                  circuits' log values on those n rows (8 n bytes per circuit); the
  *                  server keeps them (the client circuits do not change) and each EM round
  *                  is one EM step on the server's sum weights (fb_circuit_em_step).
  * Client circuits live on their client (machine k), server nodes on the server (-1). */
@@ -58,7 +62,7 @@ typedef struct fb_fc_options {
 	                              one circuit per client) (false) */
 	enum fb_fc_glue glue;      /* how products are formed (all) */
 	size_t products;           /* P under glue=random; 0 means K (0) */
-	size_t em_iters;           /* EM rounds after assembly, vertical splits only (0) */
+	size_t em_iters;           /* EM rounds after assembly, vertical and hybrid splits (0) */
 	fb_learnspn_options learn; /* each client's learner (SPFlow's learn_mspn defaults) */
 	uint64_t seed;             /* the clusters' k-means and the random glue (1) */
 } fb_fc_options;
@@ -101,7 +105,7 @@ enum fb_fc_phase {
 typedef struct fb_fc fb_fc;
 
 /* A run over partition p (not owned; it must outlive the run); NULL with the reason (EM on a
- * split whose clients do not all hold the same rows, K = 0). */
+ * horizontal split, on a hybrid one without rows every client holds or over MPI, K = 0). */
 fb_fc *fb_fc_alloc(const fb_partition *p, const fb_fc_options *o, fb_error *err);
 /* Free it (NULL is fine). */
 void fb_fc_free(fb_fc *fc);
@@ -120,8 +124,9 @@ const fb_circuit *fb_fc_circuit(const fb_fc *fc);
 size_t fb_fc_nodes(const fb_fc *fc);
 /* The circuits the server has received from client k (0 before the learning round). */
 size_t fb_fc_client_circuits(const fb_fc *fc, size_t k);
-/* Mean log-likelihood of the training rows under the assembled circuit, as the server last
- * computed it in an EM round (NaN before). */
+/* Mean log-likelihood of the training rows EM runs on (all, or a hybrid split's shared
+ * rows) under the assembled circuit, as the server last computed it in an EM round (NaN
+ * before). */
 double fb_fc_em_loglik(const fb_fc *fc);
 /* Free parameters of the clients' circuits (the models FedAvg would average), summed. */
 size_t fb_fc_client_params(const fb_fc *fc);

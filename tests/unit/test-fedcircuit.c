@@ -2,7 +2,8 @@
  * circuit's validity and normalisation over every state of a small discrete case in each
  * split kind, server weights from row counts against a hand computation, the federated
  * log-likelihood against the centralised one bit for bit, EM that never lowers the
- * likelihood, and the ledger's bytes. */
+ * likelihood (vertical, and hybrid over the shared rows, there bit for bit centralised EM's
+ * weights), and the ledger's bytes. */
 #include "config.h"
 
 #include <math.h>
@@ -442,6 +443,180 @@ static void test_em_refused(void **state)
 	fb_dataset_free(ds);
 }
 
+/* A copy of c through its text (weights written to 17 digits read back to the same bits). */
+static fb_circuit *circuit_copy(const fb_circuit *c)
+{
+	char *t = circuit_text(c);
+	FILE *fp = fmemopen(t, strlen(t), "r");
+	fb_circuit *out = NULL;
+
+	assert_non_null(fp);
+	assert_int_equal(fb_circuit_read(fp, "copy", &out, NULL), FB_OK);
+	fclose(fp);
+	free(t);
+	return out;
+}
+
+/* The ids of the rows every client of p holds (each once, ascending) into ids; their
+ * number. */
+static size_t rows_all_hold(const fb_partition *p, size_t *ids)
+{
+	size_t m = 0;
+
+	for (size_t r = 0; r < p->n; r++) {
+		size_t c = 0;
+
+		while (c < p->k) {
+			const fb_client *cl = &p->clients[c];
+			size_t i = 0;
+
+			while (i < cl->data->n && cl->rows[i] != r)
+				i++;
+			if (i == cl->data->n)
+				break;
+			c++;
+		}
+		if (c == p->k)
+			ids[m++] = r;
+	}
+	return m;
+}
+
+/* Centralised EM on c: iters steps on the server's weights over the n rows x, every node
+ * evaluated in one place (clients' machines, then the server's); the rows' mean
+ * log-likelihood after the last. */
+static double central_em(fb_circuit *c, const double *x, size_t n, size_t k, size_t iters)
+{
+	double *val = malloc(c->nnodes * n * sizeof *val), m = 0;
+
+	for (size_t it = 0; it <= iters; it++) {
+		for (int mc = 0; mc < (int)k; mc++)
+			assert_int_equal(fb_circuit_eval_machine(c, x, n, mc, val, NULL), FB_OK);
+		assert_int_equal(fb_circuit_eval_machine(c, x, n, FB_CIRCUIT_SERVER, val, NULL),
+		                 FB_OK);
+		if (it < iters)
+			assert_int_equal(fb_circuit_em_step(c, val, n, FB_CIRCUIT_SERVER, NULL), FB_OK);
+	}
+	for (size_t r = 0; r < n; r++)
+		m += val[fb_circuit_root(c) * n + r];
+	free(val);
+	return m / (double)n;
+}
+
+/* Run fc to the end; EM rounds must not lower the shared rows' likelihood and only the
+ * first carries values: 8 bytes per circuit and shared row, nothing down. */
+static void run_em_checked(fb_fc *fc, fb_federation *fed, const fb_partition *p,
+                           size_t nshared)
+{
+	double prev = -INFINITY;
+	size_t circ = 0, rounds = 0;
+	fb_error err;
+
+	while (!fb_fc_done(fc)) {
+		int em = fb_fc_phase(fc) == FB_FC_EM;
+		size_t up, down;
+
+		assert_int_equal(fb_fc_step(fc, fed, &err), FB_OK);
+		if (!em)
+			continue;
+		for (size_t c = 0; rounds == 0 && c < p->k; c++)
+			circ += fb_fc_client_circuits(fc, c);
+		up = fb_ledger_bytes(fb_fed_ledger(fed), fb_fed_rounds(fed), FB_UP);
+		down = fb_ledger_bytes(fb_fed_ledger(fed), fb_fed_rounds(fed), FB_DOWN);
+		assert_int_equal(up, rounds++ == 0 ? circ * nshared * 8 : 0);
+		assert_int_equal(down, 0);
+		assert_true(fb_fc_em_loglik(fc) >= prev);
+		prev = fb_fc_em_loglik(fc);
+	}
+	assert_true(rounds > 0);
+}
+
+/* EM on a hybrid split (rows cut, and drawn with replacement): over the rows every client
+ * holds it never lowers their likelihood, the ledger holds exactly the clients' values on
+ * those rows, and the weights are, bit for bit, centralised EM's on the one-pass circuit
+ * over the same rows. */
+static void test_em_hybrid(void **state)
+{
+	fb_dataset *ds = binary_data(300, 6, 11);
+
+	(void)state;
+	for (int draw = FB_DRAW_CUT; draw <= FB_DRAW_REPLACE; draw++) {
+		fb_split_options so;
+		fb_partition *p;
+		fb_federation *f0, *fed;
+		fb_fc_options o;
+		fb_fc *one, *fc;
+		fb_circuit *c;
+		size_t *ids = malloc(ds->n * sizeof *ids), n;
+		double *x, ll, ll0;
+		fb_fed_options fo;
+		char *ta, *tb;
+		fb_error err;
+
+		fb_split_options_init(&so);
+		so.draw = (enum fb_split_draw)draw;
+		p = fb_split(ds, FB_SPLIT_HYBRID, 2, &so, NULL);
+		assert_non_null(p);
+		n = rows_all_hold(p, ids);
+		assert_true(n >= 60);
+		x = malloc(n * ds->d * sizeof *x);
+		for (size_t r = 0; r < n; r++)
+			memcpy(x + r * ds->d, ds->x + ids[r] * ds->d, ds->d * sizeof *x);
+		small_options(&o);
+		one = run_fc(p, &o, &f0);
+		c = circuit_copy(fb_fc_circuit(one));
+		o.em_iters = 4;
+		fc = fb_fc_alloc(p, &o, &err);
+		assert_non_null(fc);
+		fb_fed_options_init(&fo);
+		fed = fb_fed_alloc(p, &fo, &err);
+		assert_non_null(fed);
+		run_em_checked(fc, fed, p, n);
+		ll0 = central_em(c, x, n, p->k, 0);
+		ll = central_em(c, x, n, p->k, 4);
+		assert_true(ll == fb_fc_em_loglik(fc));
+		ta = circuit_text(c);
+		tb = circuit_text(fb_fc_circuit(fc));
+		assert_string_equal(ta, tb);
+		/* the dependence across the two clients is there to be found */
+		assert_true(ll > ll0 + 0.01);
+		free(ta);
+		free(tb);
+		fb_circuit_free(c);
+		fb_fc_free(one);
+		fb_fc_free(fc);
+		fb_fed_free(f0);
+		fb_fed_free(fed);
+		fb_partition_free(p);
+		free(ids);
+		free(x);
+	}
+	fb_dataset_free(ds);
+}
+
+/* EM on a hybrid split without rows every client holds is refused. */
+static void test_em_hybrid_refused(void **state)
+{
+	fb_dataset *ds = binary_data(60, 4, 8);
+	fb_split_options so;
+	fb_partition *p;
+	fb_fc_options o;
+	fb_error err;
+
+	(void)state;
+	fb_split_options_init(&so);
+	so.shared = 0;
+	p = fb_split(ds, FB_SPLIT_HYBRID, 2, &so, NULL);
+	fb_fc_options_init(&o);
+	o.em_iters = 2;
+	assert_null(fb_fc_alloc(p, &o, &err));
+	assert_string_equal(err.msg, "EM on a hybrid split runs on the rows every client holds, "
+	                             "and no row is held by all 2 clients: split with shared= "
+	                             "above 0");
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+}
+
 /* The cost formulas against hand values. */
 static void test_costs(void **state)
 {
@@ -555,6 +730,8 @@ int main(void)
 		cmocka_unit_test(test_vertical_weights),
 		cmocka_unit_test(test_em),
 		cmocka_unit_test(test_em_refused),
+		cmocka_unit_test(test_em_hybrid),
+		cmocka_unit_test(test_em_hybrid_refused),
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_run_report),
 		cmocka_unit_test(test_sites_evaluate),

@@ -355,15 +355,21 @@ const fb_algo fb_algo_fedcircuit = {
 
 const fb_algo fb_algo_fedcircuit_em = {
 	.name = "fedcircuit-em",
-	.summary = "federated circuits, one-pass then distributed EM (vertical splits)",
+	.summary = "federated circuits, one-pass then distributed EM (vertical, hybrid splits)",
 	.intro = "Learns a federated circuit in one pass, then improves the server's weights "
-	         "by expectation-maximisation. This needs every client to hold every row (a "
-	         "vertical split): each client sends its circuits' values on its rows once, and "
-	         "the server runs the EM steps.",
-	.help = FCALGO_HELP "Then em rounds (Algorithms 2-3): in the first each client sends the "
-	        "log values of its circuits on its rows (8 bytes each); the server keeps them (the "
+	         "by expectation-maximisation on the rows every client holds: all rows of a "
+	         "vertical split, the shared rows of a hybrid one (split hybrid ... shared=S). "
+	         "Each client sends its circuits' values on those rows once, and the server runs "
+	         "the EM steps.",
+	.help = FCALGO_HELP "Then em rounds (Algorithms 2-3) over the training rows every client "
+	        "holds: on a vertical split all of them, on a hybrid split the rows the split "
+	        "gave every client (shared=S; each client knows them from the split, no row id "
+	        "travels; rows a client holds alone are not used by EM, and a hybrid split "
+	        "without shared rows is refused). In the first round each client sends the log "
+	        "values of its circuits on those rows (8 bytes each); the server keeps them (the "
 	        "clients' circuits do not change) and each round is one EM step on its sum "
-	        "weights, which never lowers the training likelihood (figure train_ll). "
+	        "weights, which never lowers those rows' likelihood (figure train_ll, their "
+	        "mean). Over MPI, only vertical federations. "
 	        FCALGO_EVAL_HELP,
 	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
 	.params = fcalgo_em_params, .figures = fcalgo_figures, .client_figure = "circuits",

@@ -1,6 +1,7 @@
 /* Federated circuits after assembly: the distributed EM rounds on the server's weights
- * (Algorithms 2-3, vertical splits), the federated evaluation of queries, and the
- * communication cost formulas of the paper's section 3.4. */
+ * (Algorithms 2-3, over a vertical split's rows or a hybrid split's shared ones), the
+ * federated evaluation of queries, and the communication cost formulas of the paper's
+ * section 3.4. */
 #include "config.h"
 
 #include <math.h>
@@ -51,18 +52,64 @@ double *fc_client_rows_global(const fb_fc *fc, size_t k, const fb_dataset *local
 	return x;
 }
 
-/* Client k's first EM reply: its circuits' log values on its training rows. */
+/* Client k's local rows whose ids every client holds, each id once (its first copy), into
+ * its emrows; held[r] counts the clients holding global row r. */
+static void em_rows_of(fc_client *me, const fb_client *cl, const size_t *held, size_t k)
+{
+	me->emrows = fb_xcalloc(cl->data->n + 1, sizeof *me->emrows);
+	for (size_t i = 0; i < cl->data->n; i++)
+		if (held[cl->rows[i]] == k && (i == 0 || cl->rows[i] != cl->rows[i - 1]))
+			me->emrows[me->nem++] = i;
+}
+
+/* The rows EM runs on: all when every client holds the same rows, on a hybrid split those
+ * every client holds (the split gave them to all; no row id travels); refused otherwise. */
+int fc_em_rows(fb_fc *fc, fb_error *err)
+{
+	const fb_partition *p = fc->p;
+	size_t *held;
+
+	if (fc_same_rows(p))
+		return FB_OK;
+	if (p->kind != FB_SPLIT_HYBRID)
+		return fb_fail(err, "EM needs every client to hold the same rows (a vertical "
+		                    "split); clients 1 and 2 hold %zu and %zu rows, not all the same",
+		               p->clients[0].data->n, p->clients[1].data->n);
+	held = fb_xcalloc(p->n + 1, sizeof *held);
+	for (size_t c = 0; c < p->k; c++)
+		for (size_t i = 0; i < p->clients[c].data->n; i++)
+			if (i == 0 || p->clients[c].rows[i] != p->clients[c].rows[i - 1])
+				held[p->clients[c].rows[i]]++;
+	for (size_t c = 0; c < p->k; c++)
+		em_rows_of(&fc->cl[c], &p->clients[c], held, p->k);
+	free(held);
+	if (fc->cl[0].nem == 0)
+		return fb_fail(err, "EM on a hybrid split runs on the rows every client holds, and "
+		                    "no row is held by all %zu clients: split with shared= above 0",
+		               p->k);
+	return FB_OK;
+}
+
+/* Client k's first EM reply: its circuits' log values on its training rows that EM runs on
+ * (all, or those every client holds). */
 int fc_client_em_values(const fb_fc *fc, size_t k, const fb_dataset *local, fb_msg *up,
                         fb_error *err)
 {
-	double *x = fc_client_rows_global(fc, k, local);
+	const fc_client *me = &fc->cl[k];
+	fb_dataset *some = me->emrows == NULL ? NULL
+	                                      : fb_dataset_subset(local, me->emrows, me->nem,
+	                                                          NULL, 0);
+	const fb_dataset *rows = me->emrows == NULL ? local : some;
+	double *x = rows == NULL ? NULL : fc_client_rows_global(fc, k, rows);
 	int rc;
 
 	if (x == NULL)
-		return fb_fail(err, "client %zu: out of memory", k + 1);
-	rc = fc_client_values(fc, k, x, local->n, fc->p->d,
-	                   fb_msg_doubles(up, fc->cl[k].ncirc * local->n), err);
+		rc = fb_fail(err, "client %zu: out of memory", k + 1);
+	else
+		rc = fc_client_values(fc, k, x, rows->n, fc->p->d,
+		                      fb_msg_doubles(up, me->ncirc * rows->n), err);
 	free(x);
+	fb_dataset_free(some);
 	return rc;
 }
 

@@ -21,6 +21,9 @@ typedef struct fc_client {
 	size_t ncirc;          /* how many */
 	size_t rounds;         /* rounds it has answered: its own clock of the phases (in
 	                          another process it never sees the server's) */
+	size_t *emrows;        /* EM: its local rows every client holds, ascending by id, each
+	                          once (owned), or NULL: all its rows (every client holds them) */
+	size_t nem;            /* how many */
 } fc_client;
 
 /* The run: clients' parts, then the server's. */
@@ -61,6 +64,11 @@ enum fc_eval_mode {
 int fc_assemble(fb_fc *fc, fb_error *err);
 /* The ascending global variables of subspace s into vars (room for d). */
 size_t fc_subspace_vars(const fb_fc_subspaces *s, size_t sub, size_t *vars);
+/* Whether the clients of w all hold the same rows (over MPI: a vertical federation). */
+bool fc_same_rows(const fb_partition *w);
+/* The rows EM runs on: all when every client holds the same rows, on a hybrid split those
+ * every client holds (fc->cl[k].emrows); refused otherwise or when there are none. */
+int fc_em_rows(fb_fc *fc, fb_error *err);
 /* Client k's EM reply: its circuits' log values on its rows (circuit-major). */
 int fc_client_em_values(const fb_fc *fc, size_t k, const fb_dataset *local, fb_msg *up,
                         fb_error *err);

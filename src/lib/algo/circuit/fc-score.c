@@ -195,7 +195,7 @@ int fc_server_eval(fb_fc *fc, const fb_msg *const *up, fb_error *err)
 }
 
 /* Whether the clients all hold the same rows. */
-static bool same_rows_everywhere(const fb_partition *w)
+bool fc_same_rows(const fb_partition *w)
 {
 	if (w->transport != NULL)
 		return w->kind == FB_SPLIT_VERTICAL;
@@ -238,7 +238,7 @@ static int eval_broadcast(fb_fc *fc, fb_msg *down, fb_error *err)
 	int rc;
 	bool every_var = fc->sub.n == 1 && fc->sub.nowners[0] == fc->p->k;
 
-	fc->eval_mode = same_rows_everywhere(whole_of(fc))      ? FC_EVAL_OWN
+	fc->eval_mode = fc_same_rows(whole_of(fc))              ? FC_EVAL_OWN
 	                : every_var && rows_apart(whole_of(fc)) ? FC_EVAL_WHOLE
 	                                                        : FC_EVAL_NONE;
 	fb_msg_doubles(down, 0);

@@ -124,13 +124,6 @@ static void circs_free(fc_circ *cs, size_t n)
 	free(cs);
 }
 
-/* Whether two clients hold the same rows. */
-static bool same_rows(const fb_client *a, const fb_client *b)
-{
-	return a->data->n == b->data->n &&
-	       memcmp(a->rows, b->rows, a->data->n * sizeof *a->rows) == 0;
-}
-
 /* A run over p. */
 fb_fc *fb_fc_alloc(const fb_partition *p, const fb_fc_options *o, fb_error *err)
 {
@@ -142,12 +135,6 @@ fb_fc *fb_fc_alloc(const fb_partition *p, const fb_fc_options *o, fb_error *err)
 		return fb_fail(err, "EM needs every client to hold the same rows: over MPI, sites "
 		                    "holding different variables whose rows are matched by a key "
 		                    "column (a vertical federation), not %s", p->desc), NULL;
-	for (size_t c = 1; o->em_iters > 0 && p->transport == NULL && c < p->k; c++)
-		if (!same_rows(&p->clients[0], &p->clients[c]))
-			return fb_fail(err, "EM needs every client to hold the same rows (a vertical "
-			                    "split); clients 1 and %zu hold %zu and %zu rows, not all "
-			                    "the same", c + 1, p->clients[0].data->n,
-			               p->clients[c].data->n), NULL;
 	fc = calloc(1, sizeof *fc);
 	if (fc == NULL || (fc->cl = calloc(p->k, sizeof *fc->cl)) == NULL) {
 		free(fc);
@@ -156,6 +143,10 @@ fb_fc *fb_fc_alloc(const fb_partition *p, const fb_fc_options *o, fb_error *err)
 	fc->p = p;
 	fc->o = *o;
 	fc->em_ll = NAN;
+	if (o->em_iters > 0 && p->transport == NULL && fc_em_rows(fc, err) != FB_OK) {
+		fb_fc_free(fc);
+		return NULL;
+	}
 	return fc;
 }
 
@@ -167,6 +158,7 @@ void fb_fc_free(fb_fc *fc)
 	for (size_t c = 0; c < fc->p->k; c++) {
 		free(fc->cl[c].of);
 		free(fc->cl[c].shared);
+		free(fc->cl[c].emrows);
 		circs_free(fc->cl[c].circ, fc->cl[c].ncirc);
 	}
 	free(fc->cl);
