@@ -2,7 +2,9 @@
 # The federated-circuits paper's Table 1: test log-likelihood of centralised LearnSPN and of one-pass federated circuits over
 # horizontal (5 clients, rows ordered by class: the paper's label shift), vertical (2) and
 # hybrid (2 clients, one shared variable, 0.3 of the rows held by both) splits of the
-# training rows; vertical and hybrid clients hold random sets of the variables.
+# training rows; vertical and hybrid clients hold random sets of the variables; hybrid is
+# also run followed by 5 and 10 distributed EM rounds on the server's weights over the rows
+# both clients hold (fedcircuit-em; the authors' code runs 5).
 # HYBRID_DRAW=replace draws the hybrid clients' rows as the authors' code does (split's
 # draw=replace, its protocol for reproducing its tables: 0.3 n rows with replacement for both
 # clients, n/2 more for each); HYBRID_DRAW=both prints both hybrid rows; default cut.
