@@ -1,13 +1,11 @@
-/* Fisher's z test (ALGORITHMS.md §6.4): the correlation matrix of a dataset, and the partial
- * correlation of x and y given S from a Cholesky factor of the sub-matrix over (S, x, y).
+/* Fisher's z test (ALGORITHMS.md §6.4): the correlation matrix of a dataset, and the test of
+ * x and y given S from their partial correlation (ci-partial.c: the Schur complement of S in
+ * the sub-matrix over (S, x, y) through a Cholesky factor of R_SS, the same number as
+ * -P_xy / sqrt(P_xx P_yy) with P its inverse), or, when that sub-matrix is not positive
+ * definite, from its pseudo-inverse.
  *
- * With M = L L^T ordered (S, x, y), the bottom-right 2 x 2 block of L, [[a, 0], [b, c]],
- * factors the Schur complement of S: var(x|S) = a^2, cov(x, y|S) = a b,
- * var(y|S) = b^2 + c^2, so r = b / sqrt(b^2 + c^2) — the same number as -P_xy /
- * sqrt(P_xx P_yy) with P = M^-1, for a third of the work of an inverse.
- *
- * A matrix that is not positive definite is reported by GSL's error handler; the library
- * expects fb_gsl_install_handler to be in place (it records and returns). */
+ * GSL's error handler reports a failed singular value decomposition; the library expects
+ * fb_gsl_install_handler to be in place (it records and returns). */
 #include "config.h"
 
 #include <math.h>
@@ -110,8 +108,8 @@ out:
 	return ret;
 }
 
-/* Free Fisher-z's work space. */
-void ci_fisher_ws_release(ci_fisher_ws *ws)
+/* Free the pseudo-inverse's matrices. */
+static void pinv_release(ci_fisher_ws *ws)
 {
 	if (ws->m != NULL)
 		gsl_matrix_free(ws->m);
@@ -119,10 +117,19 @@ void ci_fisher_ws_release(ci_fisher_ws *ws)
 		gsl_matrix_free(ws->v);
 	if (ws->s != NULL)
 		gsl_vector_free(ws->s);
-	memset(ws, 0, sizeof *ws);
+	ws->m = ws->v = NULL;
+	ws->s = NULL;
+	ws->cap = 0;
 }
 
-/* Make room for a k x k problem; FB_ERR when out of memory. */
+/* Free Fisher-z's work space. */
+void ci_fisher_ws_release(ci_fisher_ws *ws)
+{
+	ci_partial_memo_release(&ws->pm);
+	pinv_release(ws);
+}
+
+/* Make room for a k x k pseudo-inverse; FB_ERR when out of memory. */
 static int ws_reserve(ci_fisher_ws *ws, size_t k)
 {
 	size_t cap = ws->cap ? ws->cap : 8;
@@ -131,20 +138,19 @@ static int ws_reserve(ci_fisher_ws *ws, size_t k)
 		return FB_OK;
 	while (cap < k)
 		cap *= 2;
-	ci_fisher_ws_release(ws);
+	pinv_release(ws);
 	ws->m = gsl_matrix_alloc(cap, cap);
 	ws->v = gsl_matrix_alloc(cap, cap);
 	ws->s = gsl_vector_alloc(cap);
 	if (ws->m == NULL || ws->v == NULL || ws->s == NULL) {
-		ci_fisher_ws_release(ws);
+		pinv_release(ws);
 		return FB_ERR;
 	}
 	ws->cap = cap;
 	return FB_OK;
 }
 
-/* Fill the k x k view M with R over the indices (S, x, y), writing its rows directly (this
- * runs for every test). */
+/* Fill the k x k view M with R over the indices (S, x, y). */
 static void fill_sub(gsl_matrix *M, const double *R, size_t d, size_t x, size_t y,
                      const size_t *S, size_t ns)
 {
@@ -197,29 +203,20 @@ static int partial_corr(const double *R, size_t d, size_t x, size_t y, const siz
 {
 	size_t k = ns + 2;
 	gsl_matrix_view M;
-	double b, c;
+	int ret;
 
 	if (ns == 0) {
 		*r = R[x * d + y];
 		return FB_OK;
 	}
-	if (ws_reserve(ws, k) != FB_OK)
-		return FB_ERR;
-	M = gsl_matrix_submatrix(ws->m, 0, 0, k, k);
-	fill_sub(&M.matrix, R, d, x, y, S, ns);
-	if (gsl_linalg_cholesky_decomp1(&M.matrix) == GSL_SUCCESS) {
-		b = gsl_matrix_get(&M.matrix, k - 1, k - 2);
-		c = gsl_matrix_get(&M.matrix, k - 1, k - 1);
-		if (b * b + c * c > 0.0) {
-			*r = b / sqrt(b * b + c * c);
-			return FB_OK;
-		}
-	} else {
-		fb_gsl_last_error(); /* expected: clear the record */
-	}
+	if ((ret = ci_partial_corr(&ws->pm, R, d, x, y, S, ns, r)) != CI_PARTIAL_SINGULAR)
+		return ret;
 	*flags |= FB_CI_SINGULAR;
 	*r = NAN;
 	if (opt->singular == FB_CI_SINGULAR_PINV) {
+		if (ws_reserve(ws, k) != FB_OK)
+			return FB_ERR;
+		M = gsl_matrix_submatrix(ws->m, 0, 0, k, k);
 		fill_sub(&M.matrix, R, d, x, y, S, ns);
 		*r = pinv_partial(&M.matrix, ws, k);
 	}

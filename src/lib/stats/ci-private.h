@@ -18,10 +18,26 @@ typedef struct ci_cache {
 	size_t alen, acap;    /* words used and allocated in arena */
 } ci_cache;
 
-/* Work space of Fisher-z: the sub-matrix, its factor and the pseudo-inverse's parts. */
+/* What the partial correlation of the last Fisher-z query leaves for the next (ci-partial.c). */
+typedef struct ci_partial_memo {
+	size_t cap;       /* most conditioning variables there is room for (0: none yet) */
+	const double *R;  /* the correlation matrix the rows below are of (NULL: none) */
+	size_t d;         /* its order */
+	double *diag;     /* d: R's diagonal (one row each, far apart in R) */
+	size_t *S;        /* cap: the conditioning set the rows are of */
+	size_t rows;      /* rows of L that hold the factor of R over S[0..rows) */
+	double *L;        /* cap x cap, row-major: the Cholesky factor's rows (lower triangle) */
+	double *w[2];     /* cap each: L^-1 R_Sz for the variable var[t] */
+	size_t var[2];    /* the variable of each w */
+	size_t valid[2];  /* leading entries of each w that hold its solve over S */
+} ci_partial_memo;
+
+/* Work space of Fisher-z: the partial correlation's memo, and the sub-matrix and the
+ * pseudo-inverse's parts for a singular one. */
 typedef struct ci_fisher_ws {
+	ci_partial_memo pm; /* the factor kept between queries */
 	size_t cap;      /* largest order allocated (0: none yet) */
-	gsl_matrix *m;   /* cap x cap: the sub-matrix, then its factor */
+	gsl_matrix *m;   /* cap x cap: the sub-matrix */
 	gsl_matrix *v;   /* cap x cap: right singular vectors */
 	gsl_vector *s;   /* cap singular values */
 } ci_fisher_ws;
@@ -154,6 +170,16 @@ void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
                        ci_fisher_ws *ws, fb_ci_result *res);
 /* Free Fisher-z's work space. */
 void ci_fisher_ws_release(ci_fisher_ws *ws);
+
+/* What ci_partial_corr returns for a matrix over (S, x, y) that is not positive definite. */
+#define CI_PARTIAL_SINGULAR 1
+/* Partial correlation of x and y given S (sorted, ns >= 1) on the d x d correlation matrix R
+ * into *r, reusing what m keeps from the last query (bits as computed afresh): FB_OK,
+ * CI_PARTIAL_SINGULAR, or FB_ERR when out of memory. */
+int ci_partial_corr(ci_partial_memo *m, const double *R, size_t d, size_t x, size_t y,
+                    const size_t *S, size_t ns, double *r);
+/* Free what the memo holds and make it empty. */
+void ci_partial_memo_release(ci_partial_memo *m);
 
 /* Copy the codes of ds and allocate the discrete work space; FB_ERR with the reason. */
 int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
