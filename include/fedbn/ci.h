@@ -226,6 +226,10 @@ void fb_ci_cache_set(fb_ci *ci, bool on);
 /* From now on keep only the answers with p <= pmax (INFINITY, the default: every answer);
  * the others are computed anew if asked again (the same bits), and counted as computed. */
 void fb_ci_cache_keep(fb_ci *ci, double pmax);
+/* Whether the coming queries are known to be absent from the cache (PC's first visit of a
+ * pair in a level whose cache starts empty): true skips their look-up, which then counts as
+ * a miss; answers are kept as usual.  A query that is in fact kept must not be asked so. */
+void fb_ci_cache_fresh(fb_ci *ci, bool fresh);
 /* Name of a test: "auto", "fisher-z", "g2", "chi2", "kci". */
 const char *fb_ci_test_name(enum fb_ci_test test);
 

@@ -259,34 +259,52 @@ void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
 		res->p = 1.0;
 }
 
-/* The band of |r| around the critical value of level alpha given the empty set, outside
+/* The band of |r| around the critical value of level alpha given ns variables, outside
  * which the decision needs no p-value: the critical statistic t solves 2 Q(t) = alpha (the
  * two p-value forms differ by rounding only, far below the band's relative width of 1e-6),
- * and |r| maps to the statistic sqrt(n - 3) atanh|r| monotonically. */
-static void band_set(fb_ci *ci, double alpha)
+ * and |r| maps to the statistic sqrt(n - ns - 3) atanh|r| monotonically. */
+static void band_set(fb_ci *ci, double alpha, size_t ns)
 {
-	double t = gsl_cdf_ugaussian_Qinv(alpha / 2.0), s = sqrt((double)ci->n - 3.0);
+	double t = gsl_cdf_ugaussian_Qinv(alpha / 2.0);
+	double s = sqrt((double)ci->n - (double)ns - 3.0);
 
 	ci->band_alpha = alpha;
+	ci->band_ns = ns;
 	ci->band_lo = tanh(t * (1.0 - 1e-6) / s) * (1.0 - 1e-9);
 	ci->band_hi = tanh(t * (1.0 + 1e-6) / s) * (1.0 + 1e-9);
+}
+
+/* 1 when |r| lies below the band of (alpha, ns) (p > alpha for sure), 0 above it, -1 inside
+ * it or when the band cannot tell: n - ns - 3 <= 0, or alpha outside [1e-6, 1) (below 1e-6,
+ * 2 (1 - Phi(t)) (compat=causal-learn's form) rounds too coarsely for the band). */
+static int band_decide(fb_ci *ci, double r, size_t ns, double alpha)
+{
+	if (!((double)ci->n - (double)ns - 3.0 > 0.0) || !(alpha >= 1e-6 && alpha < 1.0))
+		return -1;
+	if (ci->band_alpha != alpha || ci->band_ns != ns)
+		band_set(ci, alpha, ns);
+	r = fabs(r);
+	if (r < ci->band_lo)
+		return 1;
+	return r > ci->band_hi ? 0 : -1;
 }
 
 /* Fisher-z given the empty set at level alpha from the correlation alone. */
 int ci_fisher_decide0(fb_ci *ci, size_t x, size_t y, double alpha)
 {
+	return band_decide(ci, ci->corr[x * ci->d + y], 0, alpha);
+}
+
+/* Fisher-z of x < y given sorted S (ns >= 1) at level alpha from the partial correlation
+ * alone (a singular sub-matrix is left to the full test): as ci_fisher_decide0. */
+int ci_fisher_decide(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha)
+{
 	double r;
 
-	/* below 1e-6, 2 (1 - Phi(t)) (compat=causal-learn's form) rounds too coarsely for the
-	 * band: the p-value decides there */
-	if (!((double)ci->n - 3.0 > 0.0) || !(alpha >= 1e-6 && alpha < 1.0))
+	if (!((double)ci->n - (double)ns - 3.0 > 0.0) ||
+	    ci_partial_corr(&ci->fws.pm, ci->corr, ci->d, x, y, S, ns, &r) != FB_OK)
 		return -1;
-	if (ci->band_alpha != alpha)
-		band_set(ci, alpha);
-	r = fabs(ci->corr[x * ci->d + y]);
-	if (r < ci->band_lo)
-		return 1;
-	return r > ci->band_hi ? 0 : -1;
+	return band_decide(ci, r, ns, alpha);
 }
 
 /* Fisher-z for a canonical query on the object. */

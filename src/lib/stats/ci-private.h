@@ -133,10 +133,13 @@ struct fb_ci {
 	ci_cache cache;       /* remembered answers */
 	size_t *sorted;       /* d: the sorted conditioning set of the current query */
 	uint32_t *key;        /* d + 2: the current query's cache key */
+	bool key_hashed;      /* the look-up hashed key (else the hash is made when kept) */
+	bool fresh;           /* the queries are known to be absent from the cache: not looked
+	                         up (fb_ci_cache_fresh) */
 	fb_ci_stats st;       /* counters */
 	double keep_max;      /* answers with a larger p-value are not kept (fb_ci_cache_keep) */
-	double band_alpha;    /* Fisher-z given the empty set: the level band_lo and band_hi are
-	                         for (NaN: none yet) */
+	double band_alpha;    /* Fisher-z: the level band_lo and band_hi are for (NaN: none yet) */
+	size_t band_ns;       /* and the size of the conditioning set */
 	double band_lo, band_hi; /* |r| below band_lo: p > band_alpha for sure; above band_hi:
 	                            p <= band_alpha for sure */
 	fb_ci **helpers;      /* nhelpers objects over the same data, for other threads */
@@ -162,6 +165,9 @@ int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
  * for sure, 0 when p <= alpha for sure, -1 when |r| lies too near the critical value to
  * tell without the p-value. */
 int ci_fisher_decide0(fb_ci *ci, size_t x, size_t y, double alpha);
+/* The same for x < y given sorted S (ns >= 1) from the partial correlation (-1 as well when
+ * the sub-matrix is singular). */
+int ci_fisher_decide(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha);
 void ci_fisher_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res);
 /* Fisher-z on a correlation matrix with a given work space. */
