@@ -205,8 +205,8 @@ static void bench_large(size_t d, size_t n, const char *target, bool memory)
 	fb_graph_free(truth);
 	getrusage(RUSAGE_SELF, &ru);
 	if (memory)
-		printf("%s: peak memory of the process %.1f MB\n", what,
-		       (double)ru.ru_maxrss / 1024.0);
+		printf("%s: peak memory of the process %.1f MB (target: %s, memory reported)\n",
+		       what, (double)ru.ru_maxrss / 1024.0, target);
 }
 
 /* Benchmark chi-square PC on 10,000 rows sampled from each shared BIF network. */

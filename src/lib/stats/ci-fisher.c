@@ -59,9 +59,8 @@ gsl_matrix *ci_centred_copy(const fb_dataset *ds)
 	return X;
 }
 
-/* Scale the cross-product (upper triangle filled, in R itself) into the correlation matrix
- * R, in place: the diagonal is set aside first, each upper entry read before it is written,
- * and the lower triangle only written. */
+/* Scale the cross-product (upper triangle filled, in R itself) into the correlation matrix's
+ * upper triangle, in place: the diagonal is set aside first. */
 static void corr_from_cross(double *R, const bool *constant, double *diag, size_t d)
 {
 	for (size_t i = 0; i < d; i++)
@@ -73,13 +72,33 @@ static void corr_from_cross(double *R, const bool *constant, double *diag, size_
 
 			if (!constant[i] && !constant[j])
 				r = R[i * d + j] / sqrt(diag[i] * diag[j]);
-			r = r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r;
-			R[i * d + j] = R[j * d + i] = r;
+			R[i * d + j] = r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r;
 		}
 	}
 }
 
-/* Correlation matrix of ds into ci->corr: centre, X^T X by dsyrk straight into it, scale. */
+/* Pack the upper triangle of the d x d row-major R into its first d (d + 1) / 2 entries, row
+ * by row: entry (i, j) moves down to ci_packed_at(d, i, j) <= i d + j, and every entry is
+ * read before a later write can reach it (the moves go in increasing order of both). */
+static void ci_corr_pack(double *R, size_t d)
+{
+	for (size_t i = 1; i < d; i++)
+		memmove(R + ci_packed_at(d, i, i), R + i * d + i, (d - i) * sizeof *R);
+}
+
+/* The packed correlation matrix of a d x d row-major one: a new array of d (d + 1) / 2
+ * entries (realloc gives the rest back), NULL when out of memory. */
+double *ci_corr_packed(double *R, size_t d)
+{
+	double *p;
+
+	ci_corr_pack(R, d);
+	p = realloc(R, (d * (d + 1) / 2 > 0 ? d * (d + 1) / 2 : 1) * sizeof *R);
+	return p != NULL ? p : R;
+}
+
+/* Correlation matrix of ds into ci->corr: centre, X^T X by dsyrk straight into a d x d
+ * matrix, scale its upper triangle, pack it. */
 int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
 	size_t d = ds->d;
@@ -89,7 +108,7 @@ int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	double *diag = calloc(d, sizeof *diag);
 	int ret = FB_OK;
 
-	ci->corr = malloc(d * d * sizeof *ci->corr);
+	ci->corr = malloc((d > 0 ? d * d : 1) * sizeof *ci->corr);
 	if (X == NULL || constant == NULL || diag == NULL || ci->corr == NULL) {
 		ret = fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
 		goto out;
@@ -100,12 +119,21 @@ int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	C = gsl_matrix_view_array(ci->corr, d, d);
 	gsl_blas_dsyrk(CblasUpper, CblasTrans, 1.0, X, 0.0, &C.matrix);
 	corr_from_cross(ci->corr, constant, diag, d);
+	ci->corr = ci_corr_packed(ci->corr, d);
 out:
 	if (X != NULL)
 		gsl_matrix_free(X);
 	free(constant);
 	free(diag);
 	return ret;
+}
+
+/* The packed correlation matrix of the object. */
+ci_corr ci_fisher_corr(const fb_ci *ci)
+{
+	ci_corr R = { ci->corr, ci->d, true };
+
+	return R;
 }
 
 /* Free the pseudo-inverse's matrices. */
@@ -151,20 +179,19 @@ static int ws_reserve(ci_fisher_ws *ws, size_t k)
 }
 
 /* Fill the k x k view M with R over the indices (S, x, y). */
-static void fill_sub(gsl_matrix *M, const double *R, size_t d, size_t x, size_t y,
-                     const size_t *S, size_t ns)
+static void fill_sub(gsl_matrix *M, const ci_corr *R, size_t x, size_t y, const size_t *S,
+                     size_t ns)
 {
 	size_t k = ns + 2;
 
 	for (size_t a = 0; a < k; a++) {
 		size_t ia = a < ns ? S[a] : a == ns ? x : y;
-		const double *row = R + ia * d;
 		double *out = M->data + a * M->tda;
 
 		for (size_t b = 0; b < ns; b++)
-			out[b] = row[S[b]];
-		out[ns] = row[x];
-		out[ns + 1] = row[y];
+			out[b] = ci_corr_get(R, ia, S[b]);
+		out[ns] = ci_corr_get(R, ia, x);
+		out[ns + 1] = ci_corr_get(R, ia, y);
 	}
 }
 
@@ -197,19 +224,19 @@ static double pinv_partial(gsl_matrix *M, ci_fisher_ws *ws, size_t k)
 
 /* Partial correlation of x and y given S; NaN when it cannot be formed (singular and the
  * setting says dependent, or the pseudo-inverse gives none).  FB_ERR when out of memory. */
-static int partial_corr(const double *R, size_t d, size_t x, size_t y, const size_t *S,
-                        size_t ns, const fb_ci_options *opt, ci_fisher_ws *ws,
-                        double *r, unsigned *flags)
+static int partial_corr(const ci_corr *R, size_t x, size_t y, const size_t *S, size_t ns,
+                        const fb_ci_options *opt, ci_fisher_ws *ws, double *r,
+                        unsigned *flags)
 {
 	size_t k = ns + 2;
 	gsl_matrix_view M;
 	int ret;
 
 	if (ns == 0) {
-		*r = R[x * d + y];
+		*r = ci_corr_get(R, x, y);
 		return FB_OK;
 	}
-	if ((ret = ci_partial_corr(&ws->pm, R, d, x, y, S, ns, r)) != CI_PARTIAL_SINGULAR)
+	if ((ret = ci_partial_corr(&ws->pm, R, x, y, S, ns, r)) != CI_PARTIAL_SINGULAR)
 		return ret;
 	*flags |= FB_CI_SINGULAR;
 	*r = NAN;
@@ -217,16 +244,16 @@ static int partial_corr(const double *R, size_t d, size_t x, size_t y, const siz
 		if (ws_reserve(ws, k) != FB_OK)
 			return FB_ERR;
 		M = gsl_matrix_submatrix(ws->m, 0, 0, k, k);
-		fill_sub(&M.matrix, R, d, x, y, S, ns);
+		fill_sub(&M.matrix, R, x, y, S, ns);
 		*r = pinv_partial(&M.matrix, ws, k);
 	}
 	return FB_OK;
 }
 
 /* Fisher-z on a correlation matrix. */
-void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
-                       const size_t *S, size_t ns, const fb_ci_options *opt,
-                       ci_fisher_ws *ws, fb_ci_result *res)
+void ci_fisher_compute(const ci_corr *R, size_t n, size_t x, size_t y, const size_t *S,
+                       size_t ns, const fb_ci_options *opt, ci_fisher_ws *ws,
+                       fb_ci_result *res)
 {
 	double dof = (double)n - (double)ns - 3.0, r, z;
 
@@ -237,7 +264,7 @@ void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
 		res->flags = FB_CI_UNDEFINED;
 		return;
 	}
-	if (partial_corr(R, d, x, y, S, ns, opt, ws, &r, &res->flags) != FB_OK) {
+	if (partial_corr(R, x, y, S, ns, opt, ws, &r, &res->flags) != FB_OK) {
 		res->p = res->stat = NAN;
 		res->flags = FB_CI_INVALID;
 		return;
@@ -292,17 +319,20 @@ static int band_decide(fb_ci *ci, double r, size_t ns, double alpha)
 /* Fisher-z given the empty set at level alpha from the correlation alone. */
 int ci_fisher_decide0(fb_ci *ci, size_t x, size_t y, double alpha)
 {
-	return band_decide(ci, ci->corr[x * ci->d + y], 0, alpha);
+	ci_corr R = ci_fisher_corr(ci);
+
+	return band_decide(ci, ci_corr_get(&R, x, y), 0, alpha);
 }
 
 /* Fisher-z of x < y given sorted S (ns >= 1) at level alpha from the partial correlation
  * alone (a singular sub-matrix is left to the full test): as ci_fisher_decide0. */
 int ci_fisher_decide(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha)
 {
+	ci_corr R = ci_fisher_corr(ci);
 	double r;
 
 	if (!((double)ci->n - (double)ns - 3.0 > 0.0) ||
-	    ci_partial_corr(&ci->fws.pm, ci->corr, ci->d, x, y, S, ns, &r) != FB_OK)
+	    ci_partial_corr(&ci->fws.pm, &R, x, y, S, ns, &r) != FB_OK)
 		return -1;
 	return band_decide(ci, r, ns, alpha);
 }
@@ -311,5 +341,7 @@ int ci_fisher_decide(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, 
 void ci_fisher_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res)
 {
-	ci_fisher_compute(ci->corr, ci->d, ci->n, x, y, S, ns, &ci->opt, &ci->fws, res);
+	ci_corr R = ci_fisher_corr(ci);
+
+	ci_fisher_compute(&R, ci->n, x, y, S, ns, &ci->opt, &ci->fws, res);
 }

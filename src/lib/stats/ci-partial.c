@@ -56,9 +56,10 @@ void ci_partial_memo_release(ci_partial_memo *m)
 }
 
 /* Row k of L for S[k] from rows 0..k-1 (stride cap); false when its pivot is not positive.
- * R_S[t]S[k] is read from row S[t] (R is symmetric): consecutive queries move S[k] along the
- * same rows, and the diagonal comes from the memo's copy, not from a row of its own. */
-static bool factor_row(ci_partial_memo *m, const double *R, size_t d, size_t k)
+ * R_S[t]S[k] is read from row S[t] (S increases, so that is the upper triangle): consecutive
+ * queries move S[k] along the same rows, and the diagonal comes from the memo's copy, not
+ * from a row of its own. */
+static bool factor_row(ci_partial_memo *m, const ci_corr *R, size_t k)
 {
 	size_t sk = m->S[k];
 	double *lk = m->L + k * m->cap, s;
@@ -66,7 +67,7 @@ static bool factor_row(ci_partial_memo *m, const double *R, size_t d, size_t k)
 	for (size_t t = 0; t < k; t++) {
 		const double *lt = m->L + t * m->cap;
 
-		s = R[m->S[t] * d + sk];
+		s = ci_corr_get(R, m->S[t], sk);
 		for (size_t q = 0; q < t; q++)
 			s -= lk[q] * lt[q];
 		lk[t] = s / lt[t];
@@ -81,14 +82,12 @@ static bool factor_row(ci_partial_memo *m, const double *R, size_t d, size_t k)
 }
 
 /* Entries from..ns-1 of w = L^-1 R_Sz (entries below from kept). */
-static void solve_from(ci_partial_memo *m, const double *R, size_t d, size_t z, double *w,
-                       size_t from, size_t ns)
+static void solve_from(ci_partial_memo *m, const ci_corr *R, size_t z, double *w, size_t from,
+                       size_t ns)
 {
-	const double *row = R + z * d;
-
 	for (size_t k = from; k < ns; k++) {
 		const double *lk = m->L + k * m->cap;
-		double s = row[m->S[k]];
+		double s = ci_corr_get(R, z, m->S[k]);
 
 		for (size_t q = 0; q < k; q++)
 			s -= lk[q] * w[q];
@@ -98,20 +97,20 @@ static void solve_from(ci_partial_memo *m, const double *R, size_t d, size_t z, 
 
 /* How many leading entries of S the memo holds already (none when R is new to it: then its
  * diagonal is copied); FB_ERR when out of memory. */
-static int memo_prefix(ci_partial_memo *m, const double *R, size_t d, const size_t *S,
-                       size_t ns, size_t *prefix)
+static int memo_prefix(ci_partial_memo *m, const ci_corr *R, const size_t *S, size_t ns,
+                       size_t *prefix)
 {
-	size_t p = 0;
+	size_t p = 0, d = R->d;
 
-	if (m->R != R || m->d != d) {
+	if (m->R != R->v || m->d != d) {
 		double *diag = realloc(m->diag, (d > 0 ? d : 1) * sizeof *diag);
 
 		if (diag == NULL)
 			return FB_ERR;
 		for (size_t i = 0; i < d; i++)
-			diag[i] = R[i * d + i];
+			diag[i] = ci_corr_get(R, i, i);
 		m->diag = diag;
-		m->R = R;
+		m->R = R->v;
 		m->d = d;
 		m->rows = m->valid[0] = m->valid[1] = 0;
 	}
@@ -123,13 +122,13 @@ static int memo_prefix(ci_partial_memo *m, const double *R, size_t d, const size
 
 /* The solve for z over S[0..ns) in one of the memo's two vectors (the one that holds z, else
  * the one that does not hold other), computed past what is kept. */
-static const double *memo_solve(ci_partial_memo *m, const double *R, size_t d, size_t z,
-                                size_t other, size_t ns)
+static const double *memo_solve(ci_partial_memo *m, const ci_corr *R, size_t z, size_t other,
+                                size_t ns)
 {
 	size_t t = m->var[0] == z ? 0 : m->var[1] == z ? 1 : m->var[0] == other ? 1 : 0;
 	size_t from = m->var[t] == z ? m->valid[t] : 0;
 
-	solve_from(m, R, d, z, m->w[t], from, ns);
+	solve_from(m, R, z, m->w[t], from, ns);
 	m->var[t] = z;
 	m->valid[t] = ns;
 	return m->w[t];
@@ -138,31 +137,31 @@ static const double *memo_solve(ci_partial_memo *m, const double *R, size_t d, s
 /* Partial correlation of x and y given S (sorted, ns >= 1) into *r: FB_OK, or
  * CI_PARTIAL_SINGULAR when the matrix over (S, x, y) is not positive definite, or FB_ERR when
  * out of memory. */
-int ci_partial_corr(ci_partial_memo *m, const double *R, size_t d, size_t x, size_t y,
-                    const size_t *S, size_t ns, double *r)
+int ci_partial_corr(ci_partial_memo *m, const ci_corr *R, size_t x, size_t y, const size_t *S,
+                    size_t ns, double *r)
 {
 	size_t p;
 	const double *u, *v;
 	double uu = 0.0, vv = 0.0, uv = 0.0, num, den;
 
-	if (memo_reserve(m, ns) != FB_OK || memo_prefix(m, R, d, S, ns, &p) != FB_OK)
+	if (memo_reserve(m, ns) != FB_OK || memo_prefix(m, R, S, ns, &p) != FB_OK)
 		return FB_ERR;
 	m->rows = p;
 	for (size_t t = 0; t < 2; t++)
 		m->valid[t] = m->valid[t] < p ? m->valid[t] : p;
 	for (; m->rows < ns; m->rows++) {
 		m->S[m->rows] = S[m->rows];
-		if (!factor_row(m, R, d, m->rows))
+		if (!factor_row(m, R, m->rows))
 			return CI_PARTIAL_SINGULAR;
 	}
-	u = memo_solve(m, R, d, x, y, ns);
-	v = memo_solve(m, R, d, y, x, ns);
+	u = memo_solve(m, R, x, y, ns);
+	v = memo_solve(m, R, y, x, ns);
 	for (size_t k = 0; k < ns; k++) {
 		uu += u[k] * u[k];
 		vv += v[k] * v[k];
 		uv += u[k] * v[k];
 	}
-	num = R[x * d + y] - uv;
+	num = ci_corr_get(R, x, y) - uv;
 	den = (m->diag[x] - uu) * (m->diag[y] - vv);
 	if (!(m->diag[x] - uu > 0.0 && m->diag[y] - vv > 0.0 && den > num * num))
 		return CI_PARTIAL_SINGULAR;

@@ -18,10 +18,33 @@ typedef struct ci_cache {
 	size_t alen, acap;    /* words used and allocated in arena */
 } ci_cache;
 
+/* A correlation matrix as Fisher-z reads it: d x d row-major, or its upper triangle packed
+ * by rows (row i holds (i, i) .. (i, d - 1); half the memory of a test object's matrix). */
+typedef struct ci_corr {
+	const double *v;  /* the entries */
+	size_t d;         /* the order */
+	bool packed;      /* v holds the packed upper triangle (else the full matrix) */
+} ci_corr;
+
+/* Where (i, j), i <= j, stands in the packed upper triangle of order d. */
+static inline size_t ci_packed_at(size_t d, size_t i, size_t j)
+{
+	return i * (2 * d - i - 1) / 2 + j;
+}
+
+/* Entry (i, j) of R. */
+static inline double ci_corr_get(const ci_corr *R, size_t i, size_t j)
+{
+	if (!R->packed)
+		return R->v[i * R->d + j];
+	return i <= j ? R->v[ci_packed_at(R->d, i, j)] : R->v[ci_packed_at(R->d, j, i)];
+}
+
 /* What the partial correlation of the last Fisher-z query leaves for the next (ci-partial.c). */
 typedef struct ci_partial_memo {
 	size_t cap;       /* most conditioning variables there is room for (0: none yet) */
-	const double *R;  /* the correlation matrix the rows below are of (NULL: none) */
+	const double *R;  /* the entries of the correlation matrix the rows below are of (NULL:
+	                     none) */
 	size_t d;         /* its order */
 	double *diag;     /* d: R's diagonal (one row each, far apart in R) */
 	size_t *S;        /* cap: the conditioning set the rows are of */
@@ -122,7 +145,8 @@ typedef struct ci_stratum_sum {
 struct fb_ci {
 	fb_ci_options opt;    /* settings, with the test resolved (never AUTO) */
 	size_t d, n;          /* variables and rows */
-	double *corr;         /* Fisher-z: d x d correlation matrix, row-major */
+	double *corr;         /* Fisher-z: the correlation matrix's upper triangle, packed by rows
+	                         (d (d + 1) / 2 entries, ci_packed_at) */
 	gsl_matrix *kdata;    /* KCI: n x d standardised columns */
 	ci_fisher_ws fws;     /* Fisher-z work space */
 	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
@@ -171,19 +195,24 @@ int ci_fisher_decide(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, 
 void ci_fisher_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res);
 /* Fisher-z on a correlation matrix with a given work space. */
-void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
-                       const size_t *S, size_t ns, const fb_ci_options *opt,
-                       ci_fisher_ws *ws, fb_ci_result *res);
+void ci_fisher_compute(const ci_corr *R, size_t n, size_t x, size_t y, const size_t *S,
+                       size_t ns, const fb_ci_options *opt, ci_fisher_ws *ws,
+                       fb_ci_result *res);
+/* The packed correlation matrix of the object. */
+ci_corr ci_fisher_corr(const fb_ci *ci);
+/* R (d x d, row-major, malloc'ed) packed and shrunk to d (d + 1) / 2 entries: the array to
+ * keep (R itself when it could not shrink). */
+double *ci_corr_packed(double *R, size_t d);
 /* Free Fisher-z's work space. */
 void ci_fisher_ws_release(ci_fisher_ws *ws);
 
 /* What ci_partial_corr returns for a matrix over (S, x, y) that is not positive definite. */
 #define CI_PARTIAL_SINGULAR 1
-/* Partial correlation of x and y given S (sorted, ns >= 1) on the d x d correlation matrix R
- * into *r, reusing what m keeps from the last query (bits as computed afresh): FB_OK,
+/* Partial correlation of x and y given S (sorted, ns >= 1) on the correlation matrix R into
+ * *r, reusing what m keeps from the last query (bits as computed afresh): FB_OK,
  * CI_PARTIAL_SINGULAR, or FB_ERR when out of memory. */
-int ci_partial_corr(ci_partial_memo *m, const double *R, size_t d, size_t x, size_t y,
-                    const size_t *S, size_t ns, double *r);
+int ci_partial_corr(ci_partial_memo *m, const ci_corr *R, size_t x, size_t y, const size_t *S,
+                    size_t ns, double *r);
 /* Free what the memo holds and make it empty. */
 void ci_partial_memo_release(ci_partial_memo *m);
 

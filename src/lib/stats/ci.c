@@ -170,12 +170,14 @@ fb_ci *fb_ci_alloc_corr(const double *R, size_t d, size_t n, const fb_ci_options
 	o.test = FB_CI_FISHER_Z;
 	if (ci_check_sizes(d, n, err) != FB_OK || check_corr(R, d, err) != FB_OK)
 		return NULL;
-	if ((ci = ci_new(d, n, &o)) == NULL || (ci->corr = malloc(d * d * sizeof *R)) == NULL) {
+	if ((ci = ci_new(d, n, &o)) == NULL ||
+	    (ci->corr = malloc((d * (d + 1) / 2 > 0 ? d * (d + 1) / 2 : 1) * sizeof *R)) == NULL) {
 		fb_ci_free(ci);
 		fb_fail(err, "out of memory for a %zu x %zu correlation matrix", d, d);
 		return NULL;
 	}
-	memcpy(ci->corr, R, d * d * sizeof *R);
+	for (size_t i = 0; i < d; i++)
+		memcpy(ci->corr + ci_packed_at(d, i, i), R + i * d + i, (d - i) * sizeof *R);
 	return ci;
 }
 
@@ -479,7 +481,9 @@ int fb_ci_fisher_from_corr(const double *R, size_t d, size_t n, size_t x, size_t
 		ci_invalid(res);
 		ret = FB_ERR;
 	} else {
-		ci_fisher_compute(R, d, n, x < y ? x : y, x < y ? y : x, sorted, ns, &o, &ws, res);
+		ci_corr C = { R, d, false };
+
+		ci_fisher_compute(&C, n, x < y ? x : y, x < y ? y : x, sorted, ns, &o, &ws, res);
 		if (res->flags & FB_CI_INVALID)
 			ret = fb_fail(err, "out of memory for a test with %zu conditioning variables",
 			              ns);
