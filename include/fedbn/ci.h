@@ -9,9 +9,11 @@
  * the value (the computation always uses x < y and S sorted) nor for the cache, whose key is
  * (min, max, sorted S).  Decision rule everywhere: independent iff p > alpha.
  *
- * Fisher-z.  r is the partial correlation of x and y given S, read from a Cholesky factor of
- * the correlation sub-matrix over (S, x, y) (the Schur complement of S); then
- * z = atanh(r) with |r| clipped to 1 - 1e-12, T = sqrt(n - |S| - 3) |z|, p = 2 Q(T) by
+ * Fisher-z.  r is the partial correlation of x and y given S, (R_xy - u.v) /
+ * sqrt((1 - u.u)(1 - v.v)) with u, v the solves of R_Sx, R_Sy by a Cholesky factor of R_SS
+ * (the Schur complement of S; plain C, so the bits do not depend on the BLAS kernel, and
+ * for one variable the recursive formula; the matrix is kept as its packed upper triangle);
+ * then z = atanh(r) with |r| clipped to 1 - 1e-12, T = sqrt(n - |S| - 3) |z|, p = 2 Q(T) by
  * gsl_cdf_ugaussian_Q, so that small p-values keep their digits.  When n - |S| - 3 <= 0 the
  * test is undefined: p = 1 and FB_CI_UNDEFINED.  When the sub-matrix is not positive definite
  * (a constant combination of columns: duplicated or collinear variables), FB_CI_SINGULAR and,
@@ -226,6 +228,10 @@ void fb_ci_cache_set(fb_ci *ci, bool on);
 /* From now on keep only the answers with p <= pmax (INFINITY, the default: every answer);
  * the others are computed anew if asked again (the same bits), and counted as computed. */
 void fb_ci_cache_keep(fb_ci *ci, double pmax);
+/* Whether the coming queries are known to be absent from the cache (PC's first visit of a
+ * pair in a level whose cache starts empty): true skips their look-up, which then counts as
+ * a miss; answers are kept as usual.  A query that is in fact kept must not be asked so. */
+void fb_ci_cache_fresh(fb_ci *ci, bool fresh);
 /* Name of a test: "auto", "fisher-z", "g2", "chi2", "kci". */
 const char *fb_ci_test_name(enum fb_ci_test test);
 

@@ -599,6 +599,35 @@ static void test_cache(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Queries asked as fresh (fb_ci_cache_fresh) are not looked up but are kept: asked again
+ * afterwards, each is a hit with the same bits; into an empty cache and a full one. */
+static void test_cache_fresh(void **state)
+{
+	fb_dataset *ds = cont_data(10, 4, fz_rows);
+	fb_ci *ci = fb_ci_alloc(ds, NULL, NULL);
+	size_t S[1] = { 3 }, T[1] = { 1 };
+	fb_ci_stats st;
+	unsigned fl;
+	double p1, p2;
+
+	(void)state;
+	fb_ci_cache_fresh(ci, true);
+	p1 = fb_ci_pvalue(ci, 0, 1, S, 1, &fl);
+	p2 = fb_ci_pvalue(ci, 0, 2, T, 1, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	fb_ci_cache_fresh(ci, false);
+	assert_true(fb_ci_pvalue(ci, 1, 0, S, 1, &fl) == p1);
+	assert_int_equal(fl & FB_CI_CACHED, FB_CI_CACHED);
+	assert_true(fb_ci_pvalue(ci, 2, 0, T, 1, &fl) == p2);
+	assert_int_equal(fl & FB_CI_CACHED, FB_CI_CACHED);
+	fb_ci_get_stats(ci, &st);
+	assert_int_equal(st.queries, 4);
+	assert_int_equal(st.hits, 2);
+	assert_int_equal(st.computed, 2);
+	fb_ci_free(ci);
+	fb_dataset_free(ds);
+}
+
 /* With fb_ci_cache_keep(p) an answer above p is computed again when asked again (same bits,
  * counted as computed), one at or below p is a hit; INFINITY keeps everything again. */
 static void test_cache_keep(void **state)
@@ -919,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_discrete_small),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_cache_keep),
+		cmocka_unit_test(test_cache_fresh),
 		cmocka_unit_test(test_independent),
 		cmocka_unit_test(test_order_free),
 		cmocka_unit_test(test_bits_path),

@@ -20,6 +20,7 @@ typedef struct level_ctx {
 	size_t *cand;              /* d: candidates a(i) \ {j} */
 	size_t *comb;              /* d: indices of the current subset into cand */
 	size_t *S;                 /* d: the current subset */
+	unsigned char *inj;        /* d: which of cand are adjacent to the pair's j */
 	unsigned char *drop;       /* d * d: pairs to remove at the end (causal-learn) */
 	size_t removed;            /* edges removed so far */
 	size_t edges;              /* edges when the level began */
@@ -55,44 +56,47 @@ bool fb_pc_subset_next(size_t *comb, size_t l, size_t m)
 	return true;
 }
 
-/* Whether j is among the n increasing entries of a (binary search). */
-static bool sorted_has(const size_t *a, size_t n, size_t j)
+/* Mark in c->inj which of the m candidates of the pair (i, j) are adjacent to j (frozen, or
+ * current for the original PC, which does not change while the pair is tested). */
+static void mark_joined_to_j(level_ctx *c, size_t j, size_t m)
 {
-	size_t lo = 0, hi = n;
+	size_t t, end;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a[mid] == j)
-			return true;
-		if (a[mid] < j)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (m == 0)
+		return;
+	if (!c->opt->stable) {
+		for (size_t k = 0; k < m; k++)
+			c->inj[k] = fb_graph_adjacent(c->g, j, c->cand[k]);
+		return;
 	}
-	return false;
+	/* both lists increase: one merge */
+	t = c->start[j];
+	end = c->start[j + 1];
+	for (size_t k = 0; k < m; k++) {
+		while (t < end && c->adj[t] < c->cand[k])
+			t++;
+		c->inj[k] = t < end && c->adj[t] == c->cand[k];
+	}
 }
 
 /* Whether the test of i _||_ j | c->S may be asked again in this level: only from j's side,
  * which comes later when i < j, and only if j's candidates (frozen, or current for the
- * original PC, which only shrink) hold all of S.  No later level asks a set of this size
- * again, nor the orientation (a separating set plus one). */
+ * original PC, which only shrink) hold all of S (c->inj, by the positions in c->comb).  No
+ * later level asks a set of this size again, nor the orientation (a separating set plus
+ * one). */
 static bool may_ask_again(const level_ctx *c, size_t i, size_t j)
 {
 	if (i > j)
 		return false;
-	for (size_t k = 0; k < c->level; k++) {
-		size_t s = c->S[k];
-
-		if (c->opt->stable ? !sorted_has(c->adj + c->start[j], c->start[j + 1] - c->start[j], s)
-		                   : !fb_graph_adjacent(c->g, j, s))
+	for (size_t k = 0; k < c->level; k++)
+		if (!c->inj[c->comb[k]])
 			return false;
-	}
 	return true;
 }
 
 /* Test i _||_ j | S for the l-subsets S of cand[0..m) in turn, stopping at the first
- * independence: record its separating set and set *indep. */
+ * independence: record its separating set and set *indep.  With the level's own cache, the
+ * first visit of the pair (from i < j) cannot meet a kept answer: its look-ups are skipped. */
 static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb_error *err)
 {
 	size_t l = c->level;
@@ -101,6 +105,10 @@ static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb
 	*indep = false;
 	for (size_t k = 0; k < l; k++)
 		c->comb[k] = k;
+	if (c->owned) {
+		mark_joined_to_j(c, j, m);
+		fb_ci_cache_fresh(c->ci, i < j);
+	}
 	while (more) {
 		for (size_t k = 0; k < l; k++)
 			c->S[k] = c->cand[c->comb[k]];
@@ -276,7 +284,8 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
                           fb_sepsets *seps, fb_pc_level *out, bool owned, fb_error *err)
 {
 	size_t d = skel->d, dd = d > 0 ? d : 1;
-	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, owned };
+	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0,
+	                owned };
 	fb_ci_stats before, after;
 	int ret;
 
@@ -291,9 +300,11 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 	c.cand = fb_xmalloc(dd * sizeof *c.cand);
 	c.comb = fb_xmalloc(dd * sizeof *c.comb);
 	c.S = fb_xmalloc(dd * sizeof *c.S);
+	c.inj = fb_xmalloc(dd);
 	if (opt->compat == FB_PC_COMPAT_CAUSAL_LEARN)
 		c.drop = fb_xcalloc(dd * dd, 1);
 	ret = c.drop != NULL ? level_visit_sets(&c, err) : level_visit(&c, err);
+	fb_ci_cache_fresh(ci, false);
 	if (ret == FB_OK && c.drop != NULL)
 		level_drop(&c);
 	fb_ci_get_stats(ci, &after);
@@ -309,6 +320,7 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 	free(c.cand);
 	free(c.comb);
 	free(c.S);
+	free(c.inj);
 	free(c.drop);
 	return ret;
 }

@@ -1,13 +1,11 @@
-/* Fisher's z test (ALGORITHMS.md §6.4): the correlation matrix of a dataset, and the partial
- * correlation of x and y given S from a Cholesky factor of the sub-matrix over (S, x, y).
+/* Fisher's z test (ALGORITHMS.md §6.4): the correlation matrix of a dataset, and the test of
+ * x and y given S from their partial correlation (ci-partial.c: the Schur complement of S in
+ * the sub-matrix over (S, x, y) through a Cholesky factor of R_SS, the same number as
+ * -P_xy / sqrt(P_xx P_yy) with P its inverse), or, when that sub-matrix is not positive
+ * definite, from its pseudo-inverse.
  *
- * With M = L L^T ordered (S, x, y), the bottom-right 2 x 2 block of L, [[a, 0], [b, c]],
- * factors the Schur complement of S: var(x|S) = a^2, cov(x, y|S) = a b,
- * var(y|S) = b^2 + c^2, so r = b / sqrt(b^2 + c^2) — the same number as -P_xy /
- * sqrt(P_xx P_yy) with P = M^-1, for a third of the work of an inverse.
- *
- * A matrix that is not positive definite is reported by GSL's error handler; the library
- * expects fb_gsl_install_handler to be in place (it records and returns). */
+ * GSL's error handler reports a failed singular value decomposition; the library expects
+ * fb_gsl_install_handler to be in place (it records and returns). */
 #include "config.h"
 
 #include <math.h>
@@ -61,9 +59,8 @@ gsl_matrix *ci_centred_copy(const fb_dataset *ds)
 	return X;
 }
 
-/* Scale the cross-product (upper triangle filled, in R itself) into the correlation matrix
- * R, in place: the diagonal is set aside first, each upper entry read before it is written,
- * and the lower triangle only written. */
+/* Scale the cross-product (upper triangle filled, in R itself) into the correlation matrix's
+ * upper triangle, in place: the diagonal is set aside first. */
 static void corr_from_cross(double *R, const bool *constant, double *diag, size_t d)
 {
 	for (size_t i = 0; i < d; i++)
@@ -75,13 +72,33 @@ static void corr_from_cross(double *R, const bool *constant, double *diag, size_
 
 			if (!constant[i] && !constant[j])
 				r = R[i * d + j] / sqrt(diag[i] * diag[j]);
-			r = r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r;
-			R[i * d + j] = R[j * d + i] = r;
+			R[i * d + j] = r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r;
 		}
 	}
 }
 
-/* Correlation matrix of ds into ci->corr: centre, X^T X by dsyrk straight into it, scale. */
+/* Pack the upper triangle of the d x d row-major R into its first d (d + 1) / 2 entries, row
+ * by row: entry (i, j) moves down to ci_packed_at(d, i, j) <= i d + j, and every entry is
+ * read before a later write can reach it (the moves go in increasing order of both). */
+static void ci_corr_pack(double *R, size_t d)
+{
+	for (size_t i = 1; i < d; i++)
+		memmove(R + ci_packed_at(d, i, i), R + i * d + i, (d - i) * sizeof *R);
+}
+
+/* The packed correlation matrix of a d x d row-major one: a new array of d (d + 1) / 2
+ * entries (realloc gives the rest back), NULL when out of memory. */
+double *ci_corr_packed(double *R, size_t d)
+{
+	double *p;
+
+	ci_corr_pack(R, d);
+	p = realloc(R, (d * (d + 1) / 2 > 0 ? d * (d + 1) / 2 : 1) * sizeof *R);
+	return p != NULL ? p : R;
+}
+
+/* Correlation matrix of ds into ci->corr: centre, X^T X by dsyrk straight into a d x d
+ * matrix, scale its upper triangle, pack it. */
 int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
 	size_t d = ds->d;
@@ -91,7 +108,7 @@ int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	double *diag = calloc(d, sizeof *diag);
 	int ret = FB_OK;
 
-	ci->corr = malloc(d * d * sizeof *ci->corr);
+	ci->corr = malloc((d > 0 ? d * d : 1) * sizeof *ci->corr);
 	if (X == NULL || constant == NULL || diag == NULL || ci->corr == NULL) {
 		ret = fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
 		goto out;
@@ -102,6 +119,7 @@ int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	C = gsl_matrix_view_array(ci->corr, d, d);
 	gsl_blas_dsyrk(CblasUpper, CblasTrans, 1.0, X, 0.0, &C.matrix);
 	corr_from_cross(ci->corr, constant, diag, d);
+	ci->corr = ci_corr_packed(ci->corr, d);
 out:
 	if (X != NULL)
 		gsl_matrix_free(X);
@@ -110,8 +128,16 @@ out:
 	return ret;
 }
 
-/* Free Fisher-z's work space. */
-void ci_fisher_ws_release(ci_fisher_ws *ws)
+/* The packed correlation matrix of the object. */
+ci_corr ci_fisher_corr(const fb_ci *ci)
+{
+	ci_corr R = { ci->corr, ci->d, true };
+
+	return R;
+}
+
+/* Free the pseudo-inverse's matrices. */
+static void pinv_release(ci_fisher_ws *ws)
 {
 	if (ws->m != NULL)
 		gsl_matrix_free(ws->m);
@@ -119,10 +145,19 @@ void ci_fisher_ws_release(ci_fisher_ws *ws)
 		gsl_matrix_free(ws->v);
 	if (ws->s != NULL)
 		gsl_vector_free(ws->s);
-	memset(ws, 0, sizeof *ws);
+	ws->m = ws->v = NULL;
+	ws->s = NULL;
+	ws->cap = 0;
 }
 
-/* Make room for a k x k problem; FB_ERR when out of memory. */
+/* Free Fisher-z's work space. */
+void ci_fisher_ws_release(ci_fisher_ws *ws)
+{
+	ci_partial_memo_release(&ws->pm);
+	pinv_release(ws);
+}
+
+/* Make room for a k x k pseudo-inverse; FB_ERR when out of memory. */
 static int ws_reserve(ci_fisher_ws *ws, size_t k)
 {
 	size_t cap = ws->cap ? ws->cap : 8;
@@ -131,34 +166,32 @@ static int ws_reserve(ci_fisher_ws *ws, size_t k)
 		return FB_OK;
 	while (cap < k)
 		cap *= 2;
-	ci_fisher_ws_release(ws);
+	pinv_release(ws);
 	ws->m = gsl_matrix_alloc(cap, cap);
 	ws->v = gsl_matrix_alloc(cap, cap);
 	ws->s = gsl_vector_alloc(cap);
 	if (ws->m == NULL || ws->v == NULL || ws->s == NULL) {
-		ci_fisher_ws_release(ws);
+		pinv_release(ws);
 		return FB_ERR;
 	}
 	ws->cap = cap;
 	return FB_OK;
 }
 
-/* Fill the k x k view M with R over the indices (S, x, y), writing its rows directly (this
- * runs for every test). */
-static void fill_sub(gsl_matrix *M, const double *R, size_t d, size_t x, size_t y,
-                     const size_t *S, size_t ns)
+/* Fill the k x k view M with R over the indices (S, x, y). */
+static void fill_sub(gsl_matrix *M, const ci_corr *R, size_t x, size_t y, const size_t *S,
+                     size_t ns)
 {
 	size_t k = ns + 2;
 
 	for (size_t a = 0; a < k; a++) {
 		size_t ia = a < ns ? S[a] : a == ns ? x : y;
-		const double *row = R + ia * d;
 		double *out = M->data + a * M->tda;
 
 		for (size_t b = 0; b < ns; b++)
-			out[b] = row[S[b]];
-		out[ns] = row[x];
-		out[ns + 1] = row[y];
+			out[b] = ci_corr_get(R, ia, S[b]);
+		out[ns] = ci_corr_get(R, ia, x);
+		out[ns + 1] = ci_corr_get(R, ia, y);
 	}
 }
 
@@ -191,45 +224,36 @@ static double pinv_partial(gsl_matrix *M, ci_fisher_ws *ws, size_t k)
 
 /* Partial correlation of x and y given S; NaN when it cannot be formed (singular and the
  * setting says dependent, or the pseudo-inverse gives none).  FB_ERR when out of memory. */
-static int partial_corr(const double *R, size_t d, size_t x, size_t y, const size_t *S,
-                        size_t ns, const fb_ci_options *opt, ci_fisher_ws *ws,
-                        double *r, unsigned *flags)
+static int partial_corr(const ci_corr *R, size_t x, size_t y, const size_t *S, size_t ns,
+                        const fb_ci_options *opt, ci_fisher_ws *ws, double *r,
+                        unsigned *flags)
 {
 	size_t k = ns + 2;
 	gsl_matrix_view M;
-	double b, c;
+	int ret;
 
 	if (ns == 0) {
-		*r = R[x * d + y];
+		*r = ci_corr_get(R, x, y);
 		return FB_OK;
 	}
-	if (ws_reserve(ws, k) != FB_OK)
-		return FB_ERR;
-	M = gsl_matrix_submatrix(ws->m, 0, 0, k, k);
-	fill_sub(&M.matrix, R, d, x, y, S, ns);
-	if (gsl_linalg_cholesky_decomp1(&M.matrix) == GSL_SUCCESS) {
-		b = gsl_matrix_get(&M.matrix, k - 1, k - 2);
-		c = gsl_matrix_get(&M.matrix, k - 1, k - 1);
-		if (b * b + c * c > 0.0) {
-			*r = b / sqrt(b * b + c * c);
-			return FB_OK;
-		}
-	} else {
-		fb_gsl_last_error(); /* expected: clear the record */
-	}
+	if ((ret = ci_partial_corr(&ws->pm, R, x, y, S, ns, r)) != CI_PARTIAL_SINGULAR)
+		return ret;
 	*flags |= FB_CI_SINGULAR;
 	*r = NAN;
 	if (opt->singular == FB_CI_SINGULAR_PINV) {
-		fill_sub(&M.matrix, R, d, x, y, S, ns);
+		if (ws_reserve(ws, k) != FB_OK)
+			return FB_ERR;
+		M = gsl_matrix_submatrix(ws->m, 0, 0, k, k);
+		fill_sub(&M.matrix, R, x, y, S, ns);
 		*r = pinv_partial(&M.matrix, ws, k);
 	}
 	return FB_OK;
 }
 
 /* Fisher-z on a correlation matrix. */
-void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
-                       const size_t *S, size_t ns, const fb_ci_options *opt,
-                       ci_fisher_ws *ws, fb_ci_result *res)
+void ci_fisher_compute(const ci_corr *R, size_t n, size_t x, size_t y, const size_t *S,
+                       size_t ns, const fb_ci_options *opt, ci_fisher_ws *ws,
+                       fb_ci_result *res)
 {
 	double dof = (double)n - (double)ns - 3.0, r, z;
 
@@ -240,7 +264,7 @@ void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
 		res->flags = FB_CI_UNDEFINED;
 		return;
 	}
-	if (partial_corr(R, d, x, y, S, ns, opt, ws, &r, &res->flags) != FB_OK) {
+	if (partial_corr(R, x, y, S, ns, opt, ws, &r, &res->flags) != FB_OK) {
 		res->p = res->stat = NAN;
 		res->flags = FB_CI_INVALID;
 		return;
@@ -262,39 +286,62 @@ void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
 		res->p = 1.0;
 }
 
-/* The band of |r| around the critical value of level alpha given the empty set, outside
+/* The band of |r| around the critical value of level alpha given ns variables, outside
  * which the decision needs no p-value: the critical statistic t solves 2 Q(t) = alpha (the
  * two p-value forms differ by rounding only, far below the band's relative width of 1e-6),
- * and |r| maps to the statistic sqrt(n - 3) atanh|r| monotonically. */
-static void band_set(fb_ci *ci, double alpha)
+ * and |r| maps to the statistic sqrt(n - ns - 3) atanh|r| monotonically. */
+static void band_set(fb_ci *ci, double alpha, size_t ns)
 {
-	double t = gsl_cdf_ugaussian_Qinv(alpha / 2.0), s = sqrt((double)ci->n - 3.0);
+	double t = gsl_cdf_ugaussian_Qinv(alpha / 2.0);
+	double s = sqrt((double)ci->n - (double)ns - 3.0);
 
 	ci->band_alpha = alpha;
+	ci->band_ns = ns;
 	ci->band_lo = tanh(t * (1.0 - 1e-6) / s) * (1.0 - 1e-9);
 	ci->band_hi = tanh(t * (1.0 + 1e-6) / s) * (1.0 + 1e-9);
+}
+
+/* 1 when |r| lies below the band of (alpha, ns) (p > alpha for sure), 0 above it, -1 inside
+ * it or when the band cannot tell: n - ns - 3 <= 0, or alpha outside [1e-6, 1) (below 1e-6,
+ * 2 (1 - Phi(t)) (compat=causal-learn's form) rounds too coarsely for the band). */
+static int band_decide(fb_ci *ci, double r, size_t ns, double alpha)
+{
+	if (!((double)ci->n - (double)ns - 3.0 > 0.0) || !(alpha >= 1e-6 && alpha < 1.0))
+		return -1;
+	if (ci->band_alpha != alpha || ci->band_ns != ns)
+		band_set(ci, alpha, ns);
+	r = fabs(r);
+	if (r < ci->band_lo)
+		return 1;
+	return r > ci->band_hi ? 0 : -1;
 }
 
 /* Fisher-z given the empty set at level alpha from the correlation alone. */
 int ci_fisher_decide0(fb_ci *ci, size_t x, size_t y, double alpha)
 {
+	ci_corr R = ci_fisher_corr(ci);
+
+	return band_decide(ci, ci_corr_get(&R, x, y), 0, alpha);
+}
+
+/* Fisher-z of x < y given sorted S (ns >= 1) at level alpha from the partial correlation
+ * alone (a singular sub-matrix is left to the full test): as ci_fisher_decide0. */
+int ci_fisher_decide(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha)
+{
+	ci_corr R = ci_fisher_corr(ci);
 	double r;
 
-	/* below 1e-6, 2 (1 - Phi(t)) (compat=causal-learn's form) rounds too coarsely for the
-	 * band: the p-value decides there */
-	if (!((double)ci->n - 3.0 > 0.0) || !(alpha >= 1e-6 && alpha < 1.0))
+	if (!((double)ci->n - (double)ns - 3.0 > 0.0) ||
+	    ci_partial_corr(&ci->fws.pm, &R, x, y, S, ns, &r) != FB_OK)
 		return -1;
-	if (ci->band_alpha != alpha)
-		band_set(ci, alpha);
-	r = fabs(ci->corr[x * ci->d + y]);
-	if (r < ci->band_lo)
-		return 1;
-	return r > ci->band_hi ? 0 : -1;
+	return band_decide(ci, r, ns, alpha);
 }
 
 /* Fisher-z for a canonical query on the object. */
 void ci_fisher_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res)
 {
-	ci_fisher_compute(ci->corr, ci->d, ci->n, x, y, S, ns, &ci->opt, &ci->fws, res);
+	ci_corr R = ci_fisher_corr(ci);
+
+	ci_fisher_compute(&R, ci->n, x, y, S, ns, &ci->opt, &ci->fws, res);
 }

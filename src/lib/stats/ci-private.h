@@ -18,10 +18,49 @@ typedef struct ci_cache {
 	size_t alen, acap;    /* words used and allocated in arena */
 } ci_cache;
 
-/* Work space of Fisher-z: the sub-matrix, its factor and the pseudo-inverse's parts. */
+/* A correlation matrix as Fisher-z reads it: d x d row-major, or its upper triangle packed
+ * by rows (row i holds (i, i) .. (i, d - 1); half the memory of a test object's matrix). */
+typedef struct ci_corr {
+	const double *v;  /* the entries */
+	size_t d;         /* the order */
+	bool packed;      /* v holds the packed upper triangle (else the full matrix) */
+} ci_corr;
+
+/* Where (i, j), i <= j, stands in the packed upper triangle of order d. */
+static inline size_t ci_packed_at(size_t d, size_t i, size_t j)
+{
+	return i * (2 * d - i - 1) / 2 + j;
+}
+
+/* Entry (i, j) of R. */
+static inline double ci_corr_get(const ci_corr *R, size_t i, size_t j)
+{
+	if (!R->packed)
+		return R->v[i * R->d + j];
+	return i <= j ? R->v[ci_packed_at(R->d, i, j)] : R->v[ci_packed_at(R->d, j, i)];
+}
+
+/* What the partial correlation of the last Fisher-z query leaves for the next (ci-partial.c). */
+typedef struct ci_partial_memo {
+	size_t cap;       /* most conditioning variables there is room for (0: none yet) */
+	const double *R;  /* the entries of the correlation matrix the rows below are of (NULL:
+	                     none) */
+	size_t d;         /* its order */
+	double *diag;     /* d: R's diagonal (one row each, far apart in R) */
+	size_t *S;        /* cap: the conditioning set the rows are of */
+	size_t rows;      /* rows of L that hold the factor of R over S[0..rows) */
+	double *L;        /* cap x cap, row-major: the Cholesky factor's rows (lower triangle) */
+	double *w[2];     /* cap each: L^-1 R_Sz for the variable var[t] */
+	size_t var[2];    /* the variable of each w */
+	size_t valid[2];  /* leading entries of each w that hold its solve over S */
+} ci_partial_memo;
+
+/* Work space of Fisher-z: the partial correlation's memo, and the sub-matrix and the
+ * pseudo-inverse's parts for a singular one. */
 typedef struct ci_fisher_ws {
+	ci_partial_memo pm; /* the factor kept between queries */
 	size_t cap;      /* largest order allocated (0: none yet) */
-	gsl_matrix *m;   /* cap x cap: the sub-matrix, then its factor */
+	gsl_matrix *m;   /* cap x cap: the sub-matrix */
 	gsl_matrix *v;   /* cap x cap: right singular vectors */
 	gsl_vector *s;   /* cap singular values */
 } ci_fisher_ws;
@@ -106,7 +145,8 @@ typedef struct ci_stratum_sum {
 struct fb_ci {
 	fb_ci_options opt;    /* settings, with the test resolved (never AUTO) */
 	size_t d, n;          /* variables and rows */
-	double *corr;         /* Fisher-z: d x d correlation matrix, row-major */
+	double *corr;         /* Fisher-z: the correlation matrix's upper triangle, packed by rows
+	                         (d (d + 1) / 2 entries, ci_packed_at) */
 	gsl_matrix *kdata;    /* KCI: n x d standardised columns */
 	ci_fisher_ws fws;     /* Fisher-z work space */
 	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
@@ -117,10 +157,13 @@ struct fb_ci {
 	ci_cache cache;       /* remembered answers */
 	size_t *sorted;       /* d: the sorted conditioning set of the current query */
 	uint32_t *key;        /* d + 2: the current query's cache key */
+	bool key_hashed;      /* the look-up hashed key (else the hash is made when kept) */
+	bool fresh;           /* the queries are known to be absent from the cache: not looked
+	                         up (fb_ci_cache_fresh) */
 	fb_ci_stats st;       /* counters */
 	double keep_max;      /* answers with a larger p-value are not kept (fb_ci_cache_keep) */
-	double band_alpha;    /* Fisher-z given the empty set: the level band_lo and band_hi are
-	                         for (NaN: none yet) */
+	double band_alpha;    /* Fisher-z: the level band_lo and band_hi are for (NaN: none yet) */
+	size_t band_ns;       /* and the size of the conditioning set */
 	double band_lo, band_hi; /* |r| below band_lo: p > band_alpha for sure; above band_hi:
 	                            p <= band_alpha for sure */
 	fb_ci **helpers;      /* nhelpers objects over the same data, for other threads */
@@ -146,14 +189,32 @@ int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
  * for sure, 0 when p <= alpha for sure, -1 when |r| lies too near the critical value to
  * tell without the p-value. */
 int ci_fisher_decide0(fb_ci *ci, size_t x, size_t y, double alpha);
+/* The same for x < y given sorted S (ns >= 1) from the partial correlation (-1 as well when
+ * the sub-matrix is singular). */
+int ci_fisher_decide(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha);
 void ci_fisher_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res);
 /* Fisher-z on a correlation matrix with a given work space. */
-void ci_fisher_compute(const double *R, size_t d, size_t n, size_t x, size_t y,
-                       const size_t *S, size_t ns, const fb_ci_options *opt,
-                       ci_fisher_ws *ws, fb_ci_result *res);
+void ci_fisher_compute(const ci_corr *R, size_t n, size_t x, size_t y, const size_t *S,
+                       size_t ns, const fb_ci_options *opt, ci_fisher_ws *ws,
+                       fb_ci_result *res);
+/* The packed correlation matrix of the object. */
+ci_corr ci_fisher_corr(const fb_ci *ci);
+/* R (d x d, row-major, malloc'ed) packed and shrunk to d (d + 1) / 2 entries: the array to
+ * keep (R itself when it could not shrink). */
+double *ci_corr_packed(double *R, size_t d);
 /* Free Fisher-z's work space. */
 void ci_fisher_ws_release(ci_fisher_ws *ws);
+
+/* What ci_partial_corr returns for a matrix over (S, x, y) that is not positive definite. */
+#define CI_PARTIAL_SINGULAR 1
+/* Partial correlation of x and y given S (sorted, ns >= 1) on the correlation matrix R into
+ * *r, reusing what m keeps from the last query (bits as computed afresh): FB_OK,
+ * CI_PARTIAL_SINGULAR, or FB_ERR when out of memory. */
+int ci_partial_corr(ci_partial_memo *m, const ci_corr *R, size_t x, size_t y, const size_t *S,
+                    size_t ns, double *r);
+/* Free what the memo holds and make it empty. */
+void ci_partial_memo_release(ci_partial_memo *m);
 
 /* Copy the codes of ds and allocate the discrete work space; FB_ERR with the reason. */
 int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);

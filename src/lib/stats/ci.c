@@ -170,12 +170,14 @@ fb_ci *fb_ci_alloc_corr(const double *R, size_t d, size_t n, const fb_ci_options
 	o.test = FB_CI_FISHER_Z;
 	if (ci_check_sizes(d, n, err) != FB_OK || check_corr(R, d, err) != FB_OK)
 		return NULL;
-	if ((ci = ci_new(d, n, &o)) == NULL || (ci->corr = malloc(d * d * sizeof *R)) == NULL) {
+	if ((ci = ci_new(d, n, &o)) == NULL ||
+	    (ci->corr = malloc((d * (d + 1) / 2 > 0 ? d * (d + 1) / 2 : 1) * sizeof *R)) == NULL) {
 		fb_ci_free(ci);
 		fb_fail(err, "out of memory for a %zu x %zu correlation matrix", d, d);
 		return NULL;
 	}
-	memcpy(ci->corr, R, d * d * sizeof *R);
+	for (size_t i = 0; i < d; i++)
+		memcpy(ci->corr + ci_packed_at(d, i, i), R + i * d + i, (d - i) * sizeof *R);
 	return ci;
 }
 
@@ -242,6 +244,15 @@ static int cmp_size(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Whether the ns entries of a increase (PC's sets usually do: no sort needed). */
+static bool sorted_already(const size_t *a, size_t ns)
+{
+	for (size_t k = 1; k < ns; k++)
+		if (a[k] <= a[k - 1])
+			return false;
+	return true;
+}
+
 /* Check a query and sort S into out; FB_ERR naming the fault. */
 static int ci_canonical(size_t d, size_t x, size_t y, const size_t *S, size_t ns, size_t *out,
                         fb_error *err)
@@ -256,7 +267,7 @@ static int ci_canonical(size_t d, size_t x, size_t y, const size_t *S, size_t ns
 		                    "ones among %zu", ns, d);
 	if (ns > 0)
 		memcpy(out, S, ns * sizeof *S);
-	if (ns > 1)
+	if (ns > 1 && !sorted_already(out, ns))
 		qsort(out, ns, sizeof *out, cmp_size);
 	for (size_t k = 0; k < ns; k++) {
 		if (out[k] >= d)
@@ -305,6 +316,9 @@ static bool ci_lookup(fb_ci *ci, size_t x, size_t y, size_t ns, uint64_t *h, fb_
 	ci->key[1] = (uint32_t)(x < y ? y : x);
 	for (size_t k = 0; k < ns; k++)
 		ci->key[k + 2] = (uint32_t)ci->sorted[k];
+	ci->key_hashed = !ci->fresh && ci->cache.used > 0;
+	if (!ci->key_hashed)
+		return false;
 	*h = ci_cache_hash(ci->key, nk);
 	if (!ci_cache_find(&ci->cache, *h, ci->key, nk, res))
 		return false;
@@ -317,8 +331,11 @@ static bool ci_lookup(fb_ci *ci, size_t x, size_t y, size_t ns, uint64_t *h, fb_
 static void ci_keep(fb_ci *ci, size_t ns, uint64_t h, const fb_ci_result *res)
 {
 	ci_count(ci, res);
-	if (ci->opt.cache && !(res->p > ci->keep_max))
-		ci_cache_put(&ci->cache, h, ci->key, ns + 2, res);
+	if (!ci->opt.cache || res->p > ci->keep_max)
+		return;
+	if (!ci->key_hashed)
+		h = ci_cache_hash(ci->key, ns + 2);
+	ci_cache_put(&ci->cache, h, ci->key, ns + 2, res);
 }
 
 /* Test x _||_ y | S. */
@@ -346,16 +363,52 @@ int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_
 	return FB_OK;
 }
 
+/* Fisher-z's x _||_ y | S (ns >= 1) at level alpha, as fb_ci_test answers and counts it:
+ * looked up in the cache, and on a miss decided from the partial correlation when that is
+ * sure and the answer would not be kept (an independence above what the cache keeps, or a
+ * dependence while it keeps nothing), else tested. */
+static int fisher_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                              double alpha, bool *indep, fb_error *err)
+{
+	size_t a = x < y ? x : y, b = x < y ? y : x;
+	uint64_t h = 0;
+	fb_ci_result res;
+	int sure;
+
+	if (ci_canonical(ci->d, x, y, S, ns, ci->sorted, err) != FB_OK)
+		return FB_ERR;
+	if (ci_lookup(ci, x, y, ns, &h, &res)) {
+		*indep = res.p > alpha;
+		return FB_OK;
+	}
+	sure = ci_fisher_decide(ci, a, b, ci->sorted, ns, alpha);
+	if ((sure == 1 && (!ci->opt.cache || ci->keep_max <= alpha)) ||
+	    (sure == 0 && (!ci->opt.cache || ci->keep_max < 0.0))) {
+		ci->st.computed++;
+		*indep = sure == 1;
+		return FB_OK;
+	}
+	ci_fisher_run(ci, a, b, ci->sorted, ns, &res);
+	if (res.flags & FB_CI_INVALID)
+		return fb_fail(err, "out of memory for a test with %zu conditioning variables", ns);
+	ci_keep(ci, ns, h, &res);
+	*indep = res.p > alpha;
+	return FB_OK;
+}
+
 /* Whether x _||_ y | S holds at level alpha, as fb_ci_test answers and counts it.  Fisher-z
  * given the empty set decides from the correlation when that is sure and the answer would
  * not be kept anyway (the cache off, or an independence above what it keeps); it counts as
- * a computed query, exactly as the test it stands for. */
+ * a computed query, exactly as the test it stands for.  Given a set, the same after the
+ * cache is asked (fisher_independent). */
 int fb_ci_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha,
                       bool *indep, fb_error *err)
 {
 	fb_ci_result res;
 	int sure = -1;
 
+	if (ci->opt.test == FB_CI_FISHER_Z && ns > 0)
+		return fisher_independent(ci, x, y, S, ns, alpha, indep, err);
 	if (ci->opt.test == FB_CI_FISHER_Z && ns == 0 && x < ci->d && y < ci->d && x != y &&
 	    ci->d >= 2)
 		sure = ci_fisher_decide0(ci, x, y, alpha);
@@ -428,7 +481,9 @@ int fb_ci_fisher_from_corr(const double *R, size_t d, size_t n, size_t x, size_t
 		ci_invalid(res);
 		ret = FB_ERR;
 	} else {
-		ci_fisher_compute(R, d, n, x < y ? x : y, x < y ? y : x, sorted, ns, &o, &ws, res);
+		ci_corr C = { R, d, false };
+
+		ci_fisher_compute(&C, n, x < y ? x : y, x < y ? y : x, sorted, ns, &o, &ws, res);
 		if (res->flags & FB_CI_INVALID)
 			ret = fb_fail(err, "out of memory for a test with %zu conditioning variables",
 			              ns);
@@ -472,6 +527,12 @@ void fb_ci_cache_set(fb_ci *ci, bool on)
 void fb_ci_cache_keep(fb_ci *ci, double pmax)
 {
 	ci->keep_max = pmax;
+}
+
+/* Whether the coming queries are known to be absent from the cache. */
+void fb_ci_cache_fresh(fb_ci *ci, bool fresh)
+{
+	ci->fresh = fresh;
 }
 
 /* Forget every cached answer. */

@@ -8,6 +8,7 @@ src_lib_stats_libstats_la_SOURCES = \
 	src/lib/stats/ci.c \
 	src/lib/stats/ci-cache.c \
 	src/lib/stats/ci-fisher.c \
+	src/lib/stats/ci-partial.c \
 	src/lib/stats/ci-discrete.c \
 	src/lib/stats/ci-bits.c \
 	src/lib/stats/ci-kci.c \
@@ -24,3 +25,9 @@ TESTS += tests/unit/test-kci
 tests_unit_test_kci_SOURCES = tests/unit/test-kci.c
 tests_unit_test_kci_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_kci_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test-ci-partial
+TESTS += tests/unit/test-ci-partial
+tests_unit_test_ci_partial_SOURCES = tests/unit/test-ci-partial.c
+tests_unit_test_ci_partial_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(GSL_CFLAGS)
+tests_unit_test_ci_partial_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
