@@ -4,12 +4,21 @@
 # contiguous clients; notears-mlp-admm against voting:notears-mlp and avg:notears-mlp (each
 # client runs NOTEARS-MLP alone), every method with its paper defaults.  Prints mean SHD,
 # TPR and FDR (± standard error) per K and method.  The paper's ordering: notears-mlp-admm
-# has the lowest SHD at every K.
+# has the lowest SHD at every K.  Results so far: examples/mlp-admm-results.md.
 #   sh examples/mlp-admm-order.sh [SEEDS] [FEDBN] [KS]
 # SEEDS is a count from seed 1 (default 10) or a range FIRST-LAST (e.g. 2-6, to add seeds to
 # a table already made), KS defaults to "2 4 8 16"; each K's table is printed when its seeds
-# are done.  The per-client NOTEARS-MLP runs of voting: and avg: dominate the time (run it
-# with nice).
+# are done.
+# Environment:
+#   ROWS=FILE   append every seed's compare rows to FILE and skip the (K, seed) pairs it
+#               already holds, so that a long study can be resumed, run a few seeds at a
+#               time, and summarised with `sh examples/mlp-admm-order.sh 0` or
+#               `awk -f examples/summarize.awk FILE`.
+# voting: and avg: share their per-client NOTEARS-MLP fits (set reuse=yes: each client
+# learns once; the results are those of separate fits, bit for bit).
+# Cost: about 330 s of processor time per seed at K = 8 (one thread) without that sharing,
+# most of it in the per-client NOTEARS-MLP fits; run it with nice and
+# OPENBLAS_NUM_THREADS=1.
 here=$(cd "$(dirname "$0")" && pwd)
 seeds=${1:-10}
 case $seeds in
@@ -20,15 +29,23 @@ fedbn=${2:-$here/../build/fedbn}
 ks=${3:-2 4 8 16}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+rows=${ROWS:-$tmp/all.csv}
+touch "$rows" || exit 1
 for k in $ks; do
 	s=$first
 	while [ "$s" -le "$last" ]; do
-		"$fedbn" --bail -c "gen er d=20 edges=20 n=512 sem=mlp seed=$s;
-			split horizontal $k shuffle=no; algo notears-mlp-admm; run;
-			algo voting:notears-mlp; run; algo avg:notears-mlp; run;
-			compare out='$tmp/run.csv'" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
-		tail -n +2 "$tmp/run.csv" | sed "s/^/K=$k,/" >> "$tmp/$k.csv"
+		if [ "$(grep -c "^K=$k,.*\"gen er d=20 edges=20 n=512 seed=$s " "$rows")" -lt 3 ]; then
+			rm -f "$tmp/run.csv"
+			"$fedbn" --bail --no-pane -c "gen er d=20 edges=20 n=512 sem=mlp seed=$s;
+				split horizontal $k shuffle=no; set reuse=yes; algo notears-mlp-admm; run;
+				algo voting:notears-mlp; run; algo avg:notears-mlp; run;
+				compare out='$tmp/run.csv'" > "$tmp/log" 2>&1 ||
+				{ cat "$tmp/log"; exit 1; }
+			tail -n +2 "$tmp/run.csv" | sed "s/^/K=$k,/" >> "$rows"
+			echo "K = $k: seed $s done" >&2
+		fi
 		s=$((s + 1))
 	done
-	awk -f "$here/summarize.awk" "$tmp/$k.csv" # one table per K, as soon as it is done
+	# one table per K, as soon as it is done
+	grep "^K=$k," "$rows" > "$tmp/$k.csv" && awk -f "$here/summarize.awk" "$tmp/$k.csv"
 done

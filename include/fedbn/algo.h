@@ -91,6 +91,27 @@ typedef struct fb_trace {
 
 typedef struct fb_run fb_run;
 
+/* Local fits that combinators may reuse: each a learner's final estimate and weights on one
+ * client's rows, found again only for the same learner, the same parameter texts and rows
+ * equal bit for bit.  Safe to use from several client threads at once. */
+typedef struct fb_fit_memo fb_fit_memo;
+/* An empty memo; free with fb_fit_memo_free (NULL is fine). */
+fb_fit_memo *fb_fit_memo_alloc(void);
+void fb_fit_memo_free(fb_fit_memo *m);
+/* Forget every fit. */
+void fb_fit_memo_clear(fb_fit_memo *m);
+/* Fits handed out so far. */
+size_t fb_fit_memo_hits(fb_fit_memo *m);
+/* The remembered fit of learner with parameters p on rows: its estimate (caller frees) and,
+ * when w is not NULL, its weights copied into w (d*d).  NULL when there is none, or when w
+ * asks for weights the fit did not keep. */
+fb_graph *fb_fit_memo_find(fb_fit_memo *m, const char *learner, const fb_params *p,
+                           const fb_dataset *rows, double *w);
+/* Remember the fit of learner with parameters p on rows: estimate g and weights w (d*d, or
+ * NULL); all copied. */
+void fb_fit_memo_add(fb_fit_memo *m, const char *learner, const fb_params *p,
+                     const fb_dataset *rows, const fb_graph *g, const double *w);
+
 /* An algorithm. */
 typedef struct fb_algo {
 	const char *name;             /* "notears-admm" */
@@ -163,6 +184,8 @@ struct fb_run {
 	double seconds;            /* total wall time of the steps */
 	fb_buf say;                /* the sentence the current step writes (fb_run_say) */
 	fb_graph *truth_cpdag;     /* the truth's CPDAG, made at the first score (owned) */
+	fb_fit_memo *memo;         /* combinators: the local fits their clients reuse and add
+	                              to, or NULL to learn every one afresh (not owned) */
 };
 
 /* Every algorithm, NULL-terminated. */

@@ -201,8 +201,11 @@ const fb_cmd_entry fb_cmd_algo = {
 
 const fb_cmd_entry fb_cmd_set = {
 	.name = "set", .usage = "key=value ...", .summary = "set algorithm parameters",
-	.help = "Set parameters of the current algorithm, or the run options threads= and "
-	        "share=, each checked against its type and range; all or nothing. The next run "
+	.help = "Set parameters of the current algorithm, or the run options threads=, "
+	        "share= and reuse=, each checked against its type and range; all or nothing. "
+	        "reuse=yes lets voting:, avg:, sep: and best: take each client's fit of an "
+	        "earlier run over the same split with the same learner and parameters (voting: "
+	        "then avg: learns once; the result is the same, bit for bit). The next run "
 	        "or step starts a new run with them, except threshold= alone right after a run "
 	        "of notears, notears-admm or all:notears: that run's kept weights are "
 	        "thresholded again at once (no new run), and result, compare and export show "

@@ -38,6 +38,8 @@ static fb_run *current_run(fb_cmd_ctx *ctx, const char *cmd)
 		fb_cmd_error(ctx, "%s: %s", cmd, err.msg);
 		return NULL;
 	}
+	if (fb_params_bool(&s->runopt, "reuse"))
+		run->memo = s->memo;
 	fb_session_add_run(s, run);
 	fprintf(ctx->out, "run %zu: %s on %s%s%s\n", s->nruns, run->name,
 	        run->part != NULL ? run->part->desc : "all rows",

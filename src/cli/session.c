@@ -14,6 +14,10 @@ const fb_param_def fb_session_run_options[] = {
 	  "not depend on it)" },
 	{ "share", FB_PARAM_DOUBLE, "1", 1e-9, 1, NULL,
 	  "share of clients taking part in each round (algorithms that allow it)" },
+	{ "reuse", FB_PARAM_BOOL, "no", 0, 1, NULL,
+	  "voting:, avg:, sep: and best: take a client's fit of an earlier run with the same "
+	  "learner, parameters and rows instead of learning again (results do not depend on "
+	  "it; a run's seconds then leave out the fits it took)" },
 	{ 0 },
 };
 
@@ -25,6 +29,7 @@ void fb_session_init(fb_session *s)
 	memset(s, 0, sizeof *s);
 	s->seed = 1;
 	fb_params_init(&s->runopt, fb_session_run_options, &err);
+	s->memo = fb_fit_memo_alloc();
 }
 
 /* Whether some run points at p. */
@@ -96,6 +101,7 @@ void fb_session_release(fb_session *s)
 		fb_params_release(&s->params);
 	fb_params_release(&s->runopt);
 	free(s->algo);
+	fb_fit_memo_free(s->memo);
 	memset(s, 0, sizeof *s);
 }
 
@@ -174,6 +180,7 @@ void fb_session_set_split(fb_session *s, fb_partition *split)
 {
 	retire(s, s->split, free_partition);
 	s->split = split;
+	fb_fit_memo_clear(s->memo); /* the clients' rows change: free their fits' memory */
 	s->stale = true;
 }
 

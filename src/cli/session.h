@@ -53,7 +53,9 @@ typedef struct fb_session {
 	uint64_t seed;        /* default seed of gen and split when none is given */
 	char *algo;           /* the chosen algorithm ("notears-admm", "voting:notears") (owned) */
 	fb_params params;     /* its parameters (valid when algo is set) */
-	fb_params runopt;     /* options of every run: threads, share */
+	fb_params runopt;     /* options of every run: threads, share, reuse */
+	fb_fit_memo *memo;    /* the combinators' local fits on the current split, for runs
+	                         with reuse=yes (owned) */
 	fb_run **runs;        /* every run, oldest first (owned) */
 	fb_session_run *meta; /* what is kept about each run, in the same order (owned) */
 	size_t nruns;         /* how many */
@@ -100,7 +102,7 @@ fb_run *fb_session_last_run(const fb_session *s);
  * (figure true) wrote, for the report; a file written again moves to the end. */
 void fb_session_add_product(fb_session *s, bool figure, const char *path, const char *from);
 
-/* The options every run takes (threads, share). */
+/* The options every run takes (threads, share, reuse). */
 extern const fb_param_def fb_session_run_options[];
 
 #endif

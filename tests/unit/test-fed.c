@@ -3,7 +3,8 @@
  * participation takes the asked share, and the combinators' rules on hand-made graphs.  What
  * the trace keeps for replaying a run: every algorithm writes one sentence per round (FedPC's
  * counts in it are the round's own); each round keeps its estimate and its messages,
- * readable through the algorithm; the oldest rounds' detail goes first past the budget. */
+ * readable through the algorithm; the oldest rounds' detail goes first past the budget.  A
+ * memo of local fits changes no result. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -625,6 +626,73 @@ static void test_budget_drops_oldest(void **state)
 	free_fixture(&f);
 }
 
+/* Whether two graphs have the same marks and weights, bit for bit. */
+static bool same_graph(const fb_graph *a, const fb_graph *b)
+{
+	return a->d == b->d && memcmp(a->mark, b->mark, a->d * a->d) == 0 &&
+	       memcmp(a->w, b->w, a->d * a->d * sizeof *a->w) == 0;
+}
+
+/* Run name to its end with memo (NULL: none) and return its run. */
+static fb_run *memo_run(const split_fixture *f, const char *name, const char *const *words,
+                        fb_fit_memo *memo)
+{
+	fb_run *run = start_algo(f, name, words);
+
+	run->memo = memo;
+	run_to_end(run, 5);
+	return run;
+}
+
+/* With a memo, avg: and sep: after voting: take the clients' fits instead of learning again,
+ * and give what fresh runs give, bit for bit, client by client; another learner parameter,
+ * or other rows, is another fit. */
+static void test_memo_reuses_fits(void **state)
+{
+	split_fixture f = make_fixture(5, 150, 3, 8), g = make_fixture(5, 150, 3, 9);
+	fb_fit_memo *memo = fb_fit_memo_alloc();
+	const char *const other[] = { "lambda=0.05", NULL };
+	fb_run *vote = memo_run(&f, "voting:notears", NULL, memo), *runs[4], *fresh[2];
+	fb_error err;
+
+	assert_int_equal(fb_fit_memo_hits(memo), 0);
+	runs[0] = memo_run(&f, "avg:notears", NULL, memo);
+	assert_int_equal(fb_fit_memo_hits(memo), 3);
+	assert_non_null(strstr(fb_run_last(runs[0])->say, "(3 of them took their fit"));
+	runs[1] = memo_run(&f, "sep:notears", NULL, memo);
+	assert_int_equal(fb_fit_memo_hits(memo), 6);
+	runs[2] = memo_run(&f, "avg:notears", other, memo);
+	runs[3] = memo_run(&g, "avg:notears", NULL, memo);
+	assert_int_equal(fb_fit_memo_hits(memo), 6);
+	assert_null(strstr(fb_run_last(runs[2])->say, "took their fit"));
+	fresh[0] = memo_run(&f, "avg:notears", NULL, NULL);
+	fresh[1] = memo_run(&f, "sep:notears", NULL, NULL);
+	for (int i = 0; i < 2; i++) {
+		for (size_t k = 0; k < (i == 0 ? 1 : 3); k++) {
+			fb_graph *a = i == 0 ? fb_run_result(runs[0], &err)
+			                     : runs[1]->algo->client_result(runs[1], k, &err);
+			fb_graph *b = i == 0 ? fb_run_result(fresh[0], &err)
+			                     : fresh[1]->algo->client_result(fresh[1], k, &err);
+
+			assert_true(fb_graph_n_edges(b) > 0);
+			assert_true(same_graph(a, b));
+			fb_graph_free(a);
+			fb_graph_free(b);
+		}
+	}
+	fb_fit_memo_clear(memo);
+	fb_run_free(memo_run(&f, "avg:notears", NULL, memo));
+	assert_int_equal(fb_fit_memo_hits(memo), 6);
+	for (int i = 0; i < 4; i++)
+		fb_run_free(runs[i]);
+	fb_run_free(fresh[0]);
+	fb_run_free(fresh[1]);
+	fb_run_free(vote);
+	fb_fit_memo_free(memo);
+	free_fixture(&f);
+	free_fixture(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_messages_in_words),
 		cmocka_unit_test(test_fedpc_votes_in_words),
 		cmocka_unit_test(test_budget_drops_oldest),
+		cmocka_unit_test(test_memo_reuses_fits),
 	};
 
 	fb_gsl_install_handler();

@@ -8,6 +8,7 @@
  * rows and sends one d x d matrix; the server combines them. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,16 +49,12 @@ static void learner_params(const fb_run *run, fb_params *p)
 
 /* Run the learner to its end on one dataset; its final estimate and, when w != NULL, its
  * unthresholded weights (d*d). */
-static fb_graph *learn_locally(const fb_run *run, const fb_dataset *ds, double *w,
-                               fb_error *err)
+static fb_graph *learn_afresh(const fb_run *run, const fb_params *p, const fb_dataset *ds,
+                              double *w, fb_error *err)
 {
-	fb_params p;
-	fb_run *local;
+	fb_run *local = fb_run_alloc(run->inner->name, p, NULL, ds, NULL, NULL, err);
 	fb_graph *g = NULL;
 
-	learner_params(run, &p);
-	local = fb_run_alloc(run->inner->name, &p, NULL, ds, NULL, NULL, err);
-	fb_params_release(&p);
 	if (local == NULL)
 		return NULL;
 	while (!fb_run_done(local))
@@ -68,6 +65,32 @@ static fb_graph *learn_locally(const fb_run *run, const fb_dataset *ds, double *
 	g = fb_run_result(local, err);
 out:
 	fb_run_free(local);
+	return g;
+}
+
+/* The learner's final estimate on one dataset (and its weights into w when w != NULL): the
+ * run's memo's fit when it has one, else learned afresh and, with a memo, remembered with
+ * the weights of a weighted learner, so that avg: can reuse what voting: learned. */
+static fb_graph *learn_locally(const fb_run *run, const fb_dataset *ds, double *w,
+                               fb_error *err)
+{
+	bool keep_w = (run->inner->flags & FB_ALGO_WEIGHTED) && run->inner->weights != NULL;
+	double *mine = NULL;
+	fb_params p;
+	fb_graph *g = NULL;
+
+	learner_params(run, &p);
+	if (run->memo != NULL &&
+	    (g = fb_fit_memo_find(run->memo, run->inner->name, &p, ds, w)) != NULL)
+		goto out;
+	if (run->memo != NULL && w == NULL && keep_w)
+		w = mine = fb_xmalloc(ds->d * ds->d * sizeof *mine);
+	g = learn_afresh(run, &p, ds, w, err);
+	if (run->memo != NULL && g != NULL)
+		fb_fit_memo_add(run->memo, run->inner->name, &p, ds, g, keep_w ? w : NULL);
+out:
+	free(mine);
+	fb_params_release(&p);
 	return g;
 }
 
@@ -326,9 +349,10 @@ static int comb_create(fb_run *run, fb_error *err)
 }
 
 /* The round in words: what the clients learned and how the server combined it. */
-static void comb_say(fb_run *run, size_t found)
+static void comb_say(fb_run *run, size_t found, size_t reused)
 {
 	const char *how = "the server kept the edges found by more than the vote share of them";
+	char again[160] = "";
 
 	if (run->inner->flags & FB_ALGO_CIRCUIT)
 		how = "each sent only its log-likelihood sums and its circuit's size, which the "
@@ -339,15 +363,18 @@ static void comb_say(fb_run *run, size_t found)
 		how = "the server averaged their weights and thresholded the mean";
 	else if (run->algo == &fb_algo_best)
 		how = "the server reports the client graph closest to the truth (an oracle)";
+	if (reused > 0)
+		snprintf(again, sizeof again, " (%zu of them took their fit of an earlier run with "
+		         "the same parameters and rows instead of learning again)", reused);
 	fb_run_say(run, "%zu clients each ran %s alone on their own rows to the end and sent "
-	           "the result; %s", found, run->inner->name, how);
+	           "the result%s; %s", found, run->inner->name, again, how);
 }
 
 /* The one round: every client learns and sends, the server combines. */
 static int comb_step(fb_run *run, double *fig, fb_error *err)
 {
 	comb *c = run->state;
-	size_t found = 0;
+	size_t found = 0, hits = run->memo != NULL ? fb_fit_memo_hits(run->memo) : 0;
 
 	if (fb_fed_round(run->fed, (run->inner->flags & FB_ALGO_CIRCUIT) ? &circ_ops : &comb_ops,
 	                 run, err) != FB_OK)
@@ -355,7 +382,7 @@ static int comb_step(fb_run *run, double *fig, fb_error *err)
 	for (size_t m = 0; m < c->k; m++)
 		found += fb_fed_took_part(run->fed, m);
 	fig[0] = (double)found;
-	comb_say(run, found);
+	comb_say(run, found, run->memo != NULL ? fb_fit_memo_hits(run->memo) - hits : 0);
 	return FB_OK;
 }
 

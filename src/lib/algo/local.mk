@@ -13,6 +13,7 @@ src_lib_algo_libalgo_la_SOURCES = \
 	src/lib/algo/registry.c \
 	src/lib/algo/combine.h \
 	src/lib/algo/combine.c \
+	src/lib/algo/fit-memo.c \
 	src/lib/algo/algo-notears.c \
 	src/lib/algo/algo-admm.c \
 	src/lib/algo/algo-circuit.c \
