@@ -12,13 +12,15 @@
 # Environment:
 #   ROWS=FILE   append every seed's compare rows to FILE and skip the (K, seed) pairs it
 #               already holds, so that a long study can be resumed, run a few seeds at a
-#               time, and summarised with `sh examples/mlp-admm-order.sh 0` or
+#               time, and summarised with `ROWS=FILE sh examples/mlp-admm-order.sh 0` or
 #               `awk -f examples/summarize.awk FILE`.
 # voting: and avg: share their per-client NOTEARS-MLP fits (set reuse=yes: each client
 # learns once; the results are those of separate fits, bit for bit).
-# Cost: about 330 s of processor time per seed at K = 8 (one thread) without that sharing,
-# most of it in the per-client NOTEARS-MLP fits; run it with nice and
-# OPENBLAS_NUM_THREADS=1.
+# Cost per seed (processor time, one thread, measured with the fits shared): K = 2 about
+# 35-75 s, K = 4 about 70-110 s, K = 8 about 130-215 s, K = 16 about 245-365 s; ten seeds of
+# all four K take about 1.7 hours of processor time.  Most of it goes to voting:'s
+# per-client NOTEARS-MLP fits (avg: then takes them; without sharing, K = 8 took about
+# 330 s a seed).  Run it with nice and OPENBLAS_NUM_THREADS=1.
 here=$(cd "$(dirname "$0")" && pwd)
 seeds=${1:-10}
 case $seeds in
