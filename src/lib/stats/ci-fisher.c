@@ -160,12 +160,11 @@ void ci_fisher_ws_release(ci_fisher_ws *ws)
 /* Make room for a k x k pseudo-inverse; FB_ERR when out of memory. */
 static int ws_reserve(ci_fisher_ws *ws, size_t k)
 {
-	size_t cap = ws->cap ? ws->cap : 8;
+	size_t cap;
 
 	if (k <= ws->cap)
 		return FB_OK;
-	while (cap < k)
-		cap *= 2;
+	cap = ci_room_for(ws->cap, k);
 	pinv_release(ws);
 	ws->m = gsl_matrix_alloc(cap, cap);
 	ws->v = gsl_matrix_alloc(cap, cap);

@@ -25,12 +25,11 @@
  * grows); FB_ERR when out of memory. */
 static int memo_reserve(ci_partial_memo *m, size_t k)
 {
-	size_t cap = m->cap ? m->cap : 8;
+	size_t cap;
 
 	if (k <= m->cap)
 		return FB_OK;
-	while (cap < k)
-		cap *= 2;
+	cap = ci_room_for(m->cap, k);
 	ci_partial_memo_release(m);
 	m->L = malloc(cap * cap * sizeof *m->L);
 	m->S = malloc(cap * sizeof *m->S);

@@ -26,6 +26,16 @@ typedef struct ci_corr {
 	bool packed;      /* v holds the packed upper triangle (else the full matrix) */
 } ci_corr;
 
+/* The room to allocate for k items when cap are allocated: cap (at least 8) doubled until it
+ * holds k. */
+static inline size_t ci_room_for(size_t cap, size_t k)
+{
+	cap = cap ? cap : 8;
+	while (cap < k)
+		cap *= 2;
+	return cap;
+}
+
 /* Where (i, j), i <= j, stands in the packed upper triangle of order d. */
 static inline size_t ci_packed_at(size_t d, size_t i, size_t j)
 {
