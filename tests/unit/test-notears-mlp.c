@@ -15,6 +15,7 @@
 
 #include "fedbn/algo.h"
 #include "fedbn/metrics.h"
+#include "fedbn/nn.h"
 #include "fedbn/notears-mlp.h"
 #include "fedbn/partition.h"
 #include "fedbn/sim.h"
@@ -157,6 +158,68 @@ static void test_server_gradient(void **state)
 	}
 	free(t);
 	free(g);
+	fb_mlp_server_free(s);
+	fixture_free(&f);
+}
+
+/* share x the MSE of the stack {d, hidden, 1} with parameters theta on ds. */
+static double client_mse(const fb_dataset *ds, size_t hidden, const double *theta,
+                         double share)
+{
+	const size_t dims[3] = { ds->d, hidden, 1 };
+	const fb_nn_act sigmoid = { FB_NN_ACT_SIGMOID, 0.0 };
+	fb_nn_stack *net = fb_nn_stack_alloc(dims, 3, &sigmoid, NULL);
+	double loss = NAN;
+
+	assert_non_null(net);
+	fb_nn_stack_set_params(net, theta);
+	assert_int_equal(fb_nn_stack_mse(net, ds->n, ds->x, NULL, &loss, NULL, NULL, NULL),
+	                 FB_OK);
+	fb_nn_stack_free(net);
+	return share * loss;
+}
+
+/* Over three rounds of two clients (the second taking part in the first and third only),
+ * each client's data loss is that of the model at the theta_k it sent, bit for bit: the
+ * loss kept from the local step's evaluations is the one at the point it returns. */
+static void test_client_loss(void **state)
+{
+	fixture f = make_data(4, 60, 5);
+	fb_mlp_admm_options o;
+	fb_mlp_client *c[2];
+	fb_mlp_server *s;
+	fb_dataset part[2];
+	size_t np;
+	double *up[2], loss, res;
+
+	(void)state;
+	fb_mlp_admm_options_init(&o);
+	o.hidden = 3;
+	np = fb_mlp_admm_nparams(4, 3);
+	s = fb_mlp_server_alloc(4, 2, &o, NULL);
+	for (size_t k = 0; k < 2; k++) {
+		part[k] = (fb_dataset){ 20 + 20 * k, 4, f.ds->x + k * 20 * 4, f.ds->vars, NULL };
+		c[k] = fb_mlp_client_alloc(&part[k], k, 60, &o, NULL);
+		up[k] = fb_xcalloc(np, sizeof *up[k]);
+	}
+	for (size_t t = 1; t <= 3; t++) {
+		double *sent[2] = { up[0], t == 2 ? NULL : up[1] };
+
+		for (size_t k = 0; k < 2; k++) {
+			if (sent[k] == NULL)
+				continue;
+			assert_int_equal(fb_mlp_client_local(c[k], t, fb_mlp_server_theta(s), up[k],
+			                                     NULL), FB_OK);
+			fb_mlp_client_figures(c[k], &loss, &res);
+			assert_true(loss == client_mse(&part[k], 3, up[k], part[k].n / 60.0));
+		}
+		assert_int_equal(fb_mlp_server_global(s, (const double *const *)sent, NULL, NULL),
+		                 FB_OK);
+	}
+	for (size_t k = 0; k < 2; k++) {
+		fb_mlp_client_free(c[k]);
+		free(up[k]);
+	}
 	fb_mlp_server_free(s);
 	fixture_free(&f);
 }
@@ -308,6 +371,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mlp_gradient),
 		cmocka_unit_test(test_server_gradient),
+		cmocka_unit_test(test_client_loss),
 		cmocka_unit_test(test_ledger),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_recovers),

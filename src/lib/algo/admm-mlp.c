@@ -62,21 +62,65 @@ struct fb_mlp_client {
 	double *theta;           /* theta_k (owned) */
 	double *beta;            /* beta_k (owned) */
 	double *glob;            /* the broadcast theta of its last step (owned) */
-	double *g;               /* gradient scratch (owned) */
+	double *g;               /* the model's gradient at the last evaluation (owned) */
+	double *gbest;           /* and at the best point of the step under way (owned) */
+	double lbest;            /* the MSE there */
+	double fbest;            /* the objective there (HUGE_VAL: none yet) */
+	int best_ok;             /* 1: gbest and lbest are the model's at that best point */
+	int cached;              /* 1: gbest and lbest are the model's at theta_k */
+	int first;               /* 1: the next evaluation is the step's first */
 	double rho2;             /* the rho2 of its last step */
 	size_t last;             /* the round of its last step (0: none) */
 	double loss;             /* its data loss at theta_k */
 };
 
+/* The model's MSE at x, and its gradient when grad is wanted (*mg then points at it): from
+ * the cache when x is theta_k, where the last step ended and its model was evaluated;
+ * FB_ERR when the model fails. */
+static int client_model(fb_mlp_client *c, const double *x, int grad, double *loss,
+                        const double **mg)
+{
+	int first = c->first;
+
+	c->first = 0;
+	if (first && c->cached && grad && memcmp(x, c->theta, c->np * sizeof *x) == 0) {
+		*loss = c->lbest;
+		*mg = c->gbest;
+		return FB_OK;
+	}
+	*mg = c->g;
+	fb_nn_stack_set_params(c->net, x);
+	return fb_nn_stack_mse(c->net, c->xk->n, c->xk->x, NULL, loss, grad ? c->g : NULL, NULL,
+	                       NULL);
+}
+
+/* Keep the model's loss and gradient of an evaluation with objective f and model gradient
+ * mg (NULL: not computed) when it is the lowest of the step so far, as the optimiser's
+ * adapter keeps its point: the buffers swap, nothing is copied. */
+static void client_keep_best(fb_mlp_client *c, double f, double loss, const double *mg)
+{
+	double *t;
+
+	if (!isfinite(f) || !(f < c->fbest))
+		return;
+	c->fbest = f;
+	c->lbest = loss;
+	c->best_ok = mg != NULL;
+	if (mg == c->g) {
+		t = c->gbest;
+		c->gbest = c->g;
+		c->g = t;
+	}
+}
+
 /* The local objective at x: share x MSE + beta'(x - theta) + rho2/2 |x - theta|^2. */
 static double client_objective(const double *x, double *grad, size_t np, void *ctx)
 {
 	fb_mlp_client *c = ctx;
+	const double *mg;
 	double loss, f;
 
-	fb_nn_stack_set_params(c->net, x);
-	if (fb_nn_stack_mse(c->net, c->xk->n, c->xk->x, NULL, &loss, grad ? c->g : NULL, NULL,
-	                    NULL) != FB_OK) {
+	if (client_model(c, x, grad != NULL, &loss, &mg) != FB_OK) {
 		if (grad != NULL)
 			memset(grad, 0, np * sizeof *grad);
 		return INFINITY;
@@ -87,8 +131,9 @@ static double client_objective(const double *x, double *grad, size_t np, void *c
 
 		f += c->beta[k] * r + 0.5 * c->rho2 * r * r;
 		if (grad != NULL)
-			grad[k] = c->share * c->g[k] + c->beta[k] + c->rho2 * r;
+			grad[k] = c->share * mg[k] + c->beta[k] + c->rho2 * r;
 	}
+	client_keep_best(c, f, loss, grad != NULL ? mg : NULL);
 	return f;
 }
 
@@ -123,6 +168,7 @@ fb_mlp_client *fb_mlp_client_alloc(const fb_dataset *xk, size_t k, size_t n_tota
 	c->beta = fb_xcalloc(c->np, sizeof *c->beta);
 	c->glob = fb_xcalloc(c->np, sizeof *c->glob);
 	c->g = fb_xcalloc(c->np, sizeof *c->g);
+	c->gbest = fb_xcalloc(c->np, sizeof *c->gbest);
 	return c;
 }
 
@@ -136,6 +182,7 @@ void fb_mlp_client_free(fb_mlp_client *c)
 	free(c->beta);
 	free(c->glob);
 	free(c->g);
+	free(c->gbest);
 	free(c);
 }
 
@@ -157,12 +204,22 @@ int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, dou
 	oo.gtol = 1e-5;
 	oo.scipy_stop = 1; /* liblbfgs's own decrease test, relative to f alone, stops at once
 	                      once f < 0, which these objectives reach in late rounds */
-	if (fb_owlqn(c->np, c->theta, client_objective, c, &oo, &rep, err) != FB_OK)
+	c->first = 1;
+	c->fbest = HUGE_VAL;
+	c->best_ok = 0;
+	if (fb_owlqn(c->np, c->theta, client_objective, c, &oo, &rep, err) != FB_OK) {
+		c->cached = 0;
 		return FB_ERR;
-	fb_nn_stack_set_params(c->net, c->theta);
-	if (fb_nn_stack_mse(c->net, c->xk->n, c->xk->x, NULL, &c->loss, NULL, NULL, err) != FB_OK)
-		return FB_ERR;
-	c->loss *= c->share;
+	}
+	/* theta_k is the adapter's best point, the one client_keep_best kept */
+	c->cached = c->best_ok;
+	if (!c->cached) {
+		fb_nn_stack_set_params(c->net, c->theta);
+		if (fb_nn_stack_mse(c->net, c->xk->n, c->xk->x, NULL, &c->lbest, NULL, NULL,
+		                    err) != FB_OK)
+			return FB_ERR;
+	}
+	c->loss = c->share * c->lbest;
 	c->last = round;
 	memcpy(out, c->theta, c->np * sizeof *out);
 	return FB_OK;
