@@ -13,10 +13,14 @@
  * rules) the M files take 17,500-34,000 iterations in the reference code and about as many
  * here, and Debian's liblbfgsb alone spends about 63 us per iteration at 2,210 variables
  * (perf, call graph through setulb_), more than the whole 20x budget per iteration; OWL-QN
- * (--owlqn) takes about half the iterations but is another optimiser.  For the MA files the
- * clients' L-BFGS (liblbfgs, about 84 us per iteration at 4,420 variables) and the model
- * (about 45 us per evaluation) at the reference code's 31,400 client iterations on s2 add up
- * to more than its 3.58 s. */
+ * (--owlqn) takes about half the iterations but is another optimiser.  For MA s2 (the
+ * reference code's clients take 31,383 iterations, fedbn's 29,951 with 38,702 evaluations,
+ * the server 2,159 OWL-QN iterations) liblbfgs's own scalar loops cost about 80-87 us per
+ * iteration at 4,420 variables (78 us at the server's 4,000; 56 % of the run under perf), and
+ * the model's two dgemms (OpenBLAS near the processor's multiply-add peak) and 12,800
+ * sigmoids about 28 us of its 38 us per evaluation (bench-nn): the libraries alone take
+ * about 3.4 s of the 3.58 s target, so 20 times is out of reach there without another
+ * optimiser library. */
 #include "config.h"
 
 #include <stdio.h>
