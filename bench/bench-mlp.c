@@ -3,7 +3,7 @@
  * time beside the reference implementation's on this kind of machine and the target of 20
  * times faster.
  *
- * Usage: bench-mlp [--owlqn] [DATA_DIR] [TAG:K ...]   (K = 1: notears-mlp, with L-BFGS-B or
+ * Usage: bench-mlp [--owlqn] [DATA_DIR] [TAG:K ...], or bench-mlp --optimisers   (K = 1: notears-mlp, with L-BFGS-B or
  * with --owlqn OWL-QN; K > 1: notears-mlp-admm over K contiguous equal blocks).  DATA_DIR defaults to $top_srcdir/../shared/data.
  * Without TAG:K it runs N_d10_n256_s1:1, M_d10_n200_mlp_s{1,2,3}:1 and
  * MA_d20_n512_K8_s{1,2,3}:8 (MA_...:1 would run notears-mlp on the pooled rows).  Times
@@ -20,9 +20,13 @@
  * the model's two dgemms (OpenBLAS near the processor's multiply-add peak) and 12,800
  * sigmoids about 28 us of its 38 us per evaluation (bench-nn): the libraries alone take
  * about 3.4 s of the 3.58 s target, so 20 times is out of reach there without another
- * optimiser library. */
+ * optimiser library.  bench-mlp --optimisers times both libraries' own work per evaluation
+ * (outside the objective) at those sizes on a cheap objective: liblbfgs through fb_owlqn
+ * under scipy's rules, and liblbfgsb, the reference code's own solver, through fb_lbfgsb
+ * (without bounds, about 1.6 times liblbfgs's). */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +34,7 @@
 #include "bench-common.h"
 #include "fedbn/algo.h"
 #include "fedbn/metrics.h"
+#include "fedbn/optim.h"
 #include "fedbn/partition.h"
 
 /* The reference implementations' seconds on this kind of machine: 12 s for NOTEARS-MLP at
@@ -136,6 +141,70 @@ static void bench_tag(const char *dir, const char *spec)
 	fb_graph_free(truth);
 }
 
+/* Evaluations of optim_objective and the processor seconds they took. */
+static size_t optim_evals;
+static double optim_seconds;
+
+/* A cheap smooth objective that keeps an optimiser busy for a few hundred iterations:
+ * sum_k a_k x_k^2 / 2 + cos(x_k) / 10 with a_k from 1 to 1,153. */
+static double optim_objective(const double *x, double *grad, size_t n, void *ctx)
+{
+	double c0 = bench_cpu_now(), f = 0.0;
+
+	(void)ctx;
+	for (size_t k = 0; k < n; k++) {
+		double a = 1.0 + (double)((k % 97) * (k % 13));
+
+		f += 0.5 * a * x[k] * x[k] + 0.1 * cos(x[k]);
+		if (grad != NULL)
+			grad[k] = a * x[k] - 0.1 * sin(x[k]);
+	}
+	optim_evals++;
+	optim_seconds += bench_cpu_now() - c0;
+	return f;
+}
+
+/* Microseconds per evaluation that one library spends outside optim_objective over n
+ * variables (lbfgsb: liblbfgsb, else liblbfgs), memory 10 and tolerances that do not stop
+ * it before 2,000 evaluations or convergence. */
+static double optim_cost(size_t n, int lbfgsb)
+{
+	double *x = malloc(n * sizeof *x), c0;
+	fb_lbfgs_options lo = { 10, 2000, 1e-300, 0.0, NULL, NULL, 1e-300 };
+	fb_owlqn_options oo = { 0 };
+	fb_lbfgs_report rep;
+	int rc;
+
+	if (x == NULL)
+		return NAN;
+	for (size_t k = 0; k < n; k++)
+		x[k] = 3.0 * sin((double)k);
+	oo.memory = 10;
+	oo.max_eval = 2000;
+	oo.ftol_rel = 1e-300;
+	oo.gtol = 1e-300;
+	oo.scipy_stop = 1;
+	optim_evals = 0;
+	optim_seconds = 0.0;
+	c0 = bench_cpu_now();
+	rc = lbfgsb ? fb_lbfgsb(n, x, optim_objective, NULL, &lo, &rep, NULL)
+	            : fb_owlqn(n, x, optim_objective, NULL, &oo, &rep, NULL);
+	c0 = bench_cpu_now() - c0 - optim_seconds;
+	free(x);
+	return rc == FB_OK && optim_evals > 0 ? 1e6 * c0 / (double)optim_evals : NAN;
+}
+
+/* Both libraries at the client's and the server's sizes. */
+static void bench_optimisers(void)
+{
+	static const size_t sizes[] = { 4420, 4000 };
+
+	printf("optimiser work per evaluation, outside the objective (one thread):\n");
+	for (size_t i = 0; i < 2; i++)
+		printf("%5zu variables  liblbfgs (fb_owlqn) %6.1f us  liblbfgsb (fb_lbfgsb) %6.1f us\n",
+		       sizes[i], optim_cost(sizes[i], 0), optim_cost(sizes[i], 1));
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const defaults[] = {
@@ -147,6 +216,10 @@ int main(int argc, char **argv)
 	char dir[4096];
 	int first = 1;
 
+	if (argc > 1 && strcmp(argv[1], "--optimisers") == 0) {
+		bench_optimisers();
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "--owlqn") == 0) {
 		bench_solver = "solver=owlqn";
 		argc--, argv++;
