@@ -15,6 +15,11 @@
 # Environment:
 #   LEARNERS="gs-feddag as-feddag"  run only these learners (default: the table's list);
 #   FIRST=2024                      the first seed (default 2021);
+#   SF=gcastle                      the flavour of the sf graphs (gen's flavour=): notears
+#                                   (the default: igraph's directed Barabasi-Albert, hubs
+#                                   collect parents) or gcastle (networkx's undirected one,
+#                                   randomly oriented, as the FedDAG code draws them); the
+#                                   rows keep the label sf;
 #   ROWS=FILE                       append every seed's compare rows to FILE (kept, so that a
 #                                   long study can be resumed and summarised with
 #                                   `awk -v spread=sd -f examples/summarize.awk FILE`).
@@ -39,7 +44,11 @@ case $table in
 esac
 learners=${LEARNERS:-$learners}
 for g in $graphs; do
-	case $g in er) kind=er-bernoulli ;; sf) kind=sf ;; *) echo "unknown graph '$g'" >&2; exit 2 ;; esac
+	case $g in
+	er) kind=er-bernoulli ;;
+	sf) kind="sf${SF:+ flavour=$SF}" ;;
+	*) echo "unknown graph '$g'" >&2; exit 2 ;;
+	esac
 	for i in $(seq 1 "$seeds"); do
 		seed=$((first - 1 + i))
 		cmds="gen $kind d=$d edges=$((2 * d)) n=$((600 * 10)) seed=$seed $data; set threads=2"

@@ -14,7 +14,10 @@
 enum fb_dag_type {
 	FB_DAG_ER = 0, /* Erdős–Rényi, exact edge count, random orientation (variant A) */
 	FB_DAG_ER_BERNOULLI, /* Erdős–Rényi, each forward pair with p = 2s/(d^2-d) (variant B) */
-	FB_DAG_SF,     /* scale-free, Barabási–Albert, edges new -> old, then relabelled */
+	FB_DAG_SF,     /* scale-free, Barabási–Albert, edges new -> old, then relabelled
+	                * (NOTEARS flavour: hubs collect parents) */
+	FB_DAG_SF_GCASTLE, /* scale-free, undirected Barabási–Albert, randomly relabelled and
+	                    * oriented (gCastle / FedDAG flavour: hub edges point both ways) */
 };
 
 /* Noise families of the SEM. */
@@ -70,12 +73,18 @@ void fb_sim_options_init(fb_sim_options *opt);
  * ER_BERNOULLI: each forward pair of a random order with p = edges / (d(d-1)/2).
  * SF: m = round(edges/d) (ties to even, at least 1); vertex t = 0..d-1 sends min(m, t) edges
  * to distinct earlier vertices drawn one by one with probability ∝ in-degree + 1, edges
- * new -> old; vertices are then relabelled by a random permutation. */
+ * new -> old; vertices are then relabelled by a random permutation.
+ * SF_GCASTLE (networkx barabasi_albert_graph, then gCastle's orientation): same m; a star
+ * with centre 0 and leaves 1..m, then vertex t = m+1..d-1 joins m distinct vertices, each
+ * drawn uniformly from the list holding every vertex once per incident edge (so ∝ degree)
+ * until m distinct ones are found: m(d - m) edges.  Then a random permutation relabels the
+ * vertices and each edge points from the endpoint earlier in a second random order. */
 fb_graph *fb_sim_dag(enum fb_dag_type type, size_t d, size_t edges, gsl_rng *r, fb_error *err);
 
 /* Like fb_sim_dag, and writes into order (room for d) the topological order (parents first)
- * the generator used: the random order for ER and ER_BERNOULLI; for SF the vertices from the
- * last added to the first (so order reversed is the order in which they were added). */
+ * the generator used: the random order for ER, ER_BERNOULLI and SF_GCASTLE (the second
+ * one); for SF the vertices from the last added to the first (so order reversed is the order
+ * in which they were added). */
 fb_graph *fb_sim_dag_ordered(enum fb_dag_type type, size_t d, size_t edges, gsl_rng *r,
                              size_t *order, fb_error *err);
 

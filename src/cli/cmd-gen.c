@@ -17,6 +17,11 @@ static const fb_choice gen_dags[] = {
 	{ "er", FB_DAG_ER }, { "er-bernoulli", FB_DAG_ER_BERNOULLI }, { "sf", FB_DAG_SF }, { 0 },
 };
 
+/* The names of flavour='s values: which Barabasi-Albert generator sf uses. */
+static const fb_choice gen_flavours[] = {
+	{ "notears", FB_DAG_SF }, { "gcastle", FB_DAG_SF_GCASTLE }, { 0 },
+};
+
 /* The names of noise='s values. */
 static const fb_choice gen_noises[] = {
 	{ "gauss", FB_NOISE_GAUSS }, { "exp", FB_NOISE_EXP }, { "gumbel", FB_NOISE_GUMBEL },
@@ -35,6 +40,11 @@ static int gen_options(fb_cmd_ctx *ctx, fb_cmd_args *a, fb_sim_options *o)
 
 	fb_sim_options_init(o);
 	o->dag = (enum fb_dag_type)fb_cmd_word_value(&fb_cmd_gen, a->argv[0]);
+	if (o->dag == FB_DAG_SF)
+		o->dag = (enum fb_dag_type)fb_params_choice(p, "flavour");
+	else if (fb_params_given(p, "flavour"))
+		return fb_cmd_error(ctx, "gen: 'flavour=' only applies to sf, not to %s",
+		                    a->argv[0]);
 	o->d = (size_t)fb_params_int(p, "d");
 	o->edges = fb_params_given(p, "edges") ? (size_t)fb_params_int(p, "edges") : o->d;
 	o->n = (size_t)fb_params_int(p, "n");
@@ -100,9 +110,11 @@ static int gen_simulate(const fb_sim_options *o, fb_dataset **ds, fb_graph **tru
 static char *gen_source(fb_cmd_args *a, const fb_sim_options *o)
 {
 	const fb_params *p = &a->params;
-	char *s = fb_xasprintf("gen %s d=%zu edges=%zu n=%zu seed=%" PRIu64 " noise=%s%s%s",
-	                       a->argv[0], o->d, o->edges, o->n, o->seed,
-	                       fb_params_str(p, "noise"), o->hetero ? "" : " sem=",
+	bool sf = o->dag == FB_DAG_SF || o->dag == FB_DAG_SF_GCASTLE;
+	char *s = fb_xasprintf("gen %s%s%s d=%zu edges=%zu n=%zu seed=%" PRIu64 " noise=%s%s%s",
+	                       a->argv[0], sf ? " flavour=" : "",
+	                       sf ? fb_params_str(p, "flavour") : "", o->d, o->edges, o->n,
+	                       o->seed, fb_params_str(p, "noise"), o->hetero ? "" : " sem=",
 	                       o->hetero ? "" : fb_params_str(p, "sem"));
 	char *t;
 
@@ -155,6 +167,12 @@ static const fb_param_def gen_params[] = {
 	{ "edges", FB_PARAM_INT, NULL, 0, 1e9, NULL,
 	  "edges of the DAG (exact for er, expected for er-bernoulli, d x attachments for sf); "
 	  "default d" },
+	{ "flavour", FB_PARAM_CHOICE, "notears", 0, 0, gen_flavours,
+	  "sf only: notears (igraph's directed Barabasi-Albert as in the NOTEARS code: each new "
+	  "vertex points to m earlier ones chosen by in-degree + 1, so hubs collect parents) or "
+	  "gcastle (networkx's undirected Barabasi-Albert from a star on m+1 vertices, "
+	  "m(d-m) edges, randomly relabelled and oriented along a random order, as in gCastle "
+	  "and the FedDAG code: hub edges point both ways)" },
 	{ "n", FB_PARAM_INT, "300", 1, 1e9, NULL, "number of rows" },
 	{ "seed", FB_PARAM_INT, NULL, 0, 9.2e18, NULL,
 	  "seed of the graph, weight, noise and mechanism streams; default the session "
@@ -194,7 +212,7 @@ const fb_cmd_entry fb_cmd_gen = {
 	.summary = "simulate a dataset and its true DAG",
 	.help = "Draw a random DAG (er: Erdos-Renyi with exactly edges= edges; er-bernoulli: "
 	        "each forward pair with probability 2*edges/(d^2-d); sf: scale-free "
-	        "Barabasi-Albert), weights uniform on +-[wmin, wmax], and n rows of an "
+	        "Barabasi-Albert in the flavour= of NOTEARS or gCastle), weights uniform on +-[wmin, wmax], and n rows of an "
 	        "additive-noise SEM (linear or one of the nonlinear sem= mechanisms) with the "
 	        "chosen noise; roots are pure noise. The dataset and its truth replace the "
 	        "current ones. The same seed gives byte-identical data on every machine (for gp "

@@ -37,7 +37,8 @@ static size_t pair_count(size_t d)
 /* Refuse a graph request no DAG can satisfy. */
 static int dag_check(enum fb_dag_type type, size_t d, size_t edges, fb_error *err)
 {
-	if (type != FB_DAG_ER && type != FB_DAG_ER_BERNOULLI && type != FB_DAG_SF)
+	if (type != FB_DAG_ER && type != FB_DAG_ER_BERNOULLI && type != FB_DAG_SF &&
+	    type != FB_DAG_SF_GCASTLE)
 		return fb_fail(err, "unknown graph type %d", (int)type);
 	if (d < 2)
 		return fb_fail(err, "cannot draw a DAG on d=%zu variables: it needs at least 2",
@@ -77,6 +78,16 @@ static void random_order(gsl_rng *r, size_t *order, size_t d)
 	fb_rng_shuffle(r, order, d);
 }
 
+/* Add the edge {a, b} to g, from the endpoint earlier in the order (smaller rank) to the
+ * later one. */
+static void orient_pair(fb_graph *g, const size_t *rank, size_t a, size_t b)
+{
+	if (rank[a] < rank[b])
+		fb_graph_set_directed(g, a, b, 1.0);
+	else
+		fb_graph_set_directed(g, b, a, 1.0);
+}
+
 /* ER variant A: exactly `edges` pairs uniformly (Floyd's sampling), oriented along order.
  * FB_ERR when its d x d scratch table does not fit in memory. */
 static int dag_er_exact(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
@@ -100,12 +111,8 @@ static int dag_er_exact(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 	order_ranks(order, d, rank);
 	for (b = 1; b < d; b++) {
 		for (a = 0; a < b; a++) {
-			if (!chosen[a * d + b])
-				continue;
-			if (rank[a] < rank[b])
-				fb_graph_set_directed(g, a, b, 1.0);
-			else
-				fb_graph_set_directed(g, b, a, 1.0);
+			if (chosen[a * d + b])
+				orient_pair(g, rank, a, b);
 		}
 	}
 	free(rank);
@@ -201,6 +208,65 @@ static int dag_scale_free(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
 	return FB_OK;
 }
 
+/* Vertex t of the gCastle-flavour growth joins m distinct earlier vertices, each drawn
+ * uniformly from ends[0..2e-1] (so with probability ∝ degree) until m distinct ones are
+ * found; it appends each new edge (target, t) to ends and returns the new e. */
+static size_t ba_attach_gcastle(gsl_rng *r, size_t *ends, size_t e, size_t t, size_t m,
+                                unsigned char *taken)
+{
+	size_t len = 2 * e, k = 0, first = e;
+
+	while (k < m) {
+		size_t v = ends[fb_rng_index(r, len)];
+
+		if (taken[v])
+			continue;
+		taken[v] = 1;
+		ends[2 * e] = v;
+		ends[2 * e + 1] = t;
+		e++;
+		k++;
+	}
+	for (size_t q = first; q < e; q++)
+		taken[ends[2 * q]] = 0;
+	return e;
+}
+
+/* Barabási–Albert, gCastle / FedDAG flavour (networkx barabasi_albert_graph, then their
+ * random acyclic orientation): a star with centre 0 and leaves 1..m, then vertex
+ * t = m+1..d-1 joins m distinct vertices with probability ∝ degree (m(d - m) edges in all);
+ * the undirected graph is relabelled by a random permutation and every edge oriented along
+ * a second random order, written into order.  FB_ERR when its edge list does not fit. */
+static int dag_scale_free_gcastle(fb_graph *g, size_t edges, gsl_rng *r, size_t *order)
+{
+	size_t d = g->d, m = attach_count(edges, d), e = 0;
+	size_t *ends = calloc(2 * m * d, sizeof *ends); /* edge q joins ends[2q], ends[2q+1] */
+	size_t *label, *rank;
+	unsigned char *taken;
+
+	if (ends == NULL)
+		return FB_ERR;
+	taken = fb_xcalloc(d, 1);
+	label = fb_xcalloc(d, sizeof *label);
+	rank = fb_xcalloc(d, sizeof *rank);
+	for (; e < m; e++) {
+		ends[2 * e] = 0;
+		ends[2 * e + 1] = e + 1;
+	}
+	for (size_t t = m + 1; t < d; t++)
+		e = ba_attach_gcastle(r, ends, e, t, m, taken);
+	random_order(r, label, d);
+	random_order(r, order, d);
+	order_ranks(order, d, rank);
+	for (size_t q = 0; q < e; q++)
+		orient_pair(g, rank, label[ends[2 * q]], label[ends[2 * q + 1]]);
+	free(rank);
+	free(label);
+	free(taken);
+	free(ends);
+	return FB_OK;
+}
+
 /* Draw a random DAG and the topological order its generator used. */
 fb_graph *fb_sim_dag_ordered(enum fb_dag_type type, size_t d, size_t edges, gsl_rng *r,
                              size_t *order, fb_error *err)
@@ -220,8 +286,10 @@ fb_graph *fb_sim_dag_ordered(enum fb_dag_type type, size_t d, size_t edges, gsl_
 		rc = dag_er_exact(g, edges, r, order);
 	else if (type == FB_DAG_ER_BERNOULLI)
 		rc = dag_er_bernoulli(g, edges, r, order);
-	else
+	else if (type == FB_DAG_SF)
 		rc = dag_scale_free(g, edges, r, order);
+	else
+		rc = dag_scale_free_gcastle(g, edges, r, order);
 	if (rc != FB_OK) {
 		fb_fail(err, "cannot draw a DAG on d=%zu variables: out of memory", d);
 		fb_graph_free(g);
