@@ -186,6 +186,84 @@ static void test_scale_free_hubs(void **state)
 	assert_in_range(hits, 7 * runs, 10 * runs);
 }
 
+/* Scale-free, gCastle flavour: m(d - m) edges, as networkx's barabasi_albert_graph makes
+ * them (checked there for (d, m) = (10, 2): 16, (20, 2): 36, (15, 3): 36, (10, 1): 9,
+ * (7, 3): 12, (3, 1): 2, (40, 4): 144), acyclic along the order it reports. */
+static void test_scale_free_gcastle(void **state)
+{
+	/* d, s, m(d - m) */
+	static const size_t cases[][3] = { { 10, 20, 16 }, { 20, 40, 36 }, { 15, 45, 36 },
+	                                   { 10, 10, 9 },  { 7, 21, 12 },  { 3, 3, 2 },
+	                                   { 40, 160, 144 }, { 10, 25, 16 } };
+	size_t order[40];
+
+	(void)state;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		for (uint64_t seed = 1; seed <= 40; seed++) {
+			gsl_rng *r = fb_rng_stream(seed, "graph");
+			fb_graph *g = fb_sim_dag_ordered(FB_DAG_SF_GCASTLE, cases[c][0],
+			                                 cases[c][1], r, order, NULL);
+
+			assert_non_null(g);
+			assert_true(fb_graph_is_dag(g));
+			assert_int_equal(fb_graph_n_directed(g), cases[c][2]);
+			assert_topological(g, order);
+			fb_graph_free(g);
+			gsl_rng_free(r);
+		}
+	}
+}
+
+/* Degree profile of one flavour over seeds 1..runs at d = 30, m = 1: the mean largest degree
+ * (in + out), the share of the hubs' edges that leave them, and whether some hub sends more
+ * than m = 1 edge. */
+static void degree_profile(enum fb_dag_type type, size_t runs, double *max_deg,
+                           double *out_share, bool *hub_sends_many)
+{
+	size_t total = 0, out = 0;
+
+	*hub_sends_many = false;
+	for (uint64_t seed = 1; seed <= runs; seed++) {
+		gsl_rng *r = fb_rng_stream(seed, "graph");
+		fb_graph *g = fb_sim_dag(type, 30, 30, r, NULL);
+		size_t hub = 0, hub_deg = 0, parents[30];
+
+		for (size_t v = 0; v < 30; v++) {
+			size_t deg = out_degree(g, v) + fb_graph_parents(g, v, parents);
+
+			if (deg > hub_deg) {
+				hub = v;
+				hub_deg = deg;
+			}
+		}
+		total += hub_deg;
+		out += out_degree(g, hub);
+		*hub_sends_many |= out_degree(g, hub) > 1;
+		fb_graph_free(g);
+		gsl_rng_free(r);
+	}
+	*max_deg = (double)total / (double)runs;
+	*out_share = (double)out / (double)total;
+}
+
+/* The flavours' degree profiles: with m = 1 on 30 vertices networkx's largest degree averages
+ * 9.84 (sd 2.82 over 20000 graphs; 5.61 with uniform attachment), and a gCastle hub's edges
+ * split about evenly between in and out; a NOTEARS hub sends at most m = 1 edge. */
+static void test_scale_free_flavour_profiles(void **state)
+{
+	double max_deg, out_share;
+	bool many;
+
+	(void)state;
+	degree_profile(FB_DAG_SF_GCASTLE, 300, &max_deg, &out_share, &many);
+	assert_true(max_deg > 9.2 && max_deg < 10.5);
+	assert_true(out_share > 0.42 && out_share < 0.58);
+	assert_true(many);
+	degree_profile(FB_DAG_SF, 300, &max_deg, &out_share, &many);
+	assert_true(out_share < 0.2);
+	assert_false(many);
+}
+
 /* Weights: magnitudes within [wmin, wmax], both signs, zero where there is no arc. */
 static void test_weights(void **state)
 {
@@ -270,34 +348,44 @@ static void test_fixed_seed_checksum(void **state)
 	fb_graph_free(g);
 }
 
-/* Same options twice: bit-identical data and graph. */
+/* Same options twice: bit-identical data and graph, for both scale-free flavours; the two
+ * flavours draw different graphs from the same seed. */
 static void test_same_seed_identical(void **state)
 {
+	static const enum fb_dag_type types[2] = { FB_DAG_SF, FB_DAG_SF_GCASTLE };
 	fb_sim_options opt;
 	fb_dataset *a, *b;
 	fb_graph *ga, *gb;
 
 	(void)state;
 	fb_sim_options_init(&opt);
-	opt.dag = FB_DAG_SF;
 	opt.d = 15;
 	opt.edges = 30;
 	opt.noise = FB_NOISE_GUMBEL;
-	opt.seed = 12345;
-	assert_int_equal(fb_sim_generate(&opt, &a, &ga, NULL), FB_OK);
-	assert_int_equal(fb_sim_generate(&opt, &b, &gb, NULL), FB_OK);
-	assert_memory_equal(a->x, b->x, a->n * a->d * sizeof(double));
-	assert_memory_equal(ga->mark, gb->mark, 15 * 15);
-	assert_memory_equal(ga->w, gb->w, 15 * 15 * sizeof(double));
-	opt.seed = 12346;
-	fb_dataset_free(b);
-	fb_graph_free(gb);
-	assert_int_equal(fb_sim_generate(&opt, &b, &gb, NULL), FB_OK);
-	assert_memory_not_equal(a->x, b->x, a->n * a->d * sizeof(double));
-	fb_dataset_free(a);
-	fb_dataset_free(b);
-	fb_graph_free(ga);
-	fb_graph_free(gb);
+	for (int t = 0; t < 2; t++) {
+		opt.dag = types[t];
+		opt.seed = 12345;
+		assert_int_equal(fb_sim_generate(&opt, &a, &ga, NULL), FB_OK);
+		assert_int_equal(fb_sim_generate(&opt, &b, &gb, NULL), FB_OK);
+		assert_memory_equal(a->x, b->x, a->n * a->d * sizeof(double));
+		assert_memory_equal(ga->mark, gb->mark, 15 * 15);
+		assert_memory_equal(ga->w, gb->w, 15 * 15 * sizeof(double));
+		fb_dataset_free(b);
+		fb_graph_free(gb);
+		opt.dag = types[1 - t];
+		assert_int_equal(fb_sim_generate(&opt, &b, &gb, NULL), FB_OK);
+		assert_memory_not_equal(ga->mark, gb->mark, 15 * 15);
+		opt.dag = types[t];
+		opt.seed = 12346;
+		fb_dataset_free(b);
+		fb_graph_free(gb);
+		assert_int_equal(fb_sim_generate(&opt, &b, &gb, NULL), FB_OK);
+		assert_memory_not_equal(a->x, b->x, a->n * a->d * sizeof(double));
+		fb_dataset_free(a);
+		fb_dataset_free(b);
+		fb_graph_free(ga);
+		fb_graph_free(gb);
+	}
 }
 
 /* Changing only n keeps the graph and the weights, and the first rows (separate streams,
@@ -934,6 +1022,8 @@ int main(void)
 		cmocka_unit_test(test_er_bernoulli_mean),
 		cmocka_unit_test(test_scale_free),
 		cmocka_unit_test(test_scale_free_hubs),
+		cmocka_unit_test(test_scale_free_gcastle),
+		cmocka_unit_test(test_scale_free_flavour_profiles),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_fixed_seed_checksum),
 		cmocka_unit_test(test_same_seed_identical),
