@@ -25,6 +25,7 @@ typedef struct level_ctx {
 	size_t removed;            /* edges removed so far */
 	size_t edges;              /* edges when the level began */
 	bool owned;                /* the level owns ci's cache (fb_pc_skeleton_level_owned) */
+	bool search;               /* each pair's subsets go to fb_ci_fisher_separate */
 } level_ctx;
 
 /* Whether level l can run: some vertex has |adj| - 1 >= l. */
@@ -44,16 +45,7 @@ bool fb_pc_level_possible(const fb_graph *skel, size_t level)
  * false after the last. */
 bool fb_pc_subset_next(size_t *comb, size_t l, size_t m)
 {
-	size_t k = l;
-
-	while (k > 0 && comb[k - 1] == m - l + k - 1)
-		k--;
-	if (k == 0)
-		return false;
-	comb[k - 1]++;
-	for (size_t t = k; t < l; t++)
-		comb[t] = comb[t - 1] + 1;
-	return true;
+	return fb_ci_subset_next(comb, l, m) < l;
 }
 
 /* Mark in c->inj which of the m candidates of the pair (i, j) are adjacent to j (frozen, or
@@ -94,6 +86,22 @@ static bool may_ask_again(const level_ctx *c, size_t i, size_t j)
 	return true;
 }
 
+/* The pair's search by the test object, which counts its queries as pair_test would with
+ * the level's own cache: the second visit of a pair (i > j) meets kept answers exactly for
+ * the sets within j's frozen neighbours (its first visit tried every set of those, all
+ * dependent, and kept those within i's). */
+static int pair_search(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb_error *err)
+{
+	if (i > j)
+		mark_joined_to_j(c, j, m);
+	if (fb_ci_fisher_separate(c->ci, i, j, c->cand, m, c->level, c->opt->alpha,
+	                          i > j ? c->inj : NULL, c->S, indep, err) != FB_OK)
+		return FB_ERR;
+	if (*indep && c->seps != NULL)
+		fb_sepsets_set(c->seps, i, j, c->S, c->level);
+	return FB_OK;
+}
+
 /* Test i _||_ j | S for the l-subsets S of cand[0..m) in turn, stopping at the first
  * independence: record its separating set and set *indep.  With the level's own cache, the
  * first visit of the pair (from i < j) cannot meet a kept answer: its look-ups are skipped. */
@@ -102,6 +110,8 @@ static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb
 	size_t l = c->level;
 	bool more = true;
 
+	if (c->search)
+		return pair_search(c, i, j, m, indep, err);
 	*indep = false;
 	for (size_t k = 0; k < l; k++)
 		c->comb[k] = k;
@@ -285,7 +295,7 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 {
 	size_t d = skel->d, dd = d > 0 ? d : 1;
 	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0,
-	                owned };
+	                owned, false };
 	fb_ci_stats before, after;
 	int ret;
 
@@ -297,6 +307,8 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 		c.adj = fb_graph_adjacency(skel, &c.start); /* frozen */
 		c.edges = c.start[d] / 2; /* each edge is listed at both ends */
 	}
+	/* the stable level's own cache keeps nothing the search cannot tell from the lists */
+	c.search = owned && opt->stable && level > 0 && fb_ci_kind(ci) == FB_CI_FISHER_Z;
 	c.cand = fb_xmalloc(dd * sizeof *c.cand);
 	c.comb = fb_xmalloc(dd * sizeof *c.comb);
 	c.S = fb_xmalloc(dd * sizeof *c.S);

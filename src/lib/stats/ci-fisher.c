@@ -300,19 +300,32 @@ static void band_set(fb_ci *ci, double alpha, size_t ns)
 	ci->band_hi = tanh(t * (1.0 + 1e-6) / s) * (1.0 + 1e-9);
 }
 
-/* 1 when |r| lies below the band of (alpha, ns) (p > alpha for sure), 0 above it, -1 inside
- * it or when the band cannot tell: n - ns - 3 <= 0, or alpha outside [1e-6, 1) (below 1e-6,
- * 2 (1 - Phi(t)) (compat=causal-learn's form) rounds too coarsely for the band). */
-static int band_decide(fb_ci *ci, double r, size_t ns, double alpha)
+/* The band of |r| of (alpha, ns) into *lo and *hi; false when the band cannot tell:
+ * n - ns - 3 <= 0, or alpha outside [1e-6, 1) (below 1e-6, 2 (1 - Phi(t))
+ * (compat=causal-learn's form) rounds too coarsely for the band). */
+bool ci_fisher_band(fb_ci *ci, size_t ns, double alpha, double *lo, double *hi)
 {
 	if (!((double)ci->n - (double)ns - 3.0 > 0.0) || !(alpha >= 1e-6 && alpha < 1.0))
-		return -1;
+		return false;
 	if (ci->band_alpha != alpha || ci->band_ns != ns)
 		band_set(ci, alpha, ns);
+	*lo = ci->band_lo;
+	*hi = ci->band_hi;
+	return true;
+}
+
+/* 1 when |r| lies below the band of (alpha, ns) (p > alpha for sure), 0 above it, -1 inside
+ * it or when the band cannot tell. */
+static int band_decide(fb_ci *ci, double r, size_t ns, double alpha)
+{
+	double lo, hi;
+
+	if (!ci_fisher_band(ci, ns, alpha, &lo, &hi))
+		return -1;
 	r = fabs(r);
-	if (r < ci->band_lo)
+	if (r < lo)
 		return 1;
-	return r > ci->band_hi ? 0 : -1;
+	return r > hi ? 0 : -1;
 }
 
 /* Fisher-z given the empty set at level alpha from the correlation alone. */

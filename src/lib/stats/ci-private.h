@@ -75,6 +75,25 @@ typedef struct ci_fisher_ws {
 	gsl_vector *s;   /* cap singular values */
 } ci_fisher_ws;
 
+/* Work space of Fisher-z's search for a separating set (ci-separate.c): for each candidate
+ * position z (mcap) and depth k (lcap), entry k of L^-1 R_Sz and its pivot chain, kept with
+ * the number of the prefix it is of. */
+typedef struct ci_sep_ws {
+	size_t mcap, lcap;    /* room: candidates and subset size (0: none yet) */
+	double *W;            /* mcap x lcap: the entries */
+	double *P;            /* mcap x (lcap + 1): R_zz minus the squares of the first k */
+	uint64_t *eid;        /* mcap x lcap: the prefix number each entry was computed for */
+	const double **row;   /* mcap: each candidate's row of the packed R, indexed by column */
+	double *ra, *rb;      /* mcap: R between the pair's ends and each candidate */
+	uint64_t *node;       /* lcap: the current prefix number of each depth */
+	uint64_t next;        /* the last prefix number given */
+	double *piv;          /* lcap: the pivots of the current subset's rows */
+	double *ua, *ub;      /* lcap: L^-1 R_Sa and L^-1 R_Sb */
+	double *sum;          /* 3 (lcap + 1): u.u, v.v and u.v over each leading part */
+	size_t *comb;         /* lcap + 1: the subset's positions among the candidates */
+	size_t *loose;        /* lcap + 1: unmarked candidates among each leading part */
+} ci_sep_ws;
+
 /* Most conditioning variables of the bit path (depths of its kept strata). */
 #define CI_BITS_DEPTH_MAX 16
 
@@ -159,6 +178,7 @@ struct fb_ci {
 	                         (d (d + 1) / 2 entries, ci_packed_at) */
 	gsl_matrix *kdata;    /* KCI: n x d standardised columns */
 	ci_fisher_ws fws;     /* Fisher-z work space */
+	ci_sep_ws sws;        /* Fisher-z's separating-set search's work space */
 	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
 	size_t *nlev;         /* discrete: levels of each column */
 	size_t *present;      /* discrete: levels of each column that occur in the data */
@@ -195,6 +215,14 @@ uint64_t ci_cache_hash(const uint32_t *key, size_t nk);
  * FB_ERR when out of memory. */
 int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
 /* Fisher-z on ci->corr for x < y and sorted S. */
+/* Count a computed answer's flags (ci.c). */
+void ci_count(fb_ci *ci, const fb_ci_result *res);
+/* Free the separating-set search's work space. */
+void ci_sep_ws_release(ci_sep_ws *w);
+/* The band of |r| around Fisher-z's critical value of level alpha given ns variables, outside
+ * which |r| decides without a p-value: below *lo, p > alpha for sure, above *hi, p <= alpha
+ * for sure; false when the band cannot tell. */
+bool ci_fisher_band(fb_ci *ci, size_t ns, double alpha, double *lo, double *hi);
 /* Fisher-z given the empty set at level alpha from the correlation alone: 1 when p > alpha
  * for sure, 0 when p <= alpha for sure, -1 when |r| lies too near the critical value to
  * tell without the p-value. */

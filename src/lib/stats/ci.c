@@ -190,6 +190,7 @@ void fb_ci_free(fb_ci *ci)
 	if (ci->kdata != NULL)
 		gsl_matrix_free(ci->kdata);
 	ci_fisher_ws_release(&ci->fws);
+	ci_sep_ws_release(&ci->sws);
 	free(ci->codes);
 	free(ci->nlev);
 	free(ci->present);
@@ -294,7 +295,7 @@ static void ci_invalid(fb_ci_result *res)
 }
 
 /* Count a computed answer's flags. */
-static void ci_count(fb_ci *ci, const fb_ci_result *res)
+void ci_count(fb_ci *ci, const fb_ci_result *res)
 {
 	ci->st.computed++;
 	ci->st.undefined += (res->flags & FB_CI_UNDEFINED) != 0;

@@ -9,6 +9,7 @@ src_lib_stats_libstats_la_SOURCES = \
 	src/lib/stats/ci-cache.c \
 	src/lib/stats/ci-fisher.c \
 	src/lib/stats/ci-partial.c \
+	src/lib/stats/ci-separate.c \
 	src/lib/stats/ci-discrete.c \
 	src/lib/stats/ci-bits.c \
 	src/lib/stats/ci-kci.c \
