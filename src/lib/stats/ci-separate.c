@@ -139,52 +139,125 @@ static void sep_row(sep_ctx *c, size_t z, size_t t)
 	}
 }
 
-/* Entries from..l-1 of u (for a) and v (for b) and their sums, as solve_from and
- * ci_partial_corr compute them. */
-static void sep_solve(sep_ctx *c)
+/* The numerators of entry k of u (for a) and v (for b), as solve_from computes them. */
+static void sep_numer(const sep_ctx *c, size_t k, double *s, double *t)
+{
+	const ci_sep_ws *w = c->w;
+	size_t sk = w->comb[k];
+	const double *lk = w->W + sk * w->lcap;
+	double x = w->ra[sk], y = w->rb[sk];
+
+	for (size_t q = 0; q < k; q++) {
+		x -= lk[q] * w->ua[q];
+		y -= lk[q] * w->ub[q];
+	}
+	*s = x;
+	*t = y;
+}
+
+/* Entry k of u and v from their numerators s and t, and the sums over entries 0..k, as
+ * solve_from and ci_partial_corr compute them. */
+static void sep_entry(sep_ctx *c, size_t k, double s, double t)
+{
+	ci_sep_ws *w = c->w;
+	double *uu = w->sum, *vv = uu + w->lcap + 1, *uv = vv + w->lcap + 1;
+
+	w->ua[k] = s / w->piv[k];
+	w->ub[k] = t / w->piv[k];
+	uu[k + 1] = uu[k] + w->ua[k] * w->ua[k];
+	vv[k + 1] = vv[k] + w->ub[k] * w->ub[k];
+	uv[k + 1] = uv[k] + w->ua[k] * w->ub[k];
+	c->solved = k + 1;
+}
+
+/* The pivots of positions below upto: false when one is not positive. */
+static bool sep_pivots(sep_ctx *c, size_t upto)
 {
 	ci_sep_ws *w = c->w;
 	size_t lc = w->lcap;
-	double *uu = w->sum, *vv = uu + lc + 1, *uv = vv + lc + 1;
 
-	for (size_t k = c->solved; k < c->l; k++) {
-		size_t sk = w->comb[k];
-		const double *lk = w->W + sk * lc;
-		double s = w->ra[sk], t = w->rb[sk];
-
-		for (size_t q = 0; q < k; q++) {
-			s -= lk[q] * w->ua[q];
-			t -= lk[q] * w->ub[q];
-		}
-		w->ua[k] = s / w->piv[k];
-		w->ub[k] = t / w->piv[k];
-		uu[k + 1] = uu[k] + w->ua[k] * w->ua[k];
-		vv[k + 1] = vv[k] + w->ub[k] * w->ub[k];
-		uv[k + 1] = uv[k] + w->ua[k] * w->ub[k];
-	}
-	c->solved = c->l;
-}
-
-/* The partial correlation of a and b given the current subset as r = num / sqrt(den) (the
- * two as ci_partial_corr computes them): FB_OK, or CI_PARTIAL_SINGULAR when the matrix over
- * (S, a, b) is not positive definite. */
-static int sep_partial(sep_ctx *c, double *num, double *den)
-{
-	ci_sep_ws *w = c->w;
-	size_t lc = w->lcap, l = c->l;
-	const double *uu = w->sum, *vv = uu + lc + 1, *uv = vv + lc + 1;
-
-	for (; c->pivots < l; c->pivots++) {
+	for (; c->pivots < upto; c->pivots++) {
 		size_t t = c->pivots, z = w->comb[t];
 		double p;
 
 		sep_row(c, z, t);
 		p = w->P[z * (lc + 1) + t];
 		if (!(p > 0.0))
-			return CI_PARTIAL_SINGULAR;
+			return false;
 		w->piv[t] = sqrt(p);
 	}
-	sep_solve(c);
+	return true;
+}
+
+/* What the last step needs before its pivot's square root: the pivots and the entries of u
+ * and v below l - 1, the last row, its pivot squared *p and the last numerators *s and *t;
+ * false when a pivot is not positive. */
+static bool sep_last(sep_ctx *c, double *p, double *s, double *t)
+{
+	ci_sep_ws *w = c->w;
+	size_t l = c->l, z = w->comb[l - 1];
+
+	if (!sep_pivots(c, l - 1))
+		return false;
+	for (size_t k = c->solved; k + 1 < l; k++) {
+		double x, y;
+
+		sep_numer(c, k, &x, &y);
+		sep_entry(c, k, x, y);
+	}
+	sep_row(c, z, l - 1);
+	*p = w->P[z * (w->lcap + 1) + l - 1];
+	if (!(*p > 0.0))
+		return false;
+	sep_numer(c, l - 1, s, t);
+	return true;
+}
+
+/* The band's decision (1 below, 0 above, -1 inside or not sure) without the last step's
+ * square root and quotients.  With the last pivot squared p and numerators s, t, the exact
+ * route's ea = R_aa - u.u, eb = R_bb - v.v and num = R_ab - u.v times p are, in real numbers
+ * and up to its roundings, (R_aa - uu') p - s^2, (R_bb - vv') p - t^2 and (R_ab - uv') p - s t
+ * (uu', vv', uv' the sums over the other entries).  Its roundings (the root of p, the
+ * quotients, products and sums: about 8 of 1.1e-16 each, relative to R_aa + uu' + s^2 / p
+ * and its kin) and ours (about 4 more) stay within the bounds g below, built with 1e-14
+ * (about 45 roundings); the comparisons keep a relative 1e-12 for the rest (r's own root and
+ * quotient included).  Where the three products are clear of the band's squares, the exact
+ * route is positive definite and lands on the same side. */
+static int sep_scaled(const sep_ctx *c, double p, double s, double t)
+{
+	const ci_sep_ws *w = c->w;
+	size_t l = c->l, lc = w->lcap;
+	const double *uu = w->sum + l - 1, *vv = uu + lc + 1, *uv = vv + lc + 1;
+	double ss = s * s, tt = t * t, st = s * t;
+	double al = (c->daa - *uu) * p - ss, be = (c->dbb - *vv) * p - tt;
+	double nu = fabs((c->rab - *uv) * p - st);
+	double ga = 1e-14 * ((c->daa + *uu) * p + ss), gb = 1e-14 * ((c->dbb + *vv) * p + tt);
+	double gn = 1e-14 * ((fabs(c->rab) + fabs(*uv)) * p + fabs(st));
+	double lo = (al - ga) * (be - gb), hi = (al + ga) * (be + gb);
+	double nmax = (nu + gn) * (nu + gn) * (1.0 + 1e-12);
+
+	if (!(p > 1e-100 && fabs(s) < 1e100 && fabs(t) < 1e100 && al > ga && be > gb &&
+	      lo > nmax))
+		return -1;
+	if (nmax < c->lo2 * lo)
+		return 1;
+	if (nu > gn && (nu - gn) * (nu - gn) > c->hi2 * hi * (1.0 + 1e-12))
+		return 0;
+	return -1;
+}
+
+/* The partial correlation of a and b given the current subset as r = num / sqrt(den) (the
+ * two as ci_partial_corr computes them), from what sep_last left (p, s, t): FB_OK, or
+ * CI_PARTIAL_SINGULAR when the matrix over (S, a, b) is not positive definite. */
+static int sep_partial(sep_ctx *c, double p, double s, double t, double *num, double *den)
+{
+	ci_sep_ws *w = c->w;
+	size_t lc = w->lcap, l = c->l;
+	const double *uu = w->sum, *vv = uu + lc + 1, *uv = vv + lc + 1;
+
+	w->piv[l - 1] = sqrt(p);
+	c->pivots = l;
+	sep_entry(c, l - 1, s, t);
 	*num = c->rab - uv[l];
 	*den = (c->daa - uu[l]) * (c->dbb - vv[l]);
 	if (!(c->daa - uu[l] > 0.0 && c->dbb - vv[l] > 0.0 && *den > *num * *num))
@@ -208,6 +281,22 @@ static int sep_band(const sep_ctx *c, double num, double den)
 	}
 	r = fabs(num / sqrt(den));
 	return r < c->lo ? 1 : r > c->hi ? 0 : -1;
+}
+
+/* The band's decision for the current subset: 1 or 0, or -1 when only the full test can
+ * tell (inside the band, or not positive definite). */
+static int sep_decide(sep_ctx *c)
+{
+	double p, s, t, num, den;
+	int sure;
+
+	if (!sep_last(c, &p, &s, &t))
+		return -1;
+	if ((sure = sep_scaled(c, p, s, t)) >= 0)
+		return sure;
+	if (sep_partial(c, p, s, t, &num, &den) != FB_OK)
+		return -1;
+	return sep_band(c, num, den);
 }
 
 /* Take the subset's positions from ch on as new: new prefix numbers, the count of unmarked
@@ -245,10 +334,9 @@ static int sep_test(fb_ci *ci, sep_ctx *c, size_t a, size_t b, const size_t *S, 
                     bool *indep)
 {
 	fb_ci_result res;
-	double num, den;
 	int sure;
 
-	if (c->band && sep_partial(c, &num, &den) == FB_OK && (sure = sep_band(c, num, den)) >= 0) {
+	if (c->band && (sure = sep_decide(c)) >= 0) {
 		ci->st.computed++;
 		*indep = sure == 1;
 		return FB_OK;
