@@ -186,19 +186,20 @@ int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_
 int fb_ci_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha,
                       bool *indep, fb_error *err);
 
-/* Fisher-z's search for a set that separates x and y: the l-subsets (l >= 1) of cand[0..m)
- * (increasing, without x and y) are tried in lexicographic order of their positions, as PC's
- * skeleton tries them, up to the first accepted at level alpha, which goes to S (l entries)
- * with *found set (else S holds the last one tried).  Each subset tried is a query answered
- * and counted as fb_ci_independent would, with the same partial-correlation bits, but kept
- * nowhere: on a level's cache owned as fb_pc_skeleton_level_owned owns it, kept (may be NULL;
- * ignored with the cache off) marks the candidates whose subsets that cache would hold as
- * dependent (the second visit of a pair, from the first end's neighbours), and such a subset
- * counts as a hit, dependent, untested.  FB_ERR with the reason on a bad query, a test other
- * than fisher-z, or out of memory. */
-int fb_ci_fisher_separate(fb_ci *ci, size_t x, size_t y, const size_t *cand, size_t m,
-                          size_t l, double alpha, const unsigned char *kept, size_t *S,
-                          bool *found, fb_error *err);
+/* Fisher-z's search for sets that separate the vertex x from its neighbours: for each
+ * position y with open[y] set, the pair (x, A[y]) tries the l-subsets (l >= 1) of A \ {A[y]}
+ * (A: m variables, increasing, without x; m > l) in lexicographic order of their positions,
+ * as PC's skeleton tries them, up to the first accepted at level alpha: found[y] is then set
+ * and the set goes to sets[y l .. y l + l) (else found[y] is cleared).  Each subset tried is
+ * a query answered and counted as fb_ci_independent would, with the same partial-correlation
+ * bits, but kept nowhere: on a level's cache owned as fb_pc_skeleton_level_owned owns it,
+ * kept (m x m, may be NULL; ignored with the cache off) marks in row y which of A are joined
+ * to A[y], and for A[y] < x (the pair's second visit) a subset within them counts as a hit,
+ * dependent, untested, as that cache would hold it.  FB_ERR with the reason on a bad query,
+ * a test other than fisher-z, or out of memory. */
+int fb_ci_fisher_separate(fb_ci *ci, size_t x, const size_t *A, size_t m, size_t l,
+                          double alpha, const unsigned char *open, const unsigned char *kept,
+                          unsigned char *found, size_t *sets, fb_error *err);
 /* Advance comb (l increasing indices below m) to the next subset in lexicographic order:
  * the first index changed, or l after the last subset (comb is then unchanged). */
 size_t fb_ci_subset_next(size_t *comb, size_t l, size_t m);

@@ -25,7 +25,12 @@ typedef struct level_ctx {
 	size_t removed;            /* edges removed so far */
 	size_t edges;              /* edges when the level began */
 	bool owned;                /* the level owns ci's cache (fb_pc_skeleton_level_owned) */
-	bool search;               /* each pair's subsets go to fb_ci_fisher_separate */
+	bool search;               /* each vertex's pairs go to fb_ci_fisher_separate */
+	unsigned char *open;       /* search: which of a vertex's neighbours to test it with */
+	unsigned char *kept;       /* search: maxdeg x maxdeg, which neighbours of a vertex are
+	                              joined to each of its neighbours */
+	unsigned char *found;      /* search: which pairs found a separating set */
+	size_t *sets;              /* search: maxdeg x level, their sets */
 } level_ctx;
 
 /* Whether level l can run: some vertex has |adj| - 1 >= l. */
@@ -86,22 +91,6 @@ static bool may_ask_again(const level_ctx *c, size_t i, size_t j)
 	return true;
 }
 
-/* The pair's search by the test object, which counts its queries as pair_test would with
- * the level's own cache: the second visit of a pair (i > j) meets kept answers exactly for
- * the sets within j's frozen neighbours (its first visit tried every set of those, all
- * dependent, and kept those within i's). */
-static int pair_search(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb_error *err)
-{
-	if (i > j)
-		mark_joined_to_j(c, j, m);
-	if (fb_ci_fisher_separate(c->ci, i, j, c->cand, m, c->level, c->opt->alpha,
-	                          i > j ? c->inj : NULL, c->S, indep, err) != FB_OK)
-		return FB_ERR;
-	if (*indep && c->seps != NULL)
-		fb_sepsets_set(c->seps, i, j, c->S, c->level);
-	return FB_OK;
-}
-
 /* Test i _||_ j | S for the l-subsets S of cand[0..m) in turn, stopping at the first
  * independence: record its separating set and set *indep.  With the level's own cache, the
  * first visit of the pair (from i < j) cannot meet a kept answer: its look-ups are skipped. */
@@ -110,8 +99,6 @@ static int pair_test(level_ctx *c, size_t i, size_t j, size_t m, bool *indep, fb
 	size_t l = c->level;
 	bool more = true;
 
-	if (c->search)
-		return pair_search(c, i, j, m, indep, err);
 	*indep = false;
 	for (size_t k = 0; k < l; k++)
 		c->comb[k] = k;
@@ -180,6 +167,50 @@ static int pair_visit(level_ctx *c, size_t i, size_t j, fb_error *err)
 	return FB_OK;
 }
 
+/* Mark in row t of c->kept which of the m neighbours A of a vertex are frozen neighbours of
+ * A[t] (both lists increase: one merge). */
+static void mark_kept(level_ctx *c, const size_t *A, size_t m, size_t t)
+{
+	size_t u = c->start[A[t]], end = c->start[A[t] + 1];
+	unsigned char *row = c->kept + t * m;
+
+	for (size_t k = 0; k < m; k++) {
+		while (u < end && c->adj[u] < A[k])
+			u++;
+		row[k] = u < end && c->adj[u] == A[k];
+	}
+}
+
+/* The stable level's pairs of vertex i, searched together by the test object: the pairs
+ * still joined, each with the sets within i's other frozen neighbours, in the order
+ * pair_test tries them; the second visit of a pair (i > j) meets kept answers exactly for
+ * the sets within j's frozen neighbours (its first visit tried every set of those, all
+ * dependent, and kept those within i's).  Found pairs are removed with their sets. */
+static int vertex_search(level_ctx *c, size_t i, fb_error *err)
+{
+	const size_t *A = c->adj + c->start[i];
+	size_t m = c->start[i + 1] - c->start[i], l = c->level;
+
+	if (m < l + 1)
+		return FB_OK;
+	for (size_t t = 0; t < m; t++) {
+		c->open[t] = joined(c->g, i, A[t]);
+		if (c->open[t] && A[t] < i)
+			mark_kept(c, A, m, t);
+	}
+	if (fb_ci_fisher_separate(c->ci, i, A, m, l, c->opt->alpha, c->open, c->kept, c->found,
+	                          c->sets, err) != FB_OK)
+		return FB_ERR;
+	for (size_t t = 0; t < m; t++)
+		if (c->found[t]) {
+			if (c->seps != NULL)
+				fb_sepsets_set(c->seps, i, A[t], c->sets + t * l, l);
+			fb_graph_remove(c->g, i, A[t]);
+			c->removed++;
+		}
+	return FB_OK;
+}
+
 /* Visit every ordered pair of the level (stable or original PC: a pair goes at its first
  * independence), in index order.  Level 0 needs no frozen lists (c->start is NULL): it
  * tests each pair still joined, and lists of d^2 pairs would only cost memory. */
@@ -189,6 +220,12 @@ static int level_visit(level_ctx *c, fb_error *err)
 
 	for (size_t i = 0; i < d; i++) {
 		size_t n = c->start != NULL ? c->start[i + 1] - c->start[i] : d;
+
+		if (c->search) {
+			if (vertex_search(c, i, err) != FB_OK)
+				return FB_ERR;
+			continue;
+		}
 
 		for (size_t t = 0; t < n; t++) {
 			size_t j = c->start != NULL ? c->adj[c->start[i] + t] : t;
@@ -289,13 +326,26 @@ static void level_drop(level_ctx *c)
 			}
 }
 
+/* The vertex search's buffers, for the largest frozen neighbourhood. */
+static void search_alloc(level_ctx *c)
+{
+	size_t d = c->g->d, most = 1;
+
+	for (size_t i = 0; i < d; i++)
+		most = c->start[i + 1] - c->start[i] > most ? c->start[i + 1] - c->start[i] : most;
+	c->open = fb_xmalloc(most);
+	c->kept = fb_xmalloc(most * most);
+	c->found = fb_xmalloc(most);
+	c->sets = fb_xmalloc(most * c->level * sizeof *c->sets);
+}
+
 /* Run one level of the skeleton search (owned: the level owns ci's cache). */
 static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_options *opt,
                           fb_sepsets *seps, fb_pc_level *out, bool owned, fb_error *err)
 {
 	size_t d = skel->d, dd = d > 0 ? d : 1;
 	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0,
-	                owned, false };
+	                owned, false, NULL, NULL, NULL, NULL };
 	fb_ci_stats before, after;
 	int ret;
 
@@ -313,6 +363,8 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 	c.comb = fb_xmalloc(dd * sizeof *c.comb);
 	c.S = fb_xmalloc(dd * sizeof *c.S);
 	c.inj = fb_xmalloc(dd);
+	if (c.search)
+		search_alloc(&c);
 	if (opt->compat == FB_PC_COMPAT_CAUSAL_LEARN)
 		c.drop = fb_xcalloc(dd * dd, 1);
 	ret = c.drop != NULL ? level_visit_sets(&c, err) : level_visit(&c, err);
@@ -334,6 +386,10 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 	free(c.S);
 	free(c.inj);
 	free(c.drop);
+	free(c.open);
+	free(c.kept);
+	free(c.found);
+	free(c.sets);
 	return ret;
 }
 

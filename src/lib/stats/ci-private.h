@@ -75,23 +75,25 @@ typedef struct ci_fisher_ws {
 	gsl_vector *s;   /* cap singular values */
 } ci_fisher_ws;
 
-/* Work space of Fisher-z's search for a separating set (ci-separate.c): for each candidate
- * position z (mcap) and depth k (lcap), entry k of L^-1 R_Sz and its pivot chain, kept with
- * the number of the prefix it is of. */
+/* Work space of Fisher-z's search for separating sets (ci-separate.c): for each variable of
+ * the search (mcap: a vertex's neighbours, then the vertex) and depth k (lcap), entry k of
+ * L^-1 R_Sz and its chains, kept with the number of the prefix they are of. */
 typedef struct ci_sep_ws {
-	size_t mcap, lcap;    /* room: candidates and subset size (0: none yet) */
+	size_t mcap, lcap;    /* room: variables and subset size (0: none yet) */
 	double *W;            /* mcap x lcap: the entries */
 	double *P;            /* mcap x (lcap + 1): R_zz minus the squares of the first k */
+	double *VV;           /* mcap x (lcap + 1): the sum of the squares of the first k */
+	double *UV;           /* mcap x (lcap + 1): the sum of the first k times the vertex's */
 	uint64_t *eid;        /* mcap x lcap: the prefix number each entry was computed for */
-	const double **row;   /* mcap: each candidate's row of the packed R, indexed by column */
-	double *ra, *rb;      /* mcap: R between the pair's ends and each candidate */
+	const double **row;   /* mcap: each neighbour's row of the packed R, indexed by column */
+	double *rx;           /* mcap: R between the vertex and each neighbour */
+	size_t *open;         /* mcap: the positions of the pairs still open */
+	unsigned char *inS;   /* mcap: the positions in the current subset */
 	uint64_t *node;       /* lcap: the current prefix number of each depth */
 	uint64_t next;        /* the last prefix number given */
 	double *piv;          /* lcap: the pivots of the current subset's rows */
-	double *ua, *ub;      /* lcap: L^-1 R_Sa and L^-1 R_Sb */
-	double *sum;          /* 3 (lcap + 1): u.u, v.v and u.v over each leading part */
-	size_t *comb;         /* lcap + 1: the subset's positions among the candidates */
-	size_t *loose;        /* lcap + 1: unmarked candidates among each leading part */
+	size_t *comb;         /* lcap + 1: the subset's positions among the neighbours */
+	size_t *S;            /* lcap + 1: the subset's variables */
 } ci_sep_ws;
 
 /* Most conditioning variables of the bit path (depths of its kept strata). */
