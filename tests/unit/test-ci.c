@@ -931,6 +931,118 @@ static void test_errors(void **state)
 	fb_dataset_free(ds);
 }
 
+/* The search of one vertex's pairs, one query at a time: for each open position y, the
+ * l-subsets of A \ {A[y]} in lexicographic order up to the first accepted (found, sets as
+ * fb_ci_fisher_separate gives them). */
+static void separate_by_queries(fb_ci *ci, size_t x, const size_t *A, size_t m, size_t l,
+                                double alpha, unsigned char *found, size_t *sets)
+{
+	size_t cand[16], comb[16], S[16];
+
+	for (size_t y = 0; y < m; y++) {
+		bool more = true, indep = false;
+		size_t mc = 0;
+
+		for (size_t k = 0; k < m; k++)
+			if (k != y)
+				cand[mc++] = A[k];
+		for (size_t k = 0; k < l; k++)
+			comb[k] = k;
+		found[y] = 0;
+		while (more && !indep) {
+			for (size_t k = 0; k < l; k++)
+				S[k] = cand[comb[k]];
+			assert_int_equal(fb_ci_independent(ci, x, A[y], S, l, alpha, &indep, NULL), FB_OK);
+			more = fb_ci_subset_next(comb, l, mc) < l;
+		}
+		if (indep) {
+			found[y] = 1;
+			memcpy(sets + y * l, S, l * sizeof *S);
+		}
+	}
+}
+
+/* fb_ci_fisher_separate answers and counts as one query at a time does, at every vertex and
+ * size, with a duplicated column (singular sets) and at levels alpha on and next to p-values
+ * the search meets (the band's inside); then its errors. */
+static void test_separate(void **state)
+{
+	size_t n = 40, d = 9, A[8], sets[2][8 * 8];
+	double *x = fb_xmalloc(n * d * sizeof *x), alphas[5] = { 0.01, 0.2, 0.0, 0.0, 0.0 };
+	unsigned char open[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, found[2][8];
+	uint64_t r = 4242;
+	fb_dataset *ds;
+	fb_error err = { "" };
+	size_t singular = 0, accepted = 0;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < d; j++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			x[i * d + j] = (double)(r >> 11) / 9007199254740992.0 +
+			               (j > 0 ? 0.3 * x[i * d + j - 1] : 0.0);
+		}
+	for (size_t i = 0; i < n; i++)
+		x[i * d + 5] = x[i * d + 2]; /* a duplicate: some sets are singular */
+	ds = cont_data(n, d, x);
+	{
+		fb_ci *t = fb_ci_alloc(ds, NULL, NULL);
+		size_t S[2] = { 3, 4 };
+
+		alphas[2] = fb_ci_pvalue(t, 0, 1, S, 2, NULL);
+		alphas[3] = nextafter(alphas[2], 0.0);
+		alphas[4] = nextafter(alphas[2], 1.0);
+		fb_ci_free(t);
+	}
+	for (size_t v = 0; v < d; v++)
+		for (size_t l = 1; l + 2 <= d - 1; l++)
+			for (size_t k = 0; k < 5; k++) {
+				fb_ci *a = fb_ci_alloc(ds, NULL, NULL), *b = fb_ci_alloc(ds, NULL, NULL);
+				fb_ci_stats sa, sb;
+				size_t m = 0;
+
+				for (size_t j = 0; j < d; j++)
+					if (j != v)
+						A[m++] = j;
+				fb_ci_cache_set(b, false);
+				assert_int_equal(fb_ci_fisher_separate(a, v, A, m, l, alphas[k], open, NULL,
+				                                       found[0], sets[0], NULL), FB_OK);
+				separate_by_queries(b, v, A, m, l, alphas[k], found[1], sets[1]);
+				assert_memory_equal(found[0], found[1], m);
+				for (size_t y = 0; y < m; y++)
+					if (found[0][y])
+						assert_memory_equal(sets[0] + y * l, sets[1] + y * l,
+						                    l * sizeof **sets);
+				fb_ci_get_stats(a, &sa);
+				fb_ci_get_stats(b, &sb);
+				assert_int_equal(sa.queries, sb.queries);
+				assert_int_equal(sa.computed, sb.computed);
+				assert_int_equal(sa.singular, sb.singular);
+				assert_int_equal(sa.hits, 0);
+				singular += sa.singular;
+				for (size_t y = 0; y < m; y++)
+					accepted += found[0][y];
+				fb_ci_free(a);
+				fb_ci_free(b);
+			}
+	assert_true(singular > 0 && accepted > 0);
+	{
+		fb_ci *a = fb_ci_alloc(ds, NULL, NULL);
+		size_t bad[3] = { 1, 3, 2 };
+
+		assert_int_equal(fb_ci_fisher_separate(a, 0, bad, 3, 1, 0.05, open, NULL, found[0],
+		                                       sets[0], &err), FB_ERR);
+		assert_string_equal(err.msg, "neighbour 3 (variable 3) is out of range, the vertex "
+		                             "itself, or out of order");
+		assert_int_equal(fb_ci_fisher_separate(a, 0, A, 3, 3, 0.05, open, NULL, found[0],
+		                                       sets[0], &err), FB_ERR);
+		assert_string_equal(err.msg, "subsets of 3 leave no pair among 3 neighbours");
+		fb_ci_free(a);
+	}
+	free(x);
+	fb_dataset_free(ds);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -953,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_order_free),
 		cmocka_unit_test(test_bits_path),
 		cmocka_unit_test(test_memo_reuse),
+		cmocka_unit_test(test_separate),
 		cmocka_unit_test(test_errors),
 	};
 

@@ -347,6 +347,89 @@ static void test_cache_narrowed(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Run PC as run_counted does, level by level: the per-level figures into lv (room for 64),
+ * their number into *nl, and the run (caller frees). */
+static fb_pc *run_levels(const fb_dataset *ds, const fb_pc_options *o, fb_ci *ci,
+                         fb_pc_level *lv, size_t *nl)
+{
+	fb_pc *pc = ci == NULL ? fb_pc_alloc(ds, o, NULL) : fb_pc_alloc_ci(ci, NULL, o, NULL);
+	fb_pc_round r;
+
+	assert_non_null(pc);
+	*nl = 0;
+	while (!fb_pc_done(pc)) {
+		assert_int_equal(fb_pc_step(pc, &r, NULL), FB_OK);
+		assert_true(*nl < 64);
+		lv[(*nl)++] = r.level;
+	}
+	return pc;
+}
+
+/* Fail unless two runs found the same CPDAG and separating sets. */
+static void assert_same_run(const fb_pc *a, const fb_pc *b, size_t d)
+{
+	size_t sa[512], sb[512];
+
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++) {
+			assert_int_equal(fb_graph_edge(fb_pc_graph(a), i, j),
+			                 fb_graph_edge(fb_pc_graph(b), i, j));
+			assert_int_equal(fb_sepsets_has(fb_pc_sepsets(a), i, j),
+			                 fb_sepsets_has(fb_pc_sepsets(b), i, j));
+			if (i < j && fb_sepsets_has(fb_pc_sepsets(a), i, j)) {
+				size_t k = fb_sepsets_get(fb_pc_sepsets(a), i, j, sa);
+
+				assert_int_equal(k, fb_sepsets_get(fb_pc_sepsets(b), i, j, sb));
+				assert_memory_equal(sa, sb, k * sizeof *sa);
+			}
+		}
+}
+
+/* A stable Fisher-z level on PC's own tests searches each vertex's pairs together
+ * (fb_ci_fisher_separate); on a shared test object it asks one query at a time.  On 400
+ * variables with hubs (levels up to 8 or so), both find the same CPDAG and separating sets
+ * with the same tests, hits and removals level by level, with 1 thread and with 2. */
+static void test_search_agrees(void **state)
+{
+	fb_sim_options so;
+	fb_dataset *ds;
+	fb_graph *truth;
+	fb_pc_options o;
+	fb_pc_level la[64], lb[64];
+	size_t na, nb, deep = 0;
+
+	(void)state;
+	fb_sim_options_init(&so);
+	so.dag = FB_DAG_SF;
+	so.d = 400;
+	so.edges = 1200;
+	so.n = 3000;
+	so.seed = 7;
+	assert_int_equal(fb_sim_generate(&so, &ds, &truth, NULL), FB_OK);
+	fb_pc_options_init(&o);
+	o.alpha = 0.05;
+	for (o.threads = 1; o.threads <= 2; o.threads++) {
+		fb_ci *ci = fb_ci_alloc(ds, &o.ci, NULL);
+		fb_pc *a = run_levels(ds, &o, NULL, la, &na), *b = run_levels(ds, &o, ci, lb, &nb);
+
+		assert_int_equal(na, nb);
+		for (size_t k = 0; k < na; k++) {
+			assert_int_equal(la[k].tests, lb[k].tests);
+			assert_int_equal(la[k].hits, lb[k].hits);
+			assert_int_equal(la[k].removed, lb[k].removed);
+			assert_int_equal(la[k].edges, lb[k].edges);
+			deep += la[k].level >= 4 && la[k].tests > 0;
+		}
+		assert_same_run(a, b, so.d);
+		fb_pc_free(a);
+		fb_pc_free(b);
+		fb_ci_free(ci);
+	}
+	assert_true(deep > 0);
+	fb_graph_free(truth);
+	fb_dataset_free(ds);
+}
+
 /* Asia (examples/asia.bif) sampled to 100,000 rows (seed 1): PC with G² recovers the true
  * CPDAG exactly. */
 static void test_asia_recovery(void **state)
@@ -472,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_gaussian_recovery),
 		cmocka_unit_test(test_stable_order),
 		cmocka_unit_test(test_cache_narrowed),
+		cmocka_unit_test(test_search_agrees),
 		cmocka_unit_test(test_asia_recovery),
 		cmocka_unit_test(test_algo),
 		cmocka_unit_test(test_one_variable),
