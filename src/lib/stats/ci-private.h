@@ -75,22 +75,19 @@ typedef struct ci_fisher_ws {
 	gsl_vector *s;   /* cap singular values */
 } ci_fisher_ws;
 
-/* Work space of Fisher-z's search for separating sets (ci-separate.c): for each variable of
- * the search (mcap: a vertex's neighbours, then the vertex) and depth k (lcap), entry k of
- * L^-1 R_Sz and its chains, kept with the number of the prefix they are of. */
+/* Work space of Fisher-z's search for separating sets (ci-separate.c): lanes (mcap: a
+ * vertex's neighbours, then the vertex, then unused ones) by depth k (lcap): entry k of
+ * L^-1 R_Sz of each lane z and its chains, for the current prefix. */
 typedef struct ci_sep_ws {
-	size_t mcap, lcap;    /* room: variables and subset size (0: none yet) */
-	double *W;            /* mcap x lcap: the entries */
-	double *P;            /* mcap x (lcap + 1): R_zz minus the squares of the first k */
-	double *VV;           /* mcap x (lcap + 1): the sum of the squares of the first k */
-	double *UV;           /* mcap x (lcap + 1): the sum of the first k times the vertex's */
-	uint64_t *eid;        /* mcap x lcap: the prefix number each entry was computed for */
-	const double **row;   /* mcap: each neighbour's row of the packed R, indexed by column */
-	double *rx;           /* mcap: R between the vertex and each neighbour */
+	size_t mcap, lcap;    /* room: lanes and subset size (0: none yet) */
+	double *RA;           /* mcap x mcap: R over the lanes */
+	double *W;            /* lcap x mcap: the entries */
+	double *P;            /* (lcap + 1) x mcap: R_zz minus the squares of the first k */
+	double *VV;           /* (lcap + 1) x mcap: the sum of the squares of the first k */
+	double *UV;           /* (lcap + 1) x mcap: the sum of the first k times the vertex's */
+	double *t;            /* mcap: each lane's last numerator */
 	size_t *open;         /* mcap: the positions of the pairs still open */
 	unsigned char *inS;   /* mcap: the positions in the current subset */
-	uint64_t *node;       /* lcap: the current prefix number of each depth */
-	uint64_t next;        /* the last prefix number given */
 	double *piv;          /* lcap: the pivots of the current subset's rows */
 	size_t *comb;         /* lcap + 1: the subset's positions among the neighbours */
 	size_t *S;            /* lcap + 1: the subset's variables */

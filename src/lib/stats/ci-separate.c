@@ -9,21 +9,20 @@
  * first independence; the tests of one vertex only interleave.
  *
  * Consecutive subsets share a prefix, and every number is kept for as long as the prefix it
- * depends on stays, for every variable of A and for x:
+ * depends on stays, for every variable of A and for x (the lanes, stored depth by depth):
  *   - entry k of w_z = L^-1 R_Sz (the Cholesky row of z when z joins S after S[0..k], or the
  *     solve of an end of a pair) depends on S[0..k] alone, and ci-partial.c's rows and
  *     solves compute it by the same operations in the same order;
  *   - so do the chain R_zz - w_z[0]^2 - ... (z's pivot squared) and the sums w_z.w_z and
  *     w_x.w_z over the leading entries (u.u, v.v and u.v), built one term at a time.
- * A test then costs the last numerator of its pair's end (one short dot product), the
- * subset's own numbers being shared by all the pairs it is tried for.  Its decision is the
- * one fisher_independent (ci.c) takes: from r outside the band around the critical value,
- * else (or when the matrix is not positive definite) from the full test; most decisions are
- * read, with bounds on the roundings, from the last pivot squared and numerators before
- * their square root and quotients (sep_scaled), the rest from r with the same bits.
- *
- * Each entry carries the number of the prefix it was computed for (numbers are never used
- * twice, so a stale entry never matches). */
+ * A change of the subset at position k recomputes the depths from k on, lane by lane, four
+ * lanes a vector (each lane's operations and roundings are the scalar ones: the build
+ * contracts no multiply-add); a subset then costs the last numerators of every lane (one
+ * short dot product each) and a test the decision alone.  That decision is the one
+ * fisher_independent (ci.c) takes: from r outside the band around the critical value, else
+ * (or when the matrix is not positive definite) from the full test; most decisions are read,
+ * with bounds on the roundings, from the last pivot squared and numerators before their
+ * square root and quotients (sep_scaled), the rest from r with the same bits. */
 #include "config.h"
 
 #include <math.h>
@@ -35,16 +34,14 @@
 /* Free the search's work space and make it empty. */
 void ci_sep_ws_release(ci_sep_ws *w)
 {
+	free(w->RA);
 	free(w->W);
 	free(w->P);
 	free(w->VV);
 	free(w->UV);
-	free(w->eid);
-	free(w->row);
-	free(w->rx);
+	free(w->t);
 	free(w->open);
 	free(w->inS);
-	free(w->node);
 	free(w->piv);
 	free(w->comb);
 	free(w->S);
@@ -62,22 +59,20 @@ static int sep_reserve(ci_sep_ws *w, size_t m, size_t l)
 	mc = ci_room_for(w->mcap, m + 1);
 	lc = ci_room_for(w->lcap, l);
 	ci_sep_ws_release(w);
-	w->W = malloc(mc * lc * sizeof *w->W);
-	w->P = malloc(mc * (lc + 1) * sizeof *w->P);
-	w->VV = malloc(mc * (lc + 1) * sizeof *w->VV);
-	w->UV = malloc(mc * (lc + 1) * sizeof *w->UV);
-	w->eid = calloc(mc * lc, sizeof *w->eid);
-	w->row = malloc(mc * sizeof *w->row);
-	w->rx = malloc(mc * sizeof *w->rx);
+	w->RA = malloc(mc * mc * sizeof *w->RA);
+	w->W = malloc(lc * mc * sizeof *w->W);
+	w->P = malloc((lc + 1) * mc * sizeof *w->P);
+	w->VV = malloc((lc + 1) * mc * sizeof *w->VV);
+	w->UV = malloc((lc + 1) * mc * sizeof *w->UV);
+	w->t = malloc(mc * sizeof *w->t);
 	w->open = malloc(mc * sizeof *w->open);
 	w->inS = malloc(mc);
-	w->node = malloc(lc * sizeof *w->node);
 	w->piv = malloc(lc * sizeof *w->piv);
 	w->comb = malloc((lc + 1) * sizeof *w->comb);
 	w->S = malloc((lc + 1) * sizeof *w->S);
-	if (w->W == NULL || w->P == NULL || w->VV == NULL || w->UV == NULL || w->eid == NULL ||
-	    w->row == NULL || w->rx == NULL || w->open == NULL || w->inS == NULL ||
-	    w->node == NULL || w->piv == NULL || w->comb == NULL || w->S == NULL) {
+	if (w->RA == NULL || w->W == NULL || w->P == NULL || w->VV == NULL || w->UV == NULL ||
+	    w->t == NULL || w->open == NULL || w->inS == NULL || w->piv == NULL ||
+	    w->comb == NULL || w->S == NULL) {
 		ci_sep_ws_release(w);
 		return FB_ERR;
 	}
@@ -89,123 +84,122 @@ static int sep_reserve(ci_sep_ws *w, size_t m, size_t l)
 /* What one vertex's search works on. */
 typedef struct sep_ctx {
 	ci_sep_ws *w;          /* the work space */
-	const size_t *A;       /* m neighbours of x, increasing (position m stands for x) */
+	const size_t *A;       /* m neighbours of x, increasing (lane m stands for x) */
 	size_t m, l, x;        /* neighbours, the subsets' size, the vertex */
-	size_t lc;             /* the work space's depth room (strides) */
+	size_t L;              /* lanes: m + 1 rounded up to a multiple of SEP_LANES */
 	bool band;             /* whether the band decides (else every test is run in full) */
 	double lo, hi;         /* the band of |r| (ci_fisher_band) */
 	double lo2, hi2;       /* their squares */
-	size_t pivots;         /* leading positions whose pivot is that of the current subset */
+	size_t depths;         /* leading depths whose lanes are those of the current prefix */
 } sep_ctx;
 
-/* R between the variables at positions i and j (j may be m, for x). */
-static inline double sep_r(const sep_ctx *c, size_t i, size_t j)
-{
-	const ci_sep_ws *w = c->w;
+/* Lanes handled together: four doubles, one vector of the compiler's (each lane's
+ * arithmetic is the scalar one, rounding for rounding). */
+#define SEP_LANES 4
+typedef double sep_vec __attribute__((vector_size(4 * sizeof(double)), aligned(8)));
+/* The lane loops, compiled for AVX2 besides the baseline and chosen at load time (GCC). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define SEP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SEP_CLONES
+#endif
 
-	if (j == c->m)
-		return w->rx[i];
-	return i < j ? w->row[i][c->A[j]] : w->row[j][c->A[i]];
+/* a[v] -= b[v] * f over the L lanes (L a multiple of SEP_LANES), in one instruction a
+ * vector where the processor has them (the same roundings either way). */
+SEP_CLONES static void sep_lanes_sub(double *restrict a, const double *restrict b, double f,
+                                     size_t L)
+{
+	for (size_t z = 0; z < L; z += SEP_LANES)
+		*(sep_vec *)(a + z) -= *(const sep_vec *)(b + z) * f;
 }
 
-/* Gather what the search reads apart from rows of neighbours: R_x. over them, each one's row
- * of the packed R, and the starts of every chain (R_zz, and zero sums). */
+/* Gather R over the neighbours and x (lane m) into the L x L matrix RA (unused lanes: the
+ * identity), and start every chain: R_zz, and zero sums.  The neighbours increase, so
+ * their block is read along rows of the packed R. */
 static void sep_gather(sep_ctx *c, const ci_corr *R)
 {
 	ci_sep_ws *w = c->w;
-	size_t lc = c->lc + 1;
+	size_t L = c->L, m = c->m;
 
-	for (size_t i = 0; i <= c->m; i++) {
-		size_t z = i < c->m ? c->A[i] : c->x;
+	for (size_t i = 0; i < L; i++)
+		for (size_t j = 0; j < L; j++)
+			w->RA[i * L + j] = i == j;
+	for (size_t i = 0; i < m; i++) {
+		const double *row = R->v + ci_packed_at(R->d, c->A[i], c->A[i]) - c->A[i];
 
-		if (i < c->m) {
-			w->rx[i] = ci_corr_get(R, c->x, z);
-			w->row[i] = R->v + ci_packed_at(R->d, z, z) - z;
-		}
-		w->P[i * lc] = ci_corr_get(R, z, z);
-		w->VV[i * lc] = w->UV[i * lc] = 0.0;
+		for (size_t j = i; j < m; j++)
+			w->RA[i * L + j] = w->RA[j * L + i] = row[c->A[j]];
+		w->RA[i * L + m] = w->RA[m * L + i] = ci_corr_get(R, c->A[i], c->x);
+	}
+	w->RA[m * L + m] = ci_corr_get(R, c->x, c->x);
+	for (size_t i = 0; i < L; i++) {
+		w->P[i] = w->RA[i * L + i];
+		w->VV[i] = w->UV[i] = 0.0;
 	}
 }
 
-/* Entries below t of w_z for the variable at position z (m: x), each computed, if not kept
- * for the current prefix, as factor_row and solve_from compute it (ci-partial.c), with its
- * chains; the pivots below t must be current, and for z < m so must x's entries. */
-static void sep_row(sep_ctx *c, size_t z, size_t t)
+/* Divide the numerators w by piv, and from them the next links of the chains over the L
+ * lanes: p1 = pk - w^2, v1 = vk + w^2, u1 = uk + w[m] w (as sep_lanes_sub, one instruction
+ * a vector where the processor has them). */
+SEP_CLONES static void
+sep_lanes_chains(double *restrict w, double piv, const double *restrict pk,
+                 const double *restrict vk, const double *restrict uk, double *restrict p1,
+                 double *restrict v1, double *restrict u1, size_t m, size_t L)
 {
-	ci_sep_ws *w = c->w;
-	size_t lc = c->lc, k = t;
-	double *wz = w->W + z * lc, *pz = w->P + z * (lc + 1);
-	double *vz = w->VV + z * (lc + 1), *uz = w->UV + z * (lc + 1);
-	const double *wx = w->W + c->m * lc;
-	uint64_t *ez = w->eid + z * lc;
+	double wm;
 
-	while (k > 0 && ez[k - 1] != w->node[k - 1])
-		k--;
-	for (; k < t; k++) {
-		size_t sk = w->comb[k];
-		const double *lt = w->W + sk * lc;
-		double s = sep_r(c, sk, z);
+	for (size_t z = 0; z < L; z += SEP_LANES) {
+		sep_vec e = *(sep_vec *)(w + z) / piv;
 
-		for (size_t q = 0; q < k; q++)
-			s -= wz[q] * lt[q];
-		wz[k] = s / w->piv[k];
-		pz[k + 1] = pz[k] - wz[k] * wz[k];
-		vz[k + 1] = vz[k] + wz[k] * wz[k];
-		uz[k + 1] = uz[k] + wx[k] * wz[k];
-		ez[k] = w->node[k];
+		*(sep_vec *)(w + z) = e;
+		*(sep_vec *)(p1 + z) = *(const sep_vec *)(pk + z) - e * e;
+		*(sep_vec *)(v1 + z) = *(const sep_vec *)(vk + z) + e * e;
 	}
+	wm = w[m];
+	for (size_t z = 0; z < L; z += SEP_LANES)
+		*(sep_vec *)(u1 + z) = *(const sep_vec *)(uk + z) + wm * *(sep_vec *)(w + z);
 }
 
-/* The pivots of positions below upto (and x's entries as far): false when one is not
- * positive. */
-static bool sep_pivots(sep_ctx *c, size_t upto)
+/* Depth k's lanes for the current prefix: entry k of w_z for every lane z, as factor_row and
+ * solve_from compute it (ci-partial.c; lanes of the prefix itself get numbers never read),
+ * then the chains: R_zz minus the squares, the sum of the squares, and the sum of the
+ * products with x's entries.  False when the pivot of position k is not positive. */
+static bool sep_depth(sep_ctx *c, size_t k)
 {
 	ci_sep_ws *w = c->w;
+	size_t L = c->L, sk = w->comb[k];
+	double *wk = w->W + k * L, piv;
+	const double *pk = w->P + k * L, *vk = w->VV + k * L, *uk = w->UV + k * L;
+	double *p1 = w->P + (k + 1) * L, *v1 = w->VV + (k + 1) * L, *u1 = w->UV + (k + 1) * L;
 
-	for (; c->pivots < upto; c->pivots++) {
-		size_t t = c->pivots, z = w->comb[t];
-		double p;
-
-		sep_row(c, c->m, t);
-		sep_row(c, z, t);
-		p = w->P[z * (c->lc + 1) + t];
-		if (!(p > 0.0))
-			return false;
-		w->piv[t] = sqrt(p);
-	}
+	if (!(pk[sk] > 0.0))
+		return false;
+	piv = w->piv[k] = sqrt(pk[sk]);
+	memcpy(wk, w->RA + sk * L, L * sizeof *wk);
+	for (size_t q = 0; q < k; q++)
+		sep_lanes_sub(wk, w->W + q * L, w->W[q * L + sk], L);
+	sep_lanes_chains(wk, piv, pk, vk, uk, p1, v1, u1, c->m, L);
 	return true;
 }
 
-/* The last numerator of w_z (z at position z, m: x): entry l - 1 before its quotient, as
- * solve_from computes it; the last row's entries and z's below l - 1 must be current. */
-static double sep_numer(const sep_ctx *c, size_t z)
-{
-	const ci_sep_ws *w = c->w;
-	size_t l = c->l, sl = w->comb[l - 1];
-	const double *lk = w->W + sl * c->lc, *wz = w->W + z * c->lc;
-	double s = sep_r(c, sl, z);
-
-	for (size_t q = 0; q + 1 < l; q++)
-		s -= lk[q] * wz[q];
-	return s;
-}
-
-/* What every test of the current subset shares: the pivots below l - 1, the last row and
- * its pivot squared *p, x's entries below l - 1 and its last numerator *sx; false when a
- * pivot is not positive. */
-static bool sep_shared(sep_ctx *c, double *p, double *sx)
+/* What every test of the current subset shares: the depths below l - 1, the last pivot
+ * squared *p, and each lane's last numerator (entry l - 1 of w_z before its quotient, as
+ * solve_from computes it) in w->t; false when a pivot is not positive. */
+static bool sep_shared(sep_ctx *c, double *p)
 {
 	ci_sep_ws *w = c->w;
-	size_t l = c->l, z = w->comb[l - 1];
+	size_t L = c->L, l = c->l, sl = w->comb[l - 1];
+	double *t = w->t;
 
-	if (!sep_pivots(c, l - 1))
-		return false;
-	sep_row(c, c->m, l - 1);
-	sep_row(c, z, l - 1);
-	*p = w->P[z * (c->lc + 1) + l - 1];
+	for (; c->depths + 1 < l; c->depths++)
+		if (!sep_depth(c, c->depths))
+			return false;
+	*p = w->P[(l - 1) * L + sl];
 	if (!(*p > 0.0))
 		return false;
-	*sx = sep_numer(c, c->m);
+	memcpy(t, w->RA + sl * L, L * sizeof *t);
+	for (size_t q = 0; q + 1 < l; q++)
+		sep_lanes_sub(t, w->W + q * L, w->W[q * L + sl], L);
 	return true;
 }
 
@@ -215,7 +209,16 @@ typedef struct sep_last {
 	double s, t;          /* the last numerators of x and y */
 	double uu, vv, uv;    /* w_x.w_x, w_y.w_y, w_x.w_y over the entries below l - 1 */
 	double rxy, rxx, ryy; /* R_xy, R_xx, R_yy */
+	double ss, al, ga;    /* x's part of sep_scaled: s^2, (R_xx - uu) p - s^2 and its bound */
 } sep_last;
+
+/* The part of sep_scaled that x's side and the subset fix, into e. */
+static void sep_scaled_x(sep_last *e)
+{
+	e->ss = e->s * e->s;
+	e->al = (e->rxx - e->uu) * e->p - e->ss;
+	e->ga = 1e-14 * ((e->rxx + e->uu) * e->p + e->ss);
+}
 
 /* The band's decision (1 below, 0 above, -1 inside or not sure) without the last step's
  * square root and quotients.  With the last pivot squared p and numerators s, t, the exact
@@ -227,18 +230,17 @@ typedef struct sep_last {
  * (about 45 roundings); the comparisons keep a relative 1e-12 for the rest (r's own root and
  * quotient included).  Where the three products are clear of the band's squares, the exact
  * route is positive definite and lands on the same side. */
-static int sep_scaled(const sep_ctx *c, const sep_last *e)
+static inline int sep_scaled(const sep_ctx *c, const sep_last *e)
 {
-	double p = e->p, ss = e->s * e->s, tt = e->t * e->t, st = e->s * e->t;
-	double al = (e->rxx - e->uu) * p - ss, be = (e->ryy - e->vv) * p - tt;
+	double p = e->p, tt = e->t * e->t, st = e->s * e->t;
+	double be = (e->ryy - e->vv) * p - tt, gb = 1e-14 * ((e->ryy + e->vv) * p + tt);
 	double nu = fabs((e->rxy - e->uv) * p - st);
-	double ga = 1e-14 * ((e->rxx + e->uu) * p + ss), gb = 1e-14 * ((e->ryy + e->vv) * p + tt);
 	double gn = 1e-14 * ((fabs(e->rxy) + fabs(e->uv)) * p + fabs(st));
-	double lo = (al - ga) * (be - gb), hi = (al + ga) * (be + gb);
+	double lo = (e->al - e->ga) * (be - gb), hi = (e->al + e->ga) * (be + gb);
 	double nmax = (nu + gn) * (nu + gn) * (1.0 + 1e-12);
 
-	if (!(p > 1e-100 && fabs(e->s) < 1e100 && fabs(e->t) < 1e100 && al > ga && be > gb &&
-	      lo > nmax))
+	if (!(p > 1e-100 && fabs(e->s) < 1e100 && fabs(e->t) < 1e100 && e->al > e->ga &&
+	      be > gb && lo > nmax))
 		return -1;
 	if (nmax < c->lo2 * lo)
 		return 1;
@@ -270,34 +272,33 @@ static int sep_exact(const sep_ctx *c, const sep_last *e)
 	return r < c->lo ? 1 : r > c->hi ? 0 : -1;
 }
 
-/* The band's decision for x and position y given the current subset (sx, p: sep_shared):
- * 1 or 0, or -1 when only the full test can tell. */
-static int sep_decide(sep_ctx *c, size_t y, double p, double sx)
+/* The band's decision for x and lane y given the current subset (e: what sep_shared and
+ * sep_scaled_x left): 1 or 0, or -1 when only the full test can tell. */
+static int sep_decide(const sep_ctx *c, size_t y, sep_last *e)
 {
-	ci_sep_ws *w = c->w;
-	size_t l = c->l, lc = c->lc + 1;
-	sep_last e;
+	const ci_sep_ws *w = c->w;
+	size_t at = (c->l - 1) * c->L + y;
 	int sure;
 
-	sep_row(c, y, l - 1);
-	e = (sep_last){ p, sx, sep_numer(c, y), w->VV[c->m * lc + l - 1], w->VV[y * lc + l - 1],
-	                w->UV[y * lc + l - 1], w->rx[y], w->P[c->m * lc], w->P[y * lc] };
-	if ((sure = sep_scaled(c, &e)) >= 0)
+	e->t = w->t[y];
+	e->vv = w->VV[at];
+	e->uv = w->UV[at];
+	e->rxy = w->RA[c->m * c->L + y];
+	e->ryy = w->RA[y * c->L + y];
+	if ((sure = sep_scaled(c, e)) >= 0)
 		return sure;
-	return sep_exact(c, &e);
+	return sep_exact(c, e);
 }
 
-/* Take the subset's positions from ch on as new: new prefix numbers, its variables, and
- * what is kept no further than ch. */
+/* Take the subset's positions from ch on as new: its variables, and the depths kept no
+ * further than ch. */
 static void sep_changed(sep_ctx *c, size_t ch)
 {
 	ci_sep_ws *w = c->w;
 
-	for (size_t k = ch; k < c->l; k++) {
-		w->node[k] = ++w->next;
+	for (size_t k = ch; k < c->l; k++)
 		w->S[k] = c->A[w->comb[k]];
-	}
-	c->pivots = c->pivots < ch ? c->pivots : ch;
+	c->depths = c->depths < ch ? c->depths : ch;
 }
 
 /* Advance comb to the next subset in lexicographic order (see ci.h). */
@@ -356,10 +357,11 @@ static int sep_subset(fb_ci *ci, sep_ctx *c, double alpha, const unsigned char *
                       unsigned char *found, size_t *sets, size_t *nopen)
 {
 	ci_sep_ws *w = c->w;
-	double p = 0.0, sx = 0.0;
-	bool shared = false, sane = false;
 	size_t keep = 0;
+	sep_last e;
+	bool shared = false, sane = false;
 
+	memset(&e, 0, sizeof e);
 	for (size_t k = 0; k < c->l; k++)
 		w->inS[w->comb[k]] = 1;
 	for (size_t o = 0; o < *nopen; o++) {
@@ -375,10 +377,14 @@ static int sep_subset(fb_ci *ci, sep_ctx *c, double alpha, const unsigned char *
 			continue;
 		}
 		if (!shared) {
-			sane = c->band && sep_shared(c, &p, &sx);
+			sane = c->band && sep_shared(c, &e.p);
+			e.s = w->t[c->m];
+			e.uu = w->VV[(c->l - 1) * c->L + c->m];
+			e.rxx = w->RA[c->m * c->L + c->m];
+			sep_scaled_x(&e);
 			shared = true;
 		}
-		if (sep_test(ci, c, y, sane ? sep_decide(c, y, p, sx) : -1, alpha, &indep) != FB_OK)
+		if (sep_test(ci, c, y, sane ? sep_decide(c, y, &e) : -1, alpha, &indep) != FB_OK)
 			return FB_ERR;
 		if (indep) {
 			found[y] = 1;
@@ -421,10 +427,11 @@ int fb_ci_fisher_separate(fb_ci *ci, size_t x, const size_t *A, size_t m, size_t
 
 	if (sep_check(ci, x, A, m, l, err) != FB_OK)
 		return FB_ERR;
-	if (sep_reserve(&ci->sws, m, l) != FB_OK)
+	if (sep_reserve(&ci->sws, (m + SEP_LANES) / SEP_LANES * SEP_LANES, l) != FB_OK)
 		return fb_fail(err, "out of memory for a search among %zu neighbours", m);
 	R = ci_fisher_corr(ci);
-	c = (sep_ctx){ &ci->sws, A, m, l, x, ci->sws.lcap, false, 0.0, 0.0, 0.0, 0.0, 0 };
+	c = (sep_ctx){ &ci->sws, A, m, l, x, 0, false, 0.0, 0.0, 0.0, 0.0, 0 };
+	c.L = (m + 1 + SEP_LANES - 1) / SEP_LANES * SEP_LANES;
 	c.band = ci_fisher_band(ci, l, alpha, &c.lo, &c.hi);
 	c.lo2 = c.lo * c.lo;
 	c.hi2 = c.hi * c.hi;
