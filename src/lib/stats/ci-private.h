@@ -86,6 +86,7 @@ typedef struct ci_sep_ws {
 	double *VV;           /* (lcap + 1) x mcap: the sum of the squares of the first k */
 	double *UV;           /* (lcap + 1) x mcap: the sum of the first k times the vertex's */
 	double *t;            /* mcap: each lane's last numerator */
+	int64_t *code;        /* mcap: each lane's decision by the band (1, 0, or -1: not sure) */
 	size_t *open;         /* mcap: the positions of the pairs still open */
 	unsigned char *inS;   /* mcap: the positions in the current subset */
 	double *piv;          /* lcap: the pivots of the current subset's rows */

@@ -22,10 +22,11 @@
  * fisher_independent (ci.c) takes: from r outside the band around the critical value, else
  * (or when the matrix is not positive definite) from the full test; most decisions are read,
  * with bounds on the roundings, from the last pivot squared and numerators before their
- * square root and quotients (sep_scaled), the rest from r with the same bits. */
+ * square root and quotients (sep_lanes_scaled), the rest from r with the same bits. */
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@ void ci_sep_ws_release(ci_sep_ws *w)
 	free(w->VV);
 	free(w->UV);
 	free(w->t);
+	free(w->code);
 	free(w->open);
 	free(w->inS);
 	free(w->piv);
@@ -65,13 +67,14 @@ static int sep_reserve(ci_sep_ws *w, size_t m, size_t l)
 	w->VV = malloc((lc + 1) * mc * sizeof *w->VV);
 	w->UV = malloc((lc + 1) * mc * sizeof *w->UV);
 	w->t = malloc(mc * sizeof *w->t);
+	w->code = malloc(mc * sizeof *w->code);
 	w->open = malloc(mc * sizeof *w->open);
 	w->inS = malloc(mc);
 	w->piv = malloc(lc * sizeof *w->piv);
 	w->comb = malloc((lc + 1) * sizeof *w->comb);
 	w->S = malloc((lc + 1) * sizeof *w->S);
 	if (w->RA == NULL || w->W == NULL || w->P == NULL || w->VV == NULL || w->UV == NULL ||
-	    w->t == NULL || w->open == NULL || w->inS == NULL || w->piv == NULL ||
+	    w->t == NULL || w->code == NULL || w->open == NULL || w->inS == NULL || w->piv == NULL ||
 	    w->comb == NULL || w->S == NULL) {
 		ci_sep_ws_release(w);
 		return FB_ERR;
@@ -97,6 +100,8 @@ typedef struct sep_ctx {
  * arithmetic is the scalar one, rounding for rounding). */
 #define SEP_LANES 4
 typedef double sep_vec __attribute__((vector_size(4 * sizeof(double)), aligned(8)));
+/* Their comparisons' masks (all bits set where true). */
+typedef int64_t sep_mask __attribute__((vector_size(4 * sizeof(int64_t)), aligned(8)));
 /* The lane loops, compiled for AVX2 besides the baseline and chosen at load time (GCC). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define SEP_CLONES __attribute__((target_clones("avx2", "default")))
@@ -209,10 +214,10 @@ typedef struct sep_last {
 	double s, t;          /* the last numerators of x and y */
 	double uu, vv, uv;    /* w_x.w_x, w_y.w_y, w_x.w_y over the entries below l - 1 */
 	double rxy, rxx, ryy; /* R_xy, R_xx, R_yy */
-	double ss, al, ga;    /* x's part of sep_scaled: s^2, (R_xx - uu) p - s^2 and its bound */
+	double ss, al, ga;    /* x's part of sep_lanes_scaled: s^2, (R_xx - uu) p - s^2 and its bound */
 } sep_last;
 
-/* The part of sep_scaled that x's side and the subset fix, into e. */
+/* The part of sep_lanes_scaled that x's side and the subset fix, into e. */
 static void sep_scaled_x(sep_last *e)
 {
 	e->ss = e->s * e->s;
@@ -220,33 +225,43 @@ static void sep_scaled_x(sep_last *e)
 	e->ga = 1e-14 * ((e->rxx + e->uu) * e->p + e->ss);
 }
 
-/* The band's decision (1 below, 0 above, -1 inside or not sure) without the last step's
- * square root and quotients.  With the last pivot squared p and numerators s, t, the exact
- * route's ea = R_xx - u.u, eb = R_yy - v.v and num = R_xy - u.v times p are, in real numbers
- * and up to its roundings, (R_xx - uu') p - s^2, (R_yy - vv') p - t^2 and (R_xy - uv') p - s t
- * (uu', vv', uv' the sums over the other entries).  Its roundings (the root of p, the
- * quotients, products and sums: about 8 of 1.1e-16 each, relative to R_xx + uu' + s^2 / p
- * and its kin) and ours (about 4 more) stay within the bounds g below, built with 1e-14
- * (about 45 roundings); the comparisons keep a relative 1e-12 for the rest (r's own root and
- * quotient included).  Where the three products are clear of the band's squares, the exact
- * route is positive definite and lands on the same side. */
-static inline int sep_scaled(const sep_ctx *c, const sep_last *e)
+/* The band's decision for every lane (1 below, 0 above, -1 inside or not sure) into code,
+ * without the last step's square root and quotients.  With the last pivot squared p and
+ * numerators s (x's, in e) and t, the exact route's ea = R_xx - u.u, eb = R_yy - v.v and
+ * num = R_xy - u.v times p are, in real numbers and up to its roundings, (R_xx - uu') p - s^2,
+ * (R_yy - vv') p - t^2 and (R_xy - uv') p - s t (uu', vv', uv' the sums over the other
+ * entries).  Its roundings (the root of p, the quotients, products and sums: about 8 of
+ * 1.1e-16 each, relative to R_xx + uu' + s^2 / p and its kin) and ours (about 4 more) stay
+ * within the bounds g below, built with 1e-14 (about 45 roundings); the comparisons keep a
+ * relative 1e-12 for the rest (r's own root and quotient included).  Where the three
+ * products are clear of the band's squares, the exact route is positive definite and lands
+ * on the same side.  The lanes' numbers: t, vv' (vv), uv' (uv), R_xy (rx), R_yy (diag). */
+SEP_CLONES static void
+sep_lanes_scaled(const sep_last *e, double lo2, double hi2, const double *restrict t,
+                 const double *restrict vv, const double *restrict uv,
+                 const double *restrict rx, const double *restrict diag,
+                 int64_t *restrict code, size_t L)
 {
-	double p = e->p, tt = e->t * e->t, st = e->s * e->t;
-	double be = (e->ryy - e->vv) * p - tt, gb = 1e-14 * ((e->ryy + e->vv) * p + tt);
-	double nu = fabs((e->rxy - e->uv) * p - st);
-	double gn = 1e-14 * ((fabs(e->rxy) + fabs(e->uv)) * p + fabs(st));
-	double lo = (e->al - e->ga) * (be - gb), hi = (e->al + e->ga) * (be + gb);
-	double nmax = (nu + gn) * (nu + gn) * (1.0 + 1e-12);
+	const sep_mask nosign = (sep_mask){ 0 } + INT64_MAX;
+	double p = e->p, s = e->s;
 
-	if (!(p > 1e-100 && fabs(e->s) < 1e100 && fabs(e->t) < 1e100 && e->al > e->ga &&
-	      be > gb && lo > nmax))
-		return -1;
-	if (nmax < c->lo2 * lo)
-		return 1;
-	if (nu > gn && (nu - gn) * (nu - gn) > c->hi2 * hi * (1.0 + 1e-12))
-		return 0;
-	return -1;
+	for (size_t z = 0; z < L; z += SEP_LANES) {
+		sep_vec tz = *(const sep_vec *)(t + z), vz = *(const sep_vec *)(vv + z);
+		sep_vec uz = *(const sep_vec *)(uv + z), rz = *(const sep_vec *)(rx + z);
+		sep_vec dz = *(const sep_vec *)(diag + z), tt = tz * tz, st = s * tz;
+		sep_vec be = (dz - vz) * p - tt, gb = 1e-14 * ((dz + vz) * p + tt);
+		sep_vec nu = (sep_vec)((sep_mask)((rz - uz) * p - st) & nosign);
+		sep_vec gn = 1e-14 * (((sep_vec)((sep_mask)rz & nosign) +
+		                       (sep_vec)((sep_mask)uz & nosign)) * p +
+		                      (sep_vec)((sep_mask)st & nosign));
+		sep_vec lo = (e->al - e->ga) * (be - gb), hi = (e->al + e->ga) * (be + gb);
+		sep_vec nmax = (nu + gn) * (nu + gn) * (1.0 + 1e-12), dn = nu - gn;
+		sep_mask ok = ((sep_vec)((sep_mask)tz & nosign) < 1e100) & (be > gb) & (lo > nmax);
+		sep_mask in = ok & (nmax < lo2 * lo);
+		sep_mask de = ok & (nu > gn) & (dn * dn > hi2 * hi * (1.0 + 1e-12)) & ~in;
+
+		*(sep_mask *)(code + z) = -1 - 2 * in - de;
+	}
 }
 
 /* The band's decision on r = num / sqrt(den), num and den as ci_partial_corr computes them
@@ -273,21 +288,37 @@ static int sep_exact(const sep_ctx *c, const sep_last *e)
 }
 
 /* The band's decision for x and lane y given the current subset (e: what sep_shared and
- * sep_scaled_x left): 1 or 0, or -1 when only the full test can tell. */
+ * sep_scaled_x left, the lanes' codes made): 1 or 0, or -1 when only the full test can
+ * tell. */
 static int sep_decide(const sep_ctx *c, size_t y, sep_last *e)
 {
 	const ci_sep_ws *w = c->w;
 	size_t at = (c->l - 1) * c->L + y;
-	int sure;
 
+	if (w->code[y] >= 0)
+		return (int)w->code[y];
 	e->t = w->t[y];
 	e->vv = w->VV[at];
 	e->uv = w->UV[at];
 	e->rxy = w->RA[c->m * c->L + y];
 	e->ryy = w->RA[y * c->L + y];
-	if ((sure = sep_scaled(c, e)) >= 0)
-		return sure;
 	return sep_exact(c, e);
+}
+
+/* The lanes' codes of sep_lanes_scaled, or -1 everywhere when the subset's own numbers rule
+ * it out (not sane: a pivot not positive or no band; or out of its range). */
+static void sep_codes(sep_ctx *c, const sep_last *e, bool sane)
+{
+	ci_sep_ws *w = c->w;
+	size_t L = c->L, at = (c->l - 1) * L;
+
+	if (!(sane && e->p > 1e-100 && fabs(e->s) < 1e100 && e->al > e->ga)) {
+		for (size_t z = 0; z < L; z++)
+			w->code[z] = -1;
+		return;
+	}
+	sep_lanes_scaled(e, c->lo2, c->hi2, w->t, w->VV + at, w->UV + at, w->RA + c->m * L, w->P,
+	                 w->code, L);
 }
 
 /* Take the subset's positions from ch on as new: its variables, and the depths kept no
@@ -382,6 +413,7 @@ static int sep_subset(fb_ci *ci, sep_ctx *c, double alpha, const unsigned char *
 			e.uu = w->VV[(c->l - 1) * c->L + c->m];
 			e.rxx = w->RA[c->m * c->L + c->m];
 			sep_scaled_x(&e);
+			sep_codes(c, &e, sane);
 			shared = true;
 		}
 		if (sep_test(ci, c, y, sane ? sep_decide(c, y, &e) : -1, alpha, &indep) != FB_OK)
