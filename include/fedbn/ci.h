@@ -211,9 +211,12 @@ int fb_ci_record(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                  const fb_ci_result *res, fb_error *err);
 
 /* Give ci n helpers: objects over the same data and options, one for each extra thread that
- * computes tests for it (their answers then go through fb_ci_record).  FB_ERR with the
+ * computes tests for it (their answers then go through fb_ci_record, or their counters
+ * through fb_ci_take_counts); Fisher-z's read ci's correlation matrix.  FB_ERR with the
  * reason (the helpers made so far are kept). */
 int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err);
+/* Add the query counters of from (a helper) to ci's, and zero them in from. */
+void fb_ci_take_counts(fb_ci *ci, fb_ci *from);
 /* The number of helpers, and helper k (below it). */
 size_t fb_ci_n_helpers(const fb_ci *ci);
 fb_ci *fb_ci_helper(const fb_ci *ci, size_t k);

@@ -102,8 +102,9 @@ typedef struct fb_pc_options {
 	                              compat=causal-learn */
 	fb_ci_options ci;          /* the test and its settings (fb_ci_options_init) */
 	size_t threads;            /* threads computing compat=causal-learn's tests (1): the
-	                              vertices of a level, the collider candidates; results,
-	                              cache and counters do not depend on it */
+	                              vertices of a level, the collider candidates; and the
+	                              pair searches of a stable Fisher-z level; results, cache
+	                              and counters do not depend on it */
 } fb_pc_options;
 
 /* Defaults, read from the pc learner's parameter table (the one place they are written):

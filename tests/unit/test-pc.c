@@ -386,7 +386,8 @@ static void assert_same_run(const fb_pc *a, const fb_pc *b, size_t d)
 }
 
 /* A stable Fisher-z level on PC's own tests searches each vertex's pairs together
- * (fb_ci_fisher_separate); on a shared test object it asks one query at a time.  On 400
+ * (fb_ci_fisher_separate; with 2 threads, first visits then second visits, vertices split
+ * between the threads); on a shared test object it asks one query at a time.  On 400
  * variables with hubs (levels up to 8 or so), both find the same CPDAG and separating sets
  * with the same tests, hits and removals level by level, with 1 thread and with 2. */
 static void test_search_agrees(void **state)

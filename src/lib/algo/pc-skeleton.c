@@ -31,6 +31,9 @@ typedef struct level_ctx {
 	                              joined to each of its neighbours */
 	unsigned char *found;      /* search: which pairs found a separating set */
 	size_t *sets;              /* search: maxdeg x level, their sets */
+	size_t most;               /* search: the largest frozen neighbourhood */
+	size_t threads;            /* search: threads (ci's helpers; 0: none, one walk a vertex) */
+	bool second;               /* threaded search: the phase of second visits (i > j) */
 } level_ctx;
 
 /* Whether level l can run: some vertex has |adj| - 1 >= l. */
@@ -167,18 +170,35 @@ static int pair_visit(level_ctx *c, size_t i, size_t j, fb_error *err)
 	return FB_OK;
 }
 
-/* Mark in row t of c->kept which of the m neighbours A of a vertex are frozen neighbours of
- * A[t] (both lists increase: one merge). */
-static void mark_kept(level_ctx *c, const size_t *A, size_t m, size_t t)
+/* Mark in row t of kept (m x m) which of the m neighbours A of a vertex are frozen
+ * neighbours of A[t] (both lists increase: one merge). */
+static void mark_kept(const level_ctx *c, unsigned char *kept, const size_t *A, size_t m,
+                      size_t t)
 {
 	size_t u = c->start[A[t]], end = c->start[A[t] + 1];
-	unsigned char *row = c->kept + t * m;
+	unsigned char *row = kept + t * m;
 
 	for (size_t k = 0; k < m; k++) {
 		while (u < end && c->adj[u] < A[k])
 			u++;
 		row[k] = u < end && c->adj[u] == A[k];
 	}
+}
+
+/* Remove the pairs of vertex i that found a set (found and sets by the positions of its
+ * frozen list), with their sets. */
+static void search_take(level_ctx *c, size_t i, const unsigned char *found, const size_t *sets)
+{
+	const size_t *A = c->adj + c->start[i];
+	size_t m = c->start[i + 1] - c->start[i], l = c->level;
+
+	for (size_t t = 0; t < m; t++)
+		if (found[t]) {
+			if (c->seps != NULL)
+				fb_sepsets_set(c->seps, i, A[t], sets + t * l, l);
+			fb_graph_remove(c->g, i, A[t]);
+			c->removed++;
+		}
 }
 
 /* The stable level's pairs of vertex i, searched together by the test object: the pairs
@@ -196,18 +216,57 @@ static int vertex_search(level_ctx *c, size_t i, fb_error *err)
 	for (size_t t = 0; t < m; t++) {
 		c->open[t] = joined(c->g, i, A[t]);
 		if (c->open[t] && A[t] < i)
-			mark_kept(c, A, m, t);
+			mark_kept(c, c->kept, A, m, t);
 	}
 	if (fb_ci_fisher_separate(c->ci, i, A, m, l, c->opt->alpha, c->open, c->kept, c->found,
 	                          c->sets, err) != FB_OK)
 		return FB_ERR;
-	for (size_t t = 0; t < m; t++)
-		if (c->found[t]) {
-			if (c->seps != NULL)
-				fb_sepsets_set(c->seps, i, A[t], c->sets + t * l, l);
-			fb_graph_remove(c->g, i, A[t]);
-			c->removed++;
-		}
+	search_take(c, i, c->found, c->sets);
+	return FB_OK;
+}
+
+/* One vertex of a phase of the threaded search (an item of pc_split_run, on thread t's test
+ * object): its first visits (i < j), or its second (i > j) of pairs still joined, with
+ * thread t's buffers; the found pairs and sets go to the level's lists (c->found, c->sets,
+ * by the frozen lists' positions). */
+static int phase_item(void *ctx, fb_ci *ci, size_t t, size_t i, fb_error *err)
+{
+	level_ctx *c = ctx;
+	const size_t *A = c->adj + c->start[i];
+	size_t m = c->start[i + 1] - c->start[i], l = c->level;
+	unsigned char *open = c->open + t * c->most, *kept = c->kept + t * c->most * c->most;
+	bool any = false;
+
+	if (m < l + 1)
+		return FB_OK;
+	for (size_t k = 0; k < m; k++) {
+		open[k] = c->second ? A[k] < i && joined(c->g, i, A[k]) : A[k] > i;
+		if (open[k] && A[k] < i)
+			mark_kept(c, kept, A, m, k);
+		any |= open[k];
+	}
+	if (!any)
+		return FB_OK;
+	return fb_ci_fisher_separate(ci, i, A, m, l, c->opt->alpha, open, kept,
+	                             c->found + c->start[i], c->sets + c->start[i] * l, err);
+}
+
+/* The stable level's searches on the helpers' threads, in two phases: every first visit
+ * (each pair's tests depend on the frozen lists alone), then every second visit of a pair
+ * still joined; after each phase the found pairs go in vertex order, as one walk a vertex
+ * would remove them (the same pairs, sets and counters). */
+static int level_search_threads(level_ctx *c, fb_error *err)
+{
+	size_t d = c->g->d;
+
+	for (int phase = 0; phase < 2; phase++) {
+		c->second = phase == 1;
+		memset(c->found, 0, c->start[d] > 0 ? c->start[d] : 1);
+		if (pc_split_run(c->ci, d, phase_item, c, err) != FB_OK)
+			return FB_ERR;
+		for (size_t i = 0; i < d; i++)
+			search_take(c, i, c->found + c->start[i], c->sets + c->start[i] * c->level);
+	}
 	return FB_OK;
 }
 
@@ -218,6 +277,8 @@ static int level_visit(level_ctx *c, fb_error *err)
 {
 	size_t d = c->g->d;
 
+	if (c->search && c->threads > 0)
+		return level_search_threads(c, err);
 	for (size_t i = 0; i < d; i++) {
 		size_t n = c->start != NULL ? c->start[i + 1] - c->start[i] : d;
 
@@ -326,15 +387,24 @@ static void level_drop(level_ctx *c)
 			}
 }
 
-/* The vertex search's buffers, for the largest frozen neighbourhood. */
+/* The vertex search's buffers, for the largest frozen neighbourhood (each thread's), and
+ * with threads the level's lists of found pairs and sets. */
 static void search_alloc(level_ctx *c)
 {
-	size_t d = c->g->d, most = 1;
+	size_t d = c->g->d, most = 1, nt;
 
 	for (size_t i = 0; i < d; i++)
 		most = c->start[i + 1] - c->start[i] > most ? c->start[i + 1] - c->start[i] : most;
-	c->open = fb_xmalloc(most);
-	c->kept = fb_xmalloc(most * most);
+	c->most = most;
+	c->threads = fb_ci_n_helpers(c->ci);
+	nt = c->threads > 0 ? c->threads : 1;
+	c->open = fb_xmalloc(nt * most);
+	c->kept = fb_xmalloc(nt * most * most);
+	if (c->threads > 0) {
+		c->found = fb_xmalloc(c->start[d] > 0 ? c->start[d] : 1);
+		c->sets = fb_xmalloc((c->start[d] > 0 ? c->start[d] : 1) * c->level * sizeof *c->sets);
+		return;
+	}
 	c->found = fb_xmalloc(most);
 	c->sets = fb_xmalloc(most * c->level * sizeof *c->sets);
 }
@@ -345,7 +415,7 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 {
 	size_t d = skel->d, dd = d > 0 ? d : 1;
 	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0,
-	                owned, false, NULL, NULL, NULL, NULL };
+	                owned, false, NULL, NULL, NULL, NULL, 0, 0, false };
 	fb_ci_stats before, after;
 	int ret;
 

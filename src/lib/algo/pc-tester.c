@@ -101,6 +101,25 @@ static int items_replay(fb_ci *ci, size_t n, pc_answers *ans,
 	return FB_OK;
 }
 
+/* Run fn on each of nt works (size bytes each, from works): the last on the calling thread,
+ * the others on threads of their own (or after it, on the calling thread, where one cannot
+ * start). */
+static void threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt,
+                        pthread_t *tid, bool *started)
+{
+	char *at = works;
+
+	for (size_t t = 0; t + 1 < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, fn, at + t * size) == 0;
+	fn(at + (nt - 1) * size);
+	for (size_t t = 0; t + 1 < nt; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			fn(at + t * size);
+	}
+}
+
 /* Run the items, on the helpers' threads when there are helpers. */
 int pc_items_run(fb_ci *ci, size_t n, int (*item)(void *ctx, pc_tester *t, size_t k,
                                                   fb_error *err),
@@ -124,19 +143,9 @@ int pc_items_run(fb_ci *ci, size_t n, int (*item)(void *ctx, pc_tester *t, size_
 		ret = fb_fail(err, "out of memory for %zu threads", nt);
 		goto out;
 	}
-	/* the calling thread takes the last helper's share */
-	for (size_t t = 0; t < nt; t++) {
+	for (size_t t = 0; t < nt; t++)
 		w[t] = (items_work){ fb_ci_helper(ci, t), t, nt, n, ans, item, ctx, FB_OK, { "" } };
-		if (t + 1 < nt)
-			started[t] = pthread_create(&tid[t], NULL, items_thread, &w[t]) == 0;
-	}
-	items_thread(&w[nt - 1]);
-	for (size_t t = 0; t + 1 < nt; t++) {
-		if (started[t])
-			pthread_join(tid[t], NULL);
-		else
-			items_thread(&w[t]);
-	}
+	threads_run(items_thread, w, sizeof *w, nt, tid, started);
 	for (size_t t = 0; t < nt; t++)
 		failed |= w[t].ret != FB_OK;
 	/* a failure is reported as one thread would have met it: by running them all there */
@@ -145,6 +154,58 @@ out:
 	for (size_t k = 0; ans != NULL && k < n; k++)
 		free(ans[k].r);
 	free(ans);
+	free(w);
+	free(tid);
+	free(started);
+	return ret;
+}
+
+/* What one thread of pc_split_run does. */
+typedef struct split_work {
+	fb_ci *ci;            /* its test object */
+	size_t t, nt, n;      /* its number, the threads, the items */
+	int (*item)(void *, fb_ci *, size_t, size_t, fb_error *); /* the item */
+	void *ctx;            /* its context */
+	int ret;              /* FB_OK, or FB_ERR with err */
+	fb_error err;         /* the reason */
+} split_work;
+
+/* A thread of pc_split_run: items t, t + nt, ... */
+static void *split_thread(void *arg)
+{
+	split_work *w = arg;
+
+	w->ret = FB_OK;
+	for (size_t k = w->t; k < w->n && w->ret == FB_OK; k += w->nt)
+		w->ret = w->item(w->ctx, w->ci, w->t, k, &w->err);
+	return NULL;
+}
+
+/* Run independent items on the helpers' threads. */
+int pc_split_run(fb_ci *ci, size_t n,
+                 int (*item)(void *ctx, fb_ci *ci, size_t t, size_t k, fb_error *err),
+                 void *ctx, fb_error *err)
+{
+	size_t nt = fb_ci_n_helpers(ci);
+	split_work *w = calloc(nt > 0 ? nt : 1, sizeof *w);
+	pthread_t *tid = calloc(nt > 0 ? nt : 1, sizeof *tid);
+	bool *started = calloc(nt > 0 ? nt : 1, sizeof *started);
+	int ret = FB_OK;
+
+	if (nt == 0 || w == NULL || tid == NULL || started == NULL) {
+		ret = fb_fail(err, nt == 0 ? "no helper threads" : "out of memory for %zu threads",
+		              nt);
+		goto out;
+	}
+	for (size_t t = 0; t < nt; t++)
+		w[t] = (split_work){ fb_ci_helper(ci, t), t, nt, n, item, ctx, FB_OK, { "" } };
+	threads_run(split_thread, w, sizeof *w, nt, tid, started);
+	for (size_t t = 0; t < nt; t++) {
+		fb_ci_take_counts(ci, w[t].ci);
+		if (w[t].ret != FB_OK && ret == FB_OK)
+			ret = fb_fail(err, "%s", w[t].err.msg);
+	}
+out:
 	free(w);
 	free(tid);
 	free(started);

@@ -35,4 +35,12 @@ int pc_items_run(fb_ci *ci, size_t n, int (*item)(void *ctx, pc_tester *t, size_
                                                   fb_error *err),
                  void *ctx, fb_error *err);
 
+/* Run item(ctx, ci_t, t, k) for k in [0, n) on the helpers' threads (thread t on helper t,
+ * items t, t + nt, ...; the calling thread takes the last), then move the helpers' counters
+ * into ci.  Items must not depend on each other.  FB_ERR with the reason of the first
+ * thread that failed. */
+int pc_split_run(fb_ci *ci, size_t n,
+                 int (*item)(void *ctx, fb_ci *ci, size_t t, size_t k, fb_error *err),
+                 void *ctx, fb_error *err);
+
 #endif

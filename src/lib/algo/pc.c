@@ -86,8 +86,11 @@ fb_pc *fb_pc_alloc(const fb_dataset *ds, const fb_pc_options *opt, fb_error *err
 		fb_pc_options_init(&o);
 	if (pc_check(&o, err) != FB_OK || (ci = fb_ci_alloc(ds, &o.ci, err)) == NULL)
 		return NULL;
-	/* threads take the tests of compat=causal-learn's levels, each on its own object */
-	if (o.threads > 1 && o.compat == FB_PC_COMPAT_CAUSAL_LEARN &&
+	/* threads take the tests of compat=causal-learn's levels, or the pair searches of stable
+	 * Fisher-z levels, each on its own object */
+	if (o.threads > 1 &&
+	    (o.compat == FB_PC_COMPAT_CAUSAL_LEARN ||
+	     (o.compat == FB_PC_COMPAT_NONE && o.stable && fb_ci_kind(ci) == FB_CI_FISHER_Z)) &&
 	    fb_ci_helpers_alloc(ci, ds, o.threads, err) != FB_OK) {
 		fb_ci_free(ci);
 		return NULL;

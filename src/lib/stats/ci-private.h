@@ -176,6 +176,7 @@ struct fb_ci {
 	size_t d, n;          /* variables and rows */
 	double *corr;         /* Fisher-z: the correlation matrix's upper triangle, packed by rows
 	                         (d (d + 1) / 2 entries, ci_packed_at) */
+	bool corr_shared;     /* corr belongs to the object this one helps (not freed here) */
 	gsl_matrix *kdata;    /* KCI: n x d standardised columns */
 	ci_fisher_ws fws;     /* Fisher-z work space */
 	ci_sep_ws sws;        /* Fisher-z's separating-set search's work space */

@@ -186,7 +186,8 @@ void fb_ci_free(fb_ci *ci)
 {
 	if (ci == NULL)
 		return;
-	free(ci->corr);
+	if (!ci->corr_shared)
+		free(ci->corr);
 	if (ci->kdata != NULL)
 		gsl_matrix_free(ci->kdata);
 	ci_fisher_ws_release(&ci->fws);
@@ -204,7 +205,22 @@ void fb_ci_free(fb_ci *ci)
 	free(ci);
 }
 
-/* Give ci n helpers over ds. */
+/* A helper of a Fisher-z object: its own work space, cache and counters over the owner's
+ * correlation matrix (read only, and outlived by the owner); NULL when out of memory. */
+static fb_ci *ci_fisher_helper(const fb_ci *ci, fb_error *err)
+{
+	fb_ci *one = ci_new(ci->d, ci->n, &ci->opt);
+
+	if (one == NULL) {
+		fb_fail(err, "out of memory for a %zu-variable test", ci->d);
+		return NULL;
+	}
+	one->corr = ci->corr;
+	one->corr_shared = true;
+	return one;
+}
+
+/* Give ci n helpers over ds (Fisher-z's share ci's correlation matrix). */
 int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err)
 {
 	fb_ci **h;
@@ -216,13 +232,28 @@ int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err
 		return fb_fail(err, "out of memory for %zu helpers", n);
 	ci->helpers = h;
 	for (size_t k = 0; k < n; k++) {
-		fb_ci *one = fb_ci_alloc(ds, &ci->opt, err);
+		fb_ci *one = ci->opt.test == FB_CI_FISHER_Z ? ci_fisher_helper(ci, err) :
+		                                             fb_ci_alloc(ds, &ci->opt, err);
 
 		if (one == NULL)
 			return FB_ERR;
 		h[ci->nhelpers++] = one;
 	}
 	return FB_OK;
+}
+
+/* Move the query counters of from into ci's. */
+void fb_ci_take_counts(fb_ci *ci, fb_ci *from)
+{
+	ci->st.queries += from->st.queries;
+	ci->st.hits += from->st.hits;
+	ci->st.computed += from->st.computed;
+	ci->st.undefined += from->st.undefined;
+	ci->st.singular += from->st.singular;
+	ci->st.small += from->st.small;
+	ci->st.zero_df += from->st.zero_df;
+	from->st.queries = from->st.hits = from->st.computed = from->st.undefined = 0;
+	from->st.singular = from->st.small = from->st.zero_df = 0;
 }
 
 /* The number of helpers. */
