@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "fedbn/csv.h"
@@ -47,4 +49,12 @@ int bench_load_synth(const char *dir, const char *tag, fb_dataset **ds, fb_graph
 		return FB_ERR;
 	}
 	return FB_OK;
+}
+
+/* True when FB_BENCH_HUGE asks for the d = 10,000 cases. */
+bool bench_huge(void)
+{
+	const char *v = getenv("FB_BENCH_HUGE");
+
+	return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
 }

@@ -3,7 +3,8 @@
  * FedPC authors' MATLAB code takes about 23 s and 105 s on them) and on a simulated
  * linear-Gaussian sample with d = 1000, n = 5000 and 1000 edges; with the tests the clients
  * ran, the bytes exchanged and the FedPC paper's SHD (the CPDAG extended to a DAG, then
- * extra + missing + reversed).  With FB_BENCH_HUGE set, also d = 10,000, n = 10,000 with
+ * extra + missing + reversed).  With FB_BENCH_HUGE set (not empty, not 0;
+ * `make bench` sets it), also d = 10,000, n = 10,000 with
  * the process's peak memory.
  *
  * Usage: bench-fedpc [SRCDIR [DATADIR]] [threads=T]
@@ -180,7 +181,7 @@ int main(int argc, char **argv)
 	bench_shared(dir, threads > 0 ? threads : 1);
 	threads = threads > 0 ? threads : 1;
 	bench_large(1000, 5000, threads, "under 2 s and 300 MB");
-	if (getenv("FB_BENCH_HUGE") != NULL)
+	if (bench_huge())
 		bench_large(10000, 10000, threads, "under 60 s, memory reported");
 	else
 		printf("sim_d10000_n10000: skipped (ten clients keep a 10,000 x 10,000 correlation "
