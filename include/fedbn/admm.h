@@ -50,9 +50,11 @@ typedef struct fb_admm_options {
 	                      L-BFGS-B: once every gradient entry is at most gtol (1e-5, scipy's
 	                      pgtol); unused by NLopt */
 	size_t settle;     /* 0 (the default): the paper's schedule, to max_rounds or rho_max;
-	                      N > 0: also stop once h(W) <= settle_h and the edges of W (entries
+	                      N > 0: also stop once h(W) <= settle_h, the edges of W (entries
 	                      beyond threshold) form a DAG that has stayed the same for N rounds
-	                      in a row */
+	                      in a row, and no weight's last change, extrapolated as a geometric
+	                      tail at the rate sqrt(h) falls, would take it across threshold
+	                      (fb_admm_settle_step) */
 	double settle_h;   /* the h(W) at or below which the edges may be taken as settled (2e-6:
 	                      NOTEARS's 1e-8 is out of reach here, h levels off near it once the
 	                      l1 term and the capped rho1 balance) */
@@ -151,5 +153,23 @@ const gsl_matrix *fb_admm_server_W(const fb_admm_server *s);
 const gsl_matrix *fb_admm_server_beta(const fb_admm_server *s, size_t k);
 /* The current alpha, rho1 and rho2 (any pointer may be NULL). */
 void fb_admm_server_params(const fb_admm_server *s, double *alpha, double *rho1, double *rho2);
+
+/* ---- the settle rule (opt.settle > 0) ---- */
+
+/* What the rule remembers of the last round: W, h(W), its edges, how long they have held. */
+typedef struct fb_admm_settle fb_admm_settle;
+
+/* Memory for the rule over d x d weights, NULL when out of memory. */
+fb_admm_settle *fb_admm_settle_alloc(size_t d);
+/* Free it (NULL is fine). */
+void fb_admm_settle_free(fb_admm_settle *st);
+/* Take one round's W (row-major d*d) and h(W); true once the rule of opt->settle says stop:
+ * h <= opt->settle_h, the entries beyond opt->threshold have stayed the same for opt->settle
+ * rounds and form a DAG, and none is still drifting across the threshold: with q =
+ * sqrt(h / h_last) (the rate at which the weights that close cycles fall), w + (w - w_last)
+ * q / (1 - q) stays on w's side of it (any change counts when h did not fall).  Always false
+ * when opt->settle is 0. */
+bool fb_admm_settle_step(fb_admm_settle *st, const fb_admm_options *opt, const double *W,
+                         double h);
 
 #endif

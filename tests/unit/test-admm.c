@@ -843,6 +843,43 @@ static void test_settle(void **state)
 	assert_int_equal(rounds_run(&o, rho), 197);
 }
 
+/* The first call (0-based) at which the settle rule stops on W = [0 a_r; 0 0] with
+ * a_r = limit + 5e-4 0.9^r and h_r = 1e-6 0.81^r (so sqrt(h) falls by 0.9 a round, as a_r's
+ * drift does), or calls when it never does. */
+static size_t settle_first_stop(const fb_admm_options *o, double limit, size_t calls)
+{
+	fb_admm_settle *st = fb_admm_settle_alloc(2);
+	double W[4] = { 0, 0, 0, 0 };
+	size_t r = 0;
+
+	assert_non_null(st);
+	for (; r < calls; r++) {
+		W[1] = limit + 5e-4 * pow(0.9, (double)r);
+		if (fb_admm_settle_step(st, o, W, 1e-6 * pow(0.81, (double)r)))
+			break;
+	}
+	fb_admm_settle_free(st);
+	return r;
+}
+
+/* The settle rule does not stop while a weight beyond threshold is still drifting towards
+ * it: with a_r heading for 0.2999 (beyond 0.3 until call 15) the edge alone has held for 3
+ * calls at call 3, where the rule of edges alone would stop, but the drift's tail crosses
+ * the threshold, so it stops only 3 calls after the edge has gone (call 19); heading for
+ * 0.3001 it stops at call 3; and never with settle = 0. */
+static void test_settle_drift(void **state)
+{
+	fb_admm_options o = options();
+
+	(void)state;
+	o.settle = 3;
+	o.threshold = 0.3;
+	assert_int_equal(settle_first_stop(&o, 0.3001, 40), 3);
+	assert_int_equal(settle_first_stop(&o, 0.2999, 40), 19);
+	o.settle = 0;
+	assert_int_equal(settle_first_stop(&o, 0.3001, 40), 40);
+}
+
 /* Bad options, shapes and call orders are refused with a reason. */
 static void test_errors(void **state)
 {
@@ -1015,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(test_multipliers_agree),
 		cmocka_unit_test(test_stopping),
 		cmocka_unit_test(test_settle),
+		cmocka_unit_test(test_settle_drift),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_shared_data),
 	};

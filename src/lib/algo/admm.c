@@ -46,8 +46,7 @@ struct fb_admm_server {
 	double best_f;       /* the objective there (HUGE_VAL before any finite value) */
 	fb_dag_h_work *hw;   /* scratch of h(W) */
 	bool smooth_only;    /* leave the l1 term out of values and gradients (OWL-QN adds it) */
-	unsigned char *edges; /* d*d: the entries of W beyond threshold after the last round */
-	size_t same;         /* rounds in a row those edges have not changed */
+	fb_admm_settle *settle; /* the settle rule's memory of the last round */
 	bool settled;        /* the settle rule stopped the run */
 	bool eval_failed;    /* an objective evaluation met an overflowing exponential */
 	fb_error eval_err;   /* the reason of the first such failure */
@@ -346,7 +345,7 @@ void fb_admm_server_free(fb_admm_server *s)
 	free(s->x);
 	free(s->g);
 	free(s->best);
-	free(s->edges);
+	fb_admm_settle_free(s->settle);
 	fb_dag_h_work_free(s->hw);
 	free(s);
 }
@@ -380,10 +379,10 @@ fb_admm_server *fb_admm_server_alloc(size_t d, size_t k, const fb_admm_options *
 	s->x = calloc(d * d, sizeof *s->x);
 	s->g = calloc(d * d, sizeof *s->g);
 	s->best = calloc(d * d, sizeof *s->best);
-	s->edges = calloc(d * d, sizeof *s->edges);
+	s->settle = fb_admm_settle_alloc(d);
 	s->hw = fb_dag_h_work_alloc(d);
 	ok = s->W != NULL && s->beta != NULL && s->wbar != NULL && s->x != NULL &&
-	     s->g != NULL && s->best != NULL && s->edges != NULL && s->hw != NULL;
+	     s->g != NULL && s->best != NULL && s->settle != NULL && s->hw != NULL;
 	for (size_t i = 0; ok && i < k; i++)
 		ok = (s->beta[i] = gsl_matrix_calloc(d, d)) != NULL;
 	if (!ok) {
@@ -614,23 +613,92 @@ static bool edges_acyclic(const unsigned char *e, size_t d)
 	return seen == d;
 }
 
-/* The settle rule after a round with h(W) = h: count the rounds the edges of W (entries
- * beyond threshold) have stayed the same, and stop once they have for opt.settle rounds,
- * form a DAG (so that no edge waits on the acyclicity to be decided) and h is small. */
-static void server_settle(fb_admm_server *s, double h)
+/* What the settle rule remembers of the last round. */
+struct fb_admm_settle {
+	size_t d;             /* variables */
+	size_t rounds;        /* rounds seen */
+	size_t same;          /* rounds in a row the edges have not changed */
+	double h;             /* h(W) of the last round */
+	double *w;            /* d*d, the last W (row-major) */
+	unsigned char *edges; /* d*d, its entries beyond threshold */
+};
+
+/* Memory for the settle rule over d x d weights, NULL when out of memory. */
+fb_admm_settle *fb_admm_settle_alloc(size_t d)
 {
-	size_t dd = s->d * s->d;
-	bool same = s->round > 0;
+	fb_admm_settle *st = calloc(1, sizeof *st);
+
+	if (st == NULL)
+		return NULL;
+	st->d = d;
+	st->w = calloc(d * d > 0 ? d * d : 1, sizeof *st->w);
+	st->edges = calloc(d * d > 0 ? d * d : 1, sizeof *st->edges);
+	if (st->w == NULL || st->edges == NULL) {
+		fb_admm_settle_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* Free the settle rule's memory (NULL is fine). */
+void fb_admm_settle_free(fb_admm_settle *st)
+{
+	if (st == NULL)
+		return;
+	free(st->w);
+	free(st->edges);
+	free(st);
+}
+
+/* The factor on a weight's last change that gives the rest of its drift: once h falls by
+ * q^2 a round, the weights still closing cycles fall with sqrt(h), by q, and those they pull
+ * with them follow, so the rest is a geometric tail, q / (1 - q) times the last change;
+ * HUGE_VAL when h is not falling (no tail to sum). */
+static double settle_tail(double h_prev, double h)
+{
+	double q = h_prev > 0 && h < h_prev ? sqrt(h / h_prev) : 1;
+
+	return q < 1 ? q / (1 - q) : HUGE_VAL;
+}
+
+/* True when w, moving on by tail times its last change (w - w_prev), ends on the other side
+ * of threshold from where it is. */
+static bool settle_crosses(double w, double w_prev, double tail, double threshold)
+{
+	double step = w - w_prev;
+
+	if (step == 0)
+		return false;
+	if (isinf(tail))
+		return true;
+	return (fabs(w + tail * step) > threshold) != (fabs(w) > threshold);
+}
+
+/* Take the next round's W (row-major d*d) and h(W); true once h <= opt->settle_h, the edges
+ * (entries beyond opt->threshold) have stayed the same for opt->settle rounds and form a
+ * DAG, and no weight's drift, extrapolated as h falls (settle_tail), would take it across
+ * the threshold.  Always false when opt->settle is 0. */
+bool fb_admm_settle_step(fb_admm_settle *st, const fb_admm_options *opt, const double *W,
+                         double h)
+{
+	size_t dd = st->d * st->d;
+	double tail = settle_tail(st->h, h);
+	bool same = st->rounds > 0, drifting = false;
 
 	for (size_t t = 0; t < dd; t++) {
-		unsigned char e = fabs(s->x[t]) > s->opt.threshold;
+		unsigned char e = fabs(W[t]) > opt->threshold;
 
-		same = same && e == s->edges[t];
-		s->edges[t] = e;
+		same = same && e == st->edges[t];
+		drifting = drifting || (st->rounds > 0 &&
+		                        settle_crosses(W[t], st->w[t], tail, opt->threshold));
+		st->edges[t] = e;
+		st->w[t] = W[t];
 	}
-	s->same = same ? s->same + 1 : 0;
-	s->settled = s->opt.settle > 0 && h <= s->opt.settle_h && s->same >= s->opt.settle &&
-	             edges_acyclic(s->edges, s->d);
+	st->same = same ? st->same + 1 : 0;
+	st->h = h;
+	st->rounds++;
+	return opt->settle > 0 && h <= opt->settle_h && st->same >= opt->settle && !drifting &&
+	       edges_acyclic(st->edges, st->d);
 }
 
 /* One server round: the W step (5), then alpha, the beta_k copies and both penalties. */
@@ -655,7 +723,7 @@ int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_mat
 			gsl_matrix_set(s->W, i, j, s->x[i * s->d + j]);
 	}
 	server_figures_fill(s, B, h, fig);
-	server_settle(s, h);
+	s->settled = s->opt.settle > 0 && fb_admm_settle_step(s->settle, &s->opt, s->x, h);
 	s->alpha += s->rho1 * h;
 	for (size_t k = 0; k < s->k; k++)
 		admm_beta_step(s->beta[k], B[k], s->W, s->rho2);

@@ -226,8 +226,9 @@ static const fb_param_def admm_params[] = {
 	{ "max_rounds", FB_PARAM_INT, "200", 1, 1e6, NULL, "most communication rounds" },
 	{ "threshold", FB_PARAM_DOUBLE, "0.3", 0, 1e6, NULL, "weights with |w| at most this are no edge" },
 	{ "settle", FB_PARAM_INT, "0", 0, 1e6, NULL,
-	  "0: the paper's schedule; N: also stop once h(W) <= 2e-6 and the edges beyond threshold "
-	  "form a DAG that has not changed for N rounds" },
+	  "0: the paper's schedule; N: also stop once h(W) <= 2e-6, the edges beyond threshold "
+	  "form a DAG that has not changed for N rounds, and no weight's drift, extrapolated as "
+	  "h falls, would take it across threshold" },
 	{ "solver", FB_PARAM_CHOICE, "owlqn", 0, 0, admm_solvers,
 	  "W step: OWL-QN (L-BFGS that handles the l1 term exactly), NLopt's L-BFGS with the "
 	  "l1 subgradient, or L-BFGS-B with the l1 subgradient (the reference code's solver, "
