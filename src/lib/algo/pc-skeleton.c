@@ -201,6 +201,29 @@ static void search_take(level_ctx *c, size_t i, const unsigned char *found, cons
 		}
 }
 
+/* Which of a vertex's pairs a search visits: those still joined, or (threaded) the first
+ * visits (i < j) or the second ones of pairs still joined (i > j). */
+enum search_visits { VISIT_JOINED, VISIT_FIRST, VISIT_SECOND };
+
+/* Mark in open which of vertex i's m frozen neighbours A the search pairs it with, and in
+ * kept the frozen neighbours of each one before i (its second visit); false when none. */
+static bool search_mark(const level_ctx *c, size_t i, const size_t *A, size_t m,
+                        enum search_visits v, unsigned char *open, unsigned char *kept)
+{
+	bool any = false;
+
+	for (size_t k = 0; k < m; k++) {
+		if (v == VISIT_FIRST)
+			open[k] = A[k] > i;
+		else
+			open[k] = (v == VISIT_JOINED || A[k] < i) && joined(c->g, i, A[k]);
+		if (open[k] && A[k] < i)
+			mark_kept(c, kept, A, m, k);
+		any |= open[k];
+	}
+	return any;
+}
+
 /* The stable level's pairs of vertex i, searched together by the test object: the pairs
  * still joined, each with the sets within i's other frozen neighbours, in the order
  * pair_test tries them; the second visit of a pair (i > j) meets kept answers exactly for
@@ -211,13 +234,8 @@ static int vertex_search(level_ctx *c, size_t i, fb_error *err)
 	const size_t *A = c->adj + c->start[i];
 	size_t m = c->start[i + 1] - c->start[i], l = c->level;
 
-	if (m < l + 1)
+	if (m < l + 1 || !search_mark(c, i, A, m, VISIT_JOINED, c->open, c->kept))
 		return FB_OK;
-	for (size_t t = 0; t < m; t++) {
-		c->open[t] = joined(c->g, i, A[t]);
-		if (c->open[t] && A[t] < i)
-			mark_kept(c, c->kept, A, m, t);
-	}
 	if (fb_ci_fisher_separate(c->ci, i, A, m, l, c->opt->alpha, c->open, c->kept, c->found,
 	                          c->sets, err) != FB_OK)
 		return FB_ERR;
@@ -235,17 +253,9 @@ static int phase_item(void *ctx, fb_ci *ci, size_t t, size_t i, fb_error *err)
 	const size_t *A = c->adj + c->start[i];
 	size_t m = c->start[i + 1] - c->start[i], l = c->level;
 	unsigned char *open = c->open + t * c->most, *kept = c->kept + t * c->most * c->most;
-	bool any = false;
 
-	if (m < l + 1)
-		return FB_OK;
-	for (size_t k = 0; k < m; k++) {
-		open[k] = c->second ? A[k] < i && joined(c->g, i, A[k]) : A[k] > i;
-		if (open[k] && A[k] < i)
-			mark_kept(c, kept, A, m, k);
-		any |= open[k];
-	}
-	if (!any)
+	if (m < l + 1 ||
+	    !search_mark(c, i, A, m, c->second ? VISIT_SECOND : VISIT_FIRST, open, kept))
 		return FB_OK;
 	return fb_ci_fisher_separate(ci, i, A, m, l, c->opt->alpha, open, kept,
 	                             c->found + c->start[i], c->sets + c->start[i] * l, err);
@@ -414,8 +424,8 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
                           fb_sepsets *seps, fb_pc_level *out, bool owned, fb_error *err)
 {
 	size_t d = skel->d, dd = d > 0 ? d : 1;
-	level_ctx c = { skel, ci, opt, seps, level, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0,
-	                owned, false, NULL, NULL, NULL, NULL, 0, 0, false };
+	level_ctx c = { .g = skel, .ci = ci, .opt = opt, .seps = seps, .level = level,
+	                .owned = owned };
 	fb_ci_stats before, after;
 	int ret;
 

@@ -215,7 +215,6 @@ uint64_t ci_cache_hash(const uint32_t *key, size_t nk);
 /* Correlation matrix of ds into ci->corr (constant columns get correlation 0);
  * FB_ERR when out of memory. */
 int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
-/* Fisher-z on ci->corr for x < y and sorted S. */
 /* Count a computed answer's flags (ci.c). */
 void ci_count(fb_ci *ci, const fb_ci_result *res);
 /* Free the separating-set search's work space. */
@@ -231,6 +230,7 @@ int ci_fisher_decide0(fb_ci *ci, size_t x, size_t y, double alpha);
 /* The same for x < y given sorted S (ns >= 1) from the partial correlation (-1 as well when
  * the sub-matrix is singular). */
 int ci_fisher_decide(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double alpha);
+/* Fisher-z on ci->corr for x < y and sorted S. */
 void ci_fisher_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res);
 /* Fisher-z on a correlation matrix with a given work space. */
