@@ -96,12 +96,6 @@ update-man: fedbn
 	mv fedbn.1.new $(srcdir)/man/fedbn.1
 .PHONY: update-man
 
-check_PROGRAMS += tests/unit/test-ges
-TESTS += tests/unit/test-ges
-tests_unit_test_ges_SOURCES = tests/unit/test-ges.c
-tests_unit_test_ges_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_ges_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
-
 # a real federation over MPI on this machine (skipped where Open MPI or mpirun is absent)
 TESTS += tests/mpi.sh
 EXTRA_DIST += tests/mpi.sh

@@ -26,7 +26,7 @@
 #include "fedbn/fedpc.h"
 #include "fedbn/pc.h"
 #include "fedbn/sim.h"
-#include "../../src/lib/algo/fedpc-int.h"
+#include "../../src/lib/algo/pc/fedpc-int.h"
 
 /* Start algo a on part (data ds, truth may be NULL) with the words "k=v k=v" and threads;
  * built by hand, as fb_run_alloc would, so that the tests do not need the registry. */

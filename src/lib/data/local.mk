@@ -1,4 +1,5 @@
-# data: datasets, CSV in and out (libcsv), graph CSV, simulators (core, graph)
+# data: datasets, CSV in and out (libcsv), graph CSV, simulators, BIF networks (reader and
+# forward sampler) (core, graph)
 noinst_LTLIBRARIES += src/lib/data/libdata.la
 FB_LIB_PARTS += src/lib/data/libdata.la
 src_lib_data_libdata_la_SOURCES = \
@@ -16,16 +17,23 @@ src_lib_data_libdata_la_SOURCES = \
 	src/lib/data/table.c \
 	src/lib/data/graph-csv.c \
 	src/lib/data/sim.c \
-	src/lib/data/sim-mech.c
+	src/lib/data/sim-mech.c \
+	include/fedbn/bif.h \
+	src/lib/data/bif.c \
+	src/lib/data/bif-read.c \
+	src/lib/data/bif-sample.c
 
-check_PROGRAMS += tests/unit/test-csv tests/unit/test-sim
-TESTS += tests/unit/test-csv tests/unit/test-sim
+check_PROGRAMS += tests/unit/test-csv tests/unit/test-sim tests/unit/test-bif
+TESTS += tests/unit/test-csv tests/unit/test-sim tests/unit/test-bif
 tests_unit_test_csv_SOURCES = tests/unit/test-csv.c
 tests_unit_test_csv_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_csv_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 tests_unit_test_sim_SOURCES = tests/unit/test-sim.c
 tests_unit_test_sim_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_sim_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+tests_unit_test_bif_SOURCES = tests/unit/test-bif.c
+tests_unit_test_bif_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_bif_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 if FB_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz-csv
@@ -33,4 +41,9 @@ tests_fuzz_fuzz_csv_SOURCES = tests/fuzz/fuzz-csv.c
 tests_fuzz_fuzz_csv_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_csv_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_csv_LDADD = libfedbn.la $(FB_LIB_DEPS)
+noinst_PROGRAMS += tests/fuzz/fuzz-bif
+tests_fuzz_fuzz_bif_SOURCES = tests/fuzz/fuzz-bif.c
+tests_fuzz_fuzz_bif_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_bif_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_bif_LDADD = libfedbn.la $(FB_LIB_DEPS)
 endif

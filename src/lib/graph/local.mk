@@ -7,10 +7,18 @@ src_lib_graph_libgraph_la_SOURCES = \
 	src/lib/graph/graph.c \
 	src/lib/graph/graph-int.h \
 	src/lib/graph/graph-scan.c \
-	src/lib/graph/metrics.c
+	src/lib/graph/metrics.c \
+	include/fedbn/cpdag.h \
+	src/lib/graph/cpdag.c
 
 check_PROGRAMS += tests/unit/test-graph
 TESTS += tests/unit/test-graph
 tests_unit_test_graph_SOURCES = tests/unit/test-graph.c
 tests_unit_test_graph_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_graph_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test-cpdag
+TESTS += tests/unit/test-cpdag
+tests_unit_test_cpdag_SOURCES = tests/unit/test-cpdag.c
+tests_unit_test_cpdag_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_cpdag_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

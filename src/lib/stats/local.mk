@@ -13,7 +13,9 @@ src_lib_stats_libstats_la_SOURCES = \
 	src/lib/stats/ci-discrete.c \
 	src/lib/stats/ci-bits.c \
 	src/lib/stats/ci-kci.c \
-	src/lib/stats/ci-kci-lowrank.c
+	src/lib/stats/ci-kci-lowrank.c \
+	include/fedbn/lscore.h \
+	src/lib/stats/lscore.c
 
 check_PROGRAMS += tests/unit/test-ci
 TESTS += tests/unit/test-ci

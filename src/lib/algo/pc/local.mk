@@ -1,0 +1,31 @@
+# The PC family (added to libalgo): PC, its causal-learn mode, FedPC and its two ablations
+src_lib_algo_libalgo_la_SOURCES += \
+	include/fedbn/pc.h \
+	include/fedbn/fedpc.h \
+	src/lib/algo/pc/pc.c \
+	src/lib/algo/pc/pc-sepsets.c \
+	src/lib/algo/pc/pc-skeleton.c \
+	src/lib/algo/pc/pc-orient.c \
+	src/lib/algo/pc/pc-causal-learn.c \
+	src/lib/algo/pc/pc-tester.c \
+	src/lib/algo/pc/pc-tester.h \
+	src/lib/algo/pc/pc-params.h \
+	src/lib/algo/pc/algo-pc.c \
+	src/lib/algo/pc/fedpc-int.h \
+	src/lib/algo/pc/fedpc.c \
+	src/lib/algo/pc/fedpc-orient.c \
+	src/lib/algo/pc/fedpc-simple.c \
+	src/lib/algo/pc/fedpc-text.c \
+	src/lib/algo/pc/fedpc-wire.c
+
+check_PROGRAMS += tests/unit/test-pc tests/unit/test-pc-causal-learn tests/unit/test-fedpc
+TESTS += tests/unit/test-pc tests/unit/test-pc-causal-learn tests/unit/test-fedpc
+tests_unit_test_pc_SOURCES = tests/unit/test-pc.c
+tests_unit_test_pc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_pc_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+tests_unit_test_pc_causal_learn_SOURCES = tests/unit/test-pc-causal-learn.c
+tests_unit_test_pc_causal_learn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_pc_causal_learn_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+tests_unit_test_fedpc_SOURCES = tests/unit/test-fedpc.c
+tests_unit_test_fedpc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fedpc_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
