@@ -931,11 +931,25 @@ static void test_errors(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Whether the query of x and y given S (l variables) holds both of the columns 2 and 5 (copies
+ * of each other in test_separate's data: the sub-matrix is singular). */
+static bool holds_copies(size_t x, size_t y, const size_t *S, size_t l)
+{
+	bool two = x == 2 || y == 2, five = x == 5 || y == 5;
+
+	for (size_t k = 0; k < l; k++) {
+		two = two || S[k] == 2;
+		five = five || S[k] == 5;
+	}
+	return two && five;
+}
+
 /* The search of one vertex's pairs, one query at a time: for each open position y, the
  * l-subsets of A \ {A[y]} in lexicographic order up to the first accepted (found, sets as
- * fb_ci_fisher_separate gives them). */
+ * fb_ci_fisher_separate gives them); *copies counts the queries that hold both copies. */
 static void separate_by_queries(fb_ci *ci, size_t x, const size_t *A, size_t m, size_t l,
-                                double alpha, unsigned char *found, size_t *sets)
+                                double alpha, unsigned char *found, size_t *sets,
+                                size_t *copies)
 {
 	size_t cand[16], comb[16], S[16];
 
@@ -953,6 +967,7 @@ static void separate_by_queries(fb_ci *ci, size_t x, const size_t *A, size_t m, 
 			for (size_t k = 0; k < l; k++)
 				S[k] = cand[comb[k]];
 			assert_int_equal(fb_ci_independent(ci, x, A[y], S, l, alpha, &indep, NULL), FB_OK);
+			*copies += holds_copies(x, A[y], S, l);
 			more = fb_ci_subset_next(comb, l, mc) < l;
 		}
 		if (indep) {
@@ -963,8 +978,9 @@ static void separate_by_queries(fb_ci *ci, size_t x, const size_t *A, size_t m, 
 }
 
 /* fb_ci_fisher_separate answers and counts as one query at a time does, at every vertex and
- * size, with a duplicated column (singular sets) and at levels alpha on and next to p-values
- * the search meets (the band's inside); then its errors. */
+ * size, with a duplicated column (singular sets: exactly those that hold both copies, whatever
+ * BLAS kernel made R) and at levels alpha on and next to p-values the search meets (the
+ * band's inside); then its errors. */
 static void test_separate(void **state)
 {
 	size_t n = 40, d = 9, A[8], sets[2][8 * 8];
@@ -999,7 +1015,7 @@ static void test_separate(void **state)
 			for (size_t k = 0; k < 5; k++) {
 				fb_ci *a = fb_ci_alloc(ds, NULL, NULL), *b = fb_ci_alloc(ds, NULL, NULL);
 				fb_ci_stats sa, sb;
-				size_t m = 0;
+				size_t m = 0, copies = 0;
 
 				for (size_t j = 0; j < d; j++)
 					if (j != v)
@@ -1007,7 +1023,7 @@ static void test_separate(void **state)
 				fb_ci_cache_set(b, false);
 				assert_int_equal(fb_ci_fisher_separate(a, v, A, m, l, alphas[k], open, NULL,
 				                                       found[0], sets[0], NULL), FB_OK);
-				separate_by_queries(b, v, A, m, l, alphas[k], found[1], sets[1]);
+				separate_by_queries(b, v, A, m, l, alphas[k], found[1], sets[1], &copies);
 				assert_memory_equal(found[0], found[1], m);
 				for (size_t y = 0; y < m; y++)
 					if (found[0][y])
@@ -1018,6 +1034,7 @@ static void test_separate(void **state)
 				assert_int_equal(sa.queries, sb.queries);
 				assert_int_equal(sa.computed, sb.computed);
 				assert_int_equal(sa.singular, sb.singular);
+				assert_int_equal(sa.singular, copies);
 				assert_int_equal(sa.hits, 0);
 				singular += sa.singular;
 				for (size_t y = 0; y < m; y++)

@@ -6,7 +6,9 @@
  * the partial correlation of x and y given S (for one variable z: the recursive formula
  * (r_xy - r_xz r_yz) / sqrt((1 - r_xz^2) (1 - r_yz^2))).  The matrix over (S, x, y) is
  * positive definite exactly when every pivot of L, 1 - u.u and 1 - v.v are positive and
- * |r| < 1; otherwise the test reports it singular.
+ * |r| < 1; the test reports it singular when a pivot squared, 1 - u.u or 1 - v.v is not
+ * positive beyond its rounding (ci_pivot_singular: a duplicated column comes out singular
+ * whatever BLAS kernel made R), or |r| >= 1.
  *
  * Row k of L and entry k of u and v depend on S[0..k] (and x, y) alone, and each is computed
  * by the same operations in the same order whether or not it was kept from an earlier query:
@@ -54,7 +56,8 @@ void ci_partial_memo_release(ci_partial_memo *m)
 	memset(m, 0, sizeof *m);
 }
 
-/* Row k of L for S[k] from rows 0..k-1 (stride cap); false when its pivot is not positive.
+/* Row k of L for S[k] from rows 0..k-1 (stride cap); false when its pivot squared is not
+ * positive beyond rounding (ci_pivot_singular).
  * R_S[t]S[k] is read from row S[t] (S increases, so that is the upper triangle): consecutive
  * queries move S[k] along the same rows, and the diagonal comes from the memo's copy, not
  * from a row of its own. */
@@ -74,7 +77,7 @@ static bool factor_row(ci_partial_memo *m, const ci_corr *R, size_t k)
 	s = m->diag[sk];
 	for (size_t q = 0; q < k; q++)
 		s -= lk[q] * lk[q];
-	if (!(s > 0.0))
+	if (ci_pivot_singular(s, k, m->diag[sk]))
 		return false;
 	lk[k] = sqrt(s);
 	return true;
@@ -162,7 +165,8 @@ int ci_partial_corr(ci_partial_memo *m, const ci_corr *R, size_t x, size_t y, co
 	}
 	num = ci_corr_get(R, x, y) - uv;
 	den = (m->diag[x] - uu) * (m->diag[y] - vv);
-	if (!(m->diag[x] - uu > 0.0 && m->diag[y] - vv > 0.0 && den > num * num))
+	if (ci_pivot_singular(m->diag[x] - uu, ns, m->diag[x]) ||
+	    ci_pivot_singular(m->diag[y] - vv, ns, m->diag[y]) || !(den > num * num))
 		return CI_PARTIAL_SINGULAR;
 	*r = num / sqrt(den);
 	return FB_OK;

@@ -2,6 +2,7 @@
 #ifndef FEDBN_CI_PRIVATE_H
 #define FEDBN_CI_PRIVATE_H
 
+#include <float.h>
 #include <stdint.h>
 
 #include <gsl/gsl_matrix.h>
@@ -244,6 +245,33 @@ ci_corr ci_fisher_corr(const fb_ci *ci);
 double *ci_corr_packed(double *R, size_t d);
 /* Free Fisher-z's work space. */
 void ci_fisher_ws_release(ci_fisher_ws *ws);
+
+/* The constant c of ci_pivot_singular's tolerance c k eps diag. */
+#define CI_PIVOT_C 8.0
+
+/* The tolerance of ci_pivot_singular relative to the diagonal at position k: c k eps. */
+static inline double ci_pivot_tol(size_t k)
+{
+	return CI_PIVOT_C * (double)k * DBL_EPSILON;
+}
+
+/* Whether a Cholesky pivot squared s = diag - (sum of k squares), computed at position k of
+ * a factor (k entries subtracted; the 1 - u.u and 1 - v.v of a set of k variables are the
+ * pivots at position k), counts as not positive: s <= 8 k eps diag.  The bound: the k
+ * subtractions of terms whose sum is at most diag round by at most k eps diag together
+ * (gamma_k = k eps / 2 times the 2 diag the terms and the running value add up to); the row's
+ * entries carry about as much again from the rows before; and R's entries come from BLAS
+ * (dsyrk), a few ulps apart between kernels, each ulp twice in s (s = diag - l^2 for one
+ * duplicated column is 2 ulps under OpenBLAS's Prescott kernel, 0 under Haswell's).  Those
+ * add to about (2 k + 4) eps diag <= 6 k eps diag for k >= 1; 8 leaves room.  A matrix with a
+ * duplicated column or an exact linear combination so comes out singular under every
+ * kernel, while a genuine pivot needs a correlation within about 1e-15 of a combination of
+ * the others to be called singular.  Every route that decides singularity (ci-partial.c's
+ * rows and last step, ci-separate.c's lanes and last step) asks this, so all decide alike. */
+static inline bool ci_pivot_singular(double s, size_t k, double diag)
+{
+	return !(s > ci_pivot_tol(k) * diag);
+}
 
 /* What ci_partial_corr returns for a matrix over (S, x, y) that is not positive definite. */
 #define CI_PARTIAL_SINGULAR 1

@@ -168,7 +168,8 @@ sep_lanes_chains(double *restrict w, double piv, const double *restrict pk,
 /* Depth k's lanes for the current prefix: entry k of w_z for every lane z, as factor_row and
  * solve_from compute it (ci-partial.c; lanes of the prefix itself get numbers never read),
  * then the chains: R_zz minus the squares, the sum of the squares, and the sum of the
- * products with x's entries.  False when the pivot of position k is not positive. */
+ * products with x's entries.  False when the pivot of position k is singular
+ * (ci_pivot_singular, as factor_row decides). */
 static bool sep_depth(sep_ctx *c, size_t k)
 {
 	ci_sep_ws *w = c->w;
@@ -177,7 +178,7 @@ static bool sep_depth(sep_ctx *c, size_t k)
 	const double *pk = w->P + k * L, *vk = w->VV + k * L, *uk = w->UV + k * L;
 	double *p1 = w->P + (k + 1) * L, *v1 = w->VV + (k + 1) * L, *u1 = w->UV + (k + 1) * L;
 
-	if (!(pk[sk] > 0.0))
+	if (ci_pivot_singular(pk[sk], k, w->RA[sk * L + sk]))
 		return false;
 	piv = w->piv[k] = sqrt(pk[sk]);
 	memcpy(wk, w->RA + sk * L, L * sizeof *wk);
@@ -189,7 +190,7 @@ static bool sep_depth(sep_ctx *c, size_t k)
 
 /* What every test of the current subset shares: the depths below l - 1, the last pivot
  * squared *p, and each lane's last numerator (entry l - 1 of w_z before its quotient, as
- * solve_from computes it) in w->t; false when a pivot is not positive. */
+ * solve_from computes it) in w->t; false when a pivot is singular (ci_pivot_singular). */
 static bool sep_shared(sep_ctx *c, double *p)
 {
 	ci_sep_ws *w = c->w;
@@ -200,7 +201,7 @@ static bool sep_shared(sep_ctx *c, double *p)
 		if (!sep_depth(c, c->depths))
 			return false;
 	*p = w->P[(l - 1) * L + sl];
-	if (!(*p > 0.0))
+	if (ci_pivot_singular(*p, l - 1, w->RA[sl * L + sl]))
 		return false;
 	memcpy(t, w->RA + sl * L, L * sizeof *t);
 	for (size_t q = 0; q + 1 < l; q++)
@@ -215,6 +216,7 @@ typedef struct sep_last {
 	double uu, vv, uv;    /* w_x.w_x, w_y.w_y, w_x.w_y over the entries below l - 1 */
 	double rxy, rxx, ryy; /* R_xy, R_xx, R_yy */
 	double ss, al, ga;    /* x's part of sep_lanes_scaled: s^2, (R_xx - uu) p - s^2 and its bound */
+	double tol;           /* ci_pivot_tol of the subset's size */
 } sep_last;
 
 /* The part of sep_lanes_scaled that x's side and the subset fix, into e. */
@@ -222,7 +224,7 @@ static void sep_scaled_x(sep_last *e)
 {
 	e->ss = e->s * e->s;
 	e->al = (e->rxx - e->uu) * e->p - e->ss;
-	e->ga = 1e-14 * ((e->rxx + e->uu) * e->p + e->ss);
+	e->ga = 1e-14 * ((e->rxx + e->uu) * e->p + e->ss) + e->tol * e->rxx * e->p;
 }
 
 /* The band's decision for every lane (1 below, 0 above, -1 inside or not sure) into code,
@@ -233,9 +235,10 @@ static void sep_scaled_x(sep_last *e)
  * entries).  Its roundings (the root of p, the quotients, products and sums: about 8 of
  * 1.1e-16 each, relative to R_xx + uu' + s^2 / p and its kin) and ours (about 4 more) stay
  * within the bounds g below, built with 1e-14 (about 45 roundings); the comparisons keep a
- * relative 1e-12 for the rest (r's own root and quotient included).  Where the three
- * products are clear of the band's squares, the exact route is positive definite and lands
- * on the same side.  The lanes' numbers: t, vv' (vv), uv' (uv), R_xy (rx), R_yy (diag). */
+ * relative 1e-12 for the rest (r's own root and quotient included).  The bounds on ea p and
+ * eb p also hold ci_pivot_tol(l) R_xx p and R_yy p, the margin below which the exact route
+ * calls them singular.  Where the three products are clear of the band's squares, the exact
+ * route is positive definite and lands on the same side.  The lanes' numbers: t, vv' (vv), uv' (uv), R_xy (rx), R_yy (diag). */
 SEP_CLONES static void
 sep_lanes_scaled(const sep_last *e, double lo2, double hi2, const double *restrict t,
                  const double *restrict vv, const double *restrict uv,
@@ -243,13 +246,13 @@ sep_lanes_scaled(const sep_last *e, double lo2, double hi2, const double *restri
                  int64_t *restrict code, size_t L)
 {
 	const sep_mask nosign = (sep_mask){ 0 } + INT64_MAX;
-	double p = e->p, s = e->s;
+	double p = e->p, s = e->s, tol = e->tol * p;
 
 	for (size_t z = 0; z < L; z += SEP_LANES) {
 		sep_vec tz = *(const sep_vec *)(t + z), vz = *(const sep_vec *)(vv + z);
 		sep_vec uz = *(const sep_vec *)(uv + z), rz = *(const sep_vec *)(rx + z);
 		sep_vec dz = *(const sep_vec *)(diag + z), tt = tz * tz, st = s * tz;
-		sep_vec be = (dz - vz) * p - tt, gb = 1e-14 * ((dz + vz) * p + tt);
+		sep_vec be = (dz - vz) * p - tt, gb = 1e-14 * ((dz + vz) * p + tt) + tol * dz;
 		sep_vec nu = (sep_vec)((sep_mask)((rz - uz) * p - st) & nosign);
 		sep_vec gn = 1e-14 * (((sep_vec)((sep_mask)rz & nosign) +
 		                       (sep_vec)((sep_mask)uz & nosign)) * p +
@@ -275,7 +278,8 @@ static int sep_exact(const sep_ctx *c, const sep_last *e)
 	double uu = e->uu + ua * ua, vv = e->vv + ub * ub, uv = e->uv + ua * ub;
 	double num = e->rxy - uv, den = (e->rxx - uu) * (e->ryy - vv), r, n2 = num * num;
 
-	if (!(e->rxx - uu > 0.0 && e->ryy - vv > 0.0 && den > n2))
+	if (ci_pivot_singular(e->rxx - uu, c->l, e->rxx) ||
+	    ci_pivot_singular(e->ryy - vv, c->l, e->ryy) || !(den > n2))
 		return -1;
 	if (den > 1e-200) {
 		if (n2 < c->lo2 * den * (1.0 - 1e-10))
@@ -393,6 +397,7 @@ static int sep_subset(fb_ci *ci, sep_ctx *c, double alpha, const unsigned char *
 	bool shared = false, sane = false;
 
 	memset(&e, 0, sizeof e);
+	e.tol = ci_pivot_tol(c->l);
 	for (size_t k = 0; k < c->l; k++)
 		w->inS[w->comb[k]] = 1;
 	for (size_t o = 0; o < *nopen; o++) {
