@@ -171,14 +171,15 @@ static int ll_central(const void *m, const double *x, size_t n, double *out)
 	return fb_circuit_logpdf(m, x, n, out, NULL);
 }
 
-/* Test log-likelihood, accuracy and F1 of a model. */
+/* Test log-likelihood, accuracy and F1 (of the positive class) of a model. */
 static study_fig study_score(const void *model, loglik_fn ll, const study_data *sd,
                              size_t nlev)
 {
-	size_t n = sd->nte, d = sd->train->d, tp = 0, fp = 0, fn = 0, right = 0;
+	size_t n = sd->nte, d = sd->train->d;
 	double *lp = malloc(n * sizeof *lp), *best = malloc(n * sizeof *best);
 	double *x = malloc(n * d * sizeof *x);
-	size_t *arg = calloc(n, sizeof *arg);
+	size_t *arg = calloc(n, sizeof *arg), *truth = calloc(n, sizeof *truth);
+	size_t *cm = calloc(nlev * nlev, sizeof *cm);
 	study_fig f = { 0, 0, 0 };
 
 	ll(model, sd->test, n, lp);
@@ -195,20 +196,17 @@ static study_fig study_score(const void *model, loglik_fn ll, const study_data *
 				arg[i] = v;
 			}
 	}
-	for (size_t i = 0; i < n; i++) {
-		size_t y = (size_t)sd->test[i * d + sd->target];
-
-		right += arg[i] == y;
-		tp += arg[i] == sd->positive && y == sd->positive;
-		fp += arg[i] == sd->positive && y != sd->positive;
-		fn += arg[i] != sd->positive && y == sd->positive;
-	}
-	f.acc = (double)right / (double)n;
-	f.f1 = tp ? 2.0 * (double)tp / (double)(2 * tp + fp + fn) : 0;
+	for (size_t i = 0; i < n; i++)
+		truth[i] = (size_t)sd->test[i * d + sd->target];
+	fb_confusion_count(truth, arg, n, nlev, cm);
+	f.acc = (double)fb_confusion_right(cm, nlev) / (double)n;
+	f.f1 = fb_confusion_f1(cm, nlev, sd->positive);
 	free(lp);
 	free(best);
 	free(x);
 	free(arg);
+	free(truth);
+	free(cm);
 	return f;
 }
 

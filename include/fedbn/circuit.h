@@ -205,6 +205,23 @@ int fb_circuit_mpe(const fb_circuit *c, double *x, size_t n, double *logval, fb_
  * that maximum.  FB_ERR on out of memory or a target outside the circuit. */
 int fb_circuit_classify(const fb_circuit *c, const double *x, size_t n, size_t target,
                         size_t nlevels, size_t *label, double *logp, fb_error *err);
+/* Count into cm (L x L, zeroed here; rows: true, columns: predicted) the n pairs
+ * (truth[i], pred[i]), each value below L. */
+void fb_confusion_count(const size_t *truth, const size_t *pred, size_t n, size_t L,
+                        size_t *cm);
+/* F1 of class k from the L x L confusion matrix: 2 tp / (predicted + true), 0 when k is
+ * never true nor predicted. */
+double fb_confusion_f1(const size_t *cm, size_t L, size_t k);
+/* The rows on the diagonal of the L x L confusion matrix: those classified right. */
+size_t fb_confusion_right(const size_t *cm, size_t L);
+/* Accuracy (NAN when n is 0) and F1 (of the second label for two classes, else the mean
+ * over the classes) of the L x L confusion matrix cm over n rows. */
+void fb_confusion_scores(const size_t *cm, size_t L, size_t n, double *acc, double *f1);
+/* The L x L confusion matrix (rows: true, columns: predicted; L the levels of j) of
+ * classifying the discrete variable j of ds's test rows (every row when none is held out:
+ * *all) with c, over *n rows; NULL with the reason.  The caller frees it. */
+size_t *fb_circuit_confusion(const fb_circuit *c, const fb_dataset *ds, size_t j, size_t *n,
+                             bool *all, fb_error *err);
 /* Draw n rows (row-major, nvars values) into x by forward sampling from r: sums choose a
  * child by weight, products visit all, leaves draw a value; variables outside the root's
  * scope are NAN.  FB_ERR on out of memory. */

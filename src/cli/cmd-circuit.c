@@ -252,82 +252,19 @@ static void print_confusion(FILE *out, const fb_dataset *ds, size_t j, const siz
 	}
 }
 
-/* F1 of class k from the L x L confusion matrix (0 when it is never true nor predicted). */
-static double class_f1(const size_t *cm, size_t L, size_t k)
-{
-	size_t tp = cm[k * L + k], pred = 0, truth = 0;
-
-	for (size_t m = 0; m < L; m++)
-		pred += cm[m * L + k], truth += cm[k * L + m];
-	return pred + truth > 0 ? 2.0 * (double)tp / (double)(pred + truth) : 0.0;
-}
-
-/* Accuracy and F1 (of the second label for two classes, else the mean over classes) of the
- * L x L confusion matrix cm over n rows. */
-void fb_cmd_class_scores(const size_t *cm, size_t L, size_t n, double *acc, double *f1)
-{
-	size_t right = 0;
-	double sum = 0;
-
-	for (size_t k = 0; k < L; k++)
-		right += cm[k * L + k], sum += class_f1(cm, L, k);
-	*acc = n > 0 ? (double)right / (double)n : NAN;
-	*f1 = L == 2 ? class_f1(cm, L, 1) : sum / (double)L;
-}
-
 /* Print accuracy and F1: of the second label for two classes, else the mean over classes. */
 static void print_scores(FILE *out, const fb_dataset *ds, size_t j, const size_t *cm, size_t n)
 {
-	size_t L = ds->vars[j].nlevels, right = 0;
+	size_t L = ds->vars[j].nlevels;
 	double acc, f1;
 
-	for (size_t k = 0; k < L; k++)
-		right += cm[k * L + k];
-	fb_cmd_class_scores(cm, L, n, &acc, &f1);
-	fprintf(out, "accuracy %.4f (%zu of %zu)", acc, right, n);
+	fb_confusion_scores(cm, L, n, &acc, &f1);
+	fprintf(out, "accuracy %.4f (%zu of %zu)", acc, fb_confusion_right(cm, L), n);
 	if (L == 2)
 		fprintf(out, ", F1 %.4f (positive class '%s')\n", f1,
 		        fb_cmd_name(ds->vars[j].levels[1]));
 	else
 		fprintf(out, ", F1 %.4f (the mean over the %zu classes)\n", f1, L);
-}
-
-/* The rows classify scores: the test part, or every row when there is none. */
-static size_t *classify_rows(const fb_dataset *ds, size_t *n, bool *all)
-{
-	size_t *rows = fb_dataset_part_rows(ds, FB_PART_TEST, n);
-
-	*all = rows == NULL;
-	if (rows == NULL) {
-		*n = ds->n;
-		rows = fb_xcalloc(ds->n > 0 ? ds->n : 1, sizeof *rows);
-		for (size_t i = 0; i < ds->n; i++)
-			rows[i] = i;
-	}
-	return rows;
-}
-
-/* The L x L confusion matrix (rows: true, columns: predicted) of classifying the discrete
- * variable j of ds's test rows (every row when none is held out: *all) with c, over *n
- * rows; NULL with the reason. */
-size_t *fb_cmd_confusion(const struct fb_circuit *c, const struct fb_dataset *ds, size_t j,
-                         size_t *n, bool *all, fb_error *err)
-{
-	size_t *rows = classify_rows(ds, n, all), L = ds->vars[j].nlevels;
-	size_t *label = fb_xcalloc(*n + 1, sizeof *label), *cm = fb_xcalloc(L * L, sizeof *cm);
-	double *x = fb_xcalloc(*n * ds->d + 1, sizeof *x);
-
-	for (size_t i = 0; i < *n; i++)
-		memcpy(x + i * ds->d, ds->x + rows[i] * ds->d, ds->d * sizeof *x);
-	if (fb_circuit_classify(c, x, *n, j, L, label, NULL, err) == FB_OK)
-		for (size_t i = 0; i < *n; i++)
-			cm[(size_t)fb_dataset_get(ds, rows[i], j) * L + label[i]]++;
-	else {
-		free(cm);
-		cm = NULL;
-	}
-	free(rows), free(x), free(label);
-	return cm;
 }
 
 /* classify TARGET [run=N]: predict a discrete variable on the test rows and score it. */
@@ -347,7 +284,7 @@ static int exec_classify(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (ds->vars[j].kind != FB_DISCRETE)
 		return fb_cmd_error(ctx, "classify: '%s' is continuous; classify predicts a "
 		                         "discrete variable", fb_cmd_name(a->argv[0]));
-	if ((cm = fb_cmd_confusion(c, ds, (size_t)j, &n, &all, &err)) == NULL)
+	if ((cm = fb_circuit_confusion(c, ds, (size_t)j, &n, &all, &err)) == NULL)
 		return fb_cmd_error(ctx, "classify: %s", err.msg);
 	fprintf(ctx->out, "classify %s on %s%zu rows:\n", fb_cmd_name(ds->vars[j].name),
 	        all ? "all " : "the test part's ", n);

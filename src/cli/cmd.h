@@ -89,16 +89,6 @@ extern const fb_cmd_entry fb_cmd_sweep, fb_cmd_plot;
 /* export FILE what=circuit: draw the circuit of the run p's run= names into path, with p's
  * depth= and title=; the command's status after printing. */
 int fb_cmd_export_circuit(fb_cmd_ctx *ctx, const fb_params *p, const char *path);
-struct fb_circuit;
-struct fb_dataset;
-/* The L x L confusion matrix (rows: true, columns: predicted) of classifying the discrete
- * variable j of ds's test rows (every row when none is held out: *all) with the circuit c,
- * over *n rows; NULL with the reason.  The caller frees it. */
-size_t *fb_cmd_confusion(const struct fb_circuit *c, const struct fb_dataset *ds, size_t j,
-                         size_t *n, bool *all, fb_error *err);
-/* Accuracy and F1 (of the second label for two classes, else the mean over classes) of the
- * L x L confusion matrix cm over n rows. */
-void fb_cmd_class_scores(const size_t *cm, size_t L, size_t n, double *acc, double *f1);
 extern const fb_cmd_entry fb_cmd_history, fb_cmd_session, fb_cmd_report;
 
 struct fb_run;

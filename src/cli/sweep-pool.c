@@ -87,9 +87,9 @@ static int cell_classify(const fb_run *run, const char *label, double *v, fb_err
 	if (ds->vars[j].kind != FB_DISCRETE)
 		return fb_fail(err, "label: '%s' is continuous; accuracy needs a discrete one",
 		               label);
-	if ((cm = fb_cmd_confusion(c, ds, (size_t)j, &n, &all, err)) == NULL)
+	if ((cm = fb_circuit_confusion(c, ds, (size_t)j, &n, &all, err)) == NULL)
 		return FB_ERR;
-	fb_cmd_class_scores(cm, ds->vars[j].nlevels, n, &v[0], &v[1]);
+	fb_confusion_scores(cm, ds->vars[j].nlevels, n, &v[0], &v[1]);
 	free(cm);
 	return FB_OK;
 }

@@ -1297,24 +1297,33 @@ static void test_learnspn_gtest(void **state)
 	                 "split=rdc)");
 }
 
-/* Classification against a hand computation: a mixture 0.6 / 0.4 of two products of a
- * label Y and a feature X.  X = 0: p(Y=0, X) = .6 .9 .8 + .4 .2 .3 = .456 against
+/* A circuit whose classification is computed by hand: a mixture 0.6 / 0.4 of two products
+ * of a label Y and a feature X.  X = 0: p(Y=0, X) = .6 .9 .8 + .4 .2 .3 = .456 against
  * p(Y=1, X) = .6 .1 .8 + .4 .8 .3 = .144, so 0; X = 1: .164 against .236, so 1; X unknown:
  * p(Y=0) = .62 against .38, so 0. */
-static void test_classify(void **state)
+static fb_circuit *classify_circuit(void)
 {
 	const double y1[2] = { 0.9, 0.1 }, x1[2] = { 0.8, 0.2 }, y2[2] = { 0.2, 0.8 };
 	const double x2[2] = { 0.3, 0.7 }, w[2] = { 0.6, 0.4 };
 	fb_circuit *c = fb_circuit_alloc(2);
-	double rows[6] = { 1, 0, 0, 1, 1, NAN }, logp[3];
-	size_t label[3], p[2], ch[2];
+	size_t p[2], ch[2];
 
-	(void)state;
 	ch[0] = add_cat(c, 0, y1, 2), ch[1] = add_cat(c, 1, x1, 2);
 	p[0] = add_prod(c, ch, 2);
 	ch[0] = add_cat(c, 0, y2, 2), ch[1] = add_cat(c, 1, x2, 2);
 	p[1] = add_prod(c, ch, 2);
 	add_sum(c, p, w, 2);
+	return c;
+}
+
+/* Classification against classify_circuit's hand computation. */
+static void test_classify(void **state)
+{
+	fb_circuit *c = classify_circuit();
+	double rows[6] = { 1, 0, 0, 1, 1, NAN }, logp[3];
+	size_t label[3];
+
+	(void)state;
 	assert_int_equal(fb_circuit_classify(c, rows, 3, 0, 2, label, logp, NULL), FB_OK);
 	assert_int_equal(label[0], 0);
 	assert_int_equal(label[1], 1);
@@ -1324,6 +1333,71 @@ static void test_classify(void **state)
 	assert_near(logp[2], log(0.62), 1e-12);
 	assert_true(rows[0] == 1 && isnan(rows[5])); /* the rows are not changed */
 	assert_int_equal(fb_circuit_classify(c, rows, 3, 2, 2, label, logp, NULL), FB_ERR);
+	fb_circuit_free(c);
+}
+
+/* The confusion matrix and its scores against a hand count: three classes, truth
+ * 0 0 1 1 2 2 predicted 0 1 1 1 0 2.  Class 0: tp 1, predicted 2, true 2, F1 0.5; class 1:
+ * tp 2, predicted 3, true 2, F1 0.8; class 2: tp 1, predicted 1, true 2, F1 2/3; accuracy
+ * 4/6. */
+static void test_confusion(void **state)
+{
+	const size_t truth[6] = { 0, 0, 1, 1, 2, 2 }, pred[6] = { 0, 1, 1, 1, 0, 2 };
+	const size_t want[9] = { 1, 1, 0, 0, 2, 0, 1, 0, 1 };
+	size_t cm[9] = { 7, 7, 7, 7, 7, 7, 7, 7, 7 };
+	double acc, f1;
+
+	(void)state;
+	fb_confusion_count(truth, pred, 6, 3, cm);
+	for (size_t i = 0; i < 9; i++)
+		assert_int_equal(cm[i], want[i]);
+	assert_int_equal(fb_confusion_right(cm, 3), 4);
+	assert_near(fb_confusion_f1(cm, 3, 0), 0.5, 1e-15);
+	assert_near(fb_confusion_f1(cm, 3, 1), 0.8, 1e-15);
+	assert_near(fb_confusion_f1(cm, 3, 2), 2.0 / 3, 1e-15);
+	fb_confusion_scores(cm, 3, 6, &acc, &f1);
+	assert_near(acc, 4.0 / 6, 1e-15);
+	assert_near(f1, (0.5 + 0.8 + 2.0 / 3) / 3, 1e-15);
+	fb_confusion_count(truth, pred, 4, 2, cm); /* two classes: F1 of the second label */
+	fb_confusion_scores(cm, 2, 4, &acc, &f1);
+	assert_near(acc, 0.75, 1e-15);
+	assert_near(f1, 0.8, 1e-15);
+	cm[0] = cm[1] = cm[2] = cm[3] = 0; /* a class never true nor predicted */
+	assert_near(fb_confusion_f1(cm, 2, 1), 0.0, 0);
+	fb_confusion_scores(cm, 2, 0, &acc, &f1);
+	assert_true(isnan(acc));
+}
+
+/* A circuit's confusion matrix on a dataset: the test part's rows when some are held out,
+ * every row otherwise (classify_circuit, which predicts Y = X). */
+static void test_circuit_confusion(void **state)
+{
+	const double rows[8] = { 0, 0, 1, 1, 0, 1, 1, 0 }; /* (Y, X): right, right, wrong, wrong */
+	char a[] = "a", b[] = "b", *lv[2] = { a, b };
+	fb_circuit *c = classify_circuit();
+	fb_dataset *ds = fb_dataset_alloc(4, 2);
+	size_t n, *cm;
+	fb_error err;
+	bool all;
+
+	(void)state;
+	memcpy(ds->x, rows, sizeof rows);
+	assert_int_equal(fb_dataset_set_levels(ds, 0, lv, 2, NULL), FB_OK);
+	assert_int_equal(fb_dataset_set_levels(ds, 1, lv, 2, NULL), FB_OK);
+	cm = fb_circuit_confusion(c, ds, 0, &n, &all, &err);
+	assert_non_null(cm);
+	assert_true(all);
+	assert_int_equal(n, 4);
+	assert_true(cm[0] == 1 && cm[1] == 1 && cm[2] == 1 && cm[3] == 1);
+	free(cm);
+	ds->part = calloc(4, 1);
+	ds->part[1] = ds->part[2] = FB_PART_TEST;
+	cm = fb_circuit_confusion(c, ds, 0, &n, &all, &err);
+	assert_false(all);
+	assert_int_equal(n, 2);
+	assert_true(cm[0] == 0 && cm[1] == 1 && cm[2] == 0 && cm[3] == 1);
+	free(cm);
+	fb_dataset_free(ds);
 	fb_circuit_free(c);
 }
 
@@ -1358,6 +1432,8 @@ int main(void)
 		cmocka_unit_test(test_gtest),
 		cmocka_unit_test(test_learnspn_gtest),
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_confusion),
+		cmocka_unit_test(test_circuit_confusion),
 	};
 
 	fb_gsl_install_handler();

@@ -1,5 +1,6 @@
 /* Classification with a circuit: the label's most probable value given the other observed
- * values, argmax_y log p(y, x_E) (the conditional's argmax: p(x_E) is common to every y). */
+ * values, argmax_y log p(y, x_E) (the conditional's argmax: p(x_E) is common to every y);
+ * and its scores: the confusion matrix, accuracy and F1. */
 #include "config.h"
 
 #include <math.h>
@@ -53,4 +54,84 @@ int fb_circuit_classify(const fb_circuit *c, const double *x, size_t n, size_t t
 	free(lp);
 	free(best);
 	return rc;
+}
+
+/* Count into cm (L x L, zeroed here; rows: true, columns: predicted) the n pairs
+ * (truth[i], pred[i]), each value below L. */
+void fb_confusion_count(const size_t *truth, const size_t *pred, size_t n, size_t L,
+                        size_t *cm)
+{
+	memset(cm, 0, L * L * sizeof *cm);
+	for (size_t i = 0; i < n; i++)
+		cm[truth[i] * L + pred[i]]++;
+}
+
+/* F1 of class k from the L x L confusion matrix (0 when it is never true nor predicted). */
+double fb_confusion_f1(const size_t *cm, size_t L, size_t k)
+{
+	size_t tp = cm[k * L + k], pred = 0, truth = 0;
+
+	for (size_t m = 0; m < L; m++)
+		pred += cm[m * L + k], truth += cm[k * L + m];
+	return pred + truth > 0 ? 2.0 * (double)tp / (double)(pred + truth) : 0.0;
+}
+
+/* The rows on the diagonal of the L x L confusion matrix: those classified right. */
+size_t fb_confusion_right(const size_t *cm, size_t L)
+{
+	size_t right = 0;
+
+	for (size_t k = 0; k < L; k++)
+		right += cm[k * L + k];
+	return right;
+}
+
+/* Accuracy and F1 (of the second label for two classes, else the mean over classes) of the
+ * L x L confusion matrix cm over n rows. */
+void fb_confusion_scores(const size_t *cm, size_t L, size_t n, double *acc, double *f1)
+{
+	double sum = 0;
+
+	for (size_t k = 0; k < L; k++)
+		sum += fb_confusion_f1(cm, L, k);
+	*acc = n > 0 ? (double)fb_confusion_right(cm, L) / (double)n : NAN;
+	*f1 = L == 2 ? fb_confusion_f1(cm, L, 1) : sum / (double)L;
+}
+
+/* The rows scored: the test part, or every row when there is none (*all). */
+static size_t *confusion_rows(const fb_dataset *ds, size_t *n, bool *all)
+{
+	size_t *rows = fb_dataset_part_rows(ds, FB_PART_TEST, n);
+
+	*all = rows == NULL;
+	if (rows == NULL) {
+		*n = ds->n;
+		rows = fb_xcalloc(ds->n > 0 ? ds->n : 1, sizeof *rows);
+		for (size_t i = 0; i < ds->n; i++)
+			rows[i] = i;
+	}
+	return rows;
+}
+
+/* The confusion matrix of classifying the discrete variable j of ds's test rows with c. */
+size_t *fb_circuit_confusion(const fb_circuit *c, const fb_dataset *ds, size_t j, size_t *n,
+                             bool *all, fb_error *err)
+{
+	size_t *rows = confusion_rows(ds, n, all), L = ds->vars[j].nlevels;
+	size_t *label = fb_xcalloc(*n + 1, sizeof *label), *truth = fb_xcalloc(*n + 1, sizeof *truth);
+	size_t *cm = fb_xcalloc(L * L, sizeof *cm);
+	double *x = fb_xcalloc(*n * ds->d + 1, sizeof *x);
+
+	for (size_t i = 0; i < *n; i++) {
+		memcpy(x + i * ds->d, ds->x + rows[i] * ds->d, ds->d * sizeof *x);
+		truth[i] = (size_t)fb_dataset_get(ds, rows[i], j);
+	}
+	if (fb_circuit_classify(c, x, *n, j, L, label, NULL, err) == FB_OK)
+		fb_confusion_count(truth, label, *n, L, cm);
+	else {
+		free(cm);
+		cm = NULL;
+	}
+	free(rows), free(x), free(label), free(truth);
+	return cm;
 }
