@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
@@ -70,6 +71,11 @@ fb_dataset *fb_csv_read_buffer(const char *buf, size_t len, const char *name,
  * numbers with 17 significant digits so that they read back bit for bit, NaN as NA);
  * atomic.  A code that is not a level, or an infinite value, is an error. */
 int fb_csv_write_dataset(const fb_dataset *ds, const char *path, fb_error *err);
+
+/* Write s to fp as one comma-separated field, quoted (inner quotes doubled) when it must be
+ * to read back as the same text: when it is empty, has a blank at either end, or holds a
+ * comma, semicolon, tab, quote or line end. */
+void fb_csv_put_field(FILE *fp, const char *s);
 
 /* Write a graph as an edge list "from,to[,weight]" (undirected edges once, type column
  * added when the graph has any); atomic. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fedbn/core.h"
+#include "fedbn/csv.h"
 #include "cmd.h"
 #include "report.h"
 
@@ -260,22 +261,6 @@ static void compare_row(row *r, const fb_compare_item *it, bool for_people)
 		snprintf(r->cell[15], sizeof r->cell[15], "%zu", bytes);
 }
 
-/* Print one CSV cell, quoted when it holds a comma, quote or space. */
-static void csv_cell(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\" ") == NULL) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* Print one row in the chosen format; width[] is for text. */
 static void print_row(FILE *out, const char *const *cells, const size_t *width,
                       enum fb_table_format fmt)
@@ -284,7 +269,7 @@ static void print_row(FILE *out, const char *const *cells, const size_t *width,
 		if (fmt == FB_TABLE_CSV) {
 			if (c > 0)
 				fputc(',', out);
-			csv_cell(out, cells[c]);
+			fb_csv_put_field(out, cells[c]);
 		} else if (fmt == FB_TABLE_MARKDOWN) {
 			fprintf(out, "| %s ", cells[c]);
 		} else {

@@ -77,9 +77,6 @@ const char *fb_csv_strerror(char *out, size_t size, int errnum);
 /* True when s must be quoted to read back as the same text in a comma-separated file. */
 bool fb_csv_needs_quotes(const char *s);
 
-/* Write s to fp as one comma-separated field, quoted (quotes doubled) when needed. */
-void fb_csv_put_field(FILE *fp, const char *s);
-
 /* A CSV input being tokenised: where it is, and what to call for each field and row. */
 typedef struct fb_csv_scan {
 	const char *name;  /* the input's name in messages */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fedbn/core.h"
+#include "fedbn/csv.h"
 #include "fedbn/table.h"
 #include "csv-private.h"
 
