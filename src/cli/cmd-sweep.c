@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fedbn/core.h"
 #include "fedbn/experiment.h"
@@ -26,12 +25,8 @@ typedef struct sweep {
 	char *script;            /* the commands (owned) */
 	const char *source;      /* their name in messages */
 	const char *out;         /* the CSV file, or NULL */
-	size_t total;            /* cells of the grid */
-	fb_sweep_record *recs;   /* per cell: its record, when have[] says so (owned) */
-	bool *have;              /* per cell: a result (this time or resumed) (owned) */
-	fb_table foreign;        /* rows of a resumed file that are no cell of this grid */
+	fb_sweep_rows rows;      /* per cell its row: run this time or resumed */
 	size_t ran, failed;      /* cells ended this time, and failed among them */
-	size_t resumed;          /* cells taken from the file */
 	size_t todo;             /* cells to run this time */
 	size_t first_failed;     /* the first failed cell, SIZE_MAX when none */
 	double own;              /* the wall seconds the cells ran measured inside them */
@@ -41,57 +36,6 @@ typedef struct sweep {
 	bool bar;                /* progress is a bar redrawn on the terminal */
 	bool written;            /* the file was written at least once */
 } sweep;
-
-/* The cell's variables as "K=4 seed=2" into buf. */
-static const char *sweep_cell_label(const sweep *sw, size_t cell, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t v = 0; v < sw->grid.nvars && used < len; v++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", v ? " " : "",
-		                         sw->grid.vars[v].name, fb_grid_value(&sw->grid, cell, v));
-	return buf;
-}
-
-/* The header of the CSV: the variables, the figures, the error. */
-static char **sweep_head(const sweep *sw, size_t *ncols)
-{
-	char **head;
-
-	*ncols = sw->grid.nvars + FB_SWEEP_NFIGS + 1;
-	head = fb_xcalloc(*ncols, sizeof *head);
-	for (size_t v = 0; v < sw->grid.nvars; v++)
-		head[v] = sw->grid.vars[v].name;
-	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
-		head[sw->grid.nvars + f] = (char *)fb_sweep_figures[f];
-	head[*ncols - 1] = (char *)FB_SWEEP_ERROR_COL;
-	return head;
-}
-
-/* Every cell with a result, in grid order, then the foreign rows, as a table. */
-static void sweep_table(const sweep *sw, fb_table *t)
-{
-	size_t ncols;
-	char **head = sweep_head(sw, &ncols);
-	const char **cells = fb_xcalloc(ncols, sizeof *cells);
-
-	fb_table_init(t, ncols, (const char *const *)head);
-	for (size_t c = 0; c < sw->total; c++) {
-		if (!sw->have[c])
-			continue;
-		for (size_t v = 0; v < sw->grid.nvars; v++)
-			cells[v] = fb_grid_value(&sw->grid, c, v);
-		for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
-			cells[sw->grid.nvars + f] = sw->recs[c].fig[f];
-		cells[ncols - 1] = sw->recs[c].failed ? sw->recs[c].error : "";
-		fb_table_add_row(t, cells);
-	}
-	for (size_t r = 0; r < sw->foreign.nrows; r++)
-		fb_table_add_row(t, (const char *const *)&sw->foreign.cell[r * ncols]);
-	free(cells);
-	free(head);
-}
 
 /* Write t to path as CSV or Markdown (by its extension); FB_ERR with the reason. */
 static int sweep_write_table(const fb_table *t, const char *path, bool markdown,
@@ -119,7 +63,7 @@ static int sweep_save(sweep *sw)
 
 	if (sw->out == NULL)
 		return FB_CMD_OK;
-	sweep_table(sw, &t);
+	fb_sweep_rows_table(&sw->rows, &t);
 	ret = sweep_write_table(&t, sw->out, false, &err);
 	fb_table_release(&t);
 	if (ret != FB_OK)
@@ -187,8 +131,7 @@ static void sweep_cell_done(void *ctx, size_t cell, const fb_sweep_record *rec)
 	double wall;
 	char label[256];
 
-	sw->recs[cell] = *rec;
-	sw->have[cell] = true;
+	fb_sweep_rows_set(&sw->rows, cell, rec);
 	sw->ran++;
 	if (!rec->failed && fb_parse_double(rec->fig[FB_SWEEP_NFIGS - 1], &wall) == 0)
 		sw->own += wall;
@@ -198,56 +141,11 @@ static void sweep_cell_done(void *ctx, size_t cell, const fb_sweep_record *rec)
 			sw->first_failed = cell;
 		sweep_bar_clear(sw);
 		fb_cmd_warn(sw->ctx, "sweep: cell %s failed: %s",
-		            sweep_cell_label(sw, cell, label, sizeof label), rec->error);
+		            fb_grid_label(&sw->grid, cell, label, sizeof label), rec->error);
 	}
 	if (fb_clock_seconds() - sw->last_write >= 2.0)
 		sweep_save(sw);
 	sweep_progress(sw, false);
-}
-
-/* The cell whose variables row r of t holds (the variables are t's first columns), or
- * SIZE_MAX when some value is not in the grid. */
-static size_t sweep_cell_of_row(const sweep *sw, const fb_table *t, size_t r)
-{
-	size_t cell = 0;
-
-	for (size_t v = 0; v < sw->grid.nvars; v++) {
-		const fb_grid_var *var = &sw->grid.vars[v];
-		size_t i = 0;
-
-		while (i < var->n && strcmp(var->values[i], fb_table_get(t, r, v)) != 0)
-			i++;
-		if (i == var->n)
-			return SIZE_MAX;
-		cell = cell * var->n + i;
-	}
-	return cell;
-}
-
-/* Whether t's columns are the ones this sweep writes. */
-static bool sweep_same_columns(const sweep *sw, const fb_table *t)
-{
-	size_t ncols;
-	char **head = sweep_head(sw, &ncols);
-	bool same = t->ncols == ncols;
-
-	for (size_t c = 0; same && c < ncols; c++)
-		same = strcmp(t->head[c], head[c]) == 0;
-	free(head);
-	return same;
-}
-
-/* Take row r of t as cell's result. */
-static void sweep_take_row(sweep *sw, const fb_table *t, size_t r, size_t cell)
-{
-	fb_sweep_record *rec = &sw->recs[cell];
-
-	memset(rec, 0, sizeof *rec);
-	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
-		snprintf(rec->fig[f], sizeof rec->fig[f], "%s", fb_table_get(t, r, sw->grid.nvars + f));
-	if (!sw->have[cell])
-		sw->resumed++;
-	sw->have[cell] = true;
 }
 
 /* resume=yes: take the cells the file already has (failed ones run again); FB_CMD_ERROR
@@ -255,29 +153,9 @@ static void sweep_take_row(sweep *sw, const fb_table *t, size_t r, size_t cell)
 static int sweep_resume(sweep *sw)
 {
 	fb_error err = { { 0 } };
-	struct stat st;
-	fb_table t;
 
-	if (stat(sw->out, &st) != 0 && errno == ENOENT)
-		return FB_CMD_OK;
-	if (fb_table_read(&t, sw->out, &err) != FB_OK)
+	if (fb_sweep_rows_resume(&sw->rows, sw->out, &err) != FB_OK)
 		return fb_cmd_error(sw->ctx, "sweep: resume: %s", err.msg);
-	if (!sweep_same_columns(sw, &t)) {
-		fb_table_release(&t);
-		return fb_cmd_error(sw->ctx, "sweep: resume: '%s' has other columns than this "
-		                    "sweep writes (other grid variables): give another out= or the "
-		                    "same grid", sw->out);
-	}
-	fb_table_init(&sw->foreign, t.ncols, (const char *const *)t.head);
-	for (size_t r = 0; r < t.nrows; r++) {
-		size_t cell = sweep_cell_of_row(sw, &t, r);
-
-		if (cell == SIZE_MAX)
-			fb_table_add_row(&sw->foreign, (const char *const *)&t.cell[r * t.ncols]);
-		else if (fb_table_get(&t, r, t.ncols - 1)[0] == '\0')
-			sweep_take_row(sw, &t, r, cell);
-	}
-	fb_table_release(&t);
 	return FB_CMD_OK;
 }
 
@@ -314,11 +192,9 @@ static size_t sweep_show(fb_cmd_ctx *ctx, const char *list, size_t *idx)
 	size_t n = 0;
 
 	for (w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
-		size_t f = 0;
+		int f = fb_sweep_figure(w);
 
-		while (f < FB_SWEEP_NFIGS && strcmp(fb_sweep_figures[f], w) != 0)
-			f++;
-		if (f == FB_SWEEP_NFIGS) {
+		if (f < 0) {
 			fb_cmd_error(ctx, "sweep: show: '%s' is not a figure of the rows (shd, shd_dag, "
 			             "tpr, fdr, f1, rounds, seconds, bytes, test_ll, accuracy, "
 			             "nodes, ...)", w);
@@ -326,35 +202,10 @@ static size_t sweep_show(fb_cmd_ctx *ctx, const char *list, size_t *idx)
 			break;
 		}
 		if (n < FB_SWEEP_NFIGS)
-			idx[n++] = f;
+			idx[n++] = (size_t)f;
 	}
 	free(copy);
 	return n;
-}
-
-/* Whether fig is a rate or a time, shown with three decimals. */
-static bool sweep_fine(const char *fig)
-{
-	static const char *const fine[] = { "tpr", "fdr", "precision", "f1", "seconds", "wall",
-		                            "accuracy", "class_f1", NULL };
-
-	for (size_t i = 0; fine[i] != NULL; i++)
-		if (strcmp(fig, fine[i]) == 0)
-			return true;
-	return false;
-}
-
-/* One statistic as "3.20 ± 0.45" (rates with three decimals; "-" for no value). */
-static void sweep_stat_text(const fb_summary_stat *st, const char *fig, char *buf, size_t len)
-{
-	int dec = sweep_fine(fig) ? 3 : 2;
-
-	if (st->n == 0)
-		snprintf(buf, len, "-");
-	else if (isnan(st->se))
-		snprintf(buf, len, "%.*f", dec, st->mean);
-	else
-		snprintf(buf, len, "%.*f ± %.*f", dec, st->mean, dec, st->se);
 }
 
 /* The display width of UTF-8 text (each '±' is one column). */
@@ -397,8 +248,8 @@ static void sweep_print_summary(FILE *out, const fb_summary *s, const size_t *sh
 			snprintf(row[k], sizeof row[k], "%s", s->keys[gr * s->nkeys + k]);
 		snprintf(row[s->nkeys], sizeof row[0], "%zu", s->rows[gr]);
 		for (size_t i = 0; i < nshow; i++)
-			sweep_stat_text(fb_summary_get(s, gr, show[i]), fb_sweep_figures[show[i]],
-			                row[s->nkeys + 1 + i], sizeof row[0]);
+			fb_sweep_stat_text(fb_summary_get(s, gr, show[i]), fb_sweep_figures[show[i]],
+			                   row[s->nkeys + 1 + i], sizeof row[0]);
 	}
 	for (size_t i = 0; i < ncols * nrows; i++)
 		if (sweep_width(cell[i]) > width[i % ncols])
@@ -426,36 +277,6 @@ static char *sweep_beside(const char *out, const char *suffix)
 	return fb_xasprintf("%.*s%s", (int)(len - 4), out, suffix);
 }
 
-/* The summary as a table for people: the keys, n, and per figure "mean ± se". */
-static void sweep_summary_text(const fb_summary *s, fb_table *t)
-{
-	size_t ncols = s->nkeys + 1 + s->nfigs;
-	const char **head = fb_xcalloc(ncols, sizeof *head), **cells = fb_xcalloc(ncols, sizeof *cells);
-	char (*buf)[64] = fb_xcalloc(ncols, sizeof *buf);
-
-	for (size_t k = 0; k < s->nkeys; k++)
-		head[k] = s->key_names[k];
-	head[s->nkeys] = "count";
-	for (size_t f = 0; f < s->nfigs; f++)
-		head[s->nkeys + 1 + f] = s->fig_names[f];
-	fb_table_init(t, ncols, head);
-	for (size_t gr = 0; gr < s->ngroups; gr++) {
-		for (size_t k = 0; k < s->nkeys; k++)
-			cells[k] = s->keys[gr * s->nkeys + k];
-		snprintf(buf[s->nkeys], sizeof buf[0], "%zu", s->rows[gr]);
-		cells[s->nkeys] = buf[s->nkeys];
-		for (size_t f = 0; f < s->nfigs; f++) {
-			sweep_stat_text(fb_summary_get(s, gr, f), s->fig_names[f], buf[s->nkeys + 1 + f],
-			                sizeof buf[0]);
-			cells[s->nkeys + 1 + f] = buf[s->nkeys + 1 + f];
-		}
-		fb_table_add_row(t, cells);
-	}
-	free(head);
-	free(cells);
-	free(buf);
-}
-
 /* Write the summary table s beside out as -summary.csv and -summary.md. */
 static int sweep_write_summary(sweep *sw, const fb_summary *s)
 {
@@ -467,7 +288,7 @@ static int sweep_write_summary(sweep *sw, const fb_summary *s)
 	fb_summary_table(s, &t);
 	if (sweep_write_table(&t, csv, false, &err) == FB_OK) {
 		fb_table_release(&t);
-		sweep_summary_text(s, &t);
+		fb_sweep_summary_text(s, &t);
 	}
 	if (err.msg[0] != '\0' || sweep_write_table(&t, md, true, &err) != FB_OK)
 		ret = fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
@@ -483,19 +304,6 @@ static int sweep_write_summary(sweep *sw, const fb_summary *s)
 	return ret;
 }
 
-/* Whether some cell's figure fig has a value. */
-static bool sweep_any(const sweep *sw, const char *fig)
-{
-	size_t f = 0;
-
-	while (f < FB_SWEEP_NFIGS && strcmp(fb_sweep_figures[f], fig) != 0)
-		f++;
-	for (size_t c = 0; c < sw->total && f < FB_SWEEP_NFIGS; c++)
-		if (sw->have[c] && !sw->recs[c].failed && sw->recs[c].fig[f][0] != '\0')
-			return true;
-	return false;
-}
-
 /* The figures the summary prints: show='s, else a circuit's when the cells learned circuits
  * and no graph was scored, else a graph's. */
 static const char *sweep_show_list(const sweep *sw)
@@ -504,7 +312,7 @@ static const char *sweep_show_list(const sweep *sw)
 
 	if (show != NULL)
 		return show;
-	if (sweep_any(sw, "shd") || !sweep_any(sw, "train_ll"))
+	if (fb_sweep_rows_any(&sw->rows, "shd") || !fb_sweep_rows_any(&sw->rows, "train_ll"))
 		return "shd,tpr,fdr,f1,rounds";
 	return fb_params_str(sw->p, "label") != NULL ? "train_ll,test_ll,accuracy,class_f1,nodes,bytes"
 	                                            : "train_ll,test_ll,nodes,params,bytes";
@@ -529,7 +337,7 @@ static int sweep_summary(sweep *sw)
 	for (size_t v = 0; v < sw->grid.nvars; v++)
 		if ((int)v != ov)
 			keys[nk++] = sw->grid.vars[v].name;
-	sweep_table(sw, &t);
+	fb_sweep_rows_table(&sw->rows, &t);
 	if (ov >= 0 && nshow > 0 && fb_summary_compute(&s, &t, keys, nk, fb_sweep_figures,
 	                                               FB_SWEEP_NFIGS, &err) == FB_OK) {
 		fprintf(sw->ctx->out, "mean ± standard error over %s:\n", over);
@@ -545,30 +353,13 @@ static int sweep_summary(sweep *sw)
 	return ret;
 }
 
-/* Whether name is a column the results or the summary have besides the variables. */
-static bool sweep_reserved(const char *name)
-{
-	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
-		if (strcmp(fb_sweep_figures[f], name) == 0)
-			return true;
-	return strcmp(name, FB_SWEEP_ERROR_COL) == 0 || strcmp(name, "count") == 0;
-}
-
 /* Build the grid from the NAME=VALUES words. */
 static int sweep_grid(sweep *sw, const fb_cmd_args *a)
 {
 	fb_error err = { { 0 } };
 
-	for (int i = 0; i < a->argc; i++)
-		if (fb_grid_add(&sw->grid, a->argv[i], &err) != FB_OK)
-			return fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
-	if (sw->grid.nvars == 0)
-		return fb_cmd_error(sw->ctx, "sweep: no grid: give NAME=VALUES words such as K=2,4,8 "
-		                             "seed=1..10");
-	for (size_t v = 0; v < sw->grid.nvars; v++)
-		if (sweep_reserved(sw->grid.vars[v].name))
-			return fb_cmd_error(sw->ctx, "sweep: '%s' names a column of the results: call "
-			                    "the variable something else", sw->grid.vars[v].name);
+	if (fb_sweep_grid(&sw->grid, a->argv, (size_t)a->argc, &err) != FB_OK)
+		return fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
 	return FB_CMD_OK;
 }
 
@@ -625,18 +416,6 @@ static int sweep_target(sweep *sw)
 	return ret;
 }
 
-/* The cells without a result, in grid order, into a new array; their count in *n. */
-static size_t *sweep_pending(const sweep *sw, size_t *n)
-{
-	size_t *cells = fb_xcalloc(sw->total + 1, sizeof *cells);
-
-	*n = 0;
-	for (size_t c = 0; c < sw->total; c++)
-		if (!sw->have[c])
-			cells[(*n)++] = c;
-	return cells;
-}
-
 /* Say how many cells ran, how long they took, and what was written. */
 static void sweep_report(sweep *sw, double wall, size_t jobs)
 {
@@ -647,12 +426,12 @@ static void sweep_report(sweep *sw, double wall, size_t jobs)
 	        sw->own);
 	if (sw->failed > 0)
 		fprintf(ctx->out, ", %zu failed", sw->failed);
-	if (sw->resumed > 0)
-		fprintf(ctx->out, "; %zu cells were already in '%s'", sw->resumed, sw->out);
+	if (sw->rows.resumed > 0)
+		fprintf(ctx->out, "; %zu cells were already in '%s'", sw->rows.resumed, sw->out);
 	fputc('\n', ctx->out);
 	if (sw->written)
 		fprintf(ctx->out, "wrote '%s' (%zu rows)\n", sw->out,
-		        sw->resumed + sw->ran + sw->foreign.nrows);
+		        sw->rows.resumed + sw->ran + sw->rows.foreign.nrows);
 }
 
 /* How the sweep ends: FB_CMD_ERROR when Ctrl-C cut it short in batch mode or every cell
@@ -667,7 +446,7 @@ static int sweep_status(sweep *sw, bool interrupted)
 	if (interrupted)
 		fprintf(ctx->out, "stopped by Ctrl-C after %zu of %zu cells; resume=yes runs the "
 		                  "rest\n", sw->ran, sw->todo);
-	if (sw->ran > 0 && sw->failed == sw->ran && sw->resumed == 0)
+	if (sw->ran > 0 && sw->failed == sw->ran && sw->rows.resumed == 0)
 		return fb_cmd_error(ctx, "sweep: every cell failed");
 	return FB_CMD_OK;
 }
@@ -685,12 +464,10 @@ static int sweep_go(sweep *sw)
 	     sweep_show(sw->ctx, fb_params_str(sw->p, "show"), show) == 0) ||
 	    sweep_script(sw) != FB_CMD_OK)
 		return FB_CMD_ERROR;
-	sw->total = fb_grid_cells(&sw->grid);
-	sw->recs = fb_xcalloc(sw->total, sizeof *sw->recs);
-	sw->have = fb_xcalloc(sw->total, sizeof *sw->have);
+	fb_sweep_rows_init(&sw->rows, &sw->grid);
 	if (sweep_target(sw) != FB_CMD_OK || sweep_save(sw) != FB_CMD_OK) /* a bad out= fails now */
 		return FB_CMD_ERROR;
-	cells = sweep_pending(sw, &sw->todo);
+	cells = fb_sweep_rows_pending(&sw->rows, &sw->todo);
 	job.script = sw->script;
 	job.source = sw->source;
 	job.label = fb_params_str(sw->p, "label");
@@ -724,11 +501,9 @@ static int exec_sweep(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	ret = sweep_grid(&sw, a);
 	if (ret == FB_CMD_OK)
 		ret = sweep_go(&sw);
+	fb_sweep_rows_release(&sw.rows);
 	fb_grid_release(&sw.grid);
-	fb_table_release(&sw.foreign);
 	free(sw.script);
-	free(sw.recs);
-	free(sw.have);
 	return ret;
 }
 

@@ -19,14 +19,6 @@
 #include "session.h"
 #include "sweep.h"
 
-/* The figures of a row. */
-const char *const fb_sweep_figures[FB_SWEEP_NFIGS + 1] = {
-	"shd", "shd_dag", "shd_cpdag", "extra", "missing", "reversed", "tpr", "fdr",
-	"precision", "f1", "nnz", "rounds", "seconds", "bytes_up", "bytes_down", "bytes",
-	"train_ll", "test_ll", "accuracy", "class_f1", "nodes", "params", "circuit_bytes", "wall",
-	NULL,
-};
-
 /* Where some figures sit in the row. */
 enum { FIG_ROUNDS = 11, FIG_TRAIN_LL = 16, FIG_ACCURACY = 18, FIG_NODES = 20 };
 

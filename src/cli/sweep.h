@@ -9,20 +9,6 @@
 #include "fedbn/experiment.h"
 #include "cmd.h"
 
-/* The figures of a cell's row, after its grid variables, in this order. */
-extern const char *const fb_sweep_figures[];
-/* How many. */
-#define FB_SWEEP_NFIGS 24
-/* The name of the last column: the cell's error, empty when it succeeded. */
-#define FB_SWEEP_ERROR_COL "error"
-
-/* What one cell gave. */
-typedef struct fb_sweep_record {
-	bool failed;                      /* the cell failed: error says why */
-	char fig[FB_SWEEP_NFIGS][32];     /* its figures as text ("" when it has none) */
-	char error[FB_ERROR_MAX];         /* the reason of a failure */
-} fb_sweep_record;
-
 /* What the pool is asked to do. */
 typedef struct fb_sweep_job {
 	const fb_grid *grid;   /* the grid */

@@ -1,5 +1,5 @@
-/* Tests of grids, ${NAME} substitution, summaries (against hand computations), text tables
- * and the shortest number format. */
+/* Tests of grids, ${NAME} substitution, summaries (against hand computations), text tables,
+ * the shortest number format, and a sweep's rows and their resumption. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -224,6 +224,172 @@ static void test_format_double(void **state)
 	assert_string_equal(fb_format_double(1e-7, buf, sizeof buf), "1e-07");
 }
 
+/* A sweep's grid: the words' variables; no word, or a variable named as a column of the rows,
+ * is refused. */
+static void test_sweep_grid(void **state)
+{
+	char k[] = "K=2,4", seed[] = "seed=1..2", shd[] = "shd=1", count[] = "count=1";
+	char *words[] = { k, seed }, *bad1[] = { shd }, *bad2[] = { count };
+	fb_error err = { { 0 } };
+	fb_grid g = { 0 };
+	char label[64];
+
+	(void)state;
+	assert_int_equal(fb_sweep_grid(&g, words, 0, &err), FB_ERR);
+	assert_string_equal(err.msg, "no grid: give NAME=VALUES words such as K=2,4,8 seed=1..10");
+	assert_int_equal(fb_sweep_grid(&g, bad1, 1, &err), FB_ERR);
+	assert_string_equal(err.msg, "'shd' names a column of the results: call the variable "
+	                             "something else");
+	fb_grid_release(&g);
+	memset(&g, 0, sizeof g);
+	assert_int_equal(fb_sweep_grid(&g, bad2, 1, &err), FB_ERR);
+	fb_grid_release(&g);
+	memset(&g, 0, sizeof g);
+	assert_int_equal(fb_sweep_grid(&g, words, 2, &err), FB_OK);
+	assert_int_equal(fb_grid_cells(&g), 4);
+	assert_string_equal(fb_grid_label(&g, 2, label, sizeof label), "K=4 seed=1");
+	assert_int_equal(fb_sweep_figure("shd"), 0);
+	assert_int_equal(fb_sweep_figure("wall"), FB_SWEEP_NFIGS - 1);
+	assert_int_equal(fb_sweep_figure("error"), -1);
+	fb_grid_release(&g);
+}
+
+/* A record with shd = s (its other figures empty), failed with why when why is not NULL. */
+static fb_sweep_record sweep_rec(const char *s, const char *why)
+{
+	fb_sweep_record rec;
+
+	memset(&rec, 0, sizeof rec);
+	snprintf(rec.fig[0], sizeof rec.fig[0], "%s", s);
+	rec.failed = why != NULL;
+	snprintf(rec.error, sizeof rec.error, "%s", why != NULL ? why : "");
+	return rec;
+}
+
+/* Rows in grid order whatever order the cells end in; the failed cell's error in the last
+ * column; the cells without a row are pending. */
+static void test_sweep_rows(void **state)
+{
+	static const char *const words[] = { "K=2,4", "seed=1..2", NULL };
+	fb_sweep_record ok = sweep_rec("3", NULL), bad = sweep_rec("", "no data");
+	fb_sweep_rows r;
+	fb_grid g;
+	fb_table t;
+	size_t n, *pend;
+
+	(void)state;
+	grid_of(&g, words);
+	fb_sweep_rows_init(&r, &g);
+	assert_false(fb_sweep_rows_any(&r, "shd"));
+	fb_sweep_rows_set(&r, 3, &bad);
+	fb_sweep_rows_set(&r, 1, &ok);
+	assert_true(fb_sweep_rows_any(&r, "shd"));
+	assert_false(fb_sweep_rows_any(&r, "tpr"));
+	fb_sweep_rows_table(&r, &t);
+	assert_int_equal(t.ncols, 2 + FB_SWEEP_NFIGS + 1);
+	assert_string_equal(t.head[2], "shd");
+	assert_string_equal(t.head[t.ncols - 1], "error");
+	assert_int_equal(t.nrows, 2);
+	assert_string_equal(fb_table_get(&t, 0, 1), "2");
+	assert_string_equal(fb_table_get(&t, 0, 2), "3");
+	assert_string_equal(fb_table_get(&t, 0, t.ncols - 1), "");
+	assert_string_equal(fb_table_get(&t, 1, 0), "4");
+	assert_string_equal(fb_table_get(&t, 1, t.ncols - 1), "no data");
+	pend = fb_sweep_rows_pending(&r, &n);
+	assert_int_equal(n, 2);
+	assert_true(pend[0] == 0 && pend[1] == 2);
+	free(pend);
+	fb_table_release(&t);
+	fb_sweep_rows_release(&r);
+	fb_grid_release(&g);
+}
+
+/* Write the rows of the grid words with cells 0 (ok) and 3 (failed) and a foreign row
+ * (K=16) to path. */
+static void sweep_file(const char *path, const char *const *words)
+{
+	fb_sweep_record ok = sweep_rec("5", NULL), bad = sweep_rec("", "boom");
+	fb_sweep_rows r;
+	fb_grid g;
+	fb_table t;
+	FILE *fp = fopen(path, "w");
+
+	grid_of(&g, words);
+	fb_sweep_rows_init(&r, &g);
+	fb_sweep_rows_set(&r, 0, &ok);
+	fb_sweep_rows_set(&r, 3, &bad);
+	fb_sweep_rows_table(&r, &t);
+	fb_table_write_csv(&t, fp);
+	fclose(fp);
+	fb_table_release(&t);
+	fb_sweep_rows_release(&r);
+	fb_grid_release(&g);
+}
+
+/* Resuming takes the file's good cells of this grid, runs its failed ones again, keeps the
+ * rows of other cells after the grid's; a file of other columns is refused, a missing one
+ * is nothing to resume. */
+static void test_sweep_resume(void **state)
+{
+	static const char *const wide[] = { "K=2,4,16", "seed=1..2", NULL };
+	static const char *const words[] = { "K=2,4", "seed=1..2", NULL };
+	static const char *const other[] = { "L=2,4", "seed=1..2", NULL };
+	char path[] = "/tmp/test-experiment-XXXXXX";
+	fb_error err = { { 0 } };
+	fb_sweep_rows r;
+	fb_grid g;
+	fb_table t;
+	size_t n, *pend;
+
+	(void)state;
+	close(mkstemp(path));
+	sweep_file(path, wide); /* cells 0 (2, 1) good, 3 (4, 2) failed; no row of K=16 */
+	grid_of(&g, words);
+	fb_sweep_rows_init(&r, &g);
+	assert_int_equal(fb_sweep_rows_resume(&r, path, &err), FB_OK);
+	assert_int_equal(r.resumed, 1);
+	assert_int_equal(r.foreign.nrows, 0);
+	pend = fb_sweep_rows_pending(&r, &n);
+	assert_true(n == 3 && pend[0] == 1 && pend[1] == 2 && pend[2] == 3);
+	free(pend);
+	fb_sweep_rows_release(&r);
+	fb_grid_release(&g);
+	sweep_file(path, words);
+	grid_of(&g, (const char *const[]){ "K=4", "seed=1..2", NULL });
+	fb_sweep_rows_init(&r, &g);
+	assert_int_equal(fb_sweep_rows_resume(&r, path, &err), FB_OK);
+	assert_int_equal(r.resumed, 0); /* (4, 2) failed, (2, 1) is no cell of this grid */
+	fb_sweep_rows_table(&r, &t);
+	assert_int_equal(t.nrows, 1);
+	assert_string_equal(fb_table_get(&t, 0, 0), "2");
+	assert_string_equal(fb_table_get(&t, 0, 2), "5");
+	fb_table_release(&t);
+	fb_sweep_rows_release(&r);
+	fb_grid_release(&g);
+	grid_of(&g, other);
+	fb_sweep_rows_init(&r, &g);
+	assert_int_equal(fb_sweep_rows_resume(&r, path, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "has other columns than this sweep writes"));
+	unlink(path);
+	assert_int_equal(fb_sweep_rows_resume(&r, path, &err), FB_OK);
+	assert_int_equal(r.resumed, 0);
+	fb_sweep_rows_release(&r);
+	fb_grid_release(&g);
+}
+
+/* A statistic as text: rates with three decimals, counts with two, "-" without a value. */
+static void test_sweep_stat_text(void **state)
+{
+	fb_summary_stat a = { 0.25, 0.125, 3 }, b = { 4, NAN, 1 }, none = { NAN, NAN, 0 };
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(fb_sweep_stat_text(&a, "tpr", buf, sizeof buf), "0.250 ± 0.125");
+	assert_string_equal(fb_sweep_stat_text(&a, "shd", buf, sizeof buf), "0.25 ± 0.12");
+	assert_string_equal(fb_sweep_stat_text(&b, "shd", buf, sizeof buf), "4.00");
+	assert_string_equal(fb_sweep_stat_text(&none, "f1", buf, sizeof buf), "-");
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -235,6 +401,10 @@ int main(void)
 		cmocka_unit_test(test_summary_table),
 		cmocka_unit_test(test_table_roundtrip),
 		cmocka_unit_test(test_format_double),
+		cmocka_unit_test(test_sweep_grid),
+		cmocka_unit_test(test_sweep_rows),
+		cmocka_unit_test(test_sweep_resume),
+		cmocka_unit_test(test_sweep_stat_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
