@@ -196,17 +196,16 @@ static void fedpc_best(const shape *s, const fb_dataset *ds, const fb_partition 
 }
 
 /* Rank 0: both runs and the figures. */
-static void server(const shape *s, const fb_dataset *ds, const fb_partition *local)
+static void server(fb_proto *study, const shape *s, const fb_dataset *ds,
+                   const fb_partition *local)
 {
-	fb_mpi_options o;
 	fb_dataset *schema;
 	fb_partition *remote;
 	fb_error err;
 	timing a = { 0 }, b = { 0 };
 	double lo, mid, per;
 
-	fb_mpi_options_init(&o);
-	if ((remote = fb_mpi_connect(&o, &schema, &err)) == NULL) {
+	if ((remote = fb_proto_connect(study, &schema, &err)) == NULL) {
 		fprintf(stderr, "bench-mpi: %s\n", err.msg);
 		exit(1);
 	}
@@ -235,13 +234,12 @@ static void server(const shape *s, const fb_dataset *ds, const fb_partition *loc
 
 /* A client: serve the study; for FedPC print the processor time it took over the study
  * per run over MPI (three of them). */
-static void serve_timed(const shape *s, const fb_dataset *mine, int rank,
-                        const fb_mpi_options *o)
+static void serve_timed(fb_proto *study, const shape *s, const fb_dataset *mine, int rank)
 {
 	fb_error err;
 	double c0 = cpu_now();
 
-	if (fb_run_serve(mine, "bench", o, &err) != FB_OK)
+	if (fb_run_serve(study, mine, "bench", NULL, &err) != FB_OK)
 		fprintf(stderr, "bench-mpi: client %d: %s\n", rank, err.msg);
 	else if (strcmp(s->algo, "fedpc") == 0)
 		printf("  client %d: processor time per run over MPI %.3f s (its rounds, and its "
@@ -258,24 +256,29 @@ int main(int argc, char **argv)
 	fb_dataset *ds = make_data(s);
 	fb_split_options so;
 	fb_partition *local;
-	fb_mpi_options o;
+	fb_proto_options o;
+	fb_proto *study;
+	fb_link *link;
 	fb_error err;
 	int rank, size;
 
-	fb_mpi_options_init(&o);
-	if (fb_mpi_start(&rank, &size, &err) != FB_OK || size < 2) {
+	fb_proto_options_init(&o);
+	if ((link = fb_link_mpi_start(&err)) == NULL || link->size < 2) {
 		fprintf(stderr, "bench-mpi: run me under mpirun with 2 processes or more\n");
 		return 1;
 	}
+	rank = link->rank;
+	size = link->size;
+	study = fb_proto_new(link, &o);
 	fb_split_options_init(&so);
 	so.shuffle = 0;
 	local = fb_split(ds, FB_SPLIT_HORIZONTAL, (size_t)size - 1, &so, &err);
 	if (rank == 0)
-		server(s, ds, local);
+		server(study, s, ds, local);
 	else
-		serve_timed(s, local->clients[rank - 1].data, rank, &o);
+		serve_timed(study, s, local->clients[rank - 1].data, rank);
 	fb_partition_free(local);
 	fb_dataset_free(ds);
-	fb_mpi_stop();
+	fb_proto_end(study);
 	return 0;
 }

@@ -16,8 +16,8 @@ allowed() {
 	circuit) echo "core param dataset csv sim bif stats ci circuit" ;;
 	optim)  echo "core param optim" ;;
 	nn)     echo "core param nn" ;;
-	fed)    echo "core param graph metrics dataset partition fed wire fedmpi sites" ;;
-	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed fedmpi sites circuit algo notears notears-mlp admm pc fedpc ges fedcircuit mcsl feddag serve" ;;
+	fed)    echo "core param graph metrics dataset partition fed wire link proto fedmpi sites" ;;
+	algo)   echo "core param graph metrics cpdag dataset stats ci lscore optim nn partition fed fedmpi sites circuit algo notears notears-mlp admm pc fedpc ges fedcircuit mcsl feddag link proto serve" ;;
 	export) echo "core param graph metrics dataset circuit export" ;;
 	experiment) echo "core param table experiment" ;;
 	plot)   echo "core param plot" ;;
@@ -31,7 +31,7 @@ header_module() {
 	graph|metrics|cpdag) echo graph ;;
 	dataset|csv|sim|bif|table) echo data ;;
 	stats|ci|lscore) echo stats ;;
-	partition|fed|wire|fedmpi|sites) echo fed ;;
+	partition|fed|wire|link|proto|fedmpi|sites) echo fed ;;
 	optim) echo optim ;;
 	notears|notears-mlp|admm|algo|pc|fedpc|ges|fedcircuit|mcsl|feddag|serve) echo algo ;;
 	*) echo "$1" ;;
@@ -53,9 +53,9 @@ check_file() {
 	done
 	grep -nE '^#include *[<"](readline/|curses|ncurses)' "$1" >/dev/null &&
 		complain "$1" "library code includes a terminal header"
-	case $1 in src/lib/fed/transport-mpi*) ;; *)
+	case $1 in src/lib/fed/link-mpi.c) ;; *)
 		grep -nE '^#include *[<"]mpi\.h' "$1" >/dev/null &&
-			complain "$1" "only src/lib/fed/transport-mpi* may include MPI" ;;
+			complain "$1" "only src/lib/fed/link-mpi.c may include MPI" ;;
 	esac
 	case $2 in core|nn)
 		grep -nE '^#include *[<"](nlopt|lbfgs|csv)' "$1" >/dev/null &&
@@ -88,7 +88,7 @@ for f in src/cli/*.[ch]; do
 	grep -nE '^#include *[<"](gvc|cgraph|graphviz/)' "$f" >/dev/null &&
 		complain "$f" "the program reaches Graphviz only through fedbn/export.h"
 	grep -nE '^#include *[<"]mpi\.h' "$f" >/dev/null &&
-		complain "$f" "the program reaches MPI only through fedbn/fedmpi.h"
+		complain "$f" "the program reaches MPI only through its link (fedbn/fedmpi.h)"
 done
 # only src/lib/plot starts another program (the plotting tool)
 for f in src/lib/*/*.c src/cli/*.c; do

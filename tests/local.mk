@@ -96,11 +96,18 @@ update-man: fedbn
 	mv fedbn.1.new $(srcdir)/man/fedbn.1
 .PHONY: update-man
 
+# the same protocol over socket pairs to forked client processes
+check_PROGRAMS += tests/unit/test-link
+TESTS += tests/unit/test-link
+tests_unit_test_link_SOURCES = tests/unit/test-link.c tests/mpi/compare.h tests/mpi/compare.c
+tests_unit_test_link_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_link_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+
 # a real federation over MPI on this machine (skipped where Open MPI or mpirun is absent)
 TESTS += tests/mpi.sh
 EXTRA_DIST += tests/mpi.sh
 if FB_MPI
 check_PROGRAMS += tests/mpi/test-mpi
-tests_mpi_test_mpi_SOURCES = tests/mpi/test-mpi.c
+tests_mpi_test_mpi_SOURCES = tests/mpi/test-mpi.c tests/mpi/compare.h tests/mpi/compare.c
 tests_mpi_test_mpi_LDADD = libfedbn.la $(FB_MPI_PARTS) $(FB_LIB_DEPS)
 endif

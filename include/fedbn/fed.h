@@ -122,17 +122,13 @@ typedef struct fb_round_io {
  * its own part of the state and the broadcast: a client in another process builds the run's
  * state from its own data alone and answers the rounds with those ops. */
 typedef struct fb_transport {
-	const char *name; /* "in-process", "mpi" */
+	const char *name; /* "in-process", "mpi", "local" */
 	size_t local;     /* the one client whose half runs in this process, or (size_t)-1
 	                     when none does (the server's side of a remote transport) */
 	void *impl;       /* the transport's own state */
 	/* Server side: move one round (io) and fill the replies; FB_ERR names what broke (a
 	 * client that did not answer in time, a malformed reply). */
 	int (*exchange)(struct fb_transport *t, fb_round_io *io, fb_error *err);
-	/* Client side: answer rounds with ops until the server opens another run or ends;
-	 * always returns FB_ERR (with why the run ended). */
-	int (*serve)(struct fb_transport *t, const fb_fed_ops *ops, void *state,
-	             const fb_dataset *local, fb_error *err);
 	/* Server side: tell the clients to build a run of algo with params (words
 	 * "key=value", nwords of them) and fed options; FB_ERR when a client refuses. */
 	int (*open)(struct fb_transport *t, const char *algo, char *const *words, size_t nwords,
@@ -174,6 +170,12 @@ const fb_ledger *fb_fed_ledger(const fb_federation *f);
  * client process of a remote transport; none on the server of one).  An algorithm builds
  * client state only for these. */
 bool fb_fed_local(const fb_federation *f, size_t k);
+/* In a client process (its partition's transport names a local client), fb_fed_round runs
+ * no round: it keeps the algorithm's halves and their state for the client's own loop
+ * (fb_client_serve) and fails with a sentence saying so.  The halves kept: FB_OK with *ops,
+ * *state and *local (the client's data), FB_ERR (nothing kept yet) otherwise. */
+int fb_fed_halves(const fb_federation *f, const fb_fed_ops **ops, void **state,
+                  const fb_dataset **local);
 /* Tell a remote federation's clients which run to build (algo, its parameters); FB_OK
  * at once in-process. */
 int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fedbn/core.h"
+#include "fedbn/fedmpi.h"
 #include "cmd.h"
 #include "pane.h"
 #include "session.h"
@@ -18,7 +19,7 @@
 static struct {
 	const char *client; /* --client FILE: this process is a client reading FILE, or NULL */
 	const char *key;    /* --key NAME: the column matching the sites' rows, or NULL */
-	fb_mpi_options opt; /* --timeout: the deadlines */
+	fb_proto_options opt; /* --timeout: the deadlines */
 } site;
 
 /* One thing to run, in command-line order. */
@@ -159,10 +160,11 @@ int main(int argc, char **argv)
 	job *jobs = fb_xcalloc((size_t)argc + 1, sizeof *jobs);
 	size_t njobs = 0;
 	char *single = NULL;
+	fb_proto *study = NULL; /* under mpirun: the server's side of the study */
 	int ret;
 
 	fb_gsl_install_handler();
-	fb_mpi_options_init(&site.opt);
+	fb_proto_options_init(&site.opt);
 	ret = parse_options(argc, argv, &ctx, jobs, &njobs);
 	if (ret != 0) {
 		free(jobs);
@@ -176,16 +178,18 @@ int main(int argc, char **argv)
 	}
 	if (site.client != NULL) {
 		free(jobs);
-		return fb_site_client(site.client, site.key, &site.opt, stdout, stderr);
+		return fb_site_client(fb_link_mpi_start, site.client, site.key, &site.opt, stdout,
+		                      stderr);
 	}
 	if (optind < argc) {
 		single = join_command(argc, argv, optind);
 		jobs[njobs++] = (job){ 'c', single };
 	}
 	fb_session_init(&session);
-	if (fb_mpi_launched() && fb_site_server(&session, &site.opt, stdout, stderr) != 0) {
+	if (fb_mpi_launched() &&
+	    fb_site_server(&session, fb_link_mpi_start, &site.opt, &study, stdout, stderr) != 0) {
 		fb_session_release(&session);
-		fb_mpi_stop();
+		fb_proto_end(study);
 		free(single);
 		free(jobs);
 		return 1;
@@ -199,7 +203,7 @@ int main(int argc, char **argv)
 		ret = fb_cmd_run_stream(&ctx, stdin, "stdin");
 	fb_pane_release();
 	fb_session_release(&session);
-	fb_mpi_stop();
+	fb_proto_end(study);
 	free(single);
 	free(jobs);
 	return ret == FB_CMD_ERROR ? 1 : 0;

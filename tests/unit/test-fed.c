@@ -230,7 +230,7 @@ static int lossy_rounds(fb_partition *p, double share, size_t draw, bool everyon
                         fb_federation **fed, size_t *news, fb_error *err)
 {
 	static const fb_fed_ops ops = { toy_client, toy_server };
-	static fb_transport tr = { "lossy", (size_t)-1, NULL, lossy_exchange, NULL, NULL };
+	static fb_transport tr = { "lossy", (size_t)-1, NULL, lossy_exchange, NULL };
 	fb_fed_options o;
 	size_t heard;
 

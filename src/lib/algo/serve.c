@@ -1,7 +1,8 @@
-/* A client process of a study over MPI.  For each run the server opens, the client builds the
- * same run the server has, over a partition in which only its own client holds data, and
- * steps it: the federation then answers the server's rounds with the algorithm's client half
- * until the server moves on. */
+/* A client process of a study between processes.  For each run the server opens, the client
+ * builds the same run the server has, over a partition in which only its own client holds
+ * data, and steps it once: its federation hands over the algorithm's halves instead of
+ * running a round, and the client's own loop answers the server's rounds with them until the
+ * server moves on. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 /* Client me's data and columns from its site's ds laid out as the server says: its columns
  * in ascending global order (the order the in-process split gives) and their global ids;
  * without a layout, its own columns as they are. */
-static void client_columns(const fb_dataset *ds, const fb_mpi_layout *l, fb_client *me)
+static void client_columns(const fb_dataset *ds, const fb_proto_layout *l, fb_client *me)
 {
 	size_t *perm = fb_xcalloc(ds->d + 1, sizeof *perm);
 	bool laid = l->gid != NULL && l->ncols == ds->d;
@@ -38,9 +39,9 @@ static void client_columns(const fb_dataset *ds, const fb_mpi_layout *l, fb_clie
 
 /* The partition as this client sees it: k clients, its own holding ds (copied, laid out as
  * the server says), the others elsewhere. */
-static fb_partition *client_view(const fb_dataset *ds, const fb_mpi_open *op)
+static fb_partition *client_view(fb_proto *pr, const fb_dataset *ds, const fb_proto_open *op)
 {
-	const fb_mpi_layout *l = fb_mpi_client_layout();
+	const fb_proto_layout *l = fb_proto_client_layout(pr);
 	fb_partition *p = fb_xcalloc(1, sizeof *p);
 
 	p->kind = l->gid != NULL ? l->kind : FB_SPLIT_HORIZONTAL;
@@ -48,14 +49,15 @@ static fb_partition *client_view(const fb_dataset *ds, const fb_mpi_open *op)
 	p->n = op->n;
 	p->d = l->gid != NULL ? l->d : ds->d;
 	p->clients = fb_xcalloc(op->k, sizeof *p->clients);
-	p->desc = fb_xasprintf("mpi %zu (client %zu)", op->k, op->client + 1);
-	p->transport = fb_mpi_client_transport();
+	p->desc = fb_xasprintf("%s %zu (client %zu)", fb_proto_link(pr)->name, op->k,
+	                       op->client + 1);
+	p->transport = fb_proto_client_transport(pr);
 	client_columns(ds, l, &p->clients[op->client]);
 	return p;
 }
 
 /* The run's parameters from the server's words. */
-static int open_params(const fb_mpi_open *op, fb_params *p, fb_error *err)
+static int open_params(const fb_proto_open *op, fb_params *p, fb_error *err)
 {
 	const fb_algo *a, *inner;
 
@@ -69,8 +71,26 @@ static int open_params(const fb_mpi_open *op, fb_params *p, fb_error *err)
 	return FB_OK;
 }
 
+/* Answer the rounds of run, built here: its first step hands over the algorithm's halves,
+ * which answer every round until the server moves on. */
+static int answer_run(fb_proto *pr, fb_run *run, fb_error *err)
+{
+	double *fig = fb_xcalloc(run->trace.nfig + 1, sizeof *fig);
+	const fb_fed_ops *ops;
+	const fb_dataset *local;
+	void *state;
+	fb_error why = { { 0 } };
+
+	run->algo->step(run, fig, &why); /* runs no round in a client process */
+	free(fig);
+	if (fb_fed_halves(run->fed, &ops, &state, &local) != FB_OK)
+		return fb_fail(err, "%s", why.msg[0] != '\0' ? why.msg
+		               : "the run's first step did not reach the federation");
+	return fb_client_serve(pr, ops, state, local, err);
+}
+
 /* Build the run the server opened, tell the server, and answer its rounds. */
-static int serve_run(const fb_dataset *ds, const fb_mpi_open *op, const fb_mpi_options *o,
+static int serve_run(fb_proto *pr, const fb_dataset *ds, const fb_proto_open *op,
                      fb_error *err)
 {
 	fb_partition *part = NULL;
@@ -82,45 +102,32 @@ static int serve_run(const fb_dataset *ds, const fb_mpi_open *op, const fb_mpi_o
 	if (op->client >= op->k)
 		snprintf(why.msg, sizeof why.msg, "it is client %zu of %zu", op->client + 1, op->k);
 	else if (open_params(op, &params, &why) == FB_OK) {
-		part = client_view(ds, op);
+		part = client_view(pr, ds, op);
 		run = fb_run_alloc(op->algo, &params, &op->fed, ds, part, NULL, &why);
 		fb_params_release(&params);
 	}
-	ret = fb_mpi_answer(run != NULL ? NULL : why.msg, o, err);
-	if (ret == FB_OK && run != NULL) {
-		double *fig = fb_xcalloc(run->trace.nfig + 1, sizeof *fig);
-
-		run->algo->step(run, fig, &why); /* returns when the server moves on */
-		free(fig);
-		if (!fb_mpi_moved_on())
-			ret = fb_fail(err, "%s", why.msg);
-	}
+	ret = fb_proto_answer(pr, run != NULL ? NULL : why.msg, err);
+	if (ret == FB_OK && run != NULL)
+		ret = answer_run(pr, run, err);
 	fb_run_free(run);
 	fb_partition_free(part);
 	return ret;
 }
 
-/* Serve the server until it ends the study. */
-int fb_run_serve(const fb_dataset *ds, const char *source, const fb_mpi_options *o,
-                 fb_error *err)
+/* Serve the server, the site's rows matched to the others' by keys (or NULL). */
+int fb_run_serve(fb_proto *pr, const fb_dataset *ds, const char *source,
+                 const fb_site_keys *keys, fb_error *err)
 {
-	return fb_run_serve_keyed(ds, source, NULL, o, err);
-}
-
-/* Serve the server, the site's rows matched to the others' by keys. */
-int fb_run_serve_keyed(const fb_dataset *ds, const char *source, const fb_site_keys *keys,
-                       const fb_mpi_options *o, fb_error *err)
-{
-	if (fb_mpi_hello_keys(ds, source, keys, o, err) != FB_OK)
+	if (fb_proto_hello(pr, ds, source, keys, err) != FB_OK)
 		return FB_ERR;
 	for (;;) {
-		fb_mpi_open op;
-		int got = fb_mpi_next(o, &op, err);
+		fb_proto_open op;
+		int got = fb_proto_next(pr, &op, err);
 
 		if (got != 1)
 			return got == 0 ? FB_OK : FB_ERR;
-		got = serve_run(ds, &op, o, err);
-		fb_mpi_open_release(&op);
+		got = serve_run(pr, ds, &op, err);
+		fb_proto_open_release(&op);
 		if (got != FB_OK)
 			return FB_ERR;
 	}

@@ -37,6 +37,8 @@ struct fb_federation {
 	fb_buf news;                /* what befell the clients in the last round, or empty */
 	double exchange_s;          /* wall seconds of the last round's exchange */
 	double *client_s;           /* k: seconds each client's half took here last round */
+	const fb_fed_ops *halves;   /* a client process: the algorithm's halves, or NULL */
+	void *halves_state;         /* and their state */
 };
 
 /* One worker's share of a round: clients first, first + stride, ... */
@@ -285,8 +287,12 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 	const fb_msg **up;
 	int ret = FB_OK;
 
-	if (f->tr != NULL && f->tr->local < k) /* a client process: serve the whole run */
-		return f->tr->serve(f->tr, ops, state, f->part->clients[f->tr->local].data, err);
+	if (f->tr != NULL && f->tr->local < k) { /* a client process: its own loop serves */
+		f->halves = ops;
+		f->halves_state = state;
+		return fb_fail(err, "client %zu answers the server's rounds in its own loop",
+		               f->tr->local + 1);
+	}
 	choose_clients(f);
 	round_reset(f);
 	f->exchange_s = fb_clock_now();
@@ -343,6 +349,18 @@ const fb_ledger *fb_fed_ledger(const fb_federation *f)
 bool fb_fed_local(const fb_federation *f, size_t k)
 {
 	return f->tr == NULL || f->tr->local == k;
+}
+
+/* A client process: the halves its first round kept, and its data. */
+int fb_fed_halves(const fb_federation *f, const fb_fed_ops **ops, void **state,
+                  const fb_dataset **local)
+{
+	if (f->halves == NULL)
+		return FB_ERR;
+	*ops = f->halves;
+	*state = f->halves_state;
+	*local = f->part->clients[f->tr->local].data;
+	return FB_OK;
 }
 
 /* Tell a remote federation's clients which run to build. */

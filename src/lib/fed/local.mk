@@ -12,18 +12,26 @@ src_lib_fed_libfed_la_SOURCES = \
 	include/fedbn/fedmpi.h \
 	src/lib/fed/mpi-options.c \
 	include/fedbn/sites.h \
-	src/lib/fed/sites.c
+	src/lib/fed/sites.c \
+	include/fedbn/link.h \
+	src/lib/fed/link-local.c \
+	include/fedbn/proto.h \
+	src/lib/fed/protocol-int.h \
+	src/lib/fed/protocol.c \
+	src/lib/fed/protocol-connect.c \
+	src/lib/fed/protocol-server.c \
+	src/lib/fed/protocol-client.c
 
-# the MPI transport: the only code that includes mpi.h and links Open MPI; without Open MPI
-# the same entries say so
+# the MPI link: the only code that includes mpi.h and links Open MPI; without Open MPI the
+# same entries say so
 noinst_LTLIBRARIES += src/lib/fed/libfedmpi.la
-# (libfedbn again after it: the transport uses the wire format there)
+# (libfedbn again after it: the link is started there and the protocol runs over it)
 FB_MPI_PARTS = src/lib/fed/libfedmpi.la libfedbn.la $(MPI_LIBS)
 if FB_MPI
-src_lib_fed_libfedmpi_la_SOURCES = src/lib/fed/transport-mpi.c
+src_lib_fed_libfedmpi_la_SOURCES = src/lib/fed/link-mpi.c
 src_lib_fed_libfedmpi_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 else
-src_lib_fed_libfedmpi_la_SOURCES = src/lib/fed/transport-mpi-none.c
+src_lib_fed_libfedmpi_la_SOURCES = src/lib/fed/link-mpi-none.c
 endif
 
 check_PROGRAMS += tests/unit/test-partition
