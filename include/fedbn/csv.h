@@ -76,6 +76,11 @@ int fb_csv_write_dataset(const fb_dataset *ds, const char *path, fb_error *err);
  * to read back as the same text: when it is empty, has a blank at either end, or holds a
  * comma, semicolon, tab, quote or line end. */
 void fb_csv_put_field(FILE *fp, const char *s);
+/* Write s to fp as one field, quoted (inner quotes doubled) when, and only when, it holds a
+ * byte of chars (which should hold '"' and the delimiter): for files whose readers expect
+ * that rule, such as compare's CSV, which quotes every cell with a comma, quote or space and
+ * leaves empty cells empty. */
+void fb_csv_put_field_if(FILE *fp, const char *s, const char *chars);
 
 /* Write a graph as an edge list "from,to[,weight]" (undirected edges once, type column
  * added when the graph has any); atomic. */

@@ -269,7 +269,7 @@ static void print_row(FILE *out, const char *const *cells, const size_t *width,
 		if (fmt == FB_TABLE_CSV) {
 			if (c > 0)
 				fputc(',', out);
-			fb_csv_put_field(out, cells[c]);
+			fb_csv_put_field_if(out, cells[c], ",\" ");
 		} else if (fmt == FB_TABLE_MARKDOWN) {
 			fprintf(out, "| %s ", cells[c]);
 		} else {

@@ -1251,6 +1251,35 @@ static void test_shared_sachs(void **state)
 	fb_dataset_free(ds);
 }
 
+/* One field: quoted by the reader's rule (empty, blank at an end, a delimiter, quote or line
+ * end), or by a caller's set of bytes; inner quotes doubled either way. */
+static void test_put_field(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	(void)state;
+	fb_csv_put_field(fp, "a b");
+	fb_csv_put_field(fp, "|");
+	fb_csv_put_field(fp, "");
+	fb_csv_put_field(fp, "|");
+	fb_csv_put_field(fp, " x;");
+	fb_csv_put_field(fp, "|");
+	fb_csv_put_field(fp, "say \"hi\"");
+	fb_csv_put_field(fp, "|");
+	fb_csv_put_field_if(fp, "a b", ",\" ");
+	fb_csv_put_field(fp, "|");
+	fb_csv_put_field_if(fp, "", ",\" ");
+	fb_csv_put_field(fp, "|");
+	fb_csv_put_field_if(fp, "x;y", ",\" ");
+	fb_csv_put_field(fp, "|");
+	fb_csv_put_field_if(fp, "q\"", ",\" ");
+	fclose(fp);
+	assert_string_equal(text, "a b|\"\"|\" x;\"|\"say \"\"hi\"\"\"|\"a b\"||x;y|\"q\"\"\"");
+	free(text);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -1283,6 +1312,7 @@ int main(void)
 		cmocka_unit_test(test_wide_header),
 		cmocka_unit_test(test_one_line_memory),
 		cmocka_unit_test(test_shared_sachs),
+		cmocka_unit_test(test_put_field),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

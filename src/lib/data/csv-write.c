@@ -24,10 +24,10 @@ bool fb_csv_needs_quotes(const char *s)
 	return strpbrk(s, ",;\t\"\r\n") != NULL;
 }
 
-/* Write one field, quoted with doubled inner quotes when needed. */
-void fb_csv_put_field(FILE *fp, const char *s)
+/* Write s to fp, in quotes with doubled inner quotes when quote says so. */
+static void put_text(FILE *fp, const char *s, bool quote)
 {
-	if (!fb_csv_needs_quotes(s)) {
+	if (!quote) {
 		fputs(s, fp);
 		return;
 	}
@@ -38,6 +38,18 @@ void fb_csv_put_field(FILE *fp, const char *s)
 		putc(*s, fp);
 	}
 	putc('"', fp);
+}
+
+/* Write one field, quoted with doubled inner quotes when needed. */
+void fb_csv_put_field(FILE *fp, const char *s)
+{
+	put_text(fp, s, fb_csv_needs_quotes(s));
+}
+
+/* Write one field, quoted with doubled inner quotes when it holds a byte of chars. */
+void fb_csv_put_field_if(FILE *fp, const char *s, const char *chars)
+{
+	put_text(fp, s, strpbrk(s, chars) != NULL);
 }
 
 /* Write value i of variable j: a label, a number, or NA for a missing one. */
