@@ -26,8 +26,6 @@ EXTRA_DIST += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
 
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
-tests_unit_test_cmd_SOURCES = tests/unit/test-cmd.c
-tests_unit_test_cmd_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_cmd_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(FB_LIB_DEPS) \
 	$(NCURSESW_LIBS) $(CMOCKA_LIBS)
 

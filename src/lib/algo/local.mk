@@ -17,6 +17,3 @@ src_lib_algo_libalgo_la_SOURCES = \
 
 check_PROGRAMS += tests/unit/test-fed
 TESTS += tests/unit/test-fed
-tests_unit_test_fed_SOURCES = tests/unit/test-fed.c
-tests_unit_test_fed_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_fed_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

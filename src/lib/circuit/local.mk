@@ -24,9 +24,6 @@ src_lib_circuit_libcircuit_la_SOURCES = \
 
 check_PROGRAMS += tests/unit/test-circuit
 TESTS += tests/unit/test-circuit
-tests_unit_test_circuit_SOURCES = tests/unit/test-circuit.c
-tests_unit_test_circuit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_circuit_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 if FB_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz-circuit

@@ -17,6 +17,3 @@ src_lib_core_libcore_la_SOURCES = \
 
 check_PROGRAMS += tests/unit/test-kernel
 TESTS += tests/unit/test-kernel
-tests_unit_test_kernel_SOURCES = tests/unit/test-kernel.c
-tests_unit_test_kernel_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_kernel_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

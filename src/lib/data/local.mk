@@ -25,15 +25,6 @@ src_lib_data_libdata_la_SOURCES = \
 
 check_PROGRAMS += tests/unit/test-csv tests/unit/test-sim tests/unit/test-bif
 TESTS += tests/unit/test-csv tests/unit/test-sim tests/unit/test-bif
-tests_unit_test_csv_SOURCES = tests/unit/test-csv.c
-tests_unit_test_csv_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_csv_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
-tests_unit_test_sim_SOURCES = tests/unit/test-sim.c
-tests_unit_test_sim_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_sim_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
-tests_unit_test_bif_SOURCES = tests/unit/test-bif.c
-tests_unit_test_bif_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_bif_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 if FB_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz-csv

@@ -11,6 +11,3 @@ src_lib_experiment_libexperiment_la_SOURCES = \
 
 check_PROGRAMS += tests/unit/test-experiment
 TESTS += tests/unit/test-experiment
-tests_unit_test_experiment_SOURCES = tests/unit/test-experiment.c
-tests_unit_test_experiment_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_experiment_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -36,21 +36,12 @@ endif
 
 check_PROGRAMS += tests/unit/test-partition
 TESTS += tests/unit/test-partition
-tests_unit_test_partition_SOURCES = tests/unit/test-partition.c
-tests_unit_test_partition_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_partition_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/unit/test-sites
 TESTS += tests/unit/test-sites
-tests_unit_test_sites_SOURCES = tests/unit/test-sites.c
-tests_unit_test_sites_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_sites_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/unit/test-wire
 TESTS += tests/unit/test-wire
-tests_unit_test_wire_SOURCES = tests/unit/test-wire.c
-tests_unit_test_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_wire_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 if FB_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz-wire

@@ -13,12 +13,6 @@ src_lib_graph_libgraph_la_SOURCES = \
 
 check_PROGRAMS += tests/unit/test-graph
 TESTS += tests/unit/test-graph
-tests_unit_test_graph_SOURCES = tests/unit/test-graph.c
-tests_unit_test_graph_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_graph_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/unit/test-cpdag
 TESTS += tests/unit/test-cpdag
-tests_unit_test_cpdag_SOURCES = tests/unit/test-cpdag.c
-tests_unit_test_cpdag_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_cpdag_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

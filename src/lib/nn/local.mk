@@ -12,6 +12,3 @@ src_lib_nn_libnn_la_SOURCES = \
 
 check_PROGRAMS += tests/unit/test-nn
 TESTS += tests/unit/test-nn
-tests_unit_test_nn_SOURCES = tests/unit/test-nn.c
-tests_unit_test_nn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_nn_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -12,6 +12,3 @@ src_lib_optim_liboptim_la_SOURCES = \
 
 check_PROGRAMS += tests/unit/test-optim
 TESTS += tests/unit/test-optim
-tests_unit_test_optim_SOURCES = tests/unit/test-optim.c
-tests_unit_test_optim_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_optim_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

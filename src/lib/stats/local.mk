@@ -19,18 +19,10 @@ src_lib_stats_libstats_la_SOURCES = \
 
 check_PROGRAMS += tests/unit/test-ci
 TESTS += tests/unit/test-ci
-tests_unit_test_ci_SOURCES = tests/unit/test-ci.c
-tests_unit_test_ci_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_ci_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/unit/test-kci
 TESTS += tests/unit/test-kci
-tests_unit_test_kci_SOURCES = tests/unit/test-kci.c
-tests_unit_test_kci_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_kci_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/unit/test-ci-partial
 TESTS += tests/unit/test-ci-partial
-tests_unit_test_ci_partial_SOURCES = tests/unit/test-ci-partial.c
-tests_unit_test_ci_partial_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(GSL_CFLAGS)
-tests_unit_test_ci_partial_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
+tests_unit_test_ci_partial_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)

@@ -13,6 +13,3 @@ src_lib_algo_libalgo_la_SOURCES += \
 
 check_PROGRAMS += tests/unit/test-fedcircuit
 TESTS += tests/unit/test-fedcircuit
-tests_unit_test_fedcircuit_SOURCES = tests/unit/test-fedcircuit.c
-tests_unit_test_fedcircuit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_fedcircuit_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -7,6 +7,3 @@ src_lib_algo_libalgo_la_SOURCES += \
 
 check_PROGRAMS += tests/unit/test-feddag
 TESTS += tests/unit/test-feddag
-tests_unit_test_feddag_SOURCES = tests/unit/test-feddag.c
-tests_unit_test_feddag_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_feddag_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -6,6 +6,3 @@ src_lib_algo_libalgo_la_SOURCES += \
 
 check_PROGRAMS += tests/unit/test-ges
 TESTS += tests/unit/test-ges
-tests_unit_test_ges_SOURCES = tests/unit/test-ges.c
-tests_unit_test_ges_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_ges_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

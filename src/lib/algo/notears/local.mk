@@ -16,12 +16,3 @@ src_lib_algo_libalgo_la_SOURCES += \
 
 check_PROGRAMS += tests/unit/test-notears tests/unit/test-admm tests/unit/test-notears-mlp
 TESTS += tests/unit/test-notears tests/unit/test-admm tests/unit/test-notears-mlp
-tests_unit_test_notears_SOURCES = tests/unit/test-notears.c
-tests_unit_test_notears_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_notears_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
-tests_unit_test_admm_SOURCES = tests/unit/test-admm.c
-tests_unit_test_admm_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_admm_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
-tests_unit_test_notears_mlp_SOURCES = tests/unit/test-notears-mlp.c
-tests_unit_test_notears_mlp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_notears_mlp_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)

@@ -20,12 +20,3 @@ src_lib_algo_libalgo_la_SOURCES += \
 
 check_PROGRAMS += tests/unit/test-pc tests/unit/test-pc-causal-learn tests/unit/test-fedpc
 TESTS += tests/unit/test-pc tests/unit/test-pc-causal-learn tests/unit/test-fedpc
-tests_unit_test_pc_SOURCES = tests/unit/test-pc.c
-tests_unit_test_pc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_pc_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
-tests_unit_test_pc_causal_learn_SOURCES = tests/unit/test-pc-causal-learn.c
-tests_unit_test_pc_causal_learn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_pc_causal_learn_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
-tests_unit_test_fedpc_SOURCES = tests/unit/test-fedpc.c
-tests_unit_test_fedpc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_fedpc_LDADD = libfedbn.la $(FB_LIB_DEPS) $(CMOCKA_LIBS)
