@@ -129,11 +129,10 @@ int fb_parse_int64(const char *s, int64_t *out);
  * same double ("0.85", not "0.84999999999999998"; "nan", "inf" as printf writes them);
  * returns buf. */
 const char *fb_format_double(double v, char *buf, size_t len);
-/* Seconds on a monotonic clock (for durations; the origin means nothing). */
-double fb_clock_seconds(void);
 /* Case-insensitive ASCII comparison; returns 0 when equal. */
 int fb_strcasecmp(const char *a, const char *b);
-/* strerror(e) with its first letter in lower case, as error sentences are written; the text
+/* strerror(e) with its first letter in lower case (not an acronym's), as error sentences are
+ * written; the text
  * lives in buf (len bytes) and buf is returned. */
 const char *fb_strerror(int e, char *buf, size_t len);
 /* Levenshtein edit distance between two short strings. */

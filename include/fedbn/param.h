@@ -83,6 +83,8 @@ double fb_params_double(const fb_params *p, const char *key);
 bool fb_params_bool(const fb_params *p, const char *key);
 /* The value of a CHOICE parameter: the chosen fb_choice's value (an enum of its module). */
 int fb_params_choice(const fb_params *p, const char *key);
+/* Whether the CHOICE parameter key holds the choice named name (no enum to keep in step). */
+bool fb_params_is(const fb_params *p, const char *key, const char *name);
 const char *fb_params_str(const fb_params *p, const char *key);
 bool fb_params_given(const fb_params *p, const char *key);
 

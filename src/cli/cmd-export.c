@@ -136,15 +136,6 @@ static void layout_keep(fb_cmd_ctx *ctx, fb_export_layout *made, bool ok)
 		fb_export_layout_free(made);
 }
 
-/* The number (1 is the first) of run in the session. */
-static size_t run_number(const fb_session *s, const fb_run *run)
-{
-	for (size_t k = 0; k < s->nruns; k++)
-		if (s->runs[k] == run)
-			return k + 1;
-	return 0;
-}
-
 /* Where run's data came from. */
 static const char *run_data(const fb_session *s, const fb_run *run)
 {
@@ -174,7 +165,7 @@ static char *run_line(const fb_session *s, const fb_run *run, bool numbered)
 
 	fb_report_params(run, params, sizeof params);
 	if (numbered)
-		snprintf(number, sizeof number, "run %zu: ", run_number(s, run));
+		snprintf(number, sizeof number, "run %zu: ", fb_cmd_run_number(s, run));
 	return fb_xasprintf("%s%s with %s, round %zu%s", number, run->name,
 	                    params[0] ? params : "default parameters", fb_run_rounds(run),
 	                    fb_run_done(run) ? " (finished)" : "");
@@ -287,7 +278,7 @@ static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct
 		fb_cmd_error(ctx, "export: %s", err.msg);
 		return NULL;
 	}
-	f->title = fb_xasprintf("run %zu: %s%s", run_number(ctx->s, run), run->name,
+	f->title = fb_xasprintf("run %zu: %s%s", fb_cmd_run_number(ctx->s, run), run->name,
 	                        diff ? " against the truth" : "");
 	f->caption = run_caption(ctx->s, run);
 	return g;
@@ -376,7 +367,7 @@ static void compare_facts(const fb_session *s, const struct panel pl[2], struct 
 	for (int k = 0; k < 2; k++) {
 		char *line = pl[k].run ? run_line(s, pl[k].run, true) : NULL;
 
-		f->panel[k] = pl[k].run ? fb_xasprintf("run %zu: %s", run_number(s, pl[k].run),
+		f->panel[k] = pl[k].run ? fb_xasprintf("run %zu: %s", fb_cmd_run_number(s, pl[k].run),
 		                                       pl[k].run->name)
 		                        : fb_xstrdup("truth");
 		if (line != NULL)

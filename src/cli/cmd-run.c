@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fedbn/algo.h"
 #include "cmd.h"
@@ -47,15 +46,6 @@ static fb_run *current_run(fb_cmd_ctx *ctx, const char *cmd)
 	return run;
 }
 
-/* Seconds on a monotonic clock. */
-static double run_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Say that run stopped at Ctrl-C before it finished: a line at the prompt; in batch mode an
  * error, so that a script or --bail does not take a cut-short run for a whole one. */
 static int report_stopped(fb_cmd_ctx *ctx, const fb_run *run)
@@ -75,7 +65,7 @@ static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 	fb_error err = { { 0 } };
 	int ret = FB_CMD_OK;
 	size_t first = fb_run_rounds(run);
-	double t0 = run_clock(), steps = run->seconds;
+	double t0 = fb_clock_now(), steps = run->seconds;
 
 	fb_interrupt_begin();
 	for (size_t i = 0; (max == 0 || i < max) && !fb_run_done(run); i++) {
@@ -95,7 +85,7 @@ static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 	}
 	fb_interrupt_end();
 	if (fb_pane_stats_wanted()) {
-		double wall = run_clock() - t0;
+		double wall = fb_clock_now() - t0;
 
 		steps = run->seconds - steps;
 		fprintf(stderr, "text stats: %zu rounds in %.4f s, of which steps %.4f s (overhead "
@@ -108,7 +98,7 @@ static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 }
 
 /* The run's number in the session, from 1 (0 when it is not there). */
-static size_t run_number(const fb_session *s, const fb_run *run)
+size_t fb_cmd_run_number(const fb_session *s, const fb_run *run)
 {
 	for (size_t i = 0; i < s->nruns; i++)
 		if (s->runs[i] == run)
@@ -138,7 +128,7 @@ static int advance_pane(fb_cmd_ctx *ctx, fb_run *run, enum fb_pane_start start, 
 	fb_pane_request req = { .start = start, .rounds = rounds };
 	fb_pane_outcome o;
 
-	req.run_no = run_number(ctx->s, run);
+	req.run_no = fb_cmd_run_number(ctx->s, run);
 	req.data = run->whole == ctx->s->data ? ctx->s->data_source : NULL;
 	fflush(ctx->out);
 	*opened = fb_pane_show(run, &req, &o) == FB_OK;
@@ -287,7 +277,7 @@ static int watch_pane(fb_cmd_ctx *ctx, fb_run *run)
 		fb_history_as(ctx->s, "step %zu", n);
 	else
 		fb_history_as(ctx->s, "# watch stepped run %zu by %zu rounds, which a replay "
-		              "cannot repeat", run_number(ctx->s, run), n);
+		              "cannot repeat", fb_cmd_run_number(ctx->s, run), n);
 	return ret;
 }
 

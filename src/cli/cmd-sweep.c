@@ -70,7 +70,7 @@ static int sweep_save(sweep *sw)
 		return fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
 	fb_files_note_written(sw->ctx, sw->out);
 	sw->written = true;
-	sw->last_write = fb_clock_seconds();
+	sw->last_write = fb_clock_now();
 	return FB_CMD_OK;
 }
 
@@ -89,7 +89,7 @@ static const char *sweep_duration(double s, char *buf, size_t len)
 /* Show how far the sweep is: a bar on a terminal, a line on standard error otherwise. */
 static void sweep_progress(sweep *sw, bool force)
 {
-	double now = fb_clock_seconds(), every = fb_params_double(sw->p, "progress");
+	double now = fb_clock_now(), every = fb_params_double(sw->p, "progress");
 	double left = sw->ran > 0 ? (now - sw->t0) / (double)sw->ran * (double)(sw->todo - sw->ran)
 	                          : 0;
 	char eta[32];
@@ -143,7 +143,7 @@ static void sweep_cell_done(void *ctx, size_t cell, const fb_sweep_record *rec)
 		fb_cmd_warn(sw->ctx, "sweep: cell %s failed: %s",
 		            fb_grid_label(&sw->grid, cell, label, sizeof label), rec->error);
 	}
-	if (fb_clock_seconds() - sw->last_write >= 2.0)
+	if (fb_clock_now() - sw->last_write >= 2.0)
 		sweep_save(sw);
 	sweep_progress(sw, false);
 }
@@ -475,11 +475,11 @@ static int sweep_go(sweep *sw)
 	job.ncells = sw->todo;
 	job.jobs = jobs < sw->todo ? jobs : sw->todo > 0 ? sw->todo : 1;
 	sw->bar = fb_pane_usable(sw->ctx->out);
-	sw->t0 = sw->last_progress = sw->last_write = fb_clock_seconds();
+	sw->t0 = sw->last_progress = sw->last_write = fb_clock_now();
 	if (sw->bar)
 		sweep_progress(sw, true);
 	fb_sweep_run(sw->ctx, &job, &interrupted);
-	wall = fb_clock_seconds() - sw->t0;
+	wall = fb_clock_now() - sw->t0;
 	sweep_bar_clear(sw);
 	free(cells);
 	if (sweep_save(sw) != FB_CMD_OK)

@@ -94,6 +94,8 @@ extern const fb_cmd_entry fb_cmd_history, fb_cmd_session, fb_cmd_report;
 struct fb_run;
 /* The run numbered n (from 1), or the newest for n = 0; NULL after printing the error. */
 struct fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, const char *cmd, int64_t n);
+/* The number (from 1) of run in session s, 0 when it is not there. */
+size_t fb_cmd_run_number(const struct fb_session *s, const struct fb_run *run);
 
 /* Print an error (prefixed with ctx->where when set) and return FB_CMD_ERROR. */
 int fb_cmd_error(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);

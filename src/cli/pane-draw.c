@@ -206,7 +206,7 @@ void pane_draw_help(pane *p, int top, int h, int w)
 /* Draw the whole frame and count its time. */
 void pane_draw(pane *p)
 {
-	double t0 = pane_now(), dt;
+	double t0 = fb_clock_now(), dt;
 	int h = LINES, w = COLS;
 
 	erase();
@@ -229,13 +229,13 @@ void pane_draw(pane *p)
 		pane_draw_bottom(p, h - 1, w);
 	}
 	refresh();
-	dt = pane_now() - t0;
+	dt = fb_clock_now() - t0;
 	p->st.draws[p->view]++;
 	p->st.draw_s[p->view] += dt;
 	if (dt > p->st.draw_max)
 		p->st.draw_max = dt;
 	p->draw_cost = p->draw_cost == 0 ? dt : 0.8 * p->draw_cost + 0.2 * dt;
-	p->last_draw = pane_now();
+	p->last_draw = fb_clock_now();
 	p->dirty = false;
 }
 

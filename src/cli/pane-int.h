@@ -112,8 +112,6 @@ typedef struct pane {
 
 /* ---- pane.c: the loop ---- */
 
-/* Seconds on a monotonic clock. */
-double pane_now(void);
 /* Start a batch of n rounds (0: until the run finishes). */
 void pane_batch_start(pane *p, size_t n);
 /* Stop the batch after the current round, saying why in the bottom bar. */

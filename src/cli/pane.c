@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pane-int.h"
@@ -43,15 +42,6 @@ bool fb_pane_stats_wanted(void)
 	return s != NULL && *s != '\0' && strcmp(s, "0") != 0;
 }
 
-/* Seconds on a monotonic clock. */
-double pane_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Set the bottom bar's message. */
 void pane_say(pane *p, bool err, const char *fmt, ...)
 {
@@ -76,7 +66,7 @@ void pane_batch_start(pane *p, size_t n)
 	}
 	p->running = true;
 	p->batch_left = n;
-	p->batch_t0 = pane_now();
+	p->batch_t0 = fb_clock_now();
 	p->next_due = 0;
 	if (p->at > 0 && n != 1)
 		pane_say(p, false, "replaying from round %zu%s: p pauses", p->at,
@@ -92,7 +82,7 @@ void pane_batch_stop(pane *p, const char *why)
 {
 	if (!p->running)
 		return;
-	p->st.loop_s += pane_now() - p->batch_t0;
+	p->st.loop_s += fb_clock_now() - p->batch_t0;
 	p->running = false;
 	p->batch_left = 0;
 	if (why != NULL)
@@ -117,11 +107,11 @@ static void pane_replay_round(pane *p)
 static void pane_round(pane *p)
 {
 	fb_error err = { { 0 } };
-	double t0 = pane_now();
+	double t0 = fb_clock_now();
 	int ret = fb_run_step(p->run, &err);
 	char why[120];
 
-	p->st.step_s += pane_now() - t0;
+	p->st.step_s += fb_clock_now() - t0;
 	p->dirty = true;
 	if (ret != FB_OK) {
 		p->out->failed = true;
@@ -152,7 +142,7 @@ static bool pane_frame_due(const pane *p)
 
 	if (gap < PANE_FRAME_GAP)
 		gap = PANE_FRAME_GAP;
-	return pane_now() - p->last_draw >= gap;
+	return fb_clock_now() - p->last_draw >= gap;
 }
 
 /* Read every key waiting (none is waited for); leaving stops the reading so that what the
@@ -193,7 +183,7 @@ static void pane_keys_wait(pane *p, int ms, int *empty)
  * due yet (the loop comes back). */
 static bool pane_pace_wait(pane *p, int *empty)
 {
-	double now = pane_now(), left = p->next_due - now;
+	double now = fb_clock_now(), left = p->next_due - now;
 
 	if (p->pace <= 0)
 		return false;

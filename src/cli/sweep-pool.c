@@ -150,7 +150,7 @@ static void cell_run(fb_cmd_ctx *parent, const fb_sweep_job *job, size_t cell,
 	FILE *in = fmemopen(text, strlen(text), "r");
 	fb_cmd_ctx c = { .s = &s, .out = null, .err = err, .bail = true,
 		         .depth = parent->depth + 1 };
-	double t0 = fb_clock_seconds();
+	double t0 = fb_clock_now();
 	int ret;
 
 	if (null == NULL || err == NULL || in == NULL)
@@ -165,7 +165,7 @@ static void cell_run(fb_cmd_ctx *parent, const fb_sweep_job *job, size_t cell,
 		rec->failed = true;
 		snprintf(rec->error, sizeof rec->error, "the script made no run");
 	} else {
-		cell_score(fb_session_last_run(&s), fb_clock_seconds() - t0, job->label, rec);
+		cell_score(fb_session_last_run(&s), fb_clock_now() - t0, job->label, rec);
 	}
 }
 

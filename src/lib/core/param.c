@@ -316,6 +316,16 @@ double fb_params_double(const fb_params *p, const char *key) { return get(p, key
 bool fb_params_bool(const fb_params *p, const char *key) { return get(p, key)->i != 0; }
 /* The value of a CHOICE parameter. */
 int fb_params_choice(const fb_params *p, const char *key) { return (int)get(p, key)->i; }
+
+/* Whether the CHOICE parameter key holds the choice named name. */
+bool fb_params_is(const fb_params *p, const char *key, const char *name)
+{
+	int idx = fb_params_find(p, key);
+	const char *chosen = idx < 0 ? NULL : fb_choice_name(p->defs[idx].choices,
+	                                                      (int)get(p, key)->i);
+
+	return chosen != NULL && strcmp(chosen, name) == 0;
+}
 /* The text of a parameter, NULL when unset. */
 const char *fb_params_str(const fb_params *p, const char *key) { return get(p, key)->s; }
 /* Whether the user gave key. */

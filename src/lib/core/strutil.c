@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fedbn/core.h"
 
@@ -83,11 +82,11 @@ void fb_buf_append_escaped(fb_buf *b, const char *s)
 	}
 }
 
-/* strerror with a lower-case first letter. */
+/* strerror with a lower-case first letter, unless the first word is an acronym ("RPC"). */
 const char *fb_strerror(int e, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s", strerror(e));
-	if (len > 0)
+	if (len > 1 && !isupper((unsigned char)buf[1]))
 		buf[0] = (char)tolower((unsigned char)buf[0]);
 	return buf;
 }
@@ -145,13 +144,4 @@ const char *fb_format_double(double v, char *buf, size_t len)
 			break;
 	}
 	return buf;
-}
-
-/* Seconds on a monotonic clock. */
-double fb_clock_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -1056,13 +1056,13 @@ fb_bn *fb_bif_read(const char *path, fb_error *err)
 	fb_bn *bn;
 
 	if (fp == NULL) {
-		fb_fail(err, "cannot read '%s': %s", path, fb_csv_strerror(why, sizeof why, errno));
+		fb_fail(err, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
 		return NULL;
 	}
 	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
 		fb_buf_append(&text, chunk, got);
 	if (ferror(fp)) {
-		fb_fail(err, "cannot read '%s': %s", path, fb_csv_strerror(why, sizeof why, errno));
+		fb_fail(err, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
 		fclose(fp);
 		fb_buf_release(&text);
 		return NULL;

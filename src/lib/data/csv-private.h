@@ -71,9 +71,6 @@ char fb_csv_delim_detect(const char *buf, size_t len, bool *complete);
  * when long; returns out. */
 const char *fb_csv_excerpt(char *out, const char *s, size_t len);
 
-/* The system's description of errnum with a lower-case first letter, in out (size bytes). */
-const char *fb_csv_strerror(char *out, size_t size, int errnum);
-
 /* True when s must be quoted to read back as the same text in a comma-separated file. */
 bool fb_csv_needs_quotes(const char *s);
 

@@ -303,15 +303,6 @@ const char *fb_csv_excerpt(char *out, const char *s, size_t len)
 	return out;
 }
 
-/* strerror with a lower-case first letter, as every fedbn message. */
-const char *fb_csv_strerror(char *out, size_t size, int errnum)
-{
-	snprintf(out, size, "%s", strerror(errnum));
-	if (out[0] >= 'A' && out[0] <= 'Z' && !(out[1] >= 'A' && out[1] <= 'Z'))
-		out[0] = (char)(out[0] - 'A' + 'a');
-	return out;
-}
-
 /* Number of line feeds in a field (only quoted fields can hold any). */
 static size_t count_newlines(const char *s, size_t len)
 {
@@ -518,7 +509,7 @@ static void scan_stream(fb_csv_scan *sc, FILE *fp)
 		       (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0)
 			scan_feed(sc, &p, chunk, got);
 		if (ferror(fp))
-			fb_csv_scan_fail(sc, "%s", fb_csv_strerror(why, sizeof why, errno));
+			fb_csv_scan_fail(sc, "%s", fb_strerror(errno, why, sizeof why));
 		scan_end(sc, &p);
 		csv_free(&p);
 	}
@@ -533,7 +524,7 @@ int fb_csv_scan_file(fb_csv_scan *sc, const char *path)
 	char why[128];
 
 	if (fp == NULL) {
-		fb_csv_scan_fail(sc, "%s", fb_csv_strerror(why, sizeof why, errno));
+		fb_csv_scan_fail(sc, "%s", fb_strerror(errno, why, sizeof why));
 		return FB_ERR;
 	}
 	scan_stream(sc, fp);

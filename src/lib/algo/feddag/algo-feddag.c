@@ -74,8 +74,8 @@ void fb_mcsl_options_from_params(const fb_params *p, fb_mcsl_options *o)
 	o->seed = 1;
 	o->lambda = fb_params_double(p, "lambda");
 	o->lr = fb_params_double(p, "lr");
-	o->plain = fb_params_choice(p, "optimizer") == 1;
-	o->same_noise = fb_params_choice(p, "noise") == 1;
+	o->plain = fb_params_is(p, "optimizer", "gd");
+	o->same_noise = fb_params_is(p, "noise", "common");
 	if (!linear) {
 		o->tau = fb_params_double(p, "tau");
 		o->hidden = (size_t)fb_params_int(p, "hidden");
