@@ -89,8 +89,17 @@ void fb_gsl_install_handler(void);
 /* The reason of the last GSL error seen by this thread, or "" when none; clears it. */
 const char *fb_gsl_last_error(void);
 
-/* Allocation that never returns NULL: out of memory prints and exits (shell and UI only;
- * numerical code that can fail gracefully uses plain malloc and returns FB_ERR). */
+/* Allocation that never returns NULL: out of memory prints "fedbn: out of memory" and exits
+ * with status 2.  The rule as the code keeps it: these wrappers are the default in the
+ * library as well as in the shell (about 460 library calls: sessions, federations and their
+ * messages, names, graphs' lists, results, exports, the newer learners' states), so a library
+ * call may end the process when memory runs out; FB_ERR is never promised for that.  The
+ * numerical layers (stats, optim, most of nn and circuit, the data readers' tables, the
+ * older learners' work arrays, fb_graph_try_alloc) use plain malloc and turn NULL into
+ * FB_ERR with "...: out of memory" in err, so that a problem too large for the machine
+ * (rows x variables, d x d weights) is refused with a sentence and the session kept.  New
+ * code: an allocation whose size comes from the input (n, d, a file) checks NULL and returns
+ * FB_ERR; any other uses these wrappers. */
 void *fb_xmalloc(size_t size);
 void *fb_xcalloc(size_t count, size_t size);
 void *fb_xrealloc(void *ptr, size_t size);
