@@ -4,7 +4,7 @@
 # contiguous clients; notears-mlp-admm against voting:notears-mlp and avg:notears-mlp (each
 # client runs NOTEARS-MLP alone), every method with its paper defaults.  Prints mean SHD,
 # TPR and FDR (± standard error) per K and method.  The paper's ordering: notears-mlp-admm
-# has the lowest SHD at every K.  Results so far: examples/mlp-admm-results.md.
+# has the lowest SHD at every K.  Results so far: doc/results/mlp-admm-results.md.
 #   sh examples/mlp-admm-order.sh [SEEDS] [FEDBN] [KS]
 # SEEDS is a count from seed 1 (default 10) or a range FIRST-LAST (e.g. 2-6, to add seeds to
 # a table already made), KS defaults to "2 4 8 16"; each K's table is printed when its seeds
