@@ -59,10 +59,17 @@ TRANSCRIPTS = \
 	tests/transcripts/sweep-circuit.fbn \
 	tests/transcripts/watch.fbn
 TESTS += $(TRANSCRIPTS)
-# outputs that differ in OpenBLAS's AVX2 kernels (see tests/transcript.sh)
+# outputs that differ in OpenBLAS's AVX2 kernels and its generic one (see tests/transcript.sh)
 EXTRA_DIST += tests/transcripts/mlp.haswell.out tests/transcripts/rescore.haswell.out \
-	tests/transcripts/threshold.haswell.out
+	tests/transcripts/threshold.haswell.out tests/transcripts/mlp.prescott.out \
+	tests/transcripts/rescore.prescott.out tests/transcripts/threshold.prescott.out \
+	tests/transcripts/sweep.prescott.out
 EXTRA_DIST += $(TRANSCRIPTS) $(TRANSCRIPTS:.fbn=.out) tests/fuzz
+
+# the unit tests and transcripts, which setup.sh check-kernels runs under other BLAS kernels
+print-kernel-tests:
+	@for t in $(TESTS); do case $$t in tests/unit/* | *.fbn) echo $$t ;; esac; done
+.PHONY: print-kernel-tests
 
 # the man page's command and algorithm lists must be the ones the tables generate
 TESTS += tests/check-man.sh

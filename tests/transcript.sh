@@ -8,11 +8,16 @@
 #       #! needs: shared the test needs ../shared/data beside the source tree
 #   tests/transcripts/NAME.out   the expected output
 #   tests/transcripts/NAME.KERNEL.out   the expected output where OpenBLAS's kernel family
-#       changes the last bits of a result (NOTEARS' dgemm sums): KERNEL is skylakex on a
-#       machine with AVX-512, haswell on one with AVX2 only; the family is pinned so that
-#       every machine of a kind computes the same bits
+#       changes the last bits of a result (NOTEARS' dgemm sums, and what an optimiser or a
+#       threshold makes of them): KERNEL is the family OPENBLAS_CORETYPE names, lower case;
+#       unset, it is pinned to skylakex on a machine with AVX-512, haswell on one with AVX2
+#       only, prescott (the generic kernel) on any other, so that every machine of a kind
+#       computes the same bits.  Zen runs the haswell kernels; Cooperlake and SapphireRapids
+#       the skylakex ones.  Without NAME.KERNEL.out, NAME.out (skylakex's) is expected.
 # The script runs in a scratch folder holding 'data' (tests/data) and 'shared' (when
-# present).  Wall times ("1.234 s") are masked.  FB_REGEN=1 rewrites NAME.out from the actual output instead of comparing.
+# present).  Wall times ("1.234 s") are masked.  FB_REGEN=1 rewrites the expected file it
+# would compare with (NAME.out, or NAME.KERNEL.out where that exists) from the actual output
+# instead of comparing; FB_REGEN=kernel writes NAME.KERNEL.out for the pinned family.
 script=$1
 top=${top_srcdir:-.}
 fedbn=${FEDBN:-./fedbn}
@@ -38,13 +43,19 @@ if [ -z "$OPENBLAS_CORETYPE" ]; then
 		OPENBLAS_CORETYPE=SkylakeX
 	elif grep -q '\<avx2\>' /proc/cpuinfo 2>/dev/null; then
 		OPENBLAS_CORETYPE=Haswell
+	else
+		OPENBLAS_CORETYPE=Prescott
 	fi
 	export OPENBLAS_CORETYPE
 fi
 kernel=$(echo "$OPENBLAS_CORETYPE" | tr 'A-Z' 'a-z')
-# OpenBLAS's Zen target runs its Haswell kernels
-[ "$kernel" = zen ] && kernel=haswell
-[ -n "$kernel" ] && [ -f "$(dirname "$script")/$name.$kernel.out" ] &&
+# OpenBLAS's Zen target runs its Haswell kernels, Cooperlake and SapphireRapids its SkylakeX ones
+case $kernel in
+zen) kernel=haswell ;;
+cooperlake | sapphirerapids) kernel=skylakex ;;
+esac
+[ "$FB_REGEN" = kernel ] && expected=$(dirname "$script")/$name.$kernel.out
+[ -f "$(dirname "$script")/$name.$kernel.out" ] &&
 	expected=$(dirname "$script")/$name.$kernel.out
 want_status=$(directive exit)
 args=$(directive args)
