@@ -85,7 +85,9 @@ static int bench_round(void)
 	fb_fed_options_init(&fo);
 	fo.threads = 2;
 	if (p != NULL)
-		run = fb_run_alloc("gs-feddag", NULL, &fo, ds, p, NULL, &err);
+		run = fb_run_alloc(&(fb_run_spec){ .algo = "gs-feddag", .fedopt = &fo, .data = ds,
+		                                   .part = p },
+		                   &err);
 	t0 = bench_now();
 	if (run == NULL || fb_run_step(run, &err) != FB_OK) {
 		printf("gs-feddag round: %s\n", err.msg);

@@ -89,11 +89,15 @@ static int bench_one(const fb_dataset *ds, const fb_graph *truth, size_t K, fb_s
 	if (K > 1 && (p = fb_split(ds, FB_SPLIT_HORIZONTAL, K, &so, &err)) == NULL)
 		goto out;
 	if (K > 1) {
-		run = fb_run_alloc("notears-mlp-admm", NULL, NULL, ds, p, NULL, &err);
+		run = fb_run_alloc(&(fb_run_spec){ .algo = "notears-mlp-admm", .data = ds,
+		                                   .part = p },
+		                   &err);
 	} else {
 		params = fb_params_defaults(fb_algo_notears_mlp.params);
 		if (fb_params_set_word(&params, bench_solver, "bench", &err) == FB_OK)
-			run = fb_run_alloc("notears-mlp", &params, NULL, ds, NULL, NULL, &err);
+			run = fb_run_alloc(&(fb_run_spec){ .algo = "notears-mlp",
+			                                   .params = &params, .data = ds },
+			                   &err);
 		fb_params_release(&params);
 	}
 	if (run == NULL)

@@ -87,7 +87,9 @@ static void timed_run(const shape *s, const fb_dataset *data, const fb_partition
 	fb_params_init(&p, fb_algo_params(a, inner), &err);
 	if (s->params != NULL)
 		fb_params_set_word(&p, s->params, s->algo, &err);
-	if ((run = fb_run_alloc(s->algo, &p, NULL, data, part, NULL, &err)) == NULL) {
+	if ((run = fb_run_alloc(&(fb_run_spec){ .algo = s->algo, .params = &p, .data = data,
+	                                        .part = part },
+	                        &err)) == NULL) {
 		fprintf(stderr, "bench-mpi: %s\n", err.msg);
 		exit(1);
 	}

@@ -158,7 +158,9 @@ static void bench_scored(const char *what, const fb_dataset *ds, const fb_graph 
 
 	if (fb_params_init(&params, fb_algo_pc.params, &err) != FB_OK ||
 	    fb_params_set_word(&params, "alpha=0.01", "pc", &err) != FB_OK ||
-	    (run = fb_run_alloc("pc", &params, NULL, ds, NULL, truth, &err)) == NULL) {
+	    (run = fb_run_alloc(&(fb_run_spec){ .algo = "pc", .params = &params, .data = ds,
+	                                        .truth = truth },
+	                        &err)) == NULL) {
 		printf("%s: %s\n", what, err.msg);
 		fb_params_release(&params);
 		return;

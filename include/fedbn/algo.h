@@ -17,14 +17,11 @@
 #include "fedbn/param.h"
 #include "fedbn/partition.h"
 
-/* What an algorithm needs and gives. */
+/* What an algorithm needs and gives (the data and splits it takes: enum fb_algo_accepts). */
 enum fb_algo_flags {
-	FB_ALGO_FEDERATED = 1 << 0,  /* runs over the clients of a split */
-	FB_ALGO_LOCAL = 1 << 1,      /* runs on one dataset: usable as all:A, sep:A, voting:A, ... */
-	FB_ALGO_CONTINUOUS = 1 << 2, /* needs continuous variables */
+	FB_ALGO_LOCAL = 1 << 1,      /* a learner: usable as all:A, sep:A, voting:A, ... */
 	FB_ALGO_WEIGHTED = 1 << 3,   /* its result carries meaningful weights (avg:A needs it) */
 	FB_ALGO_PARTIAL = 1 << 4,    /* allows a share of clients per round */
-	FB_ALGO_HORIZONTAL = 1 << 5, /* needs a horizontal split (every client has every column) */
 	FB_ALGO_NEEDS_TRUTH = 1 << 6, /* its result needs the truth (best:A) */
 	FB_ALGO_COMBINATOR = 1 << 7, /* written A:B, over a local learner B */
 	FB_ALGO_NEEDS_WEIGHTS = 1 << 8, /* a combinator that needs a weighted learner (avg:) */
@@ -36,6 +33,25 @@ enum fb_algo_flags {
 	                                state and the broadcast (a combinator: over a learner
 	                                that is not a circuit learner) */
 };
+
+/* The data and splits an algorithm takes (fb_algo.accepts): one bit per kind of variables
+ * and one per way of holding the rows.  fb_run_alloc checks them, and refuses what an
+ * algorithm (or a combinator's learner) does not take in one sentence.  An algorithm that
+ * takes no split runs on the whole dataset, and a split given to it is not used; one that
+ * takes some split runs over the clients of the split given. */
+enum fb_algo_accepts {
+	FB_ACCEPTS_CONTINUOUS = 1 << 0, /* every variable continuous */
+	FB_ACCEPTS_DISCRETE = 1 << 1,   /* every variable discrete */
+	FB_ACCEPTS_MIXED = 1 << 2,      /* some variables of each kind */
+	FB_ACCEPTS_ONE = 1 << 3,        /* one dataset, no split */
+	FB_ACCEPTS_HORIZONTAL = 1 << 4, /* a horizontal split: every client every variable */
+	FB_ACCEPTS_VERTICAL = 1 << 5,   /* a vertical split: every client every row */
+	FB_ACCEPTS_HYBRID = 1 << 6,     /* a hybrid split: overlapping rows and variables */
+};
+/* Every kind of variables. */
+#define FB_ACCEPTS_ANY_DATA (FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_DISCRETE | FB_ACCEPTS_MIXED)
+/* Every kind of split (an algorithm that takes one of them runs over clients). */
+#define FB_ACCEPTS_SPLITS (FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_VERTICAL | FB_ACCEPTS_HYBRID)
 
 /* One round's record. */
 typedef struct fb_trace_rec {
@@ -119,6 +135,7 @@ typedef struct fb_algo {
 	const char *intro;            /* two or three plain sentences for a newcomer: what it does */
 	const char *help;             /* a paragraph: what it computes, its source, its defaults */
 	unsigned flags;               /* enum fb_algo_flags */
+	unsigned accepts;             /* enum fb_algo_accepts: the data and splits it takes */
 	const fb_param_def *params;   /* its parameters (NULL-name terminated) */
 	const char *const *figures;   /* names of its per-round figures (NULL terminated) */
 	const char *client_figure;    /* name of each client's own figure, or NULL */
@@ -209,12 +226,26 @@ int fb_algo_lookup(const char *name, const fb_algo **algo, const fb_algo **inner
  * static storage, valid for the program's life. */
 const fb_param_def *fb_algo_params(const fb_algo *algo, const fb_algo *inner);
 
-/* Start a run of name with params over data (and part, required for federated algorithms
- * and combinators other than all:) and truth (may be NULL).  The data, split and truth must
- * outlive the run.  NULL with the reason (a wrong kind of data or split, a bad parameter). */
-fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_options *fedopt,
-                     const fb_dataset *data, const fb_partition *part, const fb_graph *truth,
-                     fb_error *err);
+/* What a run starts from.  A field left unset (zero, NULL) means its default; set the
+ * fields by name: fb_run_spec spec = { .algo = "pc", .data = ds, .truth = t }. */
+typedef struct fb_run_spec {
+	const char *algo;              /* "notears-admm" or "combinator:learner" (required) */
+	const fb_params *params;       /* its parameters, or NULL: the defaults */
+	const fb_fed_options *fedopt;  /* threads, share, seed of the federation, or NULL: those
+	                                  of fb_fed_options_init */
+	const fb_dataset *data;        /* the rows (required) */
+	const fb_partition *part;      /* the split of data, required for an algorithm that
+	                                  takes a split (fb_algo.accepts), or NULL */
+	const fb_graph *truth;         /* the truth to score against, or NULL */
+	/* Background knowledge (edges required or forbidden, tiers) goes here as one more
+	 * field once fedbn has a type for it, with a bit in fb_algo.accepts for the algorithms
+	 * that use it. */
+} fb_run_spec;
+
+/* Start a run as spec says.  The data, split and truth must outlive the run.  NULL with
+ * the reason (no algorithm of that name, a kind of data or split the algorithm does not
+ * take, a bad parameter). */
+fb_run *fb_run_alloc(const fb_run_spec *spec, fb_error *err);
 /* Free a run (NULL is fine). */
 void fb_run_free(fb_run *run);
 /* One round; appends a trace record (with each client's participation and own figure when
@@ -242,6 +273,11 @@ fb_graph *fb_run_result(const fb_run *run, fb_error *err);
 int fb_run_score(const fb_run *run, fb_score *s, fb_error *err);
 /* The note of the run's algorithm, or "". */
 const char *fb_run_note(const fb_run *run);
+/* Whether the run's algorithm gives weights (fb_run_weights may still have none yet). */
+bool fb_run_has_weights(const fb_run *run);
+/* The run's current unthresholded d x d weights, row-major, into w (d*d); FB_ERR with the
+ * reason when its algorithm gives none or has none yet. */
+int fb_run_weights(const fb_run *run, double *w, fb_error *err);
 /* Total bytes up and down so far. */
 size_t fb_run_bytes(const fb_run *run, enum fb_dir dir);
 /* Whether the run's result is a circuit. */

@@ -22,7 +22,7 @@ static void list_algos(FILE *out, bool comb)
 
 		if (((a->flags & FB_ALGO_COMBINATOR) != 0) == comb)
 			fprintf(out, "  %-*s %s%s\n", width, a->name, a->summary,
-			        (a->flags & FB_ALGO_FEDERATED) && !comb ? " [federated]" : "");
+			        (a->accepts & FB_ACCEPTS_SPLITS) && !comb ? " [federated]" : "");
 	}
 }
 

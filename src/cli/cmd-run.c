@@ -21,18 +21,16 @@ static fb_run *current_run(fb_cmd_ctx *ctx, const char *cmd)
 	fb_run *last = fb_session_last_run(s), *run;
 	fb_error err = { { 0 } };
 	fb_fed_options fo;
+	fb_run_spec spec = { .algo = s->algo, .params = &s->params, .fedopt = &fo,
+	                     .data = s->data, .part = s->split, .truth = s->truth };
 
 	if (last != NULL && !s->stale && !fb_run_done(last))
 		return last;
-	if (s->algo == NULL) {
-		fb_cmd_error(ctx, "%s: no algorithm: choose one with algo NAME (see algos)", cmd);
-		return NULL;
-	}
 	fb_fed_options_init(&fo);
 	fo.threads = (size_t)fb_params_int(&s->runopt, "threads");
 	fo.share = fb_params_double(&s->runopt, "share");
 	fo.seed = s->seed;
-	run = fb_run_alloc(s->algo, &s->params, &fo, s->data, s->split, s->truth, &err);
+	run = fb_run_alloc(&spec, &err);
 	if (run == NULL) {
 		fb_cmd_error(ctx, "%s: %s", cmd, err.msg);
 		return NULL;

@@ -98,7 +98,7 @@ static void pane_graph_weights(const fb_run *run, pane_graph *g)
 	size_t dd = g->d * g->d;
 
 	g->w = fb_xcalloc(dd > 0 ? dd : 1, sizeof *g->w);
-	if (run->algo->weights(run, g->w, &err) != FB_OK) {
+	if (fb_run_weights(run, g->w, &err) != FB_OK) {
 		snprintf(g->why, sizeof g->why, "no weights yet: %s", err.msg);
 		free(g->w);
 		g->w = NULL;
@@ -180,7 +180,7 @@ void pane_graph_update(pane *p)
 	g->why[0] = '\0';
 	if (r > 0 && r < fb_run_rounds(p->run))
 		pane_graph_kept(p->run, pane_rec(p), g);
-	else if (p->run->algo->weights != NULL)
+	else if (fb_run_has_weights(p->run))
 		pane_graph_weights(p->run, g);
 	else
 		pane_graph_marks(p->run, g);

@@ -58,7 +58,7 @@ static void pane_key_threshold(pane *p, int dir)
 		p->thr = 0;
 	if (p->thr > THR_MAX)
 		p->thr = THR_MAX;
-	if (p->run->algo->weights == NULL)
+	if (!fb_run_has_weights(p->run))
 		pane_say(p, false, "display threshold %.2f (the estimate has no weights: it does "
 		                   "not apply)", p->thr);
 	else

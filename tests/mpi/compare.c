@@ -227,7 +227,8 @@ static bool remote_ready(const char *name)
 void refused_em(const fb_dataset *schema, const fb_partition *remote)
 {
 	fb_error err = { { 0 } };
-	fb_run *b = fb_run_alloc("fedcircuit-em", NULL, NULL, schema, remote, NULL, &err);
+	fb_run_spec spec = { .algo = "fedcircuit-em", .data = schema, .part = remote };
+	fb_run *b = fb_run_alloc(&spec, &err);
 
 	check(b == NULL && strstr(err.msg, "EM needs every client to hold the same rows") != NULL,
 	      "refused over a hybrid federation with a sentence", "fedcircuit-em");
@@ -239,7 +240,8 @@ static void refused(const char *name, const fb_dataset *schema, const fb_partiti
                     const fb_graph *truth)
 {
 	fb_error err = { { 0 } };
-	fb_run *b = fb_run_alloc(name, NULL, NULL, schema, remote, truth, &err);
+	fb_run_spec spec = { .algo = name, .data = schema, .part = remote, .truth = truth };
+	fb_run *b = fb_run_alloc(&spec, &err);
 
 	check(b == NULL && strstr(err.msg, "cannot run with its clients in other processes") !=
 	      NULL, "refused between processes with a sentence (not ready)", name);
@@ -320,13 +322,15 @@ void compare(const char *name, int variant, const fb_dataset *ds, const fb_parti
 	fb_run *a, *b;
 	fb_params p;
 	fb_fed_options fo;
+	fb_run_spec spec = { .algo = name, .params = &p, .fedopt = &fo, .data = ds,
+	                     .part = local, .truth = truth };
 	size_t extra = 0;
 	char label[96];
 
 	fb_fed_options_init(&fo);
 	params_of(name, small_words(name, variant, &fo.share), &p);
 	snprintf(label, sizeof label, "%s%s", name, variant ? " (some clients drawn or lost)" : "");
-	a = fb_run_alloc(name, &p, &fo, ds, local, truth, &err);
+	a = fb_run_alloc(&spec, &err);
 	if (a == NULL) {
 		fb_params_release(&p);
 		return; /* not a combination fedbn runs (avg: over an unweighted learner) */
@@ -343,7 +347,9 @@ void compare(const char *name, int variant, const fb_dataset *ds, const fb_parti
 		fb_run_free(a);
 		return;
 	}
-	b = fb_run_alloc(name, &p, &fo, schema, remote, truth, &err);
+	spec.data = schema;
+	spec.part = remote;
+	b = fb_run_alloc(&spec, &err);
 	if (b == NULL || finish(b, &err) != FB_OK) {
 		check(false, err.msg, label);
 	} else {
@@ -367,7 +373,8 @@ void compare(const char *name, int variant, const fb_dataset *ds, const fb_parti
 void server_die(const fb_dataset *schema, const fb_partition *remote, double timeout)
 {
 	fb_error err = { { 0 } };
-	fb_run *run = fb_run_alloc("notears-admm", NULL, NULL, schema, remote, NULL, &err);
+	fb_run_spec spec = { .algo = "notears-admm", .data = schema, .part = remote };
+	fb_run *run = fb_run_alloc(&spec, &err);
 	double t0 = fb_clock_now();
 	int ret;
 
@@ -399,7 +406,9 @@ void server_die_partial(const fb_dataset *schema, const fb_partition *remote, do
 	int ret;
 
 	params_of("gs-feddag", "it_in=12 it_fl=4 it_max=2 hidden=4 layers=2 r=2", &p);
-	run = fb_run_alloc("gs-feddag", &p, NULL, schema, remote, NULL, &err);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "gs-feddag", .params = &p, .data = schema,
+	                                   .part = remote },
+	                   &err);
 	fb_params_release(&p);
 	check(run != NULL, "the run opens on every client", "die-partial");
 	if (run == NULL) {

@@ -56,7 +56,7 @@ static void compare_all(const fb_dataset *ds, const fb_partition *local,
 	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
 		const fb_algo *a = fb_algo_table[i];
 
-		if (!(a->flags & FB_ALGO_FEDERATED))
+		if (!(a->accepts & FB_ACCEPTS_SPLITS))
 			continue;
 		double share;
 

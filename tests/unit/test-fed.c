@@ -75,7 +75,9 @@ static fb_run *start_admm(const fixture *f, const fb_partition *p, size_t thread
 		snprintf(word, sizeof word, "max_rounds=%lld", (long long)rounds);
 		assert_int_equal(fb_params_set_word(&params, word, "t", &err), FB_OK);
 	}
-	run = fb_run_alloc("notears-admm", &params, &fo, f->ds, p, f->truth, &err);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "notears-admm", .params = &params, .fedopt = &fo,
+	                                   .data = f->ds, .part = p, .truth = f->truth },
+	                   &err);
 	fb_params_release(&params);
 	if (run == NULL)
 		fail_msg("%s", err.msg);
@@ -123,9 +125,9 @@ static void test_threads_bit_identical(void **state)
 		assert_int_equal(fb_run_step(b, &err), FB_OK);
 		assert_int_equal(fb_run_step(c, &err), FB_OK);
 	}
-	assert_int_equal(a->algo->weights(a, wa, &err), FB_OK);
-	assert_int_equal(b->algo->weights(b, wb, &err), FB_OK);
-	assert_int_equal(c->algo->weights(c, wc, &err), FB_OK);
+	assert_int_equal(fb_run_weights(a, wa, &err), FB_OK);
+	assert_int_equal(fb_run_weights(b, wb, &err), FB_OK);
+	assert_int_equal(fb_run_weights(c, wc, &err), FB_OK);
 	assert_memory_equal(wa, wb, sizeof wa);
 	assert_memory_equal(wa, wc, sizeof wa);
 	assert_true(fabs(wa[1]) + fabs(wa[8]) > 0.0 || fb_graph_n_edges(f.truth) > 0);
@@ -386,11 +388,56 @@ static void test_refusals(void **state)
 	assert_int_equal(fb_algo_lookup("vote:notears", &a, &in, &err), FB_ERR);
 	assert_string_equal(err.msg, "unknown combinator 'vote' (there are: all, sep, voting, "
 	                             "avg, best)");
-	run = fb_run_alloc("notears-admm", NULL, NULL, f.ds, NULL, f.truth, &err);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "notears-admm", .data = f.ds, .truth = f.truth },
+	                   &err);
 	assert_null(run);
 	assert_string_equal(err.msg, "notears-admm runs over clients: split the data first");
-	run = fb_run_alloc("best:notears", NULL, NULL, f.ds, NULL, NULL, &err);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "best:notears", .data = f.ds }, &err);
 	assert_null(run);
+	fb_dataset_free(f.ds);
+	fb_graph_free(f.truth);
+}
+
+/* Every algorithm says which kinds of data and split it takes, and fb_run_alloc refuses the
+ * others in one sentence: a learner's kind of data through its combinator, the kind of
+ * split; a split given to a learner of one dataset is not used. */
+static void test_accepts(void **state)
+{
+	char a[] = "a", b[] = "b", *levels[] = { a, b };
+	fb_error err = { { 0 } };
+	fixture f = make_data(4, 60, 2);
+	fb_partition *h = split(f.ds, 2, ""), *v;
+	fb_run *run;
+
+	(void)state;
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		assert_true(fb_algo_table[i]->accepts & FB_ACCEPTS_ANY_DATA);
+		assert_true(fb_algo_table[i]->accepts & (FB_ACCEPTS_ONE | FB_ACCEPTS_SPLITS));
+	}
+	v = fb_split(f.ds, FB_SPLIT_VERTICAL, 2, NULL, &err);
+	assert_non_null(v);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "voting:notears", .data = f.ds, .part = v },
+	                   &err);
+	assert_null(run);
+	assert_string_equal(err.msg, "voting:notears needs a horizontal split (every client "
+	                             "holding every variable), not vertical 2");
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "pc", .data = f.ds, .part = h }, &err);
+	assert_non_null(run);
+	assert_null(run->part);
+	fb_run_free(run);
+	assert_int_equal(fb_dataset_set_levels(f.ds, 0, levels, 2, &err), FB_OK);
+	for (size_t i = 0; i < f.ds->n; i++)
+		f.ds->x[i * f.ds->d] = (double)(i % 2);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "voting:notears", .data = f.ds, .part = h },
+	                   &err);
+	assert_null(run);
+	assert_string_equal(err.msg, "voting:notears needs continuous variables, and the data "
+	                             "has 1 discrete ones");
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "voting:pc", .data = f.ds, .part = h }, &err);
+	assert_non_null(run);
+	fb_run_free(run);
+	fb_partition_free(v);
+	fb_partition_free(h);
 	fb_dataset_free(f.ds);
 	fb_graph_free(f.truth);
 }
@@ -430,7 +477,9 @@ static fb_run *start_algo(const split_fixture *f, const char *name, const char *
 	fb_params_init(&params, fb_algo_params(a, inner), &err);
 	for (size_t i = 0; words != NULL && words[i] != NULL; i++)
 		assert_int_equal(fb_params_set_word(&params, words[i], name, &err), FB_OK);
-	run = fb_run_alloc(name, &params, NULL, f->ds, f->part, f->truth, &err);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = name, .params = &params, .data = f->ds,
+	                                   .part = f->part, .truth = f->truth },
+	                   &err);
 	fb_params_release(&params);
 	if (run == NULL)
 		fail_msg("%s: %s", name, err.msg);
@@ -532,7 +581,7 @@ static void test_rounds_keep_estimates(void **state)
 	fb_graph *g1;
 
 	run_to_end(run, 1);
-	assert_int_equal(run->algo->weights(run, w1, &err), FB_OK);
+	assert_int_equal(fb_run_weights(run, w1, &err), FB_OK);
 	g1 = fb_run_result(run, &err);
 	run_to_end(run, 4);
 	assert_int_equal(fb_run_rounds(run), 4);
@@ -704,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_average),
 		cmocka_unit_test(test_best),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_accepts),
 		cmocka_unit_test(test_every_round_says),
 		cmocka_unit_test(test_fedpc_sentence_counts),
 		cmocka_unit_test(test_rounds_keep_estimates),

@@ -648,7 +648,9 @@ static void test_run_report(void **state)
 	prm = fb_params_defaults(fb_algo_params(&fb_algo_fedcircuit, NULL));
 	assert_int_equal(fb_params_set_word(&prm, "min_instances_slice=30", "t", &err), FB_OK);
 	fb_fed_options_init(&fo);
-	run = fb_run_alloc("fedcircuit", &prm, &fo, ds, p, NULL, &err);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "fedcircuit", .params = &prm, .fedopt = &fo,
+	                                   .data = ds, .part = p },
+	                   &err);
 	assert_non_null(run);
 	while (!fb_run_done(run))
 		assert_int_equal(fb_run_step(run, &err), FB_OK);
@@ -692,7 +694,9 @@ static void test_sites_evaluate(void **state)
 		p = fb_split(ds, kinds[i], k, &so, &err);
 		assert_non_null(p);
 		assert_int_equal(fb_params_set_word(&prm, "min_instances_slice=30", "t", &err), FB_OK);
-		run = fb_run_alloc("fedcircuit", &prm, NULL, ds, p, NULL, &err);
+		run = fb_run_alloc(&(fb_run_spec){ .algo = "fedcircuit", .params = &prm, .data = ds,
+		                                   .part = p },
+		                   &err);
 		assert_non_null(run);
 		while (!fb_run_done(run))
 			assert_int_equal(fb_run_step(run, &err), FB_OK);

@@ -230,7 +230,9 @@ static fb_run *run_words(const char *name, const fixture *f, const fb_partition 
 		if (fb_params_set_word(&params, w, "t", &err) != FB_OK)
 			fail_msg("%s", err.msg);
 	free(copy);
-	run = fb_run_alloc(name, &params, &fo, f->ds, p, f->truth, &err);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = name, .params = &params, .fedopt = &fo,
+	                                   .data = f->ds, .part = p, .truth = f->truth },
+	                   &err);
 	fb_params_release(&params);
 	if (run == NULL)
 		fail_msg("%s", err.msg);
@@ -261,7 +263,7 @@ static double *weights(const fb_run *run, size_t d)
 	double *w = calloc(d * d, sizeof *w);
 	fb_error err;
 
-	assert_int_equal(run->algo->weights(run, w, &err), FB_OK);
+	assert_int_equal(fb_run_weights(run, w, &err), FB_OK);
 	return w;
 }
 

@@ -244,7 +244,9 @@ static fb_run *start(const fixture *f, const fb_partition *p, const char *name, 
 	for (const char *w = va_arg(ap, const char *); w != NULL; w = va_arg(ap, const char *))
 		assert_int_equal(fb_params_set_word(&params, w, "t", &err), FB_OK);
 	va_end(ap);
-	run = fb_run_alloc(name, &params, &fo, f->ds, p, f->truth, &err);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = name, .params = &params, .fedopt = &fo,
+	                                   .data = f->ds, .part = p, .truth = f->truth },
+	                   &err);
 	fb_params_release(&params);
 	if (run == NULL)
 		fail_msg("%s", err.msg);
@@ -270,8 +272,8 @@ static void run_to_end(fb_run *run, double *w)
 	while (!fb_run_done(run))
 		if (fb_run_step(run, &err) != FB_OK)
 			fail_msg("%s", err.msg);
-	if (run->algo->weights != NULL) {
-		assert_int_equal(run->algo->weights(run, w, &err), FB_OK);
+	if (fb_run_has_weights(run)) {
+		assert_int_equal(fb_run_weights(run, w, &err), FB_OK);
 		return;
 	}
 	g = fb_run_result(run, &err);

@@ -52,7 +52,8 @@ static void learner_params(const fb_run *run, fb_params *p)
 static fb_graph *learn_afresh(const fb_run *run, const fb_params *p, const fb_dataset *ds,
                               double *w, fb_error *err)
 {
-	fb_run *local = fb_run_alloc(run->inner->name, p, NULL, ds, NULL, NULL, err);
+	fb_run_spec spec = { .algo = run->inner->name, .params = p, .data = ds };
+	fb_run *local = fb_run_alloc(&spec, err);
 	fb_graph *g = NULL;
 
 	if (local == NULL)
@@ -60,7 +61,7 @@ static fb_graph *learn_afresh(const fb_run *run, const fb_params *p, const fb_da
 	while (!fb_run_done(local))
 		if (fb_run_step(local, err) != FB_OK)
 			goto out;
-	if (w != NULL && local->algo->weights(local, w, err) != FB_OK)
+	if (w != NULL && fb_run_weights(local, w, err) != FB_OK)
 		goto out;
 	g = fb_run_result(local, err);
 out:
@@ -272,12 +273,13 @@ static int circ_client(void *state, size_t k, const fb_dataset *local, const fb_
 	const fb_run *run = state;
 	comb *c = run->state;
 	fb_params p;
+	fb_run_spec spec = { .algo = run->inner->name, .params = &p,
+	                     .data = run->whole_part->clients[k].data };
 	fb_circuit_report rep;
 	double *out = fb_msg_doubles(up, 3 * FB_NPARTS + CIRC_NSTATS);
 
 	learner_params(run, &p);
-	c->local[k] = fb_run_alloc(run->inner->name, &p, NULL, run->whole_part->clients[k].data,
-	                           NULL, NULL, err);
+	c->local[k] = fb_run_alloc(&spec, err);
 	fb_params_release(&p);
 	if (c->local[k] == NULL)
 		return FB_ERR;
@@ -487,9 +489,10 @@ static int all_create(fb_run *run, fb_error *err)
 {
 	comb *c = fb_xcalloc(1, sizeof *c);
 	fb_params p;
+	fb_run_spec spec = { .algo = run->inner->name, .params = &p, .data = run->whole };
 
 	learner_params(run, &p);
-	c->pooled = fb_run_alloc(run->inner->name, &p, NULL, run->whole, NULL, NULL, err);
+	c->pooled = fb_run_alloc(&spec, err);
 	fb_params_release(&p);
 	run->state = c;
 	if (c->pooled == NULL)
@@ -526,11 +529,7 @@ static fb_graph *all_result(const fb_run *run, fb_error *err)
 /* all: the learner's weights. */
 static int all_weights(const fb_run *run, double *w, fb_error *err)
 {
-	const fb_run *in = ((const comb *)run->state)->pooled;
-
-	if (in->algo->weights == NULL)
-		return fb_fail(err, "%s gives no weights", in->name);
-	return in->algo->weights(in, w, err);
+	return fb_run_weights(((const comb *)run->state)->pooled, w, err);
 }
 
 /* all: the learner thresholds its kept weights again. */
@@ -600,7 +599,8 @@ const fb_algo fb_algo_all = {
 	         "moving the rows.",
 	.help = "all:A runs learner A on the pooled dataset, as if the rows were in one place. "
 	        "It is the reference the federated methods try to reach, not a federated method.",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_TAKES_CIRCUITS, .params = no_params,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_TAKES_CIRCUITS,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE, .params = no_params,
 	.figures = NULL,
 	.create = all_create, .step = all_step, .done = all_done, .result = all_result,
 	.destroy = comb_destroy, .note = all_note, .weights = all_weights,
@@ -615,8 +615,8 @@ const fb_algo fb_algo_sep = {
 	         "federating gains.",
 	.help = "sep:A runs learner A on each client's rows alone and reports the mean of the "
 	        "clients' accuracies (what a client gets without federating).",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE |
-	         FB_ALGO_TAKES_CIRCUITS,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_TAKES_CIRCUITS,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
 	.params = no_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note, .score = sep_score,
@@ -631,7 +631,8 @@ const fb_algo fb_algo_voting = {
 	.help = "voting:A runs learner A on each client's rows and keeps an edge when more than "
 	        "vote (a share, default one half) of the clients found it (Na and Yang 2010). "
 	        "The result may be cyclic; it is not post-processed.",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
 	.params = voting_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note, .client_result = comb_client_result,
@@ -644,8 +645,8 @@ const fb_algo fb_algo_avg = {
 	.help = "avg:A runs a weighted learner A on each client's rows; the server averages the "
 	        "clients' unthresholded weight matrices and zeroes |w| <= avg_threshold (0.3). "
 	        "The result may be cyclic; it is not post-processed.",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE |
-	         FB_ALGO_NEEDS_WEIGHTS,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_NEEDS_WEIGHTS,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
 	.params = avg_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note,
@@ -659,8 +660,8 @@ const fb_algo fb_algo_best = {
 	.help = "best:A runs learner A on each client's rows and reports the client graph with "
 	        "the lowest SHD against the truth. It needs the truth: an oracle, useful only as "
 	        "a reference point.",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE |
-	         FB_ALGO_NEEDS_TRUTH,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_NEEDS_TRUTH,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
 	.params = no_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note, .client_result = comb_client_result,

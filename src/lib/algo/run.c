@@ -17,24 +17,101 @@ static bool client_process(const fb_partition *part)
 	return part != NULL && part->transport != NULL && part->transport->local < part->k;
 }
 
-/* Refuse data, split or truth that the algorithm (or its learner) cannot use. */
+/* The bit of enum fb_algo_accepts that data's variables are: continuous, discrete or
+ * mixed. */
+static unsigned data_kind(const fb_dataset *data)
+{
+	size_t nd = fb_dataset_n_discrete(data);
+
+	return nd == 0 ? FB_ACCEPTS_CONTINUOUS
+	               : nd == data->d ? FB_ACCEPTS_DISCRETE : FB_ACCEPTS_MIXED;
+}
+
+/* Refuse data whose kind of variables name does not take (accepts: its kinds). */
+static int check_data_kind(unsigned accepts, const fb_dataset *data, const char *name,
+                           fb_error *err)
+{
+	size_t nd = fb_dataset_n_discrete(data), nc = data->d - nd;
+	fb_buf b = { 0 };
+
+	if (accepts & data_kind(data))
+		return FB_OK;
+	if ((accepts & FB_ACCEPTS_ANY_DATA) == FB_ACCEPTS_CONTINUOUS)
+		return fb_fail(err, "%s needs continuous variables, and the data has %zu discrete "
+		                    "ones", name, nd);
+	if (accepts & FB_ACCEPTS_CONTINUOUS)
+		fb_buf_printf(&b, "all continuous");
+	if (accepts & FB_ACCEPTS_DISCRETE)
+		fb_buf_printf(&b, "%sall discrete", b.len > 0 ? " or " : "");
+	if (accepts & FB_ACCEPTS_MIXED)
+		fb_buf_printf(&b, "%sof both kinds", b.len > 0 ? " or " : "");
+	fb_fail(err, "%s needs variables %s, and the data has %zu continuous and %zu discrete "
+	             "ones", name, b.len > 0 ? b.data : "of no kind", nc, nd);
+	fb_buf_release(&b);
+	return FB_ERR;
+}
+
+/* The bit of enum fb_algo_accepts that part's kind of split is. */
+static unsigned split_kind(const fb_partition *part)
+{
+	switch (part->kind) {
+	case FB_SPLIT_VERTICAL:
+		return FB_ACCEPTS_VERTICAL;
+	case FB_SPLIT_HYBRID:
+		return FB_ACCEPTS_HYBRID;
+	default:
+		return FB_ACCEPTS_HORIZONTAL;
+	}
+}
+
+/* Refuse a missing split, or a split whose kind name does not take (accepts: its kinds). */
+static int check_split_kind(unsigned accepts, const fb_partition *part, const char *name,
+                            fb_error *err)
+{
+	static const struct {
+		unsigned bit;
+		const char *word, *what;
+	} kinds[] = {
+		{ FB_ACCEPTS_HORIZONTAL, "horizontal", "every client holding every variable" },
+		{ FB_ACCEPTS_VERTICAL, "vertical", "every client holding every row" },
+		{ FB_ACCEPTS_HYBRID, "hybrid", "clients holding overlapping rows and variables" },
+	};
+	fb_buf b = { 0 };
+	size_t n = 0;
+
+	if (!(accepts & FB_ACCEPTS_SPLITS) || (part != NULL && (accepts & split_kind(part))))
+		return FB_OK;
+	if (part == NULL && (accepts & FB_ACCEPTS_ONE))
+		return FB_OK;
+	if (part == NULL)
+		return fb_fail(err, "%s runs over clients: split the data first", name);
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (accepts & kinds[i].bit)
+			fb_buf_printf(&b, "%s%s", n++ > 0 ? " or " : "", kinds[i].word);
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && n == 1; i++)
+		if (accepts & kinds[i].bit)
+			fb_buf_printf(&b, " split (%s)", kinds[i].what);
+	fb_fail(err, "%s needs a %s%s, not %s", name, b.data, n > 1 ? " split" : "", part->desc);
+	fb_buf_release(&b);
+	return FB_ERR;
+}
+
+/* Refuse data, split or truth that the algorithm (or its learner) cannot use: the kinds
+ * of data and split by the algorithms' accepts, here alone. */
 static int check_inputs(const fb_algo *a, const fb_algo *inner, const fb_dataset *data,
                         const fb_partition *part, const fb_graph *truth, const char *name,
                         fb_error *err)
 {
-	unsigned flags = a->flags | (inner != NULL ? inner->flags : 0);
+	/* a combinator takes the kinds of data its learner takes, and its own kinds of split */
+	unsigned both = a->accepts & (inner != NULL ? inner->accepts : ~0u);
+	unsigned accepts = (both & FB_ACCEPTS_ANY_DATA) | (a->accepts & ~FB_ACCEPTS_ANY_DATA);
 
 	if (data == NULL)
 		return fb_fail(err, "%s needs a dataset: load or generate one", name);
-	if ((flags & FB_ALGO_CONTINUOUS) && fb_dataset_n_discrete(data) > 0)
-		return fb_fail(err, "%s needs continuous variables, and the data has %zu discrete "
-		                    "ones", name, fb_dataset_n_discrete(data));
-	if ((a->flags & FB_ALGO_FEDERATED) && part == NULL)
-		return fb_fail(err, "%s runs over clients: split the data first", name);
-	if ((a->flags & FB_ALGO_HORIZONTAL) && part != NULL && part->kind != FB_SPLIT_HORIZONTAL)
-		return fb_fail(err, "%s needs a horizontal split (every client holding every "
-		                    "variable), not %s", name, part->desc);
-	if ((a->flags & FB_ALGO_FEDERATED) && part != NULL && part->transport != NULL &&
+	if (check_data_kind(accepts, data, name, err) != FB_OK ||
+	    check_split_kind(accepts, part, name, err) != FB_OK)
+		return FB_ERR;
+	if ((a->accepts & FB_ACCEPTS_SPLITS) && part != NULL && part->transport != NULL &&
 	    (!(a->flags & FB_ALGO_REMOTE) ||
 	     (inner != NULL && (inner->flags & FB_ALGO_CIRCUIT))))
 		return fb_fail(err, "%s cannot run with its clients in other processes yet: its "
@@ -68,37 +145,38 @@ static int run_hold_out(fb_run *run, fb_error *err)
 }
 
 /* Start a run. */
-fb_run *fb_run_alloc(const char *name, const fb_params *params, const fb_fed_options *fedopt,
-                     const fb_dataset *data, const fb_partition *part, const fb_graph *truth,
-                     fb_error *err)
+fb_run *fb_run_alloc(const fb_run_spec *spec, fb_error *err)
 {
+	const char *name = spec->algo;
 	const fb_algo *a, *inner;
 	fb_run *run;
 
 	fb_blas_single_thread();
+	if (name == NULL)
+		return fb_fail(err, "no algorithm: choose one with algo NAME (see algos)"), NULL;
 	if (fb_algo_lookup(name, &a, &inner, err) != FB_OK ||
-	    check_inputs(a, inner, data, part, truth, name, err) != FB_OK)
+	    check_inputs(a, inner, spec->data, spec->part, spec->truth, name, err) != FB_OK)
 		return NULL;
 	run = fb_xcalloc(1, sizeof *run);
 	run->algo = a;
 	run->inner = inner;
 	run->name = fb_xstrdup(name);
-	run->whole = run->data = data;
-	run->whole_part = run->part = (a->flags & FB_ALGO_FEDERATED) ? part : NULL;
-	run->truth = truth;
+	run->whole = run->data = spec->data;
+	run->whole_part = run->part = (a->accepts & FB_ACCEPTS_SPLITS) ? spec->part : NULL;
+	run->truth = spec->truth;
 	run->trace.keep_max = FB_TRACE_KEEP_BYTES;
 	if (run_hold_out(run, err) != FB_OK)
 		goto fail;
 	run->figures = a->figures != NULL ? a->figures : inner->figures;
 	for (run->trace.nfig = 0; run->figures[run->trace.nfig] != NULL; run->trace.nfig++)
 		;
-	if (params != NULL)
-		fb_params_copy(&run->params, params);
+	if (spec->params != NULL)
+		fb_params_copy(&run->params, spec->params);
 	else if (fb_params_init(&run->params, fb_algo_params(a, inner), err) != FB_OK)
 		goto fail;
 	fb_fed_options_init(&run->fedopt);
-	if (fedopt != NULL)
-		run->fedopt = *fedopt;
+	if (spec->fedopt != NULL)
+		run->fedopt = *spec->fedopt;
 	if (run->fedopt.share < 1.0 && !(a->flags & FB_ALGO_PARTIAL)) {
 		fb_fail(err, "%s needs every client in every round (share=1)", name);
 		goto fail;
@@ -181,9 +259,9 @@ static void record_estimate_keep(const fb_run *run, fb_trace_rec *rec, const fb_
 	rec->mark = fb_xmalloc(dd > 0 ? dd : 1);
 	memcpy(rec->mark, g->mark, dd);
 	rec->kept += dd;
-	if (run->algo->weights != NULL) {
+	if (fb_run_has_weights(run)) {
 		rec->w = fb_xcalloc(dd > 0 ? dd : 1, sizeof *rec->w);
-		if (run->algo->weights(run, rec->w, &err) == FB_OK) {
+		if (fb_run_weights(run, rec->w, &err) == FB_OK) {
 			rec->kept += dd * sizeof *rec->w;
 		} else {
 			free(rec->w);
@@ -412,6 +490,20 @@ const char *fb_run_note(const fb_run *run)
 	const char *n = run->algo->note != NULL ? run->algo->note(run) : NULL;
 
 	return n != NULL ? n : "";
+}
+
+/* Whether the run's algorithm gives weights. */
+bool fb_run_has_weights(const fb_run *run)
+{
+	return run->algo->weights != NULL;
+}
+
+/* The run's current weights. */
+int fb_run_weights(const fb_run *run, double *w, fb_error *err)
+{
+	if (!fb_run_has_weights(run))
+		return fb_fail(err, "%s gives no weights", run->name);
+	return run->algo->weights(run, w, err);
 }
 
 /* Total bytes in one direction. */

@@ -102,8 +102,11 @@ static int serve_run(fb_proto *pr, const fb_dataset *ds, const fb_proto_open *op
 	if (op->client >= op->k)
 		snprintf(why.msg, sizeof why.msg, "it is client %zu of %zu", op->client + 1, op->k);
 	else if (open_params(op, &params, &why) == FB_OK) {
-		part = client_view(pr, ds, op);
-		run = fb_run_alloc(op->algo, &params, &op->fed, ds, part, NULL, &why);
+		fb_run_spec spec = { .algo = op->algo, .params = &params, .fedopt = &op->fed,
+		                     .data = ds };
+
+		spec.part = part = client_view(pr, ds, op);
+		run = fb_run_alloc(&spec, &why);
 		fb_params_release(&params);
 	}
 	ret = fb_proto_answer(pr, run != NULL ? NULL : why.msg, err);

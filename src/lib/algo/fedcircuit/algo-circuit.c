@@ -156,6 +156,7 @@ const fb_algo fb_algo_circuit = {
 	        "categoricals (Laplace smoothing). Round 1 learns on the training rows; round 2 "
 	        "evaluates the log-likelihood of the training, validation and test rows.",
 	.flags = FB_ALGO_LOCAL | FB_ALGO_CIRCUIT,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE,
 	.params = fb_learnspn_params, .figures = circ_figures,
 	.create = circ_create, .step = circ_step, .done = circ_done, .result = circ_result,
 	.destroy = circ_destroy, .note = circ_note, .circuit = circ_circuit,
@@ -165,6 +166,7 @@ const fb_algo fb_algo_circuit = {
 /* A run of circuit holding a given circuit, its learning round done. */
 fb_run *fb_circuit_run_from(fb_circuit *c, const fb_dataset *data, fb_error *err)
 {
+	fb_run_spec spec = { .algo = "circuit", .data = data };
 	fb_run *run;
 	circ_state *st;
 
@@ -174,7 +176,7 @@ fb_run *fb_circuit_run_from(fb_circuit *c, const fb_dataset *data, fb_error *err
 		fb_circuit_free(c);
 		return NULL;
 	}
-	if ((run = fb_run_alloc("circuit", NULL, NULL, data, NULL, NULL, err)) == NULL) {
+	if ((run = fb_run_alloc(&spec, err)) == NULL) {
 		fb_circuit_free(c);
 		return NULL;
 	}

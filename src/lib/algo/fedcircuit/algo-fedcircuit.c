@@ -346,7 +346,8 @@ const fb_algo fb_algo_fedcircuit = {
 	.help = FCALGO_HELP FCALGO_EVAL_HELP " The note gives the bytes sent to learn the circuit "
 	        "beside FedAvg's 8 M C R and SplitNN's 8 E C F S (the paper's section 3.4, with the "
 	        "assumed R, E and F).",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_SPLITS,
 	.params = fcalgo_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
@@ -371,7 +372,8 @@ const fb_algo fb_algo_fedcircuit_em = {
 	        "weights, which never lowers those rows' likelihood (figure train_ll, their "
 	        "mean). Over MPI, only vertical federations. "
 	        FCALGO_EVAL_HELP,
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_SPLITS,
 	.params = fcalgo_em_params, .figures = fcalgo_figures, .client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,

@@ -690,7 +690,8 @@ const fb_algo fb_algo_mcsl = {
 	        "loop moves alpha and rho on h of the noiseless mask sigma(U/tau), the code loop "
 	        "on h of one sampled mask. Networks start Glorot-uniform over their d - 1 inputs "
 	        "from the seed's 'mcsl-init' stream, U at 0.",
-	.flags = FB_ALGO_LOCAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED,
+	.flags = FB_ALGO_LOCAL | FB_ALGO_WEIGHTED,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_ONE,
 	.params = mcsl_params, .figures = fd_figure_names,
 	.create = mcsl_create, .step = mcsl_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
@@ -710,8 +711,8 @@ const fb_algo fb_algo_gs_feddag = {
 	        "travel per client per round (8 bytes each in the ledger; the reference sends "
 	        "float32). The server's average is the plain mean of the replies that arrived; "
 	        "every client starts from the same networks and keeps its own Adam state.",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
-	         FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
 	.params = fd_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = gs_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
@@ -727,8 +728,8 @@ const fb_algo fb_algo_as_feddag = {
 	.help = "AS-FedDAG (Gao et al., TMLR 2023): as gs-feddag, but every it_fl steps the "
 	        "server averages the logits U and every network weight of the drawn clients. "
 	        "d^2 + d(16d + 833) numbers travel per client per round with the defaults.",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
-	         FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
 	.params = fd_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = as_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
@@ -745,8 +746,8 @@ const fb_algo fb_algo_as_feddag_linear = {
 	        "averaged every it_fl steps. The paper gives no settings; the defaults are the "
 	        "reference code's (lr 1e-3, lambda 0.1, it_in 1500, it_fl 300, rho 1 x 10, "
 	        "threshold 0.3, its own outer loop).",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
-	         FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
 	.params = lin_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = lin_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,

@@ -135,6 +135,7 @@ const fb_algo fb_algo_ges = {
 	        "order and the first of equal gains wins, as in causal-learn's ges, whose "
 	        "results it reproduces. As a learner it serves all:, sep:, voting: and best:.",
 	.flags = FB_ALGO_LOCAL,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE,
 	.params = ges_params, .figures = ges_figures,
 	.create = ges_create, .step = ges_step, .done = ges_done, .result = ges_result,
 	.destroy = ges_destroy, .note = ges_note,

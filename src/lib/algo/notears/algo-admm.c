@@ -282,8 +282,8 @@ const fb_algo fb_algo_notears_admm = {
 	        "solves for the shared W under the acyclicity penalty by L-BFGS; multipliers "
 	        "are updated on both sides and never travel. One round is one ADMM iteration; "
 	        "W and B_k (d x d numbers) are all that is exchanged.",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
-	         FB_ALGO_REMOTE,
+	.flags = FB_ALGO_WEIGHTED | FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
 	.params = admm_params, .figures = admm_figures, .client_figure = "distance",
 	.create = admm_create, .step = admm_step, .done = admm_done, .result = admm_result,
 	.destroy = admm_destroy, .note = admm_note, .weights = admm_weights,

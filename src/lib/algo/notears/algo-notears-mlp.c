@@ -180,7 +180,8 @@ const fb_algo fb_algo_notears_mlp = {
 	        "parameters in an augmented Lagrangian (rho x10 while h does not fall below a "
 	        "quarter). One round is one outer iteration; the graph is sqrt(A) thresholded. "
 	        "Federated, it is the learner of all:, sep:, voting:, avg: and best:.",
-	.flags = FB_ALGO_LOCAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED,
+	.flags = FB_ALGO_LOCAL | FB_ALGO_WEIGHTED,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_ONE,
 	.params = nm_params, .figures = nm_figures,
 	.create = nm_create, .step = nm_step, .done = nm_done, .result = nm_result,
 	.destroy = nm_destroy, .note = nm_note, .weights = nm_weights,
@@ -421,8 +422,8 @@ const fb_algo fb_algo_notears_mlp_admm = {
 	        "coordinate exactly. rho1, rho2 grow by gamma1, gamma2 each round. Per round "
 	        "and client 10 d^2 + 21 d numbers travel each way (hidden 10). With share < 1, "
 	        "the server uses the last parameters of every client heard so far.",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED |
-	         FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
 	.params = am_params, .figures = am_figures, .client_figure = "local residual",
 	.server_figure = "global residual",
 	.create = am_create, .step = am_step, .done = am_done, .result = am_result,

@@ -153,7 +153,8 @@ const fb_algo fb_algo_notears = {
 	        "Used alone it needs "
 	        "the data in one place; federated, it is the learner of all:, sep:, voting:, "
 	        "avg: and best:.",
-	.flags = FB_ALGO_LOCAL | FB_ALGO_CONTINUOUS | FB_ALGO_WEIGHTED,
+	.flags = FB_ALGO_LOCAL | FB_ALGO_WEIGHTED,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_ONE,
 	.params = nt_params, .figures = nt_figures,
 	.create = nt_create, .step = nt_step, .done = nt_done, .result = nt_result,
 	.destroy = nt_destroy, .note = nt_note, .weights = nt_weights,

@@ -170,6 +170,7 @@ const fb_algo fb_algo_pc = {
 	        "stable=True, uc_rule=0, uc_priority=-1. As a learner it serves all:, sep:, "
 	        "voting: and best:.",
 	.flags = FB_ALGO_LOCAL,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE,
 	.params = pc_params, .figures = pc_figures,
 	.create = pc_create, .step = pc_step, .done = pc_done, .result = pc_result,
 	.destroy = pc_destroy, .note = pc_note,

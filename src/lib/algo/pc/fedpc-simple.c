@@ -428,7 +428,8 @@ const fb_algo fb_algo_fedpc_simple1 = {
 	        "than vote (0.3) of the clients have it (vote_rule as in fedpc); when both "
 	        "directions of a pair pass, the one with more votes, and an undirected edge on "
 	        "a tie. One round; the result may be cyclic.",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
 	.params = simple_params, .figures = simple_figures, .client_figure = "tests",
 	.create = simple_create, .step = simple_step, .done = simple_done,
 	.result = simple_result, .destroy = simple_destroy, .note = simple_note,
@@ -450,7 +451,8 @@ const fb_algo fb_algo_fedpc_simple2 = {
 	        "client separated every dropped pair). A triple i - k - j with k outside that "
 	        "set becomes i -> k <- j, in index order (middle, then ends), never "
 	        "re-orienting an edge; then Meek's R1-R3. One round; the result is a CPDAG.",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
 	.params = simple_params, .figures = simple_figures, .client_figure = "tests",
 	.create = simple_create, .step = simple_step, .done = simple_done,
 	.result = simple_result, .destroy = simple_destroy, .note = simple_note,

@@ -467,7 +467,8 @@ const fb_algo fb_algo_fedpc = {
 	        "(figure unresolved); then Meek's R1-R3, which likewise never close a directed "
 	        "cycle. The result is a CPDAG; extend=yes returns a DAG extension of it (Dor and "
 	        "Tarsi), the graph the FedPC paper scores. One client runs exactly PC's levels.",
-	.flags = FB_ALGO_FEDERATED | FB_ALGO_HORIZONTAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_REMOTE,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
 	.params = fedpc_params, .figures = fedpc_figures, .client_figure = "tests",
 	.create = fedpc_create, .step = fedpc_step, .done = fedpc_done, .result = fedpc_result,
 	.destroy = fedpc_destroy, .note = fedpc_note, .message = fedpc_message_text,
