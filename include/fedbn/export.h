@@ -14,8 +14,8 @@
 enum fb_export_view {
 	FB_VIEW_GRAPH = 0, /* the graph itself: names as labels, weights as labels and pen widths */
 	FB_VIEW_DIFF,      /* the graph against the truth: correct black, extra vermillion,
-	                      reversed orange, missing blue and dashed (Okabe-Ito colours), with a
-	                      legend */
+	                      reversed orange with hollow heads, missing blue and dashed
+	                      (Okabe-Ito colours), with a legend */
 };
 
 /* How edge weights are shown. */
@@ -64,17 +64,20 @@ typedef struct fb_export_opts {
 	enum fb_export_weights weights; /* how weights are shown */
 	enum fb_export_style style;     /* colours or line styles */
 	double width;                   /* picture width in inches (0: natural size) */
-	double dpi;                     /* pixels per inch of PNG (0: 96) */
+	double dpi;                     /* pixels per inch of PNG (0: 96); SVG and PDF are in
+	                                   points (72 an inch) whatever it is */
 } fb_export_opts;
 
 /* Write g to path; the format follows the extension, in any case: .dot and .gv write the
  * DOT text of fb_export_dot_string (node positions pinned, edges not routed), .png, .svg and
  * .pdf are routed on the pinned positions (Graphviz's nop), their labels placed, and
- * rendered.  Any other extension fails naming
- * the file and the formats.  FB_VIEW_GRAPH ignores truth; FB_VIEW_DIFF needs a truth with the
- * same nodes and no undirected edge, and adds a legend node with the counts of
- * fb_metrics_compute.  Variable names must be distinct.  opts may be NULL (all zero).  The
- * write is atomic: on any failure path is left as it was. */
+ * rendered: an SVG's width and height are its viewBox's (or, with a width, that width in
+ * points and the height in proportion), so that a browser shows it whole; a PNG of more
+ * than 100 million pixels or 30000 on a side fails before it is drawn, naming width= and
+ * dpi=.  Any other extension fails naming the file and the formats.  FB_VIEW_GRAPH ignores
+ * truth; FB_VIEW_DIFF needs a truth with the same nodes and no undirected edge, and adds a
+ * legend node with the counts of fb_metrics_compute.  Variable names must be distinct.  opts
+ * may be NULL (all zero).  The write is atomic: on any failure path is left as it was. */
 int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
                     const fb_export_opts *opts, const char *path, fb_error *err);
 
@@ -97,9 +100,11 @@ int fb_export_graph_cancellable(const fb_graph *g, const fb_graph *truth,
 
 /* The DOT text of the picture fb_export_graph would draw, NUL-terminated (caller frees with
  * free); NULL with the reason in err.  Nodes are named after the variables and carry them as
- * labels, and pos "x,y!" in points; edges carry color, style, penwidth,
- * dir=none (undirected), and, for a weighted graph with FB_WEIGHTS_LABELS, label "%.2f";
- * pen widths are 1 + 3 |w| / max |w| unless FB_WEIGHTS_NONE. */
+ * labels, both as Graphviz escape strings (each backslash doubled, each newline \n, so that
+ * Graphviz reads every name back intact), and pos "x,y!" in points; edges carry color,
+ * style, penwidth, arrowhead (empty: reversed), dir=none (undirected), and, for a weighted
+ * graph with FB_WEIGHTS_LABELS, label "%.2f"; pen widths are 1 + 3 |w| / max |w| unless
+ * FB_WEIGHTS_NONE. */
 char *fb_export_dot_string(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
                            const fb_export_opts *opts, fb_error *err);
 

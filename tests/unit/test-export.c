@@ -170,7 +170,7 @@ static void test_dot_graph_view(void **state)
 	assert_int_equal(agnnodes(ag), 4);
 	assert_int_equal(agnedges(ag), 3);
 	assert_string_equal(attr(node_of(ag, "a"), "label"), "a");
-	assert_string_equal(attr(node_of(ag, "x\\y"), "label"), "x\\\\y");
+	assert_string_equal(attr(node_of(ag, "x\\\\y"), "label"), "x\\\\y");
 	e = edge_of(ag, "a", "b");
 	assert_string_equal(attr(e, "label"), "0.50");
 	assert_string_equal(attr(e, "penwidth"), "1.75");
@@ -415,17 +415,15 @@ static void test_duplicate_names(void **state)
 	fb_graph_free(g);
 }
 
-/* A PNG export prints nothing on stderr: Graphviz's messages are captured. */
-static void test_quiet(void **state)
+/* Export the diff of est against truth with options o (NULL: none) into file with stderr
+ * sent to a file in t, check that nothing was printed there, and return what the export
+ * returned. */
+static int export_quietly(const struct tmpdir *t, const fb_graph *est, const fb_graph *truth,
+                          const fb_export_opts *o, const char *file, fb_error *err)
 {
-	struct tmpdir *t = *state;
-	fb_graph *est, *truth;
-	fb_error err = { "" };
-	char file[128], log[128], head[64];
-	int saved, fd;
+	char log[128], head[64];
+	int saved, fd, rc;
 
-	make_diff(&est, &truth);
-	snprintf(file, sizeof file, "%s/quiet.png", t->path);
 	snprintf(log, sizeof log, "%s/stderr.txt", t->path);
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
@@ -433,11 +431,26 @@ static void test_quiet(void **state)
 	saved = dup(STDERR_FILENO);
 	dup2(fd, STDERR_FILENO);
 	close(fd);
-	assert_int_equal(fb_export_graph(est, truth, FB_VIEW_DIFF, NULL, file, &err), FB_OK);
+	rc = fb_export_graph(est, truth, FB_VIEW_DIFF, o, file, err);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
 	assert_int_equal(file_head(log, head, sizeof head), 0);
+	unlink(log);
+	return rc;
+}
+
+/* A PNG export prints nothing on stderr: Graphviz's messages are captured. */
+static void test_quiet(void **state)
+{
+	struct tmpdir *t = *state;
+	fb_graph *est, *truth;
+	fb_error err = { "" };
+	char file[128];
+
+	make_diff(&est, &truth);
+	snprintf(file, sizeof file, "%s/quiet.png", t->path);
+	assert_int_equal(export_quietly(t, est, truth, NULL, file, &err), FB_OK);
 	fb_graph_free(est);
 	fb_graph_free(truth);
 }
@@ -914,11 +927,112 @@ static void test_weight_modes(void **state)
 	fb_graph_free(g);
 }
 
+/* text read as a Graphviz escape string: \\ is a backslash, \n a newline (caller frees). */
+static char *unescape(const char *text)
+{
+	char *out = malloc(strlen(text) + 1), *o = out;
+
+	assert_non_null(out);
+	for (const char *p = text; *p != '\0'; p++) {
+		if (p[0] == '\\' && (p[1] == '\\' || p[1] == 'n')) {
+			*o++ = p[1] == 'n' ? '\n' : '\\';
+			p++;
+			continue;
+		}
+		*o++ = *p;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Whether the DOT text dot reads back with a node for each variable of g (and, with two
+ * panels, a second one), whose name and label both read as the variable's name, and with
+ * the edge count of the picture. */
+static void assert_names_reread(const char *dot, const fb_graph *g, size_t panels,
+                                int edges)
+{
+	Agraph_t *ag = agmemread(dot);
+	size_t found = 0;
+
+	if (ag == NULL)
+		fail_msg("graphviz cannot read the DOT text:\n%s", dot);
+	for (Agnode_t *n = agfstnode(ag); n != NULL; n = agnxtnode(ag, n)) {
+		char *name = unescape(agnameof(n)), *label = unescape(attr(n, "label"));
+
+		for (size_t i = 0; i < g->d; i++) {
+			size_t len = strlen(g->names[i]);
+
+			if (strcmp(label, g->names[i]) != 0)
+				continue;
+			found++;
+			assert_memory_equal(name, g->names[i], len);
+			assert_true(name[len] == '\0' || (panels == 2 && name[len] == '_'));
+		}
+		free(name);
+		free(label);
+	}
+	assert_int_equal(found, g->d * panels);
+	assert_int_equal(agnedges(ag), edges);
+	agclose(ag);
+}
+
+/* Names holding a backslash (last, or before a quote), quotes, semicolons, brackets,
+ * newlines (last, too) and HTML-like text give DOT text that Graphviz reads back with every
+ * name intact, in the graph, diff and compare pictures. */
+static void test_dot_names_reread(void **state)
+{
+	static const char *const names[] = { "end\\", "q\"t", "a;b", "c[d]", "two\nlines",
+		                              "nl\n", "<b>x</b>", "bs\\\"q", "x\\n", "\\\\" };
+	struct tmpdir *t = *state;
+	fb_graph *est, *truth;
+	fb_error err = { "" };
+	char file[256];
+	char *dot;
+
+	est = fb_graph_alloc(10);
+	truth = fb_graph_alloc(10);
+	for (size_t i = 0; i < 10; i++) {
+		assert_int_equal(fb_graph_set_name(est, i, names[i], &err), FB_OK);
+		assert_int_equal(fb_graph_set_name(truth, i, names[i], &err), FB_OK);
+	}
+	for (size_t i = 0; i + 1 < 10; i++) {
+		fb_graph_set_directed(truth, i, i + 1, 1.0);
+		fb_graph_set_directed(est, i + 1 - (i % 2), i + (i % 2), 1.0);
+	}
+	dot = fb_export_dot_string(est, NULL, FB_VIEW_GRAPH, NULL, &err);
+	assert_non_null(dot);
+	assert_names_reread(dot, est, 1, 9);
+	free(dot);
+	dot = fb_export_dot_string(est, truth, FB_VIEW_DIFF, NULL, &err);
+	assert_non_null(dot);
+	assert_names_reread(dot, est, 1, 9);
+	free(dot);
+	snprintf(file, sizeof file, "%s/c.dot", t->path);
+	assert_int_equal(fb_export_compare((const fb_graph *const[2]){ est, truth }, truth, NULL,
+	                                   file, &err), FB_OK);
+	dot = file_read(file);
+	assert_names_reread(dot, est, 2, 18);
+	free(dot);
+	fb_graph_free(est);
+	fb_graph_free(truth);
+}
+
 /* The big-endian 32-bit number at p. */
 static unsigned long be32(const unsigned char *p)
 {
 	return (unsigned long)p[0] << 24 | (unsigned long)p[1] << 16 | (unsigned long)p[2] << 8 |
 	       p[3];
+}
+
+/* The width in pixels of the PNG of est against truth with options o, written as name. */
+static unsigned long png_width(const struct tmpdir *t, const char *name, const fb_graph *est,
+                               const fb_graph *truth, const fb_export_opts *o)
+{
+	char file[256], head[64];
+
+	write_picture(t, name, est, truth, FB_VIEW_DIFF, o, file, sizeof file);
+	assert_true(file_head(file, head, sizeof head) >= 24);
+	return be32((unsigned char *)head + 16);
 }
 
 /* width=4 inches at 100 dpi gives a PNG 400 pixels wide; at 200 dpi, 800. */
@@ -927,18 +1041,69 @@ static void test_width_dpi(void **state)
 	struct tmpdir *t = *state;
 	fb_graph *est, *truth;
 	fb_export_opts o = { 0 };
-	char file[256], head[64];
 
 	make_diff(&est, &truth);
 	o.width = 4.0;
 	o.dpi = 100.0;
-	write_picture(t, "w.png", est, truth, FB_VIEW_DIFF, &o, file, sizeof file);
-	file_head(file, head, sizeof head);
-	assert_int_equal(be32((unsigned char *)head + 16), 400);
+	assert_int_equal(png_width(t, "w.png", est, truth, &o), 400);
 	o.dpi = 200.0;
-	write_picture(t, "w2.png", est, truth, FB_VIEW_DIFF, &o, file, sizeof file);
-	file_head(file, head, sizeof head);
-	assert_int_equal(be32((unsigned char *)head + 16), 800);
+	assert_int_equal(png_width(t, "w2.png", est, truth, &o), 800);
+	fb_graph_free(est);
+	fb_graph_free(truth);
+}
+
+/* A PNG over the pixel limit (1000 inches at 2400 dpi) is refused at once in one sentence
+ * naming width= and dpi=, nothing written and nothing on stderr; within the limit (20
+ * inches at 300 dpi: 6000 pixels wide) it is drawn. */
+static void test_pixel_cap(void **state)
+{
+	struct tmpdir *t = *state;
+	fb_graph *est, *truth;
+	fb_export_opts o = { 0 };
+	fb_error err = { "" };
+	char file[256];
+
+	make_diff(&est, &truth);
+	o.width = 1000.0;
+	o.dpi = 2400.0;
+	snprintf(file, sizeof file, "%s/huge.png", t->path);
+	assert_int_equal(export_quietly(t, est, truth, &o, file, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "cannot export '"));
+	assert_non_null(strstr(err.msg, "over the limit of 100 million pixels and 30000 on a side: "
+	                                "lower width= or dpi="));
+	assert_null(strchr(err.msg, '\n'));
+	assert_int_equal(dir_count(t->path), 0);
+	o.width = 20.0;
+	o.dpi = 300.0;
+	assert_int_equal(png_width(t, "big.png", est, truth, &o), 6000);
+	fb_graph_free(est);
+	fb_graph_free(truth);
+}
+
+/* The colour style's reversed edges have hollow heads, as in print, and the legend says so;
+ * the legend speaks of weight labels only when the estimate has weights to label. */
+static void test_color_legend(void **state)
+{
+	fb_graph *est, *truth;
+	fb_error err = { "" };
+	Agraph_t *ag;
+	char *dot;
+
+	make_diff(&est, &truth);
+	dot = fb_export_dot_string(est, truth, FB_VIEW_DIFF, NULL, &err);
+	assert_non_null(dot);
+	ag = agmemread(dot);
+	assert_non_null(ag);
+	assert_string_equal(attr(edge_of(ag, "X3", "X2"), "arrowhead"), "empty");
+	assert_string_equal(attr(edge_of(ag, "X1", "X4"), "arrowhead"), "");
+	assert_non_null(strstr(attr(node_of(ag, "legend"), "label"), "orange, hollow head"));
+	assert_null(strstr(attr(node_of(ag, "legend"), "label"), "labels: estimated weights"));
+	agclose(ag);
+	free(dot);
+	est->weighted = true;
+	dot = fb_export_dot_string(est, truth, FB_VIEW_DIFF, NULL, &err);
+	assert_non_null(strstr(dot, "labels: estimated weights"));
+	free(dot);
 	fb_graph_free(est);
 	fb_graph_free(truth);
 }
@@ -993,6 +1158,9 @@ int main(void)
 		cmocka_unit_test(test_print_style),
 		cmocka_unit_test(test_weight_modes),
 		cmocka_unit_test_setup_teardown(test_width_dpi, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_dot_names_reread, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_pixel_cap, setup_dir, teardown_dir),
+		cmocka_unit_test(test_color_legend),
 		cmocka_unit_test(test_lone_grid),
 	};
 

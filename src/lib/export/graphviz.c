@@ -160,7 +160,9 @@ Agraph_t *gv_graph_open(const char *name)
 	return g;
 }
 
-/* A copy of name safe as a Graphviz label: each backslash doubled, so none is an escape. */
+/* A copy of name as a Graphviz escape string: each backslash doubled, so that none is an
+ * escape (and none escapes a closing quote in DOT text), and each newline written \n, which
+ * DOT text keeps where a raw newline before a quote would be dropped. */
 char *gv_label_escape(const char *name)
 {
 	fb_buf b = { 0 };
@@ -168,6 +170,10 @@ char *gv_label_escape(const char *name)
 
 	fb_buf_append(&b, "", 0);
 	for (p = name; *p != '\0'; p++) {
+		if (*p == '\n') {
+			fb_buf_append(&b, "\\n", 2);
+			continue;
+		}
 		if (*p == '\\')
 			fb_buf_append(&b, "\\", 1);
 		fb_buf_append(&b, p, 1);
@@ -208,12 +214,19 @@ static void gv_picture_close(struct gv_picture *p)
 	p->nodes = NULL;
 }
 
-/* A node name starting with base that the graph does not use yet, into name. */
-static void gv_free_name(Agraph_t *g, const char *base, char *name, size_t len)
+/* A new node of g named base, or base_K for the first K that the graph does not use yet. */
+static Agnode_t *gv_new_node(Agraph_t *g, const char *base)
 {
-	snprintf(name, len, "%s", base);
-	for (int k = 1; agnode(g, name, 0) != NULL; k++)
-		snprintf(name, len, "%s_%d", base, k);
+	char *name = fb_xstrdup(base);
+	Agnode_t *n;
+
+	for (int k = 1; agnode(g, name, 0) != NULL; k++) {
+		free(name);
+		name = fb_xasprintf("%s_%d", base, k);
+	}
+	n = agnode(g, name, 1);
+	free(name);
+	return n;
 }
 
 /* Pin node n at (x, y) points. */
@@ -239,28 +252,27 @@ static double gv_panel_shift(const fb_export_layout *l)
 }
 
 /* Add panel k's nodes, one per variable of g labelled with its name (panel 0 named after the
- * variables, panel 1 under free names), pinned to their places in layout. */
+ * variables, panel 1 under free names; both as escape strings, as the labels), pinned to
+ * their places in layout. */
 static int gv_panel_nodes(struct gv_picture *p, const fb_graph *g, size_t k,
                           const fb_export_layout *layout, fb_error *err)
 {
 	double shift = (double)k * gv_panel_shift(layout);
-	char name[512];
 
 	for (size_t i = 0; i < g->d; i++) {
-		Agnode_t *n;
-		char *label;
+		char *label = gv_label_escape(g->names[i]);
+		Agnode_t *n = NULL;
 
-		if (k == 0 && agnode(p->g, g->names[i], 0) != NULL)
-			return fb_fail(err, "variable name '%s' appears twice", g->names[i]);
-		if (k == 0)
-			snprintf(name, sizeof name, "%s", g->names[i]);
-		else
-			gv_free_name(p->g, g->names[i], name, sizeof name);
-		n = p->nodes[k * g->d + i] = agnode(p->g, name, 1);
-		label = gv_label_escape(g->names[i]);
-		gv_set(n, "label", label);
+		if (k > 0 || agnode(p->g, label, 0) == NULL)
+			n = gv_new_node(p->g, label);
+		if (n != NULL) {
+			gv_set(n, "label", label);
+			gv_pin(n, layout->x[i] + shift, layout->y[i]);
+		}
 		free(label);
-		gv_pin(n, layout->x[i] + shift, layout->y[i]);
+		if (n == NULL)
+			return fb_fail(err, "variable name '%s' appears twice", g->names[i]);
+		p->nodes[k * g->d + i] = n;
 	}
 	return FB_OK;
 }
@@ -354,6 +366,16 @@ static void gv_weight_draw(Agedge_t *e, double w, double max, enum fb_export_wei
 	}
 }
 
+/* Whether g drawn with how shows weight labels: a weighted graph with a directed edge. */
+static bool gv_weight_labels(const fb_graph *g, enum fb_export_weights how)
+{
+	for (size_t i = 0; g->weighted && how == FB_WEIGHTS_LABELS && i < g->d; i++)
+		for (size_t j = 0; j < g->d; j++)
+			if (fb_graph_has_arc(g, i, j))
+				return true;
+	return false;
+}
+
 /* FB_VIEW_GRAPH in panel k: every edge of g, arrows for directed ones, weights when g is
  * weighted. */
 static void gv_graph_draw(struct gv_picture *p, size_t k, const fb_graph *g,
@@ -389,12 +411,13 @@ struct gv_look {
 	const char *name;  /* what the legend calls it */
 };
 
-/* The diff view's looks: Okabe-Ito colours (black, vermillion, orange, blue), and for print
- * black lines told apart by style, width and arrowhead. */
+/* The diff view's looks: Okabe-Ito colours (black, vermillion, orange, blue; reversed edges
+ * also have hollow heads, since vermillion and orange look alike on a projector), and for
+ * print black lines told apart by style, width and arrowhead. */
 static const struct gv_look gv_looks[2][GV_NKINDS] = {
 	{ { "#000000", "solid", "1.2", "normal", "black" },
 	  { "#D55E00", "solid", "2", "normal", "vermillion" },
-	  { "#E69F00", "solid", "2", "normal", "orange" },
+	  { "#E69F00", "solid", "2", "empty", "orange, hollow head" },
 	  { "#0072B2", "dashed", "2.5", "normal", "blue, dashed" } },
 	{ { "#000000", "solid", "1.2", "normal", "thin" },
 	  { "#000000", "dotted", "2", "normal", "dotted" },
@@ -457,8 +480,9 @@ static void gv_legend_row(fb_buf *b, enum gv_kind kind, enum fb_export_style sty
 	              count);
 }
 
-/* The legend's HTML-like table: the four looks with their counts, then the score in words. */
-static char *gv_legend_html(const fb_metrics *m, enum fb_export_style style)
+/* The legend's HTML-like table: the four looks with their counts, what missing arrowheads
+ * and (when labels shows them) edge labels mean, then the score in words. */
+static char *gv_legend_html(const fb_metrics *m, enum fb_export_style style, bool labels)
 {
 	fb_buf b = { 0 };
 	char text[200];
@@ -472,9 +496,9 @@ static char *gv_legend_html(const fb_metrics *m, enum fb_export_style style)
 	gv_legend_row(&b, GV_REVERSED, style, "reversed", m->reversed);
 	gv_legend_row(&b, GV_MISSING, style, "missing", m->missing);
 	fb_score_from_metrics(&s, m);
-	fb_buf_printf(&b, "<tr><td colspan=\"2\">no arrowhead: undirected; "
-	              "labels: estimated weights</td></tr>"
+	fb_buf_printf(&b, "<tr><td colspan=\"2\">no arrowhead: undirected%s</td></tr>"
 	              "<tr><td colspan=\"2\">%s</td></tr></table>",
+	              labels ? "; labels: estimated weights" : "",
 	              fb_score_text(&s, true, text, sizeof text));
 	return b.data;
 }
@@ -494,11 +518,8 @@ static char *gv_scale_html(double max)
  * panel). */
 static void gv_legend_add(struct gv_picture *p, size_t k, const char *html)
 {
-	char name[64];
-	Agnode_t *n;
+	Agnode_t *n = p->legend[k] = gv_new_node(p->g, "legend");
 
-	gv_free_name(p->g, "legend", name, sizeof name);
-	n = p->legend[k] = agnode(p->g, name, 1);
 	gv_set(n, "shape", "plaintext");
 	gv_set(n, "fontsize", "10");
 	gv_set_html(p->g, n, html);
@@ -518,7 +539,7 @@ static int gv_diff_draw(struct gv_picture *p, size_t k, const fb_graph *est,
 	for (i = 0; i < est->d; i++)
 		for (j = i + 1; j < est->d; j++)
 			gv_diff_pair(p, k, est, truth, i, j, o);
-	html = gv_legend_html(&m, o->style);
+	html = gv_legend_html(&m, o->style, gv_weight_labels(est, o->weights));
 	gv_legend_add(p, k, html);
 	free(html);
 	return FB_OK;
@@ -570,12 +591,9 @@ static char *gv_title_html(const char *title, const char *caption)
  * by gv_finish. */
 static void gv_heading_add(struct gv_picture *p, size_t k, const char *text)
 {
-	char name[64];
+	Agnode_t *n = p->heading[k] = gv_new_node(p->g, "heading");
 	fb_buf b = { 0 };
-	Agnode_t *n;
 
-	gv_free_name(p->g, "heading", name, sizeof name);
-	n = p->heading[k] = agnode(p->g, name, 1);
 	gv_set(n, "shape", "plaintext");
 	fb_buf_printf(&b, "<b>");
 	gv_html_append(&b, text, strlen(text));
@@ -585,7 +603,9 @@ static void gv_heading_add(struct gv_picture *p, size_t k, const char *text)
 	gv_pin(n, 0.0, p->park_y1 + 400.0 * (double)(k + 1));
 }
 
-/* The picture's title, caption, panel headings, width and resolution. */
+/* The picture's title, caption, panel headings, width and resolution (kept for a PNG alone:
+ * Graphviz's SVG writer scales the drawing by dpi / 72 but not its viewBox, and a PDF's
+ * size in inches does not depend on it). */
 static void gv_page_set(struct gv_picture *p, const fb_export_opts *o)
 {
 	char text[64];
@@ -604,8 +624,8 @@ static void gv_page_set(struct gv_picture *p, const fb_export_opts *o)
 		snprintf(text, sizeof text, "%g,%g!", o->width, o->width * 1000.0);
 		gv_set(p->g, "size", text);
 	}
-	snprintf(text, sizeof text, "%g", o->dpi > 0.0 ? o->dpi : 96.0);
-	gv_set(p->g, "dpi", text);
+	p->width = o->width;
+	p->dpi = o->dpi > 0.0 ? o->dpi : GV_DEFAULT_DPI;
 	gv_set(p->g, "outputorder", "edgesfirst");
 }
 
@@ -675,25 +695,36 @@ GVC_t *gv_context_get(fb_error *err)
 	return gv_context;
 }
 
-/* Lay the picture out on its fixed positions (nop: edges routed around the nodes), finish
- * it, and render it in format, appending the bytes to out.  Graphviz's own file writer ends
- * the program on a write error, so the picture is rendered into memory and fedbn writes the
- * file itself. */
-static int gv_picture_render(struct gv_picture *p, const char *format, fb_buf *out,
-                             fb_error *err)
+/* Check that g, laid out, drawn width inches wide (0: natural size) at dpi, has at most
+ * GV_MAX_PIXELS pixels and GV_MAX_SIDE on a side, as Graphviz sizes it: width inches at
+ * its height's share of the bounding box, or the bounding box with a pad of 0.2 inches
+ * around; else FB_ERR ending with advice. */
+int gv_pixels_check(Agraph_t *g, double width, double dpi, const char *advice, fb_error *err)
+{
+	double w = GD_bb(g).UR.x - GD_bb(g).LL.x, h = GD_bb(g).UR.y - GD_bb(g).LL.y;
+	double pw = (w / 72.0 + 0.4) * dpi, ph = (h / 72.0 + 0.4) * dpi;
+
+	if (width > 0.0 && w > 0.0) {
+		pw = width * dpi;
+		ph = pw * h / w;
+	}
+
+	if (pw * ph <= GV_MAX_PIXELS && pw <= GV_MAX_SIDE && ph <= GV_MAX_SIDE)
+		return FB_OK;
+	return fb_fail(err, "the picture would be %.0f x %.0f pixels (%.4g x %.4g inches at %g "
+	               "dpi), over the limit of %.0f million pixels and %.0f on a side: %s", pw,
+	               ph, pw / dpi, ph / dpi, dpi, GV_MAX_PIXELS / 1e6, GV_MAX_SIDE, advice);
+}
+
+/* Render the laid-out g in format, appending the bytes to out.  Graphviz's own file writer
+ * ends the program on a write error, so the picture is rendered into memory and fedbn
+ * writes the file itself. */
+int gv_render_data(Agraph_t *g, const char *format, fb_buf *out, fb_error *err)
 {
 	char *data = NULL;
 	unsigned int n = 0;
-	int rc;
+	int rc = gvRenderData(gv_context, g, format, &data, &n);
 
-	if (gv_context_get(err) == NULL)
-		return FB_ERR;
-	if (gvLayout(gv_context, p->g, "nop") != 0)
-		return fb_fail(err, "graphviz cannot lay out the graph: %s",
-		               gv_reason("no reason"));
-	gv_finish(p);
-	rc = gvRenderData(gv_context, p->g, format, &data, &n);
-	gvFreeLayout(gv_context, p->g);
 	if (rc != 0 || data == NULL) {
 		if (data != NULL)
 			gvFreeRenderData(data);
@@ -703,6 +734,61 @@ static int gv_picture_render(struct gv_picture *p, const char *format, fb_buf *o
 	fb_buf_append(out, data, n);
 	gvFreeRenderData(data);
 	return FB_OK;
+}
+
+/* Give the SVG text in svg (from offset from on) the width of width inches, its height in
+ * proportion: the root's width and height attributes are set, its viewBox kept, so that the
+ * viewer scales the whole drawing (Graphviz's own scaling writes the factor rounded to two
+ * digits and its drawing overflows the viewBox by up to half a percent). */
+static int gv_svg_resize(fb_buf *svg, size_t from, double width, fb_error *err)
+{
+	char *root = strstr(svg->data + from, "<svg width=\"");
+	char *vbox = root != NULL ? strstr(root, "viewBox=\"") : NULL;
+	double x0, y0, w, h;
+	fb_buf b = { 0 };
+
+	if (vbox == NULL || sscanf(vbox, "viewBox=\"%lf %lf %lf %lf\"", &x0, &y0, &w, &h) != 4 ||
+	    w <= 0.0 || h <= 0.0)
+		return fb_fail(err, "graphviz wrote an SVG picture without its size");
+	fb_buf_append(&b, svg->data, (size_t)(root - svg->data));
+	fb_buf_printf(&b, "<svg width=\"%.2fpt\" height=\"%.2fpt\"\n ", width * 72.0,
+	              width * 72.0 * h / w);
+	fb_buf_append(&b, vbox, svg->len - (size_t)(vbox - svg->data));
+	fb_buf_release(svg);
+	*svg = b;
+	return FB_OK;
+}
+
+/* Lay the picture out on its fixed positions (nop: edges routed around the nodes), finish
+ * it, and render it in format (a PNG at the picture's dpi, checked against the pixel
+ * limits first; an SVG at its natural size, then given its width by gv_svg_resize),
+ * appending the bytes to out. */
+static int gv_picture_render(struct gv_picture *p, const char *format, fb_buf *out,
+                             fb_error *err)
+{
+	bool png = strcmp(format, "png") == 0, svg = strcmp(format, "svg") == 0;
+	size_t from = out->len;
+	char dpi[32];
+	int rc;
+
+	if (gv_context_get(err) == NULL)
+		return FB_ERR;
+	snprintf(dpi, sizeof dpi, "%g", p->dpi);
+	if (png)
+		gv_set(p->g, "dpi", dpi);
+	if (svg)
+		gv_set(p->g, "size", "");
+	if (gvLayout(gv_context, p->g, "nop") != 0)
+		return fb_fail(err, "graphviz cannot lay out the graph: %s",
+		               gv_reason("no reason"));
+	gv_finish(p);
+	rc = png ? gv_pixels_check(p->g, p->width, p->dpi, "lower width= or dpi=", err) : FB_OK;
+	if (rc == FB_OK)
+		rc = gv_render_data(p->g, format, out, err);
+	gvFreeLayout(gv_context, p->g);
+	if (rc == FB_OK && svg && p->width > 0.0)
+		rc = gv_svg_resize(out, from, p->width, err);
+	return rc;
 }
 
 /* What the drawing process sends before its bytes. */

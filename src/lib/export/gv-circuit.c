@@ -129,13 +129,12 @@ static void circ_build(Agraph_t *g, const fb_circuit *c, char *const *names, siz
 	free(dep);
 }
 
-/* Lay c's picture out (dot, top down) and render it, appending the bytes to out. */
+/* Lay c's picture out (dot, top down) and render it, appending the bytes to out; a PNG
+ * (at Graphviz's 96 dpi) only within the pixel limits. */
 static int circ_render(Agraph_t *g, const char *renderer, fb_buf *out, fb_error *err)
 {
 	GVC_t *gvc = gv_context_get(err);
-	char *data = NULL;
-	unsigned int n = 0;
-	int rc;
+	int rc = FB_OK;
 
 	if (renderer == NULL) {
 		if (agwrite(g, out) != 0)
@@ -146,16 +145,13 @@ static int circ_render(Agraph_t *g, const char *renderer, fb_buf *out, fb_error 
 		return FB_ERR;
 	if (gvLayout(gvc, g, "dot") != 0)
 		return fb_fail(err, "graphviz cannot lay out the circuit: %s", gv_reason("no reason"));
-	rc = gvRenderData(gvc, g, renderer, &data, &n);
+	if (strcmp(renderer, "png") == 0)
+		rc = gv_pixels_check(g, 0.0, GV_DEFAULT_DPI,
+		                     "fold it with depth=, or write .svg or .pdf", err);
+	if (rc == FB_OK)
+		rc = gv_render_data(g, renderer, out, err);
 	gvFreeLayout(gvc, g);
-	if (rc != 0 || data == NULL) {
-		if (data != NULL)
-			gvFreeRenderData(data);
-		return fb_fail(err, "graphviz cannot render %s: %s", renderer, gv_reason("no reason"));
-	}
-	fb_buf_append(out, data, n);
-	gvFreeRenderData(data);
-	return FB_OK;
+	return rc;
 }
 
 /* Draw circuit c (its variables named by names) to file in the format of its extension. */

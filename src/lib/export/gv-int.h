@@ -9,6 +9,13 @@
 
 #include "fedbn/export.h"
 
+/* Most pixels of a PNG picture, and most on one side (cairo's bitmaps end at 32767). */
+#define GV_MAX_PIXELS 100e6
+#define GV_MAX_SIDE 30000.0
+
+/* Pixels per inch of a PNG when none is asked for. */
+#define GV_DEFAULT_DPI 96.0
+
 /* Point size of the weight labels (the label placer's boxes follow it). */
 #define GV_EDGE_FONTSIZE 10.0
 
@@ -22,6 +29,8 @@ struct gv_picture {
 	Agnode_t *heading[2]; /* each panel's title node, or NULL */
 	double park_y0;       /* legends wait below this height until gv_finish places them */
 	double park_y1;       /* headings wait above this height until gv_finish places them */
+	double width;         /* the width asked for in inches (0: natural size) */
+	double dpi;           /* pixels per inch of a PNG */
 };
 
 /* Graphviz's error settings saved by gv_quiet_begin. */
@@ -37,7 +46,8 @@ void gv_quiet_end(const struct gv_quiet *q);
 /* Open an empty directed graph with the module's disciplines and drawing defaults; NULL when
  * Graphviz cannot. */
 Agraph_t *gv_graph_open(const char *name);
-/* A copy of name safe as a Graphviz label, each backslash doubled (caller frees). */
+/* A copy of name as a Graphviz escape string, each backslash doubled and each newline
+ * written \n, so that it is read back and drawn as itself (caller frees). */
 char *gv_label_escape(const char *name);
 /* Set attribute name of obj to value, declaring it (default "") when new. */
 void gv_set(void *obj, const char *name, const char *value);
@@ -51,6 +61,14 @@ typedef int gv_job_fn(void *arg, fb_buf *out, fb_error *err);
 /* Run job in a child process and append what it produced to out, asking cancel every tenth
  * of a second; when cancel says stop the child is killed and FB_CANCELLED_MSG is in err. */
 int gv_apart(gv_job_fn *job, void *arg, const fb_cancel *cancel, fb_buf *out, fb_error *err);
+
+/* Check that g, laid out, drawn width inches wide (0: its natural size) at dpi, stays
+ * within the pixels a PNG may have (GV_MAX_PIXELS, GV_MAX_SIDE); FB_ERR saying why not,
+ * ending with advice (what the user can change). */
+int gv_pixels_check(Agraph_t *g, double width, double dpi, const char *advice, fb_error *err);
+/* Render the laid-out g in format (a gvRender name), appending the bytes to out; FB_ERR with
+ * Graphviz's reason.  Needs gv_context_get to have succeeded. */
+int gv_render_data(Agraph_t *g, const char *format, fb_buf *out, fb_error *err);
 
 /* The renderer of file's extension (NULL: DOT text); FB_ERR naming the file otherwise. */
 int gv_export_format(const char *file, const char **renderer, fb_error *err);
