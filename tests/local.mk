@@ -71,7 +71,11 @@ print-kernel-tests:
 	@for t in $(TESTS); do case $$t in tests/unit/* | *.fbn) echo $$t ;; esac; done
 .PHONY: print-kernel-tests
 
-# the man page's command and algorithm lists must be the ones the tables generate
+# the layering check itself, on scratch trees it must pass and reject
+TESTS += tests/check-layering-test.sh
+EXTRA_DIST += tests/check-layering-test.sh
+
+# the manual's command and algorithm lists are the ones the tables generate
 TESTS += tests/check-man.sh
 EXTRA_DIST += tests/check-man.sh
 
@@ -90,16 +94,6 @@ tests_fuzz_fuzz_commands_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sani
 tests_fuzz_fuzz_commands_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la \
 	$(FB_LIB_DEPS) $(NCURSESW_LIBS)
 endif
-
-# rewrite the man page's command and algorithm lists from the tables (after changing a
-# command or an algorithm)
-update-man: fedbn
-	{ sed '/^\.\\" BEGIN COMMANDS/q' $(srcdir)/man/fedbn.1; ./fedbn --man-commands; \
-	  sed -n '/^\.\\" END COMMANDS/,/^\.\\" BEGIN ALGORITHMS/p' $(srcdir)/man/fedbn.1; \
-	  ./fedbn --man-algorithms; \
-	  sed -n '/^\.\\" END ALGORITHMS/,$$p' $(srcdir)/man/fedbn.1; } > fedbn.1.new && \
-	mv fedbn.1.new $(srcdir)/man/fedbn.1
-.PHONY: update-man
 
 # the same protocol over socket pairs to forked client processes
 check_PROGRAMS += tests/unit/test-link

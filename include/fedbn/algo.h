@@ -128,6 +128,33 @@ fb_graph *fb_fit_memo_find(fb_fit_memo *m, const char *learner, const fb_params 
 void fb_fit_memo_add(fb_fit_memo *m, const char *learner, const fb_params *p,
                      const fb_dataset *rows, const fb_graph *g, const double *w);
 
+/* A learner's options struct as its parameter table fills it: tests check that the defaults
+ * the table gives the shell are the library's (fb_algo.options). */
+typedef struct fb_algo_options {
+	size_t size;                                        /* sizeof the options struct */
+	void (*init)(void *opt);                            /* the library's defaults */
+	void (*from_params)(const fb_params *p, void *opt); /* the options p gives */
+} fb_algo_options;
+
+/* Define static const fb_algo_options var for the options struct type, filled by
+ * init(type *) and read by from_params(const fb_params *, type *). */
+#define FB_ALGO_OPTIONS(var, type, init_fn, from_fn)                                   \
+	static void var##_init(void *opt) { init_fn((type *)opt); }                      \
+	static void var##_from(const fb_params *p, void *opt) { from_fn(p, (type *)opt); } \
+	static const fb_algo_options var = { sizeof(type), var##_init, var##_from }
+
+/* Which of the shell's detail views draws a run of the algorithm (fb_algo.detail). */
+enum fb_algo_detail {
+	FB_DETAIL_FIGURES = 0, /* every figure of the last rounds, then each client's own figure */
+	FB_DETAIL_PENALTIES,   /* ADMM's penalties and multiplier, each client's consensus distance */
+	FB_DETAIL_STRENGTHS,   /* first-layer strengths sqrt(A) against the truth, then the figures */
+	FB_DETAIL_RESIDUALS,   /* the server's sqrt(A), then each client's local and global residuals */
+	FB_DETAIL_VOTES,       /* votes per pair and separating sets (FedPC) */
+	FB_DETAIL_CIRCUITS,    /* the clients x variables matrix of federated circuits */
+	FB_DETAIL_MASK,        /* the averaged mask against the truth, each client's objective and
+	                          distance from the average (FedDAG) */
+};
+
 /* An algorithm. */
 typedef struct fb_algo {
 	const char *name;             /* "notears-admm" */
@@ -174,6 +201,10 @@ typedef struct fb_algo {
 	 * when it is small enough to read (values, vote lists, sets with variable names); write
 	 * nothing when it is not.  The trace keeps the messages; this reads them. */
 	void (*message)(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_buf *out);
+	/* The learner's options, when it has parameters (NULL for combinators). */
+	const fb_algo_options *options;
+	/* The shell's detail view of its runs (FB_DETAIL_FIGURES unless set). */
+	enum fb_algo_detail detail;
 } fb_algo;
 
 /* One run of an algorithm. */

@@ -1,16 +1,14 @@
-/* The detail view: what only one algorithm has.  A table maps algorithm names to their own
- * drawing; notears-admm shows its penalties and multiplier over the last rounds and each
- * client's consensus distance; fedpc and fedpc-simple2 their votes per pair and separating
- * sets (pane-draw-fedpc.c); fedcircuit and fedcircuit-em their clients x variables matrix
- * (pane-draw-fedcircuit.c); the FedDAG learners their averaged mask against the truth and
- * each client's local objective and distance from the average.  Others get every figure
- * of the last rounds and their clients'
- * own figure, until they add an entry. */
+/* The detail view: what only one algorithm has.  Each algorithm names its view in its
+ * fb_algo entry (detail): notears-admm's penalties and multiplier over the last rounds and
+ * each client's consensus distance; FedPC's votes per pair and separating sets
+ * (pane-draw-fedpc.c); federated circuits' clients x variables matrix
+ * (pane-draw-fedcircuit.c); the FedDAG learners' averaged mask against the truth and each
+ * client's local objective and distance from the average.  The others get every figure of
+ * the last rounds and their clients' own figure. */
 #include "config.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "fedbn/feddag.h"
 #include "pane-int.h"
@@ -293,21 +291,15 @@ static void detail_generic(pane *p, int top, int h, int w)
 		pane_detail_clients(p, top + used + 1, h - used - 1, w, fig);
 }
 
-/* Algorithms with a detail of their own. */
-static const struct {
-	const char *algo; /* the algorithm's name (run->algo->name) */
-	detail_fn draw;   /* its detail */
-} details[] = {
-	{ "notears-admm", detail_admm },
-	{ "notears-mlp", detail_mlp },
-	{ "notears-mlp-admm", detail_mlp_admm },
-	{ "fedpc", pane_detail_fedpc },
-	{ "fedpc-simple2", pane_detail_fedpc },
-	{ "fedcircuit", pane_detail_fedcircuit },
-	{ "fedcircuit-em", pane_detail_fedcircuit },
-	{ "gs-feddag", detail_feddag },
-	{ "as-feddag", detail_feddag },
-	{ "as-feddag-linear", detail_feddag },
+/* The detail views, by the fb_algo_detail an algorithm names. */
+static const detail_fn details[] = {
+	[FB_DETAIL_FIGURES] = detail_generic,
+	[FB_DETAIL_PENALTIES] = detail_admm,
+	[FB_DETAIL_STRENGTHS] = detail_mlp,
+	[FB_DETAIL_RESIDUALS] = detail_mlp_admm,
+	[FB_DETAIL_VOTES] = pane_detail_fedpc,
+	[FB_DETAIL_CIRCUITS] = pane_detail_fedcircuit,
+	[FB_DETAIL_MASK] = detail_feddag,
 };
 
 /* The detail view. */
@@ -319,11 +311,9 @@ void pane_draw_detail(pane *p, int top, int h, int w)
 		top++;
 		h--;
 	}
-	for (size_t i = 0; i < sizeof details / sizeof *details; i++) {
-		if (strcmp(details[i].algo, p->run->algo->name) == 0) {
-			details[i].draw(p, top, h, w);
-			return;
-		}
-	}
-	detail_generic(p, top, h, w);
+	if ((size_t)p->run->algo->detail < sizeof details / sizeof *details &&
+	    details[p->run->algo->detail] != NULL)
+		details[p->run->algo->detail](p, top, h, w);
+	else
+		detail_generic(p, top, h, w);
 }

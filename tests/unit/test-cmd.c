@@ -8,20 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fedbn/admm.h"
 #include "fedbn/csv.h"
-#include "fedbn/feddag.h"
-#include "fedbn/mcsl.h"
 #include "fedbn/partition.h"
 #include "fedbn/sim.h"
 #include "fedbn/algo.h"
-#include "fedbn/fedcircuit.h"
 #include "fedbn/fedpc.h"
-#include "fedbn/ges.h"
-#include "fedbn/notears.h"
-#include "fedbn/notears-mlp.h"
 #include "fedbn/param.h"
-#include "fedbn/pc.h"
 #include "../../src/cli/cmd.h"
 #include "../../src/cli/session.h"
 
@@ -122,6 +114,30 @@ static void check_complete(const fb_session *s, const char *line, const char *ex
 	free(got);
 }
 
+/* Completion of line (ending in a word that starts with prefix, or in a blank when prefix
+ * is NULL) offers what the algorithm table holds: with no prefix every learner and every
+ * "combinator:", in the table's order; after "combinator:" each learner it takes (as
+ * fb_algo_lookup accepts). */
+static void check_complete_table(const fb_session *s, const char *line, const char *prefix)
+{
+	fb_buf want = { 0 };
+
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		const fb_algo *a = fb_algo_table[i], *al, *inner;
+		bool comb = (a->flags & FB_ALGO_COMBINATOR) != 0;
+		char *full = fb_xasprintf("%s%s", prefix != NULL ? prefix : "", a->name);
+		fb_error err = { { 0 } };
+
+		if (prefix == NULL)
+			fb_buf_printf(&want, "%s%s%s", want.len ? "|" : "", a->name, comb ? ":" : "");
+		else if (fb_algo_lookup(full, &al, &inner, &err) == FB_OK)
+			fb_buf_printf(&want, "%s%s", want.len ? "|" : "", full);
+		free(full);
+	}
+	check_complete(s, line, want.data != NULL ? want.data : "");
+	fb_buf_release(&want);
+}
+
 /* Algorithm names, the chosen algorithm's parameters, and the values of choices complete
  * from the algorithm tables, as commands do from the command table. */
 static void test_complete_algo(void **state)
@@ -132,12 +148,9 @@ static void test_complete_algo(void **state)
 
 	(void)state;
 	fb_session_init(&s);
-	check_complete(&s, "algo ", "notears|notears-admm|notears-mlp|notears-mlp-admm|pc|ges|"
-	                            "circuit|fedpc|fedpc-simple1|fedpc-simple2|fedcircuit|"
-	                            "fedcircuit-em|mcsl|gs-feddag|as-feddag|as-feddag-linear|"
-	                            "all:|sep:|voting:|avg:|best:");
+	check_complete_table(&s, "algo ", NULL);
 	check_complete(&s, "algo fedpc-", "fedpc-simple1|fedpc-simple2");
-	check_complete(&s, "algo avg:", "avg:notears|avg:notears-mlp|avg:mcsl");
+	check_complete_table(&s, "algo avg:", "avg:");
 	check_complete(&s, "algo voting:p", "voting:pc");
 	check_complete(&s, "help algo n", "notears|notears-admm|notears-mlp|notears-mlp-admm");
 	check_complete(&s, "help al", "algos|algo");
@@ -175,75 +188,28 @@ static void check_same_bytes(const char *name, const void *lib, const void *shel
 		         "gives the shell", name);
 }
 
-/* The library's defaults (each options_init) are the values the shell starts an algorithm
- * with (its parameter table, as 'algo NAME' sets them), for every algorithm and every
- * combination: one source. */
+/* The library's defaults (the learner's options init) are the values the shell starts an
+ * algorithm with (its parameter table, as 'algo NAME' sets them), for every algorithm and
+ * every combination: one source.  A learner with parameters must name its options. */
 static void check_same_defaults(const char *name, const fb_algo *learner,
                                 const fb_params *shell)
 {
-	if (learner == &fb_algo_notears) {
-		fb_notears_options lib, sh;
+	const fb_algo_options *o = learner->options;
+	void *lib, *sh;
 
-		fb_notears_options_init(&lib);
-		fb_notears_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
-	} else if (learner == &fb_algo_notears_admm) {
-		fb_admm_options lib, sh;
-
-		fb_admm_options_init(&lib);
-		fb_admm_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
-	} else if (learner == &fb_algo_circuit) {
-		fb_learnspn_options lib, sh;
-
-		fb_learnspn_options_init(&lib);
-		fb_learnspn_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
-	} else if (learner == &fb_algo_notears_mlp) {
-		fb_mlp_options lib, sh;
-
-		fb_mlp_options_init(&lib);
-		fb_mlp_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
-	} else if (learner == &fb_algo_notears_mlp_admm) {
-		fb_mlp_admm_options lib, sh;
-
-		fb_mlp_admm_options_init(&lib);
-		fb_mlp_admm_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
-	} else if (learner == &fb_algo_ges) {
-		fb_ges_options lib, sh;
-
-		fb_ges_options_init(&lib);
-		fb_ges_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
-	} else if (learner == &fb_algo_fedcircuit || learner == &fb_algo_fedcircuit_em) {
-		fb_fc_options lib, sh;
-
-		fb_fc_options_init(&lib);
-		lib.em_iters = learner == &fb_algo_fedcircuit_em ? FB_FC_EM_ITERS : 0;
-		fb_fc_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
-	} else if (learner == &fb_algo_as_feddag_linear) {
-		fb_mcsl_options lib, sh;
-
-		fb_mcsl_linear_options_init(&lib);
-		fb_mcsl_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
-	} else if (learner == &fb_algo_mcsl || learner == &fb_algo_gs_feddag ||
-	           learner == &fb_algo_as_feddag) {
-		fb_mcsl_options lib, sh;
-
-		fb_mcsl_options_init(&lib);
-		fb_mcsl_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
-	} else { /* pc, and fedpc and its ablations, whose clients run PC */
-		fb_pc_options lib, sh;
-
-		fb_pc_options_init(&lib);
-		fb_pc_options_from_params(shell, &sh);
-		check_same_bytes(name, &lib, &sh, sizeof lib);
+	if (o == NULL) {
+		if (fb_param_table_len(learner->params) > 0)
+			fail_msg("%s: %s has parameters but names no options struct to check their "
+			         "defaults against", name, learner->name);
+		return;
 	}
+	lib = fb_xcalloc(1, o->size);
+	sh = fb_xcalloc(1, o->size);
+	o->init(lib);
+	o->from_params(shell, sh);
+	check_same_bytes(name, lib, sh, o->size);
+	free(lib);
+	free(sh);
 }
 
 /* Every algorithm (and combination) starts with the library's defaults. */
@@ -397,6 +363,82 @@ static void test_width(void **state)
 	unsetenv("COLUMNS");
 	assert_int_equal(fb_cmd_width(fp), 78);
 	fclose(fp);
+}
+
+/* What line prints in a fresh session (caller frees). */
+static char *output_of(const char *line)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	fb_cmd_ctx ctx = { .out = fp, .err = fp };
+	fb_session s;
+
+	assert_non_null(fp);
+	fb_session_init(&s);
+	ctx.s = &s;
+	fb_cmd_run_line(&ctx, line);
+	fclose(fp);
+	fb_session_release(&s);
+	return buf;
+}
+
+/* Check that text at *at is the line "  NAME SUMMARY[ [federated]]" of algorithm a, its name
+ * in a column of width; move *at past it. */
+static void check_algos_line(const char **at, const fb_algo *a, int width)
+{
+	bool fed = !(a->flags & FB_ALGO_COMBINATOR) && (a->accepts & FB_ACCEPTS_SPLITS);
+	char *want = fb_xasprintf("  %-*s %s%s\n", width, a->name, a->summary,
+	                          fed ? " [federated]" : "");
+
+	if (strncmp(*at, want, strlen(want)) != 0)
+		fail_msg("algos: expected the line '%s' at '%.60s'", want, *at);
+	*at += strlen(want);
+	free(want);
+}
+
+/* 'algos' lists the registry: the learners under one heading, then the combinators under
+ * another, each in the table's order with its summary, names in a column as wide as the
+ * longest; nothing else. */
+static void test_algos_lists_registry(void **state)
+{
+	static const char *const heads[] = { "learners:\n", "combinators over a learner (write "
+		                             "COMBINATOR:LEARNER, e.g. voting:notears):\n" };
+	char *out = output_of("algos");
+	const char *at = out;
+	int width = 14;
+
+	(void)state;
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++)
+		if ((int)strlen(fb_algo_table[i]->name) > width)
+			width = (int)strlen(fb_algo_table[i]->name);
+	for (int comb = 0; comb <= 1; comb++) {
+		assert_memory_equal(at, heads[comb], strlen(heads[comb]));
+		at += strlen(heads[comb]);
+		for (size_t i = 0; fb_algo_table[i] != NULL; i++)
+			if (((fb_algo_table[i]->flags & FB_ALGO_COMBINATOR) != 0) == comb)
+				check_algos_line(&at, fb_algo_table[i], width);
+	}
+	assert_string_equal(at, "");
+	free(out);
+}
+
+/* 'help algo NAME' describes every algorithm of the registry (a combinator over notears). */
+static void test_help_every_algo(void **state)
+{
+	(void)state;
+	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
+		const fb_algo *a = fb_algo_table[i];
+		bool comb = (a->flags & FB_ALGO_COMBINATOR) != 0;
+		char *line = fb_xasprintf("help algo %s%s", a->name, comb ? ":notears" : "");
+		char *want = fb_xasprintf("%s: %s\n", a->name, a->summary), *out = output_of(line);
+
+		if (strncmp(out, want, strlen(want)) != 0)
+			fail_msg("%s: printed '%.80s'", line, out);
+		free(out);
+		free(want);
+		free(line);
+	}
 }
 
 /* Every algorithm has a plain introduction besides its precise help. */
@@ -587,6 +629,8 @@ int main(void)
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_width),
 		cmocka_unit_test(test_algo_texts),
+		cmocka_unit_test(test_algos_lists_registry),
+		cmocka_unit_test(test_help_every_algo),
 		cmocka_unit_test(test_defaults_one_source),
 		cmocka_unit_test(test_command_defaults),
 		cmocka_unit_test(test_params),

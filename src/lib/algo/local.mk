@@ -1,6 +1,8 @@
 # algo: the shared machinery of every learner (GSL and optim only; no terminal, no Graphviz):
 # runs and traces, the registry, the baseline combinators, post-processing, the client loop.
 # Each family folder below adds its learners to libalgo through its own local.mk.
+# the folders below this one, whose public headers it may include (tests/check-layering.sh)
+src_lib_algo_uses = core graph data stats circuit optim nn fed
 noinst_LTLIBRARIES += src/lib/algo/libalgo.la
 FB_LIB_PARTS += src/lib/algo/libalgo.la
 src_lib_algo_libalgo_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)

@@ -7,33 +7,44 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
-#include "fedbn/fedcircuit.h"
-#include "fedbn/feddag.h"
-#include "fedbn/fedpc.h"
 
-/* Every algorithm, learners first. */
+/* Every algorithm, learners first, then the combinators: the registry.  One line per
+ * algorithm, its fb_algo's name without the fb_algo_ prefix (defined in its family's
+ * folder); the table, 'algos', help, completion, the man page's ALGORITHMS section, the
+ * pane's detail view and the defaults test all derive from it. */
+#define FB_ALGOS(X)              \
+	X(notears)               \
+	X(notears_admm)          \
+	X(notears_mlp)           \
+	X(notears_mlp_admm)      \
+	X(pc)                    \
+	X(ges)                   \
+	X(circuit)               \
+	X(fedpc)                 \
+	X(fedpc_simple1)         \
+	X(fedpc_simple2)         \
+	X(fedcircuit)            \
+	X(fedcircuit_em)         \
+	X(mcsl)                  \
+	X(gs_feddag)             \
+	X(as_feddag)             \
+	X(as_feddag_linear)      \
+	X(all)                   \
+	X(sep)                   \
+	X(voting)                \
+	X(avg)                   \
+	X(best)
+
+/* Each registered algorithm's declaration. */
+#define FB_ALGO_DECLARE(id) extern const fb_algo fb_algo_##id;
+FB_ALGOS(FB_ALGO_DECLARE)
+
+/* Each registered algorithm's table entry. */
+#define FB_ALGO_ENTRY(id) &fb_algo_##id,
+
+/* Every algorithm, in the registry's order. */
 const fb_algo *const fb_algo_table[] = {
-	&fb_algo_notears,
-	&fb_algo_notears_admm,
-	&fb_algo_notears_mlp,
-	&fb_algo_notears_mlp_admm,
-	&fb_algo_pc,
-	&fb_algo_ges,
-	&fb_algo_circuit,
-	&fb_algo_fedpc,
-	&fb_algo_fedpc_simple1,
-	&fb_algo_fedpc_simple2,
-	&fb_algo_fedcircuit,
-	&fb_algo_fedcircuit_em,
-	&fb_algo_mcsl,
-	&fb_algo_gs_feddag,
-	&fb_algo_as_feddag,
-	&fb_algo_as_feddag_linear,
-	&fb_algo_all,
-	&fb_algo_sep,
-	&fb_algo_voting,
-	&fb_algo_avg,
-	&fb_algo_best,
+	FB_ALGOS(FB_ALGO_ENTRY)
 	NULL,
 };
 

@@ -1,5 +1,7 @@
 # circuit: probabilistic circuits, their leaves, inference and text format (core, data,
 # stats and GSL only)
+# the folders below this one, whose public headers it may include (tests/check-layering.sh)
+src_lib_circuit_uses = core data stats
 noinst_LTLIBRARIES += src/lib/circuit/libcircuit.la
 FB_LIB_PARTS += src/lib/circuit/libcircuit.la
 src_lib_circuit_libcircuit_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)

@@ -1,4 +1,6 @@
 # core: errors, allocation, random streams, parameter tables, atomic files (GSL only)
+# the folders below this one, whose public headers it may include (tests/check-layering.sh)
+src_lib_core_uses =
 noinst_LTLIBRARIES += src/lib/core/libcore.la
 FB_LIB_PARTS = src/lib/core/libcore.la
 src_lib_core_libcore_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)

@@ -1,5 +1,7 @@
 # data: datasets, CSV in and out (libcsv), graph CSV, simulators, BIF networks (reader and
 # forward sampler) (core, graph)
+# the folders below this one, whose public headers it may include (tests/check-layering.sh)
+src_lib_data_uses = core graph
 noinst_LTLIBRARIES += src/lib/data/libdata.la
 FB_LIB_PARTS += src/lib/data/libdata.la
 src_lib_data_libdata_la_SOURCES = \

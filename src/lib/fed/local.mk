@@ -1,4 +1,6 @@
 # fed: partitions of a dataset over clients (core, data)
+# the folders below this one, whose public headers it may include (tests/check-layering.sh)
+src_lib_fed_uses = core graph data
 noinst_LTLIBRARIES += src/lib/fed/libfed.la
 FB_LIB_PARTS += src/lib/fed/libfed.la
 src_lib_fed_libfed_la_SOURCES = \

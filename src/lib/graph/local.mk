@@ -1,4 +1,6 @@
 # graph: graph type, acyclicity, metrics (core only)
+# the folders below this one, whose public headers it may include (tests/check-layering.sh)
+src_lib_graph_uses = core
 noinst_LTLIBRARIES += src/lib/graph/libgraph.la
 FB_LIB_PARTS += src/lib/graph/libgraph.la
 src_lib_graph_libgraph_la_SOURCES = \

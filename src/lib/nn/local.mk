@@ -1,4 +1,6 @@
 # nn: dense and locally-connected layers, activations, the per-variable MLP stack (core, CBLAS)
+# the folders below this one, whose public headers it may include (tests/check-layering.sh)
+src_lib_nn_uses = core
 noinst_LTLIBRARIES += src/lib/nn/libnn.la
 FB_LIB_PARTS += src/lib/nn/libnn.la
 src_lib_nn_libnn_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS)

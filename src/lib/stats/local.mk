@@ -1,4 +1,6 @@
 # stats: correlation, conditional-independence tests (GSL; LAPACKE for KCI's eigenvalues)
+# the folders below this one, whose public headers it may include (tests/check-layering.sh)
+src_lib_stats_uses = core graph data
 noinst_LTLIBRARIES += src/lib/stats/libstats.la
 FB_LIB_PARTS += src/lib/stats/libstats.la
 src_lib_stats_libstats_la_CFLAGS = $(AM_CFLAGS) $(GSL_CFLAGS) $(LAPACKE_CFLAGS)

@@ -139,6 +139,10 @@ static const char *circ_note(const fb_run *run)
 static const char *const circ_figures[] = { "nodes", "depth", "train_ll", "valid_ll",
 	                                    "test_ll", NULL };
 
+/* LearnSPN's options, read from the circuit learner's parameters. */
+FB_ALGO_OPTIONS(spn_options, fb_learnspn_options, fb_learnspn_options_init,
+		fb_learnspn_options_from_params);
+
 const fb_algo fb_algo_circuit = {
 	.name = "circuit", .summary = "a probabilistic circuit (LearnSPN / MSPN) on one dataset",
 	.intro = "Learns a probabilistic circuit: a network of sums (mixtures of row clusters), "
@@ -161,6 +165,7 @@ const fb_algo fb_algo_circuit = {
 	.create = circ_create, .step = circ_step, .done = circ_done, .result = circ_result,
 	.destroy = circ_destroy, .note = circ_note, .circuit = circ_circuit,
 	.circuit_report = circ_report,
+	.options = &spn_options,
 };
 
 /* A run of circuit holding a given circuit, its learning round done. */

@@ -336,6 +336,9 @@ const fb_fc *fb_fc_of_run(const fb_run *run)
 	"them; every server weight is the child's training rows over its siblings' (no pass " \
 	"over the data). "
 
+/* Federated circuits' options, read from their parameters. */
+FB_ALGO_OPTIONS(fc_options, fb_fc_options, fb_fc_options_init, fb_fc_options_from_params);
+
 const fb_algo fb_algo_fedcircuit = {
 	.name = "fedcircuit", .summary = "federated probabilistic circuits, one-pass training",
 	.intro = "Learns one probabilistic circuit from data split by rows, by columns or both. "
@@ -352,7 +355,21 @@ const fb_algo fb_algo_fedcircuit = {
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
 	.circuit = fcalgo_circuit, .circuit_report = fcalgo_circuit_report,
+	.options = &fc_options, .detail = FB_DETAIL_CIRCUITS,
 };
+
+/* fedcircuit-em's defaults: fedcircuit's, then FB_FC_EM_ITERS rounds of EM. */
+static void fc_em_options_init(void *opt)
+{
+	fb_fc_options *o = opt;
+
+	fb_fc_options_init(o);
+	o->em_iters = FB_FC_EM_ITERS;
+}
+
+/* fedcircuit-em's options: its defaults, read as fedcircuit's. */
+static const fb_algo_options fc_em_options = { sizeof(fb_fc_options), fc_em_options_init,
+						fc_options_from };
 
 const fb_algo fb_algo_fedcircuit_em = {
 	.name = "fedcircuit-em",
@@ -378,4 +395,5 @@ const fb_algo fb_algo_fedcircuit_em = {
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
 	.circuit = fcalgo_circuit, .circuit_report = fcalgo_circuit_report,
+	.options = &fc_em_options, .detail = FB_DETAIL_CIRCUITS,
 };

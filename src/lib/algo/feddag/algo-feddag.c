@@ -675,6 +675,10 @@ void fb_mcsl_linear_options_init(fb_mcsl_options *o)
 	fd_options_defaults(lin_params, o);
 }
 
+/* The MCSL learners' options, read from their parameters. */
+FB_ALGO_OPTIONS(mcsl_options, fb_mcsl_options, fb_mcsl_options_init,
+		fb_mcsl_options_from_params);
+
 const fb_algo fb_algo_mcsl = {
 	.name = "mcsl", .summary = "MCSL: masked gradient-based causal structure learning",
 	.intro = "Learns a causal graph on one dataset with neural networks: each variable gets "
@@ -696,6 +700,7 @@ const fb_algo fb_algo_mcsl = {
 	.create = mcsl_create, .step = mcsl_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
 	.rethreshold = fd_rethreshold,
+	.options = &mcsl_options,
 };
 
 const fb_algo fb_algo_gs_feddag = {
@@ -718,6 +723,7 @@ const fb_algo fb_algo_gs_feddag = {
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
 	.rethreshold = fd_rethreshold,
 	.message = fd_message,
+	.options = &mcsl_options, .detail = FB_DETAIL_MASK,
 };
 
 const fb_algo fb_algo_as_feddag = {
@@ -735,7 +741,12 @@ const fb_algo fb_algo_as_feddag = {
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
 	.rethreshold = fd_rethreshold,
 	.message = fd_message,
+	.options = &mcsl_options, .detail = FB_DETAIL_MASK,
 };
+
+/* as-feddag-linear's options: the linear defaults, read as MCSL's. */
+FB_ALGO_OPTIONS(mcsl_linear_options, fb_mcsl_options, fb_mcsl_linear_options_init,
+		fb_mcsl_options_from_params);
 
 const fb_algo fb_algo_as_feddag_linear = {
 	.name = "as-feddag-linear", .summary = "AS-FedDAG's linear variant: one shared weight matrix",
@@ -753,4 +764,5 @@ const fb_algo fb_algo_as_feddag_linear = {
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
 	.rethreshold = fd_rethreshold,
 	.message = fd_message,
+	.options = &mcsl_linear_options, .detail = FB_DETAIL_MASK,
 };

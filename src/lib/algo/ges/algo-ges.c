@@ -117,6 +117,9 @@ void fb_ges_options_init(fb_ges_options *o)
 static const char *const ges_figures[] = { "phase", "score", "gain", "operators", "scores",
 	                                   NULL };
 
+/* GES's options, read from its parameters. */
+FB_ALGO_OPTIONS(ges_options, fb_ges_options, fb_ges_options_init, fb_ges_options_from_params);
+
 const fb_algo fb_algo_ges = {
 	.name = "ges", .summary = "Greedy Equivalence Search on one dataset (score-based)",
 	.intro = "Finds a causal graph by climbing a score. It starts with no edges, adds the "
@@ -139,4 +142,5 @@ const fb_algo fb_algo_ges = {
 	.params = ges_params, .figures = ges_figures,
 	.create = ges_create, .step = ges_step, .done = ges_done, .result = ges_result,
 	.destroy = ges_destroy, .note = ges_note,
+	.options = &ges_options,
 };

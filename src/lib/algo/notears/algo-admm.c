@@ -270,6 +270,10 @@ static void admm_message(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb
 static const char *const admm_figures[] = { "objective", "h", "rho1", "rho2", "alpha",
 	                                    "consensus", "evals", NULL };
 
+/* NOTEARS-ADMM's options, read from its parameters. */
+FB_ALGO_OPTIONS(admm_options, fb_admm_options, fb_admm_options_init,
+		fb_admm_options_from_params);
+
 const fb_algo fb_algo_notears_admm = {
 	.name = "notears-admm", .summary = "NOTEARS by consensus ADMM over horizontal clients",
 	.intro = "Learns one causal graph from rows spread over several clients, without the "
@@ -289,4 +293,5 @@ const fb_algo fb_algo_notears_admm = {
 	.destroy = admm_destroy, .note = admm_note, .weights = admm_weights,
 	.rethreshold = admm_rethreshold,
 	.message = admm_message,
+	.options = &admm_options, .detail = FB_DETAIL_PENALTIES,
 };

@@ -166,6 +166,9 @@ void fb_mlp_options_init(fb_mlp_options *o)
 static const char *const nm_figures[] = { "objective", "loss", "h", "rho", "alpha", "evals",
 	                                  NULL };
 
+/* NOTEARS-MLP's options, read from its parameters. */
+FB_ALGO_OPTIONS(mlp_options, fb_mlp_options, fb_mlp_options_init, fb_mlp_options_from_params);
+
 const fb_algo fb_algo_notears_mlp = {
 	.name = "notears-mlp", .summary = "nonlinear NOTEARS with one small network per variable",
 	.intro = "Finds a causal graph when the variables depend on each other in nonlinear "
@@ -186,6 +189,7 @@ const fb_algo fb_algo_notears_mlp = {
 	.create = nm_create, .step = nm_step, .done = nm_done, .result = nm_result,
 	.destroy = nm_destroy, .note = nm_note, .weights = nm_weights,
 	.rethreshold = nm_rethreshold,
+	.options = &mlp_options, .detail = FB_DETAIL_STRENGTHS,
 };
 
 /* ---- notears-mlp-admm ---- */
@@ -406,6 +410,10 @@ void fb_mlp_admm_options_init(fb_mlp_admm_options *o)
 static const char *const am_figures[] = { "objective", "h", "rho1", "rho2", "alpha",
 	                                  "consensus", "evals", NULL };
 
+/* NOTEARS-MLP-ADMM's options, read from its parameters. */
+FB_ALGO_OPTIONS(mlp_admm_options, fb_mlp_admm_options, fb_mlp_admm_options_init,
+		fb_mlp_admm_options_from_params);
+
 const fb_algo fb_algo_notears_mlp_admm = {
 	.name = "notears-mlp-admm",
 	.summary = "NOTEARS-MLP by consensus ADMM over horizontal clients",
@@ -429,4 +437,5 @@ const fb_algo fb_algo_notears_mlp_admm = {
 	.create = am_create, .step = am_step, .done = am_done, .result = am_result,
 	.destroy = am_destroy, .note = nm_note, .weights = am_weights,
 	.server_client = am_server_client, .rethreshold = am_rethreshold,
+	.options = &mlp_admm_options, .detail = FB_DETAIL_RESIDUALS,
 };

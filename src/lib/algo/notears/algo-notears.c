@@ -139,6 +139,10 @@ void fb_notears_options_init(fb_notears_options *o)
 static const char *const nt_figures[] = { "objective", "loss", "h", "rho", "alpha", "evals",
 	                                  NULL };
 
+/* NOTEARS' options, read from its parameters. */
+FB_ALGO_OPTIONS(nt_options, fb_notears_options, fb_notears_options_init,
+		fb_notears_options_from_params);
+
 const fb_algo fb_algo_notears = {
 	.name = "notears", .summary = "linear NOTEARS on one dataset (continuous optimisation)",
 	.intro = "Finds a causal graph by fitting a matrix of edge weights to the data, as a "
@@ -159,4 +163,5 @@ const fb_algo fb_algo_notears = {
 	.create = nt_create, .step = nt_step, .done = nt_done, .result = nt_result,
 	.destroy = nt_destroy, .note = nt_note, .weights = nt_weights,
 	.rethreshold = nt_rethreshold,
+	.options = &nt_options,
 };

@@ -151,6 +151,9 @@ void fb_pc_options_init(fb_pc_options *o)
 static const char *const pc_figures[] = { "level", "tests", "hits", "removed", "edges",
 	                                  "colliders", "conflicts", NULL };
 
+/* PC's options, read from the parameters (FedPC's clients run PC). */
+FB_ALGO_OPTIONS(pc_options, fb_pc_options, fb_pc_options_init, fb_pc_options_from_params);
+
 const fb_algo fb_algo_pc = {
 	.name = "pc", .summary = "the PC algorithm on one dataset (conditional independence)",
 	.intro = "Finds a causal graph by testing which variables are independent of each "
@@ -174,4 +177,5 @@ const fb_algo fb_algo_pc = {
 	.params = pc_params, .figures = pc_figures,
 	.create = pc_create, .step = pc_step, .done = pc_done, .result = pc_result,
 	.destroy = pc_destroy, .note = pc_note,
+	.options = &pc_options,
 };

@@ -416,6 +416,9 @@ static const fb_param_def simple_params[] = {
 static const char *const simple_figures[] = { "edges", "tests", "colliders", "conflicts",
 	                                      NULL };
 
+/* PC's options, read from the parameters (FedPC's clients run PC). */
+FB_ALGO_OPTIONS(pc_options, fb_pc_options, fb_pc_options_init, fb_pc_options_from_params);
+
 const fb_algo fb_algo_fedpc_simple1 = {
 	.name = "fedpc-simple1", .summary = "FedPC-Simple-I: vote on the clients' PC DAGs",
 	.intro = "A simpler variant of FedPC, kept for comparison: each client learns a whole "
@@ -433,6 +436,7 @@ const fb_algo fb_algo_fedpc_simple1 = {
 	.params = simple_params, .figures = simple_figures, .client_figure = "tests",
 	.create = simple_create, .step = simple_step, .done = simple_done,
 	.result = simple_result, .destroy = simple_destroy, .note = simple_note,
+	.options = &pc_options,
 };
 
 const fb_algo fb_algo_fedpc_simple2 = {
@@ -456,4 +460,5 @@ const fb_algo fb_algo_fedpc_simple2 = {
 	.params = simple_params, .figures = simple_figures, .client_figure = "tests",
 	.create = simple_create, .step = simple_step, .done = simple_done,
 	.result = simple_result, .destroy = simple_destroy, .note = simple_note,
+	.options = &pc_options, .detail = FB_DETAIL_VOTES,
 };

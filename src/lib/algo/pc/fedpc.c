@@ -439,6 +439,9 @@ static const fb_param_def fedpc_params[] = {
 static const char *const fedpc_figures[] = { "layer", "edges", "removed", "tests", "triples",
 	                                     "unresolved", "colliders", "conflicts", NULL };
 
+/* PC's options, read from the parameters (FedPC's clients run PC). */
+FB_ALGO_OPTIONS(pc_options, fb_pc_options, fb_pc_options_init, fb_pc_options_from_params);
+
 const fb_algo fb_algo_fedpc = {
 	.name = "fedpc", .summary = "FedPC: layer-wise federated PC skeleton, then FedOrien",
 	.intro = "Runs the PC algorithm over clients that each hold some of the rows, sharing "
@@ -472,4 +475,5 @@ const fb_algo fb_algo_fedpc = {
 	.params = fedpc_params, .figures = fedpc_figures, .client_figure = "tests",
 	.create = fedpc_create, .step = fedpc_step, .done = fedpc_done, .result = fedpc_result,
 	.destroy = fedpc_destroy, .note = fedpc_note, .message = fedpc_message_text,
+	.options = &pc_options, .detail = FB_DETAIL_VOTES,
 };
