@@ -37,8 +37,8 @@ int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name)
 	}
 	ctx->where = saved;
 	if (len < 0 && ferror(fp))
-		worst = fb_cmd_error(ctx, "cannot read '%s': %s", name,
-		                     fb_strerror(errno, why, sizeof why));
+		worst = fb_cmd_error_plain(ctx, "cannot read '%s': %s", name,
+		                           fb_strerror(errno, why, sizeof why));
 	free(where);
 	free(line);
 	return worst;
@@ -53,14 +53,16 @@ int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path)
 	int ret;
 
 	if (ctx->depth >= MAX_SOURCE_DEPTH)
-		return fb_cmd_error(ctx, "cannot source '%s': scripts nested more than %d deep", path,
-		                    MAX_SOURCE_DEPTH);
+		return fb_cmd_error_plain(ctx, "cannot source '%s': scripts nested more than %d "
+		                               "deep", path, MAX_SOURCE_DEPTH);
 	fp = fopen(path, "r");
 	if (fp == NULL)
-		return fb_cmd_error(ctx, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
+		return fb_cmd_error_plain(ctx, "cannot read '%s': %s", path,
+		                          fb_strerror(errno, why, sizeof why));
 	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
 		fclose(fp);
-		return fb_cmd_error(ctx, "cannot read '%s': it is a folder, not a script", path);
+		return fb_cmd_error_plain(ctx, "cannot read '%s': it is a folder, not a script",
+		                          path);
 	}
 	fb_files_note_read(ctx, path, "it was run as a script");
 	ctx->depth++;

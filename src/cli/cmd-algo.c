@@ -51,7 +51,7 @@ static int exec_algo(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return FB_CMD_OK;
 	}
 	if (fb_session_set_algo(ctx->s, a->argv[0], &err) != FB_OK)
-		return fb_cmd_error(ctx, "algo: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_algo_lookup(a->argv[0], &al, &inner, &err);
 	fprintf(ctx->out, "algorithm: %s: %s%s%s\n", a->argv[0], al->summary,
 	        inner != NULL ? ", over " : "", inner != NULL ? inner->summary : "");
@@ -102,9 +102,9 @@ static int exec_set(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	int ret = FB_CMD_OK;
 
 	if (a->argc == 0)
-		return fb_cmd_error(ctx, "set: give key=value words (see params)");
+		return fb_cmd_error(ctx, "give key=value words (see params)");
 	if (fb_params_check_repeats(a->argc, a->argv, "set", &err) != FB_OK)
-		return fb_cmd_error(ctx, "%s", err.msg);
+		return fb_cmd_error_plain(ctx, "%s", err.msg);
 	fb_params_copy(&r, &s->runopt);
 	if (s->algo != NULL)
 		fb_params_copy(&p, &s->params);
@@ -117,10 +117,11 @@ static int exec_set(fb_cmd_ctx *ctx, fb_cmd_args *a)
 			is_run |= strlen(r.defs[k].name) == klen && strncmp(r.defs[k].name, w, klen) == 0;
 		if (is_run || s->algo == NULL) {
 			if (fb_params_set_word(&r, w, "set", &err) != FB_OK)
-				ret = fb_cmd_error(ctx, "%s%s", err.msg, s->algo == NULL ?
-				                   " (choose an algorithm first: algo NAME)" : "");
+				ret = fb_cmd_error_plain(ctx, "%s%s", err.msg, s->algo == NULL ?
+				                         " (choose an algorithm first: algo "
+				                         "NAME)" : "");
 		} else if (fb_params_set_word(&p, w, s->algo, &err) != FB_OK) {
-			ret = fb_cmd_error(ctx, "set: %s", err.msg);
+			ret = fb_cmd_error(ctx, "%s", err.msg);
 		}
 	}
 	if (ret == FB_CMD_OK) {

@@ -15,30 +15,28 @@
 
 /* The circuit of run n (0: the newest) and the dataset naming its variables; NULL after
  * printing the fault (no run, a graph run, a circuit not learned yet). */
-static const fb_circuit *pick_circuit(fb_cmd_ctx *ctx, const char *cmd, int64_t n,
-                                      const fb_dataset **ds)
+static const fb_circuit *pick_circuit(fb_cmd_ctx *ctx, int64_t n, const fb_dataset **ds)
 {
-	fb_run *run = fb_cmd_pick_run(ctx, cmd, n);
+	fb_run *run = fb_cmd_pick_run(ctx, n);
 	fb_error err = { { 0 } };
 	const fb_circuit *c;
 
 	if (run == NULL)
 		return NULL;
 	if (!fb_run_is_circuit(run)) {
-		fb_cmd_error(ctx, "%s: run '%s' learns a graph, not a circuit (algo circuit learns "
-		                  "one)", cmd, run->name);
+		fb_cmd_error(ctx, "run '%s' learns a graph, not a circuit (algo circuit learns "
+		                  "one)", run->name);
 		return NULL;
 	}
 	if ((c = fb_run_circuit(run, &err)) == NULL)
-		fb_cmd_error(ctx, "%s: %s", cmd, err.msg);
+		fb_cmd_error(ctx, "%s", err.msg);
 	*ds = run->whole;
 	return c;
 }
 
 /* Set x[var] from "NAME=VALUE" (a level label, or a number for a continuous variable);
  * FB_CMD_ERROR after printing the fault. */
-static int parse_assign(fb_cmd_ctx *ctx, const char *cmd, const fb_dataset *ds,
-                        const char *item, double *x)
+static int parse_assign(fb_cmd_ctx *ctx, const fb_dataset *ds, const char *item, double *x)
 {
 	const char *eq = strchr(item, '=');
 	char *name = fb_xasprintf("%.*s", eq != NULL ? (int)(eq - item) : (int)strlen(item), item);
@@ -46,22 +44,22 @@ static int parse_assign(fb_cmd_ctx *ctx, const char *cmd, const fb_dataset *ds,
 	double v;
 
 	if (eq == NULL || eq == item)
-		ret = fb_cmd_error(ctx, "%s: '%s' is not NAME=VALUE", cmd, item);
+		ret = fb_cmd_error(ctx, "'%s' is not NAME=VALUE", item);
 	else if (j < 0)
-		ret = fb_cmd_error(ctx, "%s: unknown variable '%s'", cmd, fb_cmd_name(name));
+		ret = fb_cmd_error(ctx, "unknown variable '%s'", fb_cmd_name(name));
 	else if (!isnan(x[j]))
-		ret = fb_cmd_error(ctx, "%s: variable '%s' is given twice", cmd, fb_cmd_name(name));
+		ret = fb_cmd_error(ctx, "variable '%s' is given twice", fb_cmd_name(name));
 	else if (ds->vars[j].kind == FB_DISCRETE) {
 		size_t l;
 
 		for (l = 0; l < ds->vars[j].nlevels && strcmp(ds->vars[j].levels[l], eq + 1); l++)
 			;
 		if (l == ds->vars[j].nlevels)
-			ret = fb_cmd_error(ctx, "%s: '%s' is no value of '%s'", cmd, fb_cmd_name(eq + 1),
+			ret = fb_cmd_error(ctx, "'%s' is no value of '%s'", fb_cmd_name(eq + 1),
 			                   fb_cmd_name(name));
 		x[j] = (double)l;
 	} else if (fb_parse_double(eq + 1, &v) != FB_OK || !isfinite(v)) {
-		ret = fb_cmd_error(ctx, "%s: '%s' is continuous and '%s' is no number", cmd,
+		ret = fb_cmd_error(ctx, "'%s' is continuous and '%s' is no number",
 		                   fb_cmd_name(name), fb_cmd_name(eq + 1));
 	} else {
 		x[j] = v;
@@ -72,11 +70,10 @@ static int parse_assign(fb_cmd_ctx *ctx, const char *cmd, const fb_dataset *ds,
 
 /* Parse a list "A=1, B=0 C=2" (commas or blanks between items) into x; FB_CMD_ERROR after
  * printing the fault. */
-static int parse_list(fb_cmd_ctx *ctx, const char *cmd, const fb_dataset *ds, char *list,
-                      double *x)
+static int parse_list(fb_cmd_ctx *ctx, const fb_dataset *ds, char *list, double *x)
 {
 	for (char *tok = strtok(list, ", \t"); tok != NULL; tok = strtok(NULL, ", \t"))
-		if (parse_assign(ctx, cmd, ds, tok, x) != FB_CMD_OK)
+		if (parse_assign(ctx, ds, tok, x) != FB_CMD_OK)
 			return FB_CMD_ERROR;
 	return FB_CMD_OK;
 }
@@ -114,25 +111,25 @@ static int query_prob(fb_cmd_ctx *ctx, const fb_circuit *c, const fb_dataset *ds
 	expr[len - 1] = '\0'; /* the closing parenthesis */
 	if (bar != NULL)
 		*bar = '\0';
-	if (parse_list(ctx, "query", ds, expr + 2, q) != FB_CMD_OK ||
-	    (bar != NULL && parse_list(ctx, "query", ds, bar + 1, x) != FB_CMD_OK))
+	if (parse_list(ctx, ds, expr + 2, q) != FB_CMD_OK ||
+	    (bar != NULL && parse_list(ctx, ds, bar + 1, x) != FB_CMD_OK))
 		goto out;
 	for (size_t j = 0; j < d; j++) {
 		if (isnan(q[j]))
 			continue;
 		if (!isnan(x[j])) {
-			fb_cmd_error(ctx, "query: '%s' is both asked and given", ds->vars[j].name);
+			fb_cmd_error(ctx, "'%s' is both asked and given", ds->vars[j].name);
 			goto out;
 		}
 		x[j] = q[j], mask[j] = 1, any = true;
 		dens |= ds->vars[j].kind == FB_CONTINUOUS;
 	}
 	if (!any) {
-		fb_cmd_error(ctx, "query: p(...) names no variable to ask about");
+		fb_cmd_error(ctx, "p(...) names no variable to ask about");
 		goto out;
 	}
 	if (fb_circuit_log_conditional(c, x, 1, mask, &lp, &err) != FB_OK) {
-		fb_cmd_error(ctx, "query: %s", err.msg);
+		fb_cmd_error(ctx, "%s", err.msg);
 		goto out;
 	}
 	fprintf(ctx->out, "%s = %.6g  (log %.6f)\n", dens ? "density" : "probability", exp(lp), lp);
@@ -151,10 +148,10 @@ static int query_mpe(fb_cmd_ctx *ctx, const fb_circuit *c, const fb_dataset *ds,
 	fb_error err = { { 0 } };
 	int ret = FB_CMD_ERROR;
 
-	if (parse_list(ctx, "query", ds, ev, x) != FB_CMD_OK)
+	if (parse_list(ctx, ds, ev, x) != FB_CMD_OK)
 		goto out;
 	if (fb_circuit_mpe(c, x, 1, &lv, &err) != FB_OK) {
-		fb_cmd_error(ctx, "query: %s", err.msg);
+		fb_cmd_error(ctx, "%s", err.msg);
 		goto out;
 	}
 	fprintf(ctx->out, "most probable completion (max-product log value %.6f):\n", lv);
@@ -180,7 +177,7 @@ static char *query_text(fb_cmd_ctx *ctx, const fb_cmd_args *a, int64_t *run)
 		if (strncmp(a->argv[i], "run=", 4) == 0) {
 			if (fb_parse_int64(a->argv[i] + 4, run) != FB_OK || *run < 0) {
 				fb_buf_release(&b);
-				fb_cmd_error(ctx, "query: 'run=' takes a run number, not '%s'",
+				fb_cmd_error(ctx, "'run=' takes a run number, not '%s'",
 				             a->argv[i] + 4);
 				return NULL;
 			}
@@ -203,14 +200,14 @@ static int exec_query(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 	if (text == NULL)
 		return FB_CMD_ERROR;
-	if ((c = pick_circuit(ctx, "query", run, &ds)) == NULL)
+	if ((c = pick_circuit(ctx, run, &ds)) == NULL)
 		goto out;
 	if (strncmp(text, "mpe", 3) == 0 && (text[3] == '\0' || text[3] == ' '))
 		ret = query_mpe(ctx, c, ds, text + 3);
 	else if (len >= 3 && strncmp(text, "p(", 2) == 0 && text[len - 1] == ')')
 		ret = query_prob(ctx, c, ds, text);
 	else
-		ret = fb_cmd_error(ctx, "query: '%s' is neither p(A=a, ... | B=b, ...) nor mpe "
+		ret = fb_cmd_error(ctx, "'%s' is neither p(A=a, ... | B=b, ...) nor mpe "
 		                        "[B=b ...]", fb_cmd_name(text));
 out:
 	free(text);
@@ -271,7 +268,7 @@ static void print_scores(FILE *out, const fb_dataset *ds, size_t j, const size_t
 static int exec_classify(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const fb_dataset *ds = NULL;
-	const fb_circuit *c = pick_circuit(ctx, "classify", fb_params_int(&a->params, "run"), &ds);
+	const fb_circuit *c = pick_circuit(ctx, fb_params_int(&a->params, "run"), &ds);
 	fb_error err = { { 0 } };
 	size_t n, *cm;
 	bool all;
@@ -280,12 +277,12 @@ static int exec_classify(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (c == NULL)
 		return FB_CMD_ERROR;
 	if ((j = fb_dataset_find(ds, a->argv[0])) < 0)
-		return fb_cmd_error(ctx, "classify: unknown variable '%s'", fb_cmd_name(a->argv[0]));
+		return fb_cmd_error(ctx, "unknown variable '%s'", fb_cmd_name(a->argv[0]));
 	if (ds->vars[j].kind != FB_DISCRETE)
-		return fb_cmd_error(ctx, "classify: '%s' is continuous; classify predicts a "
+		return fb_cmd_error(ctx, "'%s' is continuous; classify predicts a "
 		                         "discrete variable", fb_cmd_name(a->argv[0]));
 	if ((cm = fb_circuit_confusion(c, ds, (size_t)j, &n, &all, &err)) == NULL)
-		return fb_cmd_error(ctx, "classify: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "classify %s on %s%zu rows:\n", fb_cmd_name(ds->vars[j].name),
 	        all ? "all " : "the test part's ", n);
 	print_scores(ctx->out, ds, (size_t)j, cm, n);
@@ -323,13 +320,13 @@ static const fb_choice circuit_verbs[] = {
 static int circuit_save(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const fb_dataset *ds = NULL;
-	const fb_circuit *c = pick_circuit(ctx, "circuit", fb_params_int(&a->params, "run"), &ds);
+	const fb_circuit *c = pick_circuit(ctx, fb_params_int(&a->params, "run"), &ds);
 	fb_error err = { { 0 } };
 
-	if (c == NULL || fb_files_check(ctx, "circuit", a->argv[1], &a->params) != FB_CMD_OK)
+	if (c == NULL || fb_files_check(ctx, a->argv[1], &a->params) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (fb_circuit_save(c, a->argv[1], &err) != FB_OK)
-		return fb_cmd_error(ctx, "circuit: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_files_note_written(ctx, a->argv[1]);
 	fprintf(ctx->out, "wrote '%s' (%zu nodes over %zu variables)\n", a->argv[1], c->nnodes,
 	        c->nvars);
@@ -345,15 +342,15 @@ static int circuit_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_run *run;
 
 	if (ctx->s->data == NULL)
-		return fb_cmd_error(ctx, "circuit: no dataset: a circuit is read over the "
+		return fb_cmd_error(ctx, "no dataset: a circuit is read over the "
 		                         "dataset's variables, load one first");
 	if (fb_circuit_load(a->argv[1], &c, &err) != FB_OK)
-		return fb_cmd_error(ctx, "circuit: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	if ((run = fb_circuit_run_from(c, ctx->s->data, &err)) == NULL)
-		return fb_cmd_error(ctx, "circuit: '%s': %s", a->argv[1], err.msg);
+		return fb_cmd_error(ctx, "'%s': %s", a->argv[1], err.msg);
 	if (fb_run_step(run, &err) != FB_OK) {
 		fb_run_free(run);
-		return fb_cmd_error(ctx, "circuit: '%s': %s", a->argv[1], err.msg);
+		return fb_cmd_error(ctx, "'%s': %s", a->argv[1], err.msg);
 	}
 	fb_files_note_read(ctx, a->argv[1], "a circuit was read from it");
 	fb_session_add_run(ctx->s, run);
@@ -400,19 +397,19 @@ const fb_cmd_entry fb_cmd_circuit = {
 int fb_cmd_export_circuit(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 {
 	const fb_dataset *ds = NULL;
-	const fb_circuit *c = pick_circuit(ctx, "export", fb_params_int(p, "run"), &ds);
+	const fb_circuit *c = pick_circuit(ctx, fb_params_int(p, "run"), &ds);
 	fb_error err = { { 0 } };
 	char **names;
 	int rc;
 
-	if (c == NULL || fb_files_check(ctx, "export", path, p) != FB_CMD_OK)
+	if (c == NULL || fb_files_check(ctx, path, p) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	names = fb_dataset_names(ds);
 	rc = fb_export_circuit(c, names, (size_t)fb_params_int(p, "depth"),
 	                       fb_params_str(p, "title"), path, &err);
 	fb_names_free(names, ds->d);
 	if (rc != FB_OK)
-		return fb_cmd_error(ctx, "%s", err.msg);
+		return fb_cmd_error_plain(ctx, "%s", err.msg);
 	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (a circuit of %zu nodes)\n", path, c->nnodes);
 	return FB_CMD_OK;

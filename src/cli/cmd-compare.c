@@ -19,9 +19,9 @@ static int compare_run_number(fb_cmd_ctx *ctx, const char *key, const char *word
 	int64_t v;
 
 	if (fb_parse_int64(word, &v) != FB_OK || v < 1)
-		return fb_cmd_error(ctx, "compare: %s: '%s' is not a run number", key, word);
+		return fb_cmd_error(ctx, "%s: '%s' is not a run number", key, word);
 	if ((size_t)v > ctx->s->nruns)
-		return fb_cmd_error(ctx, "compare: %s: there is no run %" PRId64 " (runs 1 to %zu)",
+		return fb_cmd_error(ctx, "%s: there is no run %" PRId64 " (runs 1 to %zu)",
 		                    key, v, ctx->s->nruns);
 	*n = (size_t)v;
 	return FB_OK;
@@ -42,7 +42,7 @@ static int compare_run_list(fb_cmd_ctx *ctx, const char *key, const char *list, 
 		return FB_OK;
 	}
 	if (list[0] == '\0')
-		return fb_cmd_error(ctx, "compare: %s: give run numbers such as 2,3", key);
+		return fb_cmd_error(ctx, "%s: give run numbers such as 2,3", key);
 	copy = fb_xstrdup(list);
 	for (word = strtok_r(copy, ",", &save); word != NULL && ret == FB_OK;
 	     word = strtok_r(NULL, ",", &save)) {
@@ -60,7 +60,7 @@ static int compare_label_parse(fb_cmd_ctx *ctx, const char *word, size_t *n, con
 	char num[32];
 
 	if (colon == NULL || (size_t)(colon - word) >= sizeof num)
-		return fb_cmd_error(ctx, "compare: label: write label=N:TEXT (e.g. label=2:\"pooled "
+		return fb_cmd_error(ctx, "label: write label=N:TEXT (e.g. label=2:\"pooled "
 		                         "pc\"), not '%s'", word);
 	memcpy(num, word, (size_t)(colon - word));
 	num[colon - word] = '\0';
@@ -120,15 +120,15 @@ static int compare_write(fb_cmd_ctx *ctx, const char *path, const fb_compare_ite
 	else if (dot != NULL && strcmp(dot, ".md") == 0)
 		fmt = FB_TABLE_MARKDOWN;
 	else
-		return fb_cmd_error(ctx, "compare: cannot tell the format of '%s' (use .csv or .md)",
+		return fb_cmd_error(ctx, "cannot tell the format of '%s' (use .csv or .md)",
 		                    path);
-	if (fb_files_check_target(ctx, "compare", path, force) != FB_CMD_OK)
+	if (fb_files_check_target(ctx, path, force) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (fb_atomic_open(&af, path, &err) != FB_OK)
-		return fb_cmd_error(ctx, "compare: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_report_compare(af.fp, items, n, fmt);
 	if (fb_atomic_commit(&af, &err) != FB_OK)
-		return fb_cmd_error(ctx, "compare: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%zu run%s)\n", path, n, n == 1 ? "" : "s");
 	return FB_CMD_OK;
@@ -164,7 +164,7 @@ static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	int ret = FB_CMD_OK;
 
 	if (ctx->s->nruns == 0)
-		return fb_cmd_error(ctx, "compare: no run yet: choose an algorithm and run it");
+		return fb_cmd_error(ctx, "no run yet: choose an algorithm and run it");
 	if (compare_edit(ctx, &a->params) != FB_OK)
 		return FB_CMD_ERROR;
 	items = fb_xcalloc(ctx->s->nruns, sizeof *items);

@@ -14,10 +14,10 @@
 #include "session.h"
 
 /* The current dataset, or an error naming the command when there is none. */
-static fb_dataset *need_data(fb_cmd_ctx *ctx, const char *cmd)
+static fb_dataset *need_data(fb_cmd_ctx *ctx)
 {
 	if (ctx->s->data == NULL)
-		fb_cmd_error(ctx, "%s: no dataset: load a CSV file or generate one with gen", cmd);
+		fb_cmd_error(ctx, "no dataset: load a CSV file or generate one with gen");
 	return ctx->s->data;
 }
 
@@ -85,9 +85,9 @@ static fb_dataset *load_one(fb_cmd_ctx *ctx, const char *path, fb_csv_options *o
 	ds = fb_csv_read(path, o, &rep, &err);
 	fb_interrupt_end();
 	if (ds == NULL && fb_interrupted())
-		fb_cmd_error(ctx, "load: stopped by Ctrl-C; the dataset is as it was");
+		fb_cmd_error(ctx, "stopped by Ctrl-C; the dataset is as it was");
 	else if (ds == NULL)
-		fb_cmd_error(ctx, "%s", err.msg);
+		fb_cmd_error_plain(ctx, "%s", err.msg);
 	return ds;
 }
 
@@ -103,7 +103,7 @@ static fb_dataset *load_parts(fb_cmd_ctx *ctx, char *const *paths, const enum fb
 		if ((parts[i] = load_one(ctx, paths[i], o)) == NULL)
 			goto out;
 	if ((ds = fb_dataset_stack((const fb_dataset *const *)parts, which, k, &err)) == NULL)
-		fb_cmd_error(ctx, "load: the parts do not fit together: %s", err.msg);
+		fb_cmd_error(ctx, "the parts do not fit together: %s", err.msg);
 out:
 	for (i = 0; i < k; i++)
 		fb_dataset_free(parts[i]);
@@ -122,7 +122,7 @@ static fb_dataset *load_dataset(fb_cmd_ctx *ctx, fb_cmd_args *a, fb_csv_options 
 	fb_dataset *ds;
 
 	if (a->argc > 1 && shares)
-		return fb_cmd_error(ctx, "load: 'test=' and 'valid=' hold out shares of one file; "
+		return fb_cmd_error(ctx, "'test=' and 'valid=' hold out shares of one file; "
 		                         "with %d files the parts are the files", a->argc), NULL;
 	if (a->argc == 1 && !shares && bench_stem(a->argv[0])) {
 		if (!fb_params_given(p, "header"))
@@ -152,7 +152,7 @@ static int load_hold_out(fb_cmd_ctx *ctx, const fb_params *p, fb_dataset *ds)
 		return FB_CMD_OK;
 	if (fb_dataset_hold_out(ds, fb_params_double(p, "test"), fb_params_double(p, "valid"),
 	                        seed, &err) != FB_OK)
-		return fb_cmd_error(ctx, "load: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	return FB_CMD_OK;
 }
 
@@ -198,12 +198,12 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 static int exec_save(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_error err = { { 0 } };
-	fb_dataset *ds = need_data(ctx, "save");
+	fb_dataset *ds = need_data(ctx);
 
-	if (ds == NULL || fb_files_check(ctx, "save", a->argv[0], &a->params) != FB_CMD_OK)
+	if (ds == NULL || fb_files_check(ctx, a->argv[0], &a->params) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (fb_csv_write_dataset(ds, a->argv[0], &err) != FB_OK)
-		return fb_cmd_error(ctx, "%s", err.msg);
+		return fb_cmd_error_plain(ctx, "%s", err.msg);
 	fb_files_note_written(ctx, a->argv[0]);
 	fprintf(ctx->out, "wrote '%s': %zu rows, %zu variables\n", a->argv[0], ds->n, ds->d);
 	return FB_CMD_OK;
@@ -247,7 +247,7 @@ static void info_var(FILE *out, const fb_dataset *ds, size_t j)
 static int exec_info(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_session *s = ctx->s;
-	fb_dataset *ds = need_data(ctx, "info");
+	fb_dataset *ds = need_data(ctx);
 
 	if (ds == NULL)
 		return FB_CMD_ERROR;
@@ -282,7 +282,7 @@ static void print_cell(FILE *out, const fb_dataset *ds, size_t i, size_t j, int 
 /* head [rows=N]: the first rows. */
 static int exec_head(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
-	fb_dataset *ds = need_data(ctx, "head");
+	fb_dataset *ds = need_data(ctx);
 	size_t rows;
 
 	if (ds == NULL)

@@ -29,7 +29,7 @@ static int export_csv(fb_cmd_ctx *ctx, const fb_graph *g, const char *path, bool
 	int ret = matrix ? fb_graph_write_matrix(g, path, &err) : fb_graph_write_edges(g, path, &err);
 
 	if (ret != FB_OK)
-		return fb_cmd_error(ctx, "%s", err.msg);
+		return fb_cmd_error_plain(ctx, "%s", err.msg);
 	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%s, %zu edges)\n", path,
 	        matrix ? "adjacency matrix" : "edge list", fb_graph_n_edges(g));
@@ -43,11 +43,11 @@ static fb_graph *read_graph_file(fb_cmd_ctx *ctx, const char *file)
 	fb_graph *g;
 
 	if (ctx->s->data == NULL) {
-		fb_cmd_error(ctx, "export: no dataset: graph= names are checked against its variables");
+		fb_cmd_error(ctx, "no dataset: graph= names are checked against its variables");
 		return NULL;
 	}
 	if ((g = fb_graph_read_csv_for(file, ctx->s->data, &err)) == NULL)
-		fb_cmd_error(ctx, "%s", err.msg);
+		fb_cmd_error_plain(ctx, "%s", err.msg);
 	else
 		fb_files_note_read(ctx, file, "a graph was read from it");
 	return g;
@@ -207,8 +207,8 @@ static int drawing_outcome(fb_cmd_ctx *ctx, const char *path, int rc, const fb_e
 	if (rc == FB_OK)
 		return FB_CMD_OK;
 	if (fb_interrupted())
-		return fb_cmd_error(ctx, "export: stopped by Ctrl-C; '%s' is as it was", path);
-	return fb_cmd_error(ctx, "%s", err->msg);
+		return fb_cmd_error(ctx, "stopped by Ctrl-C; '%s' is as it was", path);
+	return fb_cmd_error_plain(ctx, "%s", err->msg);
 }
 
 /* Draw g (against truth for the diff view) into path with the facts, or write it as CSV;
@@ -222,7 +222,7 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 	fb_export_opts o;
 	int rc;
 
-	if (fb_files_check(ctx, "export", path, p) != FB_CMD_OK)
+	if (fb_files_check(ctx, path, p) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (strcmp(extension(path), "csv") == 0)
 		return export_csv(ctx, g, path,
@@ -269,13 +269,13 @@ static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct
 		return read_graph_file(ctx, file);
 	}
 	if (ctx->s->nruns == 0) {
-		fb_cmd_error(ctx, "export: no estimate: run an algorithm, or give graph=FILE.csv");
+		fb_cmd_error(ctx, "no estimate: run an algorithm, or give graph=FILE.csv");
 		return NULL;
 	}
-	if ((run = fb_cmd_pick_run(ctx, "export", fb_params_int(p, "run"))) == NULL)
+	if ((run = fb_cmd_pick_run(ctx, fb_params_int(p, "run"))) == NULL)
 		return NULL;
 	if ((g = fb_run_result(run, &err)) == NULL) {
-		fb_cmd_error(ctx, "export: %s", err.msg);
+		fb_cmd_error(ctx, "%s", err.msg);
 		return NULL;
 	}
 	f->title = fb_xasprintf("run %zu: %s%s", fb_cmd_run_number(ctx->s, run), run->name,
@@ -312,17 +312,17 @@ static int panel_parse(fb_cmd_ctx *ctx, const char *item, struct panel *pl)
 
 	if (strcmp(item, "truth") == 0) {
 		if (ctx->s->truth == NULL)
-			return fb_cmd_error(ctx, "export: no truth: gen makes one, truth load reads one");
+			return fb_cmd_error(ctx, "no truth: gen makes one, truth load reads one");
 		pl->g = ctx->s->truth;
 		return FB_CMD_OK;
 	}
 	if (end == item || *end != '\0' || n < 1)
-		return fb_cmd_error(ctx, "export: 'runs' takes two run numbers or 'truth' joined by "
+		return fb_cmd_error(ctx, "'runs' takes two run numbers or 'truth' joined by "
 		                    "a comma, found '%s'", item);
-	if ((pl->run = fb_cmd_pick_run(ctx, "export", n)) == NULL)
+	if ((pl->run = fb_cmd_pick_run(ctx, n)) == NULL)
 		return FB_CMD_ERROR;
 	if ((pl->g = fb_run_result(pl->run, &err)) == NULL)
-		return fb_cmd_error(ctx, "export: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	return FB_CMD_OK;
 }
 
@@ -342,13 +342,13 @@ static int panels_parse(fb_cmd_ctx *ctx, const fb_params *p, struct panel pl[2])
 		snprintf(items[0], sizeof items[0], "%zu", n - 1);
 		snprintf(items[1], sizeof items[1], "%zu", n);
 	} else if (runs == NULL) {
-		return fb_cmd_error(ctx, "export: what=compare needs two graphs: give runs=1,2 or "
+		return fb_cmd_error(ctx, "what=compare needs two graphs: give runs=1,2 or "
 		                    "runs=1,truth");
 	} else {
 		comma = strchr(runs, ',');
 		if (comma == NULL || strchr(comma + 1, ',') != NULL || comma - runs >= 32 ||
 		    strlen(comma + 1) >= 32)
-			return fb_cmd_error(ctx, "export: 'runs' takes two run numbers or 'truth' "
+			return fb_cmd_error(ctx, "'runs' takes two run numbers or 'truth' "
 			                    "joined by a comma, found '%s'", runs);
 		snprintf(items[0], sizeof items[0], "%.*s", (int)(comma - runs), runs);
 		snprintf(items[1], sizeof items[1], "%s", comma + 1);
@@ -394,8 +394,8 @@ static int export_compare(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 	int ret = FB_CMD_ERROR, rc;
 
 	if (strcmp(extension(path), "csv") == 0)
-		return fb_cmd_error(ctx, "export: what=compare draws a picture, not a '.csv' file");
-	if (fb_files_check(ctx, "export", path, p) != FB_CMD_OK)
+		return fb_cmd_error(ctx, "what=compare draws a picture, not a '.csv' file");
+	if (fb_files_check(ctx, path, p) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (panels_parse(ctx, p, pl) == FB_CMD_OK) {
 		g[0] = pl[0].g;
@@ -452,7 +452,7 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (what == WHAT_COMPARE)
 		return export_compare(ctx, p, a->argv[0]);
 	if (what != WHAT_ESTIMATE && ctx->s->truth == NULL)
-		return fb_cmd_error(ctx, "export: no truth: gen makes one, truth load reads one");
+		return fb_cmd_error(ctx, "no truth: gen makes one, truth load reads one");
 	if (what == WHAT_TRUTH) {
 		truth_facts(ctx->s, &f);
 		ret = export_graph(ctx, ctx->s->truth, NULL, a->argv[0], p, &f);

@@ -43,7 +43,7 @@ static int gen_options(fb_cmd_ctx *ctx, fb_cmd_args *a, fb_sim_options *o)
 	if (o->dag == FB_DAG_SF)
 		o->dag = (enum fb_dag_type)fb_params_choice(p, "flavour");
 	else if (fb_params_given(p, "flavour"))
-		return fb_cmd_error(ctx, "gen: 'flavour=' only applies to sf, not to %s",
+		return fb_cmd_error(ctx, "'flavour=' only applies to sf, not to %s",
 		                    a->argv[0]);
 	o->d = (size_t)fb_params_int(p, "d");
 	o->edges = fb_params_given(p, "edges") ? (size_t)fb_params_int(p, "edges") : o->d;
@@ -57,12 +57,12 @@ static int gen_options(fb_cmd_ctx *ctx, fb_cmd_args *a, fb_sim_options *o)
 	o->clients = fb_params_given(p, "clients") ? (size_t)fb_params_int(p, "clients") : 0;
 	o->hetero = fb_params_bool(p, "hetero");
 	if (o->wmin > o->wmax)
-		return fb_cmd_error(ctx, "gen: wmin=%g is larger than wmax=%g", o->wmin, o->wmax);
+		return fb_cmd_error(ctx, "wmin=%g is larger than wmax=%g", o->wmin, o->wmax);
 	if (o->hetero && o->clients == 0)
-		return fb_cmd_error(ctx, "gen: 'hetero=yes' needs clients=K: each client draws its "
+		return fb_cmd_error(ctx, "'hetero=yes' needs clients=K: each client draws its "
 		                         "own mechanisms");
 	if (o->hetero && fb_params_given(p, "sem"))
-		return fb_cmd_error(ctx, "gen: 'sem=' cannot go with hetero=yes: each client draws "
+		return fb_cmd_error(ctx, "'sem=' cannot go with hetero=yes: each client draws "
 		                         "its own mechanism family");
 	return FB_CMD_OK;
 }
@@ -141,8 +141,8 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.cancel = fb_interrupt_cancel();
 	if (gen_simulate(&o, &ds, &truth, &cl, &err) != FB_OK) {
 		if (fb_interrupted())
-			return fb_cmd_error(ctx, "gen: stopped by Ctrl-C; the dataset is as it was");
-		return fb_cmd_error(ctx, "gen: %s", err.msg);
+			return fb_cmd_error(ctx, "stopped by Ctrl-C; the dataset is as it was");
+		return fb_cmd_error(ctx, "%s", err.msg);
 	}
 	source = gen_source(a, &o);
 	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);

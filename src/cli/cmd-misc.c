@@ -28,7 +28,7 @@ static int help_algo(fb_cmd_ctx *ctx, const char *name)
 	size_t width = fb_cmd_width(ctx->out);
 
 	if (fb_algo_lookup(name, &al, &inner, &err) != FB_OK)
-		return fb_cmd_error(ctx, "help: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	print_algo(ctx->out, al, width);
 	if (inner != NULL)
 		print_algo(ctx->out, inner, width);
@@ -45,13 +45,13 @@ static int exec_help(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (a->argc == 2 && strcmp(a->argv[0], "algo") == 0)
 		return help_algo(ctx, a->argv[1]);
 	if (a->argc == 2)
-		return fb_cmd_error(ctx, "help: usage: help [COMMAND | algo NAME]");
+		return fb_cmd_error(ctx, "usage: help [COMMAND | algo NAME]");
 	if (a->argc == 0) {
 		fb_cmd_print_list(ctx->out);
 		return FB_CMD_OK;
 	}
 	if ((e = fb_cmd_find(a->argv[0], &err)) == NULL)
-		return fb_cmd_error(ctx, "help: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_cmd_print_help(ctx->out, e);
 	return FB_CMD_OK;
 }
@@ -81,7 +81,7 @@ static int exec_seed(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return FB_CMD_OK;
 	}
 	if (fb_parse_int64(a->argv[0], &v) != FB_OK || v < 0)
-		return fb_cmd_error(ctx, "seed: '%s' is not a whole number >= 0", a->argv[0]);
+		return fb_cmd_error(ctx, "'%s' is not a whole number >= 0", a->argv[0]);
 	ctx->s->seed = (uint64_t)v;
 	return FB_CMD_OK;
 }

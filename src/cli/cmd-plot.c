@@ -56,7 +56,7 @@ static int plot_check_columns(fb_cmd_ctx *ctx, const fb_table *t, const char *pa
 			continue;
 		for (size_t c = 0; c < t->ncols; c++)
 			fb_buf_printf(&cols, "%s%s", c ? ", " : "", t->head[c]);
-		ret = fb_cmd_error(ctx, "plot: '%s' has no column '%s' (it has %s)", path, names[i],
+		ret = fb_cmd_error(ctx, "'%s' has no column '%s' (it has %s)", path, names[i],
 		                   cols.data != NULL ? cols.data : "none");
 	}
 	fb_buf_release(&cols);
@@ -77,7 +77,7 @@ static int plot_where(fb_cmd_ctx *ctx, const fb_table *t, const char *path, cons
 		char *eq = strchr(conds[i], '=');
 
 		if (eq == NULL)
-			ret = fb_cmd_error(ctx, "plot: where: write COLUMN=VALUE, not '%s'", conds[i]);
+			ret = fb_cmd_error(ctx, "where: write COLUMN=VALUE, not '%s'", conds[i]);
 		else {
 			*eq = '\0';
 			val[i] = eq + 1;
@@ -166,7 +166,7 @@ static int plot_line(fb_cmd_ctx *ctx, const fb_summary *s, size_t gr, size_t nby
 		taken[g] = true;
 		if (fb_parse_double(xs, &pt[n].x) != 0) {
 			free(pt);
-			return fb_cmd_error(ctx, "plot: x: '%s' in column '%s' is not a number", xs,
+			return fb_cmd_error(ctx, "x: '%s' in column '%s' is not a number", xs,
 			                    s->key_names[nby]);
 		}
 		if (st->n == 0)
@@ -221,15 +221,15 @@ static int plot_save_script(fb_cmd_ctx *ctx, const fb_plot *p, const char *out,
 
 	if (path == NULL)
 		return FB_CMD_OK;
-	if (fb_files_check(ctx, "plot", path, prm) != FB_CMD_OK)
+	if (fb_files_check(ctx, path, prm) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	fb_plot_script(p, out, &b);
 	if (fb_atomic_open(&af, path, &err) != FB_OK)
-		ret = fb_cmd_error(ctx, "plot: %s", err.msg);
+		ret = fb_cmd_error(ctx, "%s", err.msg);
 	else {
 		fputs(b.data, af.fp);
 		if (fb_atomic_commit(&af, &err) != FB_OK)
-			ret = fb_cmd_error(ctx, "plot: %s", err.msg);
+			ret = fb_cmd_error(ctx, "%s", err.msg);
 		else
 			fb_files_note_written(ctx, path);
 	}
@@ -254,16 +254,16 @@ static int plot_output(fb_cmd_ctx *ctx, fb_plot *p, const fb_params *prm)
 	} else if (dot != NULL && (strcmp(dot, ".png") == 0 || strcmp(dot, ".svg") == 0)) {
 		p->format = dot[1] == 'p' ? FB_PLOT_PNG : FB_PLOT_SVG;
 	} else {
-		return fb_cmd_error(ctx, "plot: cannot tell the format of '%s' (use .png or .svg)",
+		return fb_cmd_error(ctx, "cannot tell the format of '%s' (use .png or .svg)",
 		                    out);
 	}
-	if (out != NULL && fb_files_check(ctx, "plot", out, prm) != FB_CMD_OK)
+	if (out != NULL && fb_files_check(ctx, out, prm) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (plot_save_script(ctx, p, out, prm) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (fb_plot_draw(p, out, &text, &err) != FB_OK) {
 		fb_buf_release(&text);
-		return fb_cmd_error(ctx, "plot: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	}
 	if (out == NULL) {
 		fputs(text.data != NULL ? text.data : "", ctx->out);
@@ -317,10 +317,10 @@ static int plot_table_lines(fb_cmd_ctx *ctx, const fb_table *t, const char *path
 	if (ret == FB_CMD_OK)
 		ret = plot_check_columns(ctx, t, path, ys, ny);
 	if (ret == FB_CMD_OK && ny == 0)
-		ret = fb_cmd_error(ctx, "plot: y= names no column");
+		ret = fb_cmd_error(ctx, "y= names no column");
 	if (ret == FB_CMD_OK && fb_summary_compute(&s, t, (const char *const *)keys, nby + 1,
 	                                           (const char *const *)ys, ny, &err) != FB_OK)
-		ret = fb_cmd_error(ctx, "plot: %s", err.msg);
+		ret = fb_cmd_error(ctx, "%s", err.msg);
 	else if (ret == FB_CMD_OK) {
 		ret = plot_lines(ctx, &s, nby, fb_params_choice(prm, "err"), p, spread);
 		fb_summary_release(&s);
@@ -342,9 +342,9 @@ static int plot_table(fb_cmd_ctx *ctx, const char *path, const fb_params *prm)
 	int ret;
 
 	if (fb_params_str(prm, "x") == NULL || fb_params_str(prm, "y") == NULL)
-		return fb_cmd_error(ctx, "plot: give the columns to draw: x=COLUMN y=COLUMN");
+		return fb_cmd_error(ctx, "give the columns to draw: x=COLUMN y=COLUMN");
 	if (fb_table_read(&t, path, &err) != FB_OK)
-		return fb_cmd_error(ctx, "plot: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	ret = plot_where(ctx, &t, path, fb_params_str(prm, "where"), &kept);
 	fb_plot_init(&p, "", fb_params_str(prm, "x"), fb_params_str(prm, "y"));
 	p.logx = fb_params_bool(prm, "logx");
@@ -398,7 +398,7 @@ static int trace_unknown(fb_cmd_ctx *ctx, const fb_run *run, size_t no, const ch
 		fb_buf_printf(&b, "%s, ", run->figures[f]);
 	for (size_t f = 0; trace_common[f] != NULL; f++)
 		fb_buf_printf(&b, "%s%s", trace_common[f], trace_common[f + 1] ? ", " : "");
-	ret = fb_cmd_error(ctx, "plot: trace: '%s' is not a figure of run %zu (it has %s)", name,
+	ret = fb_cmd_error(ctx, "trace: '%s' is not a figure of run %zu (it has %s)", name,
 	                   no, b.data);
 	fb_buf_release(&b);
 	return ret;
@@ -429,13 +429,13 @@ static void trace_line(const fb_run *run, const char *name, fb_plot *p)
 static const fb_run *trace_run(fb_cmd_ctx *ctx, const fb_params *prm, size_t *no)
 {
 	int64_t n = fb_params_int(prm, "run");
-	const fb_run *run = fb_cmd_pick_run(ctx, "plot", n);
+	const fb_run *run = fb_cmd_pick_run(ctx, n);
 
 	if (run == NULL)
 		return NULL;
 	*no = n > 0 ? (size_t)n : ctx->s->nruns;
 	if (run->trace.n == 0) {
-		fb_cmd_error(ctx, "plot: trace: run %zu has no round yet: step or run it", *no);
+		fb_cmd_error(ctx, "trace: run %zu has no round yet: step or run it", *no);
 		return NULL;
 	}
 	return run;
@@ -472,7 +472,7 @@ static int plot_trace(fb_cmd_ctx *ctx, const fb_params *prm)
 			trace_line(run, ys[i], &p);
 	}
 	if (ret == FB_CMD_OK && ny == 0)
-		ret = fb_cmd_error(ctx, "plot: trace: y= names no figure");
+		ret = fb_cmd_error(ctx, "trace: y= names no figure");
 	if (ret == FB_CMD_OK)
 		ret = plot_output(ctx, &p, prm);
 	fb_plot_release(&p);

@@ -77,7 +77,7 @@ static int report_export(report *r, char **words)
 	if ((sub.out = fopen("/dev/null", "w")) == NULL)
 		sub.out = r->ctx->out;
 	if ((e = fb_cmd_parse_words(&sub, words, &a)) != NULL)
-		ret = e->exec(&sub, &a);
+		ret = fb_cmd_exec(&sub, e, &a);
 	fb_cmd_args_release(&a);
 	if (sub.out != r->ctx->out)
 		fclose(sub.out);
@@ -115,7 +115,7 @@ static int report_picture(report *r, const fb_run *run, size_t no)
 		if (fb_page_picture(&r->pg, file, base != NULL ? base + 1 : link,
 		                    run->truth != NULL ? "the estimate against the truth"
 		                                       : "the estimate", &err) != FB_OK)
-			ret = fb_cmd_error(r->ctx, "report: %s", err.msg);
+			ret = fb_cmd_error(r->ctx, "%s", err.msg);
 	}
 	if (r->picdir != NULL) {
 		fb_files_forget(r->ctx, file);
@@ -339,24 +339,24 @@ static int exec_report(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	int ret;
 
 	if (path == NULL)
-		return fb_cmd_error(ctx, "report: give the page to write, as in 'report out=s.html' "
+		return fb_cmd_error(ctx, "give the page to write, as in 'report out=s.html' "
 		                         "or out=s.md");
 	if (fb_page_format_of(path, &r.pg.fmt) != FB_OK)
-		return fb_cmd_error(ctx, "report: cannot tell the format of '%s' (use .md or .html)",
+		return fb_cmd_error(ctx, "cannot tell the format of '%s' (use .md or .html)",
 		                    path);
-	if (fb_files_check(ctx, "report", path, &a->params) != FB_CMD_OK)
+	if (fb_files_check(ctx, path, &a->params) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (r.pg.fmt == FB_PAGE_HTML && (r.picdir = mkdtemp(tmpl)) == NULL)
-		return fb_cmd_error(ctx, "report: cannot make a scratch folder for the pictures");
+		return fb_cmd_error(ctx, "cannot make a scratch folder for the pictures");
 	if (fb_atomic_open(&af, path, &err) != FB_OK) {
-		ret = fb_cmd_error(ctx, "report: %s", err.msg);
+		ret = fb_cmd_error(ctx, "%s", err.msg);
 	} else {
 		r.pg.out = af.fp;
 		ret = report_write(&r);
 		if (ret != FB_CMD_OK)
 			fb_atomic_abort(&af);
 		else if (fb_atomic_commit(&af, &err) != FB_OK)
-			ret = fb_cmd_error(ctx, "report: %s", err.msg);
+			ret = fb_cmd_error(ctx, "%s", err.msg);
 	}
 	if (r.picdir != NULL)
 		rmdir(r.picdir);

@@ -15,7 +15,7 @@
 #include "session.h"
 
 /* The run that run/step continue, or a new one when the set-up changed or it finished. */
-static fb_run *current_run(fb_cmd_ctx *ctx, const char *cmd)
+static fb_run *current_run(fb_cmd_ctx *ctx)
 {
 	fb_session *s = ctx->s;
 	fb_run *last = fb_session_last_run(s), *run;
@@ -32,7 +32,7 @@ static fb_run *current_run(fb_cmd_ctx *ctx, const char *cmd)
 	fo.seed = s->seed;
 	run = fb_run_alloc(&spec, &err);
 	if (run == NULL) {
-		fb_cmd_error(ctx, "%s: %s", cmd, err.msg);
+		fb_cmd_error(ctx, "%s", err.msg);
 		return NULL;
 	}
 	if (fb_params_bool(&s->runopt, "reuse"))
@@ -49,8 +49,8 @@ static fb_run *current_run(fb_cmd_ctx *ctx, const char *cmd)
 static int report_stopped(fb_cmd_ctx *ctx, const fb_run *run)
 {
 	if (!ctx->interactive)
-		return fb_cmd_error(ctx, "%s: stopped after round %zu (Ctrl-C); run or step "
-		                         "continue it", run->name, fb_run_rounds(run));
+		return fb_cmd_error_plain(ctx, "%s: stopped after round %zu (Ctrl-C); run or step "
+		                               "continue it", run->name, fb_run_rounds(run));
 	fprintf(ctx->out, "stopped after round %zu (Ctrl-C); run or step continue it\n",
 	        fb_run_rounds(run));
 	return FB_CMD_OK;
@@ -68,8 +68,8 @@ static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 	fb_interrupt_begin();
 	for (size_t i = 0; (max == 0 || i < max) && !fb_run_done(run); i++) {
 		if (fb_run_step(run, &err) != FB_OK) {
-			ret = fb_cmd_error(ctx, "%s: round %zu: %s", run->name, fb_run_rounds(run) + 1,
-			                   err.msg);
+			ret = fb_cmd_error_plain(ctx, "%s: round %zu: %s", run->name,
+			                         fb_run_rounds(run) + 1, err.msg);
 			break;
 		}
 		fb_report_round(ctx->out, run, fb_run_last(run));
@@ -110,7 +110,8 @@ static int pane_report(fb_cmd_ctx *ctx, fb_run *run, const fb_pane_outcome *o)
 	if (o->rounds > 0 && fb_run_last(run) != NULL)
 		fb_report_round(ctx->out, run, fb_run_last(run));
 	if (o->failed)
-		return fb_cmd_error(ctx, "%s: round %zu: %s", run->name, o->failed_round, o->err.msg);
+		return fb_cmd_error_plain(ctx, "%s: round %zu: %s", run->name, o->failed_round,
+		                          o->err.msg);
 	if (o->interrupted && !fb_run_done(run))
 		return report_stopped(ctx, run);
 	if (o->rounds > 0 && fb_run_done(run))
@@ -197,7 +198,7 @@ static int exec_run(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 	if (finished_unchanged(ctx))
 		return FB_CMD_OK;
-	if ((run = current_run(ctx, "run")) == NULL)
+	if ((run = current_run(ctx)) == NULL)
 		return FB_CMD_ERROR;
 	return advance_recorded(ctx, run, (size_t)fb_params_int(&a->params, "rounds"));
 }
@@ -209,26 +210,26 @@ static int exec_step(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_run *run;
 
 	if (a->argc > 0 && (fb_parse_int64(a->argv[0], &n) != FB_OK || n < 1))
-		return fb_cmd_error(ctx, "step: the number of rounds must be a whole number >= 1, "
+		return fb_cmd_error(ctx, "the number of rounds must be a whole number >= 1, "
 		                         "not '%s'", a->argv[0]);
 	if (finished_unchanged(ctx))
 		return FB_CMD_OK;
-	if ((run = current_run(ctx, "step")) == NULL)
+	if ((run = current_run(ctx)) == NULL)
 		return FB_CMD_ERROR;
 	return advance_recorded(ctx, run, (size_t)n);
 }
 
 /* The run numbered n (1-based), or the newest for 0; NULL after printing the error. */
-fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, const char *cmd, int64_t n)
+fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, int64_t n)
 {
 	if (ctx->s->nruns == 0) {
-		fb_cmd_error(ctx, "%s: no run yet: choose an algorithm and run it", cmd);
+		fb_cmd_error(ctx, "no run yet: choose an algorithm and run it");
 		return NULL;
 	}
 	if (n == 0)
 		return fb_session_last_run(ctx->s);
 	if ((size_t)n > ctx->s->nruns) {
-		fb_cmd_error(ctx, "%s: there is no run %" PRId64 " (runs 1 to %zu)", cmd, n,
+		fb_cmd_error(ctx, "there is no run %" PRId64 " (runs 1 to %zu)", n,
 		             ctx->s->nruns);
 		return NULL;
 	}
@@ -238,12 +239,12 @@ fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, const char *cmd, int64_t n)
 /* result [run=N]: the estimate, its accuracy, rounds, time and bytes. */
 static int exec_result(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
-	fb_run *run = fb_cmd_pick_run(ctx, "result", fb_params_int(&a->params, "run"));
+	fb_run *run = fb_cmd_pick_run(ctx, fb_params_int(&a->params, "run"));
 
 	if (run == NULL)
 		return FB_CMD_ERROR;
 	return fb_report_result(ctx->out, run) == FB_OK ? FB_CMD_OK
-	                                               : fb_cmd_error(ctx, "result: %s has no "
+	                                               : fb_cmd_error(ctx, "%s has no "
 	                                                                   "estimate yet", run->name);
 }
 
@@ -297,7 +298,7 @@ static int exec_watch(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		                                      "line per round\n");
 		return FB_CMD_OK;
 	}
-	if ((run = fb_cmd_pick_run(ctx, "watch", fb_params_int(&a->params, "run"))) == NULL)
+	if ((run = fb_cmd_pick_run(ctx, fb_params_int(&a->params, "run"))) == NULL)
 		return FB_CMD_ERROR;
 	if (!fb_pane_usable(ctx->out)) {
 		print_rounds(ctx, run);

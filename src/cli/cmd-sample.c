@@ -36,7 +36,7 @@ static int sample_circuit(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	size_t n = (size_t)fb_params_int(p, "n");
 	uint64_t seed = fb_params_given(p, "seed") ? (uint64_t)fb_params_int(p, "seed")
 	                                            : ctx->s->seed;
-	fb_run *run = fb_cmd_pick_run(ctx, "sample", fb_params_int(p, "run"));
+	fb_run *run = fb_cmd_pick_run(ctx, fb_params_int(p, "run"));
 	fb_error err = { { 0 } };
 	const fb_circuit *c;
 	fb_dataset *ds;
@@ -47,9 +47,9 @@ static int sample_circuit(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (run == NULL)
 		return FB_CMD_ERROR;
 	if (!fb_run_is_circuit(run))
-		return fb_cmd_error(ctx, "sample: run '%s' learns a graph, not a circuit", run->name);
+		return fb_cmd_error(ctx, "run '%s' learns a graph, not a circuit", run->name);
 	if ((c = fb_run_circuit(run, &err)) == NULL)
-		return fb_cmd_error(ctx, "sample: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	ds = fb_dataset_subset(run->whole, (size_t[]){ 0 }, 0, NULL, 0);
 	free(ds->x);
 	free(ds->part);
@@ -60,7 +60,7 @@ static int sample_circuit(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (fb_circuit_sample(c, n, r, ds->x, &err) != FB_OK) {
 		gsl_rng_free(r);
 		fb_dataset_free(ds);
-		return fb_cmd_error(ctx, "sample: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	}
 	gsl_rng_free(r);
 	source = fb_xasprintf("sample from=circuit run=%zu n=%zu seed=%" PRIu64,
@@ -89,21 +89,21 @@ static int exec_sample(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 	if (fb_params_choice(p, "from") == SAMPLE_CIRCUIT) {
 		if (a->argc > 0)
-			return fb_cmd_error(ctx, "sample: from=circuit draws from a run's circuit, "
+			return fb_cmd_error(ctx, "from=circuit draws from a run's circuit, "
 			                         "not from '%s'", a->argv[0]);
 		return sample_circuit(ctx, a);
 	}
 	if (a->argc == 0)
-		return fb_cmd_error(ctx, "sample: name a network file (FILE.bif), or sample a run's "
+		return fb_cmd_error(ctx, "name a network file (FILE.bif), or sample a run's "
 		                         "circuit with from=circuit");
 	bn = fb_bif_read(path, &err);
 	if (bn == NULL)
-		return fb_cmd_error(ctx, "sample: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	ds = fb_bn_sample(bn, n, seed, &err);
 	truth = ds != NULL ? fb_bn_graph(bn) : NULL;
 	fb_bn_free(bn);
 	if (ds == NULL)
-		return fb_cmd_error(ctx, "sample: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_files_note_read(ctx, path, "a network was read from it");
 	source = fb_xasprintf("sample %s n=%zu seed=%" PRIu64, path, n, seed);
 	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);

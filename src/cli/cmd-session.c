@@ -38,15 +38,15 @@ static int exec_session(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	size_t n = 0;
 
 	if (a->argc != 2)
-		return fb_cmd_error(ctx, "session: give the file to write, as in 'session save "
+		return fb_cmd_error(ctx, "give the file to write, as in 'session save "
 		                         "s.fbn'");
-	if (fb_files_check(ctx, "session", a->argv[1], &a->params) != FB_CMD_OK)
+	if (fb_files_check(ctx, a->argv[1], &a->params) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (fb_atomic_open(&af, a->argv[1], &err) != FB_OK)
-		return fb_cmd_error(ctx, "session: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_history_write(ctx->s, af.fp);
 	if (fb_atomic_commit(&af, &err) != FB_OK)
-		return fb_cmd_error(ctx, "session: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_files_note_written(ctx, a->argv[1]);
 	for (size_t i = 0; i < ctx->s->nhist; i++)
 		n += !ctx->s->hist[i].failed;

@@ -44,14 +44,14 @@ static const char *const split_by_excluded[] = {
 static int split_by_check(fb_cmd_ctx *ctx, fb_cmd_args *a, const char *col)
 {
 	if (a->argc > 0 && strcmp(a->argv[0], "horizontal") != 0)
-		return fb_cmd_error(ctx, "split: by= makes a horizontal split, not '%s'",
+		return fb_cmd_error(ctx, "by= makes a horizontal split, not '%s'",
 		                    a->argv[0]);
 	if (a->argc > 1)
-		return fb_cmd_error(ctx, "split: by= takes no number of clients: each value of "
+		return fb_cmd_error(ctx, "by= takes no number of clients: each value of "
 		                         "'%s' is one client", col);
 	for (size_t i = 0; split_by_excluded[i] != NULL; i++) {
 		if (fb_params_given(&a->params, split_by_excluded[i]))
-			return fb_cmd_error(ctx, "split: '%s=' cannot go with by=: the values of "
+			return fb_cmd_error(ctx, "'%s=' cannot go with by=: the values of "
 			                    "'%s' decide the clients", split_by_excluded[i], col);
 	}
 	return FB_CMD_OK;
@@ -72,11 +72,11 @@ static int exec_split_by(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return FB_CMD_ERROR;
 	part = fb_split_by(ctx->s->data, col, &rest, &err);
 	if (part == NULL)
-		return fb_cmd_error(ctx, "split: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	if (ctx->s->truth != NULL) { /* a truth always holds every variable, the column too */
 		fb_partition_free(part);
 		fb_dataset_free(rest);
-		return fb_cmd_error(ctx, "split: cannot split by '%s' while a truth over it is "
+		return fb_cmd_error(ctx, "cannot split by '%s' while a truth over it is "
 		                    "loaded: the truth would no longer fit the variables, so load "
 		                    "the data without one first", col);
 	}
@@ -100,15 +100,15 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	enum fb_split_kind kind;
 
 	if (ctx->s->data == NULL)
-		return fb_cmd_error(ctx, "split: no dataset: load a CSV file or generate one with gen");
+		return fb_cmd_error(ctx, "no dataset: load a CSV file or generate one with gen");
 	if (fb_params_given(p, "by"))
 		return exec_split_by(ctx, a);
 	if (a->argc != 2)
-		return fb_cmd_error(ctx, "split: give the kind and the number of clients, as in "
+		return fb_cmd_error(ctx, "give the kind and the number of clients, as in "
 		                         "'split horizontal 3', or by=COLUMN");
 	kind = (enum fb_split_kind)fb_cmd_word_value(&fb_cmd_split, a->argv[0]);
 	if (fb_parse_int64(a->argv[1], &k) != FB_OK || k < 1)
-		return fb_cmd_error(ctx, "split: the number of clients must be a whole number >= 1, "
+		return fb_cmd_error(ctx, "the number of clients must be a whole number >= 1, "
 		                         "not '%s'", a->argv[1]);
 	fb_split_options_init(&o);
 	o.sizes = parse_sizes(fb_params_str(p, "sizes"));
@@ -121,15 +121,15 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.shared = fb_params_double(p, "shared");
 	o.draw = (enum fb_split_draw)fb_params_choice(p, "draw");
 	if (kind != FB_SPLIT_HYBRID && fb_params_given(p, "shared"))
-		return fb_cmd_error(ctx, "split: shared= is for hybrid splits: a %s split's "
+		return fb_cmd_error(ctx, "shared= is for hybrid splits: a %s split's "
 		                    "clients never share rows", a->argv[0]);
 	if (kind != FB_SPLIT_HYBRID && fb_params_given(p, "draw"))
-		return fb_cmd_error(ctx, "split: draw= is for hybrid splits: a %s split's "
+		return fb_cmd_error(ctx, "draw= is for hybrid splits: a %s split's "
 		                    "clients never share rows, so there is nothing to draw",
 		                    a->argv[0]);
 	part = fb_split(ctx->s->data, kind, (size_t)k, &o, &err);
 	if (part == NULL)
-		return fb_cmd_error(ctx, "split: %s", err.msg);
+		return fb_cmd_error(ctx, "%s", err.msg);
 	fb_session_set_split(ctx->s, part);
 	if (!fb_params_given(p, "seed"))
 		fb_history_add(ctx->s, "seed=%" PRIu64, o.seed);
@@ -180,7 +180,7 @@ static int exec_clients(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	const fb_partition *p = ctx->s->split;
 
 	if (p == NULL)
-		return fb_cmd_error(ctx, "clients: no split: use split horizontal|vertical|hybrid K");
+		return fb_cmd_error(ctx, "no split: use split horizontal|vertical|hybrid K");
 	fprintf(ctx->out, "%s\n", p->desc);
 	fprintf(ctx->out, "%6s %8s %6s %10s %8s  %s\n", "client", "rows", "cols", "continuous",
 	        "discrete", "variables");

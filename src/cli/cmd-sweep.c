@@ -67,7 +67,7 @@ static int sweep_save(sweep *sw)
 	ret = sweep_write_table(&t, sw->out, false, &err);
 	fb_table_release(&t);
 	if (ret != FB_OK)
-		return fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
+		return fb_cmd_error(sw->ctx, "%s", err.msg);
 	fb_files_note_written(sw->ctx, sw->out);
 	sw->written = true;
 	sw->last_write = fb_clock_now();
@@ -155,7 +155,7 @@ static int sweep_resume(sweep *sw)
 	fb_error err = { { 0 } };
 
 	if (fb_sweep_rows_resume(&sw->rows, sw->out, &err) != FB_OK)
-		return fb_cmd_error(sw->ctx, "sweep: resume: %s", err.msg);
+		return fb_cmd_error(sw->ctx, "resume: %s", err.msg);
 	return FB_CMD_OK;
 }
 
@@ -168,14 +168,14 @@ static int sweep_read_script(fb_cmd_ctx *ctx, const char *path, char **text)
 	size_t n;
 
 	if (fp == NULL)
-		return fb_cmd_error(ctx, "sweep: cannot read '%s': %s", path,
+		return fb_cmd_error(ctx, "cannot read '%s': %s", path,
 		                    fb_strerror(errno, why, sizeof why));
 	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
 		fb_buf_append(&b, chunk, n);
 	if (ferror(fp)) {
 		fclose(fp);
 		fb_buf_release(&b);
-		return fb_cmd_error(ctx, "sweep: cannot read '%s': it is a folder or unreadable",
+		return fb_cmd_error(ctx, "cannot read '%s': it is a folder or unreadable",
 		                    path);
 	}
 	fclose(fp);
@@ -195,7 +195,7 @@ static size_t sweep_show(fb_cmd_ctx *ctx, const char *list, size_t *idx)
 		int f = fb_sweep_figure(w);
 
 		if (f < 0) {
-			fb_cmd_error(ctx, "sweep: show: '%s' is not a figure of the rows (shd, shd_dag, "
+			fb_cmd_error(ctx, "show: '%s' is not a figure of the rows (shd, shd_dag, "
 			             "tpr, fdr, f1, rounds, seconds, bytes, test_ll, accuracy, "
 			             "nodes, ...)", w);
 			n = 0;
@@ -291,7 +291,7 @@ static int sweep_write_summary(sweep *sw, const fb_summary *s)
 		fb_sweep_summary_text(s, &t);
 	}
 	if (err.msg[0] != '\0' || sweep_write_table(&t, md, true, &err) != FB_OK)
-		ret = fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
+		ret = fb_cmd_error(sw->ctx, "%s", err.msg);
 	else {
 		fb_files_note_written(sw->ctx, csv);
 		fb_files_note_written(sw->ctx, md);
@@ -346,7 +346,7 @@ static int sweep_summary(sweep *sw)
 			ret = sweep_write_summary(sw, &s);
 		fb_summary_release(&s);
 	} else if (ov >= 0) {
-		ret = nshow > 0 ? fb_cmd_error(sw->ctx, "sweep: %s", err.msg) : FB_CMD_ERROR;
+		ret = nshow > 0 ? fb_cmd_error(sw->ctx, "%s", err.msg) : FB_CMD_ERROR;
 	}
 	fb_table_release(&t);
 	free(keys);
@@ -359,7 +359,7 @@ static int sweep_grid(sweep *sw, const fb_cmd_args *a)
 	fb_error err = { { 0 } };
 
 	if (fb_sweep_grid(&sw->grid, a->argv, (size_t)a->argc, &err) != FB_OK)
-		return fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
+		return fb_cmd_error(sw->ctx, "%s", err.msg);
 	return FB_CMD_OK;
 }
 
@@ -372,7 +372,7 @@ static int sweep_script(sweep *sw)
 	int ret = FB_CMD_OK;
 
 	if ((file == NULL) == (cmds == NULL))
-		return fb_cmd_error(sw->ctx, "sweep: give the commands either in a script, "
+		return fb_cmd_error(sw->ctx, "give the commands either in a script, "
 		                             "file=SCRIPT, or inline, do=\"CMD; CMD\"");
 	if (file != NULL && sweep_read_script(sw->ctx, file, &sw->script) != FB_CMD_OK)
 		return FB_CMD_ERROR;
@@ -381,7 +381,7 @@ static int sweep_script(sweep *sw)
 	sw->source = file != NULL ? file : "do";
 	used = fb_xcalloc(sw->grid.nvars, sizeof *used);
 	if (fb_grid_check(&sw->grid, sw->script, sw->source, used, &err) != FB_OK)
-		ret = fb_cmd_error(sw->ctx, "sweep: %s", err.msg);
+		ret = fb_cmd_error(sw->ctx, "%s", err.msg);
 	for (size_t v = 0; ret == FB_CMD_OK && v < sw->grid.nvars; v++)
 		if (!used[v] && sw->grid.vars[v].n > 1)
 			fb_cmd_warn(sw->ctx, "sweep: the commands never use ${%s}: cells that differ only "
@@ -399,17 +399,17 @@ static int sweep_target(sweep *sw)
 	int ret = FB_CMD_OK;
 
 	if (sw->out == NULL)
-		return resume ? fb_cmd_error(sw->ctx, "sweep: resume=yes needs the file to go on "
+		return resume ? fb_cmd_error(sw->ctx, "resume=yes needs the file to go on "
 		                                      "with: out=FILE.csv") : FB_CMD_OK;
 	if (len < 5 || strcmp(sw->out + len - 4, ".csv") != 0)
-		return fb_cmd_error(sw->ctx, "sweep: out= must name a .csv file, not '%s'", sw->out);
+		return fb_cmd_error(sw->ctx, "out= must name a .csv file, not '%s'", sw->out);
 	if (resume)
 		return sweep_resume(sw);
 	csv = sweep_beside(sw->out, "-summary.csv");
 	md = sweep_beside(sw->out, "-summary.md");
-	if (fb_files_check(sw->ctx, "sweep", sw->out, sw->p) != FB_CMD_OK ||
-	    fb_files_check(sw->ctx, "sweep", csv, sw->p) != FB_CMD_OK ||
-	    fb_files_check(sw->ctx, "sweep", md, sw->p) != FB_CMD_OK)
+	if (fb_files_check(sw->ctx, sw->out, sw->p) != FB_CMD_OK ||
+	    fb_files_check(sw->ctx, csv, sw->p) != FB_CMD_OK ||
+	    fb_files_check(sw->ctx, md, sw->p) != FB_CMD_OK)
 		ret = FB_CMD_ERROR;
 	free(csv);
 	free(md);
@@ -441,13 +441,13 @@ static int sweep_status(sweep *sw, bool interrupted)
 	fb_cmd_ctx *ctx = sw->ctx;
 
 	if (interrupted && !ctx->interactive)
-		return fb_cmd_error(ctx, "sweep: stopped by Ctrl-C after %zu of %zu cells; "
+		return fb_cmd_error(ctx, "stopped by Ctrl-C after %zu of %zu cells; "
 		                         "resume=yes runs the rest", sw->ran, sw->todo);
 	if (interrupted)
 		fprintf(ctx->out, "stopped by Ctrl-C after %zu of %zu cells; resume=yes runs the "
 		                  "rest\n", sw->ran, sw->todo);
 	if (sw->ran > 0 && sw->failed == sw->ran && sw->rows.resumed == 0)
-		return fb_cmd_error(ctx, "sweep: every cell failed");
+		return fb_cmd_error(ctx, "every cell failed");
 	return FB_CMD_OK;
 }
 
@@ -496,7 +496,7 @@ static int exec_sweep(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	int ret;
 
 	if (fb_sweep_in_cell())
-		return fb_cmd_error(ctx, "sweep: a sweep's cell cannot start another sweep");
+		return fb_cmd_error(ctx, "a sweep's cell cannot start another sweep");
 	sw.out = fb_params_str(&a->params, "out");
 	ret = sweep_grid(&sw, a);
 	if (ret == FB_CMD_OK)

@@ -34,10 +34,10 @@ static int truth_load(fb_cmd_ctx *ctx, const char *path)
 	size_t n;
 
 	if (ctx->s->data == NULL)
-		return fb_cmd_error(ctx, "truth: no dataset: load or generate the data first, so "
+		return fb_cmd_error(ctx, "no dataset: load or generate the data first, so "
 		                         "that the truth's names can be checked");
 	if ((g = fb_graph_read_csv_for(path, ctx->s->data, &err)) == NULL)
-		return fb_cmd_error(ctx, "%s", err.msg);
+		return fb_cmd_error_plain(ctx, "%s", err.msg);
 	n = fb_session_set_truth(ctx->s, g, path);
 	fb_files_note_read(ctx, path, "the truth was read from it");
 	fprintf(ctx->out, "truth: %zu edges from '%s'%s", fb_graph_n_edges(g), path,
@@ -57,13 +57,13 @@ static int truth_save(fb_cmd_ctx *ctx, const char *path, const fb_params *p)
 	int ret;
 
 	if (ctx->s->truth == NULL)
-		return fb_cmd_error(ctx, "truth: no truth to save");
-	if (fb_files_check(ctx, "truth", path, p) != FB_CMD_OK)
+		return fb_cmd_error(ctx, "no truth to save");
+	if (fb_files_check(ctx, path, p) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	ret = matrix ? fb_graph_write_matrix(ctx->s->truth, path, &err)
 	             : fb_graph_write_edges(ctx->s->truth, path, &err);
 	if (ret != FB_OK)
-		return fb_cmd_error(ctx, "%s", err.msg);
+		return fb_cmd_error_plain(ctx, "%s", err.msg);
 	fb_files_note_written(ctx, path);
 	fprintf(ctx->out, "wrote '%s' (%s)\n", path, matrix ? "adjacency matrix" : "edge list");
 	return FB_CMD_OK;
@@ -84,11 +84,11 @@ static int exec_truth(fb_cmd_ctx *ctx, fb_cmd_args *a)
 
 	if (what == TRUTH_SHOW) {
 		if (a->argc > 1)
-			return fb_cmd_error(ctx, "truth: show takes no file");
+			return fb_cmd_error(ctx, "show takes no file");
 		return truth_show(ctx);
 	}
 	if (a->argc < 2)
-		return fb_cmd_error(ctx, "truth: %s needs a FILE", sub);
+		return fb_cmd_error(ctx, "%s needs a FILE", sub);
 	if (what == TRUTH_LOAD)
 		return truth_load(ctx, a->argv[1]);
 	return truth_save(ctx, a->argv[1], &a->params);

@@ -15,13 +15,14 @@ const fb_choice fb_cmd_formats[] = {
 	{ "edges", FB_CMD_FORMAT_EDGES }, { "matrix", FB_CMD_FORMAT_MATRIX }, { 0 },
 };
 
-/* Print "where: error: message" to the error stream. */
-static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *fmt, va_list ap)
-	FB_PRINTF(3, 0);
+/* Print "where: error: cmd: message" to the error stream. */
+static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *cmd, const char *fmt,
+                    va_list ap) FB_PRINTF(4, 0);
 
-/* Print "where: error: message" to the error stream, control characters escaped (a
- * message may quote a name or a field read from a file). */
-static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *fmt, va_list ap)
+/* Print "where: error: cmd: message" to the error stream (where and cmd when not NULL),
+ * control characters escaped (a message may quote a name or a field read from a file). */
+static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *cmd, const char *fmt,
+                    va_list ap)
 {
 	char msg[2 * FB_ERROR_MAX];
 	fb_buf b = { 0 };
@@ -30,6 +31,8 @@ static void vreport(fb_cmd_ctx *ctx, const char *kind, const char *fmt, va_list 
 	if (ctx->where != NULL)
 		fb_buf_printf(&b, "%s: ", ctx->where);
 	fb_buf_printf(&b, "%s: ", kind);
+	if (cmd != NULL)
+		fb_buf_printf(&b, "%s: ", cmd);
 	fb_buf_append_escaped(&b, msg);
 	fprintf(ctx->err, "%s\n", b.data);
 	fflush(ctx->err);
@@ -55,14 +58,26 @@ const char *fb_cmd_name(const char *name)
 	return b->data;
 }
 
-/* Print an error and return FB_CMD_ERROR. */
+/* Print an error after the running command's name and return FB_CMD_ERROR. */
 int fb_cmd_error(fb_cmd_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(ctx->out);
 	va_start(ap, fmt);
-	vreport(ctx, "error", fmt, ap);
+	vreport(ctx, "error", ctx->cmd, fmt, ap);
+	va_end(ap);
+	return FB_CMD_ERROR;
+}
+
+/* Print an error as it is and return FB_CMD_ERROR. */
+int fb_cmd_error_plain(fb_cmd_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(ctx->out);
+	va_start(ap, fmt);
+	vreport(ctx, "error", NULL, fmt, ap);
 	va_end(ap);
 	return FB_CMD_ERROR;
 }
@@ -74,7 +89,7 @@ void fb_cmd_warn(fb_cmd_ctx *ctx, const char *fmt, ...)
 
 	fflush(ctx->out);
 	va_start(ap, fmt);
-	vreport(ctx, "warning", fmt, ap);
+	vreport(ctx, "warning", NULL, fmt, ap);
 	va_end(ap);
 }
 
@@ -184,16 +199,16 @@ int fb_cmd_word_value(const fb_cmd_entry *e, const char *w)
 static int check_positionals(fb_cmd_ctx *ctx, const fb_cmd_entry *e, const fb_cmd_args *a)
 {
 	if (a->argc < e->min_args)
-		return fb_cmd_error(ctx, "%s: missing argument (usage: %s %s)", e->name, e->name,
-		                    e->usage);
+		return fb_cmd_error_plain(ctx, "%s: missing argument (usage: %s %s)", e->name,
+		                          e->name, e->usage);
 	if (e->max_args >= 0 && a->argc > e->max_args)
-		return fb_cmd_error(ctx, "%s: unexpected argument '%s' (usage: %s %s)", e->name,
-		                    a->argv[e->max_args], e->name, e->usage);
+		return fb_cmd_error_plain(ctx, "%s: unexpected argument '%s' (usage: %s %s)",
+		                          e->name, a->argv[e->max_args], e->name, e->usage);
 	if (e->words != NULL && a->argc > 0 && fb_cmd_word_value(e, a->argv[0]) < 0) {
 		char names[128];
 
-		return fb_cmd_error(ctx, "%s: '%s' is not one of %s", e->name, a->argv[0],
-		                    fb_choice_list(e->words, "|", names, sizeof names));
+		return fb_cmd_error_plain(ctx, "%s: '%s' is not one of %s", e->name, a->argv[0],
+		                          fb_choice_list(e->words, "|", names, sizeof names));
 	}
 	return FB_CMD_OK;
 }
@@ -221,7 +236,7 @@ static int parse_args(fb_cmd_ctx *ctx, const fb_cmd_entry *e, char **words, fb_c
 	fb_params_init(&a->params, e->params != NULL ? e->params : none, &err);
 	if (fb_params_set_words(&a->params, nparams, params, e->name, &err) != FB_OK) {
 		free(params);
-		return fb_cmd_error(ctx, "%s", err.msg);
+		return fb_cmd_error_plain(ctx, "%s", err.msg);
 	}
 	free(params);
 	return check_positionals(ctx, e, a);
@@ -235,7 +250,7 @@ const fb_cmd_entry *fb_cmd_parse_words(fb_cmd_ctx *ctx, char **words, fb_cmd_arg
 
 	memset(a, 0, sizeof *a);
 	if (e == NULL) {
-		fb_cmd_error(ctx, "%s", err.msg);
+		fb_cmd_error_plain(ctx, "%s", err.msg);
 		return NULL;
 	}
 	return parse_args(ctx, e, words, a) == FB_CMD_OK ? e : NULL;
@@ -248,13 +263,25 @@ void fb_cmd_args_release(fb_cmd_args *a)
 	free(a->argv);
 }
 
+/* Run e's handler on a, its messages under its name. */
+int fb_cmd_exec(fb_cmd_ctx *ctx, const fb_cmd_entry *e, fb_cmd_args *a)
+{
+	const char *outer = ctx->cmd;
+	int ret;
+
+	ctx->cmd = e->name;
+	ret = e->exec(ctx, a);
+	ctx->cmd = outer;
+	return ret;
+}
+
 /* Run one command given as words. */
 int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words)
 {
 	fb_history_pending pending, *outer = fb_history_begin(ctx->s, &pending);
 	fb_cmd_args a;
 	const fb_cmd_entry *e = fb_cmd_parse_words(ctx, words, &a);
-	int ret = e != NULL ? e->exec(ctx, &a) : FB_CMD_ERROR;
+	int ret = e != NULL ? fb_cmd_exec(ctx, e, &a) : FB_CMD_ERROR;
 
 	fb_history_end(ctx->s, outer, e, words, ret);
 	fb_cmd_args_release(&a);
@@ -270,7 +297,7 @@ int fb_cmd_run_line(fb_cmd_ctx *ctx, const char *line)
 	int n = fb_cmd_split_line(line, &cmds, &err), worst = FB_CMD_OK;
 
 	if (n < 0)
-		return fb_cmd_error(ctx, "%s", err.msg);
+		return fb_cmd_error_plain(ctx, "%s", err.msg);
 	for (int c = 0; c < n && worst != FB_CMD_QUIT; c++) {
 		if (worst == FB_CMD_ERROR && ctx->bail)
 			break;

@@ -33,6 +33,8 @@ typedef struct fb_cmd_ctx {
 	FILE *out;            /* results */
 	FILE *err;            /* errors and warnings */
 	const char *where;    /* "script.fbn:3" in batch mode, NULL at the prompt */
+	const char *cmd;      /* the command running (fb_cmd_error's messages begin with its
+	                         name), NULL between commands */
 	int depth;            /* nesting of 'source' */
 	bool interactive;     /* standard input and output are a terminal */
 	bool bail;            /* stop at the first failing command */
@@ -93,12 +95,17 @@ extern const fb_cmd_entry fb_cmd_history, fb_cmd_session, fb_cmd_report;
 
 struct fb_run;
 /* The run numbered n (from 1), or the newest for n = 0; NULL after printing the error. */
-struct fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, const char *cmd, int64_t n);
+struct fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, int64_t n);
 /* The number (from 1) of run in session s, 0 when it is not there. */
 size_t fb_cmd_run_number(const struct fb_session *s, const struct fb_run *run);
 
-/* Print an error (prefixed with ctx->where when set) and return FB_CMD_ERROR. */
+/* Print an error, "where: error: cmd: message" (where when ctx->where is set, cmd the name of
+ * the command running, ctx->cmd, when set), and return FB_CMD_ERROR. */
 int fb_cmd_error(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
+/* fb_cmd_error without the command's name: for a message that names its own subject (a
+ * file the library could not read, a run's round, a command the parser checked). */
+int fb_cmd_error_plain(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
+
 /* Print a warning. */
 void fb_cmd_warn(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
 /* name (a variable name or a level label, which files supply) with its control characters
@@ -133,6 +140,8 @@ int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words);
 const fb_cmd_entry *fb_cmd_parse_words(fb_cmd_ctx *ctx, char **words, fb_cmd_args *a);
 /* Free what fb_cmd_parse_words filled in. */
 void fb_cmd_args_release(fb_cmd_args *a);
+/* Run e's handler on a parsed a, its errors under its name. */
+int fb_cmd_exec(fb_cmd_ctx *ctx, const fb_cmd_entry *e, fb_cmd_args *a);
 
 /* Run every line of a script file (for 'source' and -f); the worst status. */
 int fb_cmd_run_file(fb_cmd_ctx *ctx, const char *path);

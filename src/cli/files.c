@@ -71,7 +71,7 @@ void fb_files_forget(fb_cmd_ctx *ctx, const char *path)
 }
 
 /* The one rule for replacing a file. */
-int fb_files_check_target(fb_cmd_ctx *ctx, const char *cmd, const char *path, bool force)
+int fb_files_check_target(fb_cmd_ctx *ctx, const char *path, bool force)
 {
 	struct stat st;
 	fb_file_mark *m;
@@ -79,25 +79,24 @@ int fb_files_check_target(fb_cmd_ctx *ctx, const char *cmd, const char *path, bo
 	if (stat(path, &st) != 0)
 		return FB_CMD_OK; /* a new file, or one the write itself will report */
 	if (S_ISDIR(st.st_mode))
-		return fb_cmd_error(ctx, "%s: cannot write '%s': it is a folder", cmd, path);
+		return fb_cmd_error(ctx, "cannot write '%s': it is a folder", path);
 	if (!S_ISREG(st.st_mode) || force)
 		return FB_CMD_OK;
 	m = files_find(ctx->s, &st);
 	if (m != NULL && m->role != NULL)
-		return fb_cmd_error(ctx, "%s: '%s' is an input of this session (%s); give another "
-		                         "name, or force=yes to replace it", cmd, path, m->role);
+		return fb_cmd_error(ctx, "'%s' is an input of this session (%s); give another "
+		                         "name, or force=yes to replace it", path, m->role);
 	if (m == NULL)
-		return fb_cmd_error(ctx, "%s: '%s' exists and fedbn did not write it in this "
-		                         "session; give another name, or force=yes to replace it",
-		                    cmd, path);
+		return fb_cmd_error(ctx, "'%s' exists and fedbn did not write it in this session; "
+		                         "give another name, or force=yes to replace it", path);
 	if (!files_unchanged(m, &st))
-		return fb_cmd_error(ctx, "%s: '%s' changed since fedbn wrote it; give another name, "
-		                         "or force=yes to replace it", cmd, path);
+		return fb_cmd_error(ctx, "'%s' changed since fedbn wrote it; give another name, "
+		                         "or force=yes to replace it", path);
 	return FB_CMD_OK;
 }
 
 /* The rule, with force from the command's parameters. */
-int fb_files_check(fb_cmd_ctx *ctx, const char *cmd, const char *path, const fb_params *p)
+int fb_files_check(fb_cmd_ctx *ctx, const char *path, const fb_params *p)
 {
-	return fb_files_check_target(ctx, cmd, path, fb_params_bool(p, "force"));
+	return fb_files_check_target(ctx, path, fb_params_bool(p, "force"));
 }

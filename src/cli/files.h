@@ -33,12 +33,12 @@ void fb_files_note_read(fb_cmd_ctx *ctx, const char *path, const char *role);
 void fb_files_note_written(fb_cmd_ctx *ctx, const char *path);
 /* Forget path (a scratch file about to be removed, whose inode a later file may get). */
 void fb_files_forget(fb_cmd_ctx *ctx, const char *path);
-/* May cmd write path?  Yes when it does not exist, is a device or pipe (written in place),
+/* May the command write path?  Yes when it does not exist, is a device or pipe (written in place),
  * or is a regular file this session wrote, did not read, and nobody changed since (same
  * modification time and size); otherwise only with force.
  * FB_CMD_ERROR after printing the reason. */
-int fb_files_check_target(fb_cmd_ctx *ctx, const char *cmd, const char *path, bool force);
+int fb_files_check_target(fb_cmd_ctx *ctx, const char *path, bool force);
 /* fb_files_check_target with force taken from the command's force= parameter. */
-int fb_files_check(fb_cmd_ctx *ctx, const char *cmd, const char *path, const fb_params *p);
+int fb_files_check(fb_cmd_ctx *ctx, const char *path, const fb_params *p);
 
 #endif
