@@ -32,6 +32,7 @@ tests_unit_test_cmd_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(
 # transcripts of the real program
 TRANSCRIPTS = \
 	tests/transcripts/basics.fbn \
+	tests/transcripts/needs.fbn \
 	tests/transcripts/export.fbn \
 	tests/transcripts/algo.fbn \
 	tests/transcripts/sample.fbn \

@@ -163,8 +163,6 @@ static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	size_t n;
 	int ret = FB_CMD_OK;
 
-	if (ctx->s->nruns == 0)
-		return fb_cmd_error(ctx, "no run yet: choose an algorithm and run it");
 	if (compare_edit(ctx, &a->params) != FB_OK)
 		return FB_CMD_ERROR;
 	items = fb_xcalloc(ctx->s->nruns, sizeof *items);
@@ -211,5 +209,6 @@ const fb_cmd_entry fb_cmd_compare = {
 	        "run 2 in the label column (label=2: removes the name). out= writes the table as "
 	        "CSV or Markdown (an existing file only when fedbn wrote it in this session and "
 	        "the session did not read it, or with force=yes).",
-	.min_args = 0, .max_args = 0, .params = compare_params, .exec = exec_compare,
+	.min_args = 0, .max_args = 0, .params = compare_params, .needs = FB_NEEDS_RUN,
+	.exec = exec_compare,
 };

@@ -13,14 +13,6 @@
 #include "files.h"
 #include "session.h"
 
-/* The current dataset, or an error naming the command when there is none. */
-static fb_dataset *need_data(fb_cmd_ctx *ctx)
-{
-	if (ctx->s->data == NULL)
-		fb_cmd_error(ctx, "no dataset: load a CSV file or generate one with gen");
-	return ctx->s->data;
-}
-
 /* delim=: each name stands for its character (0: detect it). */
 static const fb_choice load_delims[] = {
 	{ "auto", 0 }, { "comma", ',' }, { "semicolon", ';' }, { "tab", '\t' }, { 0 },
@@ -198,9 +190,9 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 static int exec_save(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_error err = { { 0 } };
-	fb_dataset *ds = need_data(ctx);
+	fb_dataset *ds = ctx->s->data;
 
-	if (ds == NULL || fb_files_check(ctx, a->argv[0], &a->params) != FB_CMD_OK)
+	if (fb_files_check(ctx, a->argv[0], &a->params) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (fb_csv_write_dataset(ds, a->argv[0], &err) != FB_OK)
 		return fb_cmd_error_plain(ctx, "%s", err.msg);
@@ -247,10 +239,8 @@ static void info_var(FILE *out, const fb_dataset *ds, size_t j)
 static int exec_info(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_session *s = ctx->s;
-	fb_dataset *ds = need_data(ctx);
+	fb_dataset *ds = s->data;
 
-	if (ds == NULL)
-		return FB_CMD_ERROR;
 	fprintf(ctx->out, "dataset: %s\n", s->data_source);
 	fprintf(ctx->out, "  %zu rows, %zu variables (%zu continuous, %zu discrete)\n", ds->n,
 	        ds->d, ds->d - fb_dataset_n_discrete(ds), fb_dataset_n_discrete(ds));
@@ -282,11 +272,9 @@ static void print_cell(FILE *out, const fb_dataset *ds, size_t i, size_t j, int 
 /* head [rows=N]: the first rows. */
 static int exec_head(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
-	fb_dataset *ds = need_data(ctx);
+	fb_dataset *ds = ctx->s->data;
 	size_t rows;
 
-	if (ds == NULL)
-		return FB_CMD_ERROR;
 	rows = (size_t)fb_params_int(&a->params, "rows");
 	rows = rows < ds->n ? rows : ds->n;
 	fprintf(ctx->out, "%6s", "row");
@@ -364,7 +352,7 @@ const fb_cmd_entry fb_cmd_save = {
 	        "file is replaced only when fedbn wrote it in this session and the session "
 	        "did not read it, or with force=yes.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = save_params,
-	.exec = exec_save,
+	.needs = FB_NEEDS_DATA, .exec = exec_save,
 };
 
 const fb_cmd_entry fb_cmd_info = {
@@ -372,11 +360,12 @@ const fb_cmd_entry fb_cmd_info = {
 	.help = "Show where the dataset came from, its size, its truth and split, and per "
 	        "variable its kind, the missing values its file had (their rows were dropped by "
 	        "na=drop), its mean and standard deviation, or its levels.",
-	.min_args = 0, .max_args = 0, .exec = exec_info,
+	.min_args = 0, .max_args = 0, .needs = FB_NEEDS_DATA, .exec = exec_info,
 };
 
 const fb_cmd_entry fb_cmd_head = {
 	.name = "head", .usage = "[rows=N]", .summary = "show the first rows of the dataset",
 	.help = "Show the first rows of the current dataset (discrete values as labels).",
-	.min_args = 0, .max_args = 0, .params = head_params, .exec = exec_head,
+	.min_args = 0, .max_args = 0, .params = head_params, .needs = FB_NEEDS_DATA,
+	.exec = exec_head,
 };

@@ -311,8 +311,8 @@ static int panel_parse(fb_cmd_ctx *ctx, const char *item, struct panel *pl)
 	long n = strtol(item, &end, 10);
 
 	if (strcmp(item, "truth") == 0) {
-		if (ctx->s->truth == NULL)
-			return fb_cmd_error(ctx, "no truth: gen makes one, truth load reads one");
+		if (fb_cmd_need(ctx, FB_NEEDS_TRUTH) != FB_CMD_OK)
+			return FB_CMD_ERROR;
 		pl->g = ctx->s->truth;
 		return FB_CMD_OK;
 	}
@@ -451,8 +451,8 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return fb_cmd_export_circuit(ctx, p, a->argv[0]);
 	if (what == WHAT_COMPARE)
 		return export_compare(ctx, p, a->argv[0]);
-	if (what != WHAT_ESTIMATE && ctx->s->truth == NULL)
-		return fb_cmd_error(ctx, "no truth: gen makes one, truth load reads one");
+	if (what != WHAT_ESTIMATE && fb_cmd_need(ctx, FB_NEEDS_TRUTH) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	if (what == WHAT_TRUTH) {
 		truth_facts(ctx->s, &f);
 		ret = export_graph(ctx, ctx->s->truth, NULL, a->argv[0], p, &f);

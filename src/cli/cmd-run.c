@@ -222,10 +222,8 @@ static int exec_step(fb_cmd_ctx *ctx, fb_cmd_args *a)
 /* The run numbered n (1-based), or the newest for 0; NULL after printing the error. */
 fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, int64_t n)
 {
-	if (ctx->s->nruns == 0) {
-		fb_cmd_error(ctx, "no run yet: choose an algorithm and run it");
+	if (fb_cmd_need(ctx, FB_NEEDS_RUN) != FB_CMD_OK)
 		return NULL;
-	}
 	if (n == 0)
 		return fb_session_last_run(ctx->s);
 	if ((size_t)n > ctx->s->nruns) {
@@ -361,7 +359,8 @@ const fb_cmd_entry fb_cmd_result = {
 	        "when nothing is estimated); F1 = 2 precision recall / (precision + recall). "
 	        "Beside it: the SHD once a CPDAG estimate is extended to a DAG, and the SHD "
 	        "between the two CPDAGs (a differing pair costs 1).",
-	.min_args = 0, .max_args = 0, .params = result_params, .exec = exec_result,
+	.min_args = 0, .max_args = 0, .params = result_params, .needs = FB_NEEDS_RUN,
+	.exec = exec_result,
 };
 
 const fb_cmd_entry fb_cmd_watch = {

@@ -99,8 +99,6 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	int64_t k;
 	enum fb_split_kind kind;
 
-	if (ctx->s->data == NULL)
-		return fb_cmd_error(ctx, "no dataset: load a CSV file or generate one with gen");
 	if (fb_params_given(p, "by"))
 		return exec_split_by(ctx, a);
 	if (a->argc != 2)
@@ -179,8 +177,6 @@ static int exec_clients(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const fb_partition *p = ctx->s->split;
 
-	if (p == NULL)
-		return fb_cmd_error(ctx, "no split: use split horizontal|vertical|hybrid K");
 	fprintf(ctx->out, "%s\n", p->desc);
 	fprintf(ctx->out, "%6s %8s %6s %10s %8s  %s\n", "client", "rows", "cols", "continuous",
 	        "discrete", "variables");
@@ -254,7 +250,7 @@ const fb_cmd_entry fb_cmd_split = {
 	        "client with its rows in file order; the column leaves the session's dataset, "
 	        "and the split is refused while a truth is loaded, as the truth includes it.",
 	.min_args = 0, .max_args = 2, .words = split_kinds, .params = split_params,
-	.exec = exec_split,
+	.needs = FB_NEEDS_DATA, .exec = exec_split,
 };
 
 const fb_cmd_entry fb_cmd_clients = {
@@ -262,5 +258,5 @@ const fb_cmd_entry fb_cmd_clients = {
 	.help = "One row per client: rows and columns held, how many are continuous and "
 	        "discrete, and the variable names (abbreviated when many), after the client's "
 	        "value in brackets for a split by a column.",
-	.min_args = 0, .max_args = 0, .exec = exec_clients,
+	.min_args = 0, .max_args = 0, .needs = FB_NEEDS_SPLIT, .exec = exec_clients,
 };

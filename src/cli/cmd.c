@@ -9,6 +9,7 @@
 #include "fedbn/core.h"
 #include "cmd.h"
 #include "history.h"
+#include "session.h"
 
 /* The names of format='s values. */
 const fb_choice fb_cmd_formats[] = {
@@ -80,6 +81,37 @@ int fb_cmd_error_plain(fb_cmd_ctx *ctx, const char *fmt, ...)
 	vreport(ctx, "error", NULL, fmt, ap);
 	va_end(ap);
 	return FB_CMD_ERROR;
+}
+
+/* What the session must hold, each with the sentence that says it does not. */
+static const struct {
+	unsigned need;    /* FB_NEEDS_* */
+	const char *miss; /* the error when it is missing */
+} needs_said[] = {
+	{ FB_NEEDS_DATA, "no dataset: load a CSV file or generate one with gen" },
+	{ FB_NEEDS_SPLIT, "no split: use split horizontal|vertical|hybrid K" },
+	{ FB_NEEDS_RUN, "no run yet: choose an algorithm and run it" },
+	{ FB_NEEDS_TRUTH, "no truth: gen makes one, truth load reads one" },
+};
+
+/* Whether the session holds the one thing need names. */
+static bool has(const fb_session *s, unsigned need)
+{
+	switch (need) {
+	case FB_NEEDS_DATA: return s->data != NULL;
+	case FB_NEEDS_SPLIT: return s->split != NULL;
+	case FB_NEEDS_RUN: return s->nruns > 0;
+	default: return s->truth != NULL;
+	}
+}
+
+/* Check what a command needs, in the table's order. */
+int fb_cmd_need(fb_cmd_ctx *ctx, unsigned needs)
+{
+	for (size_t i = 0; i < sizeof needs_said / sizeof needs_said[0]; i++)
+		if ((needs & needs_said[i].need) && !has(ctx->s, needs_said[i].need))
+			return fb_cmd_error(ctx, "%s", needs_said[i].miss);
+	return FB_CMD_OK;
 }
 
 /* Print a warning. */
@@ -263,14 +295,14 @@ void fb_cmd_args_release(fb_cmd_args *a)
 	free(a->argv);
 }
 
-/* Run e's handler on a, its messages under its name. */
+/* Run e's handler on a after checking what it needs, its messages under its name. */
 int fb_cmd_exec(fb_cmd_ctx *ctx, const fb_cmd_entry *e, fb_cmd_args *a)
 {
 	const char *outer = ctx->cmd;
 	int ret;
 
 	ctx->cmd = e->name;
-	ret = e->exec(ctx, a);
+	ret = fb_cmd_need(ctx, e->needs) == FB_CMD_OK ? e->exec(ctx, a) : FB_CMD_ERROR;
 	ctx->cmd = outer;
 	return ret;
 }

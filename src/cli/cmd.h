@@ -27,6 +27,15 @@ enum fb_cmd_complete {
 	FB_COMPLETE_QUERY,    /* p( and mpe, then NAME= of the dataset's variables (query) */
 };
 
+/* What a command needs of the session before its handler runs (an entry's needs, a mask):
+ * checked once, in fb_cmd_exec, each with one sentence. */
+enum fb_cmd_needs {
+	FB_NEEDS_DATA = 1 << 0,  /* a dataset (load, gen or sample made one) */
+	FB_NEEDS_SPLIT = 1 << 1, /* a split into clients */
+	FB_NEEDS_RUN = 1 << 2,   /* at least one run */
+	FB_NEEDS_TRUTH = 1 << 3, /* a true graph (gen, or truth load) */
+};
+
 /* Where a command runs: the session and the streams, plus the source position for messages. */
 typedef struct fb_cmd_ctx {
 	struct fb_session *s; /* the session commands act on */
@@ -62,6 +71,7 @@ typedef struct fb_cmd_entry {
 	                                     complete's (plot's trace), or NULL; any word is
 	                                     still accepted */
 	const fb_param_def *params;       /* key=value table (NULL-name terminated) or NULL */
+	unsigned needs;                   /* what the session must hold first (FB_NEEDS_*) */
 	bool free_params;                 /* key=value words whose key is not in params are
 	                                     positional words (sweep's grid variables) */
 	int (*exec)(fb_cmd_ctx *ctx, fb_cmd_args *args); /* the handler */
@@ -105,6 +115,9 @@ int fb_cmd_error(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
 /* fb_cmd_error without the command's name: for a message that names its own subject (a
  * file the library could not read, a run's round, a command the parser checked). */
 int fb_cmd_error_plain(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
+/* FB_CMD_OK when the session holds everything needs (FB_NEEDS_*) asks for; else the error
+ * sentence of the first thing missing, printed as fb_cmd_error does. */
+int fb_cmd_need(fb_cmd_ctx *ctx, unsigned needs);
 
 /* Print a warning. */
 void fb_cmd_warn(fb_cmd_ctx *ctx, const char *fmt, ...) FB_PRINTF(2, 3);
@@ -140,7 +153,7 @@ int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words);
 const fb_cmd_entry *fb_cmd_parse_words(fb_cmd_ctx *ctx, char **words, fb_cmd_args *a);
 /* Free what fb_cmd_parse_words filled in. */
 void fb_cmd_args_release(fb_cmd_args *a);
-/* Run e's handler on a parsed a, its errors under its name. */
+/* Run e's handler on a parsed a: what e needs checked first, its errors under its name. */
 int fb_cmd_exec(fb_cmd_ctx *ctx, const fb_cmd_entry *e, fb_cmd_args *a);
 
 /* Run every line of a script file (for 'source' and -f); the worst status. */
