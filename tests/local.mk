@@ -94,7 +94,18 @@ tests_fuzz_fuzz_commands_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefin
 tests_fuzz_fuzz_commands_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_commands_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la \
 	$(FB_LIB_DEPS) $(NCURSESW_LIBS)
+# a saved session's words read back as the same commands and bytes
+noinst_PROGRAMS += tests/fuzz/fuzz-history
+tests_fuzz_fuzz_history_SOURCES = tests/fuzz/fuzz-history.c
+tests_fuzz_fuzz_history_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_history_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_history_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la \
+	$(FB_LIB_DEPS) $(NCURSESW_LIBS)
 endif
+
+# a saved session runs no command hidden in a word (new lines in quoted arguments)
+TESTS += tests/session-hidden.sh
+EXTRA_DIST += tests/session-hidden.sh
 
 # the same protocol over socket pairs to forked client processes
 check_PROGRAMS += tests/unit/test-link

@@ -56,7 +56,32 @@ static void put(line_parse *lp, char c)
 	lp->inword = true;
 }
 
-/* Scan a quoted run starting after the opening quote at line[*i]; FB_ERR when unclosed. */
+/* The value of the hexadecimal digit c, or -1. */
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The byte of the escape \xHH at s (HH two hexadecimal digits, not 00), or -1 when s does
+ * not start one (then the backslash keeps the next character as it is). */
+static int hex_escape(const char *s)
+{
+	int hi, lo;
+
+	if (s[0] != '\\' || s[1] != 'x' || (hi = hex_digit(s[2])) < 0 || (lo = hex_digit(s[3])) < 0)
+		return -1;
+	return hi * 16 + lo > 0 ? hi * 16 + lo : -1;
+}
+
+/* Scan a quoted run starting after the opening quote at line[*i]; FB_ERR when unclosed.
+ * Inside "...", \xHH is the byte HH (how a saved session writes control characters, a new
+ * line above all), and a backslash keeps any other next character as it is. */
 static int scan_quoted(line_parse *lp, const char *line, size_t *i, fb_error *err)
 {
 	char q = line[*i];
@@ -64,9 +89,16 @@ static int scan_quoted(line_parse *lp, const char *line, size_t *i, fb_error *er
 
 	lp->inword = true;
 	for ((*i)++; line[*i] != q; (*i)++) {
+		int byte;
+
 		if (line[*i] == '\0')
 			return fb_fail(err, "column %zu: unterminated %s quote", open + 1,
 			               q == '"' ? "double" : "single");
+		if (q == '"' && (byte = hex_escape(line + *i)) >= 0) {
+			put(lp, (char)byte);
+			*i += 3;
+			continue;
+		}
 		if (q == '"' && line[*i] == '\\' && line[*i + 1] != '\0')
 			(*i)++;
 		put(lp, line[*i]);

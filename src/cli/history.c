@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,13 +20,27 @@ fb_history_pending *fb_history_begin(fb_session *s, fb_history_pending *pending)
 	return outer;
 }
 
+/* Whether the byte c is a control character: written as \xHH inside double quotes, so that
+ * no saved line holds a new line (which would end it, and start a command of its own) or
+ * another byte a terminal or an editor acts on. */
+static bool byte_is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 /* Whether w must be quoted to be read back as one word. */
 static bool word_needs_quotes(const char *w)
 {
-	return w[0] == '\0' || w[0] == '#' || strpbrk(w, " \t\"'\\;") != NULL;
+	if (w[0] == '\0' || w[0] == '#' || strpbrk(w, " \t\"'\\;") != NULL)
+		return true;
+	for (const char *p = w; *p != '\0'; p++)
+		if (byte_is_control((unsigned char)*p))
+			return true;
+	return false;
 }
 
-/* Append one word, quoted when it must be. */
+/* Append one word, quoted when it must be: inside double quotes, '"' and '\\' behind a
+ * backslash, control characters as \xHH (the parser, cmd-parse.c, reads both back). */
 void fb_history_word(fb_buf *b, const char *w)
 {
 	if (b->len > 0)
@@ -36,6 +51,13 @@ void fb_history_word(fb_buf *b, const char *w)
 	}
 	fb_buf_append(b, "\"", 1);
 	for (const char *p = w; *p != '\0'; p++) {
+		if (byte_is_control((unsigned char)*p)) {
+			char hex[5];
+
+			snprintf(hex, sizeof hex, "\\x%02X", (unsigned)(unsigned char)*p);
+			fb_buf_append(b, hex, 4);
+			continue;
+		}
 		if (*p == '"' || *p == '\\')
 			fb_buf_append(b, "\\", 1);
 		fb_buf_append(b, p, 1);
