@@ -32,6 +32,12 @@ enum fb_algo_flags {
 	                                and its client half reads only its own data, its own
 	                                state and the broadcast (a combinator: over a learner
 	                                that is not a circuit learner) */
+	FB_ALGO_SUMMED = 1 << 12,    /* its server needs only the sum over clients of each
+	                                client's reply, a vector of numbers (voting: the count
+	                                of each mark; avg: the weight matrices; FedDAG: the
+	                                parameters it averages), so the federation may hand it
+	                                that sum alone (fb_fed_sum, where secure aggregation
+	                                goes); where its fb_fed_ops has server_sum it does */
 };
 
 /* The data and splits an algorithm takes (fb_algo.accepts): one bit per kind of variables

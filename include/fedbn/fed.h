@@ -74,6 +74,25 @@ size_t fb_ledger_client_bytes(const fb_ledger *l, size_t round, enum fb_dir dir,
 /* Free the entries. */
 void fb_ledger_release(fb_ledger *l);
 
+/* What the server half of a summed algorithm receives: the clients' vectors added up by
+ * the federation, and how many there were.  Never a single client's vector. */
+typedef struct fb_fed_total {
+	const double *sum; /* n numbers: the sum over the clients that sent a vector */
+	size_t n;          /* numbers in each client's vector */
+	size_t count;      /* clients whose vector is in the sum */
+	size_t silent;     /* clients that took part but sent an empty reply (lost on the way,
+	                      or nothing to give this round) */
+} fb_fed_total;
+
+/* Add the clients' up-messages of a round into sum (n numbers): sum = 0, then each reply of
+ * n numbers added in client order (up[c] NULL: sat out; an empty reply: silent), so that
+ * the doubles do not depend on threads or transport.  The one place a round's vectors are
+ * summed: secure aggregation (masks that cancel in the sum) replaces the clear sum here,
+ * with the same result.  FB_ERR naming the client whose reply is neither empty nor a vector
+ * of n numbers. */
+int fb_fed_sum(const fb_msg *const *up, size_t k, size_t n, double *sum, size_t *count,
+               size_t *silent, fb_error *err);
+
 /* The two halves of a federated algorithm.  client may run on several threads at once, for
  * different k: it must touch only client k's part of state. */
 typedef struct fb_fed_ops {
@@ -82,9 +101,15 @@ typedef struct fb_fed_ops {
 	int (*client)(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
 	              fb_msg *up, double *figure, fb_error *err);
 	/* Server: read the replies (up[k] is NULL where client k sat the round out) and write
-	 * the next broadcast. */
+	 * the next broadcast.  NULL when server_sum is set. */
 	int (*server)(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
 	              fb_error *err);
+	/* Or, for an algorithm whose reply is a vector of numbers whose sum over the clients is
+	 * all its server needs: the server half on the sum the federation formed (fb_fed_sum)
+	 * and the count, writing the next broadcast.  It is never handed a client's reply. */
+	int (*server_sum)(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err);
+	/* With server_sum: the numbers in each client's vector (the same every round of a run). */
+	size_t (*sum_len)(const void *state);
 } fb_fed_ops;
 
 /* Options of a federation. */

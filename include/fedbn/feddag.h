@@ -10,10 +10,12 @@
 extern const fb_algo fb_algo_mcsl, fb_algo_gs_feddag, fb_algo_as_feddag,
 	fb_algo_as_feddag_linear;
 
-/* Client k's local objective at its last step and the distance ||U_k - U_avg||_F of its last
- * reply from the server's average (NaN when it sent none that round), for a gs-feddag,
- * as-feddag or as-feddag-linear run; FB_ERR when run is none of these or k is out of
- * range. */
+/* Client k's local objective at its last step and its own figure ||U_k - U_avg||_F: the
+ * distance of the reply it sent the round before from the average that round's broadcast
+ * brought back, computed by the client (the server sees only the sum of the replies); NaN
+ * when it sent none in the last round or the one before, and where its half runs in another
+ * process.  For a gs-feddag, as-feddag or as-feddag-linear run; FB_ERR when run is none of
+ * these or k is out of range. */
 int fb_feddag_client(const fb_run *run, size_t k, double *loss, double *dist);
 
 /* Client k's flat network parameters and their count (NULL and 0 for the linear model, for a

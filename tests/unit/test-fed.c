@@ -164,7 +164,7 @@ static int toy_server(void *state, const fb_msg *const *up, size_t k, fb_msg *do
 /* A share of 0.3 of 10 clients takes exactly 3 per round, chosen by the seed. */
 static void test_participation(void **state)
 {
-	static const fb_fed_ops ops = { toy_client, toy_server };
+	static const fb_fed_ops ops = { .client = toy_client, .server = toy_server };
 	fixture f = make_data(4, 100, 1);
 	fb_partition *p = split(f.ds, 10, "");
 	fb_fed_options o;
@@ -199,6 +199,166 @@ static void test_participation(void **state)
 	fb_graph_free(f.truth);
 }
 
+/* A summed toy: client k sends three numbers whose sum depends on the order they are added
+ * in, and sits out every third round after the first when k is 1 with an empty reply. */
+static int sum_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                      fb_msg *up, double *figure, fb_error *err)
+{
+	double *v;
+
+	if (k == 1 && down->nd == 1 && (size_t)down->d[0] % 3 == 2) {
+		fb_msg_doubles(up, 0);
+		return FB_OK;
+	}
+	v = fb_msg_doubles(up, 3);
+	v[0] = 0.1 * (double)(k + 1);
+	v[1] = (k % 2 == 0 ? 1e16 : -1e16) + (double)k;
+	v[2] = 1.0 / (double)(k + 3);
+	*figure = v[0];
+	return FB_OK;
+}
+
+/* What the summed toy's server saw: its last sum and count, the rounds it ran. */
+typedef struct sum_seen {
+	double sum[3];   /* the last sum */
+	size_t count;    /* clients in it */
+	size_t silent;   /* empty replies */
+	size_t rounds;   /* rounds the server half ran */
+} sum_seen;
+
+/* The summed toy's server: keeps what the federation handed it; the broadcast is the round. */
+static int sum_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
+{
+	sum_seen *seen = state;
+
+	assert_int_equal(in->n, 3);
+	memcpy(seen->sum, in->sum, sizeof seen->sum);
+	seen->count = in->count;
+	seen->silent = in->silent;
+	fb_msg_doubles(down, 1)[0] = (double)++seen->rounds;
+	return FB_OK;
+}
+
+/* A server half on the replies themselves: a summed algorithm must never reach it. */
+static int sum_server_replies(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
+                              fb_error *err)
+{
+	fail_msg("the server of a summed algorithm was handed the clients' replies");
+	return FB_ERR;
+}
+
+/* The summed toy's vectors hold three numbers. */
+static size_t sum_len(const void *state)
+{
+	return 3;
+}
+
+/* The summed toy over 7 clients for 6 rounds on threads threads: the server sees only sums,
+ * each the replies added in client order, whatever the thread count; the ledger counts every
+ * client's reply. */
+static void sum_rounds(size_t threads, sum_seen *seen)
+{
+	static const fb_fed_ops ops = { .client = sum_client, .server = sum_server_replies,
+		                        .server_sum = sum_server, .sum_len = sum_len };
+	fixture f = make_data(4, 70, 2);
+	fb_partition *p = split(f.ds, 7, "");
+	fb_fed_options o;
+	fb_federation *fed;
+	fb_error err;
+
+	fb_fed_options_init(&o);
+	o.threads = threads;
+	fed = fb_fed_alloc(p, &o, &err);
+	fb_msg_doubles(fb_fed_broadcast(fed), 1)[0] = 0;
+	memset(seen, 0, sizeof *seen);
+	for (int r = 0; r < 6; r++) {
+		double want[3] = { 0, 0, 0 };
+		size_t n = 0;
+
+		assert_int_equal(fb_fed_round(fed, &ops, seen, &err), FB_OK);
+		for (size_t k = 0; k < 7; k++) {
+			const fb_msg *m = fb_fed_round_up(fed, k);
+
+			for (size_t q = 0; q < m->nd; q++)
+				want[q] += m->d[q];
+			n += m->nd > 0;
+		}
+		assert_memory_equal(seen->sum, want, sizeof want);
+		assert_int_equal(seen->count, n);
+		assert_int_equal(seen->silent, 7 - n);
+		assert_int_equal(n, r % 3 == 2 ? 6 : 7);
+		assert_int_equal(fb_ledger_bytes(fb_fed_ledger(fed), (size_t)r + 1, FB_UP), n * 24);
+	}
+	assert_int_equal(seen->rounds, 6);
+	fb_fed_free(fed);
+	fb_partition_free(p);
+	fb_dataset_free(f.ds);
+	fb_graph_free(f.truth);
+}
+
+/* A summed algorithm's server is handed the sum and the count alone, the same doubles on one
+ * thread and on two (the sums here change with the order of the additions). */
+static void test_summed_route(void **state)
+{
+	sum_seen one, two;
+	double other = 0;
+
+	sum_rounds(1, &one);
+	sum_rounds(2, &two);
+	assert_memory_equal(&one, &two, sizeof one);
+	for (size_t k = 7; k-- > 0;) /* the last round's in the other order: other bits */
+		if (k != 1)
+			other += (k % 2 == 0 ? 1e16 : -1e16) + (double)k;
+	assert_true(other != one.sum[1]);
+}
+
+/* fb_fed_sum: clients that sat out are skipped, empty replies counted as silent, and a reply
+ * of another length is refused, naming the client. */
+static void test_fed_sum(void **state)
+{
+	fb_msg a = { 0 }, b = { 0 }, c = { 0 };
+	const fb_msg *up[4] = { &a, NULL, &b, &c };
+	double sum[2];
+	size_t count, silent;
+	fb_error err;
+
+	fb_msg_doubles(&a, 2)[0] = 1.5, a.d[1] = -2;
+	fb_msg_doubles(&b, 0);
+	fb_msg_doubles(&c, 2)[0] = 0.25, c.d[1] = 4;
+	assert_int_equal(fb_fed_sum(up, 4, 2, sum, &count, &silent, &err), FB_OK);
+	assert_true(sum[0] == 1.75 && sum[1] == 2.0);
+	assert_int_equal(count, 2);
+	assert_int_equal(silent, 1);
+	fb_msg_doubles(&b, 3);
+	assert_int_equal(fb_fed_sum(up, 4, 2, sum, &count, &silent, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "client 3 sent 3 numbers"));
+	fb_msg_release(&a);
+	fb_msg_release(&b);
+	fb_msg_release(&c);
+}
+
+/* The combinators that need only sums say so, and those that need each client's graph do
+ * not; so do the learners (notears-admm's figures need each B_k at the new W). */
+static void test_summed_declared(void **state)
+{
+	static const char *const summed[] = { "voting", "avg", "gs-feddag", "as-feddag",
+		                              "as-feddag-linear", NULL };
+	size_t found = 0;
+
+	for (const fb_algo *const *a = fb_algo_table; *a != NULL; a++) {
+		bool listed = false;
+
+		for (const char *const *n = summed; *n != NULL; n++)
+			listed = listed || strcmp(*n, (*a)->name) == 0;
+		if ((((*a)->flags & FB_ALGO_SUMMED) != 0) != listed)
+			fail_msg("%s %s FB_ALGO_SUMMED", (*a)->name, listed ? "lacks" : "has");
+		found += listed;
+	}
+	assert_int_equal(found, 5);
+	assert_false(fb_algo_best.flags & FB_ALGO_SUMMED);
+	assert_false(fb_algo_sep.flags & FB_ALGO_SUMMED);
+}
+
 /* A transport to another "process" for the tests: each client in io->part answers with the
  * toy client's half, counted as its payload plus a 40-byte header and 8 bytes per control
  * number (a client not drawn sends the header alone), except that client 2 stops answering
@@ -231,7 +391,7 @@ static int lossy_exchange(fb_transport *t, fb_round_io *io, fb_error *err)
 static int lossy_rounds(fb_partition *p, double share, size_t draw, bool everyone,
                         fb_federation **fed, size_t *news, fb_error *err)
 {
-	static const fb_fed_ops ops = { toy_client, toy_server };
+	static const fb_fed_ops ops = { .client = toy_client, .server = toy_server };
 	static fb_transport tr = { "lossy", (size_t)-1, NULL, lossy_exchange, NULL };
 	fb_fed_options o;
 	size_t heard;
@@ -332,18 +492,50 @@ static void test_vote(void **state)
 	fb_graph_free(g);
 }
 
+/* The vote from the sum of the clients' 0/1 marks (what a summed federation hands the
+ * server) is the vote from their matrices. */
+static void test_vote_from_sum(void **state)
+{
+	double g[3][16] = { { 0 } }, count[16];
+	fb_msg m[3] = { { 0 } };
+	const fb_msg *up[4] = { &m[0], &m[1], NULL, &m[2] };
+	const double *mats[4] = { g[0], g[1], NULL, g[2] };
+	size_t heard, silent;
+	fb_error err;
+
+	g[0][1] = g[1][1] = 0.7, g[2][1] = -2; /* A->B, weights as a learner sends them */
+	g[0][6] = 1, g[1][11] = g[1][14] = 1;  /* B->C once, C-D once */
+	g[2][11] = g[2][14] = 1;               /* C-D twice */
+	for (int c = 0; c < 3; c++)
+		for (int e = 0; e < 16; e++)
+			fb_msg_doubles(&m[c], 16)[e] = g[c][e] != 0.0;
+	assert_int_equal(fb_fed_sum(up, 4, 16, count, &heard, &silent, &err), FB_OK);
+	assert_int_equal(heard, 3);
+	for (double share = 0.2; share < 1; share += 0.3) {
+		fb_graph *a = fb_combine_vote(mats, 4, 4, share, names4);
+		fb_graph *b = fb_combine_vote_counts(count, heard, 4, share, names4);
+
+		assert_memory_equal(a->mark, b->mark, 16);
+		fb_graph_free(a);
+		fb_graph_free(b);
+	}
+	for (int c = 0; c < 3; c++)
+		fb_msg_release(&m[c]);
+}
+
 /* Averaging: the mean, the threshold, the larger direction of a pair, no diagonal. */
 static void test_average(void **state)
 {
-	double g1[16] = { 0 }, g2[16] = { 0 };
-	const double *mats[2] = { g1, g2 };
+	double g1[16] = { 0 }, g2[16] = { 0 }, sum[16];
 	fb_graph *g;
 
 	g1[0 * 4 + 1] = 1.0, g2[0 * 4 + 1] = 0.0;   /* mean 0.5: kept */
 	g1[1 * 4 + 2] = 0.5, g2[1 * 4 + 2] = 0.1;   /* mean 0.3: at the threshold, dropped */
 	g1[2 * 4 + 3] = 0.8, g2[3 * 4 + 2] = -1.2;  /* C->D 0.4, D->C -0.6: D->C kept */
 	g1[0] = 5.0;                                /* diagonal: never an edge */
-	g = fb_combine_average(mats, 2, 4, 0.3, names4);
+	for (int e = 0; e < 16; e++)
+		sum[e] = g1[e] + g2[e];
+	g = fb_combine_mean(sum, 2, 4, 0.3, names4);
 	assert_int_equal(fb_graph_edge(g, 0, 1), FB_EDGE_FORWARD);
 	assert_true(g->w[0 * 4 + 1] == 0.5);
 	assert_int_equal(fb_graph_edge(g, 1, 2), FB_EDGE_NONE);
@@ -748,7 +940,11 @@ int main(void)
 		cmocka_unit_test(test_threads_bit_identical),
 		cmocka_unit_test(test_participation),
 		cmocka_unit_test(test_lost_client),
+		cmocka_unit_test(test_summed_route),
+		cmocka_unit_test(test_fed_sum),
+		cmocka_unit_test(test_summed_declared),
 		cmocka_unit_test(test_vote),
+		cmocka_unit_test(test_vote_from_sum),
 		cmocka_unit_test(test_average),
 		cmocka_unit_test(test_best),
 		cmocka_unit_test(test_refusals),

@@ -5,7 +5,11 @@
  *   avg:A     the clients' unthresholded weight matrices averaged, then thresholded,
  *   best:A    the client graph closest to the truth (an oracle: it needs the truth).
  * Apart from all:, each is one federated round: every client runs A to the end on its own
- * rows and sends one d x d matrix; the server combines them. */
+ * rows and sends one d x d matrix; the server combines them.  voting: and avg: need only the
+ * sum of the matrices over the clients (FB_ALGO_SUMMED): avg:'s server is handed that sum
+ * alone; voting:'s rule reads only the count of each mark (fb_combine_vote_counts), but its
+ * server still decodes each client's graph, which it keeps as the client's result.  best:
+ * and sep: need each client's graph. */
 #include "config.h"
 
 #include <stdio.h>
@@ -153,6 +157,20 @@ static int comb_client(void *state, size_t k, const fb_dataset *local, const fb_
 	return FB_OK;
 }
 
+/* Keep each mark whose count (of the heard clients that found it) is above share of them. */
+fb_graph *fb_combine_vote_counts(const double *count, size_t heard, size_t d, double share,
+                                 char *const *names)
+{
+	double *keep = fb_xcalloc(d * d, sizeof *keep);
+	fb_graph *g;
+
+	for (size_t e = 0; e < d * d; e++)
+		keep[e] = count[e] > share * (double)heard ? 1.0 : 0.0;
+	g = decode_graph(keep, d, names, false);
+	free(keep);
+	return g;
+}
+
 /* Keep each mark found by more than share of the k matrices (NULL ones sat out). */
 fb_graph *fb_combine_vote(const double *const *mats, size_t k, size_t d, double share,
                           char *const *names)
@@ -168,32 +186,23 @@ fb_graph *fb_combine_vote(const double *const *mats, size_t k, size_t d, double 
 		for (size_t e = 0; e < d * d; e++)
 			count[e] += mats[m][e] != 0.0 ? 1.0 : 0.0;
 	}
-	for (size_t e = 0; e < d * d; e++)
-		count[e] = count[e] > share * (double)heard ? 1.0 : 0.0;
-	g = decode_graph(count, d, names, false);
+	g = fb_combine_vote_counts(count, heard, d, share, names);
 	free(count);
 	return g;
 }
 
-/* The mean of the k weight matrices with |w| <= threshold set to zero; where both
- * directions of a pair survive, the larger |w| is kept (a graph holds one relation per pair). */
-fb_graph *fb_combine_average(const double *const *mats, size_t k, size_t d, double threshold,
-                             char *const *names)
+/* The mean sum / heard of the clients' weight matrices with |w| <= threshold set to zero;
+ * where both directions of a pair survive, the larger |w| is kept (a graph holds one relation
+ * per pair). */
+fb_graph *fb_combine_mean(const double *sum, size_t heard, size_t d, double threshold,
+                          char *const *names)
 {
-	double *mean = fb_xcalloc(d * d, sizeof *mean);
+	double *mean = fb_xmalloc(d * d * sizeof *mean);
 	gsl_matrix_view W = gsl_matrix_view_array(mean, d, d);
-	size_t heard = 0;
 	fb_graph *g;
 
-	for (size_t m = 0; m < k; m++) {
-		if (mats[m] == NULL)
-			continue;
-		heard++;
-		for (size_t e = 0; e < d * d; e++)
-			mean[e] += mats[m][e];
-	}
-	for (size_t e = 0; heard > 0 && e < d * d; e++)
-		mean[e] /= (double)heard;
+	for (size_t e = 0; e < d * d; e++)
+		mean[e] = heard > 0 ? sum[e] / (double)heard : sum[e];
 	g = fb_weights_to_graph(&W.matrix, threshold, names, NULL);
 	free(mean);
 	return g;
@@ -236,20 +245,14 @@ static int comb_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 
 	const double **mats = client_mats(up, k);
 
+	(void)err;
 	for (size_t m = 0; m < k; m++)
-		if (up[m] != NULL && run->algo != &fb_algo_avg)
+		if (up[m] != NULL)
 			c->graphs[m] = decode_graph(up[m]->d, c->d, c->names,
 			                            (run->inner->flags & FB_ALGO_WEIGHTED) != 0);
 	if (run->algo == &fb_algo_voting)
 		c->result = fb_combine_vote(mats, k, c->d, fb_params_double(&run->params, "vote"),
 		                            c->names);
-	else if (run->algo == &fb_algo_avg &&
-	         (c->result = fb_combine_average(mats, k, c->d,
-	                                         fb_params_double(&run->params, "avg_threshold"),
-	                                         c->names)) == NULL) {
-		free(mats);
-		return fb_fail(err, "the clients' weights average to non-finite values");
-	}
 	else if (run->algo == &fb_algo_best && (c->best = fb_combine_best(c->graphs, k, run->truth)) < k)
 		c->result = fb_graph_copy(c->graphs[c->best]);
 	free(mats);
@@ -258,8 +261,34 @@ static int comb_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 	return FB_OK;
 }
 
-/* The two halves of every one-round combinator. */
-static const fb_fed_ops comb_ops = { comb_client, comb_server };
+/* avg:, the server: the mean of the clients' weight matrices, from their sum alone. */
+static int avg_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
+{
+	fb_run *run = state;
+	comb *c = run->state;
+
+	c->result = fb_combine_mean(in->sum, in->count, c->d,
+	                            fb_params_double(&run->params, "avg_threshold"), c->names);
+	if (c->result == NULL)
+		return fb_fail(err, "the clients' weights average to non-finite values");
+	fb_msg_doubles(down, 0);
+	c->done = true;
+	return FB_OK;
+}
+
+/* avg:: each client's d x d weights are summed. */
+static size_t avg_sum_len(const void *state)
+{
+	const comb *c = ((const fb_run *)state)->state;
+
+	return c->d * c->d;
+}
+
+/* The two halves of voting:, best: and sep: over a graph learner. */
+static const fb_fed_ops comb_ops = { .client = comb_client, .server = comb_server };
+/* The two halves of avg:, whose server needs only the sum of the clients' weights. */
+static const fb_fed_ops avg_ops = { .client = comb_client, .server_sum = avg_server,
+	                            .sum_len = avg_sum_len };
 
 /* The numbers of a circuit's size, in the order a sep: client sends them. */
 #define CIRC_NSTATS 7
@@ -333,7 +362,7 @@ static int circ_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 }
 
 /* The two halves of sep: over a circuit learner. */
-static const fb_fed_ops circ_ops = { circ_client, circ_server };
+static const fb_fed_ops circ_ops = { .client = circ_client, .server = circ_server };
 
 /* Set up a one-round combinator. */
 static int comb_create(fb_run *run, fb_error *err)
@@ -372,14 +401,21 @@ static void comb_say(fb_run *run, size_t found, size_t reused)
 	           "the result%s; %s", found, run->inner->name, again, how);
 }
 
+/* The halves a one-round combinator runs over the federation. */
+static const fb_fed_ops *comb_ops_of(const fb_run *run)
+{
+	if (run->inner->flags & FB_ALGO_CIRCUIT)
+		return &circ_ops;
+	return run->algo == &fb_algo_avg ? &avg_ops : &comb_ops;
+}
+
 /* The one round: every client learns and sends, the server combines. */
 static int comb_step(fb_run *run, double *fig, fb_error *err)
 {
 	comb *c = run->state;
 	size_t found = 0, hits = run->memo != NULL ? fb_fit_memo_hits(run->memo) : 0;
 
-	if (fb_fed_round(run->fed, (run->inner->flags & FB_ALGO_CIRCUIT) ? &circ_ops : &comb_ops,
-	                 run, err) != FB_OK)
+	if (fb_fed_round(run->fed, comb_ops_of(run), run, err) != FB_OK)
 		return FB_ERR;
 	for (size_t m = 0; m < c->k; m++)
 		found += fb_fed_took_part(run->fed, m);
@@ -631,7 +667,7 @@ const fb_algo fb_algo_voting = {
 	.help = "voting:A runs learner A on each client's rows and keeps an edge when more than "
 	        "vote (a share, default one half) of the clients found it (Na and Yang 2010). "
 	        "The result may be cyclic; it is not post-processed.",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
 	.params = voting_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
@@ -645,7 +681,7 @@ const fb_algo fb_algo_avg = {
 	.help = "avg:A runs a weighted learner A on each client's rows; the server averages the "
 	        "clients' unthresholded weight matrices and zeroes |w| <= avg_threshold (0.3). "
 	        "The result may be cyclic; it is not post-processed.",
-	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_NEEDS_WEIGHTS,
+	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_NEEDS_WEIGHTS | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
 	.params = avg_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,

@@ -280,6 +280,27 @@ static void ledger_round(fb_federation *f, size_t round, const fb_msg **up)
 	}
 }
 
+/* The server half on the round's replies (up[c] NULL where client c's did not reach it):
+ * handed the replies themselves, or, for an algorithm that declares its replies summable
+ * (ops->server_sum), only their sum and count, formed by fb_fed_sum. */
+static int server_half(fb_federation *f, const fb_fed_ops *ops, void *state,
+                       const fb_msg *const *up, fb_error *err)
+{
+	fb_fed_total in = { NULL, 0, 0, 0 };
+	double *sum;
+	int ret;
+
+	if (ops->server_sum == NULL)
+		return ops->server(state, up, f->part->k, &f->down, err);
+	in.n = ops->sum_len(state);
+	in.sum = sum = fb_xcalloc(in.n > 0 ? in.n : 1, sizeof *sum);
+	ret = fb_fed_sum(up, f->part->k, in.n, sum, &in.count, &in.silent, err);
+	if (ret == FB_OK)
+		ret = ops->server_sum(state, &in, &f->down, err);
+	free(sum);
+	return ret;
+}
+
 /* One round: broadcast, clients, server; the ledger records both directions. */
 int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error *err)
 {
@@ -309,7 +330,7 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 	up = fb_xcalloc(k, sizeof *up);
 	ledger_round(f, round, up);
 	fb_msg_copy(&f->round_down, &f->down);
-	if (ops->server(state, up, k, &f->down, err) != FB_OK) {
+	if (server_half(f, ops, state, up, err) != FB_OK) {
 		char why[FB_ERROR_MAX];
 
 		snprintf(why, sizeof why, "%s", err != NULL ? err->msg : "");

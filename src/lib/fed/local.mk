@@ -9,6 +9,7 @@ src_lib_fed_libfed_la_SOURCES = \
 	src/lib/fed/partition.c \
 	src/lib/fed/message.c \
 	src/lib/fed/federation.c \
+	src/lib/fed/sum.c \
 	include/fedbn/wire.h \
 	src/lib/fed/wire.c \
 	include/fedbn/fedmpi.h \

@@ -565,7 +565,7 @@ static void phase_next(fb_fc *fc)
 /* Both halves of a round, by the phase. */
 const fb_fed_ops *fc_ops(void)
 {
-	static const fb_fed_ops ops = { fc_client_half, fc_server_half };
+	static const fb_fed_ops ops = { .client = fc_client_half, .server = fc_server_half };
 
 	return &ops;
 }

@@ -46,7 +46,11 @@ typedef struct fd_state {
 	                             which it replays every client's draw of each round */
 	double dropout;           /* chance a drawn client's reply is lost in a round */
 	double *loss;             /* per client: its local objective at its last step */
-	double *dist;             /* per client: ||U_k - U_avg||_F of its last reply, NaN if none */
+	double *dist;             /* per client, its own figure: ||U_k - U_avg||_F of the reply it
+	                             sent before this round's from the average that came back,
+	                             NaN when it sent none this round (kept on the client) */
+	bool *sent;               /* per client: it sent its parameters in its last round (its
+	                             own: the federation may still have left the reply out) */
 	size_t heard, dropped;    /* replies averaged and replies lost in the last round */
 	fb_mcsl_parts last;       /* mcsl: the parts at the last step */
 	double h_est;             /* the h the outer loop last moved on */
@@ -162,6 +166,7 @@ static int fd_build(fb_run *run, enum fd_kind kind, const fb_dataset *const *dat
 	st->clients = fb_xcalloc(k, sizeof *st->clients);
 	st->loss = fb_xcalloc(k, sizeof *st->loss);
 	st->dist = fb_xcalloc(k, sizeof *st->dist);
+	st->sent = fb_xcalloc(k, sizeof *st->sent);
 	st->drop_rng = fb_xcalloc(k, sizeof *st->drop_rng);
 	for (size_t c = 0; c < k; c++) {
 		st->loss[c] = st->dist[c] = NAN;
@@ -247,6 +252,25 @@ static bool fd_drops(fd_state *st, size_t k)
 	return mine;
 }
 
+/* Client k's own figure, before it takes the broadcast: the distance of the graph part of
+ * the reply it sent last round (its parameters have not moved since) from the average the
+ * broadcast brings back; NaN when it sent none. */
+static void fd_client_distance(fd_state *st, size_t k, const double *avg)
+{
+	size_t d2 = st->d * st->d;
+	double *mine, s = 0.0;
+
+	st->dist[k] = NAN;
+	if (!st->sent[k])
+		return;
+	mine = fb_xmalloc(st->wire * sizeof *mine);
+	fb_mcsl_wire_pack(st->clients[k], st->with_net, mine);
+	for (size_t q = 0; q < d2; q++)
+		s += (mine[q] - avg[q]) * (mine[q] - avg[q]);
+	st->dist[k] = sqrt(s);
+	free(mine);
+}
+
 /* Client k: take the broadcast (parameters, alpha, rho and its step count), take those steps
  * on its own rows, send its parameters (nothing when it drops out). */
 static int fd_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
@@ -262,6 +286,7 @@ static int fd_client(void *state, size_t k, const fb_dataset *local, const fb_ms
 	    !(down->c[FD_C_STEPS] >= 1 && down->c[FD_C_STEPS] <= 1e8))
 		return fb_fail(err, "feddag: the broadcast holds %zu numbers and %zu control "
 		               "numbers, not %zu and %d", down->nd, down->nc, st->wire, FD_NCONTROL);
+	fd_client_distance(st, k, down->d);
 	fb_mcsl_wire_unpack(c, st->with_net, down->d);
 	steps = (size_t)down->c[FD_C_STEPS];
 	for (size_t i = 0; i < steps; i++)
@@ -269,7 +294,9 @@ static int fd_client(void *state, size_t k, const fb_dataset *local, const fb_ms
 		                        err) != FB_OK)
 			return FB_ERR;
 	*figure = parts.loss;
-	if (fd_drops(st, k)) {
+	st->sent[k] = !fd_drops(st, k);
+	if (!st->sent[k]) {
+		st->dist[k] = NAN;
 		fb_msg_doubles(up, 0);
 		return FB_OK;
 	}
@@ -277,47 +304,34 @@ static int fd_client(void *state, size_t k, const fb_dataset *local, const fb_ms
 	return FB_OK;
 }
 
-/* Server: the mean of the replies that arrived (in client order), each sender's distance
- * from it; with none, the last broadcast stands. */
-static int fd_server(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
-                     fb_error *err)
+/* Server: the mean of the replies that arrived, from their sum alone (the federation adds
+ * them in client order); with none, the last broadcast stands. */
+static int fd_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
 {
 	fd_state *st = state;
-	size_t d2 = st->d * st->d;
 
 	(void)err;
-	st->heard = st->dropped = 0;
-	memset(st->avg, 0, st->wire * sizeof *st->avg);
-	for (size_t c = 0; c < k; c++) {
-		st->dist[c] = NAN;
-		st->dropped += up[c] != NULL && up[c]->nd == 0;
-		if (up[c] == NULL || up[c]->nd != st->wire)
-			continue;
-		st->heard++;
-		for (size_t q = 0; q < st->wire; q++)
-			st->avg[q] += up[c]->d[q];
-	}
+	st->heard = in->count;
+	st->dropped = in->silent;
 	if (st->heard == 0) {
 		memcpy(st->avg, down->d, st->wire * sizeof *st->avg);
 		return FB_OK;
 	}
 	for (size_t q = 0; q < st->wire; q++)
-		st->avg[q] /= (double)st->heard;
-	for (size_t c = 0; c < k; c++) {
-		double s = 0.0;
-
-		if (up[c] == NULL || up[c]->nd != st->wire)
-			continue;
-		for (size_t q = 0; q < d2; q++)
-			s += (up[c]->d[q] - st->avg[q]) * (up[c]->d[q] - st->avg[q]);
-		st->dist[c] = sqrt(s);
-	}
+		st->avg[q] = in->sum[q] / (double)st->heard;
 	memcpy(fb_msg_doubles(down, st->wire), st->avg, st->wire * sizeof *st->avg);
 	return FB_OK;
 }
 
-/* The two halves. */
-static const fb_fed_ops fd_ops = { fd_client, fd_server };
+/* The numbers of each reply the server sums. */
+static size_t fd_sum_len(const void *state)
+{
+	return ((const fd_state *)state)->wire;
+}
+
+/* The two halves: the server needs only the sum of the replies. */
+static const fb_fed_ops fd_ops = { .client = fd_client, .server_sum = fd_server,
+	                           .sum_len = fd_sum_len };
 
 /* The server's view of the graph after a sub-problem: h of the noiseless mask sigma(U/tau)
  * (h_mean; the paper's E[h(U)], in the sense in which its section 4.3 calls sigma(U/tau) the
@@ -531,6 +545,7 @@ static void fd_destroy(fb_run *run)
 	free(st->clients);
 	free(st->loss);
 	free(st->dist);
+	free(st->sent);
 	free(st->avg);
 	gsl_rng_free(st->h_rng);
 	for (size_t c = 0; st->drop_rng != NULL && c < st->k; c++)
@@ -549,9 +564,8 @@ static const char *fd_note(const fb_run *run)
 	return "edges where sigma(U/tau) > threshold, then the weakest removed until acyclic";
 }
 
-/* Client k's local objective at its last step and the distance of its last reply's U from
- * the average (NaN when it sent none); FB_ERR when the run is no FedDAG run or k is out of
- * range. */
+/* Client k's local objective at its last step and its own distance figure (fd_state.dist);
+ * FB_ERR when the run is no FedDAG run or k is out of range. */
 int fb_feddag_client(const fb_run *run, size_t k, double *loss, double *dist)
 {
 	const fd_state *st;
@@ -716,7 +730,7 @@ const fb_algo fb_algo_gs_feddag = {
 	        "travel per client per round (8 bytes each in the ledger; the reference sends "
 	        "float32). The server's average is the plain mean of the replies that arrived; "
 	        "every client starts from the same networks and keeps its own Adam state.",
-	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
 	.params = fd_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = gs_create, .step = fd_step, .done = fd_done, .result = fd_result,
@@ -734,7 +748,7 @@ const fb_algo fb_algo_as_feddag = {
 	.help = "AS-FedDAG (Gao et al., TMLR 2023): as gs-feddag, but every it_fl steps the "
 	        "server averages the logits U and every network weight of the drawn clients. "
 	        "d^2 + d(16d + 833) numbers travel per client per round with the defaults.",
-	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
 	.params = fd_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = as_create, .step = fd_step, .done = fd_done, .result = fd_result,
@@ -757,7 +771,7 @@ const fb_algo fb_algo_as_feddag_linear = {
 	        "averaged every it_fl steps. The paper gives no settings; the defaults are the "
 	        "reference code's (lr 1e-3, lambda 0.1, it_in 1500, it_fl 300, rho 1 x 10, "
 	        "threshold 0.3, its own outer loop).",
-	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
+	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
 	.params = lin_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = lin_create, .step = fd_step, .done = fd_done, .result = fd_result,

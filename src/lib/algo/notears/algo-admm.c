@@ -67,7 +67,7 @@ static int admm_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 }
 
 /* The two halves. */
-static const fb_fed_ops admm_ops = { admm_client, admm_server };
+static const fb_fed_ops admm_ops = { .client = admm_client, .server = admm_server };
 
 /* The names of solver='s values. */
 static const fb_choice admm_solvers[] = {

@@ -254,7 +254,7 @@ static int am_server(void *state, const fb_msg *const *up, size_t k, fb_msg *dow
 }
 
 /* The two halves. */
-static const fb_fed_ops am_ops = { am_client, am_server };
+static const fb_fed_ops am_ops = { .client = am_client, .server = am_server };
 
 /* Read notears-mlp-admm's parameters. */
 void fb_mlp_admm_options_from_params(const fb_params *p, fb_mlp_admm_options *o)

@@ -316,7 +316,7 @@ static int simple_server(void *state, const fb_msg *const *up, size_t k, fb_msg 
 }
 
 /* The two halves. */
-static const fb_fed_ops simple_ops = { simple_client, simple_server };
+static const fb_fed_ops simple_ops = { .client = simple_client, .server = simple_server };
 
 /* Free the state. */
 static void simple_destroy(fb_run *run)

@@ -215,7 +215,8 @@ static int fedpc_server_half(void *state, const fb_msg *const *up, size_t k, fb_
 }
 
 /* The two halves. */
-static const fb_fed_ops fedpc_ops = { fedpc_client_half, fedpc_server_half };
+static const fb_fed_ops fedpc_ops = { .client = fedpc_client_half,
+	                               .server = fedpc_server_half };
 
 /* Check alpha and the data, and settle the test the clients will all use. */
 int fedpc_check(const fb_run *run, fb_pc_options *o, fb_error *err)
