@@ -15,7 +15,7 @@
 #       computes the same bits.  Zen runs the haswell kernels; Cooperlake and SapphireRapids
 #       the skylakex ones.  Without NAME.KERNEL.out, NAME.out (skylakex's) is expected.
 # The script runs in a scratch folder holding 'data' (tests/data) and 'shared' (when
-# present).  Wall times ("1.234 s") are masked.  FB_REGEN=1 rewrites the expected file it
+# present).  Wall times ("1.234 s") and the version and kernel in a replay's note are masked.  FB_REGEN=1 rewrites the expected file it
 # would compare with (NAME.out, or NAME.KERNEL.out where that exists) from the actual output
 # instead of comparing; FB_REGEN=kernel writes NAME.KERNEL.out for the pinned family.
 script=$1
@@ -69,8 +69,11 @@ else
 	FEDBN_HISTORY=/dev/null "$fedbn" $args -f script.fbn < /dev/null > actual.out 2>&1
 fi
 status=$?
-# wall times differ from run to run: mask every "1.234 s"
-sed -E 's/[0-9]+\.[0-9]{3} s/#.### s/g' actual.out > masked.out && mv masked.out actual.out
+# wall times differ from run to run: mask every "1.234 s"; and the version and BLAS kernel
+# that replay a saved session
+sed -E -e 's/[0-9]+\.[0-9]{3} s/#.### s/g' \
+	-e 's/replayed by fedbn [^ ]+ with [^:]+:/replayed by fedbn #VERSION with #KERNEL:/' \
+	actual.out > masked.out && mv masked.out actual.out
 cd - >/dev/null || exit 99
 
 if [ -n "$FB_REGEN" ]; then

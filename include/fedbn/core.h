@@ -69,6 +69,12 @@ bool fb_cancel_requested(const fb_cancel *c);
 
 /* Run the BLAS under GSL on one thread (fedbn parallelises over clients itself). */
 void fb_blas_single_thread(void);
+/* The BLAS kernel the program runs: OpenBLAS's core name (such as "SkylakeX", "Haswell",
+ * "Prescott"), or the name of the BLAS linked when it is not OpenBLAS ("gslcblas"). */
+const char *fb_blas_kernel(void);
+/* The family of a kernel name: the kernels that compute the same bits share one (Zen runs
+ * Haswell's kernels, Cooperlake and SapphireRapids SkylakeX's), lower case, into buf. */
+const char *fb_blas_family(const char *kernel, char *buf, size_t size);
 
 /* Factor the Gaussian kernel K_ab = exp(-theta |x_a - x_b|^2 / 2) over the n rows of x
  * (row-major, p values a row) as K ~ G'G, G r x n (row k at g + k n; g has room for rmax

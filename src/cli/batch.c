@@ -9,6 +9,7 @@
 #include "fedbn/core.h"
 #include "cmd.h"
 #include "files.h"
+#include "history.h"
 
 /* How deep 'source' may nest before it is taken for a loop. */
 #define MAX_SOURCE_DEPTH 16
@@ -29,6 +30,8 @@ int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name)
 		free(where);
 		where = fb_xasprintf("%s:%zu", name, lineno);
 		ctx->where = where;
+		if (lineno == 1)
+			fb_history_check_saved(ctx, line);
 		ret = fb_cmd_run_line(ctx, line);
 		if (ret > worst)
 			worst = ret;

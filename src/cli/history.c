@@ -138,13 +138,40 @@ void fb_history_as(fb_session *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The start of a saved session's first line: then the version, the BLAS and its kernel. */
+#define SAVED_BY "# saved by fedbn "
+
 /* Write the script. */
 void fb_history_write(const fb_session *s, FILE *out)
 {
+	fprintf(out, SAVED_BY "%s, BLAS %s kernel %s (another version or kernel family may give "
+	        "other last bits)\n", PACKAGE_VERSION, FB_BLAS_NAME, fb_blas_kernel());
 	fprintf(out, "# fedbn session: 'fedbn -f FILE' replays it with the same results.\n"
 	             "# Seeds and round counts are written out; commands that wrote a file are\n"
 	             "# kept as comments, so that a replay replaces no file.\n");
 	for (size_t i = 0; i < s->nhist; i++)
 		if (!s->hist[i].failed)
 			fprintf(out, "%s\n", s->hist[i].saved);
+}
+
+/* The first line of a script: when session save wrote it under another version of fedbn or
+ * another BLAS kernel family, a note saying that the results may differ in their last bits. */
+void fb_history_check_saved(fb_cmd_ctx *ctx, const char *line)
+{
+	char version[32], kernel[32], fam[32], ours[32];
+	const char *now = fb_blas_kernel();
+
+	if (strncmp(line, SAVED_BY, strlen(SAVED_BY)) != 0 ||
+	    sscanf(line + strlen(SAVED_BY), "%31[^, ], BLAS %*s kernel %31[^ \r\n]", version,
+	           kernel) != 2)
+		return;
+	if (strcmp(version, PACKAGE_VERSION) == 0 &&
+	    strcmp(fb_blas_family(kernel, fam, sizeof fam), fb_blas_family(now, ours, sizeof ours)) ==
+	            0)
+		return;
+	fflush(ctx->err);
+	fprintf(ctx->out, "%s%snote: saved by fedbn %s with the BLAS kernel %s, replayed by fedbn %s "
+	        "with %s: results may differ in their last bits\n", ctx->where ? ctx->where : "",
+	        ctx->where ? ": " : "", fb_cmd_name(version), fb_cmd_name(kernel), PACKAGE_VERSION,
+	        now);
 }

@@ -27,5 +27,8 @@ void fb_history_word(fb_buf *b, const char *w);
 /* Write the saved form of every command of s that succeeded to out, one a line, after a
  * header saying how to replay it. */
 void fb_history_write(const fb_session *s, FILE *out);
+/* Given the first line of a script, print a note when it says that session save wrote it
+ * under another version of fedbn or another BLAS kernel family (its bits may differ). */
+void fb_history_check_saved(fb_cmd_ctx *ctx, const char *line);
 
 #endif

@@ -11,7 +11,10 @@
  * count again would start the pool again, so it is done only once. */
 #include "config.h"
 
+#include <ctype.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "fedbn/core.h"
 
@@ -19,6 +22,8 @@
  * otherwise). */
 extern void openblas_set_num_threads(int n) __attribute__((weak));
 extern int blas_thread_shutdown_(void) __attribute__((weak));
+/* OpenBLAS's name of the kernel it chose (weak as well). */
+extern char *openblas_get_corename(void) __attribute__((weak));
 
 /* Guards blas_settle. */
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
@@ -36,4 +41,31 @@ static void blas_settle(void)
 void fb_blas_single_thread(void)
 {
 	pthread_once(&blas_once, blas_settle);
+}
+
+/* The BLAS kernel the program runs. */
+const char *fb_blas_kernel(void)
+{
+	if (openblas_get_corename != NULL && openblas_get_corename() != NULL)
+		return openblas_get_corename();
+	return FB_BLAS_NAME;
+}
+
+/* The family of a kernel name, lower case. */
+const char *fb_blas_family(const char *kernel, char *buf, size_t size)
+{
+	static const char *const same[][2] = {
+		{ "zen", "haswell" }, { "cooperlake", "skylakex" }, { "sapphirerapids", "skylakex" },
+	};
+	size_t i;
+
+	if (size == 0)
+		return "";
+	for (i = 0; kernel[i] != '\0' && i + 1 < size; i++)
+		buf[i] = (char)tolower((unsigned char)kernel[i]);
+	buf[i] = '\0';
+	for (size_t k = 0; k < sizeof same / sizeof same[0]; k++)
+		if (strcmp(buf, same[k][0]) == 0)
+			snprintf(buf, size, "%s", same[k][1]);
+	return buf;
 }
