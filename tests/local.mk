@@ -37,6 +37,7 @@ TRANSCRIPTS = \
 	tests/transcripts/algo.fbn \
 	tests/transcripts/sample.fbn \
 	tests/transcripts/data.fbn \
+	tests/transcripts/standardize.fbn \
 	tests/transcripts/bail.fbn \
 	tests/transcripts/bail-stdin.fbn \
 	tests/transcripts/no-bail.fbn \

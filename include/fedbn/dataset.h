@@ -103,6 +103,14 @@ fb_dataset *fb_dataset_part_subset(const fb_dataset *ds, enum fb_part p);
  * test, valid >= 0, test + valid < 1 and at least one row stays for training. */
 int fb_dataset_hold_out(fb_dataset *ds, double test, double valid, uint64_t seed,
                         fb_error *err);
+/* Standardise ds's continuous columns in place as scikit-learn's StandardScaler does:
+ * subtract the mean of the column's training rows and divide by their population standard
+ * deviation (sum of squared deviations over n, ddof = 0), the same figures for the held-out
+ * rows; discrete columns are left as they are.  A column whose training rows all hold one
+ * value is centred only (its values become 0; StandardScaler's scale 1), and constant[j]
+ * (when constant is not NULL, d entries) says which.  FB_ERR, ds unchanged, when no row is
+ * for training or a column's mean or standard deviation is not finite. */
+int fb_dataset_standardize(fb_dataset *ds, bool *constant, fb_error *err);
 /* The rows of parts[0..k-1] one after the other, in a new dataset whose rows belong to
  * part which[i] of parts[i]; the datasets must have the same variable names and kinds, and
  * a discrete variable's labels are merged (those of the first, then new ones in order of

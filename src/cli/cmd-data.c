@@ -148,6 +148,44 @@ static int load_hold_out(fb_cmd_ctx *ctx, const fb_params *p, fb_dataset *ds)
 	return FB_CMD_OK;
 }
 
+/* With standardize=yes, standardise ds's continuous columns by its training rows into
+ * *flat (d flags, caller frees: the columns constant there; NULL without standardize=yes);
+ * FB_CMD_ERROR after printing the fault. */
+static int load_standardize(fb_cmd_ctx *ctx, const fb_params *p, fb_dataset *ds, bool **flat)
+{
+	fb_error err = { { 0 } };
+
+	*flat = NULL;
+	if (!fb_params_bool(p, "standardize"))
+		return FB_CMD_OK;
+	*flat = fb_xcalloc(ds->d > 0 ? ds->d : 1, sizeof **flat);
+	if (fb_dataset_standardize(ds, *flat, &err) != FB_OK) {
+		free(*flat);
+		*flat = NULL;
+		return fb_cmd_error(ctx, "standardize=yes: %s", err.msg);
+	}
+	return FB_CMD_OK;
+}
+
+/* Say what standardize=yes did: how many columns, and the constant ones (at most 8 named). */
+static void print_standardized(FILE *out, const fb_dataset *ds, const bool *flat)
+{
+	size_t cont = ds->d - fb_dataset_n_discrete(ds), nflat = 0;
+
+	fprintf(out, "standardised %zu continuous column%s by the training rows' mean and "
+	             "population sd\n", cont, cont == 1 ? "" : "s");
+	for (size_t j = 0; j < ds->d; j++)
+		nflat += flat[j];
+	if (nflat == 0)
+		return;
+	fprintf(out, "note: %zu column%s constant on the training rows, centred but not scaled:",
+	        nflat, nflat == 1 ? " is" : "s are");
+	for (size_t j = 0, k = 0; j < ds->d && k < 8; j++)
+		if (flat[j])
+			fprintf(out, "%s%s", k++ ? ", " : " ", fb_cmd_name(ds->vars[j].name));
+	fprintf(out, "%s\n", nflat > 8 ? ", ..." : "");
+}
+
 /* Print the parts of ds after "loaded ...": nothing when no row is held out. */
 static void print_parts(FILE *out, const fb_dataset *ds)
 {
@@ -163,12 +201,14 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_csv_options o;
 	fb_dataset *ds;
+	bool *flat = NULL;
 	int dropped;
 
 	csv_options(ctx, &a->params, &o);
 	if ((ds = load_dataset(ctx, a, &o)) == NULL)
 		return FB_CMD_ERROR;
-	if (load_hold_out(ctx, &a->params, ds) != FB_CMD_OK) {
+	if (load_hold_out(ctx, &a->params, ds) != FB_CMD_OK ||
+	    load_standardize(ctx, &a->params, ds, &flat) != FB_CMD_OK) {
 		fb_dataset_free(ds);
 		return FB_CMD_ERROR;
 	}
@@ -181,6 +221,9 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fprintf(ctx->out, ": %zu rows, %zu variables (%zu continuous, %zu discrete)\n", ds->n,
 	        ds->d, ds->d - fb_dataset_n_discrete(ds), fb_dataset_n_discrete(ds));
 	print_parts(ctx->out, ds);
+	if (flat != NULL)
+		print_standardized(ctx->out, ds, flat);
+	free(flat);
 	if (dropped)
 		fb_cmd_warn(ctx, "the truth was dropped: its variables differ from the new data's");
 	return FB_CMD_OK;
@@ -310,6 +353,10 @@ static const fb_param_def load_params[] = {
 	  "share of the rows of one file held out as the validation part" },
 	{ "seed", FB_PARAM_INT, NULL, 0, 9.2e18, NULL,
 	  "seed of the held-out rows' draw; default the session seed" },
+	{ "standardize", FB_PARAM_BOOL, "no", 0, 0, NULL,
+	  "centre each continuous column and scale it to unit variance by the training rows' "
+	  "mean and population sd (ddof=0, as scikit-learn's StandardScaler); held-out rows "
+	  "use the same figures" },
 	{ 0 },
 };
 
@@ -340,7 +387,13 @@ const fb_cmd_entry fb_cmd_load = {
 	        "STEM.test.data beside it loads those three as the density-estimation "
 	        "benchmarks ship them (no header row; every column discrete unless header= or "
 	        "discrete= say otherwise), e.g. load debd/nltcs. Learners fit the training rows "
-	        "only; a split gives each client its own rows of every part.",
+	        "only; a split gives each client its own rows of every part. standardize=yes "
+	        "subtracts from each continuous column the mean of its training rows and "
+	        "divides by their population standard deviation (over n, not n - 1: "
+	        "scikit-learn's StandardScaler and the federated-circuits paper), held-out "
+	        "rows by the same figures; discrete columns are left as they are, and a column "
+	        "constant on the training rows is centred only (its values become 0), with a "
+	        "note naming it.",
 	.min_args = 1, .max_args = 3, .complete = FB_COMPLETE_FILE, .params = load_params,
 	.exec = exec_load,
 };

@@ -820,6 +820,58 @@ static void test_hold_out(void **state)
 	fb_dataset_free(b);
 }
 
+/* Standardising: a continuous column's training rows get mean 0 and population variance
+ * 1 (sum of squares over n, not n - 1), its held-out rows the training rows' figures; a
+ * discrete column is untouched; a column constant on the training rows is centred only
+ * and flagged; no training row or a non-finite figure is refused with ds unchanged. */
+static void test_standardize(void **state)
+{
+	fb_dataset *ds = data_make(6, 3), *copy;
+	char *levels[3] = { (char *)"a", (char *)"b", (char *)"c" };
+	bool flat[3] = { true, true, false };
+	fb_error err = { { 0 } };
+	double s = 0, ss = 0;
+
+	(void)state;
+	for (size_t i = 0; i < 6; i++) {
+		ds->x[i * 3] = (double)(i + 1);        /* 1..4 train, 5 and 6 held out */
+		ds->x[i * 3 + 1] = (double)(i % 3);   /* discrete codes */
+		ds->x[i * 3 + 2] = i < 4 ? 0.1 : 0.3; /* constant on the training rows */
+	}
+	assert_int_equal(fb_dataset_set_levels(ds, 1, levels, 3, &err), FB_OK);
+	ds->part = calloc(6, 1);
+	ds->part[4] = FB_PART_VALID;
+	ds->part[5] = FB_PART_TEST;
+	copy = fb_dataset_copy(ds);
+	assert_int_equal(fb_dataset_standardize(ds, flat, &err), FB_OK);
+	for (size_t i = 0; i < 4; i++) {
+		s += fb_dataset_get(ds, i, 0);
+		ss += fb_dataset_get(ds, i, 0) * fb_dataset_get(ds, i, 0);
+		assert_true(fb_dataset_get(ds, i, 2) == 0.0);
+	}
+	assert_true(fabs(s) < 1e-12 && fabs(ss / 4 - 1) < 1e-12);
+	assert_true(fabs(fb_dataset_get(ds, 5, 0) - 3.5 / sqrt(1.25)) < 1e-12);
+	assert_true(fb_dataset_get(ds, 4, 2) == 0.3 - 0.1);
+	for (size_t i = 0; i < 6; i++)
+		assert_true(fb_dataset_get(ds, i, 1) == (double)(i % 3));
+	assert_true(!flat[0] && !flat[1] && flat[2]);
+	memset(copy->part, FB_PART_TEST, 6);
+	fb_dataset_free(ds);
+	ds = fb_dataset_copy(copy);
+	assert_int_equal(fb_dataset_standardize(ds, NULL, &err), FB_ERR);
+	assert_string_equal(err.msg, "there is no training row to standardise by");
+	copy->part[0] = FB_PART_TRAIN;
+	copy->x[0] = INFINITY;
+	fb_dataset_free(ds);
+	ds = fb_dataset_copy(copy);
+	assert_int_equal(fb_dataset_standardize(ds, NULL, &err), FB_ERR);
+	assert_string_equal(err.msg, "column 'X1' cannot be standardised: the mean of its 1 "
+	                             "training rows is not finite");
+	assert_memory_equal(ds->x, copy->x, 18 * sizeof *ds->x);
+	fb_dataset_free(ds);
+	fb_dataset_free(copy);
+}
+
 /* Stacking files as parts: rows in order, parts marked, labels of a discrete column merged
  * (the first part's, then new ones) with the codes mapped; other names refused. */
 static void test_stack(void **state)
@@ -909,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_split_by_continuous),
 		cmocka_unit_test(test_split_by_refusals),
 		cmocka_unit_test(test_hold_out),
+		cmocka_unit_test(test_standardize),
 		cmocka_unit_test(test_stack),
 		cmocka_unit_test(test_split_parts),
 	};

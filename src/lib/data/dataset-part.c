@@ -1,5 +1,6 @@
 /* Held-out parts of a dataset: which rows train, which choose settings, which measure;
- * seeded shares of one dataset, or several files stacked as parts. */
+ * seeded shares of one dataset, or several files stacked as parts; columns standardised by
+ * the training rows. */
 #include "config.h"
 
 #include <math.h>
@@ -179,4 +180,85 @@ fail:
 	fb_dataset_free(out);
 	free(first);
 	return NULL;
+}
+
+/* Whether every training row of column j holds one value (ds has at least one training
+ * row), which goes to *value. */
+static bool train_constant(const fb_dataset *ds, size_t j, double *value)
+{
+	bool seen = false;
+
+	for (size_t i = 0; i < ds->n; i++) {
+		if (fb_dataset_part(ds, i) != FB_PART_TRAIN)
+			continue;
+		if (seen && fb_dataset_get(ds, i, j) != *value)
+			return false;
+		*value = fb_dataset_get(ds, i, j);
+		seen = true;
+	}
+	return true;
+}
+
+/* The mean and population standard deviation of column j over the ntrain training rows:
+ * the sum over ntrain, then the root of the mean squared deviation from it. */
+static void train_moments(const fb_dataset *ds, size_t j, size_t ntrain, double *mean,
+                          double *sd)
+{
+	double s = 0, ss = 0;
+
+	for (size_t i = 0; i < ds->n; i++)
+		if (fb_dataset_part(ds, i) == FB_PART_TRAIN)
+			s += fb_dataset_get(ds, i, j);
+	*mean = s / (double)ntrain;
+	for (size_t i = 0; i < ds->n; i++)
+		if (fb_dataset_part(ds, i) == FB_PART_TRAIN)
+			ss += (fb_dataset_get(ds, i, j) - *mean) * (fb_dataset_get(ds, i, j) - *mean);
+	*sd = sqrt(ss / (double)ntrain);
+}
+
+/* Each continuous column's centre and scale into mean[] and scale[], and whether it is
+ * constant on the training rows into flat[] (centre its value, scale 1); FB_ERR naming the
+ * first column whose figures are not finite. */
+static int standardize_figures(const fb_dataset *ds, size_t ntrain, double *mean,
+                               double *scale, bool *flat, fb_error *err)
+{
+	for (size_t j = 0; j < ds->d; j++) {
+		double value = 0;
+
+		if (ds->vars[j].kind != FB_CONTINUOUS)
+			continue;
+		train_moments(ds, j, ntrain, &mean[j], &scale[j]);
+		if (!isfinite(mean[j]) || !isfinite(scale[j]))
+			return fb_fail(err, "column '%s' cannot be standardised: the %s of its %zu "
+			                    "training rows is not finite", ds->vars[j].name,
+			               isfinite(mean[j]) ? "standard deviation" : "mean", ntrain);
+		if ((flat[j] = train_constant(ds, j, &value))) {
+			mean[j] = value;
+			scale[j] = 1;
+		}
+	}
+	return FB_OK;
+}
+
+/* Standardise the continuous columns by the training rows' mean and population sd. */
+int fb_dataset_standardize(fb_dataset *ds, bool *constant, fb_error *err)
+{
+	size_t ntrain = fb_dataset_part_count(ds, FB_PART_TRAIN), d = ds->d > 0 ? ds->d : 1;
+	double *mean = fb_xcalloc(d, sizeof *mean), *scale = fb_xcalloc(d, sizeof *scale);
+	bool *flat = fb_xcalloc(d, sizeof *flat);
+	int rc = ntrain == 0 ? fb_fail(err, "there is no training row to standardise by")
+	                     : standardize_figures(ds, ntrain, mean, scale, flat, err);
+
+	for (size_t j = 0; rc == FB_OK && j < ds->d; j++) {
+		if (constant != NULL)
+			constant[j] = flat[j];
+		if (ds->vars[j].kind != FB_CONTINUOUS)
+			continue;
+		for (size_t i = 0; i < ds->n; i++)
+			ds->x[i * ds->d + j] = (ds->x[i * ds->d + j] - mean[j]) / scale[j];
+	}
+	free(mean);
+	free(scale);
+	free(flat);
+	return rc;
 }
