@@ -86,6 +86,31 @@ if [ -n "$plot" ]; then
 		[ "$(grep -o 'src="data:image/svg+xml;base64,[A-Za-z0-9+/=]*"' k.html | wc -l)" = 1 ]
 fi
 
+# files are named by their base names on the page, in its pictures' captions and in its
+# commands, so that a shared page shows no folder of this machine; paths=full names them as
+# typed (export's captions follow the same paths=)
+here=$(pwd)
+"$fedbn" --no-pane -c "gen er d=5 n=200 seed=1; save $here/sub.csv; export $here/t.csv what=truth;
+	load $here/sub.csv; truth load $here/t.csv; split horizontal 2; algo fedpc; run;
+	export cap.dot what=diff; export capfull.dot what=diff paths=full;
+	report out=b.html; report out=b.md; report out=f.md paths=full" > p.txt 2>&1
+check "the session with absolute paths failed: $(tail -n 3 p.txt)" [ $? = 0 ]
+grep -o 'src="data:image/svg+xml;base64,[A-Za-z0-9+/=]*"' b.html |
+	sed 's/^src="data:image\/svg+xml;base64,//; s/"$//' | base64 -d > b-embedded.svg 2>/dev/null
+check "the picture embedded in b.html is missing" grep -q '<svg' b-embedded.svg
+for f in b.html b-embedded.svg b.md b-run1.svg cap.dot; do
+	check "$f names the folder the data came from" sh -c "! grep -qF '$here/' $f"
+done
+check "the page does not name the data by its base name" grep -qF '**dataset**: sub.csv' b.md
+check "the page does not name the truth by its base name" grep -qF '5 edges (t.csv)' b.md
+check "the page's commands do not load the data by its base name" grep -qx 'load sub.csv' b.md
+check "the caption does not name the data by its base name" grep -q 'data: sub.csv; split' cap.dot
+check "paths=full does not name the data as typed" grep -qF "**dataset**: $here/sub.csv" f.md
+check "paths=full does not load the data as typed" grep -qxF "load $here/sub.csv" f.md
+check "paths=full does not reach the picture" grep -qF "data: $here/sub.csv; split" f-run1.svg
+check "export paths=full does not caption the path as typed" \
+	grep -qF "data: $here/sub.csv; split" capfull.dot
+
 if command -v xmllint >/dev/null 2>&1; then
 	xmllint --html --noout s.html k.html > lint.txt 2>&1
 	status=$?

@@ -136,10 +136,17 @@ static void layout_keep(fb_cmd_ctx *ctx, fb_export_layout *made, bool ok)
 		fb_export_layout_free(made);
 }
 
-/* Where run's data came from. */
-static const char *run_data(const fb_session *s, const fb_run *run)
+/* Where run's data came from, its files named as how says (caller frees). */
+static char *run_data(const fb_session *s, const fb_run *run, enum fb_report_paths how)
 {
-	return run->whole == s->data ? s->data_source : "an earlier dataset";
+	return run->whole == s->data ? fb_report_path(s->data_source, how)
+	                             : fb_xstrdup("an earlier dataset");
+}
+
+/* How export's captions name files: paths=. */
+static enum fb_report_paths paths_of(const fb_params *p)
+{
+	return (enum fb_report_paths)fb_params_choice(p, "paths");
 }
 
 /* What a picture says about itself: its title, caption and panel titles (all owned). */
@@ -171,14 +178,15 @@ static char *run_line(const fb_session *s, const fb_run *run, bool numbered)
 	                    fb_run_done(run) ? " (finished)" : "");
 }
 
-/* The caption of a picture of run: the run, its data and split. */
-static char *run_caption(const fb_session *s, const fb_run *run)
+/* The caption of a picture of run: the run, its data (files named as how says) and split. */
+static char *run_caption(const fb_session *s, const fb_run *run, enum fb_report_paths how)
 {
-	char *line = run_line(s, run, false);
-	char *caption = fb_xasprintf("%s\ndata: %s; split: %s", line, run_data(s, run),
+	char *line = run_line(s, run, false), *data = run_data(s, run, how);
+	char *caption = fb_xasprintf("%s\ndata: %s; split: %s", line, data,
 	                             run->part != NULL ? run->part->desc : "all rows");
 
 	free(line);
+	free(data);
 	return caption;
 }
 
@@ -264,8 +272,13 @@ static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct
 	fb_graph *g;
 
 	if (file != NULL) {
-		f->title = fb_xasprintf("graph from '%s'%s", file, diff ? " against the truth" : "");
-		f->caption = fb_xasprintf("data: %s", ctx->s->data_source);
+		char *name = fb_report_path(file, paths_of(p));
+		char *data = fb_report_path(ctx->s->data_source, paths_of(p));
+
+		f->title = fb_xasprintf("graph from '%s'%s", name, diff ? " against the truth" : "");
+		f->caption = fb_xasprintf("data: %s", data);
+		free(name);
+		free(data);
 		return read_graph_file(ctx, file);
 	}
 	if (ctx->s->nruns == 0) {
@@ -280,21 +293,23 @@ static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct
 	}
 	f->title = fb_xasprintf("run %zu: %s%s", fb_cmd_run_number(ctx->s, run), run->name,
 	                        diff ? " against the truth" : "");
-	f->caption = run_caption(ctx->s, run);
+	f->caption = run_caption(ctx->s, run, paths_of(p));
 	return g;
 }
 
-/* The truth's facts: where the data and the truth came from. */
-static void truth_facts(const fb_session *s, struct facts *f)
+/* The truth's facts: where the data and the truth came from, files named as how says. */
+static void truth_facts(const fb_session *s, struct facts *f, enum fb_report_paths how)
 {
-	const char *data = s->data_source ? s->data_source : "none";
-	const char *truth = s->truth_source ? s->truth_source : "given";
+	char *data = fb_report_path(s->data_source ? s->data_source : "none", how);
+	char *truth = fb_report_path(s->truth_source ? s->truth_source : "given", how);
 
 	f->title = fb_xstrdup("true graph");
 	if (strcmp(data, truth) == 0)
 		f->caption = fb_xasprintf("data and truth: %s", data);
 	else
 		f->caption = fb_xasprintf("data: %s\ntruth: %s", data, truth);
+	free(data);
+	free(truth);
 }
 
 /* One panel of a compare picture: "truth" or a run number. */
@@ -359,9 +374,12 @@ static int panels_parse(fb_cmd_ctx *ctx, const fb_params *p, struct panel pl[2])
 	return FB_CMD_OK;
 }
 
-/* The facts of a compare picture: each panel titled, each run on a caption line. */
-static void compare_facts(const fb_session *s, const struct panel pl[2], struct facts *f)
+/* The facts of a compare picture: each panel titled, each run on a caption line, the data
+ * (its files named as how says). */
+static void compare_facts(const fb_session *s, const struct panel pl[2], struct facts *f,
+                          enum fb_report_paths how)
 {
+	char *data = fb_report_path(s->data_source, how);
 	fb_buf cap = { 0 };
 
 	for (int k = 0; k < 2; k++) {
@@ -376,9 +394,10 @@ static void compare_facts(const fb_session *s, const struct panel pl[2], struct 
 	}
 	f->title = fb_xasprintf("%s beside %s", pl[0].run ? f->panel[0] : "the truth",
 	                        pl[1].run ? f->panel[1] : "the truth");
-	fb_buf_printf(&cap, "%sdata: %s; split: %s", cap.len ? "\n" : "", s->data_source,
+	fb_buf_printf(&cap, "%sdata: %s; split: %s", cap.len ? "\n" : "", data,
 	              s->split != NULL ? s->split->desc : "all rows");
 	f->caption = cap.data;
+	free(data);
 }
 
 /* export FILE what=compare [runs=A,B]: two graphs side by side on the shared layout. */
@@ -400,7 +419,7 @@ static int export_compare(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 	if (panels_parse(ctx, p, pl) == FB_CMD_OK) {
 		g[0] = pl[0].g;
 		g[1] = pl[1].g;
-		compare_facts(ctx->s, pl, &f);
+		compare_facts(ctx->s, pl, &f, paths_of(p));
 		fb_interrupt_begin();
 		o = picture_opts(p, &f, shared_layout(ctx, g[0], p, &cancel, &made));
 		rc = fb_interrupted() ? FB_ERR
@@ -454,7 +473,7 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (what != WHAT_ESTIMATE && fb_cmd_need(ctx, FB_NEEDS_TRUTH) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (what == WHAT_TRUTH) {
-		truth_facts(ctx->s, &f);
+		truth_facts(ctx->s, &f, paths_of(p));
 		ret = export_graph(ctx, ctx->s->truth, NULL, a->argv[0], p, &f);
 		facts_release(&f);
 		return ret;
@@ -503,7 +522,10 @@ static const fb_param_def export_params[] = {
 	{ "width", FB_PARAM_DOUBLE, "0", 0, 1000, NULL,
 	  "the picture's width in inches, scaled up or down (0: its natural size)" },
 	{ "dpi", FB_PARAM_DOUBLE, "96", 10, 2400, NULL,
-	  "pixels per inch of a .png picture (96: a screen; 300: print)" },
+	  "pixels per inch of a .png picture (96: a screen; 300: print), at most 100 million "
+	  "pixels in all and 30000 on a side (.svg and .pdf are in points, 72 an inch)" },
+	{ "paths", FB_PARAM_CHOICE, "base", 0, 0, fb_report_path_choices,
+	  "how captions name the files of the data and the truth: base names, or as typed" },
 	FB_CMD_PARAM_FORCE,
 	{ 0 },
 };
@@ -514,10 +536,11 @@ const fb_cmd_entry fb_cmd_export = {
 	.help = "Draw a graph through Graphviz (in-process) into FILE; the format follows the "
 	        "extension. Every picture of one dataset puts each variable in the same place "
 	        "(layout=fresh lays one out alone), and carries a title and a caption saying "
-	        "what it shows: the algorithm, its non-default parameters, the data, the split, "
-	        "the run and its round. Weights label the edges beside them and set their pen "
-	        "widths. The diff view marks correct edges black, extra vermillion, reversed "
-	        "orange and missing blue and dashed (the Okabe-Ito palette; style=print uses "
+	        "what it shows: the algorithm, its non-default parameters, the data (files by "
+	        "their base names; paths=full as typed), the split, the run and its round. "
+	        "Weights label the edges beside them and set their pen widths. The diff view "
+	        "marks correct edges black, extra vermillion, reversed orange with hollow "
+	        "arrowheads and missing blue and dashed (the Okabe-Ito palette; style=print uses "
 	        "line styles only), with a legend. what=compare draws two runs, or a run and "
 	        "the truth, side by side. .csv writes an edge list or an adjacency matrix. The "
 	        "estimate is the newest run's graph, another run's (run=N), or a CSV graph "

@@ -24,8 +24,23 @@ typedef struct report {
 	const char *path;    /* the page's file */
 	char *picdir;        /* HTML: a scratch folder for the pictures (owned), else NULL */
 	bool force;          /* replace picture files as the page itself (force=) */
+	enum fb_report_paths paths; /* how the page names files (paths=) */
 	size_t pictures;     /* pictures drawn */
 } report;
+
+/* A fact whose value is a source of data (a file, or a command naming one), its files named
+ * as the report's paths= says, and the split when split is not NULL. */
+static void report_source_fact(report *r, const char *name, const char *source,
+                               const char *split)
+{
+	char *shown = fb_report_path(source, r->paths);
+
+	if (split != NULL)
+		fb_page_fact(&r->pg, name, "%s; split: %s", shown, split);
+	else
+		fb_page_fact(&r->pg, name, "%s", shown);
+	free(shown);
+}
 
 /* The data section: where the dataset came from, its shape, the truth and the split. */
 static int section_data(report *r)
@@ -38,14 +53,16 @@ static int section_data(report *r)
 		fb_page_para(&r->pg, "No dataset is loaded.");
 		return FB_CMD_OK;
 	}
-	fb_page_fact(&r->pg, "dataset", "%s", s->data_source);
+	report_source_fact(r, "dataset", s->data_source, NULL);
 	fb_page_fact(&r->pg, "shape", "%zu rows x %zu variables (%zu continuous, %zu discrete)",
 	             s->data->n, s->data->d, s->data->d - fb_dataset_n_discrete(s->data),
 	             fb_dataset_n_discrete(s->data));
-	if (s->truth != NULL)
-		fb_page_fact(&r->pg, "truth", "%zu edges (%s)", fb_graph_n_edges(s->truth),
-		             s->truth_source);
-	else
+	if (s->truth != NULL) {
+		char *src = fb_report_path(s->truth_source ? s->truth_source : "given", r->paths);
+
+		fb_page_fact(&r->pg, "truth", "%zu edges (%s)", fb_graph_n_edges(s->truth), src);
+		free(src);
+	} else
 		fb_page_fact(&r->pg, "truth", "none: no accuracy can be reported");
 	fb_page_fact(&r->pg, "split", "%s", p != NULL ? p->desc : "none");
 	for (size_t c = 0; p != NULL && c < p->k; c++) {
@@ -91,10 +108,10 @@ static int report_picture(report *r, const fb_run *run, size_t no)
 	fb_error err = { { 0 } };
 	fb_graph *g = fb_run_result(run, &err);
 	char cmd[] = "export", diff[] = "what=diff", est[] = "what=estimate";
-	char fy[] = "force=yes", fn[] = "force=no";
+	char fy[] = "force=yes", fn[] = "force=no", pf[] = "paths=full", pb[] = "paths=base";
 	char *file, *link, *runw = fb_xasprintf("run=%zu", no);
 	char *words[] = { cmd, NULL, run->truth != NULL ? diff : est, runw, r->force ? fy : fn,
-		          NULL };
+		          r->paths == FB_PATHS_FULL ? pf : pb, NULL };
 	size_t stem = strlen(r->path) - strlen(strrchr(r->path, '.'));
 	int ret;
 
@@ -136,8 +153,7 @@ static void report_run_facts(report *r, const fb_run *run, const fb_session_run 
 
 	fb_report_params(run, params, sizeof params);
 	fb_page_fact(&r->pg, "algorithm", "%s: %s", run->name, run->algo->summary);
-	fb_page_fact(&r->pg, "data", "%s; split: %s", meta->data,
-	             run->part != NULL ? run->part->desc : "all rows");
+	report_source_fact(r, "data", meta->data, run->part != NULL ? run->part->desc : "all rows");
 	fb_page_fact(&r->pg, "parameters", "%s", params[0] ? params : "the defaults");
 	fb_page_fact(&r->pg, "rounds", "%zu (%s), %.3f s", fb_run_rounds(run),
 	             fb_run_done(run) ? "finished" : "not finished", run->seconds);
@@ -209,7 +225,10 @@ static int section_compare(report *r)
 	const fb_session *s = r->ctx->s;
 	fb_compare_item *items = fb_xcalloc(s->nruns + 1, sizeof *items);
 	size_t n = fb_report_items(s, items);
+	char **data = fb_xcalloc(n + 1, sizeof *data);
 
+	for (size_t i = 0; i < n; i++)
+		items[i].data = data[i] = fb_report_path(items[i].data, r->paths);
 	fb_page_heading(&r->pg, 2, "Comparison");
 	if (n == 0) {
 		fb_page_para(&r->pg, "No run to compare.");
@@ -219,6 +238,9 @@ static int section_compare(report *r)
 		fb_report_compare_rows(items, n, report_compare_row, &r->pg);
 		fb_page_table_end(&r->pg);
 	}
+	for (size_t i = 0; i < n; i++)
+		free(data[i]);
+	free(data);
 	free(items);
 	return FB_CMD_OK;
 }
@@ -226,17 +248,22 @@ static int section_compare(report *r)
 /* A sweep's summary: the Markdown table it wrote, row by row onto the page. */
 static void report_summary(report *r, const fb_session_product *pr)
 {
-	char *line = NULL, *cells[64];
+	char *line = NULL, *cells[64], *from = fb_report_path(pr->from, r->paths);
 	size_t cap = 0, rows = 0;
 	FILE *fp = fopen(pr->path, "r");
 
-	fb_page_heading(&r->pg, 3, "Sweep into %s", pr->from);
+	fb_page_heading(&r->pg, 3, "Sweep into %s", from);
 	if (fp == NULL) {
-		fb_page_para(&r->pg, "Its summary '%s' can no longer be read.", pr->path);
+		char *path = fb_report_path(pr->path, r->paths);
+
+		fb_page_para(&r->pg, "Its summary '%s' can no longer be read.", path);
+		free(path);
+		free(from);
 		return;
 	}
 	fb_page_para(&r->pg, "Mean ± standard error of each figure over the repeated variable "
-	             "(every cell is a row of %s).", pr->from);
+	             "(every cell is a row of %s).", from);
+	free(from);
 	while (getline(&line, &cap, fp) > 0) {
 		size_t n = 0;
 		char *save = NULL;
@@ -260,12 +287,29 @@ static void report_summary(report *r, const fb_session_product *pr)
 	fclose(fp);
 }
 
+/* A plot's picture from path, named as paths= says; a Markdown page links path as typed
+ * when it is relative (which names no folder of this machine), else by its base name. */
+static void report_plot(report *r, const char *path)
+{
+	char *name = fb_report_path(path, r->paths);
+	const char *link = path[0] == '/' ? name : path;
+	fb_error err = { { 0 } };
+
+	fb_page_heading(&r->pg, 3, "Plot %s", name);
+	if (fb_page_picture(&r->pg, path, link, name, &err) != FB_OK) {
+		char *why = fb_report_path(err.msg, r->paths);
+
+		fb_page_para(&r->pg, "The picture can no longer be read: %s.", why);
+		free(why);
+	}
+	free(name);
+}
+
 /* The sweeps and plots section: each sweep's summary and each plot's picture, in the order
  * they were made; no section when there are none. */
 static int section_sweeps(report *r)
 {
 	const fb_session *s = r->ctx->s;
-	fb_error err = { { 0 } };
 
 	if (s->nproducts > 0)
 		fb_page_heading(&r->pg, 2, "Sweeps and plots");
@@ -276,9 +320,7 @@ static int section_sweeps(report *r)
 			report_summary(r, pr);
 			continue;
 		}
-		fb_page_heading(&r->pg, 3, "Plot %s", pr->path);
-		if (fb_page_picture(&r->pg, pr->path, pr->path, pr->path, &err) != FB_OK)
-			fb_page_para(&r->pg, "The picture can no longer be read: %s.", err.msg);
+		report_plot(r, pr->path);
 	}
 	return FB_CMD_OK;
 }
@@ -286,7 +328,7 @@ static int section_sweeps(report *r)
 /* The commands section: the script session save would write, which replays the session. */
 static int section_commands(report *r)
 {
-	char *text = NULL;
+	char *text = NULL, *shown;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
 
@@ -294,10 +336,17 @@ static int section_commands(report *r)
 		return FB_CMD_OK;
 	fb_history_write(r->ctx->s, mem);
 	fclose(mem);
+	shown = fb_report_path(text, r->paths);
 	fb_page_heading(&r->pg, 2, "Commands");
-	fb_page_para(&r->pg, "The session as a script: 'fedbn -f FILE' replays it with the same "
-	             "results.");
-	fb_page_code(&r->pg, text);
+	if (r->paths == FB_PATHS_FULL)
+		fb_page_para(&r->pg, "The session as a script: 'fedbn -f FILE' replays it with the "
+		             "same results.");
+	else
+		fb_page_para(&r->pg, "The session as a script, its files named by their base names "
+		             "(report paths=full names them as typed): 'fedbn -f FILE' replays it "
+		             "with the same results in a folder that holds those files.");
+	fb_page_code(&r->pg, shown);
+	free(shown);
 	free(text);
 	return FB_CMD_OK;
 }
@@ -332,7 +381,8 @@ static int report_write(report *r)
 static int exec_report(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const char *path = fb_params_str(&a->params, "out");
-	report r = { .ctx = ctx, .path = path, .force = fb_params_bool(&a->params, "force") };
+	report r = { .ctx = ctx, .path = path, .force = fb_params_bool(&a->params, "force"),
+		     .paths = (enum fb_report_paths)fb_params_choice(&a->params, "paths") };
 	char tmpl[] = "/tmp/fedbn-report-XXXXXX";
 	fb_error err = { { 0 } };
 	fb_atomic_file af;
@@ -373,12 +423,15 @@ static int exec_report(fb_cmd_ctx *ctx, fb_cmd_args *a)
 static const fb_param_def report_params[] = {
 	{ "out", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "the page: FILE.html (one self-contained file) or FILE.md (pictures beside it)" },
+	{ "paths", FB_PARAM_CHOICE, "base", 0, 0, fb_report_path_choices,
+	  "how the page names files (the data, the truth, sweeps, plots, the commands): base "
+	  "names, so that a shared page shows no folder of this machine, or full: as typed" },
 	FB_CMD_PARAM_FORCE,
 	{ 0 },
 };
 
 const fb_cmd_entry fb_cmd_report = {
-	.name = "report", .usage = "out=FILE.html|FILE.md [force=yes]",
+	.name = "report", .usage = "out=FILE.html|FILE.md [paths=full] [force=yes]",
 	.summary = "write the session as one page",
 	.help = "Write one page about the session: the dataset, its truth and its split (rows "
 	        "and columns per client); every run with its algorithm, data, parameters, rounds "
@@ -388,6 +441,7 @@ const fb_cmd_entry fb_cmd_report = {
 	        "edges; the comparison table of compare; every sweep's summary table (mean ± "
 	        "standard error, as its FILE-summary.md) and every plot's picture, in the order "
 	        "they were made; and the session's commands as the script session save writes. "
+	        "Files are named by their base names (paths=full: as typed). "
 	        "FILE.html is self-contained (plain HTML, its pictures embedded as data URIs, "
 	        "SVG or PNG); FILE.md writes each run's picture beside it as FILE-runN.svg. The "
 	        "page and its pictures are replaced as export replaces files (force=yes to "

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fedbn/core.h"
 #include "fedbn/csv.h"
@@ -22,6 +23,55 @@ const char *fb_report_bytes(size_t bytes, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.2f GB", (double)bytes / 1e9);
 	return buf;
+}
+
+/* The names of the paths= choices. */
+const fb_choice fb_report_path_choices[] = {
+	{ "base", FB_PATHS_BASE }, { "full", FB_PATHS_FULL }, { 0 },
+};
+
+/* Append the n bytes of word to b with its path, if it holds one, cut to its base name: the
+ * value after key= (and an opening quote) loses everything up to its last '/'. */
+static void base_word(fb_buf *b, const char *word, size_t n)
+{
+	const char *slash = NULL, *value = word, *eq = memchr(word, '=', n);
+
+	for (size_t k = 0; k < n; k++)
+		if (word[k] == '/')
+			slash = word + k;
+	if (eq != NULL && (slash == NULL || eq < slash))
+		value = eq + 1;
+	if (value < word + n && (*value == '"' || *value == '\''))
+		value++;
+	if (slash == NULL || slash < value) {
+		fb_buf_append(b, word, n);
+		return;
+	}
+	fb_buf_append(b, word, (size_t)(value - word));
+	fb_buf_append(b, slash + 1, n - (size_t)(slash + 1 - word));
+}
+
+/* source as a page shows it: as typed, or with its paths cut to base names. */
+char *fb_report_path(const char *source, enum fb_report_paths how)
+{
+	const char *slash = strrchr(source, '/');
+	fb_buf b = { 0 };
+
+	if (how == FB_PATHS_FULL || slash == NULL)
+		return fb_xstrdup(source);
+	if (access(source, F_OK) == 0)
+		return fb_xstrdup(slash + 1);
+	fb_buf_append(&b, "", 0);
+	for (const char *p = source; *p != '\0';) {
+		size_t gap = strspn(p, " \t\n"), n;
+
+		fb_buf_append(&b, p, gap);
+		p += gap;
+		n = strcspn(p, " \t\n");
+		base_word(&b, p, n);
+		p += n;
+	}
+	return b.data;
 }
 
 /* One line for one round: the algorithm's figures, edges, accuracy, bytes and time. */

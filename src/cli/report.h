@@ -7,6 +7,16 @@
 
 #include "fedbn/algo.h"
 
+/* How pages and pictures name the files data came from: base names ("sachs.csv"), so that a
+ * shared page tells nothing of the author's folders, or as typed. */
+enum fb_report_paths { FB_PATHS_BASE = 0, FB_PATHS_FULL };
+/* The names of fb_report_paths's values, for a paths= parameter. */
+extern const fb_choice fb_report_path_choices[];
+/* source (a file's path, or a description holding paths such as "sample /x/net.bif n=500")
+ * as a page shows it: as it is with FB_PATHS_FULL, else the base name of a source that
+ * names a file, or each word's path cut to what follows its last '/' (caller frees). */
+char *fb_report_path(const char *source, enum fb_report_paths how);
+
 /* Write bytes as "812 B", "28.8 kB", "1.20 MB" into buf. */
 const char *fb_report_bytes(size_t bytes, char *buf, size_t len);
 /* The parameters run was given that differ from the defaults, as key=value words, into buf

@@ -482,7 +482,7 @@ static void test_complete(void **state)
 	assert_string_equal(s, "report");
 	free(s);
 	s = complete_str("report ", "", &files);
-	assert_string_equal(s, "out=|force=");
+	assert_string_equal(s, "out=|paths=|force=");
 	free(s);
 	s = complete_str("hi", "hi", &files);
 	assert_string_equal(s, "history");
