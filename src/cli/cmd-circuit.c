@@ -298,7 +298,7 @@ static const fb_param_def circuit_run_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_classify = {
-	.name = "classify", .usage = "TARGET [run=N]",
+	.name = "classify", .usage = "TARGET",
 	.summary = "predict a discrete variable with a run's circuit; accuracy, F1, confusion",
 	.help = "Predict the discrete variable TARGET of every test row (every row when the "
 	        "dataset holds none out) from the row's other values with the circuit of the "
@@ -376,7 +376,7 @@ static const fb_param_def circuit_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_circuit = {
-	.name = "circuit", .usage = "save|load FILE [run=N] [force=yes]",
+	.name = "circuit", .usage = "save|load FILE",
 	.summary = "write a run's circuit to a file, or read one as a new run",
 	.help = "circuit save FILE writes the circuit of the newest run (or run N) in fedbn's "
 	        "text format: a first line 'fedbn-circuit 1', 'variables D', then one node a "

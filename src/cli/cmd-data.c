@@ -373,7 +373,7 @@ static const fb_param_def head_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_load = {
-	.name = "load", .usage = "FILE [VALID] [TEST] [key=value ...]",
+	.name = "load", .usage = "FILE [VALID] [TEST]",
 	.summary = "read a CSV file (or train, valid, test files) as the dataset",
 	.help = "Read FILE (CSV with comma, semicolon or tab delimiters, optional header, "
 	        "quoted fields, CRLF, UTF-8 BOM) as the current dataset. Non-numeric columns "
@@ -399,7 +399,7 @@ const fb_cmd_entry fb_cmd_load = {
 };
 
 const fb_cmd_entry fb_cmd_save = {
-	.name = "save", .usage = "FILE [force=yes]", .summary = "write the dataset as CSV",
+	.name = "save", .usage = "FILE", .summary = "write the dataset as CSV",
 	.help = "Write the current dataset to FILE as CSV with a header row; discrete values "
 	        "are written as their labels. The file is replaced atomically. An existing "
 	        "file is replaced only when fedbn wrote it in this session and the session "
@@ -417,7 +417,7 @@ const fb_cmd_entry fb_cmd_info = {
 };
 
 const fb_cmd_entry fb_cmd_head = {
-	.name = "head", .usage = "[rows=N]", .summary = "show the first rows of the dataset",
+	.name = "head", .usage = "", .summary = "show the first rows of the dataset",
 	.help = "Show the first rows of the current dataset (discrete values as labels).",
 	.min_args = 0, .max_args = 0, .params = head_params, .needs = FB_NEEDS_DATA,
 	.exec = exec_head,

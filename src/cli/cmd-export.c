@@ -531,7 +531,7 @@ static const fb_param_def export_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_export = {
-	.name = "export", .usage = "FILE.dot|.gv|.png|.svg|.pdf|.csv [key=value ...]",
+	.name = "export", .usage = "FILE.dot|.gv|.png|.svg|.pdf|.csv",
 	.summary = "write a graph as a picture or as CSV",
 	.help = "Draw a graph through Graphviz (in-process) into FILE; the format follows the "
 	        "extension. Every picture of one dataset puts each variable in the same place "

@@ -208,7 +208,7 @@ static const fb_param_def gen_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_gen = {
-	.name = "gen", .alias = "generate", .usage = "er|er-bernoulli|sf [key=value ...]",
+	.name = "gen", .alias = "generate", .usage = "er|er-bernoulli|sf",
 	.summary = "simulate a dataset and its true DAG",
 	.help = "Draw a random DAG (er: Erdos-Renyi with exactly edges= edges; er-bernoulli: "
 	        "each forward pair with probability 2*edges/(d^2-d); sf: scale-free "

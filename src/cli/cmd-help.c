@@ -1,6 +1,7 @@
 /* Help text and the man page's command list, both printed from the command table. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -80,10 +81,61 @@ void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width, size_t inde
 	fputc('\n', out);
 }
 
+/* Whether the usage words u spell out the parameter key (as "key=", not inside a longer
+ * word). */
+static bool usage_names(const char *u, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = strstr(u, key); p != NULL; p = strstr(p + 1, key))
+		if (p[n] == '=' && (p == u || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+			return true;
+	return false;
+}
+
+/* What a usage line writes after "key=" for def. */
+static const char *usage_value(const fb_param_def *def, char *buf, size_t len)
+{
+	switch (def->type) {
+	case FB_PARAM_INT: return "N";
+	case FB_PARAM_DOUBLE: return "X";
+	case FB_PARAM_BOOL: return "yes";
+	case FB_PARAM_CHOICE: return fb_choice_list(def->choices, "|", buf, len);
+	default: return "VALUE";
+	}
+}
+
+/* How many parameters a usage line lists one by one; more are "[key=value ...]". */
+#define USAGE_LISTED 2
+
+/* e's usage line: its words, then the parameters they leave out. */
+const char *fb_cmd_usage(const fb_cmd_entry *e, char *buf, size_t len)
+{
+	const fb_param_def *p = e->params;
+	size_t left = 0, at;
+	char val[128];
+
+	at = (size_t)snprintf(buf, len, "%s", e->usage);
+	for (size_t i = 0; p != NULL && p[i].name != NULL; i++)
+		left += !usage_names(e->usage, p[i].name);
+	if (left > USAGE_LISTED) {
+		snprintf(buf + at, len - at, "%s[key=value ...]", at > 0 ? " " : "");
+		return buf;
+	}
+	for (size_t i = 0; left > 0 && p[i].name != NULL && at < len; i++)
+		if (!usage_names(e->usage, p[i].name))
+			at += (size_t)snprintf(buf + at, len - at, "%s[%s=%s]", at > 0 ? " " : "",
+			                       p[i].name, usage_value(&p[i], val, sizeof val));
+	return buf;
+}
+
 /* Print one command's usage, help paragraph and parameters. */
 void fb_cmd_print_help(FILE *out, const fb_cmd_entry *e)
 {
-	fprintf(out, "usage: %s%s%s\n", e->name, e->usage[0] != '\0' ? " " : "", e->usage);
+	char usage[512];
+
+	fb_cmd_usage(e, usage, sizeof usage);
+	fprintf(out, "usage: %s%s%s\n", e->name, usage[0] != '\0' ? " " : "", usage);
 	if (e->alias != NULL)
 		fprintf(out, "alias: %s\n", e->alias);
 	fb_cmd_print_wrapped(out, e->help != NULL ? e->help : e->summary, fb_cmd_width(out), 0);
@@ -125,14 +177,16 @@ static void man_params(FILE *out, const fb_param_def *p)
 /* Print the COMMANDS section of the man page (mdoc) from the table. */
 void fb_cmd_print_man(FILE *out)
 {
+	char usage[512];
+
 	fprintf(out, ".Bl -tag -width Ds\n");
 	for (size_t i = 0; fb_cmd_table[i] != NULL; i++) {
 		const fb_cmd_entry *e = fb_cmd_table[i];
 
 		fprintf(out, ".It Ic %s", e->name);
-		if (e->usage[0] != '\0') {
+		if (fb_cmd_usage(e, usage, sizeof usage)[0] != '\0') {
 			fputs(" Li ", out);
-			man_text(out, e->usage);
+			man_text(out, usage);
 		}
 		fputc('\n', out);
 		if (e->alias != NULL)

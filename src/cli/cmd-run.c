@@ -324,7 +324,7 @@ static const fb_param_def result_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_run = {
-	.name = "run", .usage = "[rounds=N]", .summary = "run the algorithm until it finishes",
+	.name = "run", .usage = "", .summary = "run the algorithm until it finishes",
 	.help = "Run the chosen algorithm round by round until it finishes (or for N rounds), "
 	        "in the live pane on a terminal (one line per round otherwise, or with "
 	        "--no-pane or 'watch off'). The newest run continues when nothing changed "
@@ -344,7 +344,7 @@ const fb_cmd_entry fb_cmd_step = {
 };
 
 const fb_cmd_entry fb_cmd_result = {
-	.name = "result", .usage = "[run=N]", .summary = "show a run's graph and accuracy",
+	.name = "result", .usage = "", .summary = "show a run's graph and accuracy",
 	.help = "Show a run's estimated edges with their weights, how the result was made, its "
 	        "accuracy against the truth (SHD, extra, missing, reversed, TPR, FDR, precision, "
 	        "recall, F1, NNZ), rounds, seconds and bytes exchanged; a run that has not "
@@ -364,7 +364,7 @@ const fb_cmd_entry fb_cmd_result = {
 };
 
 const fb_cmd_entry fb_cmd_watch = {
-	.name = "watch", .usage = "[on|off] [run=N]", .summary = "open the live pane on a run",
+	.name = "watch", .usage = "[on|off]", .summary = "open the live pane on a run",
 	.help = "Open the live pane on the newest run (or run N) without stepping it. In the "
 	        "pane, space or n steps one round, a count then Enter steps that many, r runs "
 	        "until done, p pauses, t and T lower and raise the display threshold, v or Tab "

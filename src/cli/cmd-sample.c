@@ -128,7 +128,7 @@ static const fb_param_def sample_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_sample = {
-	.name = "sample", .alias = NULL, .usage = "FILE.bif | from=circuit [key=value ...]",
+	.name = "sample", .alias = NULL, .usage = "FILE.bif | from=circuit",
 	.summary = "draw a dataset from a Bayesian network (BIF) or a run's circuit",
 	.help = "Read a discrete Bayesian network in the BIF interchange format (as in the "
 	        "bnlearn repository: variable blocks with their states, probability blocks with "

@@ -73,7 +73,7 @@ const fb_cmd_entry fb_cmd_history = {
 };
 
 const fb_cmd_entry fb_cmd_session = {
-	.name = "session", .usage = "save FILE [force=yes]",
+	.name = "session", .usage = "save FILE",
 	.summary = "save the session as a script that replays it",
 	.help = "Write the commands of the session that succeeded, in their saved form (see "
 	        "help history), to FILE. 'fedbn -f FILE' (or source FILE in a new session) "

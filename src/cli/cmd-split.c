@@ -229,7 +229,7 @@ static const fb_param_def split_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_split = {
-	.name = "split", .usage = "horizontal|vertical|hybrid K [key=value ...] | [horizontal] by=COLUMN",
+	.name = "split", .usage = "horizontal|vertical|hybrid K | [horizontal] by=COLUMN",
 	.summary = "split the dataset across K virtual clients",
 	.help = "horizontal: K clients with disjoint rows and every column. vertical: K clients "
 	        "with every row and disjoint column blocks. hybrid: overlapping rows and "

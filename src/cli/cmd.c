@@ -230,12 +230,15 @@ int fb_cmd_word_value(const fb_cmd_entry *e, const char *w)
 /* Check the positional word count and the first word's choices. */
 static int check_positionals(fb_cmd_ctx *ctx, const fb_cmd_entry *e, const fb_cmd_args *a)
 {
+	char usage[512];
+
 	if (a->argc < e->min_args)
 		return fb_cmd_error_plain(ctx, "%s: missing argument (usage: %s %s)", e->name,
-		                          e->name, e->usage);
+		                          e->name, fb_cmd_usage(e, usage, sizeof usage));
 	if (e->max_args >= 0 && a->argc > e->max_args)
 		return fb_cmd_error_plain(ctx, "%s: unexpected argument '%s' (usage: %s %s)",
-		                          e->name, a->argv[e->max_args], e->name, e->usage);
+		                          e->name, a->argv[e->max_args], e->name,
+		                          fb_cmd_usage(e, usage, sizeof usage));
 	if (e->words != NULL && a->argc > 0 && fb_cmd_word_value(e, a->argv[0]) < 0) {
 		char names[128];
 

@@ -60,7 +60,9 @@ typedef struct fb_cmd_args {
 typedef struct fb_cmd_entry {
 	const char *name;                 /* full name */
 	const char *alias;                /* another name, or NULL */
-	const char *usage;                /* arguments, e.g. "FILE [key=value ...]" */
+	const char *usage;                /* positional words, e.g. "FILE [VALID]", and any key=
+	                                     the words need spelt out ("out=FILE.md"); the rest
+	                                     of the usage line comes from params (fb_cmd_usage) */
 	const char *summary;              /* one line */
 	const char *help;                 /* a paragraph for 'help NAME' and the man page */
 	int min_args, max_args;           /* positional word counts (max -1: any) */
@@ -178,6 +180,10 @@ void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width, size_t inde
 void fb_cmd_print_params(FILE *out, const fb_param_def *defs, int namew, size_t width);
 /* Print the command list (help with no argument). */
 void fb_cmd_print_list(FILE *out);
+/* The whole usage line of e (without its name) into buf (len bytes): e->usage, then the
+ * parameters it does not name, each as "[key=N]" (N, X, yes, a|b, VALUE by type) when at
+ * most two, else "[key=value ...]"; returns buf. */
+const char *fb_cmd_usage(const fb_cmd_entry *e, char *buf, size_t len);
 /* Print one command's help. */
 void fb_cmd_print_help(FILE *out, const fb_cmd_entry *e);
 /* Print the man page's COMMANDS section (mdoc) generated from the table. */

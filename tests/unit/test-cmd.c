@@ -617,6 +617,55 @@ static void test_table(void **state)
 	}
 }
 
+/* Whether the lower-case key=, which ends just before end in the usage u, is a parameter
+ * of defs. */
+static bool usage_key_declared(const char *u, const char *end, const fb_param_def *defs)
+{
+	const char *k = end;
+
+	while (k > u && ((k[-1] >= 'a' && k[-1] <= 'z') || k[-1] == '_'))
+		k--;
+	if (k == end || (k > u && k[-1] >= 'A' && k[-1] <= 'Z'))
+		return true; /* a placeholder such as NAME=VALUES, not a key */
+	for (size_t i = 0; defs[i].name != NULL; i++)
+		if (strlen(defs[i].name) == (size_t)(end - k) &&
+		    strncmp(defs[i].name, k, (size_t)(end - k)) == 0)
+			return true;
+	return false;
+}
+
+/* A usage line and a parameter table cannot disagree: every key= the words spell out is a
+ * parameter, and the line fb_cmd_usage makes shows every parameter, by name or under
+ * [key=value ...]; examples of each form. */
+static void test_usage_from_params(void **state)
+{
+	char buf[512];
+
+	for (size_t i = 0; fb_cmd_table[i] != NULL; i++) {
+		const fb_cmd_entry *e = fb_cmd_table[i];
+		const char *u = fb_cmd_usage(e, buf, sizeof buf);
+
+		for (const char *eq = strchr(e->usage, '='); e->params != NULL && eq != NULL;
+		     eq = strchr(eq + 1, '='))
+			if (!usage_key_declared(e->usage, eq, e->params))
+				fail_msg("%s: usage '%s' names a key that is no parameter", e->name,
+				         e->usage);
+		for (size_t k = 0; e->params != NULL && e->params[k].name != NULL; k++) {
+			char key[64];
+
+			snprintf(key, sizeof key, "%s=", e->params[k].name);
+			if (strstr(u, key) == NULL && strstr(u, "[key=value ...]") == NULL)
+				fail_msg("%s: usage '%s' leaves out %s", e->name, u, key);
+		}
+	}
+	assert_string_equal(fb_cmd_usage(&fb_cmd_save, buf, sizeof buf), "FILE [force=yes]");
+	assert_string_equal(fb_cmd_usage(&fb_cmd_head, buf, sizeof buf), "[rows=N]");
+	assert_string_equal(fb_cmd_usage(&fb_cmd_gen, buf, sizeof buf),
+	                    "er|er-bernoulli|sf [key=value ...]");
+	assert_string_equal(fb_cmd_usage(&fb_cmd_classify, buf, sizeof buf), "TARGET [run=N]");
+	assert_string_equal(fb_cmd_usage(&fb_cmd_info, buf, sizeof buf), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_command_defaults),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_usage_from_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
