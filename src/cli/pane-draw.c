@@ -141,12 +141,17 @@ static void pane_draw_top(const pane *p, int w)
 	pane_put(p, 0, w - rl, rl, ROLE_KEY, right);
 }
 
-/* The bottom bar: the count being typed, a message, or the main keys. */
+/* The bottom bar: the count being typed, a message, or the main keys (the key table's). */
 static void pane_draw_bottom(const pane *p, int y, int w)
 {
-	static const char keys[] = " n step  5 Enter  r run  p pause  b/f back  +/- pace  "
-	                           "v view  ? help  q back";
+	char keys[256];
+	size_t n = 0;
 
+	keys[0] = '\0';
+	for (size_t i = 0; i < pane_nactions && n < sizeof keys; i++)
+		if (pane_actions[i].bar != NULL)
+			n += (size_t)snprintf(keys + n, sizeof keys - n, "%s%s", n > 0 ? "  " : " ",
+			                      pane_actions[i].bar);
 	pane_bar_fill(p, y, w);
 	if (p->num[0] != '\0')
 		pane_putf(p, y, 0, w, ROLE_KEY, " step %s rounds: Enter", p->num);
@@ -172,30 +177,12 @@ static void pane_draw_small(const pane *p)
 /* The help over the view. */
 void pane_draw_help(pane *p, int top, int h, int w)
 {
-	static const char *const lines[][2] = {
-		{ "space, n", "step one round" },
-		{ "12 Enter", "step that many rounds (any count)" },
-		{ "r", "run until the algorithm finishes (up to 20 frames a second)" },
-		{ "p", "pause after the current round (or the replay)" },
-		{ "+, -", "faster, slower: a pace in rounds a second for r and replays" },
-		{ "b, f", "back, forward one round: every view shows that round" },
-		{ "<, >", "the first round, the newest; r from an earlier round replays" },
-		{ "m", "the messages view: what each client sent and received" },
-		{ "Ctrl-C", "stop a running loop after its round; when stopped, leave" },
-		{ "t, T", "lower, raise the display threshold on |w| (graph view)" },
-		{ "v, Tab", "next view (Shift-Tab: previous)" },
-		{ "arrows, j k", "scroll plots and lists; move the graph view's cursor" },
-		{ "PgUp PgDn", "scroll a page (Home, End: first, last)" },
-		{ "Ctrl-L", "draw the screen again" },
-		{ "?", "this help; any key closes it" },
-		{ "q, Esc", "back to the shell (result, export and run go on from here)" },
-	};
-	int n = (int)(sizeof lines / sizeof *lines);
+	int n = (int)pane_nactions;
 
 	pane_put(p, top, 1, w - 2, ROLE_TITLE, "Keys of the pane");
 	for (int i = 0; i < n && i + 2 < h; i++) {
-		pane_put(p, top + 2 + i, 2, 13, ROLE_KEY, lines[i][0]);
-		pane_put(p, top + 2 + i, 16, w - 17, ROLE_TEXT, lines[i][1]);
+		pane_put(p, top + 2 + i, 2, 13, ROLE_KEY, pane_actions[i].keys);
+		pane_put(p, top + 2 + i, 16, w - 17, ROLE_TEXT, pane_actions[i].help);
 	}
 	if (n + 3 < h)
 		pane_put(p, top + n + 3, 2, w - 4, ROLE_DIM, "views: progress (plots of every figure), "

@@ -126,6 +126,24 @@ const fb_trace_rec *pane_rec(const pane *p);
 
 /* ---- pane-keys.c ---- */
 
+/* The most keys one action answers to. */
+#define PANE_ACTION_KEYS 8
+
+/* One row of the pane's key table: what the keys do, and how the help and the bottom bar
+ * name them. */
+typedef struct pane_action {
+	const char *keys;              /* as the help names them ("space, n") */
+	const char *bar;               /* as the bottom bar names them ("n step"), or NULL */
+	const char *help;              /* the help's line */
+	int key[PANE_ACTION_KEYS];     /* the keys (0 ends the list; none: done elsewhere) */
+	void (*act)(pane *p, int ch);  /* what a key does, or NULL */
+} pane_action;
+
+/* The pane's keys, in the help's order. */
+extern const pane_action pane_actions[];
+/* Their number. */
+extern const size_t pane_nactions;
+
 /* Handle one key. */
 void pane_key(pane *p, int ch);
 

@@ -1,5 +1,5 @@
-/* The pane's keys: stepping (space/n, a count then Enter, r, p), the threshold (t/T), views
- * (v/Tab, Shift-Tab), help (?), scrolling (arrows, PgUp/PgDn, Home/End), leaving (q/Esc). */
+/* The pane's keys: one table (pane_actions) behind the keys, the help (?) and the bottom bar;
+ * the count typed before Enter, the threshold, the pace, looking back, the views, scrolling. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -120,7 +120,7 @@ static void pane_key_goto(pane *p, size_t r)
 		return;
 	}
 	pane_batch_stop(p, NULL);
-	p->at = r >= n ? 0 : r < 1 ? 1 : r;
+	p->at = r >= n ? 0 : r; /* 0 asks for the newest */
 	if (p->at == 0)
 		pane_say(p, false, "round %zu, the newest", n);
 	else
@@ -151,50 +151,143 @@ static void pane_key_pace(pane *p, int dir)
 		pane_say(p, false, "pace: as fast as the rounds come (- slows down)");
 }
 
-/* Keys that move through the rounds already run, and set the pace; true when ch was one. */
-static bool pane_key_rounds(pane *p, int ch)
+/* space, n: step one round (forward one while looking back). */
+static void act_step(pane *p, int ch)
+{
+	if (p->at > 0)
+		pane_key_goto(p, p->at + 1);
+	else if (!p->running)
+		pane_batch_start(p, 1);
+}
+
+/* r: run until the algorithm finishes (from an earlier round: replay). */
+static void act_run(pane *p, int ch)
+{
+	pane_batch_start(p, 0);
+}
+
+/* p: pause after the current round. */
+static void act_pause(pane *p, int ch)
+{
+	if (p->running)
+		pane_say(p, false, "paused after round %zu: n steps one, r runs on",
+		         fb_run_rounds(p->run));
+	pane_batch_stop(p, NULL);
+}
+
+/* b, f, <, >: back, forward, the first round, the newest. */
+static void act_goto(pane *p, int ch)
 {
 	size_t shown = pane_upto(p);
 
-	switch (ch) {
-	case 'b':
+	if (ch == 'b')
 		pane_key_goto(p, shown > 1 ? shown - 1 : 1);
-		return true;
-	case 'f':
+	else if (ch == 'f')
 		pane_key_goto(p, shown + 1);
-		return true;
-	case '<':
-		pane_key_goto(p, 1);
-		return true;
-	case '>':
-		pane_key_goto(p, 0);
-		return true;
-	case '+':
-	case '=':
-		pane_key_pace(p, 1);
-		return true;
-	case '-':
-		pane_key_pace(p, -1);
-		return true;
-	case 'm':
-		p->view = PANE_MESSAGES;
-		p->list_first = 0;
-		return true;
-	default:
-		return false;
-	}
+	else
+		pane_key_goto(p, ch == '<' ? 1 : 0);
 }
 
-/* Leave the pane (stopping a batch after its current round). */
-static void pane_key_leave(pane *p)
+/* +, =, -: faster, slower. */
+static void act_pace(pane *p, int ch)
+{
+	pane_key_pace(p, ch == '-' ? -1 : 1);
+}
+
+/* m: the messages view. */
+static void act_messages(pane *p, int ch)
+{
+	p->view = PANE_MESSAGES;
+	p->list_first = 0;
+}
+
+/* t, T: lower, raise the display threshold. */
+static void act_threshold(pane *p, int ch)
+{
+	pane_key_threshold(p, ch == 't' ? -1 : 1);
+}
+
+/* v, Tab, Shift-Tab: the next view, the previous. */
+static void act_view(pane *p, int ch)
+{
+	p->view = (p->view + (ch == KEY_BTAB ? PANE_NVIEWS - 1 : 1)) % PANE_NVIEWS;
+	p->list_first = 0;
+}
+
+/* Arrows, PgUp, PgDn, Home, End: scroll or move the cursor. */
+static void act_move(pane *p, int ch)
+{
+	pane_key_move(p, ch);
+}
+
+/* Ctrl-L: draw the screen again. */
+static void act_redraw(pane *p, int ch)
+{
+	clearok(curscr, TRUE);
+}
+
+/* ?: the help. */
+static void act_help(pane *p, int ch)
+{
+	p->help = true;
+}
+
+/* q, Esc, Ctrl-D: leave the pane (stopping a batch after its current round). */
+static void act_leave(pane *p, int ch)
 {
 	pane_batch_stop(p, NULL);
 	p->leave = true;
 }
 
+/* The pane's keys, in the help's order: the one table behind the keys, the help and the
+ * bottom bar (rows without keys are done elsewhere: the count, Ctrl-C). */
+const pane_action pane_actions[] = {
+	{ "space, n", "n step", "step one round", { ' ', 'n' }, act_step },
+	{ "12 Enter", "5 Enter", "step that many rounds (any count)", { 0 }, NULL },
+	{ "r", "r run", "run until the algorithm finishes (up to 20 frames a second)", { 'r' },
+	  act_run },
+	{ "p", "p pause", "pause after the current round (or the replay)", { 'p' }, act_pause },
+	{ "b, f", "b/f back", "back, forward one round: every view shows that round", { 'b', 'f' },
+	  act_goto },
+	{ "+, -", "+/- pace", "faster, slower: a pace in rounds a second for r and replays",
+	  { '+', '=', '-' }, act_pace },
+	{ "<, >", NULL, "the first round, the newest; r from an earlier round replays",
+	  { '<', '>' }, act_goto },
+	{ "m", NULL, "the messages view: what each client sent and received", { 'm' },
+	  act_messages },
+	{ "Ctrl-C", NULL, "stop a running loop after its round; when stopped, leave", { 0 }, NULL },
+	{ "t, T", NULL, "lower, raise the display threshold on |w| (graph view)", { 't', 'T' },
+	  act_threshold },
+	{ "v, Tab", "v view", "next view (Shift-Tab: previous)", { 'v', KEY_TAB, KEY_BTAB },
+	  act_view },
+	{ "arrows, j k", NULL, "scroll plots and lists; move the graph view's cursor",
+	  { KEY_UP, KEY_DOWN, KEY_LEFT, KEY_RIGHT, 'k', 'j', 'h', 'l' }, act_move },
+	{ "PgUp PgDn", NULL, "scroll a page (Home, End: first, last)",
+	  { KEY_PPAGE, KEY_NPAGE, KEY_HOME, KEY_END }, act_move },
+	{ "Ctrl-L", NULL, "draw the screen again", { KEY_CTRL_L }, act_redraw },
+	{ "?", "? help", "this help; any key closes it", { '?' }, act_help },
+	{ "q, Esc", "q back", "back to the shell (result, export and run go on from here)",
+	  { 'q', KEY_ESCAPE, KEY_CTRL_D }, act_leave },
+};
+
+/* The number of rows of pane_actions. */
+const size_t pane_nactions = sizeof pane_actions / sizeof *pane_actions;
+
+/* The row of pane_actions that does ch, or NULL. */
+static const pane_action *pane_action_of(int ch)
+{
+	for (size_t i = 0; i < pane_nactions; i++)
+		for (size_t k = 0; k < PANE_ACTION_KEYS && pane_actions[i].key[k] != 0; k++)
+			if (pane_actions[i].key[k] == ch && pane_actions[i].act != NULL)
+				return &pane_actions[i];
+	return NULL;
+}
+
 /* Handle one key. */
 void pane_key(pane *p, int ch)
 {
+	const pane_action *a;
+
 	p->dirty = true;
 	if (ch == KEY_RESIZE)
 		return;
@@ -210,48 +303,9 @@ void pane_key(pane *p, int ch)
 	}
 	if (!p->running && pane_key_count(p, ch))
 		return;
-	if (pane_key_move(p, ch) || pane_key_rounds(p, ch))
-		return;
-	switch (ch) {
-	case ' ':
-	case 'n':
-		if (p->at > 0)
-			pane_key_goto(p, p->at + 1);
-		else if (!p->running)
-			pane_batch_start(p, 1);
-		break;
-	case 'r':
-		pane_batch_start(p, 0);
-		break;
-	case 'p':
-		if (p->running)
-			pane_say(p, false, "paused after round %zu: n steps one, r runs on",
-			         fb_run_rounds(p->run));
-		pane_batch_stop(p, NULL);
-		break;
-	case 't':
-	case 'T':
-		pane_key_threshold(p, ch == 't' ? -1 : 1);
-		break;
-	case 'v':
-	case KEY_TAB:
-	case KEY_BTAB:
-		p->view = (p->view + (ch == KEY_BTAB ? PANE_NVIEWS - 1 : 1)) % PANE_NVIEWS;
-		p->list_first = 0;
-		break;
-	case '?':
-		p->help = true;
-		break;
-	case KEY_CTRL_L:
-		clearok(curscr, TRUE);
-		break;
-	case 'q':
-	case KEY_ESCAPE:
-	case KEY_CTRL_D:
-		pane_key_leave(p);
-		break;
-	default:
+	if ((a = pane_action_of(ch)) != NULL)
+		a->act(p, ch);
+	else
 		pane_say(p, false, "%s is not a key of the pane: ? lists them",
 		         keyname(ch) != NULL ? keyname(ch) : "that");
-	}
 }
