@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -577,6 +579,9 @@ static void test_params(void **state)
 	assert_int_equal(fb_params_int(&p, "k"), 7);
 	assert_true(fb_params_double(&p, "alpha") == 0.25);
 	assert_int_equal(fb_params_choice(&p, "mode"), 3);
+	assert_true(fb_params_is(&p, "mode", "slow"));
+	assert_false(fb_params_is(&p, "mode", "fast"));
+	assert_false(fb_params_is(&p, "mode", "medium"));
 	assert_true(fb_params_bool(&p, "on"));
 	assert_true(fb_params_given(&p, "k"));
 	assert_int_equal(fb_params_set_words(&p, 2, bad, "t", &err), FB_ERR);
@@ -595,6 +600,25 @@ static void test_params(void **state)
 	assert_string_equal(err.msg, "t: parameter 'k' is given twice");
 	assert_int_equal(fb_params_int(&p, "k"), 7);
 	fb_params_release(&p);
+}
+
+/* fb_strerror: the first letter lower case, an acronym's kept. */
+static void test_strerror(void **state)
+{
+	char buf[128];
+
+	assert_string_equal(fb_strerror(ENOENT, buf, sizeof buf), "no such file or directory");
+	for (int e = 1; e < 134; e++) { /* every errno of Linux */
+		char sys[128];
+
+		snprintf(sys, sizeof sys, "%s", strerror(e));
+		fb_strerror(e, buf, sizeof buf);
+		if (isupper((unsigned char)sys[0]) && isupper((unsigned char)sys[1]))
+			assert_string_equal(buf, sys); /* "RPC struct is bad" stays so */
+		else
+			assert_true(strcmp(buf + 1, sys + 1) == 0 &&
+			            !isupper((unsigned char)buf[0]));
+	}
 }
 
 /* Every command has a name, usage, summary and handler, and names are unique. */
@@ -684,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_command_defaults),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_usage_from_params),
 	};
 
