@@ -431,7 +431,7 @@ static const fb_param_def report_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_report = {
-	.name = "report", .usage = "out=FILE.html|FILE.md [paths=full] [force=yes]",
+	.name = "report", .usage = "out=FILE.html|FILE.md",
 	.summary = "write the session as one page",
 	.help = "Write one page about the session: the dataset, its truth and its split (rows "
 	        "and columns per client); every run with its algorithm, data, parameters, rounds "
