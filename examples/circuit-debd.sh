@@ -7,11 +7,15 @@
 # once with seed 17;
 # the table shows the chosen setting's test log-likelihood (mean +- standard error) and the
 # seconds its learning round took.
-#   sh examples/circuit-debd.sh [DATA_DIR] [FEDBN] [DATASETS]
+#   sh examples/circuit-debd.sh [quick] [DATA_DIR] [FEDBN] [DATASETS]   (quick: nltcs alone)
+# DATA_DIR defaults to ../shared/data beside the source tree, FEDBN to $FEDBN or build/fedbn.
 here=$(cd "$(dirname "$0")" && pwd)
+quick=no
+[ "${1:-}" = quick ] && quick=yes && shift
 data=${1:-$here/../../shared/data}/debd
-fedbn=${2:-$here/../build/fedbn}
+fedbn=${2:-${FEDBN:-$here/../build/fedbn}}
 sets=${3:-nltcs plants baudio jester bnetflix accidents}
+[ $quick = yes ] && sets=${3:-nltcs}
 [ -d "$data" ] || { echo "no data in $data: give the shared data folder" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

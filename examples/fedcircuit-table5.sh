@@ -12,12 +12,16 @@
 # Rows shuffled per seed and cut as the paper cuts breast cancer (450 / 570 for training,
 # the rest for test), continuous columns standardised with the training rows; mean ±
 # standard error over the seeds (bench/fedcircuit-study.c says more).
-#   sh examples/fedcircuit-table5.sh [DATA_DIR] [BUILD_DIR]
+#   sh examples/fedcircuit-table5.sh [quick] [DATA_DIR] [BUILD_DIR]     (quick: 1 seed)
 # (SEEDS=N and HYBRID_DRAW=cut|replace|both in the environment)
-# DATA_DIR defaults to ../shared/data beside the source tree.
+# DATA_DIR defaults to ../shared/data beside the source tree, BUILD_DIR to the folder of
+# $FEDBN or build.
 here=$(cd "$(dirname "$0")" && pwd)
+quick=no
+[ "${1:-}" = quick ] && quick=yes && shift
+[ $quick = yes ] && SEEDS=${SEEDS:-1}
 data=${1:-$here/../../shared/data}/tabular
-build=${2:-$here/../build}
+build=${2:-$(dirname "${FEDBN:-$here/../build/fedbn}")}
 [ -d "$data" ] || { echo "no data in $data: give the shared data folder" >&2; exit 1; }
 make -C "$build" bench/fedcircuit-study >/dev/null || exit 1
 study=$build/bench/fedcircuit-study

@@ -8,13 +8,16 @@
 # SETTINGS are extra `set` words, e.g. the logged run's trainer for iid and hetero:
 #   "loop=code it_fl=100 it_max=20 noise=common" (its command line's it_fl and max_iter, its
 #   trainer's loop, and one noise sequence for every client as its samplers share one seed).
-#   sh examples/feddag-authors.sh iid|hetero|linear [SEEDS] [SETTINGS] [FEDBN] [SYNTH]
-#        (SEEDS = "1 2 3")
+#   sh examples/feddag-authors.sh [quick] iid|hetero|linear [SEEDS] [SETTINGS] [FEDBN] [SYNTH]
+#        (SEEDS = "1 2 3"; quick: seed 1 and 4 short rounds, it_max=2 it_in=100 it_fl=50,
+#        instead of the authors' 25 x 1000 steps; FEDBN defaults to $FEDBN or build/fedbn)
 here=$(cd "$(dirname "$0")" && pwd)
-which=${1:?usage: feddag-authors.sh iid|hetero|linear [SEEDS] [SETTINGS] [FEDBN] [SYNTH]}
+quick=no
+[ "${1:-}" = quick ] && quick=yes && shift
+which=${1:?usage: feddag-authors.sh [quick] iid|hetero|linear [SEEDS] [SETTINGS] [FEDBN] [SYNTH]}
 seeds=${2:-1 2 3}
 settings=$3
-fedbn=${4:-$here/../build/fedbn}
+fedbn=${4:-${FEDBN:-$here/../build/fedbn}}
 synth=${5:-$here/../../shared/data/synth}
 case $which in
 iid) dir=FD_iid_gp_d10_K10_s2022 algo=as-feddag base= ;;
@@ -22,6 +25,7 @@ hetero) dir=FD_hetero_d10_K10_s2022 algo=gs-feddag base= ;;
 linear) dir=FD_linear_d10_K10_s2022 algo=as-feddag-linear base="it_in=1000" ;;
 *) echo "feddag-authors.sh: the data are iid, hetero or linear, not '$which'" >&2; exit 2 ;;
 esac
+[ $quick = yes ] && seeds=${2:-1} base="it_max=2 it_in=100 it_fl=50"
 [ -r "$synth/$dir/X.csv" ] || { echo "cannot read $synth/$dir/X.csv" >&2; exit 1; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

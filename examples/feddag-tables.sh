@@ -10,8 +10,10 @@
 # The paper (ER2, d = 10): table 1 AS-FedDAG SHD 1.3 ± 1.5; table 2 AS 1.8 ± 2.0, GS 2.4 ± 2.0,
 # MCSL all 1.9 ± 1.5, sep 7.1 ± 3.2; table 3 GS 1.9 ± 1.6, MCSL all 19.4 ± 4.4, sep 9.2 ± 1.8.
 # Each seed of table 2 or 3 takes minutes (the GP draw over 6000 rows, then several learners).
-#   sh examples/feddag-tables.sh TABLE [SEEDS] [GRAPHS] [D] [FEDBN]
-#        (SEEDS = 10, seeds 2021...; GRAPHS = "er sf"; D = 10)
+#   sh examples/feddag-tables.sh [quick] TABLE [SEEDS] [GRAPHS] [D] [FEDBN]
+#        (SEEDS = 10, seeds 2021...; GRAPHS = "er sf"; D = 10; FEDBN = $FEDBN or build/fedbn;
+#        quick: 1 seed, GRAPHS = er, D = 5, 60 rows a client, the FedDAG learners at
+#        it_max=2 it_in=100 it_fl=50)
 # Environment:
 #   LEARNERS="gs-feddag as-feddag"  run only these learners (default: the table's list);
 #   FIRST=2024                      the first seed (default 2021);
@@ -24,11 +26,16 @@
 #                                   long study can be resumed and summarised with
 #                                   `awk -v spread=sd -f examples/summarize.awk FILE`).
 here=$(cd "$(dirname "$0")" && pwd)
-table=${1:?usage: feddag-tables.sh 1|2|3 [SEEDS] [GRAPHS] [D] [FEDBN]}
+quick=no
+[ "${1:-}" = quick ] && quick=yes && shift
+table=${1:?usage: feddag-tables.sh [quick] 1|2|3 [SEEDS] [GRAPHS] [D] [FEDBN]}
 seeds=${2:-10}
 graphs=${3:-er sf}
 d=${4:-10}
-fedbn=${5:-$here/../build/fedbn}
+fedbn=${5:-${FEDBN:-$here/../build/fedbn}}
+per=600 short=
+[ $quick = yes ] && seeds=${2:-1} graphs=${3:-er} d=${4:-5} per=60 \
+	short="set it_max=2 it_in=100 it_fl=50;"
 first=${FIRST:-2021}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -51,9 +58,9 @@ for g in $graphs; do
 	esac
 	for i in $(seq 1 "$seeds"); do
 		seed=$((first - 1 + i))
-		cmds="gen $kind d=$d edges=$((2 * d)) n=$((600 * 10)) seed=$seed $data; set threads=2"
+		cmds="gen $kind d=$d edges=$((2 * d)) n=$((per * 10)) seed=$seed $data; set threads=2"
 		for a in $learners; do
-			cmds="$cmds; algo $a; run"
+			case $a in *feddag*) cmds="$cmds; algo $a; $short run" ;; *) cmds="$cmds; algo $a; run" ;; esac
 		done
 		rm -f "$tmp/run.csv"
 		"$fedbn" --bail --no-pane -c "$cmds; compare out='$tmp/run.csv'" > "$tmp/log" 2>&1 ||

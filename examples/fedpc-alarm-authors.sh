@@ -8,10 +8,15 @@
 # full table counts as dependent), G2 at alpha 0.01, and prints extra, missing and reversed
 # edges of the CPDAG and the SHD of its DAG extension.  The paper's Table IV reports, for
 # K = 3, 5, 10, 15: reversed 3, 7, 10, 6; extra 0, 7, 7, 7; missing 3, 6, 6, 9; SHD 6, 20, 23, 22.
-#   sh examples/fedpc-alarm-authors.sh DIR [FEDBN] [ALARM_BIF]
+#   sh examples/fedpc-alarm-authors.sh [quick] DIR [FEDBN] [ALARM_BIF]
+# (quick: K = 3 alone; FEDBN defaults to $FEDBN or build/fedbn)
 here=$(cd "$(dirname "$0")" && pwd)
+quick=no
+[ "${1:-}" = quick ] && quick=yes && shift
 dir=${1:?give the folder holding alarm_5000.txt and the partition files}
-fedbn=${2:-$here/../build/fedbn}
+fedbn=${2:-${FEDBN:-$here/../build/fedbn}}
+ks="3 5 10 15"
+[ $quick = yes ] && ks=3
 bif=${3:-$here/../../shared/data/bif/alarm.bif}
 [ -r "$dir/alarm_5000.txt" ] || { echo "cannot read $dir/alarm_5000.txt" >&2; exit 1; }
 [ -r "$bif" ] || { echo "cannot read $bif: give the alarm network" >&2; exit 1; }
@@ -22,7 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 	truth save '$tmp/truth.csv'" > "$tmp/log" 2>&1 || { cat "$tmp/log"; exit 1; }
 { head -n 1 "$tmp/one.csv"; tr -d '\r' < "$dir/alarm_5000.txt" | tr -s ' ' ','; } > "$tmp/data.csv"
 printf '%-4s %-12s %6s %8s %9s %6s\n' K small extra missing reversed SHD-DAG
-for k in 3 5 10 15; do
+for k in $ks; do
 	part="$dir/alarm_${k}clients_partition.txt"
 	[ -r "$part" ] || { echo "cannot read $part" >&2; exit 1; }
 	sizes=$(tr -d '\r' < "$part" | paste -sd, -)

@@ -24,6 +24,10 @@ EXTRA_DIST += tests/sweep.sh tests/plot.sh
 TESTS += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
 EXTRA_DIST += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
 
+# every examples/*.sh with its quick setting, in a scratch folder
+TESTS += tests/examples.sh
+EXTRA_DIST += tests/examples.sh
+
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
 tests_unit_test_cmd_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(FB_LIB_DEPS) \
