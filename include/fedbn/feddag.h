@@ -17,6 +17,9 @@ extern const fb_algo fb_algo_mcsl, fb_algo_gs_feddag, fb_algo_as_feddag,
  * process.  For a gs-feddag, as-feddag or as-feddag-linear run; FB_ERR when run is none of
  * these or k is out of range. */
 int fb_feddag_client(const fb_run *run, size_t k, double *loss, double *dist);
+/* Whether a client's reply of this many bytes (a trace record's sent[k]) carried its
+ * parameters, not the empty reply of a client whose reply was lost. */
+bool fb_feddag_replied(const fb_run *run, size_t bytes);
 
 /* Client k's flat network parameters and their count (NULL and 0 for the linear model, for a
  * run of another algorithm or k out of range); valid until the run steps again. */

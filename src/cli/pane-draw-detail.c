@@ -235,7 +235,8 @@ static void detail_feddag_row(const pane *p, const fb_trace_rec *const *recs, si
 	const char *how;
 
 	fb_feddag_client(p->run, c, &loss, &dist);
-	how = last == NULL || !last->took[c] ? "out" : isnan(dist) ? "lost" : "drawn";
+	how = last == NULL || !last->took[c] ? "out"
+	      : last->sent == NULL || fb_feddag_replied(p->run, last->sent[c]) ? "drawn" : "lost";
 	for (size_t i = 0; i < nh; i++)
 		trend[i] = recs[i]->took[c] ? recs[i]->client_fig[c] : NAN;
 	pane_putf(p, row, 1, 44, last != NULL && last->took[c] ? ROLE_TEXT : ROLE_DIM,

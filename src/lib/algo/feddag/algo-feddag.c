@@ -580,6 +580,19 @@ int fb_feddag_client(const fb_run *run, size_t k, double *loss, double *dist)
 	return FB_OK;
 }
 
+/* Whether a client's reply of this many bytes (a trace record's sent[k]) carried its
+ * parameters: a client whose reply was lost sends an empty message, which is shorter than the
+ * parameters alone whatever the link adds around it.  False for a run that is no FedDAG run. */
+bool fb_feddag_replied(const fb_run *run, size_t bytes)
+{
+	const fd_state *st;
+
+	if (run == NULL || run->state == NULL || run->algo->step != fd_step)
+		return false;
+	st = run->state;
+	return bytes >= st->wire * sizeof(double);
+}
+
 /* Client k's flat networks (NULL for the linear model or a bad run or k). */
 const double *fb_feddag_client_net(const fb_run *run, size_t k, size_t *len)
 {
