@@ -51,12 +51,15 @@ static void base_word(fb_buf *b, const char *word, size_t n)
 	fb_buf_append(b, slash + 1, n - (size_t)(slash + 1 - word));
 }
 
-/* source as a page shows it: as typed, or with its paths cut to base names. */
+/* source as a page shows it: as typed, or with its paths cut to base names ("none" when
+ * there is no source: no dataset loaded). */
 char *fb_report_path(const char *source, enum fb_report_paths how)
 {
-	const char *slash = strrchr(source, '/');
+	const char *slash = source != NULL ? strrchr(source, '/') : NULL;
 	fb_buf b = { 0 };
 
+	if (source == NULL)
+		return fb_xstrdup("none");
 	if (how == FB_PATHS_FULL || slash == NULL)
 		return fb_xstrdup(source);
 	if (access(source, F_OK) == 0)
