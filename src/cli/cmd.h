@@ -138,8 +138,9 @@ const fb_cmd_entry *fb_cmd_find(const char *name, fb_error *err);
 int fb_cmd_word_value(const fb_cmd_entry *e, const char *w);
 
 /* Split a line into commands and words.  Commands are separated by ';', words by blanks;
- * "..." and '...' quote, backslash escapes inside "..." and outside quotes; '#' at the start
- * of a word begins a comment.  Returns the number of commands; each cmds[c] is a
+ * "..." and '...' quote, backslash escapes inside "..." and outside quotes, and inside "..."
+ * \xHH is the byte HH (not 00: how a saved session writes control characters); '#' at the
+ * start of a word begins a comment.  Returns the number of commands; each cmds[c] is a
  * NULL-terminated word array.  FB_ERR (-1) with err naming the column on a bad line. */
 int fb_cmd_split_line(const char *line, char ****cmds, fb_error *err);
 /* Free what fb_cmd_split_line returned. */
