@@ -10,11 +10,12 @@ AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)'
 TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh \
 	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh \
 	tests/score-agree.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
-	tests/results.sh tests/session-replay.sh tests/report.sh
+	tests/results.sh tests/session-replay.sh tests/report.sh tests/command-args.sh
 EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data \
 	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh \
 	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
-	tests/results.sh tests/session-replay.sh tests/scratch-lib.sh tests/report.sh
+	tests/results.sh tests/session-replay.sh tests/scratch-lib.sh tests/report.sh \
+	tests/command-args.sh
 
 # sweeps (rows against single runs, jobs, resume, a failing cell, Ctrl-C) and plots
 TESTS += tests/sweep.sh tests/plot.sh

@@ -47,17 +47,23 @@ static void usage(FILE *out)
 	        "      --man-algorithms  print the man page's algorithm list (mdoc) and exit\n"
 	        "  -h, --help          show this help and exit\n"
 	        "  -V, --version       show the version and exit\n"
-	        "With COMMAND, run that one shell command and exit (e.g. 'fedbn demo').\n"
+	        "With COMMAND, run that one shell command and exit (e.g. 'fedbn demo'); one\n"
+	        "argument holding blanks is a whole command line ('fedbn \"gen er d=3\"').\n"
 	        "Without -f, -c or COMMAND: the interactive shell on a terminal, otherwise the\n"
 	        "commands read from standard input. Exit status: 0 when every command\n"
 	        "succeeded, 1 when one failed, 2 for a usage error.\n");
 }
 
-/* Join argv[from..argc) into one command line, quoting each word. */
+/* Join argv[from..argc) into one command line, quoting each word; a single argument holding
+ * blanks or ';' is taken as the command line itself. */
 static char *join_command(int argc, char **argv, int from)
 {
 	fb_buf b = { 0 };
 
+	/* one argument holding blanks or ';' ('fedbn "gen er d=3"') is a command line, as sh -c
+	 * takes one: no command's name holds a blank, so it cannot mean one quoted word */
+	if (argc - from == 1 && strpbrk(argv[from], " \t;") != NULL)
+		return fb_xstrdup(argv[from]);
 	for (int i = from; i < argc; i++) {
 		fb_buf_append(&b, i > from ? " '" : "'", i > from ? 2 : 1);
 		for (const char *p = argv[i]; *p != '\0'; p++) {
