@@ -39,7 +39,8 @@
  * IDs are 0, 1, 2, ... in order; a child must be defined before its parent; the last node is
  * the root.  MACHINE is -1 for the server or k >= 0 for client k.  For a histogram B_i are
  * the B + 1 bin edges and D_i the bin densities.  Scopes are not written: they follow from
- * the leaves.  Reading checks the syntax line by line, then the circuit's validity. */
+ * the leaves.  Reading checks the syntax line by line, then the circuit's validity, and that
+ * the root's scope is all D variables (a file cut short leaves some out). */
 #ifndef FEDBN_CIRCUIT_H
 #define FEDBN_CIRCUIT_H
 
@@ -407,8 +408,9 @@ double fb_loglik_se(const fb_loglik *ll);
 int fb_circuit_write(const fb_circuit *c, FILE *fp, fb_error *err);
 /* Save the circuit to path atomically.  FB_ERR names the file. */
 int fb_circuit_save(const fb_circuit *c, const char *path, fb_error *err);
-/* Read a circuit in the text format from fp (name is used in errors) and check it; on
- * success *out owns a new circuit.  FB_ERR names the line and the fault. */
+/* Read a circuit in the text format from fp (name is used in errors) and check it (valid,
+ * its root over every variable); on success *out owns a new circuit.  FB_ERR names the line
+ * and the fault. */
 int fb_circuit_read(FILE *fp, const char *name, fb_circuit **out, fb_error *err);
 /* Load a circuit from path (fb_circuit_read on the opened file). */
 int fb_circuit_load(const char *path, fb_circuit **out, fb_error *err);

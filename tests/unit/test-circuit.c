@@ -716,7 +716,8 @@ static int read_text(const char *text, fb_circuit **out, fb_error *err)
 }
 
 /* Malformed files name their line and the fault; an invalid circuit names its node's
- * line; a well-formed one with comments reads. */
+ * line, a root that leaves variables out (a file cut short) the root's line and the
+ * variables; a well-formed one with comments reads. */
 static void test_malformed(void **state)
 {
 	static const struct {
@@ -755,6 +756,13 @@ static void test_malformed(void **state)
 		  "cannot read 'm.circuit': no nodes (the file ends at line 2)" },
 		{ "fedbn-circuit 1\nvariables 1\n0 leaf histogram 0 0 continuous 2 0 1 2 0.5 0.6\n",
 		  "cannot read 'm.circuit': line 3: leaf node 0 has a total mass of 1.1, not 1" },
+		{ "fedbn-circuit 1\nvariables 3\n0 leaf gaussian 0 1 0 1\n",
+		  "cannot read 'm.circuit': line 3: its root covers 1 of its 3 variables: no leaf "
+		  "models variables 0, 2 (numbered from 0), so the file may be cut short" },
+		{ "fedbn-circuit 1\nvariables 12\n0 leaf gaussian 0 11 0 1\n",
+		  "cannot read 'm.circuit': line 3: its root covers 1 of its 12 variables: no leaf "
+		  "models variables 0, 1, 2, 3, 4, 5, 6, 7 and 3 more (numbered from 0), so the "
+		  "file may be cut short" },
 	};
 	fb_circuit *c = NULL;
 	fb_error err;

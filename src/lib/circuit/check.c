@@ -196,6 +196,44 @@ int fb_circuit_check_at(const fb_circuit *c, size_t *bad, fb_error *err)
 	return rc;
 }
 
+/* The variables below c->nvars outside the root's scope (sorted), written into b as a list
+ * of at most eight, "and N more" after them; returns how many there are. */
+static size_t uncovered_list(const fb_circuit *c, fb_buf *b)
+{
+	const fb_circuit_node *root = &c->nodes[c->nnodes - 1];
+	size_t missing = 0, k = 0;
+
+	for (size_t v = 0; v < c->nvars; v++) {
+		if (k < root->nscope && root->scope[k] == v) {
+			k++;
+			continue;
+		}
+		if (missing++ < 8)
+			fb_buf_printf(b, "%s%zu", missing > 1 ? ", " : "", v);
+	}
+	if (missing > 8)
+		fb_buf_printf(b, " and %zu more", missing - 8);
+	return missing;
+}
+
+/* FB_OK when the root's scope is every variable of the circuit. */
+int fb_circuit_check_whole(const fb_circuit *c, fb_error *err)
+{
+	fb_buf b = { 0 };
+	size_t missing;
+	int rc = FB_OK;
+
+	if (c->nnodes == 0)
+		return fb_fail(err, "the circuit has no nodes");
+	missing = uncovered_list(c, &b);
+	if (missing > 0)
+		rc = fb_fail(err, "its root covers %zu of its %zu variables: no leaf models "
+		                  "variable%s %s (numbered from 0), so the file may be cut short",
+		             c->nvars - missing, c->nvars, missing > 1 ? "s" : "", b.data);
+	fb_buf_release(&b);
+	return rc;
+}
+
 /* FB_OK when the circuit is a valid sum-product network. */
 int fb_circuit_check(const fb_circuit *c, fb_error *err)
 {

@@ -16,6 +16,9 @@ size_t fb_circuit_draw_index(const double *p, const double *breaks, size_t n, gs
 struct fb_circuit;
 struct fb_error;
 int fb_circuit_check_at(const struct fb_circuit *c, size_t *bad, struct fb_error *err);
+/* FB_OK when the root's scope holds every variable of the (checked, non-empty) circuit,
+ * else FB_ERR with the variables that no leaf models (a file cut short). */
+int fb_circuit_check_whole(const struct fb_circuit *c, struct fb_error *err);
 
 /* The G-test's p-value (G into *g, may be NULL) of the la x lb contingency table t of n
  * rows, with (levels seen - 1) products of degrees of freedom (p-value 1 below two levels

@@ -337,7 +337,8 @@ static int note_line(line_cursor *cur, size_t **lines, size_t id)
 	return FB_OK;
 }
 
-/* Check the circuit read; a fault at a node names that node's line. */
+/* Check the circuit read, and that its root covers every variable it declares; a fault at a
+ * node names that node's line (the root's for a variable left out). */
 static int read_check(const fb_circuit *c, const char *name, const size_t *lines, size_t last,
                       fb_error *err)
 {
@@ -347,8 +348,11 @@ static int read_check(const fb_circuit *c, const char *name, const size_t *lines
 	if (c == NULL || c->nnodes == 0)
 		return fb_fail(err, "cannot read '%s': no nodes (the file ends at line %zu)", name,
 		               last);
-	if (fb_circuit_check_at(c, &bad, &inner) == FB_OK)
-		return FB_OK;
+	if (fb_circuit_check_at(c, &bad, &inner) == FB_OK) {
+		if (fb_circuit_check_whole(c, &inner) == FB_OK)
+			return FB_OK;
+		bad = c->nnodes - 1;
+	}
 	if (bad < c->nnodes)
 		return fb_fail(err, "cannot read '%s': line %zu: %s", name, lines[bad], inner.msg);
 	return fb_fail(err, "cannot read '%s': %s", name, inner.msg);
