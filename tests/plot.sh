@@ -1,7 +1,8 @@
 #!/bin/sh
 # plot: an SVG and a PNG from a table carry the axis labels, the legend and the title; the
 # means and error bars are those of the rows; a run's trace draws its figures; without
-# gnuplot the command names the Debian package to install; bad columns are named.
+# gnuplot the command names the Debian package to install; bad columns are named; names with
+# quotes, backslashes and line ends reach gnuplot intact; a full disk keeps the old picture.
 fedbn=${FEDBN:-./fedbn}
 command -v gnuplot > /dev/null 2>&1 || {
 	echo "SKIP: gnuplot is not installed (Debian package gnuplot-nox): plot cannot draw"
@@ -74,4 +75,48 @@ PATH=/nonexistent "$fedbn" -c 'plot t.csv x=K y=shd out=none.svg' > none.txt 2>&
 grep -qx "error: plot: gnuplot was not found on the PATH: install the Debian package gnuplot-nox (apt-get install gnuplot-nox)" none.txt ||
 	{ cat none.txt; fail "unexpected message without gnuplot"; }
 [ ! -e none.svg ] || fail "a file was left without gnuplot"
+# names gnuplot must get as they are: quotes, backslashes, its enhanced-text characters, a
+# backquote (a shell command to gnuplot inside double quotes) and a line end
+cat > q.csv <<'CSV'
+K,'shd,by
+1,2,'a
+2,3,'a
+1,1,"b\"""
+2,2,"b\"""
+1,5,^_@{x}
+2,6,^_@{x}
+CSV
+"$fedbn" -c "plot q.csv x=K y=\"'shd\" by=by title=\"'it\\\"s\\\\ \\x60touch hacked\\x60\" out=q.svg" > q.txt 2>&1 ||
+	{ cat q.txt; fail "quoted names failed"; }
+texts=$(grep -o '<text[^>]*>[^<]*</text>' q.svg | sed 's/<[^>]*>//g;s/&quot;/"/g;s/&apos;/'"'"'/g')
+for want in "'shd" "'a" 'b\"' '^_@{x}' "'it\"s\\ \`touch hacked\`"; do
+	printf '%s\n' "$texts" | grep -qxF -- "$want" || fail "q.svg has no text '$want' (it has: $texts)"
+done
+[ ! -e hacked ] || fail "a backquote in a title ran a command"
+"$fedbn" -c 'plot t.csv x=K y=shd title="first\x0Asecond"' > nl.txt 2>&1 || { cat nl.txt; fail "a title with a line end failed"; }
+grep -q '^ *first *$' nl.txt && grep -q '^ *second *$' nl.txt || { cat nl.txt; fail "a line end in a title is not two lines"; }
+# a file name with a line end is refused, and nothing is written anywhere
+"$fedbn" -c 'plot t.csv x=K y=shd out="a\x0Ab.svg"' > nl.txt 2>&1 && fail "a file name with a line end was accepted"
+grep -qx "error: plot: the plot's file name holds a control character (byte 0x0A at position 2): choose a name without line ends or tabs" nl.txt ||
+	{ cat nl.txt; fail "unexpected message for a line end in a file name"; }
+[ -z "$(ls | grep -v -e '^[a-z]*\.\(csv\|svg\|png\|txt\|gp\)$')" ] || { ls; fail "a file name with a line end wrote a file"; }
+
+# a full disk (a 64 kB tmpfs, where mount is allowed): the old picture stays, one sentence
+mkdir full
+if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+	trap 'umount "$tmp/full"; rm -rf "$tmp"' EXIT
+	echo old > full/p.png
+	echo old > full/p.svg
+	dd if=/dev/zero of=full/fill bs=1k count=64 2>/dev/null
+	for f in p.png p.svg; do
+		"$fedbn" -c "plot t.csv x=K y=shd by=method out=full/$f force=yes" > full.txt 2>&1 &&
+			{ cat full.txt; fail "a plot onto a full disk succeeded"; }
+		grep -qx "error: plot: gnuplot did not write all of 'full/$f' (is the disk full?); the file is left as it was" full.txt ||
+			{ cat full.txt; fail "unexpected message for a full disk"; }
+		[ "$(cat full/$f)" = old ] || fail "a failed plot replaced $f"
+	done
+	[ -z "$(ls full | grep fedbn-tmp)" ] || fail "a failed plot left a temporary file"
+else
+	echo "note: mount not permitted: the full-disk case is not tried"
+fi
 echo "PASS: plot draws SVG, PNG and text with labels, legend and title; errors are named"

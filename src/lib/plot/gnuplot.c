@@ -167,6 +167,61 @@ static int plot_check(const fb_plot *p, fb_error *err)
 	return points > 0 ? FB_OK : fb_fail(err, "nothing to draw: no point has a number");
 }
 
+/* Refuse a file name with a control character: gnuplot would get it intact, but a name with a
+ * line end is never what was meant, and a script or a message would break it in two. */
+static int plot_check_path(const char *path, fb_error *err)
+{
+	for (const unsigned char *c = (const unsigned char *)path; *c != '\0'; c++)
+		if (*c < 32 || *c == 127)
+			return fb_fail(err, "the plot's file name holds a control character (byte 0x%02X "
+			               "at position %zu): choose a name without line ends or tabs", *c,
+			               (size_t)(c - (const unsigned char *)path) + 1);
+	return FB_OK;
+}
+
+/* Whether the end of the file fp is that of a whole PNG (its IEND chunk)
+ * or SVG (its closing tag, then blanks). */
+static bool plot_tail_ok(FILE *fp, enum fb_plot_format format)
+{
+	static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42,
+		                                0x60, 0x82 };
+	char tail[64];
+	size_t n;
+
+	if (fseek(fp, -(long)sizeof tail, SEEK_END) != 0)
+		rewind(fp);
+	n = fread(tail, 1, sizeof tail, fp);
+	if (format == FB_PLOT_PNG)
+		return n >= sizeof iend && memcmp(tail + n - sizeof iend, iend, sizeof iend) == 0;
+	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
+		n--;
+	return n >= 6 && memcmp(tail + n - 6, "</svg>", 6) == 0;
+}
+
+/* Check that gnuplot wrote a whole file at path (it ends with status 0 when a write fails, on
+ * a full disk say): a PNG's signature and last chunk, an SVG's start and closing tag. */
+static int plot_check_output(const char *path, const char *name, enum fb_plot_format format,
+                             fb_error *err)
+{
+	static const unsigned char png[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n' };
+	FILE *fp = fopen(path, "rb");
+	char head[8];
+	bool ok;
+
+	if (fp == NULL)
+		return fb_fail(err, GNUPLOT " wrote no file for '%s'", name);
+	ok = fread(head, 1, sizeof head, fp) == sizeof head;
+	if (ok && format == FB_PLOT_PNG)
+		ok = memcmp(head, png, sizeof png) == 0;
+	else if (ok)
+		ok = memcmp(head, "<?xml", 5) == 0 || memcmp(head, "<svg", 4) == 0;
+	ok = ok && plot_tail_ok(fp, format);
+	fclose(fp);
+	return ok ? FB_OK
+	          : fb_fail(err, GNUPLOT " did not write all of '%s' (is the disk full?); the "
+	                         "file is left as it was", name);
+}
+
 /* Draw p into path or text. */
 int fb_plot_draw(const fb_plot *p, const char *path, fb_buf *text, fb_error *err)
 {
@@ -185,11 +240,13 @@ int fb_plot_draw(const fb_plot *p, const char *path, fb_buf *text, fb_error *err
 		fb_buf_release(&script);
 		return ret;
 	}
-	if (fb_atomic_open(&af, path, err) != FB_OK)
+	if (plot_check_path(path, err) != FB_OK || fb_atomic_open(&af, path, err) != FB_OK)
 		return FB_ERR;
 	fb_plot_script(p, af.tmp != NULL ? af.tmp : af.path, &script);
 	ret = plot_run(&script, NULL, err);
 	fb_buf_release(&script);
+	if (ret == FB_OK && af.tmp != NULL)
+		ret = plot_check_output(af.tmp, path, p->format, err);
 	if (ret != FB_OK) {
 		fb_atomic_abort(&af);
 		return FB_ERR;

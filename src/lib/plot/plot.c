@@ -63,19 +63,22 @@ fb_plot_series *fb_plot_add(fb_plot *p, const char *label, size_t n, const doubl
 	return s;
 }
 
-/* Append text to b as a gnuplot single-quoted string ('' for a quote, no line ends). */
+/* Append text to b as a gnuplot double-quoted string that reads back as the same bytes: a
+ * quote and a backslash escaped by a backslash, a control character and the backquote (which
+ * gnuplot runs as a shell command even inside double quotes) as octal escapes.  Single
+ * quotes cannot do it: gnuplot 5.4 does not read a doubled quote at a string's start. */
 static void plot_quote(fb_buf *b, const char *text)
 {
-	fb_buf_append(b, "'", 1);
-	for (const char *c = text; *c != '\0'; c++) {
-		if (*c == '\'')
-			fb_buf_append(b, "''", 2);
-		else if ((unsigned char)*c < 32 || *c == 127)
-			fb_buf_append(b, " ", 1);
+	fb_buf_append(b, "\"", 1);
+	for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\')
+			fb_buf_printf(b, "\\%c", *c);
+		else if (*c < 32 || *c == 127 || *c == '`')
+			fb_buf_printf(b, "\\%03o", *c);
 		else
-			fb_buf_append(b, c, 1);
+			fb_buf_append(b, (const char *)c, 1);
 	}
-	fb_buf_append(b, "'", 1);
+	fb_buf_append(b, "\"", 1);
 }
 
 /* The terminal and output lines. */
