@@ -215,9 +215,15 @@ void fb_confusion_count(const size_t *truth, const size_t *pred, size_t n, size_
 double fb_confusion_f1(const size_t *cm, size_t L, size_t k);
 /* The rows on the diagonal of the L x L confusion matrix: those classified right. */
 size_t fb_confusion_right(const size_t *cm, size_t L);
-/* Accuracy (NAN when n is 0) and F1 (of the second label for two classes, else the mean
- * over the classes) of the L x L confusion matrix cm over n rows. */
-void fb_confusion_scores(const size_t *cm, size_t L, size_t n, double *acc, double *f1);
+/* Accuracy (NAN when n is 0) and F1 of the L x L confusion matrix cm over n rows: the F1 of
+ * class positive when positive < L, else (SIZE_MAX) of the second label for two classes and
+ * the mean over the classes for more. */
+void fb_confusion_scores(const size_t *cm, size_t L, size_t n, size_t positive, double *acc,
+                         double *f1);
+/* The default positive class of F1 for the discrete variable j of ds: of two levels the one
+ * with fewer training rows (every row when none is held out; the later on a tie), so that
+ * for a disease it is the disease; SIZE_MAX (the mean over classes) for more levels. */
+size_t fb_class_positive(const fb_dataset *ds, size_t j);
 /* The L x L confusion matrix (rows: true, columns: predicted; L the levels of j) of
  * classifying the discrete variable j of ds's test rows (every row when none is held out:
  * *all) with c, over *n rows; NULL with the reason.  The caller frees it. */

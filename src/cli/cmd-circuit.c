@@ -249,28 +249,54 @@ static void print_confusion(FILE *out, const fb_dataset *ds, size_t j, const siz
 	}
 }
 
-/* Print accuracy and F1: of the second label for two classes, else the mean over classes. */
-static void print_scores(FILE *out, const fb_dataset *ds, size_t j, const size_t *cm, size_t n)
+/* Print accuracy and F1: of class positive (named: by positive=; else the rarer of two
+ * classes in the training rows), or the mean over more than two classes (SIZE_MAX). */
+static void print_scores(FILE *out, const fb_dataset *ds, size_t j, const size_t *cm, size_t n,
+                         size_t positive, bool named)
 {
 	size_t L = ds->vars[j].nlevels;
 	double acc, f1;
 
-	fb_confusion_scores(cm, L, n, &acc, &f1);
+	fb_confusion_scores(cm, L, n, positive, &acc, &f1);
 	fprintf(out, "accuracy %.4f (%zu of %zu)", acc, fb_confusion_right(cm, L), n);
-	if (L == 2)
-		fprintf(out, ", F1 %.4f (positive class '%s')\n", f1,
-		        fb_cmd_name(ds->vars[j].levels[1]));
-	else
+	if (positive >= L)
 		fprintf(out, ", F1 %.4f (the mean over the %zu classes)\n", f1, L);
+	else
+		fprintf(out, ", F1 %.4f (positive class '%s', %s)\n", f1,
+		        fb_cmd_name(ds->vars[j].levels[positive]),
+		        named ? "as positive= says" : "the rarer in the training rows; positive= "
+		                                      "names another");
 }
 
-/* classify TARGET [run=N]: predict a discrete variable on the test rows and score it. */
+/* The positive class of F1 for variable j into *positive: positive='s level, else for two
+ * classes the rarer in the training rows, else SIZE_MAX (the mean over classes); FB_CMD_ERROR
+ * after printing a label that is no level of j. */
+static int pick_positive(fb_cmd_ctx *ctx, const fb_params *p, const fb_dataset *ds, size_t j,
+                         size_t *positive)
+{
+	const char *want = fb_params_str(p, "positive");
+	const fb_var *v = &ds->vars[j];
+
+	*positive = fb_class_positive(ds, j);
+	if (want == NULL)
+		return FB_CMD_OK;
+	for (size_t l = 0; l < v->nlevels; l++)
+		if (strcmp(v->levels[l], want) == 0) {
+			*positive = l;
+			return FB_CMD_OK;
+		}
+	return fb_cmd_error(ctx, "positive: '%s' is no value of '%s'", fb_cmd_name(want),
+	                    fb_cmd_name(v->name));
+}
+
+/* classify TARGET [positive=LABEL] [run=N]: predict a discrete variable on the test rows
+ * and score it. */
 static int exec_classify(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const fb_dataset *ds = NULL;
 	const fb_circuit *c = pick_circuit(ctx, fb_params_int(&a->params, "run"), &ds);
 	fb_error err = { { 0 } };
-	size_t n, *cm;
+	size_t n, *cm, positive;
 	bool all;
 	int j;
 
@@ -281,19 +307,25 @@ static int exec_classify(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (ds->vars[j].kind != FB_DISCRETE)
 		return fb_cmd_error(ctx, "'%s' is continuous; classify predicts a "
 		                         "discrete variable", fb_cmd_name(a->argv[0]));
+	if (pick_positive(ctx, &a->params, ds, (size_t)j, &positive) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	if ((cm = fb_circuit_confusion(c, ds, (size_t)j, &n, &all, &err)) == NULL)
 		return fb_cmd_error(ctx, "%s", err.msg);
 	fprintf(ctx->out, "classify %s on %s%zu rows:\n", fb_cmd_name(ds->vars[j].name),
 	        all ? "all " : "the test part's ", n);
-	print_scores(ctx->out, ds, (size_t)j, cm, n);
+	print_scores(ctx->out, ds, (size_t)j, cm, n, positive,
+	             fb_params_str(&a->params, "positive") != NULL);
 	print_confusion(ctx->out, ds, (size_t)j, cm);
 	free(cm);
 	return FB_CMD_OK;
 }
 
-/* The parameters of commands on one run's circuit. */
-static const fb_param_def circuit_run_params[] = {
+/* classify's parameters. */
+static const fb_param_def classify_params[] = {
 	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL, "which run (1 is the first; 0: the newest)" },
+	{ "positive", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "the class whose F1 is reported (default: of two classes the rarer in the training "
+	  "rows; of more, the mean over the classes)" },
 	{ 0 },
 };
 
@@ -303,9 +335,12 @@ const fb_cmd_entry fb_cmd_classify = {
 	.help = "Predict the discrete variable TARGET of every test row (every row when the "
 	        "dataset holds none out) from the row's other values with the circuit of the "
 	        "newest run (or run N): the value y that maximises p(y, x), which is the argmax "
-	        "of the conditional p(y | x). Prints the accuracy, F1 (of the second label for "
-	        "two classes, else the mean over classes) and the confusion matrix.",
-	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_VARIABLE, .params = circuit_run_params,
+	        "of the conditional p(y | x). Prints the accuracy, F1 and the confusion matrix. "
+	        "F1 is that of the positive class, which the output names: positive=LABEL, or "
+	        "by default, of two classes, the rarer in the training rows (the disease rather "
+	        "than its absence; the later label on a tie); of more classes without "
+	        "positive=, the mean of every class's F1.",
+	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_VARIABLE, .params = classify_params,
 	.exec = exec_classify,
 };
 

@@ -81,7 +81,8 @@ static int cell_classify(const fb_run *run, const char *label, double *v, fb_err
 		               label);
 	if ((cm = fb_circuit_confusion(c, ds, (size_t)j, &n, &all, err)) == NULL)
 		return FB_ERR;
-	fb_confusion_scores(cm, ds->vars[j].nlevels, n, &v[0], &v[1]);
+	fb_confusion_scores(cm, ds->vars[j].nlevels, n, fb_class_positive(ds, (size_t)j), &v[0],
+	                    &v[1]);
 	free(cm);
 	return FB_OK;
 }

@@ -1363,16 +1363,20 @@ static void test_confusion(void **state)
 	assert_near(fb_confusion_f1(cm, 3, 0), 0.5, 1e-15);
 	assert_near(fb_confusion_f1(cm, 3, 1), 0.8, 1e-15);
 	assert_near(fb_confusion_f1(cm, 3, 2), 2.0 / 3, 1e-15);
-	fb_confusion_scores(cm, 3, 6, &acc, &f1);
+	fb_confusion_scores(cm, 3, 6, SIZE_MAX, &acc, &f1);
 	assert_near(acc, 4.0 / 6, 1e-15);
 	assert_near(f1, (0.5 + 0.8 + 2.0 / 3) / 3, 1e-15);
+	fb_confusion_scores(cm, 3, 6, 2, &acc, &f1); /* class 2 against the rest */
+	assert_near(f1, 2.0 / 3, 1e-15);
 	fb_confusion_count(truth, pred, 4, 2, cm); /* two classes: F1 of the second label */
-	fb_confusion_scores(cm, 2, 4, &acc, &f1);
+	fb_confusion_scores(cm, 2, 4, SIZE_MAX, &acc, &f1);
 	assert_near(acc, 0.75, 1e-15);
 	assert_near(f1, 0.8, 1e-15);
+	fb_confusion_scores(cm, 2, 4, 0, &acc, &f1); /* class 0 positive: tp 1, 1 + 2 */
+	assert_near(f1, 2.0 / 3, 1e-15);
 	cm[0] = cm[1] = cm[2] = cm[3] = 0; /* a class never true nor predicted */
 	assert_near(fb_confusion_f1(cm, 2, 1), 0.0, 0);
-	fb_confusion_scores(cm, 2, 0, &acc, &f1);
+	fb_confusion_scores(cm, 2, 0, 1, &acc, &f1);
 	assert_true(isnan(acc));
 }
 
@@ -1409,6 +1413,31 @@ static void test_circuit_confusion(void **state)
 	fb_circuit_free(c);
 }
 
+/* The default positive class: of two levels the rarer in the training rows (held-out rows
+ * not counted), the later on a tie; none (SIZE_MAX) for three levels. */
+static void test_class_positive(void **state)
+{
+	const double y[6] = { 0, 1, 1, 0, 0, 2 };
+	char a[] = "a", b[] = "b", cc[] = "c", *lv[3] = { a, b, cc };
+	fb_dataset *ds = fb_dataset_alloc(5, 1);
+
+	(void)state;
+	memcpy(ds->x, y, 5 * sizeof *y); /* a b b a a: b the rarer */
+	assert_int_equal(fb_dataset_set_levels(ds, 0, lv, 2, NULL), FB_OK);
+	assert_int_equal(fb_class_positive(ds, 0), 1);
+	ds->part = calloc(5, 1);
+	ds->part[0] = ds->part[3] = FB_PART_TEST; /* training rows b b a: a the rarer */
+	assert_int_equal(fb_class_positive(ds, 0), 0);
+	ds->part[1] = FB_PART_VALID; /* b a: a tie, the later level */
+	assert_int_equal(fb_class_positive(ds, 0), 1);
+	fb_dataset_free(ds);
+	ds = fb_dataset_alloc(6, 1);
+	memcpy(ds->x, y, sizeof y);
+	assert_int_equal(fb_dataset_set_levels(ds, 0, lv, 3, NULL), FB_OK);
+	assert_true(fb_class_positive(ds, 0) == SIZE_MAX);
+	fb_dataset_free(ds);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1442,6 +1471,7 @@ int main(void)
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_confusion),
 		cmocka_unit_test(test_circuit_confusion),
+		cmocka_unit_test(test_class_positive),
 	};
 
 	fb_gsl_install_handler();

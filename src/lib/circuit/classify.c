@@ -1,9 +1,11 @@
 /* Classification with a circuit: the label's most probable value given the other observed
  * values, argmax_y log p(y, x_E) (the conditional's argmax: p(x_E) is common to every y);
- * and its scores: the confusion matrix, accuracy and F1. */
+ * and its scores: the confusion matrix, accuracy and F1 (of a positive class, by default the
+ * rarest in the training rows). */
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,16 +88,37 @@ size_t fb_confusion_right(const size_t *cm, size_t L)
 	return right;
 }
 
-/* Accuracy and F1 (of the second label for two classes, else the mean over classes) of the
- * L x L confusion matrix cm over n rows. */
-void fb_confusion_scores(const size_t *cm, size_t L, size_t n, double *acc, double *f1)
+/* Accuracy and F1 (of class positive for two classes or when positive < L, else the mean
+ * over classes) of the L x L confusion matrix cm over n rows. */
+void fb_confusion_scores(const size_t *cm, size_t L, size_t n, size_t positive, double *acc,
+                         double *f1)
 {
 	double sum = 0;
 
 	for (size_t k = 0; k < L; k++)
 		sum += fb_confusion_f1(cm, L, k);
 	*acc = n > 0 ? (double)fb_confusion_right(cm, L) / (double)n : NAN;
-	*f1 = L == 2 ? fb_confusion_f1(cm, L, 1) : sum / (double)L;
+	if (positive < L)
+		*f1 = fb_confusion_f1(cm, L, positive);
+	else
+		*f1 = L == 2 ? fb_confusion_f1(cm, L, 1) : sum / (double)L;
+}
+
+/* The default positive class of discrete variable j: of two levels the one with fewer
+ * training rows (every row when none is held out), the later on a tie; SIZE_MAX for more. */
+size_t fb_class_positive(const fb_dataset *ds, size_t j)
+{
+	size_t count[2] = { 0, 0 };
+
+	if (ds->vars[j].nlevels != 2)
+		return SIZE_MAX;
+	for (size_t i = 0; i < ds->n; i++) {
+		double v = fb_dataset_get(ds, i, j);
+
+		if (fb_dataset_part(ds, i) == FB_PART_TRAIN && (v == 0 || v == 1))
+			count[(size_t)v]++;
+	}
+	return count[1] <= count[0] ? 1 : 0;
 }
 
 /* The rows scored: the test part, or every row when there is none (*all). */
