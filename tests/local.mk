@@ -17,6 +17,10 @@ EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tes
 	tests/results.sh tests/session-replay.sh tests/scratch-lib.sh tests/report.sh \
 	tests/command-args.sh
 
+# an address-space limit: fedbn ends, or refuses in one sentence
+TESTS += tests/aslimit.sh
+EXTRA_DIST += tests/aslimit.sh
+
 # sweeps (rows against single runs, jobs, resume, a failing cell, Ctrl-C) and plots
 TESTS += tests/sweep.sh tests/plot.sh
 EXTRA_DIST += tests/sweep.sh tests/plot.sh

@@ -69,6 +69,12 @@ bool fb_cancel_requested(const fb_cancel *c);
 
 /* Run the BLAS under GSL on one thread (fedbn parallelises over clients itself). */
 void fb_blas_single_thread(void);
+/* The bytes of address space the BLAS maps for a thread's first computation (OpenBLAS: its
+ * 128 MiB work buffer, which it retries forever when the mapping fails), 0 when it maps none. */
+size_t fb_blas_buffer_bytes(void);
+/* Have the BLAS map the calling thread's work buffer now, while the memory is there (one
+ * buffer: computations on one thread at a time reuse it). */
+void fb_blas_reserve(void);
 /* The BLAS kernel the program runs: OpenBLAS's core name (such as "SkylakeX", "Haswell",
  * "Prescott"), or the name of the BLAS linked when it is not OpenBLAS ("gslcblas"). */
 const char *fb_blas_kernel(void);

@@ -66,6 +66,6 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/demo.c
 
 bin_PROGRAMS += fedbn
-fedbn_SOURCES = src/cli/main.c src/cli/site.h src/cli/site.c
+fedbn_SOURCES = src/cli/main.c src/cli/site.h src/cli/site.c src/cli/aslimit.h src/cli/aslimit.c
 fedbn_LDADD = src/cli/libshell.la src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(FB_MPI_PARTS) \
 	$(READLINE_LIBS) $(NCURSESW_LIBS) $(FB_LIB_DEPS)

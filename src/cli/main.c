@@ -9,6 +9,7 @@
 
 #include "fedbn/core.h"
 #include "fedbn/fedmpi.h"
+#include "aslimit.h"
 #include "cmd.h"
 #include "pane.h"
 #include "session.h"
@@ -163,12 +164,15 @@ int main(int argc, char **argv)
 {
 	fb_session session;
 	fb_cmd_ctx ctx = { .s = &session, .out = stdout, .err = stderr };
-	job *jobs = fb_xcalloc((size_t)argc + 1, sizeof *jobs);
+	job *jobs;
 	size_t njobs = 0;
 	char *single = NULL;
 	fb_proto *study = NULL; /* under mpirun: the server's side of the study */
-	int ret;
+	int ret = fb_aslimit_settle(argv); /* first: it may start the program again */
 
+	if (ret != 0)
+		return ret;
+	jobs = fb_xcalloc((size_t)argc + 1, sizeof *jobs);
 	fb_gsl_install_handler();
 	fb_proto_options_init(&site.opt);
 	ret = parse_options(argc, argv, &ctx, jobs, &njobs);

@@ -43,6 +43,27 @@ void fb_blas_single_thread(void)
 	pthread_once(&blas_once, blas_settle);
 }
 
+/* OpenBLAS's pool of work buffers (weak: absent with another BLAS).  Each computing thread
+ * takes a buffer of OPENBLAS_BUFFER bytes from the pool at its first computation, and OpenBLAS
+ * retries a failed mapping of it forever. */
+extern void *blas_memory_alloc(int procpos) __attribute__((weak));
+extern void blas_memory_free(void *buffer) __attribute__((weak));
+#define OPENBLAS_BUFFER (128UL << 20) /* BUFFER_SIZE of OpenBLAS's x86-64 builds */
+
+/* The bytes the BLAS maps for a thread's first computation: 0 when it maps none. */
+size_t fb_blas_buffer_bytes(void)
+{
+	return blas_memory_alloc != NULL && blas_memory_free != NULL ? OPENBLAS_BUFFER : 0;
+}
+
+/* Have the BLAS map the calling thread's work buffer now: OpenBLAS keeps a freed buffer mapped
+ * for the next computation, so later ones do not need that memory again. */
+void fb_blas_reserve(void)
+{
+	if (fb_blas_buffer_bytes() > 0)
+		blas_memory_free(blas_memory_alloc(1));
+}
+
 /* The BLAS kernel the program runs. */
 const char *fb_blas_kernel(void)
 {
