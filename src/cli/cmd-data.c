@@ -77,7 +77,8 @@ static fb_dataset *load_one(fb_cmd_ctx *ctx, const char *path, fb_csv_options *o
 	ds = fb_csv_read(path, o, &rep, &err);
 	fb_interrupt_end();
 	if (ds == NULL && fb_interrupted())
-		fb_cmd_error(ctx, "stopped by Ctrl-C; the dataset is as it was");
+		fb_cmd_error(ctx, "stopped by %s; the dataset is as it was",
+		             fb_interrupt_cause());
 	else if (ds == NULL)
 		fb_cmd_error_plain(ctx, "%s", err.msg);
 	return ds;

@@ -215,7 +215,8 @@ static int drawing_outcome(fb_cmd_ctx *ctx, const char *path, int rc, const fb_e
 	if (rc == FB_OK)
 		return FB_CMD_OK;
 	if (fb_interrupted())
-		return fb_cmd_error(ctx, "stopped by Ctrl-C; '%s' is as it was", path);
+		return fb_cmd_error(ctx, "stopped by %s; '%s' is as it was",
+		                    fb_interrupt_cause(), path);
 	return fb_cmd_error_plain(ctx, "%s", err->msg);
 }
 

@@ -141,7 +141,8 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.cancel = fb_interrupt_cancel();
 	if (gen_simulate(&o, &ds, &truth, &cl, &err) != FB_OK) {
 		if (fb_interrupted())
-			return fb_cmd_error(ctx, "stopped by Ctrl-C; the dataset is as it was");
+			return fb_cmd_error(ctx, "stopped by %s; the dataset is as it was",
+			                    fb_interrupt_cause());
 		return fb_cmd_error(ctx, "%s", err.msg);
 	}
 	source = gen_source(a, &o);

@@ -49,8 +49,9 @@ static fb_run *current_run(fb_cmd_ctx *ctx)
 static int report_stopped(fb_cmd_ctx *ctx, const fb_run *run)
 {
 	if (!ctx->interactive)
-		return fb_cmd_error_plain(ctx, "%s: stopped after round %zu (Ctrl-C); run or step "
-		                               "continue it", run->name, fb_run_rounds(run));
+		return fb_cmd_error_plain(ctx, "%s: stopped after round %zu (%s); run or step "
+		                               "continue it", run->name, fb_run_rounds(run),
+		                          fb_interrupt_cause());
 	fprintf(ctx->out, "stopped after round %zu (Ctrl-C); run or step continue it\n",
 	        fb_run_rounds(run));
 	return FB_CMD_OK;

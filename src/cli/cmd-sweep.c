@@ -13,6 +13,7 @@
 #include "fedbn/table.h"
 #include "cmd.h"
 #include "files.h"
+#include "interrupt.h"
 #include "pane.h"
 #include "session.h"
 #include "sweep.h"
@@ -434,18 +435,19 @@ static void sweep_report(sweep *sw, double wall, size_t jobs)
 		        sw->rows.resumed + sw->ran + sw->rows.foreign.nrows);
 }
 
-/* How the sweep ends: FB_CMD_ERROR when Ctrl-C cut it short in batch mode or every cell
- * failed. */
+/* How the sweep ends: FB_CMD_ERROR when Ctrl-C (or SIGTERM) cut it short in batch mode or
+ * every cell failed. */
 static int sweep_status(sweep *sw, bool interrupted)
 {
 	fb_cmd_ctx *ctx = sw->ctx;
 
 	if (interrupted && !ctx->interactive)
-		return fb_cmd_error(ctx, "stopped by Ctrl-C after %zu of %zu cells; "
-		                         "resume=yes runs the rest", sw->ran, sw->todo);
+		return fb_cmd_error(ctx, "stopped by %s after %zu of %zu cells; "
+		                         "resume=yes runs the rest", fb_interrupt_cause(), sw->ran,
+		                    sw->todo);
 	if (interrupted)
-		fprintf(ctx->out, "stopped by Ctrl-C after %zu of %zu cells; resume=yes runs the "
-		                  "rest\n", sw->ran, sw->todo);
+		fprintf(ctx->out, "stopped by %s after %zu of %zu cells; resume=yes runs the "
+		                  "rest\n", fb_interrupt_cause(), sw->ran, sw->todo);
 	if (sw->ran > 0 && sw->failed == sw->ran && sw->rows.resumed == 0)
 		return fb_cmd_error(ctx, "every cell failed");
 	return FB_CMD_OK;

@@ -9,6 +9,7 @@
 #include "fedbn/core.h"
 #include "cmd.h"
 #include "history.h"
+#include "interrupt.h"
 #include "session.h"
 
 /* The names of format='s values. */
@@ -310,9 +311,13 @@ int fb_cmd_exec(fb_cmd_ctx *ctx, const fb_cmd_entry *e, fb_cmd_args *a)
 	return ret;
 }
 
-/* Run one command given as words. */
+/* Run one command given as words.  Once SIGTERM stopped a command, no further one runs:
+ * FB_CMD_QUIT ends every loop, and main ends the program by SIGTERM. */
 int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words)
 {
+	if (fb_terminating())
+		return FB_CMD_QUIT;
+
 	fb_history_pending pending, *outer = fb_history_begin(ctx->s, &pending);
 	fb_cmd_args a;
 	const fb_cmd_entry *e = fb_cmd_parse_words(ctx, words, &a);
@@ -321,7 +326,7 @@ int fb_cmd_run_words(fb_cmd_ctx *ctx, char **words)
 	fb_history_end(ctx->s, outer, e, words, ret);
 	fb_cmd_args_release(&a);
 	fflush(ctx->out);
-	return ret;
+	return fb_terminating() ? FB_CMD_QUIT : ret;
 }
 
 /* Run every command of one line. */

@@ -11,6 +11,7 @@
 #include "fedbn/fedmpi.h"
 #include "aslimit.h"
 #include "cmd.h"
+#include "interrupt.h"
 #include "pane.h"
 #include "session.h"
 #include "shell.h"
@@ -216,5 +217,6 @@ int main(int argc, char **argv)
 	fb_proto_end(study);
 	free(single);
 	free(jobs);
+	fb_interrupt_leave(); /* SIGTERM stopped a command: end by it, now that all is released */
 	return ret == FB_CMD_ERROR ? 1 : 0;
 }
