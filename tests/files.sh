@@ -1,5 +1,6 @@
 #!/bin/sh
-# Writing files: an existing file fedbn did not write is kept unless force=yes; a symbolic
+# Writing files: an existing file fedbn did not write is kept unless force=yes, and one it
+# wrote in an earlier run may be replaced while nobody changed it (a script runs again); a symbolic
 # link keeps pointing where it pointed and its target is replaced; a device is written in
 # place (here /dev/full, through a link, so that a regular file never replaces the node), and
 # its write error is one sentence with the session kept, PNG and SVG included.  (/dev/full
@@ -9,6 +10,8 @@ tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
 fail=0
+XDG_STATE_HOME=$tmp/state
+export XDG_STATE_HOME
 
 # check WHAT CONDITION...: report a failed condition
 check() {
@@ -32,7 +35,7 @@ status=$?
 check "exit status $status, expected 1" [ $status = 1 ]
 check "theirs.csv was replaced" grep -qx 'precious,1' theirs.csv
 check "no refusal for theirs.csv" \
-	grep -q "save: 'theirs.csv' exists and fedbn did not write it in this session" out.txt
+	grep -q "save: 'theirs.csv' exists and fedbn did not write it; give another name" out.txt
 check "the link was replaced by a file" [ -L link.csv ]
 check "the link's target was not written" grep -q '^X1,X2' real.csv
 check "the PNG write error was not reported" \
@@ -70,5 +73,41 @@ wait $pid
 check "a file changed by hand was replaced" grep -qx 'added by hand' mine.csv
 check "no refusal for the changed file" \
 	grep -q "save: 'mine.csv' changed since fedbn wrote it" out.txt
+
+# a script run again replaces what its first run wrote, and only that
+mkdir again && cd again || exit 99
+study="gen er d=3 n=5 seed=1; save d.csv; truth save t.csv; export g.svg; algo pc; run;
+	compare out=c.csv; session save s.fbn"
+"$fedbn" -c "$study" > out.txt 2>&1
+"$fedbn" -c "$study" > out.txt 2>&1
+check "a second run of a script failed" [ $? = 0 ]
+check "a second run did not rewrite every file" [ "$(grep -c "^wrote '" out.txt)" = 5 ]
+echo 'edited' >> d.csv
+mv g.svg kept.svg
+echo 'mine' > t.csv
+"$fedbn" -c "gen er d=3 n=5 seed=1; save d.csv; export kept.svg; truth save t.csv;
+	export g.svg" > out.txt 2>&1
+check "an edited file was replaced" grep -qx edited d.csv
+check "no refusal for the edited file" \
+	grep -qx "error: save: 'd.csv' changed since fedbn wrote it; give another name, or force=yes to replace it" out.txt
+check "a renamed file was replaced" \
+	grep -q "export: 'kept.svg' exists and fedbn did not write it" out.txt
+check "a file put in the place of fedbn's was replaced" grep -qx mine t.csv
+check "a file fedbn wrote after all of that was not written" grep -qx "wrote 'g.svg' (3 nodes, 3 edges)" out.txt
+# a registry grown past its size is rewritten with the files still as written
+reg=$XDG_STATE_HOME/fedbn/written
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "1 2 3 4 %d /nonexistent/file%d.csv\n", i, i }' >> "$reg"
+"$fedbn" -c "gen er d=3 n=5 seed=1; save d.csv force=yes" > out.txt 2>&1
+check "the registry was not rewritten" [ "$(wc -l < "$reg")" -lt 100 ]
+check "the rewrite lost a file" grep -q "/again/g.svg\$" "$reg"
+"$fedbn" -c "gen er d=3 n=5 seed=1; save d.csv; export g.svg" > out.txt 2>&1
+check "a file kept by the rewrite was refused" [ $? = 0 ]
+# without a registry (its folder cannot be made) only this session's files may be replaced
+XDG_STATE_HOME=$tmp/theirs.csv "$fedbn" -c "gen er d=3 n=5; save new.csv; save new.csv" \
+	> out.txt 2>&1
+check "a session without a registry did not replace its own file" [ $? = 0 ]
+XDG_STATE_HOME=$tmp/theirs.csv "$fedbn" -c "gen er d=3 n=5; save new.csv" > out.txt 2>&1
+check "a file not recorded was replaced" grep -q "exists and fedbn did not write it" out.txt
+cd .. || exit 99
 [ $fail = 0 ] && echo "PASS: files are replaced only when they may be, and write errors keep the session"
 exit $fail

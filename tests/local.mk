@@ -4,11 +4,17 @@ SH_LOG_COMPILER = $(SHELL)
 FBN_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/transcript.sh
 AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)' \
 	FEDBN='$(abs_top_builddir)/fedbn' \
-	LSAN_OPTIONS='suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0'; \
-	export top_srcdir top_builddir FEDBN LSAN_OPTIONS;
+	LSAN_OPTIONS='suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0' \
+	XDG_STATE_HOME='$(abs_top_builddir)/tests/state'; \
+	export top_srcdir top_builddir FEDBN LSAN_OPTIONS XDG_STATE_HOME;
+# the record of files fedbn wrote, which the tests keep out of the user's home
+clean-local: clean-local-state
+clean-local-state:
+	rm -rf tests/state
+.PHONY: clean-local-state
 
 TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh \
-	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh \
+	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh tests/pane-class-tmux.sh \
 	tests/score-agree.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
 	tests/results.sh tests/session-replay.sh tests/report.sh tests/command-args.sh
 EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data \

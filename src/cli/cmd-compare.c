@@ -207,8 +207,8 @@ const fb_cmd_entry fb_cmd_compare = {
 	        "drop=2,3 leaves runs 2 and 3 out of this and later tables (they keep their "
 	        "numbers; restore=2 or restore=all brings them back); label=2:\"pooled pc\" names "
 	        "run 2 in the label column (label=2: removes the name). out= writes the table as "
-	        "CSV or Markdown (an existing file only when fedbn wrote it in this session and "
-	        "the session did not read it, or with force=yes).",
+	        "CSV or Markdown (an existing file only when fedbn wrote it, unchanged since, "
+	        "and this session did not read it; or with force=yes).",
 	.min_args = 0, .max_args = 0, .params = compare_params, .needs = FB_NEEDS_RUN,
 	.exec = exec_compare,
 };

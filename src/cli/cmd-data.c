@@ -403,8 +403,8 @@ const fb_cmd_entry fb_cmd_save = {
 	.name = "save", .usage = "FILE", .summary = "write the dataset as CSV",
 	.help = "Write the current dataset to FILE as CSV with a header row; discrete values "
 	        "are written as their labels. The file is replaced atomically. An existing "
-	        "file is replaced only when fedbn wrote it in this session and the session "
-	        "did not read it, or with force=yes.",
+	        "file is replaced only when fedbn wrote it (in any session) and nobody "
+	        "changed it since, and this session did not read it; or with force=yes.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = save_params,
 	.needs = FB_NEEDS_DATA, .exec = exec_save,
 };

@@ -551,8 +551,9 @@ const fb_cmd_entry fb_cmd_export = {
 	        "filled with the colour of the machine holding it (the server white, clients "
 	        "in the Okabe-Ito colours), sum edges labelled with their weights; depth= "
 	        "folds deep circuits. Files are replaced "
-	        "atomically; an existing file only when fedbn wrote it in this session and "
-	        "the session did not read it, or with force=yes.",
+	        "atomically; an existing file only when fedbn wrote it (in any session) and "
+	        "nobody changed it since, and this session did not read it; or with "
+	        "force=yes.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = export_params,
 	.exec = exec_export,
 };

@@ -445,6 +445,6 @@ const fb_cmd_entry fb_cmd_report = {
 	        "FILE.html is self-contained (plain HTML, its pictures embedded as data URIs, "
 	        "SVG or PNG); FILE.md writes each run's picture beside it as FILE-runN.svg. The "
 	        "page and its pictures are replaced as export replaces files (force=yes to "
-	        "replace a file this session did not write).",
+	        "replace a file fedbn did not write).",
 	.min_args = 0, .max_args = 0, .params = report_params, .exec = exec_report,
 };

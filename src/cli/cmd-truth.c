@@ -109,7 +109,8 @@ const fb_cmd_entry fb_cmd_truth = {
 	        "or an adjacency matrix (row = parent, column = child) and checks its names "
 	        "against the dataset's variables; an edge list that names a pair twice (X1,X2 "
 	        "and X2,X1, or the same row again) is refused. save writes it as CSV (an "
-	        "existing file only when fedbn wrote it in this session, or with force=yes).",
+	        "existing file only when fedbn wrote it and nobody changed it since, or with "
+	        "force=yes).",
 	.min_args = 0, .max_args = 2, .words = truth_subs, .complete = FB_COMPLETE_FILE,
 	.params = truth_params, .exec = exec_truth,
 };

@@ -1,11 +1,14 @@
 /* The files a session has read and written: no command replaces a file the user did not
- * ask fedbn to make, or a file the session is working from, without force=yes. */
+ * ask fedbn to make, or a file the session is working from, without force=yes.  A file fedbn
+ * wrote in an earlier session and nobody changed since may be replaced (written.c keeps
+ * the record), so that a script runs again. */
 #include "config.h"
 
 #include <sys/stat.h>
 
 #include "files.h"
 #include "session.h"
+#include "written.h"
 
 /* The session's mark for the file st describes, or NULL. */
 static fb_file_mark *files_find(fb_session *s, const struct stat *st)
@@ -56,6 +59,7 @@ void fb_files_note_written(fb_cmd_ctx *ctx, const char *path)
 {
 	ctx->s->nwritten++;
 	files_note(ctx->s, path, NULL);
+	fb_written_record(path);
 }
 
 /* Forget a file. */
@@ -68,6 +72,28 @@ void fb_files_forget(fb_cmd_ctx *ctx, const char *path)
 	if (stat(path, &st) != 0 || (m = files_find(s, &st)) == NULL)
 		return;
 	*m = s->files[--s->nfiles];
+}
+
+/* Refuse to replace path, which changed since fedbn wrote it. */
+static int files_refuse_changed(fb_cmd_ctx *ctx, const char *path)
+{
+	return fb_cmd_error(ctx, "'%s' changed since fedbn wrote it; give another name, or "
+	                         "force=yes to replace it", path);
+}
+
+/* Why the regular file path (status st), which this session did not write, may not be
+ * replaced: FB_CMD_OK when fedbn wrote it in an earlier session and it is unchanged. */
+static int files_check_earlier(fb_cmd_ctx *ctx, const char *path, const struct stat *st)
+{
+	switch (fb_written_lookup(path, st)) {
+	case FB_WRITTEN_SAME:
+		return FB_CMD_OK;
+	case FB_WRITTEN_CHANGED:
+		return files_refuse_changed(ctx, path);
+	default:
+		return fb_cmd_error(ctx, "'%s' exists and fedbn did not write it; give another "
+		                         "name, or force=yes to replace it", path);
+	}
 }
 
 /* The one rule for replacing a file. */
@@ -87,11 +113,9 @@ int fb_files_check_target(fb_cmd_ctx *ctx, const char *path, bool force)
 		return fb_cmd_error(ctx, "'%s' is an input of this session (%s); give another "
 		                         "name, or force=yes to replace it", path, m->role);
 	if (m == NULL)
-		return fb_cmd_error(ctx, "'%s' exists and fedbn did not write it in this session; "
-		                         "give another name, or force=yes to replace it", path);
+		return files_check_earlier(ctx, path, &st);
 	if (!files_unchanged(m, &st))
-		return fb_cmd_error(ctx, "'%s' changed since fedbn wrote it; give another name, "
-		                         "or force=yes to replace it", path);
+		return files_refuse_changed(ctx, path);
 	return FB_CMD_OK;
 }
 

@@ -23,8 +23,8 @@ typedef struct fb_file_mark {
 /* The force= parameter of every command that writes a file. */
 #define FB_CMD_PARAM_FORCE                                                                 \
 	{ "force", FB_PARAM_BOOL, "no", 0, 0, NULL,                                         \
-	  "replace FILE even when it is a file this session read, or one fedbn did not write " \
-	  "in this session" }
+	  "replace FILE even when it is a file this session read, one fedbn did not write, " \
+	  "or one changed since fedbn wrote it" }
 
 /* Remember that the session read path; role says what it read ("a script", "the dataset
  * was loaded from it"; static text). */
@@ -34,8 +34,9 @@ void fb_files_note_written(fb_cmd_ctx *ctx, const char *path);
 /* Forget path (a scratch file about to be removed, whose inode a later file may get). */
 void fb_files_forget(fb_cmd_ctx *ctx, const char *path);
 /* May the command write path?  Yes when it does not exist, is a device or pipe (written in place),
- * or is a regular file this session wrote, did not read, and nobody changed since (same
- * modification time and size); otherwise only with force.
+ * or is a regular file this session did not read that fedbn wrote, in this session or an
+ * earlier one (written.h), and nobody changed since (same file, modification time and size);
+ * otherwise only with force.
  * FB_CMD_ERROR after printing the reason. */
 int fb_files_check_target(fb_cmd_ctx *ctx, const char *path, bool force);
 /* fb_files_check_target with force taken from the command's force= parameter. */

@@ -37,6 +37,8 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/session.c \
 	src/cli/files.h \
 	src/cli/files.c \
+	src/cli/written.h \
+	src/cli/written.c \
 	src/cli/cmd-misc.c \
 	src/cli/cmd-data.c \
 	src/cli/cmd-gen.c \
