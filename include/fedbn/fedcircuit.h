@@ -130,6 +130,16 @@ size_t fb_fc_client_circuits(const fb_fc *fc, size_t k);
 double fb_fc_em_loglik(const fb_fc *fc);
 /* Free parameters of the clients' circuits (the models FedAvg would average), summed. */
 size_t fb_fc_client_params(const fb_fc *fc);
+/* The circuits the clients sent over two or more variables that LearnSPN factorised whole
+ * because they were learned on at most min_instances_slice rows. */
+typedef struct fb_fc_small {
+	size_t multi; /* circuits received over two or more variables */
+	size_t small; /* of those, learned on at most min_instances_slice rows */
+	size_t lo;    /* the fewest rows of a small one */
+	size_t hi;    /* the most rows of a small one */
+} fb_fc_small;
+/* Count them among the circuits the server has received (all zero before round 2). */
+void fb_fc_small_circuits(const fb_fc *fc, fb_fc_small *s);
 
 /* Federated log-likelihood of n query rows x (global variables, row-major): each client
  * evaluates its own circuits on its own variables of the queries and sends their log values

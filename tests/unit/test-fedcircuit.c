@@ -252,12 +252,14 @@ static fb_partition *horizontal_sizes(const fb_dataset *ds, const char *list)
 	return p;
 }
 
-/* Horizontal: the root is a sum whose weights are the clients' row shares. */
+/* Horizontal: the root is a sum whose weights are the clients' row shares; the circuits
+ * learned on at most min_instances_slice rows are counted. */
 static void test_horizontal_weights(void **state)
 {
 	fb_dataset *ds = binary_data(100, 4, 5);
 	fb_partition *p = horizontal_sizes(ds, "30,50,20");
-	fb_federation *fed;
+	fb_federation *fed, *fed2;
+	fb_fc_small sm;
 	fb_fc_options o;
 	fb_fc *fc;
 	const fb_circuit_node *root;
@@ -272,6 +274,15 @@ static void test_horizontal_weights(void **state)
 	            root->weights[2] == 0.2);
 	/* round 1: each client sends 4 bytes per variable it holds */
 	assert_int_equal(fb_ledger_bytes(fb_fed_ledger(fed), 1, FB_UP), 3 * 4 * 4);
+	/* the third client's 20 rows are at most min_instances_slice = 20: factorised whole */
+	fb_fc_small_circuits(fc, &sm);
+	assert_true(sm.multi == 3 && sm.small == 1 && sm.lo == 20 && sm.hi == 20);
+	fb_fc_free(fc);
+	o.learn.min_instances_slice = 50; /* 30 and 50 too, 20 to 50 rows */
+	fc = run_fc(p, &o, &fed2);
+	fb_fc_small_circuits(fc, &sm);
+	assert_true(sm.multi == 3 && sm.small == 3 && sm.lo == 20 && sm.hi == 50);
+	fb_fed_free(fed2);
 	fb_fc_free(fc);
 	fb_fed_free(fed);
 	fb_partition_free(p);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ typedef struct circ_state {
 	enum circ_phase phase;  /* the next round's phase */
 	fb_circuit *c;          /* the learned circuit, or NULL before the first round */
 	fb_circuit_report rep;  /* its figures, complete after the second round */
+	char note[512];         /* what the result is, with a warning when it cannot split */
 } circ_state;
 
 /* Start a circuit run. */
@@ -129,10 +131,21 @@ static void circ_destroy(fb_run *run)
 	run->state = NULL;
 }
 
-/* What the result is. */
+/* What the result is; a warning when there are at most min_instances_slice training rows
+ * over two or more variables, which LearnSPN factorises into independent leaves at once. */
 static const char *circ_note(const fb_run *run)
 {
-	return "a probabilistic circuit learned on the training rows";
+	circ_state *st = run->state;
+	size_t n = run->data->n, min = st->o.min_instances_slice;
+
+	if (run->data->d < 2 || n > min || n == 0)
+		return "a probabilistic circuit learned on the training rows";
+	snprintf(st->note, sizeof st->note, "a probabilistic circuit learned on the training "
+	         "rows; note: the %zu training rows are at most min_instances_slice=%zu, so the "
+	         "circuit is one product of independent leaves, which models no dependence "
+	         "between variables: set min_instances_slice=%zu (half the rows)", n, min,
+	         n > 1 ? n / 2 : 1);
+	return st->note;
 }
 
 /* The figures of each round. */
@@ -153,7 +166,8 @@ const fb_algo fb_algo_circuit = {
 	        "Molina et al. 2018; SPFlow's learn_mspn defaults): the columns of a slice of "
 	        "rows split where the randomized dependence coefficient (RDC) graph falls "
 	        "apart at threshold, the rows split by k-means into two clusters, and slices of "
-	        "at most min_instances_slice rows are factorised into leaves. Leaves are "
+	        "at most min_instances_slice rows are factorised into leaves (the note says so "
+	        "when all the training rows are that few, and suggests a smaller value). Leaves are "
 	        "histograms (one bin per value of a discrete variable, automatic bins for a "
 	        "continuous one, each a normalised density: SPFlow's continuous histograms are "
 	        "not) or, with leaves=parametric, Gaussians (variance floor 1e-3) and "

@@ -18,7 +18,9 @@ typedef struct fcalgo_state {
 	fb_circuit_report rep; /* the assembled circuit's figures, once finished */
 	size_t eval_bytes;     /* log values the clients sent to evaluate every part */
 	bool evaluated;        /* the evaluation round has run */
-	char note[768];        /* the last note */
+	char small[512];       /* a warning that the clients' circuits are too small to split,
+	                          or "" */
+	char note[1280];       /* the last note */
 } fcalgo_state;
 
 /* Glue choices. */
@@ -108,6 +110,69 @@ static int fcalgo_create(fb_run *run, fb_error *err)
 	fb_fc_options o;
 
 	run->state = st;
+/* The advice after a warning that circuits learned on at most min rows, the fewest lo, were
+ * factorised whole: half of lo for min_instances_slice and, on a horizontal split in this
+ * process, the most clients among which the training rows stay above min each. */
+static void small_advice(const fb_run *run, size_t lo, size_t min, fb_buf *b)
+{
+	size_t n = run->data->n, most = n / (min + 1);
+
+	fb_buf_printf(b, ": set min_instances_slice=%zu (half the fewest rows)", lo > 1 ? lo / 2 : 1);
+	if (run->part->kind == FB_SPLIT_HORIZONTAL && run->part->transport == NULL && most >= 1 &&
+	    most < run->part->k)
+		fb_buf_printf(b, ", or split the %zu training rows among at most %zu client%s", n,
+		              most, most == 1 ? "" : "s");
+}
+
+/* Before round 1, in one process: warn into st->small when every client holds at most
+ * min_instances_slice training rows, so that every circuit it learns will be one product
+ * of independent leaves. */
+static void small_predict(const fb_run *run, fcalgo_state *st, size_t min)
+{
+	const fb_partition *p = run->part;
+	size_t lo = SIZE_MAX, hi = 0;
+	fb_buf b = { 0 };
+
+	if (p->transport != NULL || p->d < 2)
+		return;
+	for (size_t k = 0; k < p->k; k++) {
+		size_t n = p->clients[k].data != NULL ? p->clients[k].data->n : 0;
+
+		lo = n < lo ? n : lo;
+		hi = n > hi ? n : hi;
+	}
+	if (hi > min || lo == 0)
+		return;
+	fb_buf_printf(&b, "note: every client holds at most min_instances_slice=%zu training rows "
+	              "(%zu to %zu), so each circuit a client learns will be one product of "
+	              "independent leaves, which models no dependence between variables", min,
+	              lo, hi);
+	small_advice(run, lo, min, &b);
+	snprintf(st->small, sizeof st->small, "%s", b.data);
+	fb_buf_release(&b);
+}
+
+/* After round 2: warn into st->small (else clear it) when circuits the clients learned over
+ * two or more variables had at most min_instances_slice rows, the count the server sees. */
+static void small_count(const fb_run *run, fcalgo_state *st, size_t min)
+{
+	fb_fc_small sm;
+	fb_buf b = { 0 };
+
+	fb_fc_small_circuits(st->fc, &sm);
+	st->small[0] = '\0';
+	if (sm.small == 0)
+		return;
+	fb_buf_printf(&b, "note: %s%zu of the %zu circuits the clients learned over several "
+	              "variables had at most min_instances_slice=%zu training rows (%zu to %zu), "
+	              "so %s one product of independent leaves, which models no dependence "
+	              "between variables", sm.small == sm.multi ? "all " : "", sm.small,
+	              sm.multi, min, sm.lo, sm.hi, sm.small == 1 ? "it is" : "each is");
+	small_advice(run, sm.lo, min, &b);
+	snprintf(st->small, sizeof st->small, "%s", b.data);
+	fb_buf_release(&b);
+}
+
 	fb_fc_options_from_params(&run->params, &o);
 	fcalgo_cost_model(&run->params, &st->cm);
 	st->fc = fb_fc_alloc(run->part, &o, err);
@@ -123,6 +188,7 @@ static int fcalgo_create(fb_run *run, fb_error *err)
 static int fcalgo_part_ll(fcalgo_state *st, const fb_dataset *ds, enum fb_part p,
                           fb_loglik *ll, fb_error *err)
 {
+	small_predict(run, st, o.learn.min_instances_slice);
 	size_t n, sent = 0, *rows = fb_dataset_part_rows(ds, p, &n);
 	double *x = fb_xcalloc(n * ds->d + 1, sizeof *x), *lp = fb_xcalloc(n + 1, sizeof *lp);
 	int rc;
@@ -162,16 +228,16 @@ static int fcalgo_report(const fb_run *run, fcalgo_state *st, fb_error *err)
 	return FB_OK;
 }
 
-/* The round in words, by the phase it ran. */
+/* The round in words, by the phase it ran (small: the warning of round 2, or ""). */
 static void fcalgo_say(fb_run *run, enum fb_fc_phase ph, size_t subspaces, size_t circuits,
-                       double nodes, double ll)
+                       double nodes, double ll, const char *small)
 {
 	if (ph == FB_FC_INDICATOR)
 		fb_run_say(run, "the clients told the server which variables they hold; it found "
 		           "%zu subspaces of variables to learn on", subspaces);
 	else if (ph == FB_FC_LEARN)
 		fb_run_say(run, "every client learned circuits on its own rows and subspaces: %zu "
-		           "circuits in all", circuits);
+		           "circuits in all%s%s", circuits, small[0] ? "; " : "", small);
 	else if (ph == FB_FC_ASSEMBLE)
 		fb_run_say(run, "the server assembled the clients' circuits into one of %.0f nodes",
 		           nodes);
@@ -215,7 +281,9 @@ static int fcalgo_step(fb_run *run, double *fig, fb_error *err)
 	fig[2] = (double)circ;
 	fig[3] = (double)fb_fc_nodes(st->fc);
 	fig[4] = eval ? sites_train_ll(st->fc) : fb_fc_em_loglik(st->fc);
-	fcalgo_say(run, ph, s != NULL ? s->n : 0, circ, fig[3], fig[4]);
+	if (ph == FB_FC_LEARN)
+		small_count(run, st, (size_t)fb_params_int(&run->params, "min_instances_slice"));
+	fcalgo_say(run, ph, s != NULL ? s->n : 0, circ, fig[3], fig[4], st->small);
 	return eval ? fcalgo_report(run, st, err) : FB_OK;
 }
 
@@ -287,18 +355,22 @@ static const char *fcalgo_note(const fb_run *run)
 	                                                      the server holds no row */
 	double up = learn_bytes(run, FB_UP), down = learn_bytes(run, FB_DOWN);
 
-	if (c == NULL)
-		return "the circuit is not assembled yet (it is, after the third round)";
+	if (c == NULL) {
+		snprintf(st->note, sizeof st->note, "the circuit is not assembled yet (it is, after "
+		         "the third round)%s%s", st->small[0] ? "; " : "", st->small);
+		return st->note;
+	}
 	snprintf(st->note, sizeof st->note,
 	         "a circuit, not a graph: %zu nodes (%zu on the server), %zu parameters; sent "
 	         "%.0f B up, %.0f B down to learn it (one-pass bound 8 C (M + 1) or 8 (K M C + P): %.0f B); "
 	         "FedAvg would send %.3g B (8 M C R: M = %zu parameters per client model, C = %zu, "
 	         "R = %zu rounds), SplitNN %.3g B (8 E C F S: E = %zu epochs, F = %zu, S = %zu "
-	         "rows); evaluating every part, %zu B of log values", c->nnodes, server_nodes(c),
-	         fb_circuit_nparams(c, FB_CIRCUIT_ANY), up, down, fb_fc_cost_onepass(st->fc),
-	         fb_fc_cost_fedavg(&st->cm, (m + k - 1) / k, k), (m + k - 1) / k, k,
-	         st->cm.fedavg_rounds, fb_fc_cost_splitnn(&st->cm, k, rows),
-	         st->cm.splitnn_epochs, st->cm.splitnn_dim, rows, st->eval_bytes);
+	         "rows); evaluating every part, %zu B of log values%s%s", c->nnodes,
+	         server_nodes(c), fb_circuit_nparams(c, FB_CIRCUIT_ANY), up, down,
+	         fb_fc_cost_onepass(st->fc), fb_fc_cost_fedavg(&st->cm, (m + k - 1) / k, k),
+	         (m + k - 1) / k, k, st->cm.fedavg_rounds, fb_fc_cost_splitnn(&st->cm, k, rows),
+	         st->cm.splitnn_epochs, st->cm.splitnn_dim, rows, st->eval_bytes,
+	         st->small[0] ? "; " : "", st->small);
 	return st->note;
 }
 
@@ -330,7 +402,10 @@ const fb_fc *fb_fc_of_run(const fb_run *run)
 	"the same clients into subspaces. Round 2: every client learns on its own rows, with " \
 	"the LearnSPN / MSPN learner (threshold, min_instances_slice, leaves), one circuit per " \
 	"shared subspace and, over the variables only it holds, clusters (K) circuits, one per " \
-	"k-means cluster; it sends them with their row counts. Round 3: the server puts a sum " \
+	"k-means cluster; it sends them with their row counts (a circuit learned on at most " \
+	"min_instances_slice rows is one product of independent leaves: the run says so " \
+	"before round 1 when every client holds that few rows, and after round 2 with the " \
+	"count, and suggests a smaller min_instances_slice). Round 3: the server puts a sum " \
 	"over each shared subspace's circuits, products over every shared sum and one cluster " \
 	"circuit per private subspace (glue=all: every combination), and a root sum over " \
 	"them; every server weight is the child's training rows over its siblings' (no pass " \

@@ -593,6 +593,23 @@ bool fb_fc_done(const fb_fc *fc)
 	return fc->phase == FB_FC_DONE;
 }
 
+/* The received circuits over two or more variables learned on too few rows to split. */
+void fb_fc_small_circuits(const fb_fc *fc, fb_fc_small *s)
+{
+	memset(s, 0, sizeof *s);
+	for (size_t i = 0; i < fc->nrecv; i++) {
+		size_t rows = fc->recv[i].rows;
+
+		if (fc->recv[i].c->nvars < 2)
+			continue;
+		s->multi++;
+		if (rows > fc->o.learn.min_instances_slice)
+			continue;
+		s->lo = s->small++ == 0 || rows < s->lo ? rows : s->lo;
+		s->hi = rows > s->hi ? rows : s->hi;
+	}
+}
+
 /* The subspaces once known. */
 const fb_fc_subspaces *fb_fc_subspaces_of(const fb_fc *fc)
 {
