@@ -103,13 +103,6 @@ static void fcalgo_cost_model(const fb_params *p, fb_fc_cost_model *cm)
 	cm->splitnn_dim = (size_t)fb_params_int(p, "splitnn_dim");
 }
 
-/* Build the state. */
-static int fcalgo_create(fb_run *run, fb_error *err)
-{
-	fcalgo_state *st = fb_xcalloc(1, sizeof *st);
-	fb_fc_options o;
-
-	run->state = st;
 /* The advice after a warning that circuits learned on at most min rows, the fewest lo, were
  * factorised whole: half of lo for min_instances_slice and, on a horizontal split in this
  * process, the most clients among which the training rows stay above min each. */
@@ -173,6 +166,13 @@ static void small_count(const fb_run *run, fcalgo_state *st, size_t min)
 	fb_buf_release(&b);
 }
 
+/* Build the state. */
+static int fcalgo_create(fb_run *run, fb_error *err)
+{
+	fcalgo_state *st = fb_xcalloc(1, sizeof *st);
+	fb_fc_options o;
+
+	run->state = st;
 	fb_fc_options_from_params(&run->params, &o);
 	fcalgo_cost_model(&run->params, &st->cm);
 	st->fc = fb_fc_alloc(run->part, &o, err);
@@ -181,6 +181,7 @@ static void small_count(const fb_run *run, fcalgo_state *st, size_t min)
 		return FB_ERR;
 	}
 	fb_fc_set_whole(st->fc, run->whole_part);
+	small_predict(run, st, o.learn.min_instances_slice);
 	return FB_OK;
 }
 
@@ -188,7 +189,6 @@ static void small_count(const fb_run *run, fcalgo_state *st, size_t min)
 static int fcalgo_part_ll(fcalgo_state *st, const fb_dataset *ds, enum fb_part p,
                           fb_loglik *ll, fb_error *err)
 {
-	small_predict(run, st, o.learn.min_instances_slice);
 	size_t n, sent = 0, *rows = fb_dataset_part_rows(ds, p, &n);
 	double *x = fb_xcalloc(n * ds->d + 1, sizeof *x), *lp = fb_xcalloc(n + 1, sizeof *lp);
 	int rc;
