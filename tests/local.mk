@@ -27,6 +27,10 @@ EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tes
 TESTS += tests/aslimit.sh
 EXTRA_DIST += tests/aslimit.sh
 
+# memory running out in gen and split: one sentence, the session kept
+TESTS += tests/split-memory.sh
+EXTRA_DIST += tests/split-memory.sh
+
 # sweeps (rows against single runs, jobs, resume, a failing cell, Ctrl-C) and plots
 TESTS += tests/sweep.sh tests/plot.sh
 EXTRA_DIST += tests/sweep.sh tests/plot.sh

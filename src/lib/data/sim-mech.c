@@ -164,7 +164,8 @@ static int mech_gp_draw(const gsl_matrix *xs, gsl_matrix *k, gsl_rng *r, double 
 
 	if (mech_cholesky(xs, k, err) != FB_OK)
 		return FB_ERR;
-	ud = fb_xcalloc(n, sizeof *ud);
+	if ((ud = calloc(n > 0 ? n : 1, sizeof *ud)) == NULL)
+		return mech_kernel_refuse(n, err);
 	u = gsl_vector_view_array(ud, n);
 	for (size_t a = 0; a < n; a++)
 		ud[a] = gsl_ran_gaussian(r, 1.0);
@@ -229,7 +230,10 @@ static int mech_gp(const double *x, size_t n, size_t ld, const size_t *pa, size_
 		return mech_kernel_refuse(n, err);
 	fb_blas_single_thread(); /* the draw's bits must not depend on the machine's cores */
 	k = gsl_matrix_view_array(kd, n, n);
-	xd = fb_xcalloc(n * width, sizeof *xd);
+	if ((xd = calloc(n * width > 0 ? n * width : 1, sizeof *xd)) == NULL) {
+		free(kd);
+		return mech_kernel_refuse(n, err);
+	}
 	xs = gsl_matrix_view_array(xd, n, width);
 	for (size_t t = 0; t < draws && rc == FB_OK; t++) {
 		mech_parent_matrix(x, n, ld, pa, t, width, xd);

@@ -450,9 +450,12 @@ static int sim_sample_sem(const fb_sim_options *opt, const struct sim_sem *s,
                           const size_t *order, fb_dataset *ds, fb_error *err)
 {
 	struct sim_model m = { s->g, opt, s->sem, s->mech, fb_xcalloc(s->g->d, sizeof(size_t)),
-	                       fb_xcalloc(ds->n, sizeof(double)) };
+	                       calloc(ds->n > 0 ? ds->n : 1, sizeof(double)) };
 	int rc = FB_OK;
 
+	if (m.f == NULL)
+		rc = fb_fail(err, "cannot simulate %zu x %zu values: out of memory (a column's "
+		             "%zu values)", ds->n, ds->d, ds->n);
 	for (size_t i = 0; i < ds->n * ds->d && rc == FB_OK; i++) {
 		if (i % SIM_CANCEL_BLOCK == 0 && fb_cancel_requested(&opt->cancel))
 			rc = fb_fail(err, FB_CANCELLED_MSG);

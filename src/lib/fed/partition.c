@@ -16,6 +16,19 @@
 /* Most distinct values a continuous column may have to be split by. */
 #define BY_MAX_VALUES 1000
 
+/* calloc of count (at least one) elements of size bytes; NULL when memory runs out: the split's
+ * arrays grow with the data, so a split too large for the machine is refused, not fatal. */
+static void *part_calloc(size_t count, size_t size)
+{
+	return calloc(count > 0 ? count : 1, size);
+}
+
+/* Record that splitting n rows over k clients ran out of memory; FB_ERR. */
+static int part_oom(size_t n, size_t k, fb_error *err)
+{
+	return fb_fail(err, "cannot split %zu rows over %zu clients: out of memory", n, k);
+}
+
 /* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5, shared 0.3,
  * draw cut. */
 void fb_split_options_init(fb_split_options *opt)
@@ -267,42 +280,55 @@ static size_t shared_rows(enum fb_split_kind kind, size_t n, const fb_split_opti
 
 /* Order the rows (shuffled from r, or in order); the first m go to every client, the others
  * are cut into consecutive blocks of the given sizes; rows[c] gets client c's m + sizes[c]
- * global row ids in ascending order. */
-static void rows_assign(size_t n, size_t m, size_t k, const size_t *sizes, int shuffle,
-                        gsl_rng *r, size_t **rows)
+ * global row ids in ascending order.  FB_ERR when memory runs out (rows[] so far kept). */
+static int rows_assign(size_t n, size_t m, size_t k, const size_t *sizes, int shuffle,
+                       gsl_rng *r, size_t **rows)
 {
-	size_t *perm = fb_xcalloc(n, sizeof *perm), at = m;
+	size_t *perm = part_calloc(n, sizeof *perm), at = m;
 
+	if (perm == NULL)
+		return FB_ERR;
 	for (size_t i = 0; i < n; i++)
 		perm[i] = i;
 	if (shuffle)
 		fb_rng_shuffle(r, perm, n);
 	for (size_t c = 0; c < k; c++) {
-		rows[c] = fb_xcalloc(m + sizes[c], sizeof **rows);
+		if ((rows[c] = part_calloc(m + sizes[c], sizeof **rows)) == NULL) {
+			free(perm);
+			return FB_ERR;
+		}
 		memcpy(rows[c], perm, m * sizeof **rows);
 		memcpy(rows[c] + m, perm + at, sizes[c] * sizeof **rows);
 		qsort(rows[c], m + sizes[c], sizeof **rows, index_cmp);
 		at += sizes[c];
 	}
 	free(perm);
+	return FB_OK;
 }
 
 /* Draw=replace rows (partition.h): m draws uniform over the n rows, every client's, then
- * own draws for each client in turn; rows[c] gets client c's m + own ids ascending. */
-static void rows_draw(size_t n, size_t m, size_t k, size_t own, gsl_rng *r, size_t **rows)
+ * own draws for each client in turn; rows[c] gets client c's m + own ids ascending.  FB_ERR
+ * when memory runs out. */
+static int rows_draw(size_t n, size_t m, size_t k, size_t own, gsl_rng *r, size_t **rows)
 {
-	size_t *common = fb_xcalloc(m > 0 ? m : 1, sizeof *common);
+	size_t *common = part_calloc(m, sizeof *common);
 
+	if (common == NULL)
+		return FB_ERR;
 	for (size_t i = 0; i < m; i++)
 		common[i] = fb_rng_index(r, n);
 	for (size_t c = 0; c < k; c++) {
-		rows[c] = fb_xcalloc(m + own, sizeof **rows);
+		if ((rows[c] = part_calloc(m + own, sizeof **rows)) == NULL) {
+			free(common);
+			return FB_ERR;
+		}
 		memcpy(rows[c], common, m * sizeof **rows);
 		for (size_t i = 0; i < own; i++)
 			rows[c][m + i] = fb_rng_index(r, n);
 		qsort(rows[c], m + own, sizeof **rows, index_cmp);
 	}
 	free(common);
+	return FB_OK;
 }
 
 /* Even contiguous column blocks: owner[j] = the client whose block holds variable j. */
@@ -442,11 +468,14 @@ static void cols_hybrid(size_t d, size_t k, double overlap, gsl_rng *r, unsigned
 	free(owner);
 }
 
-/* Client c's columns from the k x d table held, ascending. */
+/* Client c's columns from the k x d table held, ascending; NULL when memory runs out. */
 static size_t *cols_from_held(const unsigned char *held, size_t d, size_t c, size_t *ncols)
 {
-	size_t *cols = fb_xcalloc(d, sizeof *cols), count = 0;
+	size_t *cols = part_calloc(d, sizeof *cols), count = 0;
 
+	*ncols = 0;
+	if (cols == NULL)
+		return NULL;
 	for (size_t j = 0; j < d; j++) {
 		if (held[c * d + j])
 			cols[count++] = j;
@@ -561,7 +590,8 @@ static char *desc_build(enum fb_split_kind kind, size_t k, const fb_split_option
 	return b.data;
 }
 
-/* Give client c of p the given rows and columns (taking ownership of both arrays). */
+/* Give client c of p the given rows and columns (taking ownership of both arrays, either of
+ * which may be NULL when memory ran out). */
 static int client_fill(fb_partition *p, const fb_dataset *ds, size_t c, size_t *rows,
                        size_t nrows, size_t *cols, size_t ncols, fb_error *err)
 {
@@ -569,6 +599,8 @@ static int client_fill(fb_partition *p, const fb_dataset *ds, size_t c, size_t *
 
 	cl->rows = rows;
 	cl->cols = cols;
+	if (rows == NULL || cols == NULL)
+		return part_oom(ds->n, p->k, err);
 	cl->data = fb_dataset_subset(ds, rows, nrows, cols, ncols);
 	if (cl->data == NULL)
 		return fb_fail(err, "cannot copy %zu x %zu values for client %zu: out of memory",
@@ -576,11 +608,13 @@ static int client_fill(fb_partition *p, const fb_dataset *ds, size_t c, size_t *
 	return FB_OK;
 }
 
-/* The ids 0..count-1. */
+/* The ids 0..count-1; NULL when memory runs out. */
 static size_t *ids_all(size_t count)
 {
-	size_t *ids = fb_xcalloc(count, sizeof *ids);
+	size_t *ids = part_calloc(count, sizeof *ids);
 
+	if (ids == NULL)
+		return NULL;
 	for (size_t i = 0; i < count; i++)
 		ids[i] = i;
 	return ids;
@@ -590,11 +624,13 @@ static size_t *ids_all(size_t count)
 static int split_vertical(fb_partition *p, const fb_dataset *ds, const fb_split_options *opt,
                           fb_error *err)
 {
-	size_t d = ds->d, k = p->k, *owner = fb_xcalloc(d, sizeof *owner);
-	unsigned char *held = fb_xcalloc(k * d, 1);
+	size_t d = ds->d, k = p->k, *owner = part_calloc(d, sizeof *owner);
+	unsigned char *held = part_calloc(k * d, 1);
 	int rc = FB_OK;
 
-	if (opt->cols == NULL)
+	if (owner == NULL || held == NULL)
+		rc = part_oom(ds->n, k, err);
+	else if (opt->cols == NULL)
 		cols_even_owner(d, k, owner);
 	else
 		rc = cols_parse_owner(ds, opt->cols, k, owner, err);
@@ -617,18 +653,22 @@ static int split_vertical(fb_partition *p, const fb_dataset *ds, const fb_split_
 static int split_rows(fb_partition *p, const fb_dataset *ds, const fb_split_options *opt,
                       fb_error *err)
 {
-	size_t k = p->k, d = ds->d, *sizes = fb_xcalloc(k, sizeof *sizes);
-	size_t **rows = fb_xcalloc(k, sizeof *rows), m = shared_rows(p->kind, ds->n, opt);
-	unsigned char *held = fb_xcalloc(k * d, 1);
+	size_t k = p->k, d = ds->d, *sizes = part_calloc(k, sizeof *sizes);
+	size_t **rows = part_calloc(k, sizeof *rows), m = shared_rows(p->kind, ds->n, opt);
+	unsigned char *held = part_calloc(k * d, 1);
 	gsl_rng *r = fb_rng_stream(opt->seed, "split");
 	int rc = FB_OK;
 
-	if (opt->draw == FB_DRAW_REPLACE) {
+	if (sizes == NULL || rows == NULL || held == NULL) {
+		rc = part_oom(ds->n, k, err);
+	} else if (opt->draw == FB_DRAW_REPLACE) {
 		for (size_t c = 0; c < k; c++)
 			sizes[c] = ds->n / k;
-		rows_draw(ds->n, m, k, ds->n / k, r, rows);
+		if (rows_draw(ds->n, m, k, ds->n / k, r, rows) != FB_OK)
+			rc = part_oom(ds->n, k, err);
 	} else if ((rc = sizes_compute(opt, ds->n - m, k, r, sizes, err)) == FB_OK) {
-		rows_assign(ds->n, m, k, sizes, opt->shuffle, r, rows);
+		if (rows_assign(ds->n, m, k, sizes, opt->shuffle, r, rows) != FB_OK)
+			rc = part_oom(ds->n, k, err);
 	}
 	if (rc == FB_OK) {
 		if (p->kind == FB_SPLIT_HYBRID)
@@ -642,7 +682,7 @@ static int split_rows(fb_partition *p, const fb_dataset *ds, const fb_split_opti
 		rc = client_fill(p, ds, c, rows[c], m + sizes[c], cols, ncols, err);
 		rows[c] = NULL; /* now the client's */
 	}
-	for (size_t c = 0; c < k; c++)
+	for (size_t c = 0; c < k && rows != NULL; c++)
 		free(rows[c]);
 	gsl_rng_free(r);
 	free(held);
@@ -665,12 +705,15 @@ fb_partition *fb_split(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
 	}
 	if (split_check(ds, kind, k, opt, err) != FB_OK)
 		return NULL;
-	p = fb_xcalloc(1, sizeof *p);
+	if ((p = part_calloc(1, sizeof *p)) == NULL ||
+	    (p->clients = part_calloc(k, sizeof *p->clients)) == NULL) {
+		free(p);
+		return part_oom(ds->n, k, err), NULL;
+	}
 	p->kind = kind;
 	p->k = k;
 	p->n = ds->n;
 	p->d = ds->d;
-	p->clients = fb_xcalloc(k, sizeof *p->clients);
 	if (kind == FB_SPLIT_VERTICAL)
 		rc = split_vertical(p, ds, opt, err);
 	else
@@ -746,16 +789,18 @@ static size_t by_value_index(const double *vals, size_t count, double v)
 static int by_fill(fb_partition *p, const fb_dataset *ds, const fb_dataset *rest, size_t j,
                    const double *vals, fb_error *err)
 {
-	size_t k = p->k, *size = fb_xcalloc(k, sizeof *size), *of = fb_xcalloc(ds->n, sizeof *of);
+	size_t k = p->k, *size = part_calloc(k, sizeof *size), *of = part_calloc(ds->n, sizeof *of);
 	int rc = FB_OK;
 
-	for (size_t i = 0; i < ds->n; i++)
+	if (size == NULL || of == NULL)
+		rc = part_oom(ds->n, k, err);
+	for (size_t i = 0; i < ds->n && rc == FB_OK; i++)
 		size[of[i] = by_value_index(vals, k, fb_dataset_get(ds, i, j))]++;
 	for (size_t c = 0; c < k && rc == FB_OK; c++) {
-		size_t *rows = fb_xcalloc(size[c], sizeof *rows), at = 0;
+		size_t *rows = part_calloc(size[c], sizeof *rows), at = 0;
 		fb_buf label = { NULL, 0, 0 };
 
-		for (size_t i = 0; i < ds->n; i++) {
+		for (size_t i = 0; i < ds->n && rows != NULL; i++) {
 			if (of[i] == c)
 				rows[at++] = i;
 		}
@@ -816,7 +861,8 @@ fb_partition *fb_split_by(const fb_dataset *ds, const char *column, fb_dataset *
 		return fb_fail(err, "cannot split by '%s': there is no such column", column), NULL;
 	if (ds->d < 2)
 		return fb_fail(err, "cannot split by '%s': it is the only variable", column), NULL;
-	vals = fb_xcalloc(ds->n > 0 ? ds->n : 1, sizeof *vals);
+	if ((vals = part_calloc(ds->n, sizeof *vals)) == NULL)
+		return fb_fail(err, "cannot split by '%s': out of memory", column), NULL;
 	count = ds->vars[j].kind == FB_DISCRETE ? by_values_discrete(ds, (size_t)j, vals)
 	                                        : by_values_continuous(ds, (size_t)j, vals);
 	if (by_check(ds, (size_t)j, count, err) != FB_OK) {
@@ -851,14 +897,14 @@ static int client_train(fb_client *dst, const fb_client *src)
 	size_t n, *rows = fb_dataset_part_rows(src->data, FB_PART_TRAIN, &n);
 
 	dst->data = fb_dataset_part_subset(src->data, FB_PART_TRAIN);
-	dst->rows = fb_xcalloc(n > 0 ? n : 1, sizeof *dst->rows);
-	for (size_t i = 0; i < n; i++)
+	dst->rows = part_calloc(n, sizeof *dst->rows);
+	for (size_t i = 0; i < n && dst->rows != NULL; i++)
 		dst->rows[i] = src->rows[rows[i]];
 	free(rows);
 	dst->cols = fb_xcalloc(src->data->d > 0 ? src->data->d : 1, sizeof *dst->cols);
 	memcpy(dst->cols, src->cols, src->data->d * sizeof *dst->cols);
 	dst->label = src->label != NULL ? fb_xstrdup(src->label) : NULL;
-	return dst->data != NULL ? FB_OK : FB_ERR;
+	return dst->data != NULL && dst->rows != NULL ? FB_OK : FB_ERR;
 }
 
 /* A copy of p whose clients keep only their training rows. */
