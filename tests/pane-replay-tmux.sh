@@ -33,10 +33,13 @@ wait_for "client 2 sent 200 B, received 200 B"
 screen | grep -q "round 5: 3 of 3 clients" || fail "the messages view is not on round 5"
 screen | grep -q "B_k, the client's own solution" ||
 	fail "the messages view does not show client 2's matrix"
-# client 2's paragraph: its size line, a heading, then five rows of five numbers
-rows=$(screen | sed -n '/^ client 2 sent/,/^ client 3/p' |
-	grep -cE '^ +-?[0-9]+\.[0-9]{3}( +-?[0-9]+\.[0-9]{3}){4}$')
-[ "$rows" = 5 ] || fail "client 2's B_k is $rows rows of five numbers, not 5"
+# client 2's paragraph: its size line, a heading, the column names, then five rows of a
+# variable's name and five numbers
+sed_b='/^ client 2 sent/,/^ client 3/p'
+screen | sed -n "$sed_b" | grep -qE '^ +X1 +X2 +X3 +X4 +X5$' ||
+	fail "client 2's B_k has no row of column names"
+rows=$(screen | sed -n "$sed_b" | grep -cE '^ X[1-5] +( +(-?[0-9]+\.[0-9]{2}|0)){5}$')
+[ "$rows" = 5 ] || fail "client 2's B_k is $rows rows of a name and five numbers, not 5"
 keys f
 wait_for "showing round 6 of 8"
 screen | grep -q "round 6: " || fail "f did not move the messages view to round 6"

@@ -162,6 +162,15 @@ enum fb_algo_detail {
 };
 
 /* An algorithm. */
+/* A named value of a categorical figure: one whose values are cases, not quantities (FedPC's
+ * layer, where -1 is the orienting round; a circuit's phase), so that it is drawn as steps
+ * and its values read by name. */
+typedef struct fb_figure_level {
+	const char *figure; /* the figure's name */
+	double value;       /* one of its values */
+	const char *name;   /* what that value means ("orient") */
+} fb_figure_level;
+
 typedef struct fb_algo {
 	const char *name;             /* "notears-admm" */
 	const char *summary;          /* one line */
@@ -171,6 +180,8 @@ typedef struct fb_algo {
 	unsigned accepts;             /* enum fb_algo_accepts: the data and splits it takes */
 	const fb_param_def *params;   /* its parameters (NULL-name terminated) */
 	const char *const *figures;   /* names of its per-round figures (NULL terminated) */
+	const fb_figure_level *levels; /* named values of its categorical figures (a NULL figure
+	                                  ends them), or NULL */
 	const char *client_figure;    /* name of each client's own figure, or NULL */
 	const char *server_figure;    /* name of the server's figure about each client, or NULL */
 	/* Build run->state from run->params and the data; FB_ERR with the reason (destroy is
@@ -328,6 +339,15 @@ int fb_run_circuit_report(const fb_run *run, fb_circuit_report *rep, fb_error *e
  * newcomer follows ("clients voted on 23 edges; the server kept 17 ..."); fb_run_step puts
  * it in the round's record.  A later call replaces it. */
 void fb_run_say(fb_run *run, const char *fmt, ...) FB_PRINTF(2, 3);
+/* Whether figure f of the run is categorical (its algorithm names some of its values). */
+bool fb_run_figure_categorical(const fb_run *run, size_t f);
+/* The name of value v of figure f of the run, or NULL when it has none. */
+const char *fb_run_figure_level(const fb_run *run, size_t f, double v);
+/* For an algorithm's message text: the d x d matrix m (row: parent, column: child) as rows
+ * labelled by the run's variable names, cut to 5 columns, a head row of the same names, and
+ * numbers of at most 5 columns each, so that 12 variables fit in 78 columns; a note under it
+ * when the diagonal (self-weights, no edge) is not zero at the precision shown. */
+void fb_run_matrix_text(const fb_run *run, const double *m, size_t d, fb_buf *out);
 /* Write the message client k sent (dir FB_UP) or received (FB_DOWN) in record rec readably
  * into out, as the algorithm writes it; FB_ERR with the reason when the record no longer
  * keeps its messages, the client sat the round out, or the message is too large to read. */

@@ -120,12 +120,13 @@ static int pane_report(fb_cmd_ctx *ctx, fb_run *run, const fb_pane_outcome *o)
 	return FB_CMD_OK;
 }
 
-/* Show run in the pane, opening with start (rounds for FB_PANE_ROUNDS); FB_CMD_ERROR with
- * *opened false when the terminal could not be taken over. */
+/* Show run in the pane, opening with start (rounds for FB_PANE_ROUNDS) at pace rounds a second
+ * (0: as fast as they come); FB_CMD_ERROR with *opened false when the terminal could not be
+ * taken over. */
 static int advance_pane(fb_cmd_ctx *ctx, fb_run *run, enum fb_pane_start start, size_t rounds,
-                        bool *opened)
+                        double pace, bool *opened)
 {
-	fb_pane_request req = { .start = start, .rounds = rounds };
+	fb_pane_request req = { .start = start, .rounds = rounds, .pace = pace };
 	fb_pane_outcome o;
 
 	req.run_no = fb_cmd_run_number(ctx->s, run);
@@ -139,15 +140,17 @@ static int advance_pane(fb_cmd_ctx *ctx, fb_run *run, enum fb_pane_start start, 
 	return pane_report(ctx, run, &o);
 }
 
-/* Advance run by max rounds (0: until done): in the pane on a terminal, else as lines. */
-static int advance(fb_cmd_ctx *ctx, fb_run *run, size_t max)
+/* Advance run by max rounds (0: until done): in the pane on a terminal (at pace rounds a
+ * second, 0: as fast as they come), else as lines. */
+static int advance(fb_cmd_ctx *ctx, fb_run *run, size_t max, double pace)
 {
 	bool opened = false;
 	int ret;
 
 	if (!fb_pane_usable(ctx->out))
 		return advance_text(ctx, run, max);
-	ret = advance_pane(ctx, run, max == 0 ? FB_PANE_UNTIL_DONE : FB_PANE_ROUNDS, max, &opened);
+	ret = advance_pane(ctx, run, max == 0 ? FB_PANE_UNTIL_DONE : FB_PANE_ROUNDS, max, pace,
+	                   &opened);
 	return opened ? ret : advance_text(ctx, run, max);
 }
 
@@ -182,11 +185,11 @@ static void history_rounds(fb_cmd_ctx *ctx, const fb_run *run, size_t r0, bool w
 		fb_history_as(ctx->s, "step %zu", n);
 }
 
-/* Advance run by max rounds (0: until done), and save what it did. */
-static int advance_recorded(fb_cmd_ctx *ctx, fb_run *run, size_t max)
+/* Advance run by max rounds (0: until done) at a pace, and save what it did. */
+static int advance_recorded(fb_cmd_ctx *ctx, fb_run *run, size_t max, double pace)
 {
 	size_t r0 = fb_run_rounds(run);
-	int ret = advance(ctx, run, max);
+	int ret = advance(ctx, run, max, pace);
 
 	history_rounds(ctx, run, r0, max == 0);
 	return ret;
@@ -201,7 +204,8 @@ static int exec_run(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return FB_CMD_OK;
 	if ((run = current_run(ctx)) == NULL)
 		return FB_CMD_ERROR;
-	return advance_recorded(ctx, run, (size_t)fb_params_int(&a->params, "rounds"));
+	return advance_recorded(ctx, run, (size_t)fb_params_int(&a->params, "rounds"),
+	                        fb_params_double(&a->params, "pace"));
 }
 
 /* step [N]: N rounds (1). */
@@ -217,7 +221,7 @@ static int exec_step(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return FB_CMD_OK;
 	if ((run = current_run(ctx)) == NULL)
 		return FB_CMD_ERROR;
-	return advance_recorded(ctx, run, (size_t)n);
+	return advance_recorded(ctx, run, (size_t)n, 0);
 }
 
 /* The run numbered n (1-based), or the newest for 0; NULL after printing the error. */
@@ -267,7 +271,7 @@ static int watch_pane(fb_cmd_ctx *ctx, fb_run *run)
 {
 	size_t r0 = fb_run_rounds(run), n;
 	bool opened;
-	int ret = advance_pane(ctx, run, FB_PANE_IDLE, 0, &opened);
+	int ret = advance_pane(ctx, run, FB_PANE_IDLE, 0, 0, &opened);
 
 	if ((n = fb_run_rounds(run) - r0) == 0)
 		return ret;
@@ -315,6 +319,9 @@ static const fb_param_def watch_params[] = {
 /* run's parameters. */
 static const fb_param_def run_params[] = {
 	{ "rounds", FB_PARAM_INT, "0", 0, 1e9, NULL, "at most this many rounds (0: until done)" },
+	{ "pace", FB_PARAM_DOUBLE, "0", 0, 32, NULL,
+	  "in the pane, rounds a second to begin at (+ and - change it there; 0: as fast as "
+	  "they come); without the pane it does nothing" },
 	{ 0 },
 };
 
@@ -328,7 +335,8 @@ const fb_cmd_entry fb_cmd_run = {
 	.name = "run", .usage = "", .summary = "run the algorithm until it finishes",
 	.help = "Run the chosen algorithm round by round until it finishes (or for N rounds), "
 	        "in the live pane on a terminal (one line per round otherwise, or with "
-	        "--no-pane or 'watch off'). The newest run continues when nothing changed "
+	        "--no-pane or 'watch off'); pace=R opens the pane at R rounds a second, to "
+	        "follow the rounds as they come (a class, a demo). The newest run continues when nothing changed "
 	        "since it started; after a change of data, split, algorithm or parameter a new "
 	        "run starts. Ctrl-C stops at the end of the current round and keeps everything "
 	        "computed so far; in batch mode the stopped run counts as a failed command "
@@ -373,10 +381,13 @@ const fb_cmd_entry fb_cmd_watch = {
 	        "and q goes back to the shell; Ctrl-C stops a running loop, a second one leaves. "
 	        "To teach a run: + and - set a pace (0.25 to 32 rounds a second, shown in the top "
 	        "bar, or as fast as they come), b and f go back and forward one round (< the "
-	        "first, > the newest) and every view but detail shows that round: its sentence "
-	        "(what the round did, in the algorithm's words), the table and plots up to it, "
-	        "its estimate, and in the messages view (m) what each client sent and received, "
-	        "sizes always and values where they are small enough to read; r from an earlier "
+	        "first, > the newest) and every view shows that round: its sentence (what the "
+	        "round did, in the algorithm's words), the table and plots up to it, its "
+	        "estimate, and in the messages view (m) what each client sent and received, "
+	        "sizes always and values where they are small enough to read; only what an "
+	        "algorithm keeps of its newest round alone (FedPC's votes and separating sets, "
+	        "fedcircuit's clients x variables matrix, FedDAG's distances) stays on the "
+	        "newest round in the detail view, which says so; r from an earlier "
 	        "round replays the rounds at the pace. A run keeps its rounds' estimates and "
 	        "messages within 16 MB, dropping the oldest first; their figures and sentences "
 	        "stay. "

@@ -1,7 +1,6 @@
 /* demo: a short guided run on data the program makes itself. */
 #include "config.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <termios.h>
 #include <unistd.h>
@@ -73,26 +72,29 @@ static void demo_intro(fb_cmd_ctx *ctx)
 		                  "in the interactive shell pauses before each one)\n");
 }
 
-/* demo [truth=FILE] [diff=FILE]: simulate, split, learn by NOTEARS-ADMM, draw. */
+/* demo [truth=FILE] [diff=FILE]: simulate, split, learn by NOTEARS-ADMM, draw.  Its case is
+ * fixed (seed 1): 12 edges in 300 rows, which NOTEARS-ADMM learns with one error to discuss;
+ * guided, the pane opens at 3 rounds a second so that the rounds can be followed. */
 static int exec_demo(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const char *truth = fb_params_str(&a->params, "truth");
 	const char *diff = fb_params_str(&a->params, "diff");
-	char *gen = fb_xasprintf("gen er d=10 edges=10 n=300 seed=%" PRIu64, ctx->s->seed);
 	char *exp_truth = fb_xasprintf("export \"%s\" what=truth force=yes", truth);
 	char *exp_diff = fb_xasprintf("export \"%s\" what=diff force=yes", diff);
-	const char *steps[DEMO_STEPS] = { gen, "split horizontal 10", "clients",
-		                          "algo notears-admm", "run", "result", exp_truth,
-		                          exp_diff };
+	const char *steps[DEMO_STEPS] = { "gen er d=10 edges=12 n=300 seed=1",
+		                          "split horizontal 10", "clients", "algo notears-admm",
+		                          ctx->interactive ? "run pace=3" : "run", "result",
+		                          exp_truth, exp_diff };
 	static const char *const why[DEMO_STEPS] = {
 		"First the data: 300 rows drawn from a linear-Gaussian model on a random DAG of 10 "
-		"variables and 10 edges; that DAG is the truth to recover.",
+		"variables and 12 edges; that DAG is the truth to recover.",
 		"Split the rows over 10 clients of 30 rows each; no client sees another's rows.",
 		"Each client holds its own rows of all 10 variables.",
 		"NOTEARS-ADMM: each round every client sends its weight matrix to the server and "
 		"gets the consensus matrix W back; rows never travel.",
-		"Run it: about 200 rounds, one line each (on a terminal a live pane; q comes back "
-		"here).",
+		"Run it: about 200 rounds, one line each (on a terminal a live pane at 3 rounds a "
+		"second: + and - change the pace, b and f go back and forward, m shows the "
+		"matrices, q comes back here).",
 		"Why rho and the objective grew: the penalties follow a fixed schedule, rho1 x1.75 "
 		"and rho2 x1.25 every round (gamma1, gamma2) whatever the progress, so acyclicity "
 		"and consensus weigh more each round; alpha also grows by rho1 h per round, and as "
@@ -100,7 +102,7 @@ static int exec_demo(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		"after the graph has settled. Next, the learned DAG against the truth.",
 		"Draw the true DAG.",
 		"Draw the learned DAG against the truth: missing, extra and reversed edges stand "
-		"out.",
+		"out. Which edge is wrong, and how large is its weight beside the threshold 0.3?",
 	};
 	int ret = FB_CMD_OK;
 
@@ -113,7 +115,6 @@ static int exec_demo(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	if (ret == FB_CMD_OK)
 		fprintf(ctx->out, "\nThe true DAG is in '%s', the learned one against it in '%s'. "
 		                  "Type 'help' for every command.\n", truth, diff);
-	free(gen);
 	free(exp_truth);
 	free(exp_diff);
 	return ret;
@@ -130,14 +131,16 @@ static const fb_param_def demo_params[] = {
 
 const fb_cmd_entry fb_cmd_demo = {
 	.name = "demo", .usage = "[truth=FILE] [diff=FILE]", .summary = "a guided run on simulated data",
-	.help = "Simulate a dataset (gen er d=10 edges=10 n=300 with the session seed), split "
+	.help = "Simulate a dataset (gen er d=10 edges=12 n=300 seed=1: a case the learner gets "
+	        "nearly right, with an error to discuss), split "
 	        "it horizontally over 10 clients, learn its DAG by NOTEARS-ADMM round by round, "
 	        "show the result, and draw the true DAG (truth=FILE) and the learned one against "
 	        "it (diff=FILE), replacing those two files when they exist. Each step is printed "
 	        "as the command it runs, to be typed again, after one sentence saying what it "
 	        "does. Typed in the interactive shell, the demo is guided: it waits before each "
-	        "step for Enter (go on) or q (stop, keeping what was made so far); elsewhere the "
-	        "steps run one after another.",
+	        "step for Enter (go on) or q (stop, keeping what was made so far), and the pane "
+	        "opens at 3 rounds a second (run pace=3); elsewhere the steps run one after "
+	        "another at full speed.",
 	.min_args = 0, .max_args = 0, .params = demo_params, .exec = exec_demo,
 	.unrecorded = true,
 };

@@ -9,15 +9,22 @@
 #include "fedbn/notears.h"
 #include "pane-int.h"
 
-/* Room for one more series named name with n values. */
+/* Room for one more series named name with n values (not a figure: fig -1). */
 static pane_series *pane_series_add(pane_series *s, size_t *count, const char *name, size_t n)
 {
 	pane_series *e = &s[(*count)++];
 
+	e->fig = -1;
 	snprintf(e->name, sizeof e->name, "%s", name);
 	e->n = n;
 	e->v = fb_xcalloc(n > 0 ? n : 1, sizeof *e->v);
 	return e;
+}
+
+/* Whether figure f repeats a series the pane adds itself (FedPC's edges). */
+bool pane_figure_own(const fb_run *run, size_t f)
+{
+	return f < run->trace.nfig && strcmp(run->figures[f], "edges") == 0;
 }
 
 /* Every series the progress view plots. */
@@ -32,7 +39,12 @@ size_t pane_series_all(const fb_run *run, size_t upto, pane_series **out)
 		t->n = upto;
 	s = fb_xcalloc(t->nfig + 3, sizeof *s);
 	for (size_t f = 0; f < t->nfig; f++) {
+		if (pane_figure_own(run, f))
+			continue;
 		e = pane_series_add(s, &count, run->figures[f], t->n);
+		e->run = run;
+		e->fig = (int)f;
+		e->steps = fb_run_figure_categorical(run, f);
 		for (size_t i = 0; i < t->n; i++)
 			e->v[i] = t->r[i].fig[f];
 	}
@@ -43,9 +55,11 @@ size_t pane_series_all(const fb_run *run, size_t upto, pane_series **out)
 		for (size_t i = 0; i < t->n; i++)
 			e->v[i] = t->r[i].scored ? t->r[i].score.shd : NAN;
 	}
-	e = pane_series_add(s, &count, "edges", t->n);
-	for (size_t i = 0; i < t->n; i++)
-		e->v[i] = (double)t->r[i].edges;
+	if (!fb_run_is_circuit(run)) { /* a circuit has no graph: no edges */
+		e = pane_series_add(s, &count, "edges", t->n);
+		for (size_t i = 0; i < t->n; i++)
+			e->v[i] = (double)t->r[i].edges;
+	}
 	if (run->fed != NULL) {
 		e = pane_series_add(s, &count, "bytes", t->n);
 		for (size_t i = 0; i < t->n; i++)
@@ -91,6 +105,17 @@ void pane_graph_release(pane_graph *g)
 	g->scored = false;
 }
 
+/* The largest |w| off the diagonal into g->wmax (the diagonal is a self-weight, no edge,
+ * which the acyclicity penalty drives to zero). */
+static void pane_graph_wmax(pane_graph *g)
+{
+	g->wmax = 0;
+	for (size_t i = 0; i < g->d; i++)
+		for (size_t j = 0; j < g->d; j++)
+			if (i != j && fabs(g->w[i * g->d + j]) > g->wmax)
+				g->wmax = fabs(g->w[i * g->d + j]);
+}
+
 /* The weights of the run, when its algorithm gives them. */
 static void pane_graph_weights(const fb_run *run, pane_graph *g)
 {
@@ -104,18 +129,21 @@ static void pane_graph_weights(const fb_run *run, pane_graph *g)
 		g->w = NULL;
 		return;
 	}
-	for (size_t i = 0; i < dd; i++)
-		if (fabs(g->w[i]) > g->wmax)
-			g->wmax = fabs(g->w[i]);
+	pane_graph_wmax(g);
 }
 
 /* The marks of the run's result. */
 static void pane_graph_marks(const fb_run *run, pane_graph *g)
 {
 	fb_error err = { { 0 } };
-	fb_graph *est = fb_run_result(run, &err);
+	fb_graph *est;
 
-	if (est == NULL) {
+	if (fb_run_is_circuit(run)) {
+		snprintf(g->why, sizeof g->why, "%s learns a circuit, not a graph: no edges to "
+		         "draw here; the detail view shows its clients and circuits", run->name);
+		return;
+	}
+	if ((est = fb_run_result(run, &err)) == NULL) {
 		snprintf(g->why, sizeof g->why, "no estimate yet: %s", err.msg);
 		return;
 	}
@@ -148,9 +176,7 @@ static void pane_graph_kept(const fb_run *run, const fb_trace_rec *rec, pane_gra
 	if (rec->w != NULL) {
 		g->w = fb_xmalloc(dd * sizeof *g->w);
 		memcpy(g->w, rec->w, dd * sizeof *g->w);
-		for (size_t i = 0; i < dd; i++)
-			if (fabs(g->w[i]) > g->wmax)
-				g->wmax = fabs(g->w[i]);
+		pane_graph_wmax(g);
 		return;
 	}
 	g->mark = fb_xmalloc(dd > 0 ? dd : 1);
@@ -227,6 +253,17 @@ const fb_score *pane_graph_score(pane *p)
 	if (g->w != NULL && (!g->scored || g->scored_thr != p->thr))
 		pane_graph_score_weights(p);
 	return g->scored ? &g->score : NULL;
+}
+
+/* A figure's value by name or number. */
+const char *pane_fmt_fig(const fb_run *run, int f, double v, int width, char *buf, size_t len)
+{
+	const char *name = f >= 0 ? fb_run_figure_level(run, (size_t)f, v) : NULL;
+
+	if (name == NULL)
+		return pane_fmt(v, width, buf, len);
+	snprintf(buf, len, "%.*s", width, name);
+	return buf;
 }
 
 /* A number in at most width characters. */

@@ -19,15 +19,18 @@
 /* An algorithm's own detail: draws in rows top..top+h-1. */
 typedef void (*detail_fn)(pane *p, int top, int h, int w);
 
-/* A table of the last m rounds of the named figures (those the run has); returns rows used. */
+/* A table of the last m rounds up to the round shown of the named figures (those the run
+ * has); returns rows used. */
 int pane_detail_figures(const pane *p, int y, int m, int w, const char *const *names,
                           const char *const *heads)
 {
-	const fb_trace *t = &p->run->trace;
-	size_t first = t->n > (size_t)m ? t->n - (size_t)m : 0;
+	fb_trace view = p->run->trace, *t = &view;
+	size_t first;
 	char buf[32];
 	int x = 1 + 6;
 
+	view.n = pane_upto(p);
+	first = t->n > (size_t)m ? t->n - (size_t)m : 0;
 	pane_put(p, y, 1, 6, ROLE_TITLE, " round");
 	for (size_t f = 0; names[f] != NULL && x + COL_W <= w; f++) {
 		if (pane_figure_index(p->run, names[f]) < 0)
@@ -46,7 +49,7 @@ int pane_detail_figures(const pane *p, int y, int m, int w, const char *const *n
 			if (k < 0)
 				continue;
 			pane_putf(p, row, x, COL_W, ROLE_TEXT, "%*s", COL_W,
-			          pane_fmt(t->r[i].fig[k], COL_W - 1, buf, sizeof buf));
+			          pane_fmt_fig(p->run, k, t->r[i].fig[k], COL_W - 1, buf, sizeof buf));
 			x += COL_W;
 		}
 	}
@@ -55,15 +58,15 @@ int pane_detail_figures(const pane *p, int y, int m, int w, const char *const *n
 	return 1 + (t->n == 0 ? 1 : (int)(t->n - first));
 }
 
-/* The trace records that carry k clients' own figures, oldest first, into *out (caller
- * frees); how many. */
-static size_t detail_client_recs(const fb_run *run, size_t k, const fb_trace_rec ***out)
+/* The trace records up to the round shown that carry k clients' own figures, oldest first,
+ * into *out (caller frees); how many. */
+static size_t detail_client_recs(const pane *p, size_t k, const fb_trace_rec ***out)
 {
-	const fb_trace *t = &run->trace;
+	const fb_trace *t = &p->run->trace;
 	const fb_trace_rec **r = fb_xcalloc(t->n + 1, sizeof *r);
-	size_t n = 0;
+	size_t n = 0, upto = pane_upto(p);
 
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < upto && i < t->n; i++)
 		if (t->r[i].client_fig != NULL && t->r[i].nclients == k)
 			r[n++] = &t->r[i];
 	*out = r;
@@ -98,12 +101,12 @@ void pane_detail_clients(pane *p, int y, int h, int w, const char *what)
 {
 	const fb_run *run = p->run;
 	const fb_trace_rec **recs;
-	size_t k = run->fed != NULL ? fb_fed_k(run->fed) : 0, nh = detail_client_recs(run, k, &recs);
+	size_t k = run->fed != NULL ? fb_fed_k(run->fed) : 0, nh = detail_client_recs(p, k, &recs);
 	size_t shown, cols, rows = h > 2 ? (size_t)(h - 2) : 0;
 	char buf[32];
 
 	pane_putf(p, y, 1, w - 2, ROLE_TITLE, "%s of each client%s", what,
-	          nh > 0 ? ", last rounds; then its trend over all rounds" : "");
+	          nh > 0 ? ": last rounds, then the trend" : "");
 	if (k == 0 || nh == 0 || rows == 0) {
 		pane_put(p, y + 1, 1, w - 2, ROLE_DIM, k == 0 ? "no clients" : "no round yet");
 		free(recs);
@@ -193,7 +196,7 @@ static void detail_residuals(pane *p, int y, int h, int w)
 {
 	const fb_run *run = p->run;
 	const fb_trace_rec **recs;
-	size_t k = run->fed != NULL ? fb_fed_k(run->fed) : 0, nh = detail_client_recs(run, k, &recs);
+	size_t k = run->fed != NULL ? fb_fed_k(run->fed) : 0, nh = detail_client_recs(p, k, &recs);
 	size_t rows = h > 2 ? (size_t)(h - 2) : 0;
 
 	pane_put(p, y, 1, w - 2, ROLE_TITLE, "residuals of each client in the last round: "
@@ -234,7 +237,10 @@ static void detail_feddag_row(const pane *p, const fb_trace_rec *const *recs, si
 	char b1[32], b2[32];
 	const char *how;
 
-	fb_feddag_client(p->run, c, &loss, &dist);
+	if (pane_upto(p) == fb_run_rounds(p->run))
+		fb_feddag_client(p->run, c, &loss, &dist); /* the newest round's state alone */
+	else if (last != NULL && last->took[c])
+		loss = last->client_fig[c];
 	how = last == NULL || !last->took[c] ? "out"
 	      : last->sent == NULL || fb_feddag_replied(p->run, last->sent[c]) ? "drawn" : "lost";
 	for (size_t i = 0; i < nh; i++)
@@ -254,7 +260,7 @@ static void detail_feddag(pane *p, int top, int h, int w)
 {
 	const fb_run *run = p->run;
 	const fb_trace_rec **recs;
-	size_t k = run->fed != NULL ? fb_fed_k(run->fed) : 0, nh = detail_client_recs(run, k, &recs);
+	size_t k = run->fed != NULL ? fb_fed_k(run->fed) : 0, nh = detail_client_recs(p, k, &recs);
 	int gh = h > 16 ? h / 2 : h, rows;
 
 	pane_draw_graph(p, top, gh, w);
@@ -292,29 +298,46 @@ static void detail_generic(pane *p, int top, int h, int w)
 		pane_detail_clients(p, top + used + 1, h - used - 1, w, fig);
 }
 
+/* One algorithm's detail, and what of it only the newest round has (NULL: it all follows the
+ * round shown, as it reads the trace alone). */
+typedef struct detail_entry {
+	detail_fn draw;     /* draws it */
+	const char *newest; /* the part drawn from the algorithm's newest state, or NULL */
+} detail_entry;
+
 /* The detail views, by the fb_algo_detail an algorithm names. */
-static const detail_fn details[] = {
-	[FB_DETAIL_FIGURES] = detail_generic,
-	[FB_DETAIL_PENALTIES] = detail_admm,
-	[FB_DETAIL_STRENGTHS] = detail_mlp,
-	[FB_DETAIL_RESIDUALS] = detail_mlp_admm,
-	[FB_DETAIL_VOTES] = pane_detail_fedpc,
-	[FB_DETAIL_CIRCUITS] = pane_detail_fedcircuit,
-	[FB_DETAIL_MASK] = detail_feddag,
+static const detail_entry details[] = {
+	[FB_DETAIL_FIGURES] = { detail_generic, NULL },
+	[FB_DETAIL_PENALTIES] = { detail_admm, NULL },
+	[FB_DETAIL_STRENGTHS] = { detail_mlp, NULL },
+	[FB_DETAIL_RESIDUALS] = { detail_mlp_admm, NULL },
+	[FB_DETAIL_VOTES] = { pane_detail_fedpc, "the votes and separating sets" },
+	[FB_DETAIL_CIRCUITS] = { pane_detail_fedcircuit, "the clients x variables matrix" },
+	[FB_DETAIL_MASK] = { detail_feddag, "the distances" },
 };
 
-/* The detail view. */
+/* The detail view: the round shown, but for what the algorithm keeps of its newest round
+ * alone (it keeps no copy per round), which a line above says. */
 void pane_draw_detail(pane *p, int top, int h, int w)
 {
-	if (pane_upto(p) < fb_run_rounds(p->run)) { /* the algorithm's state is the newest */
-		pane_putf(p, top, 1, w - 2, ROLE_DIM, "this view shows the newest round (%zu); the "
-		          "others show round %zu", fb_run_rounds(p->run), pane_upto(p));
-		top++;
-		h--;
-	}
+	const detail_entry *e = NULL;
+	char line[240];
+
 	if ((size_t)p->run->algo->detail < sizeof details / sizeof *details &&
-	    details[p->run->algo->detail] != NULL)
-		details[p->run->algo->detail](p, top, h, w);
+	    details[p->run->algo->detail].draw != NULL)
+		e = &details[p->run->algo->detail];
+	if (e != NULL && e->newest != NULL && pane_upto(p) < fb_run_rounds(p->run)) {
+		snprintf(line, sizeof line, "round %zu shown; %s are of the newest round (%zu): %s "
+		         "keeps no earlier copy of them", pane_upto(p), e->newest,
+		         fb_run_rounds(p->run), p->run->name);
+		int used = pane_text(p, line, 0, top, 2, 1, w - 2, ROLE_DIM);
+
+		used = used < 2 ? used : 2;
+		top += used;
+		h -= used;
+	}
+	if (e != NULL)
+		e->draw(p, top, h, w);
 	else
 		detail_generic(p, top, h, w);
 }

@@ -19,11 +19,13 @@ static int fc_matrix(const pane *p, const fb_fc_subspaces *s, int y, int h, int 
 {
 	size_t fit = w > 12 ? (size_t)(w - 12) : 1, shown = s->d < fit ? s->d : fit;
 	char line[1024];
-	int row = y + 1;
+	int row;
 
-	pane_putf(p, y, 1, w - 2, ROLE_TITLE, "clients x variables (%zu x %zu): a letter where the "
-	          "client holds the variable, naming its subspace%s", s->k, s->d,
-	          shown < s->d ? " (first variables)" : "");
+	snprintf(line, sizeof line, "clients x variables (%zu x %zu): a letter where the client "
+	         "holds the variable, naming its subspace%s", s->k, s->d,
+	         shown < s->d ? " (first variables)" : "");
+	row = pane_text(p, line, 0, y, 2, 1, w - 2, ROLE_TITLE);
+	row = y + (row < 2 ? row : 2);
 	shown = shown < sizeof line - 1 ? shown : sizeof line - 1;
 	for (size_t c = 0; c < s->k && row < y + h; c++, row++) {
 		for (size_t j = 0; j < shown; j++)

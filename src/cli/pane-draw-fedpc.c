@@ -424,15 +424,35 @@ static bool fp_nothing(pane *p, int top, int w)
 	return true;
 }
 
+/* The newest round's marks (the votes and sets are the newest round's): the pane's copy when
+ * it shows that round, else a copy in *owned (caller frees); NULL when there is none. */
+static const unsigned char *fp_newest_marks(const pane *p, unsigned char **owned)
+{
+	fb_error err = { { 0 } };
+	fb_graph *g;
+
+	*owned = NULL;
+	if (pane_upto(p) == fb_run_rounds(p->run))
+		return p->g.mark;
+	if ((g = fb_run_result(p->run, &err)) == NULL || g->d != p->g.d) {
+		fb_graph_free(g);
+		return NULL;
+	}
+	*owned = fb_xmalloc(g->d * g->d);
+	memcpy(*owned, g->mark, g->d * g->d);
+	fb_graph_free(g);
+	return *owned;
+}
+
 /* The detail view of fedpc and fedpc-simple2. */
 void pane_detail_fedpc(pane *p, int top, int h, int w)
 {
 	fp_view v = { .p = p, .run = p->run };
+	unsigned char *owned;
 
 	pane_graph_update(p);
-	if (fp_nothing(p, top, w))
+	if (fp_nothing(p, top, w) || (v.mark = fp_newest_marks(p, &owned)) == NULL)
 		return;
-	v.mark = p->g.mark;
 	v.d = p->g.d;
 	v.K = fb_fed_k(p->run->fed);
 	fb_fedpc_threshold(p->run, &v.vote); /* fp_nothing saw it answer */
@@ -449,4 +469,5 @@ void pane_detail_fedpc(pane *p, int top, int h, int w)
 	free(v.rows);
 	free(v.voted);
 	free(v.Z);
+	free(owned);
 }

@@ -399,7 +399,8 @@ void pane_draw_graph(pane *p, int top, int h, int w)
 
 	pane_graph_update(p);
 	if (p->g.w == NULL && p->g.mark == NULL) {
-		pane_put(p, top + 1, 1, w - 2, ROLE_DIM, p->g.why[0] ? p->g.why : "no estimate yet");
+		pane_text(p, p->g.why[0] ? p->g.why : "no estimate yet", 0, top + 1, h - 1, 1, w - 2,
+		          ROLE_DIM);
 		return;
 	}
 	if (!p->cur_placed || p->cur_r >= p->g.d || p->cur_c >= p->g.d)

@@ -63,8 +63,8 @@ void pane_draw_messages(pane *p, int top, int h, int w)
 		return;
 	}
 	fb_buf_printf(&b, "round %zu: %s", rec->round, rec->say != NULL ? rec->say : "");
-	used = pane_text(p, b.data, 0, top, 3, 1, w - 2, ROLE_TITLE);
-	used = used < 3 ? used : 3;
+	used = pane_text(p, b.data, 0, top, h / 4, 1, w - 2, ROLE_TITLE);
+	used = used < h / 4 ? used : h / 4;
 	if (rec->nclients == 0) {
 		pane_put(p, top + used + 1, 1, w - 2, ROLE_DIM, "no message this round: it ran in "
 		         "one place");

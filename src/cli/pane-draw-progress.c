@@ -36,16 +36,22 @@ static void progress_row(const pane *p, const fb_trace_rec *r, int y, int w, boo
 
 	pane_putf(p, y, x, 6, ROLE_TEXT, "%6zu", r->round);
 	x += 6;
-	pane_putf(p, y, x, 7, ROLE_TEXT, "%7zu", r->edges);
-	x += 7;
+	if (!fb_run_is_circuit(p->run)) {
+		pane_putf(p, y, x, 7, ROLE_TEXT, "%7zu", r->edges);
+		x += 7;
+	}
 	if (scored) {
 		pane_putf(p, y, x, 6, ROLE_TEXT, "%6s",
 		          r->scored ? pane_fmt(r->score.shd, 5, buf, sizeof buf) : "-");
 		x += 6;
 	}
-	for (size_t f = 0; f < p->run->trace.nfig && x + COL_W <= w; f++, x += COL_W)
+	for (size_t f = 0; f < p->run->trace.nfig && x + COL_W <= w; f++) {
+		if (pane_figure_own(p->run, f))
+			continue;
 		pane_putf(p, y, x, COL_W, ROLE_TEXT, "%*s", COL_W,
-		          pane_fmt(r->fig[f], COL_W - 1, buf, sizeof buf));
+		          pane_fmt_fig(p->run, (int)f, r->fig[f], COL_W - 1, buf, sizeof buf));
+		x += COL_W;
+	}
 	if (x + COL_W <= w)
 		pane_putf(p, y, x, COL_W, ROLE_TEXT, "%*s", COL_W,
 		          pane_fmt_bytes(r->bytes_up + r->bytes_down, buf, sizeof buf));
@@ -53,13 +59,29 @@ static void progress_row(const pane *p, const fb_trace_rec *r, int y, int w, boo
 		pane_putf(p, y, x + COL_W, COL_W, ROLE_TEXT, "%*.4f", COL_W, r->seconds);
 }
 
-/* The sentence of the round shown, as its algorithm wrote it. */
-static void progress_sentence(const pane *p, int y, int w)
+/* The sentence of the round shown, as its algorithm wrote it, on up to two rows from y (a
+ * longer one is cut after a word and ends in an ellipsis: the messages view has it whole);
+ * the rows used. */
+static int progress_sentence(const pane *p, int y, int w)
 {
 	const fb_trace_rec *rec = pane_rec(p);
+	char full[1024], line[1040];
+	int n, rows;
 
-	if (rec != NULL && rec->say != NULL)
-		pane_putf(p, y, 1, w - 2, ROLE_TITLE, "round %zu: %s", rec->round, rec->say);
+	if (rec == NULL || rec->say == NULL)
+		return 1;
+	n = snprintf(full, sizeof full, "round %zu: %s", rec->round, rec->say);
+	n = n < (int)sizeof full ? n : (int)sizeof full - 1;
+	snprintf(line, sizeof line, "%s", full);
+	while (n > 0 && pane_text(p, line, 0, y, 0, 1, w - 2, ROLE_TITLE) > 2) {
+		while (n > 0 && full[n - 1] != ' ') /* drop the last word */
+			n--;
+		while (n > 0 && full[n - 1] == ' ')
+			n--;
+		snprintf(line, sizeof line, "%.*s %s", n, full, p->utf8 ? "\u2026" : "...");
+	}
+	rows = pane_text(p, line, 0, y, 2, 1, w - 2, ROLE_TITLE);
+	return rows < 2 ? rows : 2;
 }
 
 /* The table's header and its m rows up to the round shown; returns the rows used. */
@@ -78,14 +100,20 @@ static int progress_table(const pane *p, int y, int w, int m)
 
 	pane_put(p, y, x, 6, ROLE_TITLE, " round");
 	x += 6;
-	pane_putf(p, y, x, w - x, ROLE_TITLE, "%7s", "edges");
-	x += 7;
+	if (!fb_run_is_circuit(run)) { /* a circuit has no edges */
+		pane_putf(p, y, x, w - x, ROLE_TITLE, "%7s", "edges");
+		x += 7;
+	}
 	if (scored) {
 		pane_putf(p, y, x, w - x, ROLE_TITLE, "%6s", "SHD");
 		x += 6;
 	}
-	for (size_t f = 0; f < t->nfig && x + COL_W <= w; f++, x += COL_W)
+	for (size_t f = 0; f < t->nfig && x + COL_W <= w; f++) {
+		if (pane_figure_own(run, f))
+			continue;
 		pane_putf(p, y, x, COL_W, ROLE_TITLE, "%*.*s", COL_W, COL_W - 1, run->figures[f]);
+		x += COL_W;
+	}
 	if (x + COL_W <= w)
 		pane_putf(p, y, x, COL_W, ROLE_TITLE, "%*s", COL_W, "bytes");
 	if (x + 2 * COL_W <= w)
@@ -132,7 +160,7 @@ void pane_draw_progress(pane *p, int top, int h, int w)
 
 	m = m < 3 ? 2 : m > 7 ? 6 : m - 1;
 	progress_header(p, top, w);
-	progress_sentence(p, top + 1, w);
-	used = 2 + progress_table(p, top + 2, w - 1, m);
+	used = 1 + progress_sentence(p, top + 1, w);
+	used += progress_table(p, top + used, w - 1, m);
 	progress_plots(p, top + used, h - used, w);
 }

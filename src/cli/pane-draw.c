@@ -76,7 +76,7 @@ static void pane_bar_fill(const pane *p, int y, int w)
 static const char *pane_state(const pane *p)
 {
 	if (p->running)
-		return "running";
+		return p->at > 0 ? "replaying" : "running";
 	if (fb_run_done(p->run))
 		return "finished";
 	if (p->out->failed)
@@ -185,9 +185,9 @@ void pane_draw_help(pane *p, int top, int h, int w)
 		pane_put(p, top + 2 + i, 16, w - 17, ROLE_TEXT, pane_actions[i].help);
 	}
 	if (n + 3 < h)
-		pane_put(p, top + n + 3, 2, w - 4, ROLE_DIM, "views: progress (plots of every figure), "
-		         "graph (weights against the truth), clients, messages, detail (the "
-		         "algorithm's own)");
+		pane_text(p, "views: progress (plots of every figure), graph (weights against the "
+		          "truth), clients, messages, detail (the algorithm's own)", 0, top + n + 3,
+		          h - n - 3, 2, w - 4, ROLE_DIM);
 }
 
 /* Draw the whole frame and count its time. */

@@ -176,9 +176,12 @@ attr_t pane_heat_attr(const pane *p, int level, bool negative);
 
 /* A series over rounds: one figure's values, with its name. */
 typedef struct pane_series {
-	char name[32]; /* figure name */
-	double *v;     /* one value per round (owned) */
-	size_t n;      /* rounds */
+	char name[32];     /* figure name */
+	double *v;         /* one value per round (owned) */
+	size_t n;          /* rounds */
+	const fb_run *run; /* the run, whose algorithm names the values of a categorical figure */
+	int fig;           /* the figure's index in the trace, or -1 (SHD, edges, bytes) */
+	bool steps;        /* categorical: drawn as steps between its values, never as slopes */
 } pane_series;
 
 /* Every series the progress view plots over the first upto rounds: the figures, SHD when
@@ -186,6 +189,8 @@ typedef struct pane_series {
 size_t pane_series_all(const fb_run *run, size_t upto, pane_series **out);
 /* Free n series. */
 void pane_series_free(pane_series *s, size_t n);
+/* Whether figure f of the run repeats a column the pane adds itself (edges): left out. */
+bool pane_figure_own(const fb_run *run, size_t f);
 /* Index of the figure called name in the run's trace, or -1. */
 int pane_figure_index(const fb_run *run, const char *name);
 /* The largest round count of the run, when its parameters say (max_rounds), else 0. */
@@ -198,6 +203,9 @@ void pane_graph_release(pane_graph *g);
  * threshold) against the truth, by the library's one scoring function; NULL without a
  * truth or an estimate. */
 const fb_score *pane_graph_score(pane *p);
+/* Value v of figure f of the run in at most width characters: its name when the algorithm
+ * names it (FedPC's layer -1: orient), else as pane_fmt writes it. */
+const char *pane_fmt_fig(const fb_run *run, int f, double v, int width, char *buf, size_t len);
 /* Format v in at most width characters (numbers as short as they can be). */
 const char *pane_fmt(double v, int width, char *buf, size_t len);
 /* Bytes in decimal units, short. */

@@ -169,7 +169,10 @@ static void act_run(pane *p, int ch)
 /* p: pause after the current round. */
 static void act_pause(pane *p, int ch)
 {
-	if (p->running)
+	if (p->running && p->at > 0)
+		pane_say(p, false, "replay paused at round %zu of %zu: f forward, r replays on, > "
+		         "newest", p->at, fb_run_rounds(p->run));
+	else if (p->running)
 		pane_say(p, false, "paused after round %zu: n steps one, r runs on",
 		         fb_run_rounds(p->run));
 	pane_batch_stop(p, NULL);

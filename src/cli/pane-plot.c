@@ -20,6 +20,7 @@ typedef struct plot_scale {
 	double lo, hi; /* range (in log10 units when log) */
 	bool log;      /* logarithmic */
 	bool any;      /* there is at least one value to draw */
+	bool flat;     /* every value is the same: drawn across the middle, labelled there */
 } plot_scale;
 
 /* A grid of dots for one plot. */
@@ -32,7 +33,7 @@ typedef struct plot_grid {
 /* The scale of v[0..n-1]: finite values, log when positive and spanning decades. */
 static plot_scale plot_scale_of(const double *v, size_t n)
 {
-	plot_scale s = { INFINITY, -INFINITY, false, false };
+	plot_scale s = { INFINITY, -INFINITY, false, false, false };
 	bool positive = true;
 
 	for (size_t i = 0; i < n; i++) {
@@ -51,8 +52,9 @@ static plot_scale plot_scale_of(const double *v, size_t n)
 		s.hi = log10(s.hi);
 	}
 	if (s.hi - s.lo <= 1e-9 * fmax(fabs(s.hi), fabs(s.lo))) { /* flat: centre it */
-		double pad = s.log ? 0.5 : fmax(fabs(s.hi) * 0.05, 1e-9);
+		double pad = s.log ? 0.5 : fmax(fabs(s.hi) * 0.05, 1);
 
+		s.flat = true;
 		s.lo -= pad;
 		s.hi += pad;
 	}
@@ -117,9 +119,10 @@ static bool plot_bucket(const double *m, size_t n, int c, int pw, double *lo, do
 }
 
 /* Pixel column c when there are fewer samples than columns: the line between the two
- * samples around it. */
-static bool plot_between(const double *m, size_t n, int c, int pw, double *lo, double *hi,
-                         double *end)
+ * samples around it, or for steps the earlier sample's value (the next column's jump joins
+ * them). */
+static bool plot_between(const double *m, size_t n, int c, int pw, bool steps, double *lo,
+                         double *hi, double *end)
 {
 	double t = n > 1 && pw > 1 ? (double)c * (double)(n - 1) / (double)(pw - 1) : 0;
 	size_t i = (size_t)t;
@@ -128,14 +131,16 @@ static bool plot_between(const double *m, size_t n, int c, int pw, double *lo, d
 		return false;
 	if (i + 1 >= n)
 		*lo = m[n - 1];
+	else if (steps)
+		*lo = m[i];
 	else
 		*lo = m[i] + (m[i + 1] - m[i]) * (t - (double)i);
 	*hi = *end = *lo;
 	return !isnan(*lo);
 }
 
-/* Fill the grid with the series' line. */
-static void plot_fill(plot_grid *g, const plot_scale *s, const double *v, size_t n)
+/* Fill the grid with the series' line (steps: held values joined by jumps). */
+static void plot_fill(plot_grid *g, const plot_scale *s, const double *v, size_t n, bool steps)
 {
 	int pw = g->cols * g->dx, prev = -1;
 	double *m = fb_xcalloc(n, sizeof *m);
@@ -145,7 +150,7 @@ static void plot_fill(plot_grid *g, const plot_scale *s, const double *v, size_t
 	for (int c = 0; c < pw; c++) {
 		double lo, hi, end;
 		bool ok = n > (size_t)pw ? plot_bucket(m, n, c, pw, &lo, &hi, &end)
-		                         : plot_between(m, n, c, pw, &lo, &hi, &end);
+		                         : plot_between(m, n, c, pw, steps, &lo, &hi, &end);
 		int a, b;
 
 		if (!ok) {
@@ -193,24 +198,35 @@ static void plot_show(const pane *p, const plot_grid *g, int y, int x)
 	free(row);
 }
 
-/* An axis label of the scale's value at position lo or hi. */
-static const char *plot_label(const plot_scale *s, double at, char *buf, size_t len)
+/* An axis label of the scale's value at position lo or hi (by name for a categorical
+ * series' named values). */
+static const char *plot_label(const pane_series *ps, const plot_scale *s, double at, char *buf,
+                              size_t len)
 {
-	return pane_fmt(s->log ? pow(10, at) : at, LABEL_W - 1, buf, len);
+	return pane_fmt_fig(ps->run, ps->fig, s->log ? pow(10, at) : at, LABEL_W - 1, buf, len);
 }
 
-/* The axis: y labels at the top and bottom, a rule between, the rounds underneath. */
-static void plot_axes(const pane *p, const plot_scale *s, size_t n, int y, int x, int h, int w)
+/* The axis: y labels at the top and bottom (a flat series': its value where it is drawn), a
+ * rule between, the rounds underneath. */
+static void plot_axes(const pane *p, const pane_series *ps, const plot_scale *s,
+                      const plot_grid *g, int y, int x, int h, int w)
 {
 	char buf[32];
 	const char *rule = p->utf8 ? "\u2502" : "|";
+	size_t n = ps->n;
 
 	for (int r = 1; r < h - 1; r++)
 		pane_put(p, y + r, x + LABEL_W - 1, 1, ROLE_AXIS, rule);
-	pane_putf(p, y + 1, x, LABEL_W - 1, ROLE_AXIS, "%*s", LABEL_W - 1,
-	          plot_label(s, s->hi, buf, sizeof buf));
-	pane_putf(p, y + h - 2, x, LABEL_W - 1, ROLE_AXIS, "%*s", LABEL_W - 1,
-	          plot_label(s, s->lo, buf, sizeof buf));
+	if (s->flat) {
+		pane_putf(p, y + 1 + plot_row(s, g, (s->lo + s->hi) / 2) / g->dy, x, LABEL_W - 1,
+		          ROLE_AXIS, "%*s", LABEL_W - 1,
+		          plot_label(ps, s, (s->lo + s->hi) / 2, buf, sizeof buf));
+	} else {
+		pane_putf(p, y + 1, x, LABEL_W - 1, ROLE_AXIS, "%*s", LABEL_W - 1,
+		          plot_label(ps, s, s->hi, buf, sizeof buf));
+		pane_putf(p, y + h - 2, x, LABEL_W - 1, ROLE_AXIS, "%*s", LABEL_W - 1,
+		          plot_label(ps, s, s->lo, buf, sizeof buf));
+	}
 	pane_put(p, y + h - 1, x + LABEL_W - 1, 1, ROLE_AXIS, p->utf8 ? "\u2514" : "+");
 	pane_put(p, y + h - 1, x + LABEL_W, w - LABEL_W, ROLE_AXIS, "1");
 	if (n > 1) {
@@ -231,8 +247,8 @@ void pane_plot(const pane *p, const pane_series *s, int y, int x, int h, int w)
 	pane_put(p, y, x, w, ROLE_TITLE, s->name);
 	if (s->n > 0)
 		pane_putf(p, y, x + (int)strlen(s->name) + 1, w - (int)strlen(s->name) - 1, ROLE_TEXT,
-		          " %s%s", pane_fmt(s->v[s->n - 1], 10, last, sizeof last),
-		          sc.log ? "  (log scale)" : "");
+		          " %s%s", pane_fmt_fig(s->run, s->fig, s->v[s->n - 1], 10, last, sizeof last),
+		          sc.log ? "  (log scale)" : s->steps ? "  (steps)" : "");
 	if (h < 3 || w < LABEL_W + 4)
 		return;
 	if (!sc.any) {
@@ -245,9 +261,9 @@ void pane_plot(const pane *p, const pane_series *s, int y, int x, int h, int w)
 	g.dx = p->utf8 ? 2 : 1;
 	g.dy = p->utf8 ? 4 : 3;
 	g.cell = fb_xcalloc((size_t)g.rows * (size_t)g.cols, 1);
-	plot_fill(&g, &sc, s->v, s->n);
+	plot_fill(&g, &sc, s->v, s->n, s->steps);
 	plot_show(p, &g, y + 1, x + LABEL_W);
-	plot_axes(p, &sc, s->n, y, x, h, w - 1);
+	plot_axes(p, s, &sc, &g, y, x, h, w - 1);
 	free(g.cell);
 }
 

@@ -271,6 +271,7 @@ int fb_pane_show(fb_run *run, const fb_pane_request *req, fb_pane_outcome *out)
 	p.req = req;
 	p.out = out;
 	p.thr = pane_start_threshold(run);
+	p.pace = req->pace > 0 ? req->pace : 0;
 	p.g.round = (size_t)-1;
 	if (pane_term_open(&p, &out->err) != FB_OK)
 		return FB_ERR;

@@ -24,6 +24,7 @@ enum fb_pane_start {
 typedef struct fb_pane_request {
 	enum fb_pane_start start; /* the opening action */
 	size_t rounds;            /* rounds for FB_PANE_ROUNDS */
+	double pace;              /* rounds a second it opens at (0: as fast as they come) */
 	size_t run_no;            /* the run's number in the session, from 1 (header) */
 	const char *data;         /* where the run's data came from (header), or NULL */
 } fb_pane_request;

@@ -549,6 +549,102 @@ void fb_run_say(fb_run *run, const char *fmt, ...)
 	free(s);
 }
 
+/* The named values of the run's figures: its algorithm's, else its learner's. */
+static const fb_figure_level *run_levels(const fb_run *run)
+{
+	if (run->algo->levels != NULL || run->inner == NULL)
+		return run->algo->levels;
+	return run->inner->levels;
+}
+
+/* Whether figure f is categorical. */
+bool fb_run_figure_categorical(const fb_run *run, size_t f)
+{
+	const fb_figure_level *l = run_levels(run);
+
+	for (; f < run->trace.nfig && l != NULL && l->figure != NULL; l++)
+		if (strcmp(l->figure, run->figures[f]) == 0)
+			return true;
+	return false;
+}
+
+/* The name of value v of figure f, or NULL. */
+const char *fb_run_figure_level(const fb_run *run, size_t f, double v)
+{
+	const fb_figure_level *l = run_levels(run);
+
+	for (; f < run->trace.nfig && l != NULL && l->figure != NULL; l++)
+		if (strcmp(l->figure, run->figures[f]) == 0 && l->value == v)
+			return l->name;
+	return NULL;
+}
+
+/* Variable i's name in at most 5 bytes into buf: whole when it fits, else its start (whole
+ * characters), then ~ and its trailing digits when it has some (Variable12 as Va~12), so that
+ * numbered names stay apart. */
+static const char *matrix_label(const fb_run *run, size_t i, char *buf)
+{
+	const char *name = i < run->data->d ? run->data->vars[i].name : "";
+	size_t n = strlen(name), digits = 0, head;
+
+	if (n <= 5) {
+		memcpy(buf, name, n + 1);
+		return buf;
+	}
+	while (digits < n && name[n - 1 - digits] >= '0' && name[n - 1 - digits] <= '9')
+		digits++;
+	digits = digits + 2 <= 5 ? digits : 0;
+	head = digits > 0 ? 5 - 1 - digits : 5;
+	while (head > 0 && ((unsigned char)name[head] & 0xC0) == 0x80)
+		head--; /* back to the first byte of a character */
+	memcpy(buf, name, head);
+	if (digits > 0) {
+		buf[head] = '~';
+		memcpy(buf + head + 1, name + n - digits, digits);
+	}
+	buf[head + (digits > 0 ? 1 + digits : 0)] = '\0';
+	return buf;
+}
+
+/* v in at most 5 columns: 0 when it rounds to it, else two decimals as room allows. */
+static const char *matrix_cell(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+
+	if (a < 0.005)
+		snprintf(buf, len, "0");
+	else if (a < 10)
+		snprintf(buf, len, "%.2f", v);
+	else if (a < 100)
+		snprintf(buf, len, "%.1f", v);
+	else if (a < 1e4)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.0e", v);
+	return buf;
+}
+
+/* The d x d matrix m with row and column labels. */
+void fb_run_matrix_text(const fb_run *run, const double *m, size_t d, fb_buf *out)
+{
+	char lab[8], cell[32];
+	double diag = 0;
+
+	fb_buf_printf(out, "\n%5s", "");
+	for (size_t j = 0; j < d; j++)
+		fb_buf_printf(out, " %5s", matrix_label(run, j, lab));
+	for (size_t i = 0; i < d; i++) {
+		fb_buf_printf(out, "\n%-5s", matrix_label(run, i, lab));
+		for (size_t j = 0; j < d; j++)
+			fb_buf_printf(out, " %5s", matrix_cell(m[i * d + j], cell, sizeof cell));
+		diag = fabs(m[i * d + i]) > diag ? fabs(m[i * d + i]) : diag;
+	}
+	if (diag >= 0.005)
+		fb_buf_printf(out, "\nthe diagonal (up to %.2f) is each variable's weight on "
+		              "itself, no edge: the acyclicity penalty h(W) drives the server's to "
+		              "zero, and the clients' follow", diag);
+}
+
 /* A kept message of a record, readably. */
 int fb_run_message_text(const fb_run *run, const fb_trace_rec *rec, enum fb_dir dir, size_t k,
                         fb_buf *out, fb_error *err)

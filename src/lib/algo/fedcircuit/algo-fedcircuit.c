@@ -70,6 +70,13 @@ static const fb_param_def fcalgo_em_params[] = {
 static const char *const fcalgo_figures[] = { "phase", "subspaces", "circuits", "nodes",
 	                                      "train_ll", NULL };
 
+/* The phases a round ran, as its figure phase gives them (enum fb_fc_phase + 1). */
+static const fb_figure_level fcalgo_levels[] = {
+	{ "phase", FB_FC_INDICATOR + 1, "matrix" }, { "phase", FB_FC_LEARN + 1, "learning" },
+	{ "phase", FB_FC_ASSEMBLE + 1, "assembly" }, { "phase", FB_FC_EM + 1, "EM" },
+	{ "phase", FB_FC_DONE + 1, "evaluate" }, { 0 },
+};
+
 /* Free the state. */
 static void fcalgo_destroy(fb_run *run)
 {
@@ -426,7 +433,8 @@ const fb_algo fb_algo_fedcircuit = {
 	        "assumed R, E and F).",
 	.flags = FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_SPLITS,
-	.params = fcalgo_params, .figures = fcalgo_figures, .client_figure = "circuits",
+	.params = fcalgo_params, .figures = fcalgo_figures, .levels = fcalgo_levels,
+	.client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
 	.circuit = fcalgo_circuit, .circuit_report = fcalgo_circuit_report,
@@ -466,7 +474,8 @@ const fb_algo fb_algo_fedcircuit_em = {
 	        FCALGO_EVAL_HELP,
 	.flags = FB_ALGO_CIRCUIT | FB_ALGO_REMOTE,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_SPLITS,
-	.params = fcalgo_em_params, .figures = fcalgo_figures, .client_figure = "circuits",
+	.params = fcalgo_em_params, .figures = fcalgo_figures, .levels = fcalgo_levels,
+	.client_figure = "circuits",
 	.create = fcalgo_create, .step = fcalgo_step, .done = fcalgo_done,
 	.result = fcalgo_result, .destroy = fcalgo_destroy, .note = fcalgo_note,
 	.circuit = fcalgo_circuit, .circuit_report = fcalgo_circuit_report,

@@ -441,11 +441,7 @@ static void fd_message(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_b
 	              m->nd > d * d ? "" : ":");
 	if (m->nd > d * d)
 		fb_buf_printf(out, ", then %zu network weights (not shown):", m->nd - d * d);
-	for (size_t i = 0; i < d; i++) {
-		fb_buf_printf(out, "\n");
-		for (size_t j = 0; j < d; j++)
-			fb_buf_printf(out, "%s%7.3f", j ? " " : "", P[i * d + j]);
-	}
+	fb_run_matrix_text(run, P, d, out);
 	free(P);
 }
 

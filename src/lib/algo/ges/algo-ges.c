@@ -117,6 +117,11 @@ void fb_ges_options_init(fb_ges_options *o)
 static const char *const ges_figures[] = { "phase", "score", "gain", "operators", "scores",
 	                                   NULL };
 
+/* The phases, as the figure phase gives them. */
+static const fb_figure_level ges_levels[] = {
+	{ "phase", 1, "insert" }, { "phase", 2, "delete" }, { "phase", 0, "finished" }, { 0 },
+};
+
 /* GES's options, read from its parameters. */
 FB_ALGO_OPTIONS(ges_options, fb_ges_options, fb_ges_options_init, fb_ges_options_from_params);
 
@@ -139,7 +144,7 @@ const fb_algo fb_algo_ges = {
 	        "results it reproduces. As a learner it serves all:, sep:, voting: and best:.",
 	.flags = FB_ALGO_LOCAL,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE,
-	.params = ges_params, .figures = ges_figures,
+	.params = ges_params, .figures = ges_figures, .levels = ges_levels,
 	.create = ges_create, .step = ges_step, .done = ges_done, .result = ges_result,
 	.destroy = ges_destroy, .note = ges_note,
 	.options = &ges_options,

@@ -259,11 +259,7 @@ static void admm_message(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb
 	                                  "child):"
 	                                : "W, the server's consensus (row: parent, column: "
 	                                  "child):");
-	for (size_t i = 0; i < d; i++) {
-		fb_buf_printf(out, "\n");
-		for (size_t j = 0; j < d; j++)
-			fb_buf_printf(out, "%s%7.3f", j ? " " : "", m->d[i * d + j]);
-	}
+	fb_run_matrix_text(run, m->d, d, out);
 }
 
 /* Figures of each round. */

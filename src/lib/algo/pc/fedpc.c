@@ -440,6 +440,9 @@ static const fb_param_def fedpc_params[] = {
 static const char *const fedpc_figures[] = { "layer", "edges", "removed", "tests", "triples",
 	                                     "unresolved", "colliders", "conflicts", NULL };
 
+/* The named value of layer: -1 is the orienting round (FedOrien). */
+static const fb_figure_level fedpc_levels[] = { { "layer", -1, "orient" }, { 0 } };
+
 /* PC's options, read from the parameters (FedPC's clients run PC). */
 FB_ALGO_OPTIONS(pc_options, fb_pc_options, fb_pc_options_init, fb_pc_options_from_params);
 
@@ -473,7 +476,8 @@ const fb_algo fb_algo_fedpc = {
 	        "Tarsi), the graph the FedPC paper scores. One client runs exactly PC's levels.",
 	.flags = FB_ALGO_REMOTE,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
-	.params = fedpc_params, .figures = fedpc_figures, .client_figure = "tests",
+	.params = fedpc_params, .figures = fedpc_figures, .levels = fedpc_levels,
+	.client_figure = "tests",
 	.create = fedpc_create, .step = fedpc_step, .done = fedpc_done, .result = fedpc_result,
 	.destroy = fedpc_destroy, .note = fedpc_note, .message = fedpc_message_text,
 	.options = &pc_options, .detail = FB_DETAIL_VOTES,
