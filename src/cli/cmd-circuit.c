@@ -13,16 +13,13 @@
 #include "files.h"
 #include "session.h"
 
-/* The circuit of run n (0: the newest) and the dataset naming its variables; NULL after
- * printing the fault (no run, a graph run, a circuit not learned yet). */
-static const fb_circuit *pick_circuit(fb_cmd_ctx *ctx, int64_t n, const fb_dataset **ds)
+/* The circuit of run and the dataset naming its variables; NULL after printing the fault
+ * (a graph run, a circuit not learned yet). */
+static const fb_circuit *run_circuit(fb_cmd_ctx *ctx, fb_run *run, const fb_dataset **ds)
 {
-	fb_run *run = fb_cmd_pick_run(ctx, n);
 	fb_error err = { { 0 } };
 	const fb_circuit *c;
 
-	if (run == NULL)
-		return NULL;
 	if (!fb_run_is_circuit(run)) {
 		fb_cmd_error(ctx, "run '%s' learns a graph, not a circuit (algo circuit learns "
 		                  "one)", run->name);
@@ -32,6 +29,15 @@ static const fb_circuit *pick_circuit(fb_cmd_ctx *ctx, int64_t n, const fb_datas
 		fb_cmd_error(ctx, "%s", err.msg);
 	*ds = run->whole;
 	return c;
+}
+
+/* The circuit of run n (0: the newest) and the dataset naming its variables; NULL after
+ * printing the fault (no run, a graph run, a circuit not learned yet). */
+static const fb_circuit *pick_circuit(fb_cmd_ctx *ctx, int64_t n, const fb_dataset **ds)
+{
+	fb_run *run = fb_cmd_pick_run(ctx, n);
+
+	return run != NULL ? run_circuit(ctx, run, ds) : NULL;
 }
 
 /* Set x[var] from "NAME=VALUE" (a level label, or a number for a continuous variable);
@@ -249,8 +255,8 @@ static void print_confusion(FILE *out, const fb_dataset *ds, size_t j, const siz
 	}
 }
 
-/* Print accuracy and F1: of class positive (named: by positive=; else the rarer of two
- * classes in the training rows), or the mean over more than two classes (SIZE_MAX). */
+/* Print accuracy acc and F1 f1: of class positive (named: by positive=; else the rarer of
+ * two classes in the training rows), or the mean over more than two classes (SIZE_MAX). */
 static void print_scores(FILE *out, const fb_dataset *ds, size_t j, const size_t *cm, size_t n,
                          size_t positive, bool named)
 {
@@ -266,6 +272,21 @@ static void print_scores(FILE *out, const fb_dataset *ds, size_t j, const size_t
 		        fb_cmd_name(ds->vars[j].levels[positive]),
 		        named ? "as positive= says" : "the rarer in the training rows; positive= "
 		                                      "names another");
+}
+
+/* Keep on run's line of compare's table that classify predicted variable j of ds with
+ * accuracy acc. */
+static void note_classified(fb_cmd_ctx *ctx, const fb_run *run, const fb_dataset *ds,
+                            size_t j, double acc)
+{
+	size_t no = fb_cmd_run_number(ctx->s, run);
+	fb_session_run *m = no > 0 ? &ctx->s->meta[no - 1] : NULL;
+
+	if (m == NULL)
+		return;
+	free(m->classified);
+	m->classified = fb_xstrdup(ds->vars[j].name);
+	m->accuracy = acc;
 }
 
 /* The positive class of F1 for variable j into *positive: positive='s level, else for two
@@ -294,7 +315,8 @@ static int pick_positive(fb_cmd_ctx *ctx, const fb_params *p, const fb_dataset *
 static int exec_classify(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const fb_dataset *ds = NULL;
-	const fb_circuit *c = pick_circuit(ctx, fb_params_int(&a->params, "run"), &ds);
+	fb_run *run = fb_cmd_pick_run(ctx, fb_params_int(&a->params, "run"));
+	const fb_circuit *c = run != NULL ? run_circuit(ctx, run, &ds) : NULL;
 	fb_error err = { { 0 } };
 	size_t n, *cm, positive;
 	bool all;
@@ -316,6 +338,8 @@ static int exec_classify(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	print_scores(ctx->out, ds, (size_t)j, cm, n, positive,
 	             fb_params_str(&a->params, "positive") != NULL);
 	print_confusion(ctx->out, ds, (size_t)j, cm);
+	note_classified(ctx, run, ds, (size_t)j,
+	                n > 0 ? (double)fb_confusion_right(cm, ds->vars[j].nlevels) / (double)n : NAN);
 	free(cm);
 	return FB_CMD_OK;
 }
@@ -339,7 +363,8 @@ const fb_cmd_entry fb_cmd_classify = {
 	        "F1 is that of the positive class, which the output names: positive=LABEL, or "
 	        "by default, of two classes, the rarer in the training rows (the disease rather "
 	        "than its absence; the later label on a tie); of more classes without "
-	        "positive=, the mean of every class's F1.",
+	        "positive=, the mean of every class's F1. compare shows the accuracy of the "
+	        "run's newest classify.",
 	.min_args = 1, .max_args = 1, .complete = FB_COMPLETE_VARIABLE, .params = classify_params,
 	.exec = exec_classify,
 };

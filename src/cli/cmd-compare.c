@@ -101,7 +101,8 @@ size_t fb_report_items(const fb_session *s, fb_compare_item *items)
 	for (size_t i = 0; i < s->nruns; i++)
 		if (!s->meta[i].dropped)
 			items[n++] = (fb_compare_item){ s->runs[i], i + 1, s->meta[i].data,
-				                        s->meta[i].label };
+				                        s->meta[i].label, s->meta[i].classified,
+				                        s->meta[i].accuracy };
 	return n;
 }
 
@@ -201,9 +202,13 @@ const fb_cmd_entry fb_cmd_compare = {
 	.summary = "compare every run",
 	.help = "One row per run of the session: its number and label, algorithm, dataset, "
 	        "split, the parameters that differ from the defaults, SHD (also as DAGs and as "
-	        "CPDAGs), TPR, FDR, F1, NNZ, rounds, seconds and bytes exchanged (in kB, MB, ...; "
-	        "plain bytes in CSV). The accuracy follows one definition, that of result (see "
-	        "help result), and a run scores against the truth as soon as one is loaded. "
+	        "CPDAGs), TPR, FDR, F1, NNZ (when a run learned a graph), LL-train, LL-valid, "
+	        "LL-test (a circuit's mean log-likelihood per row of each part), classified and "
+	        "accuracy (the variable the newest classify of the run predicted, and how well), "
+	        "nodes (the circuit's size; these when a run learned a circuit), rounds, seconds "
+	        "and bytes exchanged (in kB, MB, ...; plain bytes in CSV). A graph's figures follow "
+	        "one definition, that of result (see help result), and a run scores against the "
+	        "truth as soon as one is loaded. "
 	        "drop=2,3 leaves runs 2 and 3 out of this and later tables (they keep their "
 	        "numbers; restore=2 or restore=all brings them back); label=2:\"pooled pc\" names "
 	        "run 2 in the label column (label=2: removes the name). out= writes the table as "

@@ -239,22 +239,28 @@ int fb_report_result(FILE *out, const fb_run *run)
 	return FB_OK;
 }
 
-/* Columns of the comparison. */
-#define NCOLS 16
+/* Columns of the comparison: the run's, a graph's accuracy against the truth, a circuit's
+ * figures, and what the run cost. */
+enum compare_col {
+	COL_RUN, COL_LABEL, COL_ALGO, COL_DATA, COL_SPLIT, COL_PARAMS,
+	COL_SHD, COL_SHD_DAG, COL_SHD_CPDAG, COL_TPR, COL_FDR, COL_F1, COL_NNZ,
+	COL_LL_TRAIN, COL_LL_VALID, COL_LL_TEST, COL_CLASS, COL_ACCURACY, COL_NODES,
+	COL_ROUNDS, COL_SECONDS, COL_BYTES, NCOLS
+};
 
-/* One row of the comparison as cells. */
+/* One row of the comparison as cells, by enum compare_col. */
 typedef struct row {
-	char cell[NCOLS][200]; /* run, label, algorithm, dataset, split, parameters, SHD, SHD-DAG,
-	                          SHD-CPDAG, TPR, FDR, F1, NNZ, rounds, seconds, bytes */
+	char cell[NCOLS][200];
 } row;
 
 /* The header of the comparison. */
 static const char *const compare_head[NCOLS] = { "run", "label", "algorithm", "dataset",
-	"split", "parameters", "SHD", "SHD-DAG", "SHD-CPDAG", "TPR", "FDR", "F1", "NNZ", "rounds",
-	"seconds", "bytes" };
+	"split", "parameters", "SHD", "SHD-DAG", "SHD-CPDAG", "TPR", "FDR", "F1", "NNZ",
+	"LL-train", "LL-valid", "LL-test", "classified", "accuracy", "nodes", "rounds", "seconds",
+	"bytes" };
 
 /* The first column aligned right (the figures). */
-#define FIRST_FIGURE 6
+#define FIRST_FIGURE COL_SHD
 
 /* The parameters a run was given that differ from the defaults, as key=value words. */
 void fb_report_params(const fb_run *run, char *buf, size_t len)
@@ -276,10 +282,10 @@ static void compare_score_cells(row *r, const fb_run *run)
 	fb_error err;
 	fb_score s;
 	bool scored = run->truth != NULL && fb_run_score(run, &s, &err) == FB_OK;
-	char (*c)[200] = r->cell + FIRST_FIGURE;
+	char (*c)[200] = r->cell + COL_SHD;
 
 	if (!scored) {
-		for (int k = 0; k < 7; k++)
+		for (int k = 0; k <= COL_NNZ - COL_SHD; k++)
 			snprintf(c[k], sizeof c[k], "-");
 		return;
 	}
@@ -292,43 +298,97 @@ static void compare_score_cells(row *r, const fb_run *run)
 	snprintf(c[6], sizeof c[6], "%g", s.nnz);
 }
 
+/* A part's mean log-likelihood as a cell ("-" without rows). */
+static void compare_ll_cell(char *cell, size_t len, const fb_loglik *ll)
+{
+	if (ll->n == 0)
+		snprintf(cell, len, "-");
+	else
+		snprintf(cell, len, "%.4f", fb_loglik_mean(ll));
+}
+
+/* Fill the circuit cells of a row: each part's mean log-likelihood, the variable the
+ * newest classify predicted with its accuracy, and the nodes; '-' where there is none. */
+static void compare_circuit_cells(row *r, const fb_compare_item *it)
+{
+	fb_circuit_report rep;
+	fb_error err;
+
+	for (int c = COL_LL_TRAIN; c <= COL_NODES; c++)
+		snprintf(r->cell[c], sizeof r->cell[c], "-");
+	if (!fb_run_is_circuit(it->run) || fb_run_circuit_report(it->run, &rep, &err) != FB_OK)
+		return;
+	compare_ll_cell(r->cell[COL_LL_TRAIN], sizeof r->cell[0], &rep.ll[FB_PART_TRAIN]);
+	compare_ll_cell(r->cell[COL_LL_VALID], sizeof r->cell[0], &rep.ll[FB_PART_VALID]);
+	compare_ll_cell(r->cell[COL_LL_TEST], sizeof r->cell[0], &rep.ll[FB_PART_TEST]);
+	snprintf(r->cell[COL_NODES], sizeof r->cell[0], "%zu", rep.stats.nodes);
+	if (it->classified != NULL) {
+		snprintf(r->cell[COL_CLASS], sizeof r->cell[0], "%s", it->classified);
+		snprintf(r->cell[COL_ACCURACY], sizeof r->cell[0], "%.4f", it->accuracy);
+	}
+}
+
 /* Fill one row for item (for people: seconds with their unit, bytes in kB, MB, ...; for a
  * CSV file: plain numbers). */
 static void compare_row(row *r, const fb_compare_item *it, bool for_people)
 {
 	const fb_run *run = it->run;
-	size_t bytes = fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN);
+	size_t bytes = fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN), len = sizeof r->cell[0];
 
-	snprintf(r->cell[0], sizeof r->cell[0], "%zu", it->no);
-	snprintf(r->cell[1], sizeof r->cell[1], "%s", it->label != NULL ? it->label : "");
-	snprintf(r->cell[2], sizeof r->cell[2], "%s", run->name);
-	snprintf(r->cell[3], sizeof r->cell[3], "%s", it->data);
-	snprintf(r->cell[4], sizeof r->cell[4], "%s", run->part != NULL ? run->part->desc : "all rows");
-	fb_report_params(run, r->cell[5], sizeof r->cell[5]);
+	snprintf(r->cell[COL_RUN], len, "%zu", it->no);
+	snprintf(r->cell[COL_LABEL], len, "%s", it->label != NULL ? it->label : "");
+	snprintf(r->cell[COL_ALGO], len, "%s", run->name);
+	snprintf(r->cell[COL_DATA], len, "%s", it->data);
+	snprintf(r->cell[COL_SPLIT], len, "%s", run->part != NULL ? run->part->desc : "all rows");
+	fb_report_params(run, r->cell[COL_PARAMS], len);
 	compare_score_cells(r, run);
-	snprintf(r->cell[13], sizeof r->cell[13], "%zu", fb_run_rounds(run));
-	snprintf(r->cell[14], sizeof r->cell[14], "%.3f%s", run->seconds, for_people ? " s" : "");
+	compare_circuit_cells(r, it);
+	snprintf(r->cell[COL_ROUNDS], len, "%zu", fb_run_rounds(run));
+	snprintf(r->cell[COL_SECONDS], len, "%.3f%s", run->seconds, for_people ? " s" : "");
 	if (for_people)
-		fb_report_bytes(bytes, r->cell[15], sizeof r->cell[15]);
+		fb_report_bytes(bytes, r->cell[COL_BYTES], len);
 	else
-		snprintf(r->cell[15], sizeof r->cell[15], "%zu", bytes);
+		snprintf(r->cell[COL_BYTES], len, "%zu", bytes);
 }
 
-/* Print one row in the chosen format; width[] is for text. */
-static void print_row(FILE *out, const char *const *cells, const size_t *width,
-                      enum fb_table_format fmt)
+/* Which columns the table of items[0..n) shows: a graph's accuracy only when a run learned
+ * a graph, a circuit's figures only when one learned a circuit, the others always. */
+static void compare_shown(const fb_compare_item *items, size_t n, bool *show)
 {
+	bool graphs = false, circuits = false;
+
+	for (size_t i = 0; i < n; i++) {
+		bool c = fb_run_is_circuit(items[i].run);
+
+		circuits |= c;
+		graphs |= !c;
+	}
+	for (int c = 0; c < NCOLS; c++)
+		show[c] = c >= COL_SHD && c <= COL_NNZ   ? graphs
+		          : c >= COL_LL_TRAIN && c <= COL_NODES ? circuits
+		                                                : true;
+}
+
+/* Print one row's shown cells in the chosen format; width[] is for text. */
+static void print_row(FILE *out, const char *const *cells, const size_t *width,
+                      const bool *show, enum fb_table_format fmt)
+{
+	bool first = true;
+
 	for (int c = 0; c < NCOLS; c++) {
+		if (!show[c])
+			continue;
 		if (fmt == FB_TABLE_CSV) {
-			if (c > 0)
+			if (!first)
 				fputc(',', out);
 			fb_csv_put_field_if(out, cells[c], ",\" ");
 		} else if (fmt == FB_TABLE_MARKDOWN) {
 			fprintf(out, "| %s ", cells[c]);
 		} else {
+			fputs(first ? "" : "  ", out);
 			fprintf(out, c >= FIRST_FIGURE ? "%*s" : "%-*s", (int)width[c], cells[c]);
-			fputs(c < NCOLS - 1 ? "  " : "", out);
 		}
+		first = false;
 	}
 	fputs(fmt == FB_TABLE_MARKDOWN ? "|\n" : "\n", out);
 }
@@ -340,7 +400,9 @@ void fb_report_compare(FILE *out, const fb_compare_item *items, size_t n,
 	row *rows = fb_xcalloc(n > 0 ? n : 1, sizeof *rows);
 	size_t width[NCOLS];
 	const char *cells[NCOLS];
+	bool show[NCOLS];
 
+	compare_shown(items, n, show);
 	for (int c = 0; c < NCOLS; c++)
 		width[c] = strlen(compare_head[c]);
 	for (size_t i = 0; i < n; i++) {
@@ -349,18 +411,30 @@ void fb_report_compare(FILE *out, const fb_compare_item *items, size_t n,
 			if (strlen(rows[i].cell[c]) > width[c])
 				width[c] = strlen(rows[i].cell[c]);
 	}
-	print_row(out, compare_head, width, fmt);
+	print_row(out, compare_head, width, show, fmt);
 	if (fmt == FB_TABLE_MARKDOWN) {
 		for (int c = 0; c < NCOLS; c++)
-			fputs(c >= FIRST_FIGURE ? "|---:" : "|---", out);
+			if (show[c])
+				fputs(c >= FIRST_FIGURE ? "|---:" : "|---", out);
 		fputs("|\n", out);
 	}
 	for (size_t i = 0; i < n; i++) {
 		for (int c = 0; c < NCOLS; c++)
 			cells[c] = rows[i].cell[c];
-		print_row(out, cells, width, fmt);
+		print_row(out, cells, width, show, fmt);
 	}
 	free(rows);
+}
+
+/* The shown cells of all into shown, in order; returns how many. */
+static size_t compare_pick(const char *const *all, const bool *show, const char **shown)
+{
+	size_t m = 0;
+
+	for (int c = 0; c < NCOLS; c++)
+		if (show[c])
+			shown[m++] = all[c];
+	return m;
 }
 
 /* Hand each row of the comparison to emit, for people. */
@@ -369,14 +443,19 @@ void fb_report_compare_rows(const fb_compare_item *items, size_t n,
                                          bool head),
                             void *ctx)
 {
-	const char *cells[NCOLS];
+	const char *cells[NCOLS], *shown[NCOLS];
+	bool show[NCOLS];
+	size_t m;
 	row r;
 
-	emit(ctx, compare_head, NCOLS, true);
+	compare_shown(items, n, show);
+	m = compare_pick(compare_head, show, shown);
+	emit(ctx, shown, m, true);
 	for (size_t i = 0; i < n; i++) {
 		compare_row(&r, &items[i], true);
 		for (int c = 0; c < NCOLS; c++)
 			cells[c] = r.cell[c];
-		emit(ctx, cells, NCOLS, false);
+		m = compare_pick(cells, show, shown);
+		emit(ctx, shown, m, false);
 	}
 }

@@ -40,6 +40,9 @@ typedef struct fb_compare_item {
 	size_t no;         /* its number in the session, from 1 */
 	const char *data;  /* where its dataset came from */
 	const char *label; /* the user's name for it, or NULL */
+	const char *classified; /* a circuit run: the variable the newest classify predicted,
+	                           or NULL */
+	double accuracy;   /* that classify's accuracy */
 } fb_compare_item;
 
 struct fb_session;
@@ -55,7 +58,10 @@ void fb_report_compare_rows(const fb_compare_item *items, size_t n,
                             void *ctx);
 
 /* The comparison table of items[0..n): one row per run with its label, algorithm, dataset,
- * split, parameters, accuracy, rounds, seconds and bytes (in kB, MB, ... except in CSV). */
+ * split, parameters, a graph's accuracy against the truth (when a run learned a graph), a
+ * circuit's mean log-likelihood of each part, the variable classify predicted and its
+ * accuracy, and its nodes (when a run learned a circuit), rounds, seconds and bytes (in kB,
+ * MB, ... except in CSV). */
 void fb_report_compare(FILE *out, const fb_compare_item *items, size_t n,
                        enum fb_table_format fmt);
 

@@ -72,6 +72,7 @@ void fb_session_release(fb_session *s)
 		fb_run_free(s->runs[i]);
 		free(s->meta[i].data);
 		free(s->meta[i].label);
+		free(s->meta[i].classified);
 	}
 	free(s->runs);
 	free(s->meta);

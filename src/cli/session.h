@@ -17,6 +17,9 @@ typedef struct fb_session_run {
 	char *data;   /* where the run's dataset came from, as it started (owned) */
 	char *label;  /* the user's name for the run, or NULL (owned) */
 	bool dropped; /* left out of compare's table */
+	char *classified; /* a circuit run: the variable the newest classify predicted, or NULL
+	                     (owned) */
+	double accuracy;  /* that classify's accuracy */
 } fb_session_run;
 
 /* One command of the session, for history and session save. */
