@@ -27,6 +27,10 @@ EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tes
 TESTS += tests/aslimit.sh
 EXTRA_DIST += tests/aslimit.sh
 
+# endless inputs (/dev/zero, a pipe that never ends): refused or stopped, the session kept
+TESTS += tests/endless-input.sh
+EXTRA_DIST += tests/endless-input.sh
+
 # memory running out in gen and split: one sentence, the session kept
 TESTS += tests/split-memory.sh
 EXTRA_DIST += tests/split-memory.sh

@@ -64,6 +64,13 @@ typedef struct fb_cancel {
 /* The reason a cancelled call leaves in its fb_error. */
 #define FB_CANCELLED_MSG "stopped before the end, on request"
 
+/* The longest line fedbn's readers take (CSV files, BIF files, scripts): a longer line is
+ * refused with a sentence naming it, so that an endless input (/dev/zero) ends at once instead
+ * of filling the memory. */
+#define FB_LINE_MAX ((size_t)16 << 20)
+/* FB_LINE_MAX in words, for those sentences. */
+#define FB_LINE_MAX_TEXT "16 MiB"
+
 /* Whether c asks to stop (c or c->fn may be NULL: no). */
 bool fb_cancel_requested(const fb_cancel *c);
 

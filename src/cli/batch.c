@@ -14,16 +14,37 @@
 /* How deep 'source' may nest before it is taken for a loop. */
 #define MAX_SOURCE_DEPTH 16
 
+/* Read the next line of fp, its line end kept, into line; 1 when one was read, 0 at the end
+ * of the input (or a read error), -1 when the line is longer than FB_LINE_MAX (an endless
+ * input such as /dev/zero: the rest is not read). */
+static int read_line(FILE *fp, fb_buf *line)
+{
+	int c;
+
+	line->len = 0;
+	fb_buf_append(line, "", 0);
+	while ((c = getc(fp)) != EOF) {
+		char byte = (char)c;
+
+		if (line->len >= FB_LINE_MAX)
+			return -1;
+		fb_buf_append(line, &byte, 1);
+		if (c == '\n')
+			return 1;
+	}
+	return line->len > 0 ? 1 : 0;
+}
+
 /* Run every line of fp; positions in messages are "name:LINE". */
 int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name)
 {
 	const char *saved = ctx->where;
-	char *line = NULL, *where = NULL, why[128];
-	size_t cap = 0, lineno = 0;
-	int worst = FB_CMD_OK;
-	ssize_t len;
+	char *where = NULL, why[128];
+	fb_buf line = { 0 };
+	size_t lineno = 0;
+	int worst = FB_CMD_OK, got;
 
-	while ((len = getline(&line, &cap, fp)) >= 0) {
+	while ((got = read_line(fp, &line)) > 0) {
 		int ret;
 
 		lineno++;
@@ -31,19 +52,23 @@ int fb_cmd_run_stream(fb_cmd_ctx *ctx, FILE *fp, const char *name)
 		where = fb_xasprintf("%s:%zu", name, lineno);
 		ctx->where = where;
 		if (lineno == 1)
-			fb_history_check_saved(ctx, line);
-		ret = fb_cmd_run_line(ctx, line);
+			fb_history_check_saved(ctx, line.data);
+		ret = fb_cmd_run_line(ctx, line.data);
 		if (ret > worst)
 			worst = ret;
 		if (ret == FB_CMD_QUIT || (ret == FB_CMD_ERROR && ctx->bail))
 			break;
 	}
 	ctx->where = saved;
-	if (len < 0 && ferror(fp))
+	if (got < 0)
+		worst = fb_cmd_error_plain(ctx, "cannot read '%s': line %zu is longer than "
+		                           FB_LINE_MAX_TEXT ", the longest line fedbn reads; the rest "
+		                           "is not run", name, lineno + 1);
+	else if (got == 0 && ferror(fp))
 		worst = fb_cmd_error_plain(ctx, "cannot read '%s': %s", name,
 		                           fb_strerror(errno, why, sizeof why));
 	free(where);
-	free(line);
+	fb_buf_release(&line);
 	return worst;
 }
 

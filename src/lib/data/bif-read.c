@@ -1046,23 +1046,65 @@ fb_bn *fb_bif_read_buffer(const char *buf, size_t len, const char *name, fb_erro
 	return bn;
 }
 
+/* Append the len bytes at s to text, its room doubled as needed; FB_ERR (text as it was) when
+ * memory runs out. */
+static int bif_append(fb_buf *text, const char *s, size_t len)
+{
+	if (text->len + len + 1 > text->cap) {
+		size_t cap = text->cap > 0 ? text->cap : 65536;
+		char *grown;
+
+		while (cap < text->len + len + 1)
+			cap *= 2;
+		if ((grown = realloc(text->data, cap)) == NULL)
+			return FB_ERR;
+		text->data = grown;
+		text->cap = cap;
+	}
+	memcpy(text->data + text->len, s, len);
+	text->len += len;
+	text->data[text->len] = '\0';
+	return FB_OK;
+}
+
+/* Read all of fp into text; a line longer than FB_LINE_MAX (an endless input such as
+ * /dev/zero), memory that cannot be had or a read error is FB_ERR with its sentence. */
+static int bif_slurp(FILE *fp, const char *path, fb_buf *text, fb_error *err)
+{
+	char chunk[65536], why[128];
+	size_t got, line = 1, line_bytes = 0;
+
+	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+		for (size_t i = 0; i < got; i++, line_bytes++)
+			if (chunk[i] == '\n') {
+				line++;
+				line_bytes = 0;
+			}
+		if (line_bytes > FB_LINE_MAX)
+			return fb_fail(err, "cannot read '%s': line %zu is longer than " FB_LINE_MAX_TEXT
+			               ", the longest line fedbn reads", path, line);
+		if (bif_append(text, chunk, got) != FB_OK)
+			return fb_fail(err, "cannot read '%s': out of memory after %zu MB of it", path,
+			               text->len >> 20);
+	}
+	if (ferror(fp))
+		return fb_fail(err, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
+	return FB_OK;
+}
+
 /* Read a network from a file. */
 fb_bn *fb_bif_read(const char *path, fb_error *err)
 {
 	FILE *fp = fopen(path, "rb");
 	fb_buf text = { 0 };
-	char chunk[65536], why[128];
-	size_t got;
+	char why[128];
 	fb_bn *bn;
 
 	if (fp == NULL) {
 		fb_fail(err, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
 		return NULL;
 	}
-	while ((got = fread(chunk, 1, sizeof chunk, fp)) > 0)
-		fb_buf_append(&text, chunk, got);
-	if (ferror(fp)) {
-		fb_fail(err, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
+	if (bif_slurp(fp, path, &text, err) != FB_OK) {
 		fclose(fp);
 		fb_buf_release(&text);
 		return NULL;

@@ -90,7 +90,13 @@ typedef struct fb_csv_scan {
 	void (*row)(struct fb_csv_scan *sc);
 	void *ctx;         /* the caller's state, for the callbacks */
 	const fb_cancel *cancel; /* asked before each chunk of a file (NULL: never) */
+	size_t line_bytes; /* bytes of a file read since its last line end (FB_LINE_MAX) */
 } fb_csv_scan;
+
+/* Append a copy of the len bytes at s to the n fields of *fields (room for *cap, doubled as
+ * needed); false, with "line LINE: out of memory" recorded in sc, when memory runs out. */
+bool fb_csv_keep_field(fb_csv_scan *sc, char ***fields, size_t *n, size_t *cap, const char *s,
+                       size_t len, size_t line);
 
 /* Prepare sc for the input called name (in messages); delim 0 detects it. */
 void fb_csv_scan_init(fb_csv_scan *sc, const char *name, char delim, fb_error *err);

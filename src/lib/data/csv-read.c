@@ -774,7 +774,7 @@ fb_dataset *fb_csv_read_buffer(const char *buf, size_t len, const char *name,
 }
 
 /* The first line of the open file fd (line end included) into *line; false when the file
- * has no line end, or when the line holds a quote or a carriage return before its end, or
+ * has no line end in its first FB_LINE_MAX bytes, or when the line holds a quote or a carriage return before its end, or
  * nothing but blanks: such files are left to the general reader. */
 static bool fast_first_line(int fd, fb_buf *line)
 {
@@ -782,7 +782,8 @@ static bool fast_first_line(int fd, fb_buf *line)
 	const char *nl = NULL;
 	ssize_t got;
 
-	while (nl == NULL && (got = pread(fd, chunk, sizeof chunk, (off_t)line->len)) > 0) {
+	while (nl == NULL && line->len <= FB_LINE_MAX &&
+	       (got = pread(fd, chunk, sizeof chunk, (off_t)line->len)) > 0) {
 		nl = memchr(chunk, '\n', (size_t)got);
 		fb_buf_append(line, chunk, nl != NULL ? (size_t)(nl - chunk) + 1 : (size_t)got);
 	}

@@ -335,6 +335,33 @@ void fb_csv_scan_init(fb_csv_scan *sc, const char *name, char delim, fb_error *e
 	sc->line = 1;
 }
 
+/* Keep a copy of a field, growing the array as needed. */
+bool fb_csv_keep_field(fb_csv_scan *sc, char ***fields, size_t *n, size_t *cap, const char *s,
+                       size_t len, size_t line)
+{
+	char *copy;
+
+	if (*n == *cap) {
+		size_t room = *cap > 0 ? 2 * *cap : 16;
+		char **grown = reallocarray(*fields, room, sizeof **fields);
+
+		if (grown == NULL) {
+			fb_csv_scan_fail(sc, "line %zu: out of memory", line);
+			return false;
+		}
+		*fields = grown;
+		*cap = room;
+	}
+	if ((copy = malloc(len + 1)) == NULL) {
+		fb_csv_scan_fail(sc, "line %zu: out of memory", line);
+		return false;
+	}
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	(*fields)[(*n)++] = copy;
+	return true;
+}
+
 /* Record "cannot read 'name': ..." once; later failures keep the first message. */
 void fb_csv_scan_fail(fb_csv_scan *sc, const char *fmt, ...)
 {
@@ -478,22 +505,23 @@ int fb_csv_scan_buffer(fb_csv_scan *sc, const char *buf, size_t len)
 	return sc->failed ? FB_ERR : FB_OK;
 }
 
-/* Read whole chunks of fp into pre until the first line is complete (or the input ends). */
-static void scan_prefix(fb_csv_scan *sc, FILE *fp, char *chunk, fb_buf *pre)
+/* Count the len bytes at buf, just read from the file, into the line being read (those after
+ * the last line end); false once that line is longer than FB_LINE_MAX. */
+static bool scan_line_room(fb_csv_scan *sc, const char *buf, size_t len)
 {
-	bool complete = false;
-	size_t got;
+	size_t i = len;
 
-	fb_buf_append(pre, "", 0); /* an empty file gives an empty string, not NULL */
-	while (!complete && (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0) {
-		fb_buf_append(pre, chunk, got);
-		if (sc->delim != 0)
-			complete = pre->len >= 3;
-		else if (memchr(chunk, '\n', got) != NULL || memchr(chunk, '\r', got) != NULL)
-			/* only a chunk with a line end can complete the line: a long first line
-			 * is not scanned again for every chunk */
-			fb_csv_delim_detect(pre->data, pre->len, &complete);
-	}
+	while (i > 0 && buf[i - 1] != '\n' && buf[i - 1] != '\r')
+		i--;
+	sc->line_bytes = i > 0 ? len - i : sc->line_bytes + len;
+	return sc->line_bytes <= FB_LINE_MAX;
+}
+
+/* Record that line is longer than FB_LINE_MAX. */
+static void scan_line_fail(fb_csv_scan *sc, size_t line)
+{
+	fb_csv_scan_fail(sc, "line %zu is longer than " FB_LINE_MAX_TEXT ", the longest line "
+	                 "fedbn reads", line);
 }
 
 /* Whether the caller asked to stop; records FB_CANCELLED_MSG as the failure when so. */
@@ -503,6 +531,35 @@ static bool scan_cancelled(fb_csv_scan *sc)
 		return false;
 	fb_csv_scan_fail(sc, FB_CANCELLED_MSG);
 	return true;
+}
+
+/* Read whole chunks of fp into pre until the first line is complete (or the input ends, a
+ * line is too long, or the caller asks to stop). */
+static void scan_prefix(fb_csv_scan *sc, FILE *fp, char *chunk, fb_buf *pre)
+{
+	bool complete = false;
+	size_t got;
+
+	fb_buf_append(pre, "", 0); /* an empty file gives an empty string, not NULL */
+	while (!complete && !scan_cancelled(sc) && (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0) {
+		if (!scan_line_room(sc, chunk, got)) {
+			size_t line = 1;
+
+			for (const char *c = pre->data; (c = memchr(c, '\n', pre->len -
+			                                              (size_t)(c - pre->data))) != NULL;
+			     c++)
+				line++;
+			scan_line_fail(sc, line);
+			return;
+		}
+		fb_buf_append(pre, chunk, got);
+		if (sc->delim != 0)
+			complete = pre->len >= 3;
+		else if (memchr(chunk, '\n', got) != NULL || memchr(chunk, '\r', got) != NULL)
+			/* only a chunk with a line end can complete the line: a long first line
+			 * is not scanned again for every chunk */
+			fb_csv_delim_detect(pre->data, pre->len, &complete);
+	}
 }
 
 /* Stream fp through the tokeniser in fixed-size chunks. */
@@ -516,12 +573,16 @@ static void scan_stream(fb_csv_scan *sc, FILE *fp)
 
 	scan_prefix(sc, fp, chunk, &pre);
 	skip = bom_length(pre.data, pre.len);
-	if (scan_start(sc, &p, pre.data + skip, pre.len - skip) == FB_OK) {
+	if (!sc->failed && scan_start(sc, &p, pre.data + skip, pre.len - skip) == FB_OK) {
 		scan_feed(sc, &p, pre.data + skip, pre.len - skip);
 		fb_buf_release(&pre);
 		while (!sc->failed && !scan_cancelled(sc) &&
-		       (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0)
-			scan_feed(sc, &p, chunk, got);
+		       (got = fread(chunk, 1, CHUNK_SIZE, fp)) > 0) {
+			if (!scan_line_room(sc, chunk, got))
+				scan_line_fail(sc, sc->line);
+			else
+				scan_feed(sc, &p, chunk, got);
+		}
 		if (ferror(fp))
 			fb_csv_scan_fail(sc, "%s", fb_strerror(errno, why, sizeof why));
 		scan_end(sc, &p);

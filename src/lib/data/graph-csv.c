@@ -25,6 +25,7 @@ struct table {
 	size_t cap;        /* room in row */
 	struct trow cur;   /* the row being read */
 	size_t curcap;     /* room in cur.field */
+	size_t max_rows;   /* most rows a graph file over its variables may hold */
 };
 
 /* The columns of an edge list, found by their names in the header. */
@@ -56,7 +57,6 @@ static void table_release(struct table *t)
 static void table_field(fb_csv_scan *sc, const char *s, size_t len, size_t line)
 {
 	struct table *t = sc->ctx;
-	char *copy;
 
 	fb_csv_trim(&s, &len);
 	if (memchr(s, '\0', len) != NULL) {
@@ -64,13 +64,7 @@ static void table_field(fb_csv_scan *sc, const char *s, size_t len, size_t line)
 		                 sc->nfield + 1);
 		return;
 	}
-	if (t->cur.n == t->curcap) {
-		t->curcap = t->curcap == 0 ? 8 : 2 * t->curcap;
-		t->cur.field = fb_xreallocarray(t->cur.field, t->curcap, sizeof *t->cur.field);
-	}
-	copy = memcpy(fb_xmalloc(len + 1), s, len);
-	copy[len] = '\0';
-	t->cur.field[t->cur.n++] = copy;
+	fb_csv_keep_field(sc, &t->cur.field, &t->cur.n, &t->curcap, s, len, line);
 }
 
 /* Scanner callback: the current row is complete. */
@@ -78,9 +72,21 @@ static void table_row(fb_csv_scan *sc)
 {
 	struct table *t = sc->ctx;
 
+	if (t->n == t->max_rows) {
+		fb_csv_scan_fail(sc, "line %zu: more than %zu rows, more than a graph over its "
+		                 "variables can have", sc->row_line, t->max_rows);
+		return;
+	}
 	if (t->n == t->cap) {
-		t->cap = t->cap == 0 ? 16 : 2 * t->cap;
-		t->row = fb_xreallocarray(t->row, t->cap, sizeof *t->row);
+		size_t cap = t->cap == 0 ? 16 : 2 * t->cap;
+		struct trow *grown = reallocarray(t->row, cap, sizeof *t->row);
+
+		if (grown == NULL) {
+			fb_csv_scan_fail(sc, "line %zu: out of memory", sc->row_line);
+			return;
+		}
+		t->row = grown;
+		t->cap = cap;
 	}
 	t->cur.line = sc->row_line;
 	t->row[t->n++] = t->cur;
@@ -429,6 +435,9 @@ fb_graph *fb_graph_read_csv(const char *path, char *const *names, size_t d, fb_e
 	sc.field = table_field;
 	sc.row = table_row;
 	sc.ctx = &t;
+	/* a header and a matrix's d rows, or a header and at most d x d edges: an endless
+	 * input ends here */
+	t.max_rows = d < 65536 ? d * d + 2 : SIZE_MAX;
 	if (fb_csv_scan_file(&sc, path) == FB_OK && (g = graph_named(&sc, names, d)) != NULL) {
 		if (t.n == 0 && d > 0) {
 			fb_csv_scan_fail(&sc, "the file is empty");

@@ -32,17 +32,40 @@ void fb_table_release(fb_table *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Append one row; FB_ERR, the table as it was, when memory runs out. */
+static int table_try_add_row(fb_table *t, const char *const *cells)
+{
+	char **row;
+	size_t c;
+
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap > 0 ? 2 * t->cap : 16;
+		char **grown = reallocarray(t->cell, cap * (t->ncols > 0 ? t->ncols : 1),
+		                            sizeof *t->cell);
+
+		if (grown == NULL)
+			return FB_ERR;
+		t->cell = grown;
+		t->cap = cap;
+	}
+	row = t->cell + t->nrows * t->ncols;
+	for (c = 0; c < t->ncols; c++)
+		if ((row[c] = strdup(cells[c] != NULL ? cells[c] : "")) == NULL)
+			break;
+	if (c == t->ncols) {
+		t->nrows++;
+		return FB_OK;
+	}
+	while (c-- > 0)
+		free(row[c]);
+	return FB_ERR;
+}
+
 /* Append one row. */
 void fb_table_add_row(fb_table *t, const char *const *cells)
 {
-	if (t->nrows == t->cap) {
-		t->cap = t->cap > 0 ? 2 * t->cap : 16;
-		t->cell = fb_xreallocarray(t->cell, t->cap * (t->ncols > 0 ? t->ncols : 1),
-		                           sizeof *t->cell);
-	}
-	for (size_t c = 0; c < t->ncols; c++)
-		t->cell[t->nrows * t->ncols + c] = fb_xstrdup(cells[c] != NULL ? cells[c] : "");
-	t->nrows++;
+	if (table_try_add_row(t, cells) != FB_OK)
+		fb_xalloc_fail(t->ncols * sizeof *t->cell);
 }
 
 /* The index of a column. */
@@ -81,18 +104,9 @@ typedef struct table_read {
 static void table_field(fb_csv_scan *sc, const char *s, size_t len, size_t line)
 {
 	table_read *tr = sc->ctx;
-	char *f;
 
-	(void)line;
 	fb_csv_trim(&s, &len);
-	f = fb_xmalloc(len + 1);
-	memcpy(f, s, len);
-	f[len] = '\0';
-	if (tr->nfields == tr->cap) {
-		tr->cap = tr->cap > 0 ? 2 * tr->cap : 16;
-		tr->fields = fb_xreallocarray(tr->fields, tr->cap, sizeof *tr->fields);
-	}
-	tr->fields[tr->nfields++] = f;
+	fb_csv_keep_field(sc, &tr->fields, &tr->nfields, &tr->cap, s, len, line);
 }
 
 /* Drop the current row's fields. */
@@ -132,8 +146,9 @@ static void table_row(fb_csv_scan *sc)
 	} else if (tr->nfields != tr->t->ncols) {
 		fb_csv_scan_fail(sc, "line %zu: %zu fields where the header names %zu",
 		                 sc->row_line, tr->nfields, tr->t->ncols);
-	} else {
-		fb_table_add_row(tr->t, (const char *const *)tr->fields);
+	} else if (table_try_add_row(tr->t, (const char *const *)tr->fields) != FB_OK) {
+		fb_csv_scan_fail(sc, "line %zu: out of memory after %zu rows", sc->row_line,
+		                 tr->t->nrows);
 	}
 	table_clear_fields(tr);
 }
