@@ -50,6 +50,13 @@ check "the dangling link was not reported" \
 check "the session did not survive the write errors" grep -qx alive out.txt
 check "a temporary file was left behind" [ -z "$(find . -name '*.fedbn-tmp-*')" ]
 
+# a circuit larger than the stream's buffer fails in the middle of its text: the reason still
+ln -s /dev/full full.circuit
+"$fedbn" -c "gen er d=20 n=3000 seed=2; algo circuit; set min_instances_slice=50; run;
+	circuit save full.circuit" > out.txt 2>&1
+check "circuit save did not give the reason" \
+	grep -qx "error: circuit: cannot write 'full.circuit': no space left on device" out.txt
+
 # with force=yes a foreign file is replaced, and its mode is kept
 chmod 640 theirs.csv
 "$fedbn" -c "gen er d=3 n=5; save theirs.csv force=yes" > out.txt 2>&1

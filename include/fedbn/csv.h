@@ -54,6 +54,9 @@ typedef struct fb_csv_report {
 
 /* Defaults: detect delimiter and header, discrete=none, max_levels 10, na=error. */
 void fb_csv_options_init(fb_csv_options *opt);
+/* Mark in codes[] (d entries) the continuous columns of ds that FB_DISCRETE_AUTO would have
+ * read as discrete: every value an integer, at most max_levels distinct ones; how many. */
+size_t fb_csv_integer_codes(const fb_dataset *ds, size_t max_levels, bool *codes);
 
 /* Read a CSV file into a new dataset (caller frees with fb_dataset_free); NULL with err naming
  * file, line and column.  opt may be NULL (defaults); rep may be NULL.

@@ -1,6 +1,7 @@
 /* Commands on the current dataset: load, save, info, head. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,15 @@ static int load_standardize(fb_cmd_ctx *ctx, const fb_params *p, fb_dataset *ds,
 	return FB_CMD_OK;
 }
 
+/* Print " a, b, c" for the columns marked (n of them), at most 8 named, then ", ...". */
+static void print_marked(FILE *out, const fb_dataset *ds, const bool *marked, size_t n)
+{
+	for (size_t j = 0, k = 0; j < ds->d && k < 8; j++)
+		if (marked[j])
+			fprintf(out, "%s%s", k++ ? ", " : " ", fb_cmd_name(ds->vars[j].name));
+	fprintf(out, "%s", n > 8 ? ", ..." : "");
+}
+
 /* Say what standardize=yes did: how many columns, and the constant ones (at most 8 named). */
 static void print_standardized(FILE *out, const fb_dataset *ds, const bool *flat)
 {
@@ -181,10 +191,34 @@ static void print_standardized(FILE *out, const fb_dataset *ds, const bool *flat
 		return;
 	fprintf(out, "note: %zu column%s constant on the training rows, centred but not scaled:",
 	        nflat, nflat == 1 ? " is" : "s are");
-	for (size_t j = 0, k = 0; j < ds->d && k < 8; j++)
-		if (flat[j])
-			fprintf(out, "%s%s", k++ ? ", " : " ", fb_cmd_name(ds->vars[j].name));
-	fprintf(out, "%s\n", nflat > 8 ? ", ..." : "");
+	print_marked(out, ds, flat, nflat);
+	fputc('\n', out);
+}
+
+/* Mark in codes[] the columns read as numbers although they look like category codes (few
+ * integer values, as discrete=auto would read them), when discrete= was not given and the
+ * rows outnumber levels= (in fewer, any column has few values); how many. */
+static size_t load_codes(const fb_params *p, const fb_dataset *ds, bool *codes)
+{
+	size_t levels = (size_t)fb_params_int(p, "levels");
+
+	if (fb_params_given(p, "discrete") || ds->n <= levels)
+		return 0;
+	return fb_csv_integer_codes(ds, levels, codes);
+}
+
+/* Say which columns load_codes marked (n of them), and what discrete= does with them. */
+static void print_codes(FILE *out, const fb_params *p, const fb_dataset *ds, const bool *codes,
+                        size_t n)
+{
+	if (n == 0)
+		return;
+	fprintf(out, "note: %zu column%s at most %" PRId64 " integer values:", n,
+	        n == 1 ? " holds" : "s hold", fb_params_int(p, "levels"));
+	print_marked(out, ds, codes, n);
+	fprintf(out, "; %s read as numbers: discrete=auto reads %s as categories "
+	             "(discrete=none: as numbers, without this note)\n",
+	        n == 1 ? "it is" : "they are", n == 1 ? "it" : "them");
 }
 
 /* Print the parts of ds after "loaded ...": nothing when no row is held out. */
@@ -202,15 +236,19 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_csv_options o;
 	fb_dataset *ds;
-	bool *flat = NULL;
+	bool *flat = NULL, *codes;
+	size_t ncodes;
 	int dropped;
 
 	csv_options(ctx, &a->params, &o);
 	if ((ds = load_dataset(ctx, a, &o)) == NULL)
 		return FB_CMD_ERROR;
+	codes = fb_xcalloc(ds->d + 1, sizeof *codes);
+	ncodes = load_codes(&a->params, ds, codes); /* before standardize=yes scales them */
 	if (load_hold_out(ctx, &a->params, ds) != FB_CMD_OK ||
 	    load_standardize(ctx, &a->params, ds, &flat) != FB_CMD_OK) {
 		fb_dataset_free(ds);
+		free(codes);
 		return FB_CMD_ERROR;
 	}
 	fb_session_set_data(ctx->s, ds, a->argv[0], NULL, NULL, &dropped);
@@ -222,9 +260,11 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fprintf(ctx->out, ": %zu rows, %zu variables (%zu continuous, %zu discrete)\n", ds->n,
 	        ds->d, ds->d - fb_dataset_n_discrete(ds), fb_dataset_n_discrete(ds));
 	print_parts(ctx->out, ds);
+	print_codes(ctx->out, &a->params, ds, codes, ncodes);
 	if (flat != NULL)
 		print_standardized(ctx->out, ds, flat);
 	free(flat);
+	free(codes);
 	if (dropped)
 		fb_cmd_warn(ctx, "the truth was dropped: its variables differ from the new data's");
 	return FB_CMD_OK;
@@ -343,7 +383,8 @@ static const fb_param_def load_params[] = {
 	{ "header", FB_PARAM_CHOICE, "auto", 0, 0, load_headers,
 	  "whether the first line holds variable names" },
 	{ "discrete", FB_PARAM_STRING, "none", 0, 0, load_discretes,
-	  "discrete columns besides non-numeric ones: none, all, auto, or names a,b,c" },
+	  "discrete columns besides non-numeric ones: none, all, auto, or names a,b,c "
+	  "(not given: none, and a note names the columns auto would make discrete)" },
 	{ "levels", FB_PARAM_INT, "10", 2, 100000, NULL,
 	  "discrete=auto: most distinct integer values of a discrete column" },
 	{ "na", FB_PARAM_CHOICE, "error", 0, 0, load_nas,
@@ -378,7 +419,14 @@ const fb_cmd_entry fb_cmd_load = {
 	.summary = "read a CSV file (or train, valid, test files) as the dataset",
 	.help = "Read FILE (CSV with comma, semicolon or tab delimiters, optional header, "
 	        "quoted fields, CRLF, UTF-8 BOM) as the current dataset. Non-numeric columns "
-	        "are discrete; discrete= makes more columns discrete. Errors name the line and "
+	        "are discrete; discrete= makes more columns discrete. Without discrete=, columns "
+	        "of numbers are read as numbers even when they look like category codes (every "
+	        "value an integer, at most levels= distinct ones: asia's 1 and 2), and load "
+	        "names them in a note (when the rows outnumber levels=): discrete=auto reads them as categories (pc then tests "
+	        "them with G2, not Fisher-z). The default stays none because a count or "
+	        "a rating is as often a number as a code, the discrete benchmarks arrive "
+	        "discrete already (load STEM, sample FILE.bif), and a script's results must not "
+	        "change under it; discrete=none keeps numbers without the note. Errors name the line and "
 	        "column at fault and leave the session as it was. The split is cleared; the "
 	        "truth is kept when its variables match. A dataset can hold rows out: test=0.2 "
 	        "valid=0.1 put a seeded share of one file's rows in the test and validation "

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fedbn/algo.h"
@@ -34,15 +33,10 @@ bool fb_sweep_in_cell(void)
 
 /* One running child. */
 typedef struct sweep_slot {
-	pid_t pid;    /* the child, 0 when the slot is free */
-	int fd;       /* the read end of its pipe */
-	size_t cell;  /* its cell */
-	double start; /* when it started (fb_clock_now) */
-	bool late;    /* killed for running past the job's cell_timeout */
+	pid_t pid;   /* the child, 0 when the slot is free */
+	int fd;      /* the read end of its pipe */
+	size_t cell; /* its cell */
 } sweep_slot;
-
-/* How long the pool sleeps between looks at its children when cells have a deadline. */
-#define POOL_POLL_NS 20000000L
 
 /* The first error line of the captured messages, without its "error: " word, into rec. */
 static void cell_error_text(const char *msgs, fb_sweep_record *rec)
@@ -68,23 +62,43 @@ static double cell_ll(const fb_loglik *ll)
 	return ll->n > 0 ? fb_loglik_mean(ll) : NAN;
 }
 
+/* The column of ds that label= names, when it is a discrete variable; else -1 with the
+ * reason in err, naming the discrete variables label= may name (every cell's run checks it,
+ * a graph learner's too, so that a mistyped name is never passed over). */
+static int cell_label(const fb_dataset *ds, const char *label, fb_error *err)
+{
+	int j = ds != NULL ? fb_dataset_find(ds, label) : -1;
+	fb_buf names = { 0 };
+
+	if (j >= 0 && ds->vars[j].kind == FB_DISCRETE)
+		return j;
+	for (size_t k = 0; ds != NULL && k < ds->d; k++)
+		if (ds->vars[k].kind == FB_DISCRETE)
+			fb_buf_printf(&names, "%s%s", names.len > 0 ? ", " : "", ds->vars[k].name);
+	if (j < 0)
+		fb_fail(err, "label: the data have no variable '%s' to classify; %s%s", label,
+		        names.len > 0 ? "label= takes one of " : "they have no discrete one",
+		        names.len > 0 ? names.data : "");
+	else
+		fb_fail(err, "label: '%s' is continuous; accuracy needs a discrete one (%s%s)",
+		        label, names.len > 0 ? "one of " : "the data have none",
+		        names.len > 0 ? names.data : "");
+	fb_buf_release(&names);
+	return -1;
+}
+
 /* The accuracy and F1 of classifying label with a circuit run's circuit into v[0..1];
  * FB_ERR with the reason. */
 static int cell_classify(const fb_run *run, const char *label, double *v, fb_error *err)
 {
 	const fb_dataset *ds = run->whole;
 	const fb_circuit *c = fb_run_circuit(run, err);
-	int j = ds != NULL ? fb_dataset_find(ds, label) : -1;
+	int j;
 	size_t n, *cm;
 	bool all;
 
-	if (c == NULL)
+	if (c == NULL || (j = cell_label(ds, label, err)) < 0)
 		return FB_ERR;
-	if (j < 0)
-		return fb_fail(err, "label: the data have no variable '%s' to classify", label);
-	if (ds->vars[j].kind != FB_DISCRETE)
-		return fb_fail(err, "label: '%s' is continuous; accuracy needs a discrete one",
-		               label);
 	if ((cm = fb_circuit_confusion(c, ds, (size_t)j, &n, &all, err)) == NULL)
 		return FB_ERR;
 	fb_confusion_scores(cm, ds->vars[j].nlevels, n, fb_class_positive(ds, (size_t)j), &v[0],
@@ -122,13 +136,13 @@ static void cell_score(const fb_run *run, double wall, const char *label,
 
 	for (size_t f = 0; f < FB_SWEEP_NFIGS; f++)
 		v[f] = NAN;
-	if (fb_run_is_circuit(run)) {
-		if (cell_circuit(run, label, v, &err) != FB_OK) {
-			rec->failed = true;
-			snprintf(rec->error, sizeof rec->error, "%s", err.msg);
-			return;
-		}
-	} else if (run->truth != NULL && fb_run_score(run, &s, &err) == FB_OK) {
+	if (fb_run_is_circuit(run) ? cell_circuit(run, label, v, &err) != FB_OK
+	                           : label != NULL && cell_label(run->whole, label, &err) < 0) {
+		rec->failed = true;
+		snprintf(rec->error, sizeof rec->error, "%s", err.msg);
+		return;
+	}
+	if (!fb_run_is_circuit(run) && run->truth != NULL && fb_run_score(run, &s, &err) == FB_OK) {
 		double sv[] = { s.shd, s.shd_dag, s.shd_cpdag, s.extra, s.missing, s.reversed,
 			        s.tpr, s.fdr, s.precision, s.f1, s.nnz };
 
@@ -219,24 +233,16 @@ static int cell_start(fb_cmd_ctx *ctx, const fb_sweep_job *job, size_t cell, swe
 		_exit(0);
 	}
 	close(fds[1]);
-	*slot = (sweep_slot){ .pid = pid, .fd = fds[0], .cell = cell, .start = fb_clock_now() };
+	*slot = (sweep_slot){ .pid = pid, .fd = fds[0], .cell = cell };
 	return FB_OK;
 }
 
-/* Read the record of a child that ended with status st (none from one killed for running
- * past timeout seconds). */
-static void cell_collect(sweep_slot *slot, int st, double timeout, fb_sweep_record *rec)
+/* Read the record of a child that ended with status st. */
+static void cell_collect(sweep_slot *slot, int st, fb_sweep_record *rec)
 {
 	size_t got = 0;
 
 	memset(rec, 0, sizeof *rec);
-	if (slot->late) {
-		close(slot->fd);
-		rec->failed = true;
-		snprintf(rec->error, sizeof rec->error, "the cell ran past cell_timeout=%g seconds "
-		         "and was stopped", timeout);
-		return;
-	}
 	while (got < sizeof *rec) {
 		ssize_t r = read(slot->fd, (char *)rec + got, sizeof *rec - got);
 
@@ -271,40 +277,6 @@ static void cell_kill_all(sweep_slot *slots, size_t n)
 		close(slots[i].fd);
 		slots[i].pid = 0;
 	}
-}
-
-/* Kill, with everything it started, each child that has run past the job's deadline. */
-static void pool_expire(const fb_sweep_job *job, sweep_slot *slots)
-{
-	double now = fb_clock_now();
-
-	for (size_t i = 0; i < job->jobs; i++) {
-		if (slots[i].pid == 0 || slots[i].late || now - slots[i].start <= job->cell_timeout)
-			continue;
-		kill(-slots[i].pid, SIGKILL); /* the cell's process group: its helpers too */
-		kill(slots[i].pid, SIGKILL);
-		slots[i].late = true;
-	}
-}
-
-/* Wait for a child to end, as waitpid(-1, st, 0); with a cell deadline, look every
- * POOL_POLL_NS and kill the children past it.  -1 with errno EINTR at Ctrl-C. */
-static pid_t pool_wait(const fb_sweep_job *job, sweep_slot *slots, int *st)
-{
-	const struct timespec nap = { 0, POOL_POLL_NS };
-	pid_t pid;
-
-	if (!(job->cell_timeout > 0))
-		return waitpid(-1, st, 0);
-	while ((pid = waitpid(-1, st, WNOHANG)) == 0) {
-		if (fb_interrupted()) {
-			errno = EINTR;
-			return -1;
-		}
-		pool_expire(job, slots);
-		nanosleep(&nap, NULL);
-	}
-	return pid;
 }
 
 /* The slot of pid, or NULL. */
@@ -353,13 +325,12 @@ size_t fb_sweep_run(fb_cmd_ctx *ctx, const fb_sweep_job *job, bool *interrupted)
 		}
 		if (running == 0)
 			break;
-		if ((pid = pool_wait(job, slots, &st)) < 0 && errno == ECHILD)
+		if ((pid = waitpid(-1, &st, 0)) < 0 && errno == ECHILD)
 			break;
 		if (pid < 0 || (slot = slot_of(slots, job->jobs, pid)) == NULL)
 			continue;
-		cell_collect(slot, st, job->cell_timeout, &rec);
+		cell_collect(slot, st, &rec);
 		slot->pid = 0;
-		slot->late = false;
 		running--;
 		if (fb_interrupted()) /* a cell cut short by the same Ctrl-C is not a result */
 			break;

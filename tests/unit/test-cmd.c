@@ -562,6 +562,7 @@ static void test_params(void **state)
 		{ "alpha", FB_PARAM_DOUBLE, "0.5", 0, 1, NULL, "share" },
 		{ "mode", FB_PARAM_CHOICE, "fast", 0, 0, speeds, "speed" },
 		{ "on", FB_PARAM_BOOL, "no", 0, 0, NULL, "switch" },
+		{ "name", FB_PARAM_STRING, NULL, 0, 0, NULL, "text" },
 		{ 0 },
 	};
 	char words[6][16] = { "k=7", "alpha=0.25", "mode=slow", "on=yes", "k=8", "alpha=2" };
@@ -595,6 +596,13 @@ static void test_params(void **state)
 	assert_string_equal(err.msg, "t: unknown parameter 'aplha' (did you mean 'alpha'?)");
 	assert_int_equal(fb_params_set_word(&p, "k", "t", &err), FB_ERR);
 	assert_string_equal(err.msg, "t: expected key=value, not 'k'");
+	/* an empty value is refused alike for every type, text included */
+	assert_int_equal(fb_params_set_word(&p, "alpha=", "t", &err), FB_ERR);
+	assert_string_equal(err.msg, "t: parameter 'alpha' needs a value (number in [0, 1])");
+	assert_int_equal(fb_params_set_word(&p, "name=", "t", &err), FB_ERR);
+	assert_string_equal(err.msg, "t: parameter 'name' needs a value (text)");
+	assert_false(fb_params_given(&p, "name"));
+	assert_int_equal(fb_params_set_word(&p, "name=x", "t", &err), FB_OK);
 	/* a key given twice is refused, not settled silently by the last word */
 	assert_int_equal(fb_params_set_words(&p, 3, twice, "t", &err), FB_ERR);
 	assert_string_equal(err.msg, "t: parameter 'k' is given twice");

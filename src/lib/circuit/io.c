@@ -41,7 +41,8 @@ static void write_leaf(const fb_circuit_node *nd, FILE *fp)
 		fprintf(fp, " %.17g", lf->p[b]);
 }
 
-/* Write the circuit in the text format. */
+/* Write the circuit in the text format; FB_ERR with the system's reason (no space left on
+ * device) when the stream failed. */
 int fb_circuit_write(const fb_circuit *c, FILE *fp, fb_error *err)
 {
 	fprintf(fp, "%s %d\nvariables %zu\n# %zu nodes, children first; the last is the root\n",
@@ -62,8 +63,12 @@ int fb_circuit_write(const fb_circuit *c, FILE *fp, fb_error *err)
 		}
 		fputc('\n', fp);
 	}
-	if (ferror(fp))
-		return fb_fail(err, "cannot write the circuit");
+	errno = 0;
+	if (fflush(fp) != 0 || ferror(fp)) {
+		char why[128];
+
+		return fb_fail(err, "%s", fb_strerror(errno != 0 ? errno : EIO, why, sizeof why));
+	}
 	return FB_OK;
 }
 

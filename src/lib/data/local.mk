@@ -16,6 +16,7 @@ src_lib_data_libdata_la_SOURCES = \
 	src/lib/data/csv-read.c \
 	src/lib/data/csv-fast.c \
 	src/lib/data/csv-write.c \
+	src/lib/data/codes.c \
 	src/lib/data/table.c \
 	src/lib/data/graph-csv.c \
 	src/lib/data/sim.c \
