@@ -103,6 +103,21 @@ grep -q '^0,1,"",.*,"do:1: split: the number of clients must be a whole number >
 grep -q '^2,1,[0-9]' f.csv || fail "the good cell has no figures"
 grep -q "^warning: sweep: cell K=0 seed=1 failed: do:1: split: " f.log || fail "the failure was not reported"
 
+# a cell that hangs (reading a pipe no one writes) is stopped at cell_timeout= and recorded
+# as failed; the other cells run and keep their figures
+mkfifo hang.fifo
+printf 'gen er d=5 edges=5 n=60 seed=1\n' > no.fbn
+printf 'load hang.fifo\n' > yes.fbn
+start=$(date +%s)
+timeout 60 "$fedbn" -c 'sweep hang=no,yes seed=1 cell_timeout=2 jobs=2 do="source ${hang}.fbn; algo pc; run" out=h.csv' > h.log 2>&1 ||
+	{ cat h.log; fail "a hung cell stopped the sweep"; }
+[ $(($(date +%s) - start)) -lt 20 ] || fail "the hung cell was not stopped in time"
+grep -q '^yes,1,"",.*,the cell ran past cell_timeout=2 seconds and was stopped$' h.csv ||
+	{ cat h.csv; fail "the hung cell's row lacks its error"; }
+grep -q '^no,1,[0-9]' h.csv || { cat h.csv; fail "the good cell has no figures"; }
+grep -q "^warning: sweep: cell hang=yes seed=1 failed: the cell ran past cell_timeout=2 seconds" h.log ||
+	{ cat h.log; fail "the stopped cell was not reported"; }
+
 # Ctrl-C: the finished cells stay in the file, the sweep says it stopped, resume finishes it
 "$fedbn" -c 'sweep seed=1..40 do="gen er d=20 edges=20 n=400 seed=${seed}; split horizontal 4; algo notears-admm; run" out=c.csv progress=0' > c.log 2>&1 &
 pid=$!
@@ -119,4 +134,4 @@ grep -q '^error: sweep: stopped by Ctrl-C after [0-9]* of 40 cells; resume=yes r
 kept=$(($(wc -l < c.csv) - 1))
 [ "$kept" -ge 2 ] && [ "$kept" -lt 40 ] || fail "after Ctrl-C c.csv holds $kept cells"
 grep -q ",\"\"$" c.csv && [ "$(grep -c ',""$' c.csv)" = "$kept" ] || fail "a kept cell is marked failed"
-echo "PASS: sweep rows match single runs, jobs=2 = jobs=1, resume, a failed cell, Ctrl-C ($kept cells kept)"
+echo "PASS: sweep rows match single runs, jobs=2 = jobs=1, resume, a failed cell, a hung cell, Ctrl-C ($kept cells kept)"

@@ -476,6 +476,7 @@ static int sweep_go(sweep *sw)
 	job.cells = cells;
 	job.ncells = sw->todo;
 	job.jobs = jobs < sw->todo ? jobs : sw->todo > 0 ? sw->todo : 1;
+	job.cell_timeout = fb_params_double(sw->p, "cell_timeout");
 	sw->bar = fb_pane_usable(sw->ctx->out);
 	sw->t0 = sw->last_progress = sw->last_write = fb_clock_now();
 	if (sw->bar)
@@ -531,6 +532,8 @@ static const fb_param_def sweep_params[] = {
 	  "class_f1" },
 	{ "progress", FB_PARAM_DOUBLE, "10", 0, 1e9, NULL,
 	  "without a terminal, a progress line on standard error every this many seconds" },
+	{ "cell_timeout", FB_PARAM_DOUBLE, "0", 0, 1e9, NULL,
+	  "seconds a cell may run before it is stopped and recorded as failed (0: no limit)" },
 	FB_CMD_PARAM_FORCE,
 	{ 0 },
 };
@@ -538,7 +541,8 @@ static const fb_param_def sweep_params[] = {
 const fb_cmd_entry fb_cmd_sweep = {
 	.name = "sweep",
 	.usage = "NAME=VALUES... file=SCRIPT|do=\"CMDS\" [out=FILE.csv] [jobs=N] [resume=yes] "
-	         "[over=VAR] [show=FIGS] [label=VAR] [progress=SECS] [force=yes]",
+	         "[over=VAR] [show=FIGS] [label=VAR] [progress=SECS] [cell_timeout=SECS] "
+	         "[force=yes]",
 	.summary = "run commands over a grid of variables",
 	.help = "Run a block of commands once per cell of a grid, e.g. sweep K=2,4,8 seed=1..10 "
 	        "algo=notears-admm,avg:notears file=exp.fbn out=k.csv jobs=2, where exp.fbn "
@@ -556,7 +560,10 @@ const fb_cmd_entry fb_cmd_sweep = {
 	        "out; F1 as classify gives it), nodes, params, circuit_bytes (the circuit's "
 	        "size), wall (the whole cell) and error (why a cell failed; its figures are "
 	        "then empty). A failed cell is "
-	        "reported and the sweep goes on. jobs=N runs N cells at once; the rows do not "
+	        "reported and the sweep goes on; cell_timeout=SECS stops a cell that runs "
+	        "longer (a script reading a pipe that never ends, say), with every process it "
+	        "started, and records it as failed (default 0: no limit). jobs=N runs N cells "
+	        "at once; the rows do not "
 	        "depend on it (but for seconds and wall). A terminal shows a progress bar; "
 	        "otherwise a line on standard error every progress= seconds. Ctrl-C stops the "
 	        "sweep and keeps every finished cell in out=; resume=yes then runs only the "

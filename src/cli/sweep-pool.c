@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fedbn/algo.h"
@@ -33,10 +34,15 @@ bool fb_sweep_in_cell(void)
 
 /* One running child. */
 typedef struct sweep_slot {
-	pid_t pid;   /* the child, 0 when the slot is free */
-	int fd;      /* the read end of its pipe */
-	size_t cell; /* its cell */
+	pid_t pid;    /* the child, 0 when the slot is free */
+	int fd;       /* the read end of its pipe */
+	size_t cell;  /* its cell */
+	double start; /* when it started (fb_clock_now) */
+	bool late;    /* killed for running past the job's cell_timeout */
 } sweep_slot;
+
+/* How long the pool sleeps between looks at its children when cells have a deadline. */
+#define POOL_POLL_NS 20000000L
 
 /* The first error line of the captured messages, without its "error: " word, into rec. */
 static void cell_error_text(const char *msgs, fb_sweep_record *rec)
@@ -233,16 +239,24 @@ static int cell_start(fb_cmd_ctx *ctx, const fb_sweep_job *job, size_t cell, swe
 		_exit(0);
 	}
 	close(fds[1]);
-	*slot = (sweep_slot){ .pid = pid, .fd = fds[0], .cell = cell };
+	*slot = (sweep_slot){ .pid = pid, .fd = fds[0], .cell = cell, .start = fb_clock_now() };
 	return FB_OK;
 }
 
-/* Read the record of a child that ended with status st. */
-static void cell_collect(sweep_slot *slot, int st, fb_sweep_record *rec)
+/* Read the record of a child that ended with status st (none from one killed for running
+ * past timeout seconds). */
+static void cell_collect(sweep_slot *slot, int st, double timeout, fb_sweep_record *rec)
 {
 	size_t got = 0;
 
 	memset(rec, 0, sizeof *rec);
+	if (slot->late) {
+		close(slot->fd);
+		rec->failed = true;
+		snprintf(rec->error, sizeof rec->error, "the cell ran past cell_timeout=%g seconds "
+		         "and was stopped", timeout);
+		return;
+	}
 	while (got < sizeof *rec) {
 		ssize_t r = read(slot->fd, (char *)rec + got, sizeof *rec - got);
 
@@ -277,6 +291,40 @@ static void cell_kill_all(sweep_slot *slots, size_t n)
 		close(slots[i].fd);
 		slots[i].pid = 0;
 	}
+}
+
+/* Kill, with everything it started, each child that has run past the job's deadline. */
+static void pool_expire(const fb_sweep_job *job, sweep_slot *slots)
+{
+	double now = fb_clock_now();
+
+	for (size_t i = 0; i < job->jobs; i++) {
+		if (slots[i].pid == 0 || slots[i].late || now - slots[i].start <= job->cell_timeout)
+			continue;
+		kill(-slots[i].pid, SIGKILL); /* the cell's process group: its helpers too */
+		kill(slots[i].pid, SIGKILL);
+		slots[i].late = true;
+	}
+}
+
+/* Wait for a child to end, as waitpid(-1, st, 0); with a cell deadline, look every
+ * POOL_POLL_NS and kill the children past it.  -1 with errno EINTR at Ctrl-C. */
+static pid_t pool_wait(const fb_sweep_job *job, sweep_slot *slots, int *st)
+{
+	const struct timespec nap = { 0, POOL_POLL_NS };
+	pid_t pid;
+
+	if (!(job->cell_timeout > 0))
+		return waitpid(-1, st, 0);
+	while ((pid = waitpid(-1, st, WNOHANG)) == 0) {
+		if (fb_interrupted()) {
+			errno = EINTR;
+			return -1;
+		}
+		pool_expire(job, slots);
+		nanosleep(&nap, NULL);
+	}
+	return pid;
 }
 
 /* The slot of pid, or NULL. */
@@ -325,12 +373,13 @@ size_t fb_sweep_run(fb_cmd_ctx *ctx, const fb_sweep_job *job, bool *interrupted)
 		}
 		if (running == 0)
 			break;
-		if ((pid = waitpid(-1, &st, 0)) < 0 && errno == ECHILD)
+		if ((pid = pool_wait(job, slots, &st)) < 0 && errno == ECHILD)
 			break;
 		if (pid < 0 || (slot = slot_of(slots, job->jobs, pid)) == NULL)
 			continue;
-		cell_collect(slot, st, &rec);
+		cell_collect(slot, st, job->cell_timeout, &rec);
 		slot->pid = 0;
+		slot->late = false;
 		running--;
 		if (fb_interrupted()) /* a cell cut short by the same Ctrl-C is not a result */
 			break;

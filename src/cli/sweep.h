@@ -18,6 +18,7 @@ typedef struct fb_sweep_job {
 	const size_t *cells;   /* the cells to run, in order */
 	size_t ncells;         /* how many */
 	size_t jobs;           /* processes at once */
+	double cell_timeout;   /* seconds a cell may run before it is killed and failed (0: none) */
 	/* called in the parent as each cell ends (in any order) */
 	void (*done)(void *ctx, size_t cell, const fb_sweep_record *rec);
 	void *ctx;             /* passed back to done */
@@ -25,8 +26,9 @@ typedef struct fb_sweep_job {
 
 /* Run the cells, each in a forked process with a fresh session; stops launching cells at
  * Ctrl-C and kills the ones running (their records are lost; finished ones were passed to
- * done).  Returns the number of cells that ended; *interrupted tells whether Ctrl-C cut
- * the sweep short. */
+ * done).  A cell running past job->cell_timeout seconds is killed with the processes it
+ * started and passed to done as failed.  Returns the number of cells that ended;
+ * *interrupted tells whether Ctrl-C cut the sweep short. */
 size_t fb_sweep_run(fb_cmd_ctx *ctx, const fb_sweep_job *job, bool *interrupted);
 
 /* Whether this process is a sweep's cell (a cell may not start a sweep). */
