@@ -11,6 +11,7 @@
 #include "fedbn/fedmpi.h"
 #include "aslimit.h"
 #include "cmd.h"
+#include "heartbeat.h"
 #include "interrupt.h"
 #include "pane.h"
 #include "session.h"
@@ -42,6 +43,8 @@ static void usage(FILE *out)
 	        "      --client FILE   be a client of a study over MPI, reading FILE (%%r: the\n"
 	        "                      client's number): mpirun -np 1 fedbn -f study.fbn :\n"
 	        "                      -np 4 fedbn --client site-%%r.csv\n"
+	        "      --quiet         no heartbeat on standard error while a long round runs\n"
+	        "                      without the pane (a line every 10 s of a round)\n"
 	        "      --key NAME      with --client: the column that matches the sites' rows\n"
 	        "                      (sites holding other variables: vertical or hybrid)\n"
 	        "      --timeout SECS  over MPI: how long a client may take to answer (30)\n"
@@ -107,6 +110,7 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 		{ "client", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "key", required_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "man-commands", no_argument, NULL, 'M' },
 		{ "man-algorithms", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
@@ -129,6 +133,9 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 			break;
 		case 'C':
 			site.client = optarg;
+			break;
+		case 'q':
+			fb_heartbeat_set_enabled(false);
 			break;
 		case 'K':
 			site.key = optarg;
