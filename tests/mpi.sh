@@ -76,6 +76,83 @@ grep -q '^die-partial: 0 failed$' "$tmp/die-partial" || { echo "FAIL: die-partia
 	{ echo "FAIL: the partial job with a dead client took $((t1 - t0)) s"; fail=1; }
 
 # the program: four site files, a study script on the server, the same figures as the
+# outside mpirun, --client says where it runs; --timeout has a stated maximum
+"$fedbn" --client x.csv > "$tmp/outside" 2>&1
+st=$?
+[ $st = 2 ] && grep -q '^fedbn: --client: run it under mpirun' "$tmp/outside" &&
+	[ "$(wc -l < "$tmp/outside")" = 1 ] ||
+	{ echo "FAIL: --client outside mpirun (status $st)"; cat "$tmp/outside"; fail=1; }
+"$fedbn" --timeout 1e300 -c 'echo hi' > "$tmp/tmo" 2>&1
+st=$?
+[ $st = 2 ] && grep -q "^fedbn: --timeout: '1e300' is not a number of seconds above 0 and at most 86400" \
+	"$tmp/tmo" || { echo "FAIL: --timeout 1e300 (status $st)"; cat "$tmp/tmo"; fail=1; }
+
+# faults of the program's own studies: each ends the job in bounded time with fedbn's sentence
+"$fedbn" -c "gen er d=4 edges=3 n=80 seed=2; save $tmp/f.csv" > /dev/null || fail=1
+for c in 1 2 3 4; do cp "$tmp/f.csv" "$tmp/fsite-$c.csv"; done
+printf 'algo gs-feddag\nset it_in=12 it_fl=4 it_max=2 hidden=4 layers=2\nstep 1\nsource ff\necho after\n' \
+	> "$tmp/fstudy.fbn"
+# the pid of the process whose arguments are ARGS (the client's or the server's, not mpirun's)
+pid_of() {
+	ps -eo pid=,args= | awk -v a="$*" '{ p = $1; $1 = ""; sub(/^ /, "") }
+		$0 ~ /^[^ ]*fedbn / { s = $0; sub(/^[^ ]*fedbn /, "", s); if (s == a) print p }' | tail -n 1
+}
+# fault NAME WHO [MPIRUN-OPTIONS]: a study over the four fsite files whose server waits in
+# `source ff` after one round; WHO (client: the last client started, then ff says `run`;
+# server) is killed with SIGKILL; the job must end within 20 s of the kill (the deadline is
+# 30 s); the paths hold $tmp, so that only this test's processes are found
+fault() {
+	name=$1 who=$2
+	shift 2
+	rm -f "$tmp/ff" && mkfifo "$tmp/ff"
+	(cd "$tmp" && ranks "$name" "$@" -np 1 "$fedbn" --no-pane -f "$tmp/fstudy.fbn" : \
+		-np 4 "$fedbn" --client "$tmp/fsite-%r.csv") &
+	job=$!
+	i=0
+	while [ $i -lt 300 ] && ! grep -qs '^round *1 ' "$tmp/of-$name"/*/rank.0/stdout; do
+		sleep 0.1; i=$((i + 1))
+	done
+	t0=$(date +%s)
+	if [ "$who" = server ]; then
+		kill -KILL "$(pid_of --no-pane -f "$tmp/fstudy.fbn")"
+	else
+		kill -KILL "$(pid_of --client "$tmp/fsite-%r.csv")"
+		timeout 20 sh -c "printf 'run\n' > '$tmp/ff'" 2>/dev/null
+	fi
+	wait $job
+	t1=$(date +%s)
+	[ $((t1 - t0)) -le 20 ] || { echo "FAIL: $name: the job took $((t1 - t0)) s after the kill"; fail=1; }
+}
+fault fault-client client --enable-recovery
+grep -q "^ff:1: error: gs-feddag: round 2: client [1-4] ('[^']*fsite-[1-4].csv') has ended (its process is gone)" \
+	"$tmp/fault-client" && grep -q "^fedbn: the study lost client [1-4] ('[^']*fsite-[1-4].csv'): it ends here" \
+	"$tmp/fault-client" || { echo "FAIL: a killed client is not named"; cat "$tmp/fault-client"; fail=1; }
+grep -q '^after$' "$tmp/fault-client" || { echo "FAIL: the server's script did not go on"; fail=1; }
+fault fault-plain client
+grep -q "has ended (its process is gone)" "$tmp/fault-plain" ||
+	echo "note: without --enable-recovery mpirun ended the job before the server named the client"
+fault fault-server server --enable-recovery
+[ "$(grep '^fedbn: client [1-4]: the server\( (rank 0)\)\? has ended' "$tmp/fault-server" |
+	sort -u | wc -l)" = 4 ] || { echo "FAIL: the clients do not say the server ended"; cat "$tmp/fault-server"; fail=1; }
+# a site whose file never comes (a FIFO no one writes): the server names it at the deadline,
+# and the job ends, the hung client with it
+mkfifo "$tmp/fsite-3.fifo"
+for c in 1 2 4; do cp "$tmp/f.csv" "$tmp/hsite-$c.csv"; done
+ln -s fsite-3.fifo "$tmp/hsite-3.csv"
+t0=$(date +%s)
+(cd "$tmp" && ranks hung --enable-recovery -np 1 "$fedbn" --no-pane --timeout 3 -c clients : \
+	-np 4 "$fedbn" --client hsite-%r.csv)
+t1=$(date +%s)
+grep -q '^fedbn: client 3 did not describe its data within 3 s' "$tmp/hung" &&
+	grep -q '^fedbn: the study lost client 3: it ends here' "$tmp/hung" ||
+	{ echo "FAIL: a hung site is not named"; cat "$tmp/hung"; fail=1; }
+[ $((t1 - t0)) -le 20 ] || { echo "FAIL: the job with a hung site took $((t1 - t0)) s"; fail=1; }
+# a client's error names its file once
+(cd "$tmp" && ranks nofile -np 1 "$fedbn" --no-pane -c clients : -np 2 "$fedbn" --client nosuch-%r.csv)
+grep -m 1 "^fedbn: client [12] cannot take part: " "$tmp/nofile" > "$tmp/nofile.line"
+[ "$(grep -o "nosuch-[12].csv" "$tmp/nofile.line" | wc -l)" = 1 ] ||
+	{ echo "FAIL: a client's error names its file other than once"; cat "$tmp/nofile"; fail=1; }
+
 # in-process run on the same blocks (the ledger's byte counts differ by the frame headers)
 "$fedbn" -c "gen er d=5 edges=5 n=200 seed=4; save $tmp/all.csv" > /dev/null || fail=1
 awk -v dir="$tmp" 'NR == 1 { h = $0; for (c = 1; c <= 4; c++) print h > (dir "/site-" c ".csv"); next }

@@ -89,7 +89,7 @@ typedef struct fb_fed_total {
  * the doubles do not depend on threads or transport.  The one place a round's vectors are
  * summed: secure aggregation (masks that cancel in the sum) replaces the clear sum here,
  * with the same result.  FB_ERR naming the client whose reply is neither empty nor a vector
- * of n numbers. */
+ * of n numbers, or holds a NaN. */
 int fb_fed_sum(const fb_msg *const *up, size_t k, size_t n, double *sum, size_t *count,
                size_t *silent, fb_error *err);
 

@@ -2,7 +2,8 @@
  * process k + 1 client k; a link only carries frames (fedbn/wire.h), each whole, between the
  * server and each client.  The protocol of a study (fedbn/proto.h) runs over any link.  A
  * peer that has gone is silent: a frame to it may be dropped, and the protocol finds it out
- * at its deadline, as it would a peer that hung.  Two links are built in: MPI (fedbn/fedmpi.h,
+ * at its deadline, as it would a peer that hung, unless the link sees its process end and
+ * says so at once.  Two links are built in: MPI (fedbn/fedmpi.h,
  * one process per rank of mpirun's job) and a local one, K client processes forked from the
  * server and joined to it by socket pairs. */
 #ifndef FEDBN_LINK_H
@@ -27,13 +28,17 @@ typedef struct fb_link {
 	int (*send)(struct fb_link *l, size_t n, const int *dest, unsigned char *const *buf,
 	            const size_t *len, double deadline, bool *failed, fb_error *err);
 	/* Receive the next whole frame from process src (-1: from any) by the deadline: FB_OK
-	 * with *buf (caller frees), *len and *from; 1 when the deadline passed first; FB_ERR when
-	 * the link failed or no frame can come any more. */
+	 * with *buf (caller frees), *len and *from; 1 when the deadline passed first; 2 with
+	 * *from when a process the receive waits on is seen to have ended (a receive from any
+	 * tells each such process once; one from src each time); FB_ERR when the link failed or
+	 * no frame can come any more. */
 	int (*recv)(struct fb_link *l, int src, double deadline, unsigned char **buf,
 	            size_t *len, int *from);
 	/* Leave the study and free the link; lost: a peer has gone, so that the link may not
 	 * wait for it. */
 	void (*stop)(struct fb_link *l, bool lost);
+	/* Whether process rank is seen to have ended (NULL: the link cannot tell). */
+	bool (*ended)(struct fb_link *l, int rank);
 } fb_link;
 
 /* The local link: fork k client processes, each joined to this one by a socket pair; FB_OK

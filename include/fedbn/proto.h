@@ -35,6 +35,11 @@ fb_proto *fb_proto_new(fb_link *link, const fb_proto_options *o);
 void fb_proto_end(fb_proto *p);
 /* The link the study runs over. */
 const fb_link *fb_proto_link(const fb_proto *p);
+/* Server: how many clients are gone (named at a deadline, or their process seen to end,
+ * now included), the first named in who ("client 2 ('site-2.csv')"); 0 on a client's side
+ * or before the clients connected.  A study that lost a client cannot end in order: its
+ * fb_proto_end ends the others' processes. */
+size_t fb_proto_gone(fb_proto *p, fb_error *who);
 
 /* Server: wait for every client's hello and build the partition over them (its clients'
  * datasets of 0 rows holding their variables only; its transport reaches them through p;

@@ -11,7 +11,6 @@
 #include "fedbn/fedmpi.h"
 #include "aslimit.h"
 #include "cmd.h"
-#include "heartbeat.h"
 #include "interrupt.h"
 #include "pane.h"
 #include "session.h"
@@ -26,6 +25,9 @@ static struct {
 } site;
 
 /* One thing to run, in command-line order. */
+/* The longest --timeout: a day, the time a client idles between runs. */
+#define TIMEOUT_MAX 86400
+
 typedef struct job {
 	char kind;        /* 'f' script file, 'c' command text */
 	const char *arg;  /* the file or the text */
@@ -43,8 +45,6 @@ static void usage(FILE *out)
 	        "      --client FILE   be a client of a study over MPI, reading FILE (%%r: the\n"
 	        "                      client's number): mpirun -np 1 fedbn -f study.fbn :\n"
 	        "                      -np 4 fedbn --client site-%%r.csv\n"
-	        "      --quiet         no heartbeat on standard error while a long round runs\n"
-	        "                      without the pane (a line every 10 s of a round)\n"
 	        "      --key NAME      with --client: the column that matches the sites' rows\n"
 	        "                      (sites holding other variables: vertical or hybrid)\n"
 	        "      --timeout SECS  over MPI: how long a client may take to answer (30)\n"
@@ -110,7 +110,6 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 		{ "client", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "key", required_argument, NULL, 'K' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "man-commands", no_argument, NULL, 'M' },
 		{ "man-algorithms", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
@@ -134,16 +133,14 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 		case 'C':
 			site.client = optarg;
 			break;
-		case 'q':
-			fb_heartbeat_set_enabled(false);
-			break;
 		case 'K':
 			site.key = optarg;
 			break;
 		case 'T':
-			if (fb_parse_double(optarg, &site.opt.timeout) != 0 || !(site.opt.timeout > 0)) {
-				fprintf(stderr, "fedbn: --timeout: '%s' is not a positive number of "
-				                "seconds\n", optarg);
+			if (fb_parse_double(optarg, &site.opt.timeout) != 0 || !(site.opt.timeout > 0) ||
+			    site.opt.timeout > TIMEOUT_MAX) {
+				fprintf(stderr, "fedbn: --timeout: '%s' is not a number of seconds above 0 "
+				                "and at most %d (a day)\n", optarg, TIMEOUT_MAX);
 				return 2;
 			}
 			break;
@@ -201,13 +198,19 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		single = join_command(argc, argv, optind);
+	if (site.client != NULL && !fb_mpi_launched()) {
+		fprintf(stderr, "fedbn: --client: run it under mpirun, beside a server: mpirun -np 1 "
+		                "fedbn -f study.fbn : -np 4 fedbn --client %s\n", site.client);
+		free(jobs);
+		return 2;
+	}
 		jobs[njobs++] = (job){ 'c', single };
 	}
 	fb_session_init(&session);
 	if (fb_mpi_launched() &&
 	    fb_site_server(&session, fb_link_mpi_start, &site.opt, &study, stdout, stderr) != 0) {
 		fb_session_release(&session);
-		fb_proto_end(study);
+		fb_site_end(study, stderr);
 		free(single);
 		free(jobs);
 		return 1;
@@ -221,7 +224,8 @@ int main(int argc, char **argv)
 		ret = fb_cmd_run_stream(&ctx, stdin, "stdin");
 	fb_pane_release();
 	fb_session_release(&session);
-	fb_proto_end(study);
+	if (fb_site_end(study, stderr) != 0)
+		ret = FB_CMD_ERROR;
 	free(single);
 	free(jobs);
 	fb_interrupt_leave(); /* SIGTERM stopped a command: end by it, now that all is released */

@@ -19,8 +19,12 @@ int fb_site_client(fb_site_start *start, const char *pattern, const char *key,
 /* The server process: join the link, connect to the clients and make their variables and
  * their split the session's; 0, or 1 after a sentence on err (the session unchanged).
  * *study is the server's side of the study once the link is joined (NULL before): end it
- * with fb_proto_end after the session is released. */
+ * with fb_site_end after the session is released. */
 int fb_site_server(fb_session *s, fb_site_start *start, const fb_proto_options *o,
                    fb_proto **study, FILE *out, FILE *err);
+/* End the server's study (NULL is fine): when it lost a client, say so on err in one
+ * sentence (its end then ends the other processes, MPI_Abort where they may still run);
+ * 1 when it did, else 0. */
+int fb_site_end(fb_proto *study, FILE *err);
 
 #endif

@@ -28,6 +28,10 @@ const char *small_words(const char *name, int variant, double *share);
  * refused); nothing when in-process refuses it.  variant 1 draws or drops clients. */
 void compare(const char *name, int variant, const fb_dataset *ds, const fb_partition *local,
              const fb_dataset *schema, const fb_partition *remote, const fb_graph *truth);
+/* Whether the link of the study sees a peer's process end (MPI on one machine), so that
+ * "die" expects client 2 named as ended well before the deadline (false: at the deadline,
+ * as silent). */
+extern bool link_sees_ends;
 /* The server's side of "die": the run opens, then a round fails naming client 2 within the
  * deadline (timeout seconds), and the next one at once. */
 void server_die(const fb_dataset *schema, const fb_partition *remote, double timeout);

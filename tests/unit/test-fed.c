@@ -313,7 +313,7 @@ static void test_summed_route(void **state)
 }
 
 /* fb_fed_sum: clients that sat out are skipped, empty replies counted as silent, and a reply
- * of another length is refused, naming the client. */
+ * of another length, or holding a NaN, is refused, naming the client. */
 static void test_fed_sum(void **state)
 {
 	fb_msg a = { 0 }, b = { 0 }, c = { 0 };
@@ -332,6 +332,10 @@ static void test_fed_sum(void **state)
 	fb_msg_doubles(&b, 3);
 	assert_int_equal(fb_fed_sum(up, 4, 2, sum, &count, &silent, &err), FB_ERR);
 	assert_non_null(strstr(err.msg, "client 3 sent 3 numbers"));
+	fb_msg_doubles(&b, 0);
+	c.d[1] = NAN;
+	assert_int_equal(fb_fed_sum(up, 4, 2, sum, &count, &silent, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "client 4 sent NaN (number 2 of 2)"));
 	fb_msg_release(&a);
 	fb_msg_release(&b);
 	fb_msg_release(&c);

@@ -269,7 +269,7 @@ static local_link *link_new(int rank, int size, size_t n)
 	local_link *ll = fb_xcalloc(1, sizeof *ll);
 
 	ll->link = (fb_link){ "local", "local", rank, size, ll, local_send, local_recv,
-		              local_stop };
+		              local_stop, NULL };
 	ll->peers = fb_xcalloc(n, sizeof *ll->peers);
 	ll->n = n;
 	return ll;

@@ -10,7 +10,7 @@
 #include "protocol-int.h"
 
 /* The next frame from the server by deadline (a frame read ahead comes first); FB_OK with
- * *buf and *len, FB_ERR naming the silence. */
+ * *buf and *len, FB_ERR naming the silence or the server's end (then the study is lost). */
 static int client_recv(fb_proto *p, double wait, unsigned char **buf, size_t *len,
                        fb_error *err)
 {
@@ -23,10 +23,14 @@ static int client_recv(fb_proto *p, double wait, unsigned char **buf, size_t *le
 		return FB_OK;
 	}
 	ret = p->link->recv(p->link, 0, fb_clock_now() + wait, buf, len, &from);
+	if (ret == FB_OK)
+		return FB_OK;
+	p->lost = true; /* the server is gone or hung: the link cannot end in order */
 	if (ret == 1)
 		return fb_fail(err, "the server sent nothing for %g s", wait);
-	return ret == FB_OK ? FB_OK
-	                    : fb_fail(err, "%s failed while waiting for the server", p->link->title);
+	if (ret == 2)
+		return fb_fail(err, "the server has ended (its process is gone)");
+	return fb_fail(err, "%s failed while waiting for the server", p->link->title);
 }
 
 /* Answer one round: run the client half on the broadcast, send the reply or the failure. */

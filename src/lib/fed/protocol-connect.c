@@ -44,7 +44,24 @@ static int take_hello(fb_proto *p, const unsigned char *buf, size_t len, size_t 
 	return FB_OK;
 }
 
-/* Wait for every client's hello. */
+/* No hello came from the clients still silent by the deadline: each is marked as gone (it
+ * may still be reading its file), the first named. */
+static int hellos_missing(fb_proto *p, const hellos *hs, fb_error *err)
+{
+	size_t first = p->k;
+
+	for (size_t c = 0; c < p->k; c++)
+		if (hs->schemas[c] == NULL) {
+			p->gone[c] = true;
+			first = first < p->k ? first : c;
+		}
+	if (first == p->k)
+		return fb_fail(err, "%s failed while waiting for the clients", p->link->title);
+	return fb_fail(err, "client %zu did not describe its data within %g s (did its file "
+	                    "load?)", first + 1, p->opt.timeout);
+}
+
+/* Wait for every client's hello; a client whose process ends first is named. */
 static int collect_hellos(fb_proto *p, hellos *hs, fb_error *err)
 {
 	size_t left = p->k;
@@ -53,16 +70,18 @@ static int collect_hellos(fb_proto *p, hellos *hs, fb_error *err)
 	while (left > 0) {
 		unsigned char *buf;
 		size_t len;
-		int from, ret;
+		int from, ret = p->link->recv(p->link, -1, deadline, &buf, &len, &from);
 		bool fresh;
 
-		if (p->link->recv(p->link, -1, deadline, &buf, &len, &from) != FB_OK) {
-			for (size_t c = 0; c < p->k; c++)
-				if (hs->schemas[c] == NULL)
-					return fb_fail(err, "client %zu did not describe its data within %g s "
-					                    "(did its file load?)", c + 1, p->opt.timeout);
-			return fb_fail(err, "%s failed while waiting for the clients", p->link->title);
+		if (ret == 2 && from >= 1 && from <= (int)p->k) {
+			p->gone[from - 1] = true;
+			if (hs->schemas[from - 1] == NULL)
+				return fb_fail(err, "client %d has ended (its process is gone) before it "
+				                    "described its data", from);
+			continue;
 		}
+		if (ret != FB_OK)
+			return hellos_missing(p, hs, err);
 		fresh = from >= 1 && from <= (int)p->k && hs->schemas[from - 1] == NULL;
 		ret = fresh ? take_hello(p, buf, len, (size_t)from - 1, hs, err) : FB_OK;
 		free(buf);

@@ -12,7 +12,22 @@
 /* Name client m (from 0) in a sentence's subject: "client 2 ('site-2.csv')". */
 static const char *client_name(const fb_proto *p, size_t m, char *buf, size_t n)
 {
-	snprintf(buf, n, "client %zu ('%s')", m + 1, p->sources[m]);
+	if (p->sources == NULL || p->sources[m] == NULL)
+		snprintf(buf, n, "client %zu", m + 1); /* before its hello */
+	else
+		snprintf(buf, n, "client %zu ('%s')", m + 1, p->sources[m]);
+	return buf;
+}
+
+/* Why client m did not take a message from the server, for a sentence: its process ended,
+ * or the deadline passed. */
+static const char *not_taken(const fb_proto *p, size_t m, char *buf, size_t n)
+{
+	if (p->link->ended != NULL && p->link->ended(p->link, (int)m + 1))
+		snprintf(buf, n, "has ended (its process is gone)");
+	else
+		snprintf(buf, n, "did not take the server's message within %g s: it has stopped or "
+		         "hung", p->opt.timeout);
 	return buf;
 }
 
@@ -34,16 +49,15 @@ int fb_proto_send_clients(fb_proto *p, const bool *part, const unsigned char *bu
                           fb_error *err)
 {
 	double deadline = fb_clock_now() + p->opt.timeout;
-	char who[FB_ERROR_MAX / 2];
+	char who[FB_ERROR_MAX / 2], why[FB_ERROR_MAX / 4];
 
 	for (size_t m = 0; m < p->k; m++) {
 		if (part != NULL && !part[m])
 			continue;
 		if (fb_proto_send(p, (int)m + 1, buf, len, deadline, NULL) != FB_OK) {
 			p->gone[m] = true;
-			return fb_fail(err, "%s did not take the server's message within %g s: it has "
-			                    "stopped or hung, and the run stops",
-			               client_name(p, m, who, sizeof who), p->opt.timeout);
+			return fb_fail(err, "%s %s, and the run stops", client_name(p, m, who, sizeof who),
+			               not_taken(p, m, why, sizeof why));
 		}
 	}
 	return FB_OK;
@@ -96,8 +110,20 @@ static int take_reply(fb_proto *p, const unsigned char *buf, int from, const boo
 	return FB_OK;
 }
 
+/* Client m's process was seen to end while the server waited for what: named as gone. */
+static int name_ended(fb_proto *p, size_t m, const char *what, fb_error *err)
+{
+	char who[FB_ERROR_MAX / 2];
+
+	p->gone[m] = true;
+	return fb_fail(err, "%s has ended (its process is gone) before it answered %s, and the "
+	                    "run stops", client_name(p, m, who, sizeof who), what);
+}
+
 /* The next frame of this run and round from a client in wait[], skipping stale ones, into
- * r; FB_ERR naming the client that stayed silent past deadline or sent garbage. */
+ * r; FB_ERR naming the client that stayed silent past deadline or sent garbage; 2 with r->m
+ * and err naming the awaited client whose process has ended (one not awaited is marked as
+ * gone, and the wait goes on). */
 static int await_frame(fb_proto *p, const bool *wait, double deadline, uint32_t round,
                        const char *what, reply *r, fb_error *err)
 {
@@ -106,6 +132,13 @@ static int await_frame(fb_proto *p, const bool *wait, double deadline, uint32_t 
 		unsigned char *buf;
 		int from, got = p->link->recv(p->link, -1, deadline, &buf, &r->len, &from);
 
+		if (got == 2 && from >= 1 && from <= (int)p->k) {
+			r->m = (size_t)from - 1;
+			if (wait[r->m])
+				return name_ended(p, r->m, what, err), 2;
+			p->gone[r->m] = true;
+			continue;
+		}
 		if (got != FB_OK)
 			return name_silent(p, wait, what, err);
 		got = take_reply(p, buf, from, wait, round, r, err);
@@ -135,6 +168,17 @@ static bool lose_silent(fb_proto *p, fb_round_io *io, bool *wait)
 	return true;
 }
 
+/* Leave out client m, whose process has ended, of a round that tolerates losing clients. */
+static void lose_ended(fb_proto *p, fb_round_io *io, size_t m, bool *wait)
+{
+	char who[FB_ERROR_MAX / 2];
+
+	io->lost[m] = true;
+	wait[m] = false;
+	snprintf(io->errs[m].msg, sizeof io->errs[m].msg, "%s has ended (its process is gone) "
+	         "before it answered round %zu", client_name(p, m, who, sizeof who), io->round);
+}
+
 /* Collect one round's replies into io, each by the deadline (a client not drawn replies
  * with its figure alone). */
 static int collect_replies(fb_proto *p, fb_round_io *io, fb_error *err)
@@ -150,10 +194,17 @@ static int collect_replies(fb_proto *p, fb_round_io *io, fb_error *err)
 		left += wait[c] = io->part[c] && !(io->lost != NULL && io->lost[c]);
 	snprintf(what, sizeof what, "round %zu", io->round);
 	while (left > 0 && ret == FB_OK) {
-		if ((ret = await_frame(p, wait, deadline, (uint32_t)io->round, what, &r, err)) !=
-		    FB_OK) {
-			if (lose_silent(p, io, wait))
+		if ((ret = await_frame(p, wait, deadline, (uint32_t)io->round, what, &r, err)) == 2 &&
+		    io->tolerate) {
+			lose_ended(p, io, r.m, wait);
+			left--;
+			ret = FB_OK;
+			continue;
+		}
+		if (ret != FB_OK) {
+			if (ret == FB_ERR && lose_silent(p, io, wait))
 				ret = FB_OK;
+			ret = ret == 2 ? FB_ERR : ret;
 			break;
 		}
 		wait[r.m] = false;
@@ -176,16 +227,20 @@ static int collect_replies(fb_proto *p, fb_round_io *io, fb_error *err)
  * (FB_OK), else named (FB_ERR); gone either way. */
 static int send_failed(fb_proto *p, fb_round_io *io, size_t m, fb_error *err)
 {
-	char who[FB_ERROR_MAX / 2];
+	char who[FB_ERROR_MAX / 2], why[FB_ERROR_MAX / 4];
 
 	p->gone[m] = true;
 	if (!io->tolerate)
-		return fb_fail(err, "%s did not take the server's message within %g s: it has "
-		                    "stopped or hung, and the run stops",
-		               client_name(p, m, who, sizeof who), p->opt.timeout);
+		return fb_fail(err, "%s %s, and the run stops", client_name(p, m, who, sizeof who),
+		               not_taken(p, m, why, sizeof why));
 	io->lost[m] = true;
-	snprintf(io->errs[m].msg, sizeof io->errs[m].msg, "%s did not take round %zu's broadcast "
-	         "within %g s", client_name(p, m, who, sizeof who), io->round, p->opt.timeout);
+	if (p->link->ended != NULL && p->link->ended(p->link, (int)m + 1))
+		snprintf(io->errs[m].msg, sizeof io->errs[m].msg, "%s has ended (its process is "
+		         "gone) before round %zu", client_name(p, m, who, sizeof who), io->round);
+	else
+		snprintf(io->errs[m].msg, sizeof io->errs[m].msg, "%s did not take round %zu's "
+		         "broadcast within %g s", client_name(p, m, who, sizeof who), io->round,
+		         p->opt.timeout);
 	return FB_OK;
 }
 
@@ -281,8 +336,10 @@ static int collect_ready(fb_proto *p, fb_error *err)
 		fb_error why;
 
 		if ((ret = await_frame(p, wait, deadline, 0, "the opening of the run", &r, err)) !=
-		    FB_OK)
+		    FB_OK) {
+			ret = FB_ERR;
 			break;
+		}
 		wait[r.m] = false;
 		left--;
 		if (r.h.type == FB_WIRE_FAIL) {
@@ -346,13 +403,27 @@ static void quit_clients(fb_proto *p)
 	free(buf);
 }
 
+/* Server: the clients gone, those whose process the link sees ended now included. */
+size_t fb_proto_gone(fb_proto *p, fb_error *who)
+{
+	size_t n = 0;
+	char name[FB_ERROR_MAX / 2];
+
+	for (size_t m = 0; p->link->rank == 0 && p->gone != NULL && m < p->k; m++) {
+		if (!p->gone[m] && p->link->ended != NULL && p->link->ended(p->link, (int)m + 1))
+			p->gone[m] = true;
+		if (p->gone[m] && n++ == 0 && who != NULL)
+			snprintf(who->msg, sizeof who->msg, "%s", client_name(p, m, name, sizeof name));
+	}
+	return n;
+}
+
 /* End the server's side: once it has heard of its clients, tell them the study is over (a
- * client gone makes the study lost); free what it held. */
+ * client gone, or seen to have ended, makes the study lost); free what it held. */
 void fb_proto_server_end(fb_proto *p)
 {
 	if (p->gone != NULL) {
-		for (size_t m = 0; m < p->k; m++)
-			p->lost |= p->gone[m];
+		p->lost |= fb_proto_gone(p, NULL) > 0;
 		quit_clients(p);
 	}
 	for (size_t m = 0; p->sources != NULL && m < p->k; m++)

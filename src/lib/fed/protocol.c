@@ -55,14 +55,16 @@ void fb_proto_end(fb_proto *p)
 	free(p);
 }
 
-/* Send len bytes to dest by deadline. */
+/* Send len bytes to dest by deadline; a peer that did not take it leaves the study lost. */
 int fb_proto_send(fb_proto *p, int dest, const unsigned char *buf, size_t len,
                   double deadline, fb_error *err)
 {
 	unsigned char *const one[1] = { (unsigned char *)buf };
 	bool failed = false;
+	int ret = p->link->send(p->link, 1, &dest, one, &len, deadline, &failed, err);
 
-	return p->link->send(p->link, 1, &dest, one, &len, deadline, &failed, err);
+	p->lost |= ret != FB_OK;
+	return ret;
 }
 
 /* Encode and send one frame to dest by the answer deadline. */

@@ -4,11 +4,13 @@
  * goes here and nowhere else, and must give the same doubles. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "fedbn/fed.h"
 
-/* Add the replies of n numbers in client order; count them and the empty ones. */
+/* Add the replies of n numbers in client order; count them and the empty ones.  A NaN
+ * would make the whole sum NaN without a word: the client that sent it is named. */
 int fb_fed_sum(const fb_msg *const *up, size_t k, size_t n, double *sum, size_t *count,
                size_t *silent, fb_error *err)
 {
@@ -25,8 +27,12 @@ int fb_fed_sum(const fb_msg *const *up, size_t k, size_t n, double *sum, size_t 
 			return fb_fail(err, "client %zu sent %zu numbers and %zu other bytes where the "
 			               "sum takes a vector of %zu numbers", c + 1, up[c]->nd,
 			               up[c]->nb, n);
-		for (size_t q = 0; q < n; q++)
+		for (size_t q = 0; q < n; q++) {
+			if (isnan(up[c]->d[q]))
+				return fb_fail(err, "client %zu sent NaN (number %zu of %zu) where the sum "
+				               "takes numbers", c + 1, q + 1, n);
 			sum[q] += up[c]->d[q];
+		}
 		(*count)++;
 	}
 	return FB_OK;
