@@ -35,6 +35,10 @@ EXTRA_DIST += tests/endless-input.sh
 TESTS += tests/split-memory.sh
 EXTRA_DIST += tests/split-memory.sh
 
+# a killed fedbn: its child processes end with it, the next write removes its temporary files
+TESTS += tests/killed.sh
+EXTRA_DIST += tests/killed.sh
+
 # sweeps (rows against single runs, jobs, resume, a failing cell, Ctrl-C) and plots
 TESTS += tests/sweep.sh tests/plot.sh
 EXTRA_DIST += tests/sweep.sh tests/plot.sh

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <gsl/gsl_rng.h>
 
@@ -182,9 +183,15 @@ size_t fb_rng_index(gsl_rng *r, size_t n);
 /* Shuffle the n entries of idx in place (Fisher-Yates, from r). */
 void fb_rng_shuffle(gsl_rng *r, size_t *idx, size_t n);
 
+/* In a child process just forked from parent (its getpid() taken before the fork): the child
+ * is killed when the parent ends, and ends at once when the parent already has. */
+void fb_child_tie(pid_t parent);
+
 /* A file written atomically: writes go to a temporary file in the same folder, which
  * replaces the target only on commit.  An abandoned or failed write leaves nothing behind;
- * a program killed while writing leaves "TARGET.fedbn-tmp-XXXXXX" beside the target.  A
+ * a program killed while writing leaves "TARGET.fedbn-tmp-PID-XXXXXX" beside the target (PID
+ * the writer's process id), which the next write to the same target removes once no process
+ * of that id is alive.  A
  * symbolic link is followed (its target is replaced, the link stays); a device, pipe or
  * socket is written in place; a folder or a link to nothing is refused. */
 typedef struct fb_atomic_file {
@@ -194,7 +201,8 @@ typedef struct fb_atomic_file {
 	char *name;   /* path as given, for messages (owned) */
 } fb_atomic_file;
 
-/* What a temporary file's name adds to its target's (then six random characters). */
+/* What a temporary file's name adds to its target's (then the writer's process id, '-' and
+ * six random characters). */
 #define FB_ATOMIC_TMP_SUFFIX ".fedbn-tmp-"
 
 /* Open a temporary file beside path (or path itself, see above); FB_OK or FB_ERR with the

@@ -217,7 +217,7 @@ static void write_all(int fd, const void *p, size_t len)
 static int cell_start(fb_cmd_ctx *ctx, const fb_sweep_job *job, size_t cell, sweep_slot *slot)
 {
 	int fds[2];
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	fflush(NULL);
 	if (pipe(fds) != 0)
@@ -231,6 +231,7 @@ static int cell_start(fb_cmd_ctx *ctx, const fb_sweep_job *job, size_t cell, swe
 		fb_sweep_record rec;
 
 		memset(&rec, 0, sizeof rec);
+		fb_child_tie(parent); /* a cell ends with the sweep */
 		setpgid(0, 0); /* out of the terminal's reach: Ctrl-C is the parent's to handle */
 		close(fds[0]);
 		in_cell = true;

@@ -4,8 +4,11 @@
  * regular file where the node was. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +74,52 @@ static void atomic_mode(int fd, mode_t mode)
 	fchmod(fd, mode != 0 ? (mode & 07777) : (0666 & ~mask));
 }
 
-/* Open the file writes to path go to: a temporary file "TARGET.fedbn-tmp-XXXXXX" in the
- * target's folder when the target is a regular file or new, else the target itself. */
+/* The process id in name when name is TARGET.fedbn-tmp-PID-XXXXXX for the target whose base
+ * name with the suffix is prefix (plen bytes); 0 when it is not such a name. */
+static pid_t atomic_tmp_pid(const char *name, const char *prefix, size_t plen)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(name, prefix, plen) != 0 || name[plen] < '1' || name[plen] > '9')
+		return 0;
+	errno = 0;
+	pid = strtol(name + plen, &end, 10);
+	if (errno != 0 || pid <= 0 || pid != (pid_t)pid || end[0] != '-' || strlen(end + 1) != 6)
+		return 0;
+	return (pid_t)pid;
+}
+
+/* Remove the temporary files that writers of target left when they were killed: the regular
+ * files TARGET.fedbn-tmp-PID-XXXXXX whose PID no process has any more. */
+static void atomic_remove_stale(const char *target)
+{
+	const char *slash = strrchr(target, '/');
+	char *dir = slash == NULL ? fb_xstrdup(".")
+	            : fb_xasprintf("%.*s", (int)(slash == target ? 1 : slash - target), target);
+	char *prefix = fb_xasprintf("%s" FB_ATOMIC_TMP_SUFFIX, slash != NULL ? slash + 1 : target);
+	size_t plen = strlen(prefix);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		pid_t pid = atomic_tmp_pid(e->d_name, prefix, plen);
+		struct stat st;
+
+		if (pid == 0 || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	if (d != NULL)
+		closedir(d);
+	free(prefix);
+	free(dir);
+}
+
+/* Open the file writes to path go to: a temporary file "TARGET.fedbn-tmp-PID-XXXXXX" in the
+ * target's folder when the target is a regular file or new (after removing those that killed
+ * writers left), else the target itself. */
 int fb_atomic_open(fb_atomic_file *af, const char *path, fb_error *err)
 {
 	struct stat st;
@@ -86,7 +133,8 @@ int fb_atomic_open(fb_atomic_file *af, const char *path, fb_error *err)
 	af->name = fb_xstrdup(path);
 	if (st.st_mode != 0 && !S_ISREG(st.st_mode))
 		return atomic_open_in_place(af, path, err);
-	af->tmp = fb_xasprintf("%s" FB_ATOMIC_TMP_SUFFIX "XXXXXX", af->path);
+	atomic_remove_stale(af->path);
+	af->tmp = fb_xasprintf("%s" FB_ATOMIC_TMP_SUFFIX "%ld-XXXXXX", af->path, (long)getpid());
 	fd = mkstemp(af->tmp);
 	if (fd < 0) {
 		int e = errno;

@@ -889,7 +889,7 @@ int gv_apart(gv_job_fn *job, void *arg, const fb_cancel *cancel, fb_buf *out, fb
 	fb_buf in = { 0 };
 	int fds[2], rc, status = 0;
 	char why[128];
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (gv_context_get(err) == NULL)
 		return FB_ERR;
@@ -901,6 +901,7 @@ int gv_apart(gv_job_fn *job, void *arg, const fb_cancel *cancel, fb_buf *out, fb
 		return fb_fail(err, "cannot start drawing: %s", fb_strerror(errno, why, sizeof why));
 	}
 	if (pid == 0) {
+		fb_child_tie(parent); /* the drawing ends with fedbn */
 		close(fds[0]);
 		gv_child_main(job, arg, fds[1]);
 	}

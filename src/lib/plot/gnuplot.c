@@ -109,7 +109,7 @@ static int plot_run(const fb_buf *script, fb_buf *text, fb_error *err)
 	fb_buf said = { 0 };
 	char why[300];
 	int sv[2] = { -1, -1 }, status = -1;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (out == NULL || msg == NULL || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 ||
 	    (pid = fork()) < 0) {
@@ -117,6 +117,7 @@ static int plot_run(const fb_buf *script, fb_buf *text, fb_error *err)
 		goto out;
 	}
 	if (pid == 0) {
+		fb_child_tie(parent); /* gnuplot ends with fedbn */
 		close(sv[0]);
 		plot_exec(sv[1], out, msg);
 	}
