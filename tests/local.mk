@@ -18,7 +18,7 @@ TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/in
 	tests/score-agree.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
 	tests/results.sh tests/session-replay.sh tests/report.sh tests/command-args.sh
 EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data \
-	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh \
+	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh tests/pane-class-tmux.sh \
 	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
 	tests/results.sh tests/session-replay.sh tests/scratch-lib.sh tests/report.sh \
 	tests/command-args.sh
@@ -40,8 +40,8 @@ TESTS += tests/killed.sh
 EXTRA_DIST += tests/killed.sh
 
 # sweeps (rows against single runs, jobs, resume, a failing cell, Ctrl-C) and plots
-TESTS += tests/sweep.sh tests/plot.sh
-EXTRA_DIST += tests/sweep.sh tests/plot.sh
+TESTS += tests/sweep.sh tests/plot.sh tests/heartbeat.sh
+EXTRA_DIST += tests/sweep.sh tests/plot.sh tests/heartbeat.sh
 
 # the first minute: the batch demo, the README's session, many pictures in one session
 TESTS += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
@@ -109,14 +109,14 @@ EXTRA_DIST += tests/check-layering-test.sh
 TESTS += tests/check-man.sh
 EXTRA_DIST += tests/check-man.sh
 
-if FB_FUZZERS
-noinst_PROGRAMS += tests/fuzz/fuzz-cmdline
-tests_fuzz_fuzz_cmdline_SOURCES = tests/fuzz/fuzz-cmdline.c
-tests_fuzz_fuzz_cmdline_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 # every example command line of the man page renders as written (groff), as in the README
 TESTS += tests/man-examples.sh
 EXTRA_DIST += tests/man-examples.sh
 
+if FB_FUZZERS
+noinst_PROGRAMS += tests/fuzz/fuzz-cmdline
+tests_fuzz_fuzz_cmdline_SOURCES = tests/fuzz/fuzz-cmdline.c
+tests_fuzz_fuzz_cmdline_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_cmdline_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_cmdline_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(FB_LIB_DEPS) \
 	$(NCURSESW_LIBS)

@@ -76,7 +76,6 @@ grep -q '^die-partial: 0 failed$' "$tmp/die-partial" || { echo "FAIL: die-partia
 [ $((t1 - t0)) -lt 60 ] ||
 	{ echo "FAIL: the partial job with a dead client took $((t1 - t0)) s"; fail=1; }
 
-# the program: four site files, a study script on the server, the same figures as the
 # outside mpirun, --client says where it runs; --timeout has a stated maximum
 "$fedbn" --client x.csv > "$tmp/outside" 2>&1
 st=$?
@@ -154,6 +153,7 @@ grep -m 1 "^fedbn: client [12] cannot take part: " "$tmp/nofile" > "$tmp/nofile.
 [ "$(grep -o "nosuch-[12].csv" "$tmp/nofile.line" | wc -l)" = 1 ] ||
 	{ echo "FAIL: a client's error names its file other than once"; cat "$tmp/nofile"; fail=1; }
 
+# the program: four site files, a study script on the server, the same figures as the
 # in-process run on the same blocks (the ledger's byte counts differ by the frame headers)
 "$fedbn" -c "gen er d=5 edges=5 n=200 seed=4; save $tmp/all.csv" > /dev/null || fail=1
 awk -v dir="$tmp" 'NR == 1 { h = $0; for (c = 1; c <= 4; c++) print h > (dir "/site-" c ".csv"); next }

@@ -8,6 +8,7 @@
 
 #include "fedbn/algo.h"
 #include "cmd.h"
+#include "heartbeat.h"
 #include "history.h"
 #include "interrupt.h"
 #include "pane.h"
@@ -57,17 +58,22 @@ static int report_stopped(fb_cmd_ctx *ctx, const fb_run *run)
 	return FB_CMD_OK;
 }
 
-/* Step run up to max rounds (0: until done), one line per round; Ctrl-C stops between
- * rounds. */
+/* Step run up to max rounds (0: until done), one line per round, and a heartbeat on standard
+ * error within a long round; Ctrl-C stops between rounds. */
 static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 {
 	fb_error err = { { 0 } };
 	int ret = FB_CMD_OK;
 	size_t first = fb_run_rounds(run);
 	double t0 = fb_clock_now(), steps = run->seconds;
+	char what[96];
+	fb_heartbeat *hb;
 
+	snprintf(what, sizeof what, "run %zu (%s)", fb_cmd_run_number(ctx->s, run), run->name);
+	hb = fb_heartbeat_start(ctx->err, what, fb_heartbeat_every());
 	fb_interrupt_begin();
 	for (size_t i = 0; (max == 0 || i < max) && !fb_run_done(run); i++) {
+		fb_heartbeat_round(hb, fb_run_rounds(run) + 1);
 		if (fb_run_step(run, &err) != FB_OK) {
 			ret = fb_cmd_error_plain(ctx, "%s: round %zu: %s", run->name,
 			                         fb_run_rounds(run) + 1, err.msg);
@@ -83,6 +89,7 @@ static int advance_text(fb_cmd_ctx *ctx, fb_run *run, size_t max)
 		}
 	}
 	fb_interrupt_end();
+	fb_heartbeat_stop(hb);
 	if (fb_pane_stats_wanted()) {
 		double wall = fb_clock_now() - t0;
 

@@ -56,6 +56,8 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/page.c \
 	src/cli/cmd-algo.c \
 	src/cli/cmd-run.c \
+	src/cli/heartbeat.h \
+	src/cli/heartbeat.c \
 	src/cli/cmd-compare.c \
 	src/cli/sweep.h \
 	src/cli/sweep-pool.c \

@@ -11,6 +11,7 @@
 #include "fedbn/fedmpi.h"
 #include "aslimit.h"
 #include "cmd.h"
+#include "heartbeat.h"
 #include "interrupt.h"
 #include "pane.h"
 #include "session.h"
@@ -24,10 +25,10 @@ static struct {
 	fb_proto_options opt; /* --timeout: the deadlines */
 } site;
 
-/* One thing to run, in command-line order. */
 /* The longest --timeout: a day, the time a client idles between runs. */
 #define TIMEOUT_MAX 86400
 
+/* One thing to run, in command-line order. */
 typedef struct job {
 	char kind;        /* 'f' script file, 'c' command text */
 	const char *arg;  /* the file or the text */
@@ -42,6 +43,8 @@ static void usage(FILE *out)
 	        "  -c, --command CMDS  run CMDS, separated by ';' (repeatable)\n"
 	        "      --bail          stop at the first failing command\n"
 	        "      --no-pane       print one line per round instead of the live pane\n"
+	        "      --quiet         no heartbeat on standard error while a long round runs\n"
+	        "                      without the pane (a line every 10 s of a round)\n"
 	        "      --client FILE   be a client of a study over MPI, reading FILE (%%r: the\n"
 	        "                      client's number): mpirun -np 1 fedbn -f study.fbn :\n"
 	        "                      -np 4 fedbn --client site-%%r.csv\n"
@@ -107,6 +110,7 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 		{ "command", required_argument, NULL, 'c' },
 		{ "bail", no_argument, NULL, 'b' },
 		{ "no-pane", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "client", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "key", required_argument, NULL, 'K' },
@@ -129,6 +133,9 @@ static int parse_options(int argc, char **argv, fb_cmd_ctx *ctx, job *jobs, size
 			break;
 		case 'P':
 			fb_pane_set_enabled(false);
+			break;
+		case 'q':
+			fb_heartbeat_set_enabled(false);
 			break;
 		case 'C':
 			site.client = optarg;
@@ -191,6 +198,12 @@ int main(int argc, char **argv)
 		free(jobs);
 		return 2;
 	}
+	if (site.client != NULL && !fb_mpi_launched()) {
+		fprintf(stderr, "fedbn: --client: run it under mpirun, beside a server: mpirun -np 1 "
+		                "fedbn -f study.fbn : -np 4 fedbn --client %s\n", site.client);
+		free(jobs);
+		return 2;
+	}
 	if (site.client != NULL) {
 		free(jobs);
 		return fb_site_client(fb_link_mpi_start, site.client, site.key, &site.opt, stdout,
@@ -198,12 +211,6 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		single = join_command(argc, argv, optind);
-	if (site.client != NULL && !fb_mpi_launched()) {
-		fprintf(stderr, "fedbn: --client: run it under mpirun, beside a server: mpirun -np 1 "
-		                "fedbn -f study.fbn : -np 4 fedbn --client %s\n", site.client);
-		free(jobs);
-		return 2;
-	}
 		jobs[njobs++] = (job){ 'c', single };
 	}
 	fb_session_init(&session);
