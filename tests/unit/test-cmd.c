@@ -172,7 +172,7 @@ static void test_complete_algo(void **state)
 	check_complete(&s, "sample from=", "from=file|from=circuit");
 	check_complete(&s, "query ", "p(|mpe");
 	check_complete(&s, "query p(", "");
-	check_complete(&s, "classify ", "run=");
+	check_complete(&s, "classify ", "run=|positive=");
 	fb_session_set_data(&s, fb_dataset_alloc(3, 2), "test", NULL, NULL, &dropped);
 	check_complete(&s, "query p(X", "p(X1=|p(X2=");
 	check_complete(&s, "query mpe X", "X1=|X2=");
@@ -694,7 +694,8 @@ static void test_usage_from_params(void **state)
 	assert_string_equal(fb_cmd_usage(&fb_cmd_head, buf, sizeof buf), "[rows=N]");
 	assert_string_equal(fb_cmd_usage(&fb_cmd_gen, buf, sizeof buf),
 	                    "er|er-bernoulli|sf [key=value ...]");
-	assert_string_equal(fb_cmd_usage(&fb_cmd_classify, buf, sizeof buf), "TARGET [run=N]");
+	assert_string_equal(fb_cmd_usage(&fb_cmd_classify, buf, sizeof buf),
+	                    "TARGET [run=N] [positive=VALUE]");
 	assert_string_equal(fb_cmd_usage(&fb_cmd_info, buf, sizeof buf), "");
 }
 
