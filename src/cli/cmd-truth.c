@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fedbn/csv.h"
 #include "fedbn/graph.h"
@@ -26,6 +27,35 @@ static int truth_show(fb_cmd_ctx *ctx)
 	return FB_CMD_OK;
 }
 
+/* The error of a failed truth load of path, whose reader said msg: for a file that is no CSV,
+ * what truth load reads and what to use instead (a BIF network, by its name or first word,
+ * or a first line with no delimiter, as causal-learn's blank-separated matrices); owned. */
+static char *truth_load_error(const char *path, const char *msg)
+{
+	static const char reads[] = "truth load reads CSV only, an edge list (header from,to) "
+	                            "or an adjacency matrix headed by the variables' names";
+	char line[4096] = "";
+	size_t n = strlen(path);
+	bool bif = n > 4 && fb_strcasecmp(path + n - 4, ".bif") == 0;
+	struct stat st;
+	FILE *fp = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "r") : NULL;
+
+	if (fp == NULL)
+		return fb_xstrdup(msg); /* not there, or a device or pipe not to be read again */
+	for (int k = 0; k < 64 && fgets(line, sizeof line, fp) != NULL; k++)
+		if (line[strspn(line, " \t\r\n")] != '\0')
+			break; /* the first line that is not blank */
+	fclose(fp);
+	if (bif || strncmp(line + strspn(line, " \t"), "network", 7) == 0)
+		return fb_xasprintf("cannot read '%s' as a truth: it is a BIF network, and %s; "
+		                    "sample %s sets the truth from the network, with data drawn "
+		                    "from it", path, reads, path);
+	if (line[strspn(line, " \t\r\n")] != '\0' && strpbrk(line, ",;\t") == NULL)
+		return fb_xasprintf("%s; %s, so a graph in another format (a blank-separated "
+		                    "matrix) must be written as one first", msg, reads);
+	return fb_xstrdup(msg);
+}
+
 /* Read a truth over the dataset's variables. */
 static int truth_load(fb_cmd_ctx *ctx, const char *path)
 {
@@ -36,8 +66,13 @@ static int truth_load(fb_cmd_ctx *ctx, const char *path)
 	if (ctx->s->data == NULL)
 		return fb_cmd_error(ctx, "no dataset: load or generate the data first, so "
 		                         "that the truth's names can be checked");
-	if ((g = fb_graph_read_csv_for(path, ctx->s->data, &err)) == NULL)
-		return fb_cmd_error_plain(ctx, "%s", err.msg);
+	if ((g = fb_graph_read_csv_for(path, ctx->s->data, &err)) == NULL) {
+		char *msg = truth_load_error(path, err.msg);
+		int ret = fb_cmd_error_plain(ctx, "%s", msg);
+
+		free(msg);
+		return ret;
+	}
 	n = fb_session_set_truth(ctx->s, g, path);
 	fb_files_note_read(ctx, path, "the truth was read from it");
 	fprintf(ctx->out, "truth: %zu edges from '%s'%s", fb_graph_n_edges(g), path,
@@ -106,8 +141,9 @@ const fb_cmd_entry fb_cmd_truth = {
 	.name = "truth", .usage = "[show | load FILE | save FILE [format=edges|matrix] [force=yes]]",
 	.summary = "show, load or save the true graph",
 	.help = "show lists the true edges. load reads an edge list (header from,to[,weight]) "
-	        "or an adjacency matrix (row = parent, column = child) and checks its names "
-	        "against the dataset's variables; an edge list that names a pair twice (X1,X2 "
+	        "or an adjacency matrix (row = parent, column = child), CSV only, and checks its "
+	        "names against the dataset's variables (a BIF network's DAG becomes the truth "
+	        "with sample FILE.bif); an edge list that names a pair twice (X1,X2 "
 	        "and X2,X1, or the same row again) is refused. save writes it as CSV (an "
 	        "existing file only when fedbn wrote it and nobody changed it since, or with "
 	        "force=yes).",
