@@ -119,4 +119,14 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
 else
 	echo "note: mount not permitted: the full-disk case is not tried"
 fi
+# a device or a pipe is written in place: gnuplot draws into a temporary file first, so that
+# /dev/full fails in one sentence and a pipe gets the whole picture
+ln -s /dev/full devfull.png
+"$fedbn" -c 'plot t.csv x=K y=shd out=devfull.png force=yes' > df.txt 2>&1 && { cat df.txt; fail "a plot onto /dev/full succeeded"; }
+grep -q "^error: plot: cannot write 'devfull.png': " df.txt || { cat df.txt; fail "unexpected message for /dev/full"; }
+mkfifo pipe.svg
+cat pipe.svg > piped.svg &
+"$fedbn" -c 'plot t.csv x=K y=shd out=pipe.svg force=yes' > pipe.txt 2>&1 || { cat pipe.txt; fail "a plot into a pipe failed"; }
+wait
+tail -c 20 piped.svg | grep -q '</svg>' || fail "the pipe did not get the whole picture"
 echo "PASS: plot draws SVG, PNG and text with labels, legend and title; errors are named"

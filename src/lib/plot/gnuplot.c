@@ -223,6 +223,43 @@ static int plot_check_output(const char *path, const char *name, enum fb_plot_fo
 	                         "file is left as it was", name);
 }
 
+/* Draw p into a temporary file, check it, and copy it into af's file, which is written in
+ * place (a device, a pipe): gnuplot's own writes there fail without a word. */
+static int plot_draw_in_place(const fb_plot *p, fb_atomic_file *af, const char *path,
+                              fb_error *err)
+{
+	const char *dir = getenv("TMPDIR");
+	char *tmp = fb_xasprintf("%s/fedbn-plot-XXXXXX", dir != NULL && dir[0] != '\0' ? dir : "/tmp");
+	fb_buf script = { 0 }, bytes = { 0 };
+	int fd = mkstemp(tmp), ret = FB_ERR;
+	FILE *fp;
+
+	if (fd < 0) {
+		char why[128];
+
+		fb_fail(err, "cannot make a temporary file for the plot: %s",
+		        fb_strerror(errno, why, sizeof why));
+		free(tmp);
+		return FB_ERR;
+	}
+	close(fd);
+	fb_plot_script(p, tmp, &script);
+	if (plot_run(&script, NULL, err) == FB_OK &&
+	    plot_check_output(tmp, path, p->format, err) == FB_OK && (fp = fopen(tmp, "rb")) != NULL) {
+		plot_slurp(fp, &bytes);
+		fclose(fp);
+		fwrite(bytes.data, 1, bytes.len, af->fp); /* a failure shows at the commit */
+		ret = fb_atomic_commit(af, err);
+	} else {
+		fb_atomic_abort(af);
+	}
+	unlink(tmp);
+	free(tmp);
+	fb_buf_release(&script);
+	fb_buf_release(&bytes);
+	return ret;
+}
+
 /* Draw p into path or text. */
 int fb_plot_draw(const fb_plot *p, const char *path, fb_buf *text, fb_error *err)
 {
@@ -243,10 +280,12 @@ int fb_plot_draw(const fb_plot *p, const char *path, fb_buf *text, fb_error *err
 	}
 	if (plot_check_path(path, err) != FB_OK || fb_atomic_open(&af, path, err) != FB_OK)
 		return FB_ERR;
+	if (af.tmp == NULL)
+		return plot_draw_in_place(p, &af, path, err);
 	fb_plot_script(p, af.tmp != NULL ? af.tmp : af.path, &script);
 	ret = plot_run(&script, NULL, err);
 	fb_buf_release(&script);
-	if (ret == FB_OK && af.tmp != NULL)
+	if (ret == FB_OK)
 		ret = plot_check_output(af.tmp, path, p->format, err);
 	if (ret != FB_OK) {
 		fb_atomic_abort(&af);
