@@ -40,8 +40,8 @@ TESTS += tests/killed.sh
 EXTRA_DIST += tests/killed.sh
 
 # sweeps (rows against single runs, jobs, resume, a failing cell, Ctrl-C) and plots
-TESTS += tests/sweep.sh tests/plot.sh tests/heartbeat.sh
-EXTRA_DIST += tests/sweep.sh tests/plot.sh tests/heartbeat.sh
+TESTS += tests/sweep.sh tests/plot.sh tests/plot-axes.sh tests/heartbeat.sh
+EXTRA_DIST += tests/sweep.sh tests/plot.sh tests/plot-axes.sh tests/heartbeat.sh
 
 # the first minute: the batch demo, the README's session, many pictures in one session
 TESTS += tests/demo-batch.sh tests/readme.sh tests/export-many.sh

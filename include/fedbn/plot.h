@@ -31,6 +31,8 @@ typedef struct fb_plot {
 	char *title;            /* above the plot (owned) */
 	char *xlabel, *ylabel;  /* the axes' labels (owned) */
 	bool logx;              /* logarithmic x axis (every x must be > 0) */
+	bool logy;              /* logarithmic y axis (every y must be > 0) */
+	size_t font;            /* font size in points for PNG and SVG (0: 10 for PNG, 12 SVG) */
 	enum fb_plot_format format; /* file kind or text */
 	size_t width, height;   /* pixels for PNG and SVG, characters for text */
 	fb_plot_series *series; /* the lines (owned) */
@@ -45,7 +47,12 @@ void fb_plot_release(fb_plot *p);
 fb_plot_series *fb_plot_add(fb_plot *p, const char *label, size_t n, const double *x,
                             const double *y, const double *err);
 
-/* The gnuplot commands that draw p into path (ignored for text) into b (appended). */
+/* Series longer than this are drawn as lines without a marker on each point. */
+#define FB_PLOT_MARKED_MAX 40
+
+/* The gnuplot commands that draw p into path (ignored for text) into b (appended): axes
+ * clipped to the data (y from 0 when no value is below it), markers on short series only,
+ * the error bars of series that share their x values set a little apart. */
 void fb_plot_script(const fb_plot *p, const char *path, fb_buf *b);
 
 /* The Debian package that holds the plotting tool. */

@@ -237,6 +237,26 @@ static int plot_save_script(fb_cmd_ctx *ctx, const fb_plot *p, const char *out,
 	return ret;
 }
 
+/* size=WxH and font=PT of a picture into p; FB_CMD_ERROR naming a size that is not two
+ * numbers of pixels. */
+static int plot_picture_size(fb_cmd_ctx *ctx, fb_plot *p, const fb_params *prm)
+{
+	const char *size = fb_params_str(prm, "size");
+	unsigned w, h;
+	int used = 0;
+
+	p->font = (size_t)fb_params_int(prm, "font");
+	if (size == NULL)
+		return FB_CMD_OK;
+	if (sscanf(size, "%5ux%5u%n", &w, &h, &used) != 2 || size[used] != '\0' || w < 100 ||
+	    h < 100 || w > 10000 || h > 10000)
+		return fb_cmd_error(ctx, "size=%s: give the picture's width and height in pixels, "
+		                    "each 100 to 10000, as WIDTHxHEIGHT (size=1600x1000)", size);
+	p->width = w;
+	p->height = h;
+	return FB_CMD_OK;
+}
+
 /* Draw p into out= (PNG or SVG by its extension) or as text on the screen. */
 static int plot_output(fb_cmd_ctx *ctx, fb_plot *p, const fb_params *prm)
 {
@@ -257,6 +277,8 @@ static int plot_output(fb_cmd_ctx *ctx, fb_plot *p, const fb_params *prm)
 		return fb_cmd_error(ctx, "cannot tell the format of '%s' (use .png or .svg)",
 		                    out);
 	}
+	if (out != NULL && plot_picture_size(ctx, p, prm) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	if (out != NULL && fb_files_check(ctx, out, prm) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (plot_save_script(ctx, p, out, prm) != FB_CMD_OK)
@@ -348,6 +370,7 @@ static int plot_table(fb_cmd_ctx *ctx, const char *path, const fb_params *prm)
 	ret = plot_where(ctx, &t, path, fb_params_str(prm, "where"), &kept);
 	fb_plot_init(&p, "", fb_params_str(prm, "x"), fb_params_str(prm, "y"));
 	p.logx = fb_params_bool(prm, "logx");
+	p.logy = fb_params_bool(prm, "logy");
 	if (ret == FB_CMD_OK)
 		ret = plot_table_lines(ctx, &kept, path, prm, &p, &spread);
 	if (ret == FB_CMD_OK) {
@@ -404,18 +427,21 @@ static int trace_unknown(fb_cmd_ctx *ctx, const fb_run *run, size_t no, const ch
 	return ret;
 }
 
-/* Add the line of figure name over the rounds of run. */
-static void trace_line(const fb_run *run, const char *name, fb_plot *p)
+/* Add the line of figure name over the rounds of run (with p->logy, the rounds where it is
+ * above 0); returns how many rounds with a number it left out for the log scale. */
+static size_t trace_line(const fb_run *run, const char *name, fb_plot *p)
 {
 	double *x = fb_xcalloc(run->trace.n + 1, sizeof *x), *y = fb_xcalloc(run->trace.n + 1,
 	                                                                   sizeof *y);
-	size_t n = 0;
+	size_t n = 0, cut = 0;
 
 	for (size_t i = 0; i < run->trace.n; i++) {
 		double v;
 
 		trace_value(run, &run->trace.r[i], name, &v);
-		if (isfinite(v)) {
+		if (p->logy && isfinite(v) && !(v > 0))
+			cut++;
+		else if (isfinite(v)) {
 			x[n] = (double)run->trace.r[i].round;
 			y[n++] = v;
 		}
@@ -423,6 +449,7 @@ static void trace_line(const fb_run *run, const char *name, fb_plot *p)
 	fb_plot_add(p, name, n, x, y, NULL);
 	free(x);
 	free(y);
+	return cut;
 }
 
 /* The run plot trace draws and its number; NULL after the error. */
@@ -444,7 +471,7 @@ static const fb_run *trace_run(fb_cmd_ctx *ctx, const fb_params *prm, size_t *no
 /* plot trace [run=N] [y=FIG,...]: a run's figures over its rounds. */
 static int plot_trace(fb_cmd_ctx *ctx, const fb_params *prm)
 {
-	size_t no, ny;
+	size_t no, ny, cut;
 	const fb_run *run = trace_run(ctx, prm, &no);
 	char **ys, *title;
 	fb_plot p;
@@ -465,11 +492,13 @@ static int plot_trace(fb_cmd_ctx *ctx, const fb_params *prm)
 	fb_plot_init(&p, fb_params_str(prm, "title") != NULL ? fb_params_str(prm, "title") : title,
 	             "round", all.data);
 	p.logx = fb_params_bool(prm, "logx");
+	p.logy = fb_params_bool(prm, "logy");
 	for (size_t i = 0; i < ny && ret == FB_CMD_OK; i++) {
 		if (!trace_value(run, &run->trace.r[0], ys[i], &v))
 			ret = trace_unknown(ctx, run, no, ys[i]);
-		else
-			trace_line(run, ys[i], &p);
+		else if ((cut = trace_line(run, ys[i], &p)) > 0)
+			fprintf(ctx->out, "logy=yes: %zu round%s where %s is not above 0 left out\n", cut,
+			        cut == 1 ? "" : "s", ys[i]);
 	}
 	if (ret == FB_CMD_OK && ny == 0)
 		ret = fb_cmd_error(ctx, "trace: y= names no figure");
@@ -504,6 +533,14 @@ static const fb_param_def plot_params[] = {
 	{ "err", FB_PARAM_CHOICE, "se", 0, 0, plot_errs,
 	  "error bars: standard error, standard deviation, or none" },
 	{ "logx", FB_PARAM_BOOL, "no", 0, 0, NULL, "a logarithmic x axis (base 2)" },
+	{ "logy", FB_PARAM_BOOL, "no", 0, 0, NULL,
+	  "a logarithmic y axis (base 10), for figures of different sizes (h beside the "
+	  "objective); trace leaves out the rounds where a figure is not above 0" },
+	{ "size", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "the picture's WIDTHxHEIGHT in pixels (default 800x500; size=1600x1000 for a "
+	  "projector)" },
+	{ "font", FB_PARAM_INT, "0", 0, 72, NULL,
+	  "the font size in points (0: 10 in a PNG, 12 in an SVG; 20 reads on a projector)" },
 	{ "title", FB_PARAM_STRING, NULL, 0, 0, NULL, "the title (default: what is drawn)" },
 	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL, "trace: which run (1 is the first; 0: newest)" },
 	{ "out", FB_PARAM_STRING, NULL, 0, 0, NULL,
@@ -526,7 +563,11 @@ const fb_cmd_entry fb_cmd_plot = {
 	        "err=none: no bars); rows without a number in y (failed cells) are left out. "
 	        "Axis labels are the column names, the legend the by-values, the title says "
 	        "what is drawn (or title=). where=d=20 keeps only matching rows; logx=yes makes "
-	        "the x axis logarithmic. plot trace draws the newest run's (or run=N's) figures "
+	        "the x axis logarithmic, logy=yes the y axis. The axes hold the data and no "
+	        "more (y from 0 when nothing is below it); series of more than 40 points are "
+	        "lines without markers; the error bars of several lines at one x are set a "
+	        "little apart. size=1600x1000 and font=20 make a picture for a projector. "
+	        "plot trace draws the newest run's (or run=N's) figures "
 	        "over its rounds: y=h,objective or any of its figures and shd, tpr, fdr, "
 	        "edges, bytes, seconds (default: the algorithm's first figure). out= writes a "
 	        "PNG or SVG file; without it the plot is drawn in characters on the screen. "

@@ -522,7 +522,7 @@ static void test_complete(void **state)
 	assert_true(files);
 	free(s);
 	s = complete_str("plot k.csv lo", "lo", &files);
-	assert_string_equal(s, "logx=");
+	assert_string_equal(s, "logx=|logy=");
 	free(s);
 }
 

@@ -149,7 +149,7 @@ out:
 	return status == 0 ? FB_OK : FB_ERR;
 }
 
-/* Check what gnuplot cannot be asked: nothing to draw, x <= 0 on a logarithmic axis. */
+/* Check what gnuplot cannot be asked: nothing to draw, x or y <= 0 on a logarithmic axis. */
 static int plot_check(const fb_plot *p, fb_error *err)
 {
 	size_t points = 0;
@@ -159,6 +159,9 @@ static int plot_check(const fb_plot *p, fb_error *err)
 			if (p->logx && !(p->series[s].x[i] > 0))
 				return fb_fail(err, "a logarithmic x axis needs x > 0, and '%s' has x = %g",
 				               p->series[s].label, p->series[s].x[i]);
+			if (p->logy && !(p->series[s].y[i] > 0))
+				return fb_fail(err, "a logarithmic y axis needs y > 0, and '%s' has y = %g",
+				               p->series[s].label, p->series[s].y[i]);
 			if (!isfinite(p->series[s].x[i]) || !isfinite(p->series[s].y[i]))
 				return fb_fail(err, "'%s' has a point that is not a finite number",
 				               p->series[s].label);
