@@ -51,6 +51,34 @@ static int check_data_kind(unsigned accepts, const fb_dataset *data, const char 
 	return FB_ERR;
 }
 
+/* Refuse data with a continuous variable whose variance a double cannot hold (values near
+ * 1e200: info shows sd inf), or a value that is not finite: every learner's sums of squares
+ * (Fisher-z, GES's score, NOTEARS' loss) would be infinite or NaN, some without a word. */
+static int check_data_finite(const fb_dataset *data, const char *name, fb_error *err)
+{
+	for (size_t j = 0; j < data->d; j++) {
+		double mean = 0, m2 = 0, big = 0;
+
+		if (data->vars[j].kind != FB_CONTINUOUS)
+			continue;
+		for (size_t i = 0; i < data->n && isfinite(m2); i++) {
+			double x = fb_dataset_get(data, i, j), delta = x - mean;
+
+			if (!isfinite(x))
+				return fb_fail(err, "%s cannot use variable '%s': row %zu holds %g",
+				               name, data->vars[j].name, i + 1, x);
+			mean += delta / (double)(i + 1);
+			m2 += delta * (x - mean);
+			big = fabs(x) > big ? fabs(x) : big;
+		}
+		if (!isfinite(m2))
+			return fb_fail(err, "%s cannot use variable '%s': its variance is too large "
+			                    "for a double (values reach %.3g; info shows sd inf), so "
+			                    "rescale it", name, data->vars[j].name, big);
+	}
+	return FB_OK;
+}
+
 /* The bit of enum fb_algo_accepts that part's kind of split is. */
 static unsigned split_kind(const fb_partition *part)
 {
@@ -109,7 +137,8 @@ static int check_inputs(const fb_algo *a, const fb_algo *inner, const fb_dataset
 	if (data == NULL)
 		return fb_fail(err, "%s needs a dataset: load or generate one", name);
 	if (check_data_kind(accepts, data, name, err) != FB_OK ||
-	    check_split_kind(accepts, part, name, err) != FB_OK)
+	    check_split_kind(accepts, part, name, err) != FB_OK ||
+	    check_data_finite(data, name, err) != FB_OK)
 		return FB_ERR;
 	if ((a->accepts & FB_ACCEPTS_SPLITS) && part != NULL && part->transport != NULL &&
 	    (!(a->flags & FB_ALGO_REMOTE) ||
