@@ -80,6 +80,9 @@ typedef struct fb_export_opts {
  * may be NULL (all zero).  The write is atomic: on any failure path is left as it was. */
 int fb_export_graph(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
                     const fb_export_opts *opts, const char *path, fb_error *err);
+/* FB_OK when path's extension names a format the pictures are written in (.dot, .gv, .png,
+ * .svg, .pdf), else FB_ERR naming the file and the formats: a check before any work. */
+int fb_export_format_check(const char *path, fb_error *err);
 
 /* Write two graphs side by side in one picture (panel 0 left, panel 1 right), the diff view
  * against truth when truth is given and the panel is not the truth itself, else the graph

@@ -2,11 +2,15 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "fedbn/core.h"
+#include "fedbn/export.h"
 #include "cmd.h"
+#include "files.h"
 #include "session.h"
 
 /* The demo's steps, in order. */
@@ -72,6 +76,42 @@ static void demo_intro(fb_cmd_ctx *ctx)
 		                  "in the interactive shell pauses before each one)\n");
 }
 
+/* Whether the demo may draw into path (param names it): a picture format, not a folder, in a
+ * folder that exists; checked before any step, so that a bad name leaves the session as it
+ * was.  FB_CMD_ERROR after saying why. */
+static int demo_check_target(fb_cmd_ctx *ctx, const char *param, const char *path)
+{
+	fb_error err = { { 0 } };
+	const char *slash = strrchr(path, '/');
+	char *dir = slash == NULL ? fb_xstrdup(".")
+	                          : fb_xasprintf("%.*s", slash == path ? 1 : (int)(slash - path),
+	                                         path);
+	struct stat st;
+	int ret = FB_CMD_OK;
+
+	if (fb_export_format_check(path, &err) != FB_OK)
+		ret = fb_cmd_error(ctx, "%s=: %s", param, err.msg);
+	else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		ret = fb_cmd_error(ctx, "%s=: cannot write '%s': its folder '%s' does not exist",
+		                   param, path, dir);
+	else
+		ret = fb_files_check_target(ctx, path, true); /* a folder of that name */
+	free(dir);
+	return ret;
+}
+
+/* The demo's two pictures: both writable, and not one file. */
+static int demo_check_files(fb_cmd_ctx *ctx, const char *truth, const char *diff)
+{
+	if (strcmp(truth, diff) == 0)
+		return fb_cmd_error(ctx, "truth= and diff= name the same file '%s'; the second "
+		                         "picture would replace the first", truth);
+	if (demo_check_target(ctx, "truth", truth) != FB_CMD_OK ||
+	    demo_check_target(ctx, "diff", diff) != FB_CMD_OK)
+		return FB_CMD_ERROR;
+	return FB_CMD_OK;
+}
+
 /* demo [truth=FILE] [diff=FILE]: simulate, split, learn by NOTEARS-ADMM, draw.  Its case is
  * fixed (seed 1): 12 edges in 300 rows, which NOTEARS-ADMM learns with one error to discuss;
  * guided, the pane opens at 3 rounds a second so that the rounds can be followed. */
@@ -104,8 +144,13 @@ static int exec_demo(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		"Draw the learned DAG against the truth: missing, extra and reversed edges stand "
 		"out. Which edge is wrong, and how large is its weight beside the threshold 0.3?",
 	};
-	int ret = FB_CMD_OK;
+	int ret = demo_check_files(ctx, truth, diff);
 
+	if (ret != FB_CMD_OK) {
+		free(exp_truth);
+		free(exp_diff);
+		return ret;
+	}
 	demo_intro(ctx);
 	for (size_t i = 0; i < DEMO_STEPS && ret == FB_CMD_OK; i++) {
 		if (!demo_pause(ctx, why[i]))
@@ -135,7 +180,9 @@ const fb_cmd_entry fb_cmd_demo = {
 	        "nearly right, with an error to discuss), split "
 	        "it horizontally over 10 clients, learn its DAG by NOTEARS-ADMM round by round, "
 	        "show the result, and draw the true DAG (truth=FILE) and the learned one against "
-	        "it (diff=FILE), replacing those two files when they exist. Each step is printed "
+	        "it (diff=FILE), replacing those two files when they exist (their names are "
+	        "checked before the first step: a picture format, an existing folder, two "
+	        "files). Each step is printed "
 	        "as the command it runs, to be typed again, after one sentence saying what it "
 	        "does. Typed in the interactive shell, the demo is guided: it waits before each "
 	        "step for Enter (go on) or q (stop, keeping what was made so far), and the pane "

@@ -119,6 +119,14 @@ int gv_export_format(const char *file, const char **renderer, fb_error *err)
 	               file, dot);
 }
 
+/* Whether path names a picture format. */
+int fb_export_format_check(const char *file, fb_error *err)
+{
+	const char *renderer;
+
+	return gv_export_format(file, &renderer, err);
+}
+
 /* putstr of the in-memory DOT writer: append str to the fb_buf chan. */
 static int gv_buf_put(void *chan, const char *str)
 {
