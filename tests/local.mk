@@ -51,6 +51,10 @@ EXTRA_DIST += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
 TESTS += tests/examples.sh
 EXTRA_DIST += tests/examples.sh
 
+# circuit pictures: title, caption, legend, leaves that read as distributions, a slide's width
+TESTS += tests/export-circuit.sh
+EXTRA_DIST += tests/export-circuit.sh
+
 check_PROGRAMS += tests/unit/test-cmd
 TESTS += tests/unit/test-cmd
 tests_unit_test_cmd_LDADD = src/cli/libcmds.la src/cli/libpane.la libfedbn.la $(FB_LIB_DEPS) \

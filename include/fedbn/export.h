@@ -111,14 +111,26 @@ int fb_export_graph_cancellable(const fb_graph *g, const fb_graph *truth,
 char *fb_export_dot_string(const fb_graph *g, const fb_graph *truth, enum fb_export_view view,
                            const fb_export_opts *opts, fb_error *err);
 
-/* Draw circuit c to file in the format of its extension (.dot, .gv, .png, .svg, .pdf),
- * atomically: sums as circles (+), products as boxes (x), leaves as ellipses naming their
- * variable (names[var]) and family, each filled with the colour of its machine (the server
- * white, client k the k-th Okabe-Ito colour), sum edges labelled with their weights, laid
- * out top down.  depth > 0 draws the nodes at most depth edges below the root and folds
- * each inner node at that depth into one node counting what is below it.  title (may be
- * NULL) goes on top.  FB_ERR naming the file. */
-int fb_export_circuit(const fb_circuit *c, char *const *names, size_t depth, const char *title,
-                      const char *file, fb_error *err);
+/* The widest circuit picture drawn without a width (inches: 1584 pixels at 96 dpi). */
+#define FB_EXPORT_CIRCUIT_WIDTH 16.5
+
+/* Draw circuit c (over the variables of ds, which name them and their values) to file in
+ * the format of its extension (.dot, .gv, .png, .svg, .pdf), atomically, laid out top down:
+ * sums as circles (+), products as boxes (x), leaves as ellipses saying their variable and
+ * distribution ("lung: p(yes) = 0.06" of a two-valued variable's positive value, the rarer
+ * in ds's training rows, as classify takes it; the likeliest value's of more; "= v" for a
+ * single value; "age: N(45.2, sd 3.1)"; a continuous histogram's bins and support), the
+ * two or more leaves of a product drawn as one box of rows, each filled with the colour of
+ * its machine (the server white, client k the k-th Okabe-Ito colour), sum edges labelled
+ * with their weights.  depth > 0 draws the nodes at most depth edges below the root and
+ * folds each inner node at that depth into one node counting what is below it.  On top:
+ * o's title and caption (either may be NULL) and a legend of the shapes and the machines'
+ * colours.  o's width (inches, 0: the natural size but at most 16.5 inches, 1584 pixels at
+ * 96 dpi) and dpi (a PNG's) size it; o may be NULL.  natural (may be NULL) receives the
+ * drawing's width in inches before it was scaled (0 for DOT text).  FB_ERR naming the
+ * file. */
+int fb_export_circuit(const fb_circuit *c, const fb_dataset *ds, size_t depth,
+                      const fb_export_opts *o, const char *file, double *natural,
+                      fb_error *err);
 
 #endif

@@ -453,24 +453,39 @@ const fb_cmd_entry fb_cmd_circuit = {
 	.params = circuit_params, .exec = exec_circuit,
 };
 
-/* export FILE what=circuit [run=N] [depth=D] [title=]: draw a run's circuit. */
+/* export FILE what=circuit [run=N] [depth=D] [title=] [caption=] [paths=] [width=] [dpi=]:
+ * draw a run's circuit, titled with the run and its size, the caption a graph's picture of
+ * the run would have. */
 int fb_cmd_export_circuit(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 {
 	const fb_dataset *ds = NULL;
-	const fb_circuit *c = pick_circuit(ctx, fb_params_int(p, "run"), &ds);
+	fb_run *run = fb_cmd_pick_run(ctx, fb_params_int(p, "run"));
+	const fb_circuit *c = run != NULL ? run_circuit(ctx, run, &ds) : NULL;
+	fb_export_opts o = { 0 };
 	fb_error err = { { 0 } };
-	char **names;
+	char *title, *caption;
+	double natural = 0.0;
 	int rc;
 
 	if (c == NULL || fb_files_check(ctx, path, p) != FB_CMD_OK)
 		return FB_CMD_ERROR;
-	names = fb_dataset_names(ds);
-	rc = fb_export_circuit(c, names, (size_t)fb_params_int(p, "depth"),
-	                       fb_params_str(p, "title"), path, &err);
-	fb_names_free(names, ds->d);
+	title = fb_xasprintf("run %zu: %s, a circuit of %zu nodes", fb_cmd_run_number(ctx->s, run),
+	                     run->name, c->nnodes);
+	caption = fb_cmd_run_caption(ctx->s, run, fb_params_choice(p, "paths"));
+	o.title = fb_params_given(p, "title") ? fb_params_str(p, "title") : title;
+	o.caption = fb_params_bool(p, "caption") ? caption : NULL;
+	o.width = fb_params_double(p, "width");
+	o.dpi = fb_params_double(p, "dpi");
+	rc = fb_export_circuit(c, ds, (size_t)fb_params_int(p, "depth"), &o, path, &natural, &err);
+	free(title);
+	free(caption);
 	if (rc != FB_OK)
 		return fb_cmd_error_plain(ctx, "%s", err.msg);
 	fb_files_note_written(ctx, path);
-	fprintf(ctx->out, "wrote '%s' (a circuit of %zu nodes)\n", path, c->nnodes);
+	fprintf(ctx->out, "wrote '%s' (a circuit of %zu nodes", path, c->nnodes);
+	if (o.width <= 0.0 && natural > FB_EXPORT_CIRCUIT_WIDTH)
+		fprintf(ctx->out, ", %.0f inches wide, scaled down to %g: depth= folds it to fewer "
+		        "nodes", natural, FB_EXPORT_CIRCUIT_WIDTH);
+	fprintf(ctx->out, ")\n");
 	return FB_CMD_OK;
 }

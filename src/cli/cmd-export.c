@@ -1,6 +1,7 @@
 /* export: graphs out, as pictures through Graphviz or as CSV. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,9 +180,10 @@ static char *run_line(const fb_session *s, const fb_run *run, bool numbered)
 }
 
 /* The caption of a picture of run: the run, its data (files named as how says) and split. */
-static char *run_caption(const fb_session *s, const fb_run *run, enum fb_report_paths how)
+char *fb_cmd_run_caption(const fb_session *s, const fb_run *run, int how)
 {
-	char *line = run_line(s, run, false), *data = run_data(s, run, how);
+	char *line = run_line(s, run, false);
+	char *data = run_data(s, run, (enum fb_report_paths)how);
 	char *caption = fb_xasprintf("%s\ndata: %s; split: %s", line, data,
 	                             run->part != NULL ? run->part->desc : "all rows");
 
@@ -263,15 +265,20 @@ static const fb_choice export_whats[] = {
 	{ "diff", WHAT_DIFF }, { "compare", WHAT_COMPARE }, { "circuit", WHAT_CIRCUIT }, { 0 },
 };
 
-/* The estimate to draw: graph=FILE, else run=N (0: the newest run), with its facts; NULL
- * after the error. */
+/* The estimate to draw: graph=FILE, else run=N (0: the newest run), or with client=K its
+ * client K's own graph, with its facts; NULL after the error. */
 static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct facts *f)
 {
 	const char *file = fb_params_str(p, "graph");
+	int64_t client = fb_params_given(p, "client") ? fb_params_int(p, "client") : 0;
 	fb_error err = { { 0 } };
 	fb_run *run;
 	fb_graph *g;
 
+	if (file != NULL && client != 0) {
+		fb_cmd_error(ctx, "client= draws a client's graph of a run, not graph=FILE");
+		return NULL;
+	}
 	if (file != NULL) {
 		char *name = fb_report_path(file, paths_of(p));
 		char *data = fb_report_path(ctx->s->data_source, paths_of(p));
@@ -288,13 +295,17 @@ static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct
 	}
 	if ((run = fb_cmd_pick_run(ctx, fb_params_int(p, "run"))) == NULL)
 		return NULL;
-	if ((g = fb_run_result(run, &err)) == NULL) {
+	if ((g = client == 0 ? fb_run_result(run, &err)
+	                     : fb_run_client_result(run, (size_t)client - 1, &err)) == NULL) {
 		fb_cmd_error(ctx, "%s", err.msg);
 		return NULL;
 	}
-	f->title = fb_xasprintf("run %zu: %s%s", fb_cmd_run_number(ctx->s, run), run->name,
-	                        diff ? " against the truth" : "");
-	f->caption = run_caption(ctx->s, run, paths_of(p));
+	f->title = client == 0 ? fb_xasprintf("run %zu: %s%s", fb_cmd_run_number(ctx->s, run),
+	                                      run->name, diff ? " against the truth" : "")
+	                       : fb_xasprintf("run %zu: %s, client %" PRId64 "'s graph%s",
+	                                      fb_cmd_run_number(ctx->s, run), run->name, client,
+	                                      diff ? " against the truth" : "");
+	f->caption = fb_cmd_run_caption(ctx->s, run, paths_of(p));
 	return g;
 }
 
@@ -502,6 +513,9 @@ static const fb_param_def export_params[] = {
 	  "the estimate from a CSV graph (edge list or adjacency matrix) instead of a run" },
 	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL,
 	  "the estimate of this run (1 is the first; 0: the newest)" },
+	{ "client", FB_PARAM_INT, NULL, 1, 1e6, NULL,
+	  "a run that keeps each client's own graph (sep:, voting:, avg:, best:): draw client "
+	  "K's instead of the run's estimate" },
 	{ "runs", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "what=compare: two run numbers, or a run number and 'truth', e.g. 1,2 (default: the "
 	  "newest run and the truth, else the two newest runs)" },
@@ -547,10 +561,15 @@ const fb_cmd_entry fb_cmd_export = {
 	        "estimate is the newest run's graph, another run's (run=N), or a CSV graph "
 	        "(graph=FILE.csv, names checked against the dataset). A run's circuit "
 	        "(what=circuit, the default for a circuit run) is drawn top down: sums as "
-	        "circles, products as boxes, leaves as ellipses naming their variable, each "
-	        "filled with the colour of the machine holding it (the server white, clients "
-	        "in the Okabe-Ito colours), sum edges labelled with their weights; depth= "
-	        "folds deep circuits. Files are replaced "
+	        "circles, products as boxes, leaves as ellipses saying their distribution "
+	        "('lung: p(yes) = 0.06' of a two-valued variable's positive value, the rarer in "
+	        "the training rows as classify takes it; the likeliest of more values; 'age: "
+	        "N(45.2, sd 3.1)'; a histogram's bins and support), a product's leaves stacked "
+	        "in one box of rows, each filled with the colour of the machine holding it (the "
+	        "server white, clients in the Okabe-Ito colours), sum edges labelled with their "
+	        "weights, under a title, the run's caption and a legend; it is at most 16.5 "
+	        "inches wide (1584 pixels at 96 dpi) unless width= says otherwise, a wider one "
+	        "scaled down with a note, and depth= folds deep circuits. Files are replaced "
 	        "atomically; an existing file only when fedbn wrote it (in any session) and "
 	        "nobody changed it since, and this session did not read it; or with "
 	        "force=yes.",

@@ -101,7 +101,7 @@ extern const fb_cmd_entry fb_cmd_query, fb_cmd_classify, fb_cmd_circuit;
 extern const fb_cmd_entry fb_cmd_sweep, fb_cmd_plot;
 
 /* export FILE what=circuit: draw the circuit of the run p's run= names into path, with p's
- * depth= and title=; the command's status after printing. */
+ * depth=, title=, caption=, paths=, width= and dpi=; the command's status after printing. */
 int fb_cmd_export_circuit(fb_cmd_ctx *ctx, const fb_params *p, const char *path);
 extern const fb_cmd_entry fb_cmd_history, fb_cmd_session, fb_cmd_report;
 
@@ -110,6 +110,9 @@ struct fb_run;
 struct fb_run *fb_cmd_pick_run(fb_cmd_ctx *ctx, int64_t n);
 /* The number (from 1) of run in session s, 0 when it is not there. */
 size_t fb_cmd_run_number(const struct fb_session *s, const struct fb_run *run);
+/* A picture's caption for run of s: the run's algorithm, parameters and round, its data
+ * (files named as how, an enum fb_report_paths, says) and split (caller frees). */
+char *fb_cmd_run_caption(const struct fb_session *s, const struct fb_run *run, int how);
 
 /* Print an error, "where: error: cmd: message" (where when ctx->where is set, cmd the name of
  * the command running, ctx->cmd, when set), and return FB_CMD_ERROR. */

@@ -190,7 +190,7 @@ char *gv_label_escape(const char *name)
 }
 
 /* Append text to b with &, <, > and " written as HTML entities. */
-static void gv_html_append(fb_buf *b, const char *text, size_t n)
+void gv_html_append(fb_buf *b, const char *text, size_t n)
 {
 	for (size_t k = 0; k < n && text[k] != '\0'; k++) {
 		switch (text[k]) {
@@ -204,7 +204,7 @@ static void gv_html_append(fb_buf *b, const char *text, size_t n)
 }
 
 /* Set obj's label to the HTML-like label html. */
-static void gv_set_html(Agraph_t *g, void *obj, const char *html)
+void gv_set_html(Agraph_t *g, void *obj, const char *html)
 {
 	char *label = agstrdup_html(g, (char *)html);
 
@@ -572,7 +572,7 @@ static int gv_panel_draw(struct gv_picture *p, size_t k, const fb_graph *g,
 }
 
 /* The title block: title in bold, then each line of caption smaller. */
-static char *gv_title_html(const char *title, const char *caption)
+char *gv_title_html(const char *title, const char *caption)
 {
 	fb_buf b = { 0 };
 	const char *line, *end;
@@ -748,7 +748,7 @@ int gv_render_data(Agraph_t *g, const char *format, fb_buf *out, fb_error *err)
  * proportion: the root's width and height attributes are set, its viewBox kept, so that the
  * viewer scales the whole drawing (Graphviz's own scaling writes the factor rounded to two
  * digits and its drawing overflows the viewBox by up to half a percent). */
-static int gv_svg_resize(fb_buf *svg, size_t from, double width, fb_error *err)
+int gv_svg_resize(fb_buf *svg, size_t from, double width, fb_error *err)
 {
 	char *root = strstr(svg->data + from, "<svg width=\"");
 	char *vbox = root != NULL ? strstr(root, "viewBox=\"") : NULL;

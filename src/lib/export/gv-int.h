@@ -49,6 +49,16 @@ Agraph_t *gv_graph_open(const char *name);
 /* A copy of name as a Graphviz escape string, each backslash doubled and each newline
  * written \n, so that it is read back and drawn as itself (caller frees). */
 char *gv_label_escape(const char *name);
+/* Append the n bytes of text to b with &, <, > and " written as HTML entities. */
+void gv_html_append(fb_buf *b, const char *text, size_t n);
+/* Set obj's label (obj in g) to the HTML-like label html. */
+void gv_set_html(Agraph_t *g, void *obj, const char *html);
+/* The title block as an HTML-like table: title (may be NULL) in bold, then each line of
+ * caption (may be NULL; '\n' between lines) smaller (caller frees). */
+char *gv_title_html(const char *title, const char *caption);
+/* Give the SVG text in svg (from offset from on) the width of width inches, its height in
+ * proportion, its viewBox kept; FB_ERR when the SVG has no viewBox. */
+int gv_svg_resize(fb_buf *svg, size_t from, double width, fb_error *err);
 /* Set attribute name of obj to value, declaring it (default "") when new. */
 void gv_set(void *obj, const char *name, const char *value);
 /* The gathered Graphviz messages on one line, or fallback when there are none. */
