@@ -317,6 +317,9 @@ size_t fb_run_rounds(const fb_run *run);
 const fb_trace_rec *fb_run_last(const fb_run *run);
 /* The current estimate (caller frees). */
 fb_graph *fb_run_result(const fb_run *run, fb_error *err);
+/* Client k's own estimate (k from 0) for a run that keeps one per client (sep:, and the
+ * combinators that combine them); NULL with the reason, also for a run that keeps none. */
+fb_graph *fb_run_client_result(const fb_run *run, size_t k, fb_error *err);
 /* Accuracy of the current estimate against the truth; FB_ERR when there is no truth. */
 int fb_run_score(const fb_run *run, fb_score *s, fb_error *err);
 /* The note of the run's algorithm, or "". */

@@ -1,6 +1,7 @@
 /* export: graphs out, as pictures through Graphviz or as CSV. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,15 +265,20 @@ static const fb_choice export_whats[] = {
 	{ "diff", WHAT_DIFF }, { "compare", WHAT_COMPARE }, { "circuit", WHAT_CIRCUIT }, { 0 },
 };
 
-/* The estimate to draw: graph=FILE, else run=N (0: the newest run), with its facts; NULL
- * after the error. */
+/* The estimate to draw: graph=FILE, else run=N (0: the newest run), or with client=K its
+ * client K's own graph, with its facts; NULL after the error. */
 static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct facts *f)
 {
 	const char *file = fb_params_str(p, "graph");
+	int64_t client = fb_params_given(p, "client") ? fb_params_int(p, "client") : 0;
 	fb_error err = { { 0 } };
 	fb_run *run;
 	fb_graph *g;
 
+	if (file != NULL && client != 0) {
+		fb_cmd_error(ctx, "client= draws a client's graph of a run, not graph=FILE");
+		return NULL;
+	}
 	if (file != NULL) {
 		char *name = fb_report_path(file, paths_of(p));
 		char *data = fb_report_path(ctx->s->data_source, paths_of(p));
@@ -289,12 +295,16 @@ static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct
 	}
 	if ((run = fb_cmd_pick_run(ctx, fb_params_int(p, "run"))) == NULL)
 		return NULL;
-	if ((g = fb_run_result(run, &err)) == NULL) {
+	if ((g = client == 0 ? fb_run_result(run, &err)
+	                     : fb_run_client_result(run, (size_t)client - 1, &err)) == NULL) {
 		fb_cmd_error(ctx, "%s", err.msg);
 		return NULL;
 	}
-	f->title = fb_xasprintf("run %zu: %s%s", fb_cmd_run_number(ctx->s, run), run->name,
-	                        diff ? " against the truth" : "");
+	f->title = client == 0 ? fb_xasprintf("run %zu: %s%s", fb_cmd_run_number(ctx->s, run),
+	                                      run->name, diff ? " against the truth" : "")
+	                       : fb_xasprintf("run %zu: %s, client %" PRId64 "'s graph%s",
+	                                      fb_cmd_run_number(ctx->s, run), run->name, client,
+	                                      diff ? " against the truth" : "");
 	f->caption = fb_cmd_run_caption(ctx->s, run, paths_of(p));
 	return g;
 }
@@ -503,6 +513,9 @@ static const fb_param_def export_params[] = {
 	  "the estimate from a CSV graph (edge list or adjacency matrix) instead of a run" },
 	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL,
 	  "the estimate of this run (1 is the first; 0: the newest)" },
+	{ "client", FB_PARAM_INT, NULL, 1, 1e6, NULL,
+	  "a run that keeps each client's own graph (sep:, voting:, avg:, best:): draw client "
+	  "K's instead of the run's estimate" },
 	{ "runs", FB_PARAM_STRING, NULL, 0, 0, NULL,
 	  "what=compare: two run numbers, or a run number and 'truth', e.g. 1,2 (default: the "
 	  "newest run and the truth, else the two newest runs)" },
@@ -546,7 +559,9 @@ const fb_cmd_entry fb_cmd_export = {
 	        "line styles only), with a legend. what=compare draws two runs, or a run and "
 	        "the truth, side by side. .csv writes an edge list or an adjacency matrix. The "
 	        "estimate is the newest run's graph, another run's (run=N), or a CSV graph "
-	        "(graph=FILE.csv, names checked against the dataset). A run's circuit "
+	        "(graph=FILE.csv, names checked against the dataset); client=K takes client K's "
+	        "own graph of a run that keeps one per client (sep:, whose estimate is no one "
+	        "graph, and voting:, avg:, best:). A run's circuit "
 	        "(what=circuit, the default for a circuit run) is drawn top down: sums as "
 	        "circles, products as boxes, leaves as ellipses saying their distribution "
 	        "('lung: p(yes) = 0.06' of a two-valued variable's positive value, the rarer in "

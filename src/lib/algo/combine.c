@@ -438,8 +438,8 @@ static fb_graph *comb_result(const fb_run *run, fb_error *err)
 	if (!c->done)
 		return fb_fail(err, "%s has not run its round yet", run->name), NULL;
 	if (c->result == NULL)
-		return fb_fail(err, "%s keeps one graph per client: see each client's, or the mean "
-		                    "accuracy", run->name), NULL;
+		return fb_fail(err, "%s keeps one graph per client: client=K names client K's "
+		                    "(1 to %zu)", run->name, c->k), NULL;
 	return fb_graph_copy(c->result);
 }
 
@@ -448,7 +448,10 @@ static fb_graph *comb_client_result(const fb_run *run, size_t k, fb_error *err)
 {
 	const comb *c = run->state;
 
-	if (k >= c->k || c->graphs[k] == NULL)
+	if (k >= c->k)
+		return fb_fail(err, "%s has clients 1 to %zu, not %zu", run->name, c->k, k + 1),
+		       NULL;
+	if (c->graphs[k] == NULL)
 		return fb_fail(err, "client %zu has no graph", k + 1), NULL;
 	return fb_graph_copy(c->graphs[k]);
 }

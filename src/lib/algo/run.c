@@ -496,6 +496,14 @@ fb_graph *fb_run_result(const fb_run *run, fb_error *err)
 	return run->algo->result(run, err);
 }
 
+/* Client k's own estimate. */
+fb_graph *fb_run_client_result(const fb_run *run, size_t k, fb_error *err)
+{
+	if (run->algo->client_result == NULL)
+		return fb_fail(err, "%s keeps no graph of each client's own", run->name), NULL;
+	return run->algo->client_result(run, k, err);
+}
+
 /* Accuracy against the truth. */
 int fb_run_score(const fb_run *run, fb_score *s, fb_error *err)
 {
