@@ -447,8 +447,9 @@ const fb_cmd_entry fb_cmd_circuit = {
 	        "is the server, k >= 0 client k; numbers with 17 digits, so a round trip is "
 	        "exact). circuit load FILE reads such a file over the current dataset's "
 	        "variables, checks it is a valid circuit (smooth, decomposable, normalised, "
-	        "its root over every variable, so a file cut short is refused), and makes it a new run, evaluated on the dataset's parts, which query, "
-	        "classify, sample and export can use.",
+	        "its root over every variable, so a file cut short is refused), and makes it a "
+	        "new run, evaluated on the dataset's parts, which query, classify, sample and "
+	        "export can use.",
 	.min_args = 2, .max_args = 2, .words = circuit_verbs, .complete = FB_COMPLETE_FILE,
 	.params = circuit_params, .exec = exec_circuit,
 };
