@@ -383,8 +383,8 @@ static const fb_param_def load_params[] = {
 	{ "header", FB_PARAM_CHOICE, "auto", 0, 0, load_headers,
 	  "whether the first line holds variable names" },
 	{ "discrete", FB_PARAM_STRING, "none", 0, 0, load_discretes,
-	  "discrete columns besides non-numeric ones: none, all, auto, or names a,b,c "
-	  "(not given: none, and a note names the columns auto would make discrete)" },
+	  "discrete columns besides non-numeric ones: none, all, auto, or names a,b,c; not "
+	  "given: none, with a note naming the columns auto would make discrete" },
 	{ "levels", FB_PARAM_INT, "10", 2, 100000, NULL,
 	  "discrete=auto: most distinct integer values of a discrete column" },
 	{ "na", FB_PARAM_CHOICE, "error", 0, 0, load_nas,

@@ -600,7 +600,7 @@ static void test_params(void **state)
 	assert_int_equal(fb_params_set_word(&p, "alpha=", "t", &err), FB_ERR);
 	assert_string_equal(err.msg, "t: parameter 'alpha' needs a value (number in [0, 1])");
 	assert_int_equal(fb_params_set_word(&p, "name=", "t", &err), FB_ERR);
-	assert_string_equal(err.msg, "t: parameter 'name' needs a value (text)");
+	assert_string_equal(err.msg, "t: parameter 'name' needs a value (text)"); /* its help */
 	assert_false(fb_params_given(&p, "name"));
 	assert_int_equal(fb_params_set_word(&p, "name=x", "t", &err), FB_OK);
 	/* a key given twice is refused, not settled silently by the last word */

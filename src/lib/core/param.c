@@ -111,7 +111,9 @@ static int parse_value(const fb_param_def *def, const char *text, fb_param_value
 	memset(out, 0, sizeof *out);
 	if (text[0] == '\0') /* key= is a slip of the keyboard for every type, text too */
 		return fb_fail(err, "%s: parameter '%s' needs a value (%s)", what, def->name,
-		               fb_param_describe(def, desc, sizeof desc));
+		               def->type == FB_PARAM_STRING && def->help != NULL
+		                       ? def->help
+		                       : fb_param_describe(def, desc, sizeof desc));
 	switch (def->type) {
 	case FB_PARAM_INT:
 		if (fb_parse_int64(text, &i) != FB_OK || (double)i < def->min || (double)i > def->max)
