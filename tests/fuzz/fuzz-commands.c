@@ -2,10 +2,13 @@
  * against a fresh session, as the shell would run them.  The harness confines the session to
  * a scratch folder: it changes into a folder of its own, refreshed for every input with a
  * small CSV, BIF, truth and script file, and skips any line that holds a '/', '..' or '~'.
- * It also keeps each input cheap: it skips lines with a whole number above 12 (n= above 500;
- * seed= any), and a run stops between rounds after 40 rounds (200 in all per input), through
- * its own definition of the Ctrl-C flag that the run loop reads after each round (a count,
- * not a clock, so that an input always does the same).  A failing command must print why. */
+ * It also keeps each input cheap, so that the fuzzer tries hundreds a second rather than a
+ * few: it skips lines with a whole number above 12 (n= above 500; seed= any); an algorithm's
+ * whole-number parameters that the input left at a default above 12 (iterations, epochs,
+ * hidden units) are set to 12 before each command, the bound the input itself could write;
+ * and a run stops between rounds after 4 rounds (16 in all per input), through its own
+ * definition of the Ctrl-C flag that the run loop reads after each round (a count, not a
+ * clock, so that an input always does the same).  A failing command must print why. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,11 +24,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Rounds one run, step or watch may go before it stops between rounds. */
-#define RUN_ROUNDS 40
+/* Rounds one run, step or watch may go before it stops between rounds: a later round runs the
+ * same code as the first ones, and the algorithms that end within a few rounds on the small
+ * data here (PC, FedPC, the combinators, the circuits) still end. */
+#define RUN_ROUNDS 4
 /* Rounds (and other checks of the flag) one input may use in all. */
-#define INPUT_ROUNDS 200
-/* Largest whole number a line may hold (n= and seed= aside). */
+#define INPUT_ROUNDS 16
+/* Largest whole number a line may hold (n= and seed= aside), and largest default of an
+ * algorithm's whole-number parameter. */
 #define NUMBER_MAX 12
 /* Largest row count a line may ask for. */
 #define ROWS_MAX 500
@@ -71,13 +77,30 @@ bool fb_interrupted(void)
 {
 	bracket_checks++;
 	input_checks++;
-	return bracket_checks > RUN_ROUNDS || input_checks > INPUT_ROUNDS;
+	return bracket_checks >= RUN_ROUNDS || input_checks >= INPUT_ROUNDS;
 }
 
 /* Long library calls (gen, export) are never cancelled here. */
 fb_cancel fb_interrupt_cancel(void)
 {
 	return (fb_cancel){ .fn = NULL, .ctx = NULL };
+}
+
+/* A run stopped by the budget is told as one stopped by Ctrl-C. */
+const char *fb_interrupt_cause(void)
+{
+	return "Ctrl-C";
+}
+
+/* No SIGTERM arrives here. */
+bool fb_terminating(void)
+{
+	return false;
+}
+
+/* Nothing to end. */
+void fb_interrupt_leave(void)
+{
 }
 
 /* Remove the scratch folder at exit. */
@@ -166,21 +189,59 @@ static bool line_allowed(const char *line)
 	return true;
 }
 
-/* Run one line; a failing command must have printed its reason. */
-static int run_line(fb_cmd_ctx *ctx, const char *line, FILE *err)
+/* Set each whole-number parameter of the chosen algorithm that the input left at a default
+ * above NUMBER_MAX to NUMBER_MAX, where its range allows. */
+static void params_cap(fb_session *s)
+{
+	fb_params *p = &s->params;
+	fb_error err = { { 0 } };
+	char word[128];
+
+	for (size_t i = 0; s->algo != NULL && i < p->n; i++) {
+		const fb_param_def *def = &p->defs[i];
+
+		if (def->type != FB_PARAM_INT || p->v[i].given || !p->v[i].set ||
+		    p->v[i].i <= NUMBER_MAX || def->min > NUMBER_MAX)
+			continue;
+		snprintf(word, sizeof word, "%s=%d", def->name, NUMBER_MAX);
+		fb_params_set_word(p, word, "fuzz-commands", &err);
+	}
+}
+
+/* Run one command (words), or a whole line when words is NULL; a failing command must have
+ * printed its reason. */
+static int run_checked(fb_cmd_ctx *ctx, const char *line, char **words, FILE *err)
 {
 	long before, after;
 	int ret;
 
 	fflush(err);
 	before = ftell(err);
-	ret = fb_cmd_run_line(ctx, line);
+	ret = words != NULL ? fb_cmd_run_words(ctx, words) : fb_cmd_run_line(ctx, line);
 	fflush(err);
 	after = ftell(err);
 	if (ret == FB_CMD_ERROR && after == before) {
 		fprintf(stderr, "fuzz-commands: '%s' failed without a message\n", line);
 		abort();
 	}
+	return ret;
+}
+
+/* Run one line a command at a time, as fb_cmd_run_line would, with the parameters capped
+ * before each command; a line that does not split runs whole, to fail with its message. */
+static int run_line(fb_cmd_ctx *ctx, const char *line, FILE *err)
+{
+	fb_error split_err = { { 0 } };
+	char ***cmds;
+	int n = fb_cmd_split_line(line, &cmds, &split_err), ret = FB_CMD_OK;
+
+	if (n < 0)
+		return run_checked(ctx, line, NULL, err);
+	for (int c = 0; c < n && ret != FB_CMD_QUIT; c++) {
+		params_cap(ctx->s);
+		ret = run_checked(ctx, line, cmds[c], err);
+	}
+	fb_cmd_free_split(cmds, n);
 	return ret;
 }
 
