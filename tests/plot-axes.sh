@@ -4,14 +4,11 @@
 # rounds it leaves out; the error bars of two lines at the same x are set apart; a short
 # series keeps its markers; size= and font= set the picture's pixels and its font, and a bad
 # size is refused in one sentence.
-fedbn=${FEDBN:-./fedbn}
 command -v gnuplot > /dev/null 2>&1 || {
 	echo "SKIP: gnuplot is not installed (Debian package gnuplot-nox): plot cannot draw"
 	exit 77
 }
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 99
+. "${top_srcdir:-..}/tests/scratch-lib.sh"
 
 fail() {
 	echo "FAIL: $*"
