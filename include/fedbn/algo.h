@@ -13,6 +13,7 @@
 #include "fedbn/dataset.h"
 #include "fedbn/fed.h"
 #include "fedbn/graph.h"
+#include "fedbn/knowledge.h"
 #include "fedbn/metrics.h"
 #include "fedbn/param.h"
 #include "fedbn/partition.h"
@@ -53,6 +54,7 @@ enum fb_algo_accepts {
 	FB_ACCEPTS_HORIZONTAL = 1 << 4, /* a horizontal split: every client every variable */
 	FB_ACCEPTS_VERTICAL = 1 << 5,   /* a vertical split: every client every row */
 	FB_ACCEPTS_HYBRID = 1 << 6,     /* a hybrid split: overlapping rows and variables */
+	FB_ACCEPTS_KNOWLEDGE = 1 << 7,  /* background knowledge, honoured in its result */
 };
 /* Every kind of variables. */
 #define FB_ACCEPTS_ANY_DATA (FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_DISCRETE | FB_ACCEPTS_MIXED)
@@ -251,6 +253,8 @@ struct fb_run {
 	fb_graph *truth_cpdag;     /* the truth's CPDAG, made at the first score (owned) */
 	fb_fit_memo *memo;         /* combinators: the local fits their clients reuse and add
 	                              to, or NULL to learn every one afresh (not owned) */
+	fb_knowledge *knowledge;   /* background knowledge over data's variables, empty when
+	                              none was given (owned) */
 };
 
 /* Every algorithm, NULL-terminated. */
@@ -285,10 +289,12 @@ typedef struct fb_run_spec {
 	const fb_partition *part;      /* the split of data, required for an algorithm that
 	                                  takes a split (fb_algo.accepts), or NULL */
 	const fb_graph *truth;         /* the truth to score against, or NULL */
-	/* Background knowledge (edges required or forbidden, tiers) goes here as one more
-	 * field once fedbn has a type for it, with a bit in fb_algo.accepts for the algorithms
-	 * that use it. */
+	const fb_knowledge *knowledge; /* background knowledge over data's variables, or NULL:
+	                                  none (copied by the run; fb_run_knowledge) */
 } fb_run_spec;
+
+/* The run's background knowledge (never NULL: empty when the spec had none). */
+const fb_knowledge *fb_run_knowledge(const fb_run *run);
 
 /* Start a run as spec says.  The data, split and truth must outlive the run.  NULL with
  * the reason (no algorithm of that name, a kind of data or split the algorithm does not

@@ -173,6 +173,42 @@ static int run_hold_out(fb_run *run, fb_error *err)
 	return FB_OK;
 }
 
+/* Copy the spec's knowledge into the run (empty knowledge over the data's variables when
+ * there is none); refuse knowledge over other variables, or given to an algorithm (or a
+ * combinator's learner) that cannot honour it. */
+static int run_take_knowledge(fb_run *run, const fb_knowledge *k, fb_error *err)
+{
+	unsigned accepts = run->algo->accepts & (run->inner != NULL ? run->inner->accepts : ~0u);
+	const char **names;
+
+	if (k != NULL && fb_knowledge_d(k) != run->whole->d)
+		return fb_fail(err, "the knowledge is over %zu variables and the data has %zu",
+		               fb_knowledge_d(k), run->whole->d);
+	if (!fb_knowledge_is_empty(k) && !(accepts & FB_ACCEPTS_KNOWLEDGE))
+		return fb_fail(err, "%s cannot take background knowledge: %s", run->name,
+		               (run->algo->flags & FB_ALGO_CIRCUIT) ||
+		                               (run->inner != NULL &&
+		                                (run->inner->flags & FB_ALGO_CIRCUIT))
+		                       ? "a circuit learns no graph; clear it with knowledge clear"
+		                       : "clear it with knowledge clear to run it");
+	if (k != NULL) {
+		run->knowledge = fb_knowledge_copy(k);
+		return FB_OK;
+	}
+	names = fb_xcalloc(run->whole->d + 1, sizeof *names);
+	for (size_t i = 0; i < run->whole->d; i++)
+		names[i] = run->whole->vars[i].name;
+	run->knowledge = fb_knowledge_alloc(run->whole->d, names);
+	free(names);
+	return FB_OK;
+}
+
+/* The run's background knowledge. */
+const fb_knowledge *fb_run_knowledge(const fb_run *run)
+{
+	return run->knowledge;
+}
+
 /* Start a run. */
 fb_run *fb_run_alloc(const fb_run_spec *spec, fb_error *err)
 {
@@ -193,6 +229,8 @@ fb_run *fb_run_alloc(const fb_run_spec *spec, fb_error *err)
 	run->whole = run->data = spec->data;
 	run->whole_part = run->part = (a->accepts & FB_ACCEPTS_SPLITS) ? spec->part : NULL;
 	run->truth = spec->truth;
+	if (run_take_knowledge(run, spec->knowledge, err) != FB_OK)
+		goto fail;
 	run->trace.keep_max = FB_TRACE_KEEP_BYTES;
 	if (run_hold_out(run, err) != FB_OK)
 		goto fail;
@@ -270,6 +308,7 @@ void fb_run_free(fb_run *run)
 	free(run->trace.r);
 	fb_buf_release(&run->say);
 	fb_graph_free(run->truth_cpdag);
+	fb_knowledge_free(run->knowledge);
 	fb_fed_free(run->fed);
 	fb_partition_free(run->train_part);
 	fb_dataset_free(run->train_data);

@@ -11,10 +11,15 @@ src_lib_graph_libgraph_la_SOURCES = \
 	src/lib/graph/graph-scan.c \
 	src/lib/graph/metrics.c \
 	include/fedbn/cpdag.h \
-	src/lib/graph/cpdag.c
+	src/lib/graph/cpdag.c \
+	include/fedbn/knowledge.h \
+	src/lib/graph/knowledge.c
 
 check_PROGRAMS += tests/unit/test-graph
 TESTS += tests/unit/test-graph
 
 check_PROGRAMS += tests/unit/test-cpdag
 TESTS += tests/unit/test-cpdag
+
+check_PROGRAMS += tests/unit/test-knowledge
+TESTS += tests/unit/test-knowledge
