@@ -101,13 +101,23 @@ static int round_run(fb_admm_client **c, fb_admm_server *s, gsl_matrix **B, gsl_
 {
 	fb_admm_figures fig;
 	double t0 = bench_now();
+	size_t n = fb_admm_message_len(W->size1);
+	double *u = fb_xcalloc(n, sizeof *u), *sum = fb_xcalloc(n, sizeof *sum);
+	int ret = FB_OK;
 
-	for (size_t k = 0; k < K; k++) {
-		if (fb_admm_client_local(c[k], W, B[k], err) != FB_OK)
-			return FB_ERR;
+	for (size_t k = 0; k < K && ret == FB_OK; k++) {
+		ret = fb_admm_client_local(c[k], W, B[k], err);
+		if (ret == FB_OK)
+			ret = fb_admm_client_message(c[k], u, err);
+		for (size_t q = 0; q < n; q++)
+			sum[q] += u[q];
 	}
 	res->local_s += bench_now() - t0;
-	if (fb_admm_server_global(s, (const gsl_matrix *const *)B, W, &fig, err) != FB_OK)
+	if (ret == FB_OK)
+		ret = fb_admm_server_global(s, sum, W, &fig, err);
+	free(u);
+	free(sum);
+	if (ret != FB_OK)
 		return FB_ERR;
 	t0 = bench_now();
 	for (size_t k = 0; k < K; k++) {

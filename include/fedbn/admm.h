@@ -1,14 +1,17 @@
 /* Linear NOTEARS-ADMM (ALGORITHMS.md §4): the client half and the server half as two
- * separate objects that share no memory and talk only through d x d matrices.
+ * separate objects that share no memory.  The server needs only the SUM over the clients of
+ * their messages, so the messages can be summed for it (the federation's sum seam).
  *
  * One round, driven by the caller (the federation layer or a plain loop):
- *   every client k:  fb_admm_client_local(c[k], W, B[k])        (eq. 4, closed form 10)
- *   the server:      fb_admm_server_global(s, B, W, &fig)        (eq. 5, then 6-9)
+ *   every client k:  fb_admm_client_local(c[k], W, NULL)         (eq. 4, closed form 10)
+ *                    fb_admm_client_message(c[k], u[k])           (B_k + beta_k / rho2, ...)
+ *   the server:      fb_admm_server_global(s, sum_k u[k], W, &fig) (eq. 5, then 6 and 9)
  *   every client k:  fb_admm_client_update(c[k], W)               (eq. 7 and 9)
  * starting from the server's initial W (zero).  A client holds its own second-moment matrix
- * S_k, its multiplier beta_k and its penalty rho2; the server holds W, alpha, rho1, rho2 and
- * its own copy of every beta_k, which it can keep because it sees each B_k and W.  Both sides
- * compute the beta update with the same expression, so their copies agree bit for bit. */
+ * S_k, its multiplier beta_k and its penalty rho2; the server holds W, alpha, rho1, rho2 and,
+ * for its figures, the sum of the multipliers as it follows from the sums.  The W step reads
+ * (1/K) sum_k (B_k + beta_k / rho2) alone, so W is the same to the bit whether the server sees
+ * the clients' B_k or only the sum of their messages. */
 #ifndef FEDBN_ADMM_H
 #define FEDBN_ADMM_H
 
@@ -80,10 +83,16 @@ fb_admm_client *fb_admm_client_alloc(const fb_dataset *xk, size_t n_total,
 /* Free a client (NULL is fine). */
 void fb_admm_client_free(fb_admm_client *c);
 /* Local step (eq. 10): B_k = (S_k + rho2 I)^-1 (rho2 W - beta_k + S_k) for the server's W;
- * kept by the client and copied to B_out (d x d, the message).  FB_ERR on wrong shapes or a
- * failed factorisation. */
+ * kept by the client and copied to B_out (d x d) unless it is NULL.  FB_ERR on wrong shapes
+ * or a failed factorisation. */
 int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_out,
                          fb_error *err);
+/* Numbers in a client's message over d variables: d * d + 2. */
+size_t fb_admm_message_len(size_t d);
+/* The client's message after its local step, into u (fb_admm_message_len(d) numbers): the
+ * d x d entries of B_k + beta_k / rho2 (row-major), then ||B_k||_F^2 and <beta_k, B_k>.
+ * FB_ERR before a local step. */
+int fb_admm_client_message(const fb_admm_client *c, double *u, fb_error *err);
 /* After the server's step: beta_k += rho2 (B_k - W_new), then rho2 *= gamma2 while below
  * rho_max.  Call once per fb_admm_client_local.  FB_ERR on a wrong shape or out of order. */
 int fb_admm_client_update(fb_admm_client *c, const gsl_matrix *W_new, fb_error *err);
@@ -102,7 +111,7 @@ const gsl_matrix *fb_admm_client_B(const fb_admm_client *c);
 
 /* ---- server half ---- */
 
-/* The server: W, alpha, rho1, rho2, a copy of each beta_k, and its workspace. */
+/* The server: W, alpha, rho1, rho2, the multipliers' sum, and its workspace. */
 typedef struct fb_admm_server fb_admm_server;
 
 /* Figures of one server round (the penalties and alpha are those the W step used). */
@@ -129,28 +138,32 @@ fb_admm_server *fb_admm_server_alloc(size_t d, size_t k, const fb_admm_options *
                                      fb_error *err);
 /* Free a server (NULL is fine). */
 void fb_admm_server_free(fb_admm_server *s);
-/* One server round on the clients' B[0..k-1] (each d x d): W by L-BFGS on (5) without bounds,
- * warm-started at the previous W, l1 through the subgradient lambda sign(W) with sign(0) = 0
- * (or by OWL-QN, as opt->solver says); then alpha += rho1 h(W), beta_k += rho2 (B_k - W),
- * and each rho times its gamma while below rho_max.  W_out (d x d) and fig may be NULL.
- * FB_ERR (state unchanged) on wrong shapes, once fb_admm_server_done is true, or when the
- * exponential in h overflows at every point the solver tried. */
-int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_matrix *W_out,
+/* One server round on sum, the sum over the K clients of their messages
+ * (fb_admm_message_len(d) numbers, added entry by entry in client order): W by L-BFGS on (5)
+ * without bounds, warm-started at the previous W, l1 through the subgradient lambda sign(W)
+ * with sign(0) = 0 (or by OWL-QN, as opt->solver says); then alpha += rho1 h(W), the
+ * multipliers' sum moves as the clients' multipliers do, and each rho times its gamma while
+ * below rho_max.  W_out (d x d) and fig may be NULL.  The figures' objective and consensus
+ * come from the sums (equal to their definitions up to rounding).  FB_ERR (state unchanged)
+ * on a wrong shape, once fb_admm_server_done is true, or when the exponential in h overflows
+ * at every point the solver tried. */
+int fb_admm_server_global(fb_admm_server *s, const double *sum, gsl_matrix *W_out,
                           fb_admm_figures *fig, fb_error *err);
-/* The function the W step minimises, for these B and the server's current alpha, beta_k and
- * penalties: (5) less a constant independent of W, at W, and when grad != NULL its gradient
- * with lambda sign(W) for the l1 term.  Changes nothing but scratch.  FB_ERR on wrong shapes
- * or an overflowing exponential. */
-int fb_admm_server_objective(fb_admm_server *s, const gsl_matrix *const *B,
-                             const gsl_matrix *W, double *f, gsl_matrix *grad, fb_error *err);
+/* The function the W step minimises, for this sum of messages and the server's current
+ * alpha and penalties: (5) less a constant independent of W, at W, and when grad != NULL its
+ * gradient with lambda sign(W) for the l1 term.  Changes nothing but scratch.  FB_ERR on
+ * wrong shapes or an overflowing exponential. */
+int fb_admm_server_objective(fb_admm_server *s, const double *sum, const gsl_matrix *W,
+                             double *f, gsl_matrix *grad, fb_error *err);
 /* True when max_rounds rounds are done or both penalties have reached rho_max. */
 bool fb_admm_server_done(const fb_admm_server *s);
 /* Rounds done so far. */
 size_t fb_admm_server_rounds(const fb_admm_server *s);
 /* The current W (d x d; owned by the server). */
 const gsl_matrix *fb_admm_server_W(const fb_admm_server *s);
-/* The server's copy of client k's multiplier (d x d; owned by the server), NULL if k >= K. */
-const gsl_matrix *fb_admm_server_beta(const fb_admm_server *s, size_t k);
+/* The sum over the clients of their multipliers, as the server follows it from the sums
+ * (d * d numbers, row-major; owned by the server).  Used for the figures only. */
+const double *fb_admm_server_beta_sum(const fb_admm_server *s);
 /* The current alpha, rho1 and rho2 (any pointer may be NULL). */
 void fb_admm_server_params(const fb_admm_server *s, double *alpha, double *rho1, double *rho2);
 

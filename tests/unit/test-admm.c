@@ -368,6 +368,59 @@ static size_t check_w_step(const gsl_matrix *W, gsl_matrix *const *B, gsl_matrix
 	return away;
 }
 
+/* The sum over K clients of the W-step part of the messages that clients holding B[k] and
+ * multiplier beta[k] (NULL: all zero) send under penalty rho2 (B_k + beta_k / rho2, as
+ * fb_admm_client_message writes it); the figures' two numbers are left 0.  Caller frees. */
+static double *messages_sum(gsl_matrix *const *B, gsl_matrix *const *beta, size_t K,
+                            double rho2)
+{
+	size_t d = B[0]->size1;
+	double *sum = calloc(d * d + 2, sizeof *sum);
+
+	for (size_t k = 0; k < K; k++) {
+		for (size_t q = 0; q < d * d; q++)
+			sum[q] += B[k]->data[q] + (beta != NULL ? beta[k]->data[q] : 0) / rho2;
+	}
+	return sum;
+}
+
+/* One server round on the sum of the messages of clients c[0..K-1], added in client order as
+ * the federation adds them; W gets the new W. */
+static int server_round(fb_admm_server *s, fb_admm_client *const *c, size_t K, gsl_matrix *W,
+                        fb_admm_figures *fig, fb_error *err)
+{
+	size_t n = fb_admm_message_len(W->size1);
+	double *u = calloc(n, sizeof *u), *sum = calloc(n, sizeof *sum);
+	int ret = FB_OK;
+
+	for (size_t k = 0; k < K && ret == FB_OK; k++) {
+		ret = fb_admm_client_message(c[k], u, err);
+		for (size_t q = 0; q < n; q++)
+			sum[q] += u[q];
+	}
+	if (ret == FB_OK)
+		ret = fb_admm_server_global(s, sum, W, fig, err);
+	free(u);
+	free(sum);
+	return ret;
+}
+
+/* Fail unless the server's sum of the multipliers is the sum of beta[0..K-1] (to tol). */
+static void assert_beta_sum(const fb_admm_server *s, gsl_matrix *const *beta, size_t K,
+                            double tol)
+{
+	const double *got = fb_admm_server_beta_sum(s);
+	size_t dd = beta[0]->size1 * beta[0]->size2;
+
+	for (size_t q = 0; q < dd; q++) {
+		double want = 0;
+
+		for (size_t k = 0; k < K; k++)
+			want += beta[k]->data[q];
+		assert_near(got[q], want, tol, 1);
+	}
+}
+
 /* The two clients' rows of the hand-computed round. */
 static const double hand_x1[4][3] = {
 	{ 1.2, -0.7, 2.1 }, { 0.3, 1.9, -0.4 }, { -1.5, 0.8, 1.3 }, { 2.4, -1.1, 0.6 },
@@ -414,7 +467,7 @@ static void hand_round(hand_state *t, const fb_admm_options *o, size_t round)
 		local_by_hand(t->S[k], t->rho2, t->W, t->beta[k], t->want[k]);
 		assert_mat_near(t->B[k], t->want[k], 1e-12);
 	}
-	if (fb_admm_server_global(t->s, (const gsl_matrix *const *)t->B, t->W, &fig, &err))
+	if (server_round(t->s, t->c, 2, t->W, &fig, &err))
 		fail_msg("%s", err.msg);
 	assert_true(check_w_step(t->W, t->B, t->beta, 2, p, 1e-4, 1e-7) >= 3);
 	h = h_naive(t->W, NULL);
@@ -436,8 +489,8 @@ static void hand_round(hand_state *t, const fb_admm_options *o, size_t round)
 		gsl_matrix_free(step);
 		assert_int_equal(fb_admm_client_update(t->c[k], t->W, &err), FB_OK);
 		assert_mat_near(fb_admm_client_beta(t->c[k]), t->beta[k], 1e-14);
-		assert_mat_near(fb_admm_server_beta(t->s, k), t->beta[k], 1e-14);
 	}
+	assert_beta_sum(t->s, t->beta, 2, 1e-14);
 	t->rho1 *= o->gamma1;
 	t->rho2 *= o->gamma2;
 	fb_admm_server_params(t->s, &alpha, &rho1, &rho2);
@@ -530,8 +583,9 @@ static void mats_free(gsl_matrix **m, size_t K)
 /* Fail unless G is the (sub)gradient of (5) at W written out: (alpha + rho1 h) grad h
  * - sum_k (beta_k + rho2 (B_k - W)) + lambda sign(W) with sign(0) = 0, for the server's
  * current multipliers and penalties. */
-static void check_gradient(const fb_admm_server *s, gsl_matrix *const *B, size_t K,
-                           const gsl_matrix *W, const gsl_matrix *G, double lambda)
+static void check_gradient(const fb_admm_server *s, gsl_matrix *const *B,
+                           gsl_matrix *const *beta, size_t K, const gsl_matrix *W,
+                           const gsl_matrix *G, double lambda)
 {
 	size_t d = W->size1;
 	gsl_matrix *gh = gsl_matrix_alloc(d, d), *want = gsl_matrix_alloc(d, d);
@@ -544,7 +598,7 @@ static void check_gradient(const fb_admm_server *s, gsl_matrix *const *B, size_t
 			double g = (alpha + rho1 * h) * gsl_matrix_get(gh, i, j);
 
 			for (size_t k = 0; k < K; k++)
-				g -= gsl_matrix_get(fb_admm_server_beta(s, k), i, j) +
+				g -= gsl_matrix_get(beta[k], i, j) +
 				     rho2 * (gsl_matrix_get(B[k], i, j) - w);
 			g += w > 0 ? lambda : w < 0 ? -lambda : 0;
 			gsl_matrix_set(want, i, j, g);
@@ -565,7 +619,7 @@ static void test_objective_gradient(void **state)
 	gsl_rng *r = fb_rng_stream(5, "gradient");
 	gsl_matrix *B[K], *beta[K], *W, *W2, *G = gsl_matrix_alloc(D, D);
 	fb_admm_server *s;
-	double f, f2, alpha, rho1, rho2;
+	double f, f2, alpha, rho1, rho2, *sum;
 
 	(void)state;
 	o.rho1 = 0.2;
@@ -573,42 +627,52 @@ static void test_objective_gradient(void **state)
 	o.lambda = 0.05;
 	s = fb_admm_server_alloc(D, K, &o, &err);
 	assert_non_null(s);
-	/* one round first, so that alpha and every beta_k are non-zero */
+	/* one round first, so that alpha and every beta_k are non-zero (the clients' multiplier
+	 * update by hand) */
 	mats_random(B, K, D, r, 0.8);
-	assert_int_equal(fb_admm_server_global(s, (const gsl_matrix *const *)B, NULL, NULL,
-	                 &err), FB_OK);
+	W = gsl_matrix_alloc(D, D);
+	fb_admm_server_params(s, NULL, NULL, &rho2);
+	sum = messages_sum(B, NULL, K, rho2);
+	assert_int_equal(fb_admm_server_global(s, sum, W, NULL, &err), FB_OK);
+	free(sum);
+	for (size_t k = 0; k < K; k++) {
+		beta[k] = gsl_matrix_alloc(D, D);
+		gsl_matrix_memcpy(beta[k], B[k]);
+		gsl_matrix_sub(beta[k], W);
+		gsl_matrix_scale(beta[k], rho2);
+	}
+	assert_beta_sum(s, beta, K, 1e-14);
+	gsl_matrix_free(W);
 	mats_free(B, K);
 	mats_random(B, K, D, r, 0.8);
+	fb_admm_server_params(s, NULL, NULL, &rho2);
+	sum = messages_sum(B, beta, K, rho2);
 	W = mat_random(D, r, 0.3);
 	for (size_t i = 0; i < D * D; i++)
 		W->data[i] += W->data[i] > 0 ? 0.1 : -0.1;
-	assert_int_equal(fb_admm_server_objective(s, (const gsl_matrix *const *)B, W, &f, G,
+	assert_int_equal(fb_admm_server_objective(s, sum, W, &f, G,
 	                 &err), FB_OK);
 	for (size_t i = 0; i < D * D; i++) {
 		double w = W->data[i], eps = 1e-6, fp, fm;
 
 		W->data[i] = w + eps;
-		assert_int_equal(fb_admm_server_objective(s, (const gsl_matrix *const *)B, W, &fp,
+		assert_int_equal(fb_admm_server_objective(s, sum, W, &fp,
 		                 NULL, &err), FB_OK);
 		W->data[i] = w - eps;
-		assert_int_equal(fb_admm_server_objective(s, (const gsl_matrix *const *)B, W, &fm,
+		assert_int_equal(fb_admm_server_objective(s, sum, W, &fm,
 		                 NULL, &err), FB_OK);
 		W->data[i] = w;
 		assert_near(G->data[i], (fp - fm) / (2 * eps), 1e-6, mat_max_abs(G));
 	}
 	/* the gradient against its formula, with some entries exactly 0 (sign(0) = 0) */
 	W->data[3] = W->data[7] = W->data[12] = 0;
-	assert_int_equal(fb_admm_server_objective(s, (const gsl_matrix *const *)B, W, &f, G,
+	assert_int_equal(fb_admm_server_objective(s, sum, W, &f, G,
 	                 &err), FB_OK);
-	check_gradient(s, B, K, W, G, o.lambda);
+	check_gradient(s, B, beta, K, W, G, o.lambda);
 	/* differences of the objective are differences of (5) */
 	fb_admm_server_params(s, &alpha, &rho1, &rho2);
-	for (size_t k = 0; k < K; k++) {
-		beta[k] = gsl_matrix_alloc(D, D);
-		gsl_matrix_memcpy(beta[k], fb_admm_server_beta(s, k));
-	}
 	W2 = mat_random(D, r, 0.6);
-	assert_int_equal(fb_admm_server_objective(s, (const gsl_matrix *const *)B, W2, &f2, NULL,
+	assert_int_equal(fb_admm_server_objective(s, sum, W2, &f2, NULL,
 	                 &err), FB_OK);
 	assert_near(f - f2, objective_naive(W, B, beta, K, o.lambda, alpha, rho1, rho2) -
 	            objective_naive(W2, B, beta, K, o.lambda, alpha, rho1, rho2), 1e-10,
@@ -616,6 +680,7 @@ static void test_objective_gradient(void **state)
 	assert_true(fabs(f - f2) > 1e-3 * (fabs(f) + fabs(f2)));
 	mats_free(B, K);
 	mats_free(beta, K);
+	free(sum);
 	gsl_matrix_free(W);
 	gsl_matrix_free(W2);
 	gsl_matrix_free(G);
@@ -667,20 +732,10 @@ static void test_message_size(void **state)
 	gsl_rng_free(r);
 }
 
-/* True when the two d x d matrices hold the same bits. */
-static bool mat_same_bits(const gsl_matrix *a, const gsl_matrix *b)
-{
-	for (size_t i = 0; i < a->size1; i++) {
-		if (memcmp(gsl_matrix_const_ptr(a, i, 0), gsl_matrix_const_ptr(b, i, 0),
-		           a->size2 * sizeof(double)) != 0)
-			return false;
-	}
-	return true;
-}
-
-/* (e) Over several rounds on uneven clients, each client's beta_k equals the server's copy
- * bit for bit, the penalties agree, and the server's consensus figure is the mean of the
- * clients' squared distances. */
+/* (e) Over several rounds on uneven clients, the sum of the multipliers the server follows
+ * from the summed messages is the sum of the clients' own, the penalties agree, and the
+ * server's consensus figure (from sums alone) is the mean of the clients' squared
+ * distances. */
 static void test_multipliers_agree(void **state)
 {
 	enum { D = 5, K = 3 };
@@ -688,6 +743,7 @@ static void test_multipliers_agree(void **state)
 	fb_admm_options o = options();
 	fb_error err = { { 0 } };
 	fb_dataset *ds = data_random(105, D, "agree");
+	const gsl_matrix *betas[K];
 	fb_admm_client *c[K];
 	gsl_matrix *B[K], *W = gsl_matrix_calloc(D, D);
 	fb_admm_server *s;
@@ -715,19 +771,18 @@ static void test_multipliers_agree(void **state)
 
 		for (size_t k = 0; k < K; k++)
 			assert_int_equal(fb_admm_client_local(c[k], W, B[k], &err), FB_OK);
-		assert_int_equal(fb_admm_server_global(s, (const gsl_matrix *const *)B, W, &fig,
-		                 &err), FB_OK);
+		assert_int_equal(server_round(s, c, K, W, &fig, &err), FB_OK);
 		fb_admm_server_params(s, NULL, NULL, &rho2);
 		for (size_t k = 0; k < K; k++) {
 			assert_int_equal(fb_admm_client_update(c[k], W, &err), FB_OK);
-			assert_true(mat_same_bits(fb_admm_client_beta(c[k]),
-			                          fb_admm_server_beta(s, k)));
+			betas[k] = fb_admm_client_beta(c[k]);
 			assert_true(fb_admm_client_rho2(c[k]) == rho2);
 			mean += fb_admm_client_distance(c[k]) * fb_admm_client_distance(c[k]) / K;
 		}
 		assert_near(fig.consensus, mean, 1e-12, 1e-300);
+		assert_beta_sum(s, (gsl_matrix *const *)betas, K, 1e-12);
 	}
-	assert_true(mat_max_abs(fb_admm_server_beta(s, 2)) > 1e-3);
+	assert_true(mat_max_abs(fb_admm_client_beta(c[2])) > 1e-3);
 	assert_true(mat_max_abs(W) > 0.1);
 	for (size_t k = 0; k < K; k++) {
 		fb_admm_client_free(c[k]);
@@ -774,13 +829,14 @@ static size_t rounds_run(const fb_admm_options *o, double rho[2])
 	while (!fb_admm_server_done(s)) {
 		for (size_t k = 0; k < 2; k++)
 			assert_int_equal(fb_admm_client_local(c[k], W, B[k], &err), FB_OK);
-		if (fb_admm_server_global(s, (const gsl_matrix *const *)B, W, NULL, &err))
+		if (server_round(s, c, 2, W, NULL, &err))
 			fail_msg("round %zu: %s", fb_admm_server_rounds(s) + 1, err.msg);
 		for (size_t k = 0; k < 2; k++)
 			assert_int_equal(fb_admm_client_update(c[k], W, &err), FB_OK);
 	}
-	assert_int_equal(fb_admm_server_global(s, (const gsl_matrix *const *)B, W, NULL, &err),
-	                 FB_ERR);
+	for (size_t k = 0; k < 2; k++)
+		assert_int_equal(fb_admm_client_local(c[k], W, B[k], &err), FB_OK);
+	assert_int_equal(server_round(s, c, 2, W, NULL, &err), FB_ERR);
 	rounds = fb_admm_server_rounds(s);
 	fb_admm_server_params(s, NULL, &rho[0], &rho[1]);
 	assert_true(fb_admm_client_rho2(c[0]) == rho[1]);
@@ -914,13 +970,11 @@ static void test_errors(void **state)
 	assert_int_equal(fb_admm_client_local(c, W, B, &err), FB_OK);
 	assert_int_equal(fb_admm_client_update(c, bad, &err), FB_ERR);
 	s = fb_admm_server_alloc(3, 2, &o, &err);
-	{
-		const gsl_matrix *msgs[2] = { B, bad };
-
-		assert_int_equal(fb_admm_server_global(s, msgs, W, NULL, &err), FB_ERR);
-		assert_non_null(strstr(err.msg, "2 x 3"));
-		assert_int_equal(fb_admm_server_rounds(s), 0);
-	}
+	assert_int_equal(fb_admm_server_global(s, NULL, W, NULL, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "no sum"));
+	assert_int_equal(fb_admm_server_global(s, (double[11]){ 0 }, bad, NULL, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "2 x 3"));
+	assert_int_equal(fb_admm_server_rounds(s), 0);
 	x->x[5] = NAN;
 	assert_null(fb_admm_client_alloc(x, 4, &o, &err));
 	assert_non_null(strstr(err.msg, "row 2"));
@@ -956,7 +1010,7 @@ static void run_blocks(const fb_dataset *ds, size_t K, const fb_admm_options *o,
 	while (!fb_admm_server_done(s)) {
 		for (size_t k = 0; k < K; k++)
 			assert_int_equal(fb_admm_client_local(c[k], W, B[k], &err), FB_OK);
-		if (fb_admm_server_global(s, (const gsl_matrix *const *)B, W, NULL, &err))
+		if (server_round(s, c, K, W, NULL, &err))
 			fail_msg("round %zu: %s", fb_admm_server_rounds(s) + 1, err.msg);
 		for (size_t k = 0; k < K; k++)
 			assert_int_equal(fb_admm_client_update(c[k], W, &err), FB_OK);

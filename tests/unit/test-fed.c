@@ -84,8 +84,8 @@ static fb_run *start_admm(const fixture *f, const fb_partition *p, size_t thread
 	return run;
 }
 
-/* Every message is d*d numbers each way, whatever the client's rows; the ledger's totals are
- * rounds * clients * d*d * 8 bytes each way. */
+/* Every message is d*d numbers down and d*d + 2 up, whatever the client's rows; the
+ * ledger's totals are rounds * clients * that * 8 bytes each way. */
 static void test_message_sizes(void **state)
 {
 	fixture f = make_data(6, 120, 3);
@@ -100,10 +100,11 @@ static void test_message_sizes(void **state)
 	assert_int_equal(fb_run_rounds(run), 5);
 	assert_int_equal(l->n, 5 * 3 * 2);
 	for (size_t i = 0; i < l->n; i++)
-		assert_int_equal(l->e[i].bytes, 6 * 6 * sizeof(double));
-	assert_int_equal(fb_run_bytes(run, FB_UP), 5 * 3 * 36 * 8);
+		assert_int_equal(l->e[i].bytes,
+		                 (l->e[i].dir == FB_UP ? 38 : 36) * sizeof(double));
+	assert_int_equal(fb_run_bytes(run, FB_UP), 5 * 3 * 38 * 8);
 	assert_int_equal(fb_run_bytes(run, FB_DOWN), 5 * 3 * 36 * 8);
-	assert_int_equal(fb_run_last(run)->bytes_up, 3 * 36 * 8);
+	assert_int_equal(fb_run_last(run)->bytes_up, 3 * 38 * 8);
 	fb_run_free(run);
 	fb_partition_free(p);
 	fb_dataset_free(f.ds);
@@ -342,11 +343,11 @@ static void test_fed_sum(void **state)
 }
 
 /* The combinators that need only sums say so, and those that need each client's graph do
- * not; so do the learners (notears-admm's figures need each B_k at the new W). */
+ * not; so do the learners (notears-admm's server is handed the sum of B_k + beta_k/rho2). */
 static void test_summed_declared(void **state)
 {
 	static const char *const summed[] = { "voting", "avg", "gs-feddag", "as-feddag",
-		                              "as-feddag-linear", NULL };
+		                              "as-feddag-linear", "notears-admm", NULL };
 	size_t found = 0;
 
 	for (const fb_algo *const *a = fb_algo_table; *a != NULL; a++) {
@@ -358,7 +359,7 @@ static void test_summed_declared(void **state)
 			fail_msg("%s %s FB_ALGO_SUMMED", (*a)->name, listed ? "lacks" : "has");
 		found += listed;
 	}
-	assert_int_equal(found, 5);
+	assert_int_equal(found, 6);
 	assert_false(fb_algo_best.flags & FB_ALGO_SUMMED);
 	assert_false(fb_algo_sep.flags & FB_ALGO_SUMMED);
 }
@@ -806,7 +807,7 @@ static void test_messages_in_words(void **state)
 	run_to_end(run, 3);
 	rec = &run->trace.r[1];
 	assert_int_equal(rec->nclients, 3);
-	assert_int_equal(rec->sent[1], 16 * 8);
+	assert_int_equal(rec->sent[1], 18 * 8);
 	assert_int_equal(rec->received[1], 16 * 8);
 	assert_true(rec->msgs_kept);
 	assert_int_equal(fb_run_message_text(run, rec, FB_UP, 1, &b, &err), FB_OK);

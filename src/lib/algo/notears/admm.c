@@ -25,10 +25,13 @@ struct fb_admm_client {
 	double loss;         /* l(B_k; X_k) at the last local step, once computed */
 	bool loss_valid;     /* loss is up to date with B */
 	double dist;         /* ||B_k - W_new||_F at the last update */
+	double gap2;         /* ||B_k - W||_F^2 for the W of the last local step */
+	double gap_beta;     /* <beta_k, B_k - W> there */
 	bool pending;        /* a local step waits for its update */
 };
 
-/* The server: W and the multipliers it keeps, plus the workspace of its W step. */
+/* The server: W, alpha and the penalties, the sum of the clients' multipliers as it follows
+ * from the summed messages (for the figures only), and the workspace of its W step. */
 struct fb_admm_server {
 	size_t d;            /* variables */
 	size_t k;            /* clients */
@@ -38,7 +41,8 @@ struct fb_admm_server {
 	double rho1;         /* penalty on h */
 	double rho2;         /* consensus penalty */
 	gsl_matrix *W;       /* the global W */
-	gsl_matrix **beta;   /* k copies of the clients' multipliers */
+	double *beta_sum;    /* d*d, sum_k beta_k as it follows from the sums (figures only) */
+	double *Bsum;        /* d*d, sum_k B_k of the current step (figures only) */
 	double *wbar;        /* d*d, (1/K) sum_k (B_k + beta_k / rho2) for the current step */
 	double *x;           /* d*d iterate of L-BFGS (row-major W) */
 	double *g;           /* d*d gradient scratch */
@@ -96,8 +100,7 @@ static int admm_shape_check(const gsl_matrix *m, size_t d, const char *what, fb_
 	return FB_OK;
 }
 
-/* beta += rho2 (B - W), entry by entry: the one expression both halves use, so that the
- * client's beta_k and the server's copy stay equal bit for bit. */
+/* beta += rho2 (B - W), entry by entry (the client's multiplier update, eq. 7). */
 static void admm_beta_step(gsl_matrix *beta, const gsl_matrix *B, const gsl_matrix *W,
                            double rho2)
 {
@@ -244,6 +247,25 @@ static double client_loss_compute(fb_admm_client *c)
 	return 0.5 * sum;
 }
 
+/* The client's distance from the W of its local step, squared, and its multiplier's product
+ * with that difference: the two numbers the server's figures need from it. */
+static void client_gaps(fb_admm_client *c, const gsl_matrix *W)
+{
+	c->gap2 = c->gap_beta = 0;
+	for (size_t i = 0; i < c->d; i++) {
+		const double *b = gsl_matrix_const_ptr(c->B, i, 0);
+		const double *be = gsl_matrix_const_ptr(c->beta, i, 0);
+		const double *w = gsl_matrix_const_ptr(W, i, 0);
+
+		for (size_t j = 0; j < c->d; j++) {
+			double diff = b[j] - w[j];
+
+			c->gap2 += diff * diff;
+			c->gap_beta += be[j] * diff;
+		}
+	}
+}
+
 /* Local step (eq. 10) by a Cholesky factor of S + rho2 I and d right-hand sides. */
 int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_out,
                          fb_error *err)
@@ -254,7 +276,7 @@ int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_o
 		return fb_fail(err, "admm: no client given");
 	d = c->d;
 	if (admm_shape_check(W, d, "W", err) != FB_OK ||
-	    admm_shape_check(B_out, d, "the client message B", err) != FB_OK)
+	    (B_out != NULL && admm_shape_check(B_out, d, "B", err) != FB_OK))
 		return FB_ERR;
 	gsl_matrix_memcpy(c->chol, c->S);
 	for (size_t i = 0; i < d; i++)
@@ -274,9 +296,35 @@ int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_o
 	if (gsl_linalg_cholesky_svx_mat(c->chol, c->tmp) != GSL_SUCCESS)
 		return fb_fail(err, "admm: local solve failed: %s", fb_gsl_last_error());
 	gsl_matrix_memcpy(c->B, c->tmp);
-	gsl_matrix_memcpy(B_out, c->B);
+	client_gaps(c, W);
+	if (B_out != NULL)
+		gsl_matrix_memcpy(B_out, c->B);
 	c->loss_valid = false;
 	c->pending = true;
+	return FB_OK;
+}
+
+/* The client's message after its local step: B_k + beta_k / rho2 entry by entry (the one
+ * vector the server's W step needs, summed over the clients), then ||B_k - W||^2 and
+ * <beta_k, B_k - W> for the W of the local step (the two numbers its figures need). */
+int fb_admm_client_message(const fb_admm_client *c, double *u, fb_error *err)
+{
+	size_t d;
+
+	if (c == NULL)
+		return fb_fail(err, "admm: no client given");
+	if (!c->pending)
+		return fb_fail(err, "admm: a client message needs a local step before it");
+	d = c->d;
+	for (size_t i = 0; i < d; i++) {
+		const double *b = gsl_matrix_const_ptr(c->B, i, 0);
+		const double *be = gsl_matrix_const_ptr(c->beta, i, 0);
+
+		for (size_t j = 0; j < d; j++)
+			u[i * d + j] = b[j] + be[j] / c->rho2;
+	}
+	u[d * d] = c->gap2;
+	u[d * d + 1] = c->gap_beta;
 	return FB_OK;
 }
 
@@ -337,9 +385,8 @@ void fb_admm_server_free(fb_admm_server *s)
 {
 	if (s == NULL)
 		return;
-	for (size_t k = 0; k < s->k && s->beta != NULL; k++)
-		gsl_matrix_free(s->beta[k]);
-	free(s->beta);
+	free(s->beta_sum);
+	free(s->Bsum);
 	gsl_matrix_free(s->W);
 	free(s->wbar);
 	free(s->x);
@@ -374,17 +421,16 @@ fb_admm_server *fb_admm_server_alloc(size_t d, size_t k, const fb_admm_options *
 	s->rho1 = opt->rho1;
 	s->rho2 = opt->rho2;
 	s->W = gsl_matrix_calloc(d, d);
-	s->beta = calloc(k, sizeof *s->beta);
+	s->beta_sum = calloc(d * d, sizeof *s->beta_sum);
+	s->Bsum = calloc(d * d, sizeof *s->Bsum);
 	s->wbar = calloc(d * d, sizeof *s->wbar);
 	s->x = calloc(d * d, sizeof *s->x);
 	s->g = calloc(d * d, sizeof *s->g);
 	s->best = calloc(d * d, sizeof *s->best);
 	s->settle = fb_admm_settle_alloc(d);
 	s->hw = fb_dag_h_work_alloc(d);
-	ok = s->W != NULL && s->beta != NULL && s->wbar != NULL && s->x != NULL &&
-	     s->g != NULL && s->best != NULL && s->settle != NULL && s->hw != NULL;
-	for (size_t i = 0; ok && i < k; i++)
-		ok = (s->beta[i] = gsl_matrix_calloc(d, d)) != NULL;
+	ok = s->W != NULL && s->beta_sum != NULL && s->Bsum != NULL && s->wbar != NULL &&
+	     s->x != NULL && s->g != NULL && s->best != NULL && s->settle != NULL && s->hw != NULL;
 	if (!ok) {
 		fb_admm_server_free(s);
 		fb_fail(err, "admm: out of memory for a server over %zu variables", d);
@@ -393,30 +439,18 @@ fb_admm_server *fb_admm_server_alloc(size_t d, size_t k, const fb_admm_options *
 	return s;
 }
 
-/* Check the k client messages, then form wbar = (1/K) sum_k (B_k + beta_k / rho2). */
-static int server_wbar_form(fb_admm_server *s, const gsl_matrix *const *B, fb_error *err)
+/* Form wbar = (1/K) sum_k (B_k + beta_k / rho2) from the sum of the K clients' messages,
+ * and sum_k B_k with the multipliers' sum the server follows (for the figures). */
+static int server_wbar_form(fb_admm_server *s, const double *sum, fb_error *err)
 {
-	size_t d = s->d;
+	size_t dd = s->d * s->d;
 
-	if (B == NULL)
-		return fb_fail(err, "admm: no client messages given");
-	for (size_t k = 0; k < s->k; k++) {
-		if (admm_shape_check(B[k], d, "a client message B", err) != FB_OK)
-			return FB_ERR;
+	if (sum == NULL)
+		return fb_fail(err, "admm: no sum of the client messages given");
+	for (size_t i = 0; i < dd; i++) {
+		s->wbar[i] = sum[i] / (double)s->k;
+		s->Bsum[i] = sum[i] - s->beta_sum[i] / s->rho2;
 	}
-	memset(s->wbar, 0, d * d * sizeof *s->wbar);
-	for (size_t k = 0; k < s->k; k++) {
-		for (size_t i = 0; i < d; i++) {
-			const double *b = gsl_matrix_const_ptr(B[k], i, 0);
-			const double *be = gsl_matrix_const_ptr(s->beta[k], i, 0);
-			double *wb = s->wbar + i * d;
-
-			for (size_t j = 0; j < d; j++)
-				wb[j] += b[j] + be[j] / s->rho2;
-		}
-	}
-	for (size_t i = 0; i < d * d; i++)
-		s->wbar[i] /= (double)s->k;
 	return FB_OK;
 }
 
@@ -457,8 +491,8 @@ static double server_eval(const double *x, double *grad, size_t n, void *ctx)
 	return f + lam * l1;
 }
 
-/* The W-step objective and gradient at W for these client messages (state kept). */
-int fb_admm_server_objective(fb_admm_server *s, const gsl_matrix *const *B,
+/* The W-step objective and gradient at W for this sum of client messages (state kept). */
+int fb_admm_server_objective(fb_admm_server *s, const double *sum,
                              const gsl_matrix *W, double *f, gsl_matrix *grad, fb_error *err)
 {
 	size_t d;
@@ -471,7 +505,7 @@ int fb_admm_server_objective(fb_admm_server *s, const gsl_matrix *const *B,
 		return FB_ERR;
 	if (grad != NULL && admm_shape_check(grad, d, "the gradient", err) != FB_OK)
 		return FB_ERR;
-	if (server_wbar_form(s, B, err) != FB_OK)
+	if (server_wbar_form(s, sum, err) != FB_OK)
 		return FB_ERR;
 	for (size_t i = 0; i < d; i++) {
 		for (size_t j = 0; j < d; j++)
@@ -490,38 +524,47 @@ int fb_admm_server_objective(fb_admm_server *s, const gsl_matrix *const *B,
 	return FB_OK;
 }
 
-/* Fill fig for the new W (in s->W, with h) before the multipliers move: (5) from its
- * definition, the l1 norm and the mean squared consensus distance. */
-static void server_figures_fill(const fb_admm_server *s, const gsl_matrix *const *B, double h,
-                                fb_admm_figures *fig)
+/* Fill fig for the new W (in s->x, with h; the W the clients had is still in s->W) before
+ * the multipliers move: (5) from its definition, the l1 norm and the mean squared consensus
+ * distance.  The server has sums alone: with D = W_new - W_old and the clients' sums of
+ * ||B_k - W_old||^2 (gap2) and <beta_k, B_k - W_old> (gap_beta),
+ * sum_k ||B_k - W_new||^2 = gap2 - 2 <sum_k B_k - K W_old, D> + K ||D||^2 and
+ * sum_k <beta_k, B_k - W_new> = gap_beta - <sum_k beta_k, D>; both are sums of small terms
+ * once the copies agree, so rounding stays small where the figures are (not below 0). */
+static void server_figures_fill(const fb_admm_server *s, double gap2, double gap_beta,
+                                double h, fb_admm_figures *fig)
 {
-	double l1 = 0, lin = 0, dist2 = 0;
+	double l1 = 0, bd = 0, sd = 0, dd = 0, dist2, K = (double)s->k;
+	const double *w = s->x, *old = s->W->data;
 
 	for (size_t i = 0; i < s->d; i++) {
-		for (size_t j = 0; j < s->d; j++)
-			l1 += fabs(gsl_matrix_get(s->W, i, j));
-	}
-	for (size_t k = 0; k < s->k; k++) {
-		for (size_t i = 0; i < s->d; i++) {
-			const double *b = gsl_matrix_const_ptr(B[k], i, 0);
-			const double *be = gsl_matrix_const_ptr(s->beta[k], i, 0);
-			const double *w = gsl_matrix_const_ptr(s->W, i, 0);
+		for (size_t j = 0; j < s->d; j++) {
+			size_t q = i * s->d + j;
+			double dq = w[q] - old[i * s->W->tda + j];
 
-			for (size_t j = 0; j < s->d; j++) {
-				lin += be[j] * (b[j] - w[j]);
-				dist2 += (b[j] - w[j]) * (b[j] - w[j]);
-			}
+			l1 += fabs(w[q]);
+			bd += s->beta_sum[q] * dq;
+			sd += (s->Bsum[q] - K * old[i * s->W->tda + j]) * dq;
+			dd += dq * dq;
 		}
 	}
+	dist2 = fmax(gap2 - 2.0 * sd + K * dd, 0.0);
 	fig->round = s->round + 1;
-	fig->objective = s->opt.lambda * l1 + s->alpha * h + 0.5 * s->rho1 * h * h + lin +
-	                 0.5 * s->rho2 * dist2;
+	fig->objective = s->opt.lambda * l1 + s->alpha * h + 0.5 * s->rho1 * h * h +
+	                 (gap_beta - bd) + 0.5 * s->rho2 * dist2;
 	fig->h = h;
 	fig->rho1 = s->rho1;
 	fig->rho2 = s->rho2;
 	fig->alpha = s->alpha;
-	fig->consensus = dist2 / (double)s->k;
+	fig->consensus = dist2 / K;
 	fig->l1 = l1;
+}
+
+/* After the W step: sum_k beta_k += rho2 (sum_k B_k - K W), the clients' updates added. */
+static void server_beta_sum_step(fb_admm_server *s)
+{
+	for (size_t i = 0; i < s->d * s->d; i++)
+		s->beta_sum[i] += s->rho2 * (s->Bsum[i] - (double)s->k * s->x[i]);
 }
 
 /* Run the configured solver on the W-step objective from s->x, in place.  L-BFGS on the
@@ -703,8 +746,15 @@ bool fb_admm_settle_step(fb_admm_settle *st, const fb_admm_options *opt, const d
 	       edges_acyclic(st->edges, st->d);
 }
 
-/* One server round: the W step (5), then alpha, the beta_k copies and both penalties. */
-int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_matrix *W_out,
+/* Numbers in a client's message. */
+size_t fb_admm_message_len(size_t d)
+{
+	return d * d + 2;
+}
+
+/* One server round on the sum of the clients' messages: the W step (5), then alpha, the
+ * multipliers' sum and both penalties. */
+int fb_admm_server_global(fb_admm_server *s, const double *sum, gsl_matrix *W_out,
                           fb_admm_figures *fig, fb_error *err)
 {
 	fb_admm_figures local;
@@ -718,17 +768,16 @@ int fb_admm_server_global(fb_admm_server *s, const gsl_matrix *const *B, gsl_mat
 		return fb_fail(err, "admm: the run is finished after %zu rounds", s->round);
 	if (fig == NULL)
 		fig = &local;
-	if (server_wbar_form(s, B, err) != FB_OK || server_w_solve(s, &h, fig, err) != FB_OK)
+	if (server_wbar_form(s, sum, err) != FB_OK || server_w_solve(s, &h, fig, err) != FB_OK)
 		return FB_ERR;
+	server_figures_fill(s, sum[s->d * s->d], sum[s->d * s->d + 1], h, fig);
 	for (size_t i = 0; i < s->d; i++) {
 		for (size_t j = 0; j < s->d; j++)
 			gsl_matrix_set(s->W, i, j, s->x[i * s->d + j]);
 	}
-	server_figures_fill(s, B, h, fig);
 	s->settled = s->opt.settle > 0 && fb_admm_settle_step(s->settle, &s->opt, s->x, h);
 	s->alpha += s->rho1 * h;
-	for (size_t k = 0; k < s->k; k++)
-		admm_beta_step(s->beta[k], B[k], s->W, s->rho2);
+	server_beta_sum_step(s);
 	s->rho1 = admm_rho_grow(s->rho1, s->opt.gamma1, s->opt.rho_max);
 	s->rho2 = admm_rho_grow(s->rho2, s->opt.gamma2, s->opt.rho_max);
 	s->round++;
@@ -757,10 +806,10 @@ const gsl_matrix *fb_admm_server_W(const fb_admm_server *s)
 	return s->W;
 }
 
-/* The server's copy of client k's beta, NULL when k is out of range. */
-const gsl_matrix *fb_admm_server_beta(const fb_admm_server *s, size_t k)
+/* The sum of the clients' multipliers as the server follows it (d*d, row-major). */
+const double *fb_admm_server_beta_sum(const fb_admm_server *s)
 {
-	return k < s->k ? s->beta[k] : NULL;
+	return s->beta_sum;
 }
 
 /* The current alpha, rho1 and rho2. */

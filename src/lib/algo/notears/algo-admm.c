@@ -1,7 +1,8 @@
 /* notears-admm: linear NOTEARS-ADMM over a horizontal split (Ng and Zhang 2022).  Each round
  * the server broadcasts W; each client folds W into its own multiplier, solves its closed-form
- * local step and sends B_k; the server solves for the next W.  Only W and the B_k travel:
- * d x d numbers each way per client per round. */
+ * local step and sends B_k + beta_k / rho2 with two numbers for the figures; the server,
+ * handed only the sum of these over the clients, solves for the next W.  d x d numbers
+ * travel down, d x d + 2 up, per client per round; the multipliers stay with the clients. */
 #include "config.h"
 
 #include <math.h>
@@ -25,49 +26,49 @@ typedef struct admm_state {
 } admm_state;
 
 /* Client k: take the broadcast W, update the multiplier (after the first round), solve the
- * local step, send B_k. */
+ * local step, send B_k + beta_k / rho2, ||B_k||^2 and <beta_k, B_k>. */
 static int admm_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                        fb_msg *up, double *figure, fb_error *err)
 {
 	admm_state *st = state;
 	size_t d = st->d;
 	gsl_matrix_const_view W = gsl_matrix_const_view_array(down->d, d, d);
-	gsl_matrix_view B = gsl_matrix_view_array(fb_msg_doubles(up, d * d), d, d);
+	double *u = fb_msg_doubles(up, fb_admm_message_len(d));
 	fb_admm_client *c = st->clients[k];
 
 	if (st->answered[k] && fb_admm_client_update(c, &W.matrix, err) != FB_OK)
 		return FB_ERR;
-	if (fb_admm_client_local(c, &W.matrix, &B.matrix, err) != FB_OK)
+	if (fb_admm_client_local(c, &W.matrix, NULL, err) != FB_OK ||
+	    fb_admm_client_message(c, u, err) != FB_OK)
 		return FB_ERR;
 	st->answered[k] = true;
 	*figure = fb_admm_client_distance(c);
 	return FB_OK;
 }
 
-/* Server: the W step on the clients' B_k; the new W is the next broadcast. */
-static int admm_server(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
-                       fb_error *err)
+/* Server: the W step on the sum of the clients' messages; the new W is the next
+ * broadcast. */
+static int admm_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
 {
 	admm_state *st = state;
 	size_t d = st->d;
-	gsl_matrix *mats = fb_xcalloc(k, sizeof *mats);
-	const gsl_matrix **B = fb_xcalloc(k, sizeof *B);
 	gsl_matrix_view W = gsl_matrix_view_array(fb_msg_doubles(down, d * d), d, d);
-	int ret;
 
-	for (size_t m = 0; m < k; m++) {
-		/* a read-only d x d view of the message (GSL has no const matrix struct) */
-		mats[m] = (gsl_matrix){ .size1 = d, .size2 = d, .tda = d, .data = up[m]->d };
-		B[m] = &mats[m];
-	}
-	ret = fb_admm_server_global(st->server, B, &W.matrix, &st->fig, err);
-	free(B);
-	free(mats);
-	return ret;
+	if (in->count != st->k)
+		return fb_fail(err, "notears-admm needs every client's message each round, and %zu "
+		               "of %zu sent one", in->count, st->k);
+	return fb_admm_server_global(st->server, in->sum, &W.matrix, &st->fig, err);
+}
+
+/* Numbers in each client's message. */
+static size_t admm_sum_len(const void *state)
+{
+	return fb_admm_message_len(((const admm_state *)state)->d);
 }
 
 /* The two halves. */
-static const fb_fed_ops admm_ops = { .client = admm_client, .server = admm_server };
+static const fb_fed_ops admm_ops = { .client = admm_client, .server_sum = admm_server,
+	                             .sum_len = admm_sum_len };
 
 /* The names of solver='s values. */
 static const fb_choice admm_solvers[] = {
@@ -138,10 +139,10 @@ static void admm_say(fb_run *run, const admm_state *st)
 	for (size_t m = 0; m < k; m++)
 		heard += fb_fed_took_part(run->fed, m);
 	fb_run_say(run, "%zu of %zu clients solved their local problem and sent their %zu x %zu "
-	           "B_k; the server fitted a new W to them (h(W) = %.3g, 0 means no cycle; "
-	           "distance to the clients %.3g); the penalties are now rho1 = %.3g, rho2 "
-	           "= %.3g", heard, k, st->d, st->d, st->fig.h, st->fig.consensus, st->fig.rho1,
-	           st->fig.rho2);
+	           "B_k + beta_k/rho2; the server, handed only their sum, fitted a new W (h(W) = "
+	           "%.3g, 0 means no cycle; distance to the clients %.3g); the penalties are now "
+	           "rho1 = %.3g, rho2 = %.3g", heard, k, st->d, st->d, st->fig.h, st->fig.consensus,
+	           st->fig.rho1, st->fig.rho2);
 }
 
 /* One ADMM round through the federation. */
@@ -248,18 +249,22 @@ void fb_admm_options_init(fb_admm_options *o)
 /* The largest number of variables whose matrices are written out in words. */
 #define ADMM_TEXT_MAX_D 12
 
-/* A message in words: the d x d matrix it carries, row by row (d <= ADMM_TEXT_MAX_D). */
+/* A message in words: the d x d matrix it carries, row by row (d <= ADMM_TEXT_MAX_D), and
+ * an up-message's two numbers. */
 static void admm_message(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_buf *out)
 {
 	size_t d = run->data->d;
 
-	if (d > ADMM_TEXT_MAX_D || m->nd != d * d)
+	if (d > ADMM_TEXT_MAX_D || m->nd != (dir == FB_UP ? fb_admm_message_len(d) : d * d))
 		return;
-	fb_buf_printf(out, dir == FB_UP ? "B_k, the client's own solution (row: parent, column: "
-	                                  "child):"
+	fb_buf_printf(out, dir == FB_UP ? "B_k + beta_k/rho2, the client's own solution moved by "
+	                                  "its multiplier (row: parent, column: child):"
 	                                : "W, the server's consensus (row: parent, column: "
 	                                  "child):");
 	fb_run_matrix_text(run, m->d, d, out);
+	if (dir == FB_UP)
+		fb_buf_printf(out, "\n||B_k||^2 = %.6g, <beta_k, B_k> = %.6g (for the figures)",
+		              m->d[d * d], m->d[d * d + 1]);
 }
 
 /* Figures of each round. */
@@ -280,9 +285,11 @@ const fb_algo fb_algo_notears_admm = {
 	.help = "Linear NOTEARS-ADMM (Ng and Zhang, AISTATS 2022). Each client keeps a local "
 	        "copy B_k solved in closed form from its own centred covariance; the server "
 	        "solves for the shared W under the acyclicity penalty by L-BFGS; multipliers "
-	        "are updated on both sides and never travel. One round is one ADMM iteration; "
-	        "W and B_k (d x d numbers) are all that is exchanged.",
-	.flags = FB_ALGO_WEIGHTED | FB_ALGO_REMOTE,
+	        "stay with the clients, which send B_k + beta_k/rho2 (and ||B_k||^2, "
+	        "<beta_k, B_k> for the figures); the server is handed only the sum of these "
+	        "over the clients. One round is one ADMM iteration; W (d x d numbers) goes "
+	        "down and d x d + 2 numbers come up from each client.",
+	.flags = FB_ALGO_WEIGHTED | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
 	.params = admm_params, .figures = admm_figures, .client_figure = "distance",
 	.create = admm_create, .step = admm_step, .done = admm_done, .result = admm_result,
