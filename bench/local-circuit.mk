@@ -18,8 +18,3 @@ EXTRA_PROGRAMS += bench/bench-fedcircuit
 bench_bench_fedcircuit_SOURCES = bench/bench-fedcircuit.c bench/bench-common.c bench/bench-common.h
 bench_bench_fedcircuit_LDADD = libfedbn.la $(FB_LIB_DEPS)
 FB_BENCHES += bench/bench-fedcircuit
-
-# fedcircuit-study: the federated-circuits paper's tabular tables (examples/fedcircuit-*.sh)
-EXTRA_PROGRAMS += bench/fedcircuit-study
-bench_fedcircuit_study_SOURCES = bench/fedcircuit-study.c
-bench_fedcircuit_study_LDADD = libfedbn.la $(FB_LIB_DEPS)

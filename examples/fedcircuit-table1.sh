@@ -1,26 +1,21 @@
 #!/bin/sh
-# The federated-circuits paper's Table 1: test log-likelihood of centralised LearnSPN and of one-pass federated circuits over
-# horizontal (5 clients, rows ordered by class: the paper's label shift), vertical (2) and
-# hybrid (2 clients, one shared variable, 0.3 of the rows held by both) splits of the
-# training rows; vertical and hybrid clients hold random sets of the variables; hybrid is
-# also run followed by 5 and 10 distributed EM rounds on the server's weights over the rows
-# both clients hold (fedcircuit-em; the authors' code runs 5).
-# HYBRID_DRAW=replace draws the hybrid clients' rows as the authors' code does (split's
-# draw=replace, its protocol for reproducing its tables: 0.3 n rows with replacement for both
-# clients, n/2 more for each); HYBRID_DRAW=both prints both hybrid rows; default cut.
-# Rows shuffled per seed and cut 70 / 15 / 15 %, continuous columns standardised with the
-# training rows; mean ± standard error over the seeds (bench/fedcircuit-study.c says more).
+# The federated-circuits paper's Table 1: test log-likelihood of centralised LearnSPN and of
+# one-pass federated circuits over horizontal (5 clients, rows ordered by class: the
+# paper's label shift), vertical (2) and hybrid (2) splits, and hybrid followed by 5 and 10
+# distributed EM rounds on the server's weights over the rows both clients hold
+# (fedcircuit-em; the authors' code runs 5), on breast cancer with the paper's settings for
+# it (threshold 0.4, min_instances_slice 300).  Rows shuffled per seed and cut 70 / 15 /
+# 15 %; examples/fedcircuit-setup.sh says the rest.
 #   sh examples/fedcircuit-table1.sh [quick] [DATA_DIR] [BUILD_DIR]     (quick: 1 seed)
-# (SEEDS=N and HYBRID_DRAW=cut|replace|both in the environment)
-# DATA_DIR defaults to ../shared/data beside the source tree, BUILD_DIR to the folder of
-# $FEDBN or build.
+# (SEEDS=N, HYBRID_DRAW=cut|replace|both, SHARED=S, LEAVES=parametric in the environment)
 here=$(cd "$(dirname "$0")" && pwd)
-quick=no
-[ "${1:-}" = quick ] && quick=yes && shift
-[ $quick = yes ] && SEEDS=${SEEDS:-1}
-data=${1:-$here/../../shared/data}/tabular
-build=${2:-$(dirname "${FEDBN:-$here/../build/fedbn}")}
-[ -d "$data" ] || { echo "no data in $data: give the shared data folder" >&2; exit 1; }
-make -C "$build" bench/fedcircuit-study >/dev/null || exit 1
-study=$build/bench/fedcircuit-study
-"$study" table1 "$data/breast_cancer.csv" ${SEEDS:-5} 0.4 300 draw=${HYBRID_DRAW:-cut}
+. "$here/fedcircuit-setup.sh"
+f=$data/breast_cancer.csv cut="test=0.15 valid=0.15" n=${SEEDS:-5}
+set0="threshold=0.4 min_instances_slice=300"
+echo "Table 1, breast cancer, $n seeds: test log-likelihood, mean ± standard error"
+fc_row "centralised (not fed.)" "$f" "$cut" "$n" "" circuit "$set0" ll
+fc_row "horizontal, 5 clients" "$f" "$cut" "$n" "horizontal 5 order=diagnosis" fedcircuit "$set0" ll
+fc_row "vertical, 2 clients" "$f" "$cut" "$n" "vertical 2 shuffle_cols=yes" fedcircuit "$set0" ll
+fc_hybrid "hybrid, 2 clients" "$f" "$cut" "$n" 2 fedcircuit "$set0" ll
+fc_hybrid "hybrid 2 + EM 5" "$f" "$cut" "$n" 2 fedcircuit-em "$set0 em=5" ll
+fc_hybrid "hybrid 2 + EM 10" "$f" "$cut" "$n" 2 fedcircuit-em "$set0 em=10" ll

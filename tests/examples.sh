@@ -4,8 +4,9 @@
 # built program, and must exit 0 and write what it says it writes (its files, or its
 # table's lines).  A script that needs ../shared/data beside the source tree is skipped
 # with a line saying so when that folder is absent, and so are the MPI scripts without
-# mpirun or a fedbn built with Open MPI.  sweep-setup.sh is no script of its own (the sweep
-# scripts source it).  The whole test exits 77 when it ran nothing, 1 when a script failed.
+# mpirun or a fedbn built with Open MPI.  sweep-setup.sh and fedcircuit-setup.sh are no
+# scripts of their own (the sweep and the federated-circuits scripts source them).  The
+# whole test exits 77 when it ran nothing, 1 when a script failed.
 #   sh tests/examples.sh [NAME ...]     (NAME: a script's name without .sh; default all)
 top=$(cd "${top_srcdir:-.}" && pwd)
 fedbn=${FEDBN:-$(pwd)/fedbn}
@@ -166,7 +167,7 @@ check() {
 }
 
 names=$*
-[ -n "$names" ] || names=$(cd "$ex" && ls *.sh | sed 's/\.sh$//' | grep -vx sweep-setup)
+[ -n "$names" ] || names=$(cd "$ex" && ls *.sh | sed 's/\.sh$//' | grep -vx -e sweep-setup -e fedcircuit-setup)
 for n in $names; do
 	check "$n"
 	rc=$?

@@ -81,6 +81,7 @@ TRANSCRIPTS = \
 	tests/transcripts/ges.fbn \
 	tests/transcripts/sim.fbn \
 	tests/transcripts/split-by.fbn \
+	tests/transcripts/split-order.fbn \
 	tests/transcripts/kci.fbn \
 	tests/transcripts/hetero.fbn \
 	tests/transcripts/circuit.fbn \

@@ -83,6 +83,10 @@ typedef struct fb_split_options {
 	double overlap;       /* hybrid: share of variables each client holds beyond its own */
 	double shared;        /* hybrid: share of rows every client holds, in [0, 1) */
 	enum fb_split_draw draw; /* hybrid: rows cut (default) or drawn with replacement */
+	const char *order;    /* horizontal: the column whose values order the rows (stably)
+	                         before they are cut into contiguous blocks, or NULL */
+	int shuffle_cols;     /* vertical, hybrid: 1: the variables in a random order before
+	                         the even column blocks are cut; 0: in file order */
 } fb_split_options;
 
 /* The default share of rows every client of a hybrid split holds.  The federated-circuits
@@ -102,7 +106,12 @@ void fb_split_options_init(fb_split_options *opt);
  *
  * Randomness comes from one stream "split" of opt->seed, drawn in this order: the sizes
  * (uneven, dirichlet), the row shuffle (when shuffle is on) or, with draw=replace, the
- * shared rows' draws and then each client's in turn, the hybrid columns.
+ * shared rows' draws and then each client's in turn, the hybrid columns; and with
+ * shuffle_cols, the order of the variables from a stream "split-columns" of opt->seed.
+ *
+ * With order (horizontal, shuffle off): the rows are sorted stably by the values of that
+ * column (a discrete column by level code) before the blocks are cut, so each client holds
+ * a range of its values: a label shift when it is the class.
  *
  * Horizontal: rows (shuffled, or in order) are cut into consecutive blocks of the sizes;
  * every client has every column.

@@ -552,6 +552,78 @@ static void test_hybrid_draw_refusals(void **state)
 	fb_dataset_free(ds);
 }
 
+/* order=: the rows sorted stably by a column's values, then cut into contiguous blocks, so
+ * every value of client c is at most every value of client c + 1; ties keep file order. */
+static void test_horizontal_order(void **state)
+{
+	static const double col[12] = { 2, 0, 1, 2, 0, 1, 1, 0, 2, 2, 0, 1 };
+	fb_dataset *ds = data_make(12, 3);
+	fb_split_options o = opts(4), bad = opts(1);
+	fb_partition *p;
+
+	(void)state;
+	for (size_t i = 0; i < 12; i++)
+		ds->x[i * 3 + 1] = col[i];
+	o.shuffle = 0;
+	o.order = "X2";
+	p = split_ok(ds, FB_SPLIT_HORIZONTAL, 3, &o);
+	check_rows_partition(p);
+	check_client_data(p, ds);
+	/* value 0: rows 1, 4, 7, 10; value 1: rows 2, 5, 6, 11; value 2: rows 0, 3, 8, 9 */
+	for (size_t c = 0; c < 3; c++)
+		for (size_t a = 0; a < 4; a++)
+			assert_true(fb_dataset_get(p->clients[c].data, a, 1) == (double)c);
+	assert_int_equal(p->clients[2].rows[0], 0);
+	assert_string_equal(p->desc, "horizontal 3 sizes=even shuffle=no order=X2 seed=4");
+	fb_partition_free(p);
+	bad.shuffle = 0;
+	bad.order = "X9";
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 3, &bad,
+	              "cannot order the rows by 'X9': there is no such variable");
+	o.shuffle = 1;
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 3, &o, "cannot use order=X2 with shuffle=yes: "
+	              "the rows are cut in the column's order, so give shuffle=no");
+	o.shuffle = 0;
+	split_refused(ds, FB_SPLIT_VERTICAL, 3, &o, "cannot use order=X2 with a vertical "
+	              "split: it orders the rows of a horizontal one");
+	fb_dataset_free(ds);
+}
+
+/* shuffle_cols: vertical blocks are even in size but random sets of the variables, the same
+ * for the same seed; refused with cols= and on a horizontal split. */
+static void test_vertical_shuffle_cols(void **state)
+{
+	fb_dataset *ds = data_make(20, 10);
+	fb_split_options o = opts(3);
+	fb_partition *p, *q;
+	int moved = 0;
+
+	(void)state;
+	o.shuffle_cols = 1;
+	p = split_ok(ds, FB_SPLIT_VERTICAL, 3, &o);
+	q = split_ok(ds, FB_SPLIT_VERTICAL, 3, &o);
+	check_cols_partition(p);
+	check_client_data(p, ds);
+	for (size_t c = 0, j = 0; c < 3; c++) {
+		assert_int_equal(p->clients[c].data->d, c == 0 ? 4 : 3);
+		for (size_t b = 0; b < p->clients[c].data->d; b++, j++) {
+			moved += p->clients[c].cols[b] != j;
+			assert_int_equal(p->clients[c].cols[b], q->clients[c].cols[b]);
+		}
+	}
+	assert_true(moved > 0);
+	assert_string_equal(p->desc, "vertical 3 shuffle_cols=yes seed=3");
+	fb_partition_free(p);
+	fb_partition_free(q);
+	o.cols = "X1;X2,X3,X4,X5,X6,X7,X8,X9,X10";
+	split_refused(ds, FB_SPLIT_VERTICAL, 2, &o, "cannot use shuffle_cols=yes with cols=: "
+	              "the blocks given already say which client holds which variable");
+	o.cols = NULL;
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 2, &o, "cannot use shuffle_cols=yes with a "
+	              "horizontal split: every client holds every variable");
+	fb_dataset_free(ds);
+}
+
 /* Each impossible request is refused with a sentence giving the numbers or the name. */
 static void test_refusals(void **state)
 {
@@ -950,6 +1022,8 @@ int main(void)
 		cmocka_unit_test(test_horizontal_dirichlet),
 		cmocka_unit_test(test_horizontal_list),
 		cmocka_unit_test(test_vertical),
+		cmocka_unit_test(test_horizontal_order),
+		cmocka_unit_test(test_vertical_shuffle_cols),
 		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_hybrid_forced_share),
 		cmocka_unit_test(test_hybrid_shared_rows),

@@ -278,13 +278,46 @@ static size_t shared_rows(enum fb_split_kind kind, size_t n, const fb_split_opti
 	return kind == FB_SPLIT_HYBRID ? (size_t)floor(opt->shared * (double)n) : 0;
 }
 
-/* Order the rows (shuffled from r, or in order); the first m go to every client, the others
- * are cut into consecutive blocks of the given sizes; rows[c] gets client c's m + sizes[c]
- * global row ids in ascending order.  FB_ERR when memory runs out (rows[] so far kept). */
-static int rows_assign(size_t n, size_t m, size_t k, const size_t *sizes, int shuffle,
-                       gsl_rng *r, size_t **rows)
+/* A row and its value of the ordering column. */
+typedef struct order_row {
+	double v;  /* the value */
+	size_t i;  /* the row id */
+} order_row;
+
+/* Rows by value, ties by row id (a stable order). */
+static int rows_order_cmp(const void *a, const void *b)
 {
-	size_t *perm = part_calloc(n, sizeof *perm), at = m;
+	const order_row *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sort the row ids perm (0..n-1) stably by column j of ds; FB_ERR when memory runs out. */
+static int rows_order(const fb_dataset *ds, size_t j, size_t *perm)
+{
+	order_row *o = part_calloc(ds->n, sizeof *o);
+
+	if (o == NULL)
+		return FB_ERR;
+	for (size_t i = 0; i < ds->n; i++)
+		o[i] = (order_row){ ds->x[i * ds->d + j], i };
+	qsort(o, ds->n, sizeof *o, rows_order_cmp);
+	for (size_t i = 0; i < ds->n; i++)
+		perm[i] = o[i].i;
+	free(o);
+	return FB_OK;
+}
+
+/* Order the rows (shuffled from r, sorted by column order of ds when order < d, or in file
+ * order); the first m go to every client, the others are cut into consecutive blocks of the
+ * given sizes; rows[c] gets client c's m + sizes[c] global row ids in ascending order.
+ * FB_ERR when memory runs out (rows[] so far kept). */
+static int rows_assign(const fb_dataset *ds, size_t m, size_t k, const size_t *sizes,
+                       int shuffle, size_t order, gsl_rng *r, size_t **rows)
+{
+	size_t n = ds->n, *perm = part_calloc(n, sizeof *perm), at = m;
 
 	if (perm == NULL)
 		return FB_ERR;
@@ -292,6 +325,10 @@ static int rows_assign(size_t n, size_t m, size_t k, const size_t *sizes, int sh
 		perm[i] = i;
 	if (shuffle)
 		fb_rng_shuffle(r, perm, n);
+	else if (order < ds->d && rows_order(ds, order, perm) != FB_OK) {
+		free(perm);
+		return FB_ERR;
+	}
 	for (size_t c = 0; c < k; c++) {
 		if ((rows[c] = part_calloc(m + sizes[c], sizeof **rows)) == NULL) {
 			free(perm);
@@ -444,12 +481,39 @@ static int held_shared(const unsigned char *held, size_t d, size_t k)
 	return 0;
 }
 
+/* Even column blocks of the variables in file order, or (shuffle_cols) in a random order
+ * from the stream "split-columns" of the seed: owner[j] = the client holding variable j. */
+static void cols_owner(size_t d, size_t k, const fb_split_options *opt, size_t *owner)
+{
+	size_t *perm, *even;
+	gsl_rng *r;
+
+	if (!opt->shuffle_cols) {
+		cols_even_owner(d, k, owner);
+		return;
+	}
+	perm = fb_xcalloc(d, sizeof *perm);
+	even = fb_xcalloc(d, sizeof *even);
+	r = fb_rng_stream(opt->seed, "split-columns");
+	for (size_t j = 0; j < d; j++)
+		perm[j] = j;
+	fb_rng_shuffle(r, perm, d);
+	cols_even_owner(d, k, even);
+	for (size_t j = 0; j < d; j++)
+		owner[perm[j]] = even[j];
+	gsl_rng_free(r);
+	free(even);
+	free(perm);
+}
+
 /* Hybrid columns (rule in partition.h): owners, random extras, then the guarantees. */
-static void cols_hybrid(size_t d, size_t k, double overlap, gsl_rng *r, unsigned char *held)
+static void cols_hybrid(size_t d, size_t k, const fb_split_options *opt, gsl_rng *r,
+                        unsigned char *held)
 {
 	size_t *owner = fb_xcalloc(d, sizeof *owner), want = d < 2 ? d : 2;
+	double overlap = opt->overlap;
 
-	cols_even_owner(d, k, owner);
+	cols_owner(d, k, opt, owner);
 	for (size_t c = 0; c < k; c++) {
 		for (size_t j = 0; j < d; j++)
 			held[c * d + j] = owner[j] == c || gsl_rng_uniform(r) < overlap;
@@ -510,6 +574,32 @@ static int draw_check(enum fb_split_kind kind, const fb_split_options *opt, fb_e
 	return FB_OK;
 }
 
+/* Refuse an ordering column or a column shuffle the split cannot use. */
+static int order_check(const fb_dataset *ds, enum fb_split_kind kind,
+                       const fb_split_options *opt, fb_error *err)
+{
+	if (opt->shuffle_cols && kind == FB_SPLIT_HORIZONTAL)
+		return fb_fail(err, "cannot use shuffle_cols=yes with a horizontal split: every "
+		               "client holds every variable");
+	if (opt->shuffle_cols && opt->cols != NULL)
+		return fb_fail(err, "cannot use shuffle_cols=yes with cols=: the blocks given "
+		               "already say which client holds which variable");
+	if (opt->order == NULL)
+		return FB_OK;
+	if (kind != FB_SPLIT_HORIZONTAL)
+		return fb_fail(err, "cannot use order=%s with a %s split: it orders the rows "
+		               "of a horizontal one", opt->order,
+		               kind == FB_SPLIT_VERTICAL ? "vertical" : "hybrid");
+	if (opt->shuffle)
+		return fb_fail(err, "cannot use order=%s with shuffle=yes: the rows are cut in "
+		               "the column's order, so give shuffle=no", opt->order);
+	for (size_t j = 0; j < ds->d; j++)
+		if (strcmp(ds->vars[j].name, opt->order) == 0)
+			return FB_OK;
+	return fb_fail(err, "cannot order the rows by '%s': there is no such variable",
+	               opt->order);
+}
+
 /* Refuse a split that cannot give every client something. */
 static int split_check(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
                        const fb_split_options *opt, fb_error *err)
@@ -543,6 +633,8 @@ static int split_check(const fb_dataset *ds, enum fb_split_kind kind, size_t k,
 		               "%zu rows are every client's, leaving %zu, fewer than one of its "
 		               "own per client", ds->n, k, opt->shared,
 		               shared_rows(kind, ds->n, opt), ds->n - shared_rows(kind, ds->n, opt));
+	if (order_check(ds, kind, opt, err) != FB_OK)
+		return FB_ERR;
 	return draw_check(kind, opt, err);
 }
 
@@ -572,9 +664,13 @@ static char *desc_build(enum fb_split_kind kind, size_t k, const fb_split_option
 	fb_buf b = { NULL, 0, 0 };
 
 	fb_buf_printf(&b, "%s %zu", kinds[kind], k);
+	if (opt->shuffle_cols)
+		fb_buf_printf(&b, " shuffle_cols=yes");
 	if (kind == FB_SPLIT_VERTICAL) {
 		if (opt->cols != NULL)
 			fb_buf_printf(&b, " cols=\"%s\"", opt->cols);
+		if (opt->shuffle_cols)
+			fb_buf_printf(&b, " seed=%llu", (unsigned long long)opt->seed);
 		return b.data;
 	}
 	if (opt->draw == FB_DRAW_REPLACE) { /* no sizes nor shuffle: refused with it */
@@ -585,8 +681,10 @@ static char *desc_build(enum fb_split_kind kind, size_t k, const fb_split_option
 	desc_sizes(&b, opt);
 	if (kind == FB_SPLIT_HYBRID)
 		fb_buf_printf(&b, " overlap=%g shared=%g", opt->overlap, opt->shared);
-	fb_buf_printf(&b, " shuffle=%s seed=%llu", opt->shuffle ? "yes" : "no",
-	              (unsigned long long)opt->seed);
+	fb_buf_printf(&b, " shuffle=%s", opt->shuffle ? "yes" : "no");
+	if (opt->order != NULL)
+		fb_buf_printf(&b, " order=%s", opt->order);
+	fb_buf_printf(&b, " seed=%llu", (unsigned long long)opt->seed);
 	return b.data;
 }
 
@@ -631,7 +729,7 @@ static int split_vertical(fb_partition *p, const fb_dataset *ds, const fb_split_
 	if (owner == NULL || held == NULL)
 		rc = part_oom(ds->n, k, err);
 	else if (opt->cols == NULL)
-		cols_even_owner(d, k, owner);
+		cols_owner(d, k, opt, owner);
 	else
 		rc = cols_parse_owner(ds, opt->cols, k, owner, err);
 	for (size_t j = 0; j < d && rc == FB_OK; j++)
@@ -644,6 +742,15 @@ static int split_vertical(fb_partition *p, const fb_dataset *ds, const fb_split_
 	free(held);
 	free(owner);
 	return rc;
+}
+
+/* The index of the column opt->order names in ds (split_check found it), or d: none. */
+static size_t split_order_column(const fb_dataset *ds, const fb_split_options *opt)
+{
+	for (size_t j = 0; opt->order != NULL && j < ds->d; j++)
+		if (strcmp(ds->vars[j].name, opt->order) == 0)
+			return j;
+	return ds->d;
 }
 
 /* Horizontal and hybrid: disjoint rows by the size scheme (hybrid: beside the shared rows
@@ -667,12 +774,13 @@ static int split_rows(fb_partition *p, const fb_dataset *ds, const fb_split_opti
 		if (rows_draw(ds->n, m, k, ds->n / k, r, rows) != FB_OK)
 			rc = part_oom(ds->n, k, err);
 	} else if ((rc = sizes_compute(opt, ds->n - m, k, r, sizes, err)) == FB_OK) {
-		if (rows_assign(ds->n, m, k, sizes, opt->shuffle, r, rows) != FB_OK)
+		if (rows_assign(ds, m, k, sizes, opt->shuffle, split_order_column(ds, opt), r,
+		                rows) != FB_OK)
 			rc = part_oom(ds->n, k, err);
 	}
 	if (rc == FB_OK) {
 		if (p->kind == FB_SPLIT_HYBRID)
-			cols_hybrid(d, k, opt->overlap, r, held);
+			cols_hybrid(d, k, opt, r, held);
 		else
 			memset(held, 1, k * d);
 	}
