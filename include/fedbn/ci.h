@@ -36,6 +36,19 @@
  * 1e-3; p from the gamma approximation of the null (eigenvalues at or below 1e-5 of the
  * largest dropped).  A constant variable leaves nothing to test: p = 1.  O(n^3) per test.
  *
+ * DG (degenerate Gaussian, Andrews, Ramsey and Cooper 2019), for data mixing continuous
+ * and discrete columns: a discrete variable becomes indicator columns, one per level that
+ * occurs but the first, and a continuous one stays a column; every model is a Gaussian over
+ * these columns, read from their covariance (divisor n, formed in plain loops).  The
+ * statistic is the likelihood ratio of y's columns given S's and x's against given S's,
+ * n (log det C(y | S) - log det C(y | S, x)), by Cholesky factors of the covariance; a
+ * column that the columns before it determine (squared pivot <= 1e-10 of its variance) is
+ * left out, except a column of y that x (with S) determines, which enters at that pivot, as
+ * strong evidence.  p = Q_chi2(stat, df), df = (columns of x kept) (columns of y kept);
+ * df = 0 gives p = 1 (FB_CI_ZERO_DF).  The test is symmetric in x and y in exact
+ * arithmetic; it is computed with x < y.  Continuous data alone give the Gaussian
+ * likelihood-ratio test of partial correlation, n log(1 / (1 - r^2)) on 1 df.
+ *
  * Not thread-safe: the cache and the work space change on every query; use one object per
  * thread (per client). */
 #ifndef FEDBN_CI_H
@@ -49,11 +62,13 @@
 
 /* Which test. */
 enum fb_ci_test {
-	FB_CI_AUTO = 0,  /* by the columns' kind: all continuous fisher-z, all discrete g2 */
+	FB_CI_AUTO = 0,  /* by the columns' kind: all continuous fisher-z, all discrete g2,
+	                    mixed dg */
 	FB_CI_FISHER_Z,  /* Fisher's z on the partial correlation (§6.4) */
 	FB_CI_G2,        /* likelihood-ratio G² (§6.5) */
 	FB_CI_CHI2,      /* Pearson's χ² (§6.5) */
 	FB_CI_KCI,       /* kernel conditional independence, gamma approximation (§6.6) */
+	FB_CI_DG,        /* degenerate Gaussian likelihood ratio, for mixed data */
 };
 
 /* Degrees of freedom of the discrete tests (§6.5). */
@@ -154,8 +169,8 @@ typedef struct fb_ci fb_ci;
  * 2 Q(T), cache on. */
 void fb_ci_options_init(fb_ci_options *opt);
 
-/* The test that FB_CI_AUTO means for ds (fisher-z or g2); FB_ERR when ds mixes continuous
- * and discrete columns or has none. */
+/* The test that FB_CI_AUTO means for ds (fisher-z, g2, or dg for mixed columns); FB_ERR
+ * when ds has no column. */
 int fb_ci_test_for(const fb_dataset *ds, enum fb_ci_test *test, fb_error *err);
 
 /* Build the statistics of ds for opt's test (opt NULL: defaults); caller frees with
@@ -253,7 +268,7 @@ void fb_ci_cache_keep(fb_ci *ci, double pmax);
  * pair in a level whose cache starts empty): true skips their look-up, which then counts as
  * a miss; answers are kept as usual.  A query that is in fact kept must not be asked so. */
 void fb_ci_cache_fresh(fb_ci *ci, bool fresh);
-/* Name of a test: "auto", "fisher-z", "g2", "chi2", "kci". */
+/* Name of a test: "auto", "fisher-z", "g2", "chi2", "kci", "dg". */
 const char *fb_ci_test_name(enum fb_ci_test test);
 
 #endif

@@ -9,6 +9,7 @@
 #include <gsl/gsl_vector.h>
 
 #include "fedbn/ci.h"
+#include "dg-private.h"
 
 /* A cache of answers keyed by (min(x, y), max(x, y), sorted S), open addressing. */
 typedef struct ci_cache {
@@ -198,6 +199,10 @@ struct fb_ci {
 	size_t band_ns;       /* and the size of the conditioning set */
 	double band_lo, band_hi; /* |r| below band_lo: p > band_alpha for sure; above band_hi:
 	                            p <= band_alpha for sure */
+	dg_embed *dg;         /* the degenerate Gaussian test: the embedded columns' covariance */
+	dg_work dgw;          /* its factors' scratch */
+	unsigned char *dg_skip; /* its columns left out (2 D) */
+	double *dg_lp;        /* its log pivots (2 D) */
 	fb_ci **helpers;      /* nhelpers objects over the same data, for other threads */
 	size_t nhelpers;      /* how many */
 };
@@ -216,6 +221,12 @@ uint64_t ci_cache_hash(const uint32_t *key, size_t nk);
 /* Correlation matrix of ds into ci->corr (constant columns get correlation 0);
  * FB_ERR when out of memory. */
 int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
+/* The degenerate Gaussian test's embedding of ds (ci-dg.c); FB_ERR when out of memory. */
+int ci_dg_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
+/* Free it. */
+void ci_dg_release(fb_ci *ci);
+/* The degenerate Gaussian test for x < y and sorted S. */
+void ci_dg_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res);
 /* Count a computed answer's flags (ci.c). */
 void ci_count(fb_ci *ci, const fb_ci_result *res);
 /* Free the separating-set search's work space. */

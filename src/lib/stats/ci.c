@@ -37,6 +37,8 @@ const char *fb_ci_test_name(enum fb_ci_test test)
 		return "chi2";
 	case FB_CI_KCI:
 		return "kci";
+	case FB_CI_DG:
+		return "dg";
 	}
 	return "?";
 }
@@ -54,9 +56,7 @@ int fb_ci_test_for(const fb_dataset *ds, enum fb_ci_test *test, fb_error *err)
 	else if (nd == ds->d)
 		*test = FB_CI_G2;
 	else
-		return fb_fail(err, "the data mixes %zu continuous and %zu discrete variables: "
-		                    "choose fisher-z (codes as numbers) or make every column discrete",
-		               ds->d - nd, nd);
+		*test = FB_CI_DG;
 	return FB_OK;
 }
 
@@ -124,6 +124,8 @@ fb_ci *fb_ci_alloc(const fb_dataset *ds, const fb_ci_options *opt, fb_error *err
 		ret = ci_fisher_init(ci, ds, err);
 	else if (o.test == FB_CI_KCI)
 		ret = ci_kci_init(ci, ds, err);
+	else if (o.test == FB_CI_DG)
+		ret = ci_dg_init(ci, ds, err);
 	else
 		ret = ci_disc_init(ci, ds, err);
 	if (ret != FB_OK) {
@@ -191,6 +193,7 @@ void fb_ci_free(fb_ci *ci)
 	if (ci->kdata != NULL)
 		gsl_matrix_free(ci->kdata);
 	ci_fisher_ws_release(&ci->fws);
+	ci_dg_release(ci);
 	ci_sep_ws_release(&ci->sws);
 	free(ci->codes);
 	free(ci->nlev);
@@ -387,6 +390,8 @@ int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_
 		ci_fisher_run(ci, a, b, ci->sorted, ns, res);
 	else if (ci->opt.test == FB_CI_KCI)
 		ci_kci_run(ci, a, b, ci->sorted, ns, res);
+	else if (ci->opt.test == FB_CI_DG)
+		ci_dg_run(ci, a, b, ci->sorted, ns, res);
 	else
 		ci_disc_run(ci, a, b, ci->sorted, ns, res);
 	if (res->flags & FB_CI_INVALID)

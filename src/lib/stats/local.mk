@@ -16,6 +16,9 @@ src_lib_stats_libstats_la_SOURCES = \
 	src/lib/stats/ci-bits.c \
 	src/lib/stats/ci-kci.c \
 	src/lib/stats/ci-kci-lowrank.c \
+	src/lib/stats/dg-private.h \
+	src/lib/stats/dg.c \
+	src/lib/stats/ci-dg.c \
 	include/fedbn/lscore.h \
 	src/lib/stats/lscore.c
 
@@ -24,6 +27,9 @@ TESTS += tests/unit/test-ci
 
 check_PROGRAMS += tests/unit/test-kci
 TESTS += tests/unit/test-kci
+
+check_PROGRAMS += tests/unit/test-ci-dg
+TESTS += tests/unit/test-ci-dg
 
 check_PROGRAMS += tests/unit/test-ci-partial
 TESTS += tests/unit/test-ci-partial
