@@ -16,7 +16,16 @@
  * parents' r, N_ijk the rows with parent configuration j and X_i = k, m = d - 1 and rho the
  * structure prior (the expected number of parents; rho = 0 leaves that term out).  Both
  * are the conventions of causal-learn's local_score_BIC (penalty discount lambda = 0.5) and
- * local_score_BDeu (sample prior 1, structure prior 1). */
+ * local_score_BDeu (sample prior 1, structure prior 1).
+ *
+ * DG (degenerate Gaussian BIC, Andrews, Ramsey and Cooper 2019), for data mixing continuous
+ * and discrete columns: each discrete variable becomes indicator columns, one per level
+ * that occurs but the first; with w the columns of X_i and W those of its parents (columns
+ * that earlier ones determine left out),
+ *   s(i, P) = -n/2 (w + log det C(i | P)) - lambda w (W + 1) log n,
+ * C(i | P) the covariance (divisor n) of X_i's columns given its parents' (the Schur
+ * complement), by a Cholesky factor in plain loops.  With every variable continuous it is
+ * the BIC above (without the floor and pseudo-inverse). */
 #ifndef FEDBN_LSCORE_H
 #define FEDBN_LSCORE_H
 
@@ -29,12 +38,13 @@
 enum fb_lscore_kind {
 	FB_LSCORE_BIC = 0,  /* linear Gaussian BIC */
 	FB_LSCORE_BDEU = 1, /* discrete BDeu */
+	FB_LSCORE_DG = 2,   /* degenerate Gaussian BIC, for mixed data */
 };
 
 /* The score's settings. */
 typedef struct fb_lscore_options {
 	enum fb_lscore_kind kind; /* BIC or BDeu */
-	double lambda;            /* BIC: penalty discount (0.5: Schwarz) */
+	double lambda;            /* BIC and DG: penalty discount (0.5: Schwarz) */
 	double ess;               /* BDeu: equivalent sample size a (> 0) */
 	double structure_prior;   /* BDeu: expected number of parents rho (0: no such term) */
 } fb_lscore_options;

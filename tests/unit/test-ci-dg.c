@@ -1,6 +1,6 @@
-/* Unit tests of the degenerate Gaussian test for mixed data: statistics against an
- * independent computation, the Gaussian case against the partial correlation, a column the
- * other determines, and auto's choice of it. */
+/* Unit tests of the degenerate Gaussian test and score for mixed data: statistics and
+ * scores against an independent computation, the Gaussian case against the partial
+ * correlation and the BIC, a column the other determines, and auto's choice of it. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "fedbn/ci.h"
+#include "fedbn/lscore.h"
 
 /* Rows of the mixed dataset: x = i mod 3 (discrete), y = sin i + x/2 + 3z/10, z = (7i mod
  * 5) mod 2 (discrete), w = cos 1.3i; 40 rows. */
@@ -153,6 +154,55 @@ static void test_auto(void **state)
 	fb_dataset_free(ds);
 }
 
+/* One local score and its expected value. */
+typedef struct dg_score_case {
+	size_t i, pa[3], np;
+	double score;
+} dg_score_case;
+
+/* Scores by numpy on the same rows: -n/2 (w + ld(i, P) - ld(P)) - w (W + 1) log(n) / 2
+ * with w, W the columns of X_i and of its parents (lambda 1/2). */
+static const dg_score_case scores[] = {
+	{ 0, { 0 }, 0, 22.2647669019556 },        { 0, { 1 }, 1, 23.909783215534578 },
+	{ 0, { 1, 2, 3 }, 3, 17.320674020549568 }, { 1, { 0, 2 }, 2, -13.019466620028695 },
+	{ 2, { 0, 1, 3 }, 3, 5.258363261955225 },  { 3, { 0 }, 0, -8.403558154472774 },
+};
+
+/* The DG score as numpy computes it, and on continuous columns the linear Gaussian BIC. */
+static void test_score(void **state)
+{
+	fb_dataset *ds = mixed_data();
+	fb_lscore_options o = { .kind = FB_LSCORE_DG, .lambda = 0.5 };
+	fb_lscore *s, *bic;
+	fb_error err;
+	double v, b;
+	const size_t pa[2] = { 0, 2 };
+
+	(void)state;
+	s = fb_lscore_alloc(ds, &o, &err);
+	assert_non_null(s);
+	for (size_t c = 0; c < sizeof scores / sizeof scores[0]; c++) {
+		assert_int_equal(fb_lscore_get(s, scores[c].i, scores[c].pa, scores[c].np, &v, &err),
+		                 FB_OK);
+		if (fabs(v - scores[c].score) > 1e-9 * fabs(scores[c].score))
+			fail_msg("score %zu: %.17g, want %.17g", c, v, scores[c].score);
+	}
+	fb_lscore_free(s);
+	ds->vars[0].kind = FB_CONTINUOUS;
+	ds->vars[2].kind = FB_CONTINUOUS;
+	s = fb_lscore_alloc(ds, &o, &err);
+	o.kind = FB_LSCORE_BIC;
+	bic = fb_lscore_alloc(ds, &o, &err);
+	assert_non_null(s);
+	assert_non_null(bic);
+	assert_int_equal(fb_lscore_get(s, 1, pa, 2, &v, &err), FB_OK);
+	assert_int_equal(fb_lscore_get(bic, 1, pa, 2, &b, &err), FB_OK);
+	assert_true(fabs(v - b) < 1e-9 * fabs(b));
+	fb_lscore_free(s);
+	fb_lscore_free(bic);
+	fb_dataset_free(ds);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -161,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_gaussian_case),
 		cmocka_unit_test(test_determined_and_constant),
 		cmocka_unit_test(test_auto),
+		cmocka_unit_test(test_score),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,6 +41,10 @@ struct fb_lscore {
 	size_t alen, acap;      /* words used and allocated in the arena */
 	size_t computed;        /* cache misses */
 	uint64_t *key;          /* words of scratch for the key being looked up */
+	dg_embed *dg;           /* DG: the embedded columns' covariance */
+	dg_work dgw;            /* DG: the factors' scratch */
+	unsigned char *dskip;   /* DG: the target's columns left out (D) */
+	double *dlp;            /* DG: their log pivots (D) */
 };
 
 /* Mix 64 bits (splitmix64's finaliser). */
@@ -189,6 +193,27 @@ static double ls_bic(fb_lscore *s, size_t i, const size_t *pa, size_t np)
 	return -0.5 * n * (1.0 + log(sigma)) - s->o.lambda * (double)(np + 1) * log(n);
 }
 
+/* Degenerate Gaussian BIC of X_i given the np parents pa: the Gaussian log-likelihood of
+ * X_i's w columns given the W columns of its parents, less lambda w (W + 1) log n; columns
+ * that earlier ones determine are left out.  With every variable continuous it is the BIC
+ * above. */
+static double ls_dg(fb_lscore *s, size_t i, const size_t *pa, size_t np)
+{
+	size_t W = 0, wi = dg_width(s->dg, i), w = 0;
+	double n = (double)s->n, sum = 0;
+
+	memset(s->dskip, 0, wi + 1);
+	if (dg_factor(s->dg, pa, np, &i, 1, DG_SKIP, s->dskip, s->dlp, &W, &s->dgw) ==
+	    (size_t)-1)
+		return -INFINITY;
+	for (size_t t = 0; t < wi; t++)
+		if (!s->dskip[t]) {
+			sum += s->dlp[t];
+			w++;
+		}
+	return -0.5 * n * ((double)w + sum) - s->o.lambda * (double)(w * (W + 1)) * log(n);
+}
+
 /* Split the rows' groups by variable p's values; returns the new number of groups. */
 static size_t ls_refine(fb_lscore *s, size_t ng, size_t p)
 {
@@ -270,7 +295,11 @@ int fb_lscore_get(fb_lscore *s, size_t i, const size_t *pa, size_t np, double *o
 		*out = slot->value;
 		return FB_OK;
 	}
-	*out = s->o.kind == FB_LSCORE_BIC ? ls_bic(s, i, pa, np) : ls_bdeu(s, i, pa, np);
+	*out = s->o.kind == FB_LSCORE_BIC    ? ls_bic(s, i, pa, np)
+	       : s->o.kind == FB_LSCORE_BDEU ? ls_bdeu(s, i, pa, np)
+	                                     : ls_dg(s, i, pa, np);
+	if (*out == -INFINITY)
+		return fb_fail(err, "out of memory for a local score");
 	s->computed++;
 	if (ls_store(s, h, *out) != FB_OK)
 		return fb_fail(err, "out of memory for the local-score cache");
@@ -366,6 +395,24 @@ static int ls_init_bdeu(fb_lscore *s)
 	return s->cell != NULL ? FB_OK : FB_ERR;
 }
 
+/* The degenerate Gaussian embedding of the data; FB_ERR when out of memory or a discrete
+ * column holds no level code (the reason in err). */
+static int ls_init_dg(fb_lscore *s, fb_error *err)
+{
+	if ((s->dg = calloc(1, sizeof *s->dg)) == NULL)
+		return fb_fail(err, "out of memory for a local score");
+	if (dg_embed_init(s->dg, s->ds, err) != FB_OK) {
+		free(s->dg);
+		s->dg = NULL;
+		return FB_ERR;
+	}
+	s->dskip = calloc(s->dg->D + 1, 1);
+	s->dlp = calloc(s->dg->D + 1, sizeof *s->dlp);
+	if (s->dskip == NULL || s->dlp == NULL)
+		return fb_fail(err, "out of memory for a local score");
+	return FB_OK;
+}
+
 /* Check the settings against the data. */
 static int ls_check(const fb_dataset *ds, const fb_lscore_options *o, fb_error *err)
 {
@@ -404,7 +451,11 @@ fb_lscore *fb_lscore_alloc(const fb_dataset *ds, const fb_lscore_options *o, fb_
 	s->slot = calloc(s->cap, sizeof *s->slot);
 	s->key = calloc(s->words, sizeof *s->key);
 	ret = s->slot != NULL && s->key != NULL ? FB_OK : FB_ERR;
-	if (ret == FB_OK)
+	if (ret == FB_OK && o->kind == FB_LSCORE_DG && ls_init_dg(s, err) != FB_OK) {
+		fb_lscore_free(s);
+		return NULL;
+	}
+	if (ret == FB_OK && o->kind != FB_LSCORE_DG)
 		ret = o->kind == FB_LSCORE_BIC ? ls_init_bic(s) : ls_init_bdeu(s);
 	if (ret != FB_OK) {
 		fb_lscore_free(s);
@@ -436,6 +487,12 @@ void fb_lscore_free(fb_lscore *s)
 	free(s->slot);
 	free(s->arena);
 	free(s->key);
+	if (s->dg != NULL)
+		dg_embed_release(s->dg);
+	free(s->dg);
+	dg_work_release(&s->dgw);
+	free(s->dskip);
+	free(s->dlp);
 	free(s);
 }
 
