@@ -191,6 +191,8 @@ fb_pc *fb_pc_alloc_ci(fb_ci *ci, char *const *names, const fb_pc_options *opt, f
 void fb_pc_free(fb_pc *pc);
 /* One step; r (may be NULL) receives its figures.  FB_ERR once done, or when a test fails. */
 int fb_pc_step(fb_pc *pc, fb_pc_round *r, fb_error *err);
+/* Whether no further skeleton level can run (the next step orients). */
+bool fb_pc_skeleton_done(const fb_pc *pc);
 /* Whether the orientation has been done. */
 bool fb_pc_done(const fb_pc *pc);
 /* The current graph: the skeleton during the search, then the CPDAG (owned by the run). */

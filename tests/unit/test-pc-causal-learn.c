@@ -17,6 +17,7 @@
 
 #include "fedbn/csv.h"
 #include "fedbn/pc.h"
+#include "test-slurp.h"
 
 /* A separating set of a hand-made skeleton. */
 typedef struct hand_sep {
@@ -95,32 +96,6 @@ static void test_meek_partial_table(void **state)
 	                           { 1, 3 }, { 6, 3 }, { 8, 3 }, { 3, 2 } };
 
 	check_hand(9, und, 9, seps, 8, 6, 1, arcs, 9);
-}
-
-/* Read all of path into a new buffer (through gzip -dc when the name ends in .gz); NULL when
- * it cannot be read. */
-static char *slurp(const char *path, size_t *len)
-{
-	size_t n = strlen(path), cap = 1 << 16, got = 0, k;
-	bool gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
-	char cmd[4200], *buf;
-	FILE *fp;
-
-	if (access(path, R_OK) != 0 || strchr(path, '\'') != NULL)
-		return NULL;
-	snprintf(cmd, sizeof cmd, "gzip -dc '%s'", path);
-	fp = gz ? popen(cmd, "r") : fopen(path, "r");
-	assert_non_null(fp);
-	buf = malloc(cap);
-	while ((k = fread(buf + got, 1, cap - got, fp)) > 0)
-		if ((got += k) == cap)
-			buf = realloc(buf, cap *= 2);
-	if (gz)
-		assert_int_equal(pclose(fp), 0);
-	else
-		fclose(fp);
-	*len = got;
-	return buf;
 }
 
 /* Read causal-learn's d x d output: G[j][i] = 1, G[i][j] = -1 is i -> j; -1 both ways is

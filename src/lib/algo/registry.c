@@ -29,6 +29,7 @@
 	X(gs_feddag)             \
 	X(as_feddag)             \
 	X(as_feddag_linear)      \
+	X(fci)                   \
 	X(all)                   \
 	X(sep)                   \
 	X(voting)                \

@@ -12,6 +12,8 @@ src_lib_graph_libgraph_la_SOURCES = \
 	src/lib/graph/metrics.c \
 	include/fedbn/cpdag.h \
 	src/lib/graph/cpdag.c \
+	include/fedbn/pag.h \
+	src/lib/graph/pag.c \
 	include/fedbn/knowledge.h \
 	src/lib/graph/knowledge.c
 

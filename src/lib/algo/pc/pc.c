@@ -183,6 +183,12 @@ int fb_pc_step(fb_pc *pc, fb_pc_round *r, fb_error *err)
 	return FB_OK;
 }
 
+/* Whether no further skeleton level can run. */
+bool fb_pc_skeleton_done(const fb_pc *pc)
+{
+	return pc->skeleton_done;
+}
+
 /* Whether the orientation has been done. */
 bool fb_pc_done(const fb_pc *pc)
 {

@@ -1,0 +1,70 @@
+/* FCI's stages inside the fci folder: ordered separating sets, the rules that orient a PAG
+ * (R0, Zhang's R1-R10 in causal-learn's order and form) and the possible-d-sep stage, over
+ * any independence test (data, or a d-separation oracle for the true PAG). */
+#ifndef FEDBN_FCI_INT_H
+#define FEDBN_FCI_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fedbn/core.h"
+#include "fedbn/knowledge.h"
+#include "fedbn/pag.h"
+#include "fedbn/pc.h"
+
+/* Separating sets of ordered pairs (causal-learn keeps (x, y) and (y, x) apart: the
+ * possible-d-sep stage writes one order only). */
+typedef struct fci_seps {
+	size_t d;           /* variables */
+	size_t **set;       /* d*d: the members, increasing (owned), or NULL */
+	size_t *n;          /* d*d: how many */
+	unsigned char *def; /* d*d: defined */
+} fci_seps;
+
+/* Empty sets for d variables. */
+fci_seps *fci_seps_alloc(size_t d);
+void fci_seps_free(fci_seps *s);
+/* Make sepset(x, y) the ns members of S (any order). */
+void fci_seps_set(fci_seps *s, size_t x, size_t y, const size_t *S, size_t ns);
+/* Whether sepset(x, y) is defined and holds k. */
+bool fci_seps_contains(const fci_seps *s, size_t x, size_t y, size_t k);
+/* Whether sepset(x, y) is defined. */
+bool fci_seps_has(const fci_seps *s, size_t x, size_t y);
+/* Both orders of every set PC's skeleton found. */
+void fci_seps_from_pc(fci_seps *s, const fb_sepsets *pc);
+
+/* An independence test: *indep says whether x _||_ y | S (ns members, increasing). */
+typedef int (*fci_test_fn)(void *ctx, size_t x, size_t y, const size_t *S, size_t ns,
+                           bool *indep, fb_error *err);
+
+/* What the rules read besides the PAG. */
+typedef struct fci_env {
+	fci_seps *seps;           /* separating sets */
+	fci_test_fn test;         /* the test (possible-d-sep, discriminating paths) */
+	void *ctx;                /* its context */
+	const fb_knowledge *bk;   /* background knowledge, or NULL */
+	const size_t *rank;       /* the order of the possible-d-sep sets' members (larger
+	                             first): causal-learn sorts them by name */
+	long pdsep_max;           /* largest possible-d-sep subset tried (-1: every size) */
+	bool skip_first;          /* causal-learn's possible-d-sep stage: the first subset of
+	                             each size below the set's own is never tried */
+	size_t *scratch;          /* 4d scratch */
+	size_t removed;           /* edges the possible-d-sep stage removed */
+	size_t tests;             /* tests asked by the stages */
+} fci_env;
+
+/* Test x _||_ y | S through env (S sorted in place first; the pair given in increasing
+ * order); counts the test. */
+int fci_env_test(fci_env *env, size_t x, size_t y, size_t *S, size_t ns, bool *indep,
+                 fb_error *err);
+/* Every edge o-o, the knowledge's orientations, then the unshielded colliders (R0). */
+void fci_rule0(fb_pag *p, const fci_env *env);
+/* The possible-d-sep stage: remove each edge whose ends some subset (2 members or more)
+ * of a possible-d-sep set separates. */
+int fci_possible_dsep(fb_pag *p, fci_env *env, fb_error *err);
+/* R5 to R10 once each, in causal-learn's order (buf: 3d scratch); whether any oriented. */
+bool fci_rules5to10(fb_pag *p, size_t *buf);
+/* R1-R10 until none applies. */
+int fci_orient_rules(fb_pag *p, fci_env *env, fb_error *err);
+
+#endif
