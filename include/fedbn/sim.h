@@ -53,6 +53,11 @@ typedef struct fb_sim_options {
 	size_t clients;        /* fb_sim_generate_clients: K clients, rows cut into K even
 	                        * contiguous blocks (0: none) */
 	bool hetero;           /* fb_sim_generate_clients: each client its own SEM (false) */
+	size_t discrete;       /* fb_sim_generate: this many variables, drawn from the stream
+	                        * "discrete", are cut into levels equal-frequency levels as
+	                        * they are simulated, so their children see the level (a
+	                        * conditional Gaussian network of mixed data); 0: none */
+	size_t levels;         /* the levels of each such variable (3) */
 	fb_cancel cancel;      /* asked between rows of the graph and blocks of the data (none) */
 } fb_sim_options;
 
@@ -64,7 +69,7 @@ typedef struct fb_sim_client {
 } fb_sim_client;
 
 /* Defaults: ER, d=10, edges=10, n=300, seed=1, linear, Gaussian, scale 1, [0.5, 2], no
- * clients, not heterogeneous. */
+ * clients, not heterogeneous, no discrete variable (3 levels when there are). */
 void fb_sim_options_init(fb_sim_options *opt);
 
 /* Draw a random DAG (binary, unweighted) with node names X1..Xd; NULL with the reason when

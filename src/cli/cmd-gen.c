@@ -56,6 +56,8 @@ static int gen_options(fb_cmd_ctx *ctx, fb_cmd_args *a, fb_sim_options *o)
 	o->wmax = fb_params_double(p, "wmax");
 	o->clients = fb_params_given(p, "clients") ? (size_t)fb_params_int(p, "clients") : 0;
 	o->hetero = fb_params_bool(p, "hetero");
+	o->discrete = (size_t)fb_params_int(p, "discrete");
+	o->levels = (size_t)fb_params_int(p, "levels");
 	if (o->wmin > o->wmax)
 		return fb_cmd_error(ctx, "wmin=%g is larger than wmax=%g", o->wmin, o->wmax);
 	if (o->hetero && o->clients == 0)
@@ -118,6 +120,11 @@ static char *gen_source(fb_cmd_args *a, const fb_sim_options *o)
 	                       o->hetero ? "" : fb_params_str(p, "sem"));
 	char *t;
 
+	if (o->discrete > 0) {
+		t = fb_xasprintf("%s discrete=%zu levels=%zu", s, o->discrete, o->levels);
+		free(s);
+		s = t;
+	}
 	if (o->clients == 0)
 		return s;
 	t = fb_xasprintf("%s clients=%zu hetero=%s", s, o->clients, o->hetero ? "yes" : "no");
@@ -205,6 +212,11 @@ static const fb_param_def gen_params[] = {
 	  "SEM: linear with probability 1/2 (its own weights), else mlp, gp, mim or gp-add "
 	  "uniformly, and noise scale 0.8 or 1 (times scale=); no: one SEM for all, the bytes "
 	  "of the same gen without clients=" },
+	{ "discrete", FB_PARAM_INT, "0", 0, 1e6, NULL,
+	  "this many variables (drawn by the seed) are discrete: each is cut into levels= "
+	  "equal-frequency levels as it is simulated, so its children see the level (mixed "
+	  "data from a conditional Gaussian network)" },
+	{ "levels", FB_PARAM_INT, "3", 2, 1e6, NULL, "levels of each discrete= variable" },
 	{ 0 },
 };
 

@@ -1014,6 +1014,50 @@ static void test_clients_refused(void **state)
 	                    "least one row");
 }
 
+/* discrete=: the variables the seed picks are cut into equal-frequency levels as they are
+ * simulated (300 rows, 3 levels: 100 each), the others stay continuous, and a discrete
+ * variable's child moves with its level: the child's mean differs between the levels. */
+static void test_discrete_levels(void **state)
+{
+	fb_sim_options o;
+	fb_dataset *ds = NULL;
+	fb_graph *g = NULL;
+	fb_error err;
+	size_t ndisc = 0, child_seen = 0;
+
+	(void)state;
+	fb_sim_options_init(&o);
+	o.d = 6;
+	o.edges = 8;
+	o.discrete = 3;
+	o.seed = 4;
+	assert_int_equal(fb_sim_generate(&o, &ds, &g, &err), FB_OK);
+	for (size_t j = 0; j < 6; j++) {
+		size_t count[3] = { 0 };
+		double mean[3] = { 0 };
+
+		if (ds->vars[j].kind != FB_DISCRETE)
+			continue;
+		ndisc++;
+		assert_int_equal(ds->vars[j].nlevels, 3);
+		for (size_t i = 0; i < 300; i++)
+			count[(size_t)ds->x[i * 6 + j]]++;
+		assert_true(count[0] == 100 && count[1] == 100 && count[2] == 100);
+		for (size_t c = 0; c < 6; c++) {
+			if (!fb_graph_has_arc(g, j, c) || ds->vars[c].kind == FB_DISCRETE)
+				continue;
+			for (size_t i = 0; i < 300; i++)
+				mean[(size_t)ds->x[i * 6 + j]] += ds->x[i * 6 + c] / 100;
+			assert_true(fabs(mean[2] - mean[0]) > 0.5);
+			child_seen++;
+		}
+	}
+	assert_int_equal(ndisc, 3);
+	assert_true(child_seen > 0);
+	fb_dataset_free(ds);
+	fb_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1041,6 +1085,7 @@ int main(void)
 		cmocka_unit_test(test_clients_iid),
 		cmocka_unit_test(test_clients_hetero),
 		cmocka_unit_test(test_clients_refused),
+		cmocka_unit_test(test_discrete_levels),
 	};
 
 	fb_gsl_install_handler();

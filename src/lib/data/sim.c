@@ -26,6 +26,7 @@ void fb_sim_options_init(fb_sim_options *opt)
 	opt->noise_scale = 1.0;
 	opt->wmin = 0.5;
 	opt->wmax = 2.0;
+	opt->levels = 3;
 }
 
 /* Number of unordered pairs among d nodes, d(d-1)/2. */
@@ -427,9 +428,79 @@ static int sim_check(const fb_sim_options *opt, fb_error *err)
 	    opt->wmin > opt->wmax)
 		return fb_fail(err, "cannot draw weight magnitudes in [%g, %g]: they need "
 		               "0 <= wmin <= wmax", opt->wmin, opt->wmax);
+	if (opt->discrete > opt->d)
+		return fb_fail(err, "cannot make discrete=%zu of %zu variables discrete",
+		               opt->discrete, opt->d);
+	if (opt->discrete > 0 && (opt->levels < 2 || opt->levels > opt->n))
+		return fb_fail(err, "cannot cut %zu rows into levels=%zu levels: it takes 2 to "
+		               "n", opt->n, opt->levels);
+	if (opt->discrete > 0 && opt->clients > 0)
+		return fb_fail(err, "discrete= cannot go with clients=: a client's levels would "
+		               "be cut on its own rows");
 	if (opt->d > 0 && opt->n > ((size_t)-1) / sizeof(double) / opt->d)
 		return fb_fail(err, "cannot simulate %zu x %zu values: too many", opt->n, opt->d);
 	return fb_sim_mechanism_check(opt->sem, opt->n, err);
+}
+
+/* Compare two doubles for qsort. */
+static int sim_double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Cut column j of ds into L equal-frequency levels, codes 0..L-1 in place: the thresholds
+ * are the column's values of rank floor(n l / L), l = 1..L-1, and a value's code is how many
+ * of them it reaches.  sorted has room for n values. */
+static void sim_cut_levels(fb_dataset *ds, size_t j, size_t L, double *sorted)
+{
+	size_t n = ds->n;
+
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = ds->x[i * ds->d + j];
+	qsort(sorted, n, sizeof *sorted, sim_double_cmp);
+	for (size_t i = 0; i < n; i++) {
+		double v = ds->x[i * ds->d + j];
+		size_t code = 0;
+
+		for (size_t l = 1; l < L; l++)
+			code += v >= sorted[n * l / L];
+		ds->x[i * ds->d + j] = (double)code;
+	}
+}
+
+/* Which variables are discrete (opt->discrete of them, stream "discrete"), into is (d). */
+static void sim_discrete_pick(const fb_sim_options *opt, unsigned char *is)
+{
+	size_t *perm = fb_xcalloc(opt->d, sizeof *perm);
+	gsl_rng *r = fb_rng_stream(opt->seed, "discrete");
+
+	for (size_t j = 0; j < opt->d; j++)
+		perm[j] = j;
+	fb_rng_shuffle(r, perm, opt->d);
+	for (size_t t = 0; t < opt->discrete && t < opt->d; t++)
+		is[perm[t]] = 1;
+	gsl_rng_free(r);
+	free(perm);
+}
+
+/* Label the discrete variables' levels "0".."L-1". */
+static int sim_discrete_levels(const fb_sim_options *opt, const unsigned char *is,
+                               fb_dataset *ds, fb_error *err)
+{
+	char **lab = fb_xcalloc(opt->levels, sizeof *lab);
+	int rc = FB_OK;
+
+	for (size_t l = 0; l < opt->levels; l++)
+		lab[l] = fb_xasprintf("%zu", l);
+	for (size_t j = 0; j < ds->d && rc == FB_OK; j++)
+		if (is[j])
+			rc = fb_dataset_set_levels(ds, j, lab, opt->levels, err);
+	for (size_t l = 0; l < opt->levels; l++)
+		free(lab[l]);
+	free(lab);
+	return rc;
 }
 
 /* Values drawn between two questions to opt->cancel. */
@@ -442,6 +513,7 @@ struct sim_sem {
 	double scale;      /* the noise scale */
 	gsl_rng *noise;    /* the noise stream */
 	gsl_rng *mech;     /* the nonlinear mechanisms' stream */
+	const unsigned char *discrete; /* d flags: cut into levels as simulated (NULL: none) */
 };
 
 /* Fill ds from the SEM s: noise row by row, then the mechanism column by column in the
@@ -466,7 +538,11 @@ static int sim_sample_sem(const fb_sim_options *opt, const struct sim_sem *s,
 			rc = fb_fail(err, FB_CANCELLED_MSG);
 		else
 			rc = mechanisms[s->sem](&m, order[p], ds, err);
+		if (rc == FB_OK && s->discrete != NULL && s->discrete[order[p]])
+			sim_cut_levels(ds, order[p], opt->levels, m.f);
 	}
+	if (rc == FB_OK && s->discrete != NULL)
+		rc = sim_discrete_levels(opt, s->discrete, ds, err);
 	free(m.f);
 	free(m.parents);
 	return rc;
@@ -476,12 +552,17 @@ static int sim_sample_sem(const fb_sim_options *opt, const struct sim_sem *s,
 static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t *order,
                       fb_dataset *ds, fb_error *err)
 {
+	unsigned char *is = opt->discrete > 0 ? fb_xcalloc(g->d, 1) : NULL;
 	struct sim_sem s = { g, opt->sem, opt->noise_scale, fb_rng_stream(opt->seed, "noise"),
-	                     fb_rng_stream(opt->seed, "mechanism") };
-	int rc = sim_sample_sem(opt, &s, order, ds, err);
+	                     fb_rng_stream(opt->seed, "mechanism"), is };
+	int rc;
 
+	if (is != NULL)
+		sim_discrete_pick(opt, is);
+	rc = sim_sample_sem(opt, &s, order, ds, err);
 	gsl_rng_free(s.mech);
 	gsl_rng_free(s.noise);
+	free(is);
 	return rc;
 }
 
@@ -583,7 +664,7 @@ static int client_sample(const fb_sim_options *opt, const fb_graph *g, const siz
 	gsl_rng_free(r);
 	if (rc == FB_OK) {
 		struct sim_sem s = { w, cl->sem, cl->scale, client_stream(opt->seed, c, " noise"),
-		                     client_stream(opt->seed, c, " mechanism") };
+		                     client_stream(opt->seed, c, " mechanism"), NULL };
 
 		rc = sim_sample_sem(opt, &s, order, block, err);
 		gsl_rng_free(s.mech);
