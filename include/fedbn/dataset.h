@@ -111,6 +111,13 @@ int fb_dataset_hold_out(fb_dataset *ds, double test, double valid, uint64_t seed
  * (when constant is not NULL, d entries) says which.  FB_ERR, ds unchanged, when no row is
  * for training or a column's mean or standard deviation is not finite. */
 int fb_dataset_standardize(fb_dataset *ds, bool *constant, fb_error *err);
+/* Cut every continuous column of ds, in place, into at most k equal-frequency bins: the
+ * cut points are the training rows' values of rank floor(ntrain l / k), l = 1..k-1, each
+ * kept once (a column with few distinct values gets fewer bins, a constant one a single
+ * level), a value's bin is how many cut points it reaches, and the held-out rows are cut by
+ * the same points.  Levels are labelled by their intervals ("<1.2", "[1.2,3.4)", ">=3.4").
+ * FB_ERR, ds unchanged, when k < 2 or no row is for training. */
+int fb_dataset_bin(fb_dataset *ds, size_t k, fb_error *err);
 /* The rows of parts[0..k-1] one after the other, in a new dataset whose rows belong to
  * part which[i] of parts[i]; the datasets must have the same variable names and kinds, and
  * a discrete variable's labels are merged (those of the first, then new ones in order of

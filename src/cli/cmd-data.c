@@ -169,6 +169,21 @@ static int load_standardize(fb_cmd_ctx *ctx, const fb_params *p, fb_dataset *ds,
 	return FB_CMD_OK;
 }
 
+/* With bins=K, cut ds's continuous columns into at most K equal-frequency bins; their
+ * number into *binned; FB_CMD_ERROR after printing the fault. */
+static int load_bin(fb_cmd_ctx *ctx, const fb_params *p, fb_dataset *ds, size_t *binned)
+{
+	fb_error err = { { 0 } };
+
+	*binned = 0;
+	if (!fb_params_given(p, "bins"))
+		return FB_CMD_OK;
+	*binned = ds->d - fb_dataset_n_discrete(ds);
+	if (fb_dataset_bin(ds, (size_t)fb_params_int(p, "bins"), &err) != FB_OK)
+		return fb_cmd_error(ctx, "bins=%s: %s", fb_params_str(p, "bins"), err.msg);
+	return FB_CMD_OK;
+}
+
 /* Print " a, b, c" for the columns marked (n of them), at most 8 named, then ", ...". */
 static void print_marked(FILE *out, const fb_dataset *ds, const bool *marked, size_t n)
 {
@@ -237,7 +252,7 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_csv_options o;
 	fb_dataset *ds;
 	bool *flat = NULL, *codes;
-	size_t ncodes;
+	size_t ncodes, binned = 0;
 	int dropped;
 
 	csv_options(ctx, &a->params, &o);
@@ -246,6 +261,7 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	codes = fb_xcalloc(ds->d + 1, sizeof *codes);
 	ncodes = load_codes(&a->params, ds, codes); /* before standardize=yes scales them */
 	if (load_hold_out(ctx, &a->params, ds) != FB_CMD_OK ||
+	    load_bin(ctx, &a->params, ds, &binned) != FB_CMD_OK ||
 	    load_standardize(ctx, &a->params, ds, &flat) != FB_CMD_OK) {
 		fb_dataset_free(ds);
 		free(codes);
@@ -260,7 +276,10 @@ static int exec_load(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fprintf(ctx->out, ": %zu rows, %zu variables (%zu continuous, %zu discrete)\n", ds->n,
 	        ds->d, ds->d - fb_dataset_n_discrete(ds), fb_dataset_n_discrete(ds));
 	print_parts(ctx->out, ds);
-	print_codes(ctx->out, &a->params, ds, codes, ncodes);
+	print_codes(ctx->out, &a->params, ds, codes, binned > 0 ? 0 : ncodes);
+	if (binned > 0)
+		fprintf(ctx->out, "cut %zu continuous columns into at most %s equal-frequency bins "
+		        "of the training rows\n", binned, fb_params_str(&a->params, "bins"));
 	if (flat != NULL)
 		print_standardized(ctx->out, ds, flat);
 	free(flat);
@@ -399,6 +418,10 @@ static const fb_param_def load_params[] = {
 	  "centre each continuous column and scale it to unit variance by the training rows' "
 	  "mean and population sd (ddof=0, as scikit-learn's StandardScaler); held-out rows "
 	  "use the same figures" },
+	{ "bins", FB_PARAM_INT, NULL, 2, 1e6, NULL,
+	  "cut every continuous column into at most this many equal-frequency bins of the "
+	  "training rows (held-out rows by the same cut points), so that the discrete tests "
+	  "and scores apply" },
 	{ 0 },
 };
 

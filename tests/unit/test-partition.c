@@ -892,6 +892,43 @@ static void test_hold_out(void **state)
 	fb_dataset_free(b);
 }
 
+/* bins=: continuous columns cut at the training rows' values of rank floor(n l / k), the
+ * held-out rows by the same points; a constant column gets one level, a discrete column is
+ * left as it is; fewer than 2 bins is refused with the dataset unchanged. */
+static void test_bin(void **state)
+{
+	fb_dataset *ds = data_make(12, 3);
+	char *levels[2] = { (char *)"a", (char *)"b" };
+	fb_error err = { { 0 } };
+	static const double want[12] = { 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 0, 2 };
+
+	(void)state;
+	for (size_t i = 0; i < 12; i++) {
+		ds->x[i * 3] = i < 10 ? (double)(i + 1) : (i == 10 ? -5 : 99); /* 1..10 train */
+		ds->x[i * 3 + 1] = (double)(i % 2);
+		ds->x[i * 3 + 2] = 7;
+	}
+	assert_int_equal(fb_dataset_set_levels(ds, 1, levels, 2, &err), FB_OK);
+	ds->part = calloc(12, 1);
+	ds->part[10] = ds->part[11] = FB_PART_TEST;
+	assert_int_equal(fb_dataset_bin(ds, 1, &err), FB_ERR);
+	assert_string_equal(err.msg, "bins=1: cut into at least 2 bins");
+	assert_true(ds->x[0] == 1 && ds->vars[0].kind == FB_CONTINUOUS);
+	assert_int_equal(fb_dataset_bin(ds, 3, &err), FB_OK);
+	for (size_t i = 0; i < 12; i++) {
+		assert_true(ds->x[i * 3] == want[i]);
+		assert_true(ds->x[i * 3 + 1] == (double)(i % 2));
+		assert_true(ds->x[i * 3 + 2] == 0);
+	}
+	assert_int_equal(ds->vars[0].nlevels, 3);
+	assert_string_equal(ds->vars[0].levels[0], "<4");
+	assert_string_equal(ds->vars[0].levels[1], "[4,7)");
+	assert_string_equal(ds->vars[0].levels[2], ">=7");
+	assert_int_equal(ds->vars[1].nlevels, 2);
+	assert_int_equal(ds->vars[2].nlevels, 1);
+	fb_dataset_free(ds);
+}
+
 /* Standardising: a continuous column's training rows get mean 0 and population variance
  * 1 (sum of squares over n, not n - 1), its held-out rows the training rows' figures; a
  * discrete column is untouched; a column constant on the training rows is centred only
@@ -1036,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_split_by_refusals),
 		cmocka_unit_test(test_hold_out),
 		cmocka_unit_test(test_standardize),
+		cmocka_unit_test(test_bin),
 		cmocka_unit_test(test_stack),
 		cmocka_unit_test(test_split_parts),
 	};

@@ -262,3 +262,87 @@ int fb_dataset_standardize(fb_dataset *ds, bool *constant, fb_error *err)
 	free(flat);
 	return rc;
 }
+
+/* Compare two doubles for qsort. */
+static int bin_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The cut points of continuous column j into at most k equal-frequency bins of its ntrain
+ * training rows: the values of rank floor(ntrain l / k), l = 1..k-1, each kept once and
+ * only when above the smallest value, into cut (room for k - 1); how many. */
+static size_t bin_cuts(const fb_dataset *ds, size_t j, size_t k, size_t ntrain, double *cut)
+{
+	double *v = fb_xmalloc(ntrain * sizeof *v);
+	size_t m = 0, c = 0;
+
+	for (size_t i = 0; i < ds->n; i++)
+		if (fb_dataset_part(ds, i) == FB_PART_TRAIN)
+			v[m++] = ds->x[i * ds->d + j];
+	qsort(v, m, sizeof *v, bin_cmp);
+	for (size_t l = 1; l < k; l++) {
+		double t = v[m * l / k];
+
+		if (t > v[0] && (c == 0 || t > cut[c - 1]))
+			cut[c++] = t;
+	}
+	free(v);
+	return c;
+}
+
+/* Labels of the c + 1 bins of column j: "<=a", "(a,b]", ..., ">z" with the cut points. */
+static int bin_label(fb_dataset *ds, size_t j, const double *cut, size_t c, fb_error *err)
+{
+	char **lab = fb_xcalloc(c + 1, sizeof *lab);
+	int rc;
+
+	for (size_t b = 0; b <= c; b++)
+		lab[b] = b == 0   ? fb_xasprintf("<%.4g", cut[0])
+		         : b == c ? fb_xasprintf(">=%.4g", cut[c - 1])
+		                  : fb_xasprintf("[%.4g,%.4g)", cut[b - 1], cut[b]);
+	rc = fb_dataset_set_levels(ds, j, lab, c + 1, err);
+	for (size_t b = 0; b <= c; b++)
+		free(lab[b]);
+	free(lab);
+	return rc;
+}
+
+/* The one level of a constant column's bin. */
+static char bin_all_label[] = "all";
+static char *const bin_all[] = { bin_all_label };
+
+/* Cut every continuous column of ds into at most k equal-frequency bins of its training
+ * rows (held-out rows by the same cut points); a column with fewer distinct values gets
+ * fewer bins, and a constant one a single level. */
+int fb_dataset_bin(fb_dataset *ds, size_t k, fb_error *err)
+{
+	size_t ntrain = fb_dataset_part_count(ds, FB_PART_TRAIN);
+	double *cut = fb_xcalloc(k, sizeof *cut);
+	int rc = FB_OK;
+
+	if (k < 2 || ntrain == 0)
+		rc = fb_fail(err, ntrain == 0 ? "there is no training row to bin by"
+		                              : "bins=%zu: cut into at least 2 bins", k);
+	for (size_t j = 0; j < ds->d && rc == FB_OK; j++) {
+		size_t c;
+
+		if (ds->vars[j].kind != FB_CONTINUOUS)
+			continue;
+		c = bin_cuts(ds, j, k, ntrain, cut);
+		for (size_t i = 0; i < ds->n; i++) {
+			double x = ds->x[i * ds->d + j];
+			size_t b = 0;
+
+			while (b < c && x >= cut[b])
+				b++;
+			ds->x[i * ds->d + j] = (double)b;
+		}
+		rc = c == 0 ? fb_dataset_set_levels(ds, j, bin_all, 1, err)
+		            : bin_label(ds, j, cut, c, err);
+	}
+	free(cut);
+	return rc;
+}
