@@ -71,6 +71,11 @@ char fb_csv_delim_detect(const char *buf, size_t len, bool *complete);
  * when long; returns out. */
 const char *fb_csv_excerpt(char *out, const char *s, size_t len);
 
+/* Write graph g to fp as fedbn's CSV edge list, or as its adjacency matrix (graph-csv.c). */
+struct fb_graph;
+void fb_csv_put_graph_edges(FILE *fp, const struct fb_graph *g);
+void fb_csv_put_graph_matrix(FILE *fp, const struct fb_graph *g);
+
 /* True when s must be quoted to read back as the same text in a comma-separated file. */
 bool fb_csv_needs_quotes(const char *s);
 

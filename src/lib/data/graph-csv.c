@@ -471,7 +471,7 @@ static void put_edge(FILE *fp, const fb_graph *g, size_t i, size_t j, bool typed
 }
 
 /* Write the edge list of g to fp. */
-static void put_edges(FILE *fp, const fb_graph *g)
+void fb_csv_put_graph_edges(FILE *fp, const fb_graph *g)
 {
 	bool typed = fb_graph_n_undirected(g) > 0;
 
@@ -494,12 +494,12 @@ int fb_graph_write_edges(const fb_graph *g, const char *path, fb_error *err)
 
 	if (fb_atomic_open(&af, path, err) != FB_OK)
 		return FB_ERR;
-	put_edges(af.fp, g);
+	fb_csv_put_graph_edges(af.fp, g);
 	return fb_atomic_commit(&af, err);
 }
 
 /* Write the adjacency matrix of g to fp: weights when weighted, else 1 for each edge. */
-static void put_matrix(FILE *fp, const fb_graph *g)
+void fb_csv_put_graph_matrix(FILE *fp, const fb_graph *g)
 {
 	size_t d = g->d;
 
@@ -528,7 +528,7 @@ int fb_graph_write_matrix(const fb_graph *g, const char *path, fb_error *err)
 
 	if (fb_atomic_open(&af, path, err) != FB_OK)
 		return FB_ERR;
-	put_matrix(af.fp, g);
+	fb_csv_put_graph_matrix(af.fp, g);
 	return fb_atomic_commit(&af, err);
 }
 

@@ -1,4 +1,4 @@
-# data: datasets, CSV in and out (libcsv), graph CSV, simulators, BIF networks (reader and
+# data: datasets, CSV in and out (libcsv), graph CSV, graph file formats (graphfmt), simulators, BIF networks (reader and
 # forward sampler) (core, graph)
 # the folders below this one, whose public headers it may include (tests/check-layering.sh)
 src_lib_data_uses = core graph
@@ -19,6 +19,13 @@ src_lib_data_libdata_la_SOURCES = \
 	src/lib/data/codes.c \
 	src/lib/data/table.c \
 	src/lib/data/graph-csv.c \
+	include/fedbn/graphfmt.h \
+	src/lib/data/graphfmt-private.h \
+	src/lib/data/graphfmt.c \
+	src/lib/data/graphfmt-text.c \
+	src/lib/data/graphfmt-tree.c \
+	src/lib/data/graphfmt-dot.c \
+	src/lib/data/graphfmt-write.c \
 	src/lib/data/sim.c \
 	src/lib/data/sim-mech.c \
 	include/fedbn/bif.h \
@@ -26,8 +33,8 @@ src_lib_data_libdata_la_SOURCES = \
 	src/lib/data/bif-read.c \
 	src/lib/data/bif-sample.c
 
-check_PROGRAMS += tests/unit/test-csv tests/unit/test-sim tests/unit/test-bif
-TESTS += tests/unit/test-csv tests/unit/test-sim tests/unit/test-bif
+check_PROGRAMS += tests/unit/test-csv tests/unit/test-sim tests/unit/test-bif tests/unit/test-graphfmt
+TESTS += tests/unit/test-csv tests/unit/test-sim tests/unit/test-bif tests/unit/test-graphfmt
 
 if FB_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz-csv
