@@ -15,6 +15,7 @@
 #include "fedbn/graph.h"
 #include "fedbn/knowledge.h"
 #include "fedbn/metrics.h"
+#include "fedbn/pag.h"
 #include "fedbn/param.h"
 #include "fedbn/partition.h"
 
@@ -203,6 +204,9 @@ typedef struct fb_algo {
 	int (*weights)(const fb_run *run, double *w, fb_error *err);
 	/* Optional: the accuracy when it is not that of result() (sep: the clients' mean). */
 	int (*score)(const fb_run *run, fb_score *s, fb_error *err);
+	/* Optional: the current estimate as a PAG, for algorithms that learn one (caller
+	 * frees); result() then gives it as a plain graph. */
+	fb_pag *(*pag)(const fb_run *run, fb_error *err);
 	/* Optional: client k's own estimate, for algorithms that keep one per client. */
 	fb_graph *(*client_result)(const fb_run *run, size_t k, fb_error *err);
 	/* Optional (with server_figure): the server's figure about client k after a round. */
@@ -337,6 +341,11 @@ bool fb_run_has_weights(const fb_run *run);
 int fb_run_weights(const fb_run *run, double *w, fb_error *err);
 /* Total bytes up and down so far. */
 size_t fb_run_bytes(const fb_run *run, enum fb_dir dir);
+/* Whether the run's algorithm learns a PAG (fb_run_pag gives it). */
+bool fb_run_is_pag(const fb_run *run);
+/* The run's current PAG (caller frees); NULL with one sentence when its algorithm learns
+ * none. */
+fb_pag *fb_run_pag(const fb_run *run, fb_error *err);
 /* Whether the run's result is a circuit. */
 bool fb_run_is_circuit(const fb_run *run);
 /* The run's circuit (owned by the run, valid until its next step); NULL with one sentence

@@ -102,7 +102,9 @@ size_t fb_report_items(const fb_session *s, fb_compare_item *items)
 		if (!s->meta[i].dropped)
 			items[n++] = (fb_compare_item){ s->runs[i], i + 1, s->meta[i].data,
 				                        s->meta[i].label, s->meta[i].classified,
-				                        s->meta[i].accuracy };
+				                        s->meta[i].accuracy,
+				                        s->runs[i]->whole == s->data ? s->truth_pag
+				                                                     : NULL };
 	return n;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/fci.h"
 #include "fedbn/partition.h"
 #include "fedbn/sim.h"
 #include "cmd.h"
@@ -132,6 +133,140 @@ static char *gen_source(fb_cmd_args *a, const fb_sim_options *o)
 	return t;
 }
 
+/* The k nodes of g with the most children (ties: the lower index) flagged in hidden. */
+static void gen_hide_most_children(const fb_graph *g, size_t k, bool *hidden)
+{
+	size_t *ch = fb_xcalloc(g->d + 1, sizeof *ch), *buf = fb_xmalloc((g->d + 1) * sizeof *buf);
+
+	for (size_t v = 0; v < g->d; v++)
+		ch[v] = fb_graph_children(g, v, buf);
+	for (size_t t = 0; t < k; t++) {
+		size_t best = g->d;
+
+		for (size_t v = 0; v < g->d; v++)
+			if (!hidden[v] && (best == g->d || ch[v] > ch[best]))
+				best = v;
+		hidden[best] = true;
+	}
+	free(ch);
+	free(buf);
+}
+
+/* Flag in hidden (d, all false) the variables hide= names: a count K (the K with the most
+ * children, whose hiding confounds the most pairs) or names; FB_ERR after printing why. */
+static int gen_hide_parse(fb_cmd_ctx *ctx, const char *text, const fb_graph *g, bool *hidden)
+{
+	char *copy, *word, *save = NULL, *end;
+	unsigned long k = strtoul(text, &end, 10);
+	size_t n = 0;
+	int ret = FB_CMD_OK;
+
+	if (end != text && *end == '\0') {
+		if (k < 1 || k + 2 > g->d)
+			return fb_cmd_error(ctx, "hide=%s: hide from 1 to %zu variables (d=%zu, and at "
+			                         "least 2 stay observed)", text, g->d - 2, g->d);
+		gen_hide_most_children(g, (size_t)k, hidden);
+		return FB_CMD_OK;
+	}
+	copy = fb_xstrdup(text);
+	for (word = strtok_r(copy, ",", &save); word != NULL && ret == FB_CMD_OK;
+	     word = strtok_r(NULL, ",", &save)) {
+		int v = fb_graph_find(g, word);
+
+		if (v < 0)
+			ret = fb_cmd_error(ctx, "hide=%s: there is no variable '%s' (they are X1 to "
+			                        "X%zu; or give a count, e.g. hide=3)", text, word, g->d);
+		else
+			n += !hidden[v], hidden[v] = true;
+	}
+	free(copy);
+	if (ret == FB_CMD_OK && (n == 0 || n + 2 > g->d))
+		ret = fb_cmd_error(ctx, "hide=%s: hide from 1 to %zu variables (d=%zu, and at least "
+		                        "2 stay observed)", text, g->d - 2, g->d);
+	return ret;
+}
+
+/* Hide the flagged variables: *ds keeps the observed columns, *truth the arcs among them,
+ * and *pag gets the true PAG over them (the hidden ones' effects). */
+static void gen_hide_apply(const bool *hidden, fb_dataset **ds, fb_graph **truth, fb_pag **pag)
+{
+	fb_graph *g = *truth, *t;
+	size_t d = g->d, m = 0, *cols = fb_xmalloc((d + 1) * sizeof *cols);
+	fb_dataset *obs;
+
+	for (size_t v = 0; v < d; v++)
+		if (!hidden[v])
+			cols[m++] = v;
+	*pag = fb_pag_of_dag(g, hidden, NULL); /* a generated graph is a DAG */
+	obs = fb_dataset_subset(*ds, NULL, 0, cols, m);
+	t = fb_graph_alloc(m);
+	for (size_t i = 0; i < m; i++) {
+		fb_graph_set_name(t, i, g->names[cols[i]], NULL);
+		for (size_t j = 0; j < m; j++)
+			if (fb_graph_has_arc(g, cols[i], cols[j]))
+				fb_graph_set_directed(t, i, j, g->w[cols[i] * d + cols[j]]);
+	}
+	t->weighted = g->weighted;
+	fb_dataset_free(*ds);
+	fb_graph_free(g);
+	*ds = obs;
+	*truth = t;
+	free(cols);
+}
+
+/* The hidden variables' names, comma-separated (caller frees). */
+static char *gen_hidden_names(const fb_graph *g, const bool *hidden)
+{
+	fb_buf b = { 0 };
+
+	for (size_t v = 0; v < g->d; v++)
+		if (hidden[v])
+			fb_buf_printf(&b, "%s%s", b.len > 0 ? "," : "", g->names[v]);
+	return b.data;
+}
+
+/* hide= on the generated *ds and *truth (nothing without it): *pag and *names (caller
+ * frees) get the true PAG and the hidden names; FB_CMD_ERROR after printing why, with *ds and
+ * *truth freed. */
+static int gen_hide(fb_cmd_ctx *ctx, fb_cmd_args *a, fb_dataset **ds, fb_graph **truth,
+                    fb_pag **pag, char **names)
+{
+	const char *text = fb_params_str(&a->params, "hide");
+	bool *hidden;
+
+	*pag = NULL;
+	*names = NULL;
+	if (text == NULL)
+		return FB_CMD_OK;
+	hidden = fb_xcalloc((*truth)->d + 1, sizeof *hidden);
+	if (gen_hide_parse(ctx, text, *truth, hidden) != FB_CMD_OK) {
+		free(hidden);
+		fb_dataset_free(*ds);
+		fb_graph_free(*truth);
+		return FB_CMD_ERROR;
+	}
+	*names = gen_hidden_names(*truth, hidden);
+	gen_hide_apply(hidden, ds, truth, pag);
+	free(hidden);
+	return FB_CMD_OK;
+}
+
+/* Say what gen made. */
+static void gen_report(fb_cmd_ctx *ctx, const fb_dataset *ds, const fb_graph *truth,
+                       const fb_pag *pag, const char *hidden, const char *source)
+{
+	if (pag == NULL) {
+		fprintf(ctx->out, "generated %zu rows x %zu variables; true DAG has %zu edges (%s)\n",
+		        ds->n, ds->d, fb_graph_n_edges(truth), source);
+		return;
+	}
+	fprintf(ctx->out, "generated %zu rows x %zu variables, %s hidden (%s); the truth keeps "
+	        "the %zu arcs among the observed, and their true PAG has %zu edges, %zu "
+	        "bidirected (a hidden common cause) and %zu with a circle\n", ds->n, ds->d,
+	        hidden, source, fb_graph_n_edges(truth), fb_pag_n_edges(pag),
+	        fb_pag_n_bidirected(pag), fb_pag_n_circles(pag));
+}
+
 /* gen TYPE [key=value ...]: a new dataset from a random DAG and a SEM. */
 static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
@@ -140,11 +275,15 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_dataset *ds;
 	fb_graph *truth;
 	fb_sim_client *cl;
-	char *source;
+	fb_pag *pag;
+	char *source, *hidden;
 	int dropped;
 
 	if (gen_options(ctx, a, &o) != FB_CMD_OK)
 		return FB_CMD_ERROR;
+	if (fb_params_given(&a->params, "hide") && o.clients > 0)
+		return fb_cmd_error(ctx, "hide= cannot go with clients=: hide variables first, then "
+		                         "split the rows (split horizontal K)");
 	o.cancel = fb_interrupt_cancel();
 	if (gen_simulate(&o, &ds, &truth, &cl, &err) != FB_OK) {
 		if (fb_interrupted())
@@ -152,18 +291,27 @@ static int exec_gen(fb_cmd_ctx *ctx, fb_cmd_args *a)
 			                    fb_interrupt_cause());
 		return fb_cmd_error(ctx, "%s", err.msg);
 	}
+	if (gen_hide(ctx, a, &ds, &truth, &pag, &hidden) != FB_CMD_OK)
+		return FB_CMD_ERROR;
 	source = gen_source(a, &o);
+	if (hidden != NULL) {
+		char *t = fb_xasprintf("%s hide=%s", source, hidden);
+
+		free(source);
+		source = t;
+	}
 	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);
+	ctx->s->truth_pag = pag;
 	if (!fb_params_given(&a->params, "seed"))
 		fb_history_add(ctx->s, "seed=%" PRIu64, o.seed);
-	fprintf(ctx->out, "generated %zu rows x %zu variables; true DAG has %zu edges (%s)\n",
-	        ds->n, ds->d, fb_graph_n_edges(truth), source);
+	gen_report(ctx, ds, truth, pag, hidden, source);
 	if (cl != NULL) {
 		fb_session_set_split(ctx->s, gen_partition(ds, cl, o.clients, source));
 		fprintf(ctx->out, "split over %zu clients as generated (see clients)\n", o.clients);
 	}
 	free(cl);
 	free(source);
+	free(hidden);
 	return FB_CMD_OK;
 }
 
@@ -203,6 +351,10 @@ static const fb_param_def gen_params[] = {
 	  "smallest edge weight (and mlp, mim parameter) magnitude" },
 	{ "wmax", FB_PARAM_DOUBLE, "2", 0, 1e6, NULL,
 	  "largest edge weight (and mlp, mim parameter) magnitude" },
+	{ "hide", FB_PARAM_STRING, NULL, 0, 0, NULL,
+	  "hide variables from the data, as unmeasured causes: a count K (the K with the most "
+	  "children) or names (X1,X4); the truth keeps the arcs among the others, and the true "
+	  "PAG over them (what fci can learn) goes with it to compare" },
 	{ "clients", FB_PARAM_INT, NULL, 1, 1e6, NULL,
 	  "keep the rows split over this many clients as generated: contiguous even blocks "
 	  "(the first n mod K one row longer), each client's mechanism family and noise scale "

@@ -140,6 +140,28 @@ static void print_edges(FILE *out, const fb_graph *g)
 	fb_report_edge_lines(out, g);
 }
 
+/* Print a PAG run's PAG, one edge a line, and how to read its marks. */
+static void print_pag(FILE *out, const fb_run *run)
+{
+	fb_error err;
+	fb_pag *p = fb_run_pag(run, &err);
+	fb_buf b = { 0 };
+
+	if (p == NULL)
+		return;
+	fb_pag_text(p, &b);
+	fprintf(out, "PAG edges (%zu; > arrowhead: not a cause of the other end, - tail: a cause, "
+	        "o circle: not known; <-> a hidden common cause):\n", fb_pag_n_edges(p));
+	for (const char *line = b.data; line != NULL && *line != '\0';) {
+		const char *nl = strchr(line, '\n');
+
+		fprintf(out, "  %.*s\n", (int)(nl - line), line);
+		line = nl + 1;
+	}
+	fb_buf_release(&b);
+	fb_pag_free(p);
+}
+
 /* Print a score in one paragraph. */
 static void print_score(FILE *out, const fb_score *s)
 {
@@ -228,7 +250,9 @@ int fb_report_result(FILE *out, const fb_run *run)
 	if (g == NULL && run->algo->score == NULL)
 		return FB_ERR;
 	print_heading(out, run);
-	if (g != NULL)
+	if (fb_run_is_pag(run))
+		print_pag(out, run);
+	else if (g != NULL)
 		print_edges(out, g);
 	if (run->truth == NULL)
 		fprintf(out, "no truth: no accuracy to report\n");
@@ -243,7 +267,7 @@ int fb_report_result(FILE *out, const fb_run *run)
  * figures, and what the run cost. */
 enum compare_col {
 	COL_RUN, COL_LABEL, COL_ALGO, COL_DATA, COL_SPLIT, COL_PARAMS,
-	COL_SHD, COL_SHD_DAG, COL_SHD_CPDAG, COL_TPR, COL_FDR, COL_F1, COL_NNZ,
+	COL_SHD, COL_SHD_DAG, COL_SHD_CPDAG, COL_TPR, COL_FDR, COL_F1, COL_NNZ, COL_PAG_SHD,
 	COL_LL_TRAIN, COL_LL_VALID, COL_LL_TEST, COL_CLASS, COL_ACCURACY, COL_NODES,
 	COL_ROUNDS, COL_SECONDS, COL_BYTES, NCOLS
 };
@@ -255,7 +279,7 @@ typedef struct row {
 
 /* The header of the comparison. */
 static const char *const compare_head[NCOLS] = { "run", "label", "algorithm", "dataset",
-	"split", "parameters", "SHD", "SHD-DAG", "SHD-CPDAG", "TPR", "FDR", "F1", "NNZ",
+	"split", "parameters", "SHD", "SHD-DAG", "SHD-CPDAG", "TPR", "FDR", "F1", "NNZ", "PAG-SHD",
 	"LL-train", "LL-valid", "LL-test", "classified", "accuracy", "nodes", "rounds", "seconds",
 	"bytes" };
 
@@ -296,6 +320,29 @@ static void compare_score_cells(row *r, const fb_run *run)
 	snprintf(c[4], sizeof c[4], "%.3f", s.fdr);
 	snprintf(c[5], sizeof c[5], "%.3f", s.f1);
 	snprintf(c[6], sizeof c[6], "%g", s.nnz);
+}
+
+/* The PAG-SHD cell: the run's PAG (a PAG learner's, or its graph's marks read as a PAG's)
+ * against the true PAG, mark by mark; '-' without one. */
+static void compare_pag_cell(char *cell, size_t len, const fb_compare_item *it)
+{
+	fb_error err;
+	fb_pag *p = NULL;
+	fb_graph *g;
+	size_t shd;
+
+	snprintf(cell, len, "-");
+	if (it->truth_pag == NULL || fb_run_is_circuit(it->run))
+		return;
+	if (fb_run_is_pag(it->run))
+		p = fb_run_pag(it->run, &err);
+	else if ((g = fb_run_result(it->run, &err)) != NULL) {
+		p = fb_pag_from_graph(g);
+		fb_graph_free(g);
+	}
+	if (p != NULL && fb_pag_shd(p, it->truth_pag, &shd, &err) == FB_OK)
+		snprintf(cell, len, "%zu", shd);
+	fb_pag_free(p);
 }
 
 /* A part's mean log-likelihood as a cell ("-" without rows). */
@@ -342,6 +389,7 @@ static void compare_row(row *r, const fb_compare_item *it, bool for_people)
 	snprintf(r->cell[COL_SPLIT], len, "%s", run->part != NULL ? run->part->desc : "all rows");
 	fb_report_params(run, r->cell[COL_PARAMS], len);
 	compare_score_cells(r, run);
+	compare_pag_cell(r->cell[COL_PAG_SHD], len, it);
 	compare_circuit_cells(r, it);
 	snprintf(r->cell[COL_ROUNDS], len, "%zu", fb_run_rounds(run));
 	snprintf(r->cell[COL_SECONDS], len, "%.3f%s", run->seconds, for_people ? " s" : "");
@@ -352,19 +400,21 @@ static void compare_row(row *r, const fb_compare_item *it, bool for_people)
 }
 
 /* Which columns the table of items[0..n) shows: a graph's accuracy only when a run learned
- * a graph, a circuit's figures only when one learned a circuit, the others always. */
+ * a graph, PAG-SHD only when one has a true PAG (gen hide=), a circuit's figures only when one learned a circuit, the others always. */
 static void compare_shown(const fb_compare_item *items, size_t n, bool *show)
 {
-	bool graphs = false, circuits = false;
+	bool graphs = false, circuits = false, pags = false;
 
 	for (size_t i = 0; i < n; i++) {
 		bool c = fb_run_is_circuit(items[i].run);
 
 		circuits |= c;
 		graphs |= !c;
+		pags |= !c && items[i].truth_pag != NULL;
 	}
 	for (int c = 0; c < NCOLS; c++)
-		show[c] = c >= COL_SHD && c <= COL_NNZ   ? graphs
+		show[c] = c == COL_PAG_SHD                ? pags
+		          : c >= COL_SHD && c <= COL_NNZ   ? graphs
 		          : c >= COL_LL_TRAIN && c <= COL_NODES ? circuits
 		                                                : true;
 }

@@ -43,6 +43,7 @@ typedef struct fb_compare_item {
 	const char *classified; /* a circuit run: the variable the newest classify predicted,
 	                           or NULL */
 	double accuracy;   /* that classify's accuracy */
+	const fb_pag *truth_pag; /* the true PAG of its dataset (gen hide=), or NULL */
 } fb_compare_item;
 
 struct fb_session;

@@ -79,6 +79,7 @@ void fb_session_release(fb_session *s)
 	s->nruns = 0;
 	fb_dataset_free(s->data);
 	fb_graph_free(s->truth);
+	fb_pag_free(s->truth_pag);
 	fb_partition_free(s->split);
 	fb_export_layout_free(s->layout);
 	for (size_t i = 0; i < s->nretired; i++)
@@ -168,6 +169,8 @@ size_t fb_session_set_truth(fb_session *s, fb_graph *truth, const char *source)
 
 	retire(s, s->truth, free_graph);
 	free(s->truth_source);
+	fb_pag_free(s->truth_pag);
+	s->truth_pag = NULL;
 	s->truth = truth;
 	s->truth_source = source != NULL ? fb_xstrdup(source) : NULL;
 	drop_layout(s);

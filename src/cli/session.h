@@ -50,6 +50,9 @@ typedef struct fb_session {
 	char *data_source;    /* where it came from: a file or the gen command (owned) */
 	fb_graph *truth;      /* the true graph over data's variables, or NULL (owned) */
 	char *truth_source;   /* where the truth came from (owned) */
+	fb_pag *truth_pag;    /* the true PAG over data's variables when gen hid some of the
+	                         truth's (fb_pag_of_dag), or NULL; dropped with the truth
+	                         (owned) */
 	fb_partition *split;  /* the current split of data, or NULL (owned) */
 	fb_export_layout *layout; /* node positions every picture of data shares, made by the
 	                             first export; dropped with the data or the truth (owned) */

@@ -588,6 +588,22 @@ size_t fb_run_bytes(const fb_run *run, enum fb_dir dir)
 	return run->fed != NULL ? fb_ledger_bytes(fb_fed_ledger(run->fed), 0, dir) : 0;
 }
 
+/* Whether the run learns a PAG. */
+bool fb_run_is_pag(const fb_run *run)
+{
+	return run->algo->pag != NULL;
+}
+
+/* The run's PAG. */
+fb_pag *fb_run_pag(const fb_run *run, fb_error *err)
+{
+	if (!fb_run_is_pag(run)) {
+		fb_fail(err, "%s learns no PAG (only fci does)", run->name);
+		return NULL;
+	}
+	return run->algo->pag(run, err);
+}
+
 /* Whether the run's result is a circuit. */
 bool fb_run_is_circuit(const fb_run *run)
 {

@@ -96,6 +96,12 @@ static fb_graph *fci_result(const fb_run *run, fb_error *err)
 	return fb_pag_to_graph(fb_fci_pag(run->state));
 }
 
+/* The PAG. */
+static fb_pag *fci_pag(const fb_run *run, fb_error *err)
+{
+	return fb_pag_copy(fb_fci_pag(run->state));
+}
+
 /* Free the state. */
 static void fci_destroy(fb_run *run)
 {
@@ -174,6 +180,7 @@ const fb_algo fb_algo_fci = {
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE | FB_ACCEPTS_KNOWLEDGE,
 	.params = fci_params, .figures = fci_figures, .levels = fci_levels,
 	.create = fci_create, .step = fci_step, .done = fci_done, .result = fci_result,
+	.pag = fci_pag,
 	.destroy = fci_destroy, .note = fci_note,
 	.options = &fci_options,
 };
