@@ -30,9 +30,11 @@
 
 /* Which local score GES climbs. */
 enum fb_ges_score {
-	FB_GES_SCORE_AUTO = 0, /* BDeu when every variable is discrete, else BIC */
+	FB_GES_SCORE_AUTO = 0, /* BDeu when every variable is discrete, BIC when every one is
+	                          continuous, else DG */
 	FB_GES_SCORE_BIC = 1,  /* linear Gaussian BIC */
 	FB_GES_SCORE_BDEU = 2, /* discrete BDeu (every variable discrete) */
+	FB_GES_SCORE_DG = 3,   /* degenerate Gaussian BIC (mixed data; lscore.h) */
 };
 
 /* GES's settings (defaults: the "ges" parameter table, read by fb_ges_options_init). */

@@ -164,7 +164,7 @@ static void test_complete_algo(void **state)
 	check_complete(&s, "set th", "threshold=|threads=");
 	assert_int_equal(fb_session_set_algo(&s, "voting:pc", &err), FB_OK);
 	check_complete(&s, "set vote=0.2 colliders=o", "colliders=order");
-	check_complete(&s, "set test=", "test=auto|test=fisher-z|test=g2|test=chi2|test=kci");
+	check_complete(&s, "set test=", "test=auto|test=fisher-z|test=g2|test=chi2|test=kci|test=dg");
 	check_complete(&s, "split horizontal 3 sizes=", "sizes=even|sizes=uneven|sizes=dirichlet");
 	check_complete(&s, "load x.csv discrete=a", "discrete=all|discrete=auto");
 	check_complete(&s, "circuit ", "save|load|run=|force=");
@@ -490,7 +490,7 @@ static void test_complete(void **state)
 	assert_string_equal(s, "history");
 	free(s);
 	s = complete_str("split horizontal 4 sh", "sh", &files);
-	assert_string_equal(s, "shuffle=|shared=");
+	assert_string_equal(s, "shuffle=|shared=|shuffle_cols=");
 	free(s);
 	s = complete_str("gen er noise=g", "noise=g", &files);
 	assert_string_equal(s, "noise=gauss|noise=gumbel");

@@ -362,8 +362,16 @@ static void test_algo(void **state)
 	                             "continuous)");
 	fb_params_release(&run.params);
 	assert_int_equal(fb_dataset_set_levels(ds, 0, (char *[]){ la, lb }, 2, NULL), FB_OK);
-	assert_int_equal(start(&run, ds, NULL, &err), FB_ERR);
-	assert_non_null(strstr(err.msg, "'score=auto' needs variables all continuous"));
+	assert_int_equal(start(&run, ds, "score=bic", &err), FB_OK); /* codes as numbers */
+	fb_algo_ges.destroy(&run);
+	fb_buf_release(&run.say);
+	fb_params_release(&run.params);
+	assert_int_equal(start(&run, ds, "score=bdeu", &err), FB_ERR);
+	assert_string_equal(err.msg, "'score=bdeu' needs discrete variables (the data has 19 "
+	                             "continuous)");
+	fb_params_release(&run.params);
+	assert_int_equal(start(&run, ds, NULL, &err), FB_ERR); /* auto on mixed data: dg */
+	assert_non_null(strstr(err.msg, "not a level code below 2"));
 	fb_params_release(&run.params);
 	fb_dataset_free(ds);
 }

@@ -11,6 +11,7 @@
 /* The names of score='s values. */
 static const fb_choice ges_scores[] = {
 	{ "auto", FB_GES_SCORE_AUTO }, { "bic", FB_GES_SCORE_BIC }, { "bdeu", FB_GES_SCORE_BDEU },
+	{ "dg", FB_GES_SCORE_DG },
 	{ 0 },
 };
 
@@ -94,9 +95,10 @@ static const char *ges_note(const fb_run *run)
 /* GES's parameters (causal-learn's defaults). */
 static const fb_param_def ges_params[] = {
 	{ "score", FB_PARAM_CHOICE, "auto", 0, 0, ges_scores,
-	  "local score: bic (linear Gaussian), bdeu (discrete), auto by the data's kind" },
+	  "local score: bic (linear Gaussian), bdeu (discrete), dg (degenerate Gaussian BIC "
+	  "for mixed data: discrete variables as indicator columns), auto by the data's kind" },
 	{ "lambda", FB_PARAM_DOUBLE, "0.5", 0, 1e6, NULL,
-	  "BIC penalty discount: lambda * (parents + 1) * log n (0.5: Schwarz's BIC)" },
+	  "BIC and dg penalty discount: lambda * (parameters) * log n (0.5: Schwarz's BIC)" },
 	{ "ess", FB_PARAM_DOUBLE, "1", 1e-9, 1e9, NULL,
 	  "BDeu equivalent sample size (sample prior)" },
 	{ "structure_prior", FB_PARAM_DOUBLE, "1", 0, 1e9, NULL,

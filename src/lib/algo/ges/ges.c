@@ -327,17 +327,15 @@ static int ges_pick_score(const fb_dataset *ds, const fb_ges_options *o,
 {
 	size_t disc = fb_dataset_n_discrete(ds);
 
-	if (o->score == FB_GES_SCORE_AUTO && disc != 0 && disc != ds->d)
-		return fb_fail(err, "'score=auto' needs variables all continuous or all discrete "
-		                    "(the data has %zu discrete of %zu); choose 'score=bic' or "
-		                    "'score=bdeu'", disc, ds->d);
 	if (o->score == FB_GES_SCORE_BDEU && disc != ds->d)
 		return fb_fail(err, "'score=bdeu' needs discrete variables (the data has %zu "
 		                    "continuous)", ds->d - disc);
-	lo->kind = o->score == FB_GES_SCORE_BDEU ||
-	                           (o->score == FB_GES_SCORE_AUTO && disc == ds->d && disc > 0)
-	                   ? FB_LSCORE_BDEU
-	                   : FB_LSCORE_BIC;
+	if (o->score == FB_GES_SCORE_AUTO)
+		lo->kind = disc == 0 ? FB_LSCORE_BIC : disc == ds->d ? FB_LSCORE_BDEU : FB_LSCORE_DG;
+	else
+		lo->kind = o->score == FB_GES_SCORE_BDEU ? FB_LSCORE_BDEU
+		           : o->score == FB_GES_SCORE_DG ? FB_LSCORE_DG
+		                                         : FB_LSCORE_BIC;
 	lo->lambda = o->lambda;
 	lo->ess = o->ess;
 	lo->structure_prior = o->structure_prior;

@@ -12,7 +12,7 @@
 /* The names of test='s values. */
 const fb_choice fb_pc_tests[] = {
 	{ "auto", FB_CI_AUTO }, { "fisher-z", FB_CI_FISHER_Z }, { "g2", FB_CI_G2 },
-	{ "chi2", FB_CI_CHI2 }, { "kci", FB_CI_KCI }, { 0 },
+	{ "chi2", FB_CI_CHI2 }, { "kci", FB_CI_KCI }, { "dg", FB_CI_DG }, { 0 },
 };
 /* The names of df='s values. */
 const fb_choice fb_pc_dfs[] = {

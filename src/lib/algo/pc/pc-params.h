@@ -12,10 +12,11 @@
 	{ "alpha", FB_PARAM_DOUBLE, "0.01", 0, 1, NULL, \
 	  "significance level: a pair is independent when p > alpha" }, \
 	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests, \
-	  "CI test; auto: fisher-z for continuous data, g2 for discrete data; kci: kernel " \
-	  "test for nonlinear data (n r^2 operations per test from low-rank factors of its " \
-	  "kernels when their rank r is at most n/3, p-values within about 1e-6 of the " \
-	  "exact test's; n^3 otherwise)" }
+	  "CI test; auto: fisher-z for continuous data, g2 for discrete data, dg for mixed " \
+	  "data; kci: kernel test for nonlinear data (n r^2 operations per test from " \
+	  "low-rank factors of its kernels when their rank r is at most n/3, p-values within " \
+	  "about 1e-6 of the exact test's; n^3 otherwise); dg: degenerate Gaussian " \
+	  "likelihood ratio (discrete variables as indicator columns)" }
 
 /* The settings of the discrete tests. */
 #define PC_PARAMS_DISCRETE \
