@@ -18,7 +18,7 @@ job=${1:-demo}
 top=$(cd "$(dirname "$0")" && pwd)
 
 packages="build-essential autoconf automake libtool pkg-config libgsl-dev libopenblas-dev liblapacke-dev
-	libgraphviz-dev libreadline-dev libncurses-dev libopenmpi-dev openmpi-bin libcmocka-dev libcsv-dev libnlopt-dev liblbfgs-dev liblbfgsb-dev tmux gnuplot-nox
+	libgraphviz-dev libreadline-dev libncurses-dev libopenmpi-dev openmpi-bin libcmocka-dev libsodium-dev libcsv-dev libnlopt-dev liblbfgs-dev liblbfgsb-dev tmux gnuplot-nox
 	libxml2-utils"
 case $job in fuzz) packages="$packages clang libclang-rt-14-dev" ;; esac
 

@@ -117,6 +117,10 @@ typedef struct fb_fed_options {
 	size_t threads;   /* clients computed at once (1); results do not depend on it */
 	double share;     /* share of clients taking part in each round, in (0, 1] (1) */
 	uint64_t seed;    /* the "participation" stream derives from it */
+	bool secure;      /* every sum a summed server half receives is formed by secure
+	                     aggregation (fedbn/secure.h) instead of in the clear (no) */
+	size_t threshold; /* t: the shares that rebuild a lost client's key (0: a majority) */
+	unsigned secure_bits; /* fraction bits of secure sums' fixed point (30) */
 } fb_fed_options;
 
 /* One round as a transport sees it: what to deliver, where the replies go. */
@@ -163,7 +167,7 @@ typedef struct fb_transport {
 /* A federation over a partition (not owned: it must outlive the federation). */
 typedef struct fb_federation fb_federation;
 
-/* Defaults: one thread, every client, seed 1. */
+/* Defaults: one thread, every client, seed 1, sums in the clear. */
 void fb_fed_options_init(fb_fed_options *o);
 
 /* A federation over p with the in-process transport; NULL with the reason. */
@@ -184,6 +188,12 @@ void fb_fed_set_draw(fb_federation *f, size_t m);
  * broadcast is counted to every client, but only the drawn clients' replies reach the server
  * and are counted; fb_fed_took_part still says who was drawn. */
 void fb_fed_set_everyone(fb_federation *f, bool on);
+
+/* What secure aggregation added to the ledger's messages (the algorithm's own bytes): its
+ * bytes up and down (the envelopes, each vector's count, the keys, the boxed shares, the
+ * shares of lost clients' keys) and its exchanges of its own (the setup's two, one per
+ * recovery); all 0 when the sums are formed in the clear. */
+void fb_fed_secure_cost(const fb_federation *f, size_t *up, size_t *down, size_t *exchanges);
 
 /* Rounds completed. */
 size_t fb_fed_rounds(const fb_federation *f);

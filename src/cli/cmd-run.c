@@ -31,6 +31,9 @@ static fb_run *current_run(fb_cmd_ctx *ctx)
 	fo.threads = (size_t)fb_params_int(&s->runopt, "threads");
 	fo.share = fb_params_double(&s->runopt, "share");
 	fo.seed = s->seed;
+	fo.secure = fb_params_bool(&s->runopt, "secure");
+	fo.threshold = (size_t)fb_params_int(&s->runopt, "t");
+	fo.secure_bits = (unsigned)fb_params_int(&s->runopt, "secure_bits");
 	run = fb_run_alloc(&spec, &err);
 	if (run == NULL) {
 		fb_cmd_error(ctx, "%s", err.msg);

@@ -18,6 +18,15 @@ const fb_param_def fb_session_run_options[] = {
 	  "voting:, avg:, sep: and best: take a client's fit of an earlier run with the same "
 	  "learner, parameters and rows instead of learning again (results do not depend on "
 	  "it; a run's seconds then leave out the fits it took)" },
+	{ "secure", FB_PARAM_BOOL, "no", 0, 1, NULL,
+	  "form every sum the server receives by secure aggregation (pairwise masks that cancel "
+	  "in the sum): as-feddag, as-feddag-linear, notears-admm, voting: and avg:; needs 3 "
+	  "clients" },
+	{ "t", FB_PARAM_INT, "0", 0, 1000000, NULL,
+	  "secure=yes: the clients whose shares rebuild a lost client's key (0: a majority)" },
+	{ "secure_bits", FB_PARAM_INT, "30", 8, 52, NULL,
+	  "secure=yes: fraction bits of the fixed point the sums are formed in (precision "
+	  "2^-bits per number)" },
 	{ 0 },
 };
 

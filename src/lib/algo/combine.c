@@ -8,8 +8,10 @@
  * rows and sends one d x d matrix; the server combines them.  voting: and avg: need only the
  * sum of the matrices over the clients (FB_ALGO_SUMMED): avg:'s server is handed that sum
  * alone; voting:'s rule reads only the count of each mark (fb_combine_vote_counts), but its
- * server still decodes each client's graph, which it keeps as the client's result.  best:
- * and sep: need each client's graph. */
+ * server still decodes each client's graph, which it keeps as the client's result, except
+ * under secure aggregation, where each client sends its marks as 0/1 numbers and the server
+ * is handed their sum, the counts, alone (and keeps no client graph).  best: and sep: need
+ * each client's graph. */
 #include "config.h"
 
 #include <stdio.h>
@@ -284,11 +286,40 @@ static size_t avg_sum_len(const void *state)
 	return c->d * c->d;
 }
 
+/* voting: under secure aggregation, client k: its graph's marks as 0/1 numbers, whose sum
+ * over the clients is the count of each mark. */
+static int vote_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                       fb_msg *up, double *figure, fb_error *err)
+{
+	if (comb_client(state, k, local, down, up, figure, err) != FB_OK)
+		return FB_ERR;
+	for (size_t e = 0; e < up->nd; e++)
+		up->d[e] = up->d[e] != 0.0 ? 1.0 : 0.0;
+	return FB_OK;
+}
+
+/* voting: under secure aggregation, the server: the vote rule on the counts alone. */
+static int vote_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
+{
+	fb_run *run = state;
+	comb *c = run->state;
+
+	(void)err;
+	c->result = fb_combine_vote_counts(in->sum, in->count, c->d,
+	                                   fb_params_double(&run->params, "vote"), c->names);
+	fb_msg_doubles(down, 0);
+	c->done = true;
+	return FB_OK;
+}
+
 /* The two halves of voting:, best: and sep: over a graph learner. */
 static const fb_fed_ops comb_ops = { .client = comb_client, .server = comb_server };
 /* The two halves of avg:, whose server needs only the sum of the clients' weights. */
 static const fb_fed_ops avg_ops = { .client = comb_client, .server_sum = avg_server,
 	                            .sum_len = avg_sum_len };
+/* The two halves of voting: under secure aggregation: the server is handed the counts. */
+static const fb_fed_ops vote_ops = { .client = vote_client, .server_sum = vote_server,
+	                             .sum_len = avg_sum_len };
 
 /* The numbers of a circuit's size, in the order a sep: client sends them. */
 #define CIRC_NSTATS 7
@@ -406,6 +437,8 @@ static const fb_fed_ops *comb_ops_of(const fb_run *run)
 {
 	if (run->inner->flags & FB_ALGO_CIRCUIT)
 		return &circ_ops;
+	if (run->algo == &fb_algo_voting && run->fedopt.secure)
+		return &vote_ops;
 	return run->algo == &fb_algo_avg ? &avg_ops : &comb_ops;
 }
 

@@ -155,6 +155,44 @@ static int check_inputs(const fb_algo *a, const fb_algo *inner, const fb_dataset
 	return FB_OK;
 }
 
+/* What the server of an algorithm that is not summed must see of each client, for the
+ * sentence that refuses secure=yes. */
+static const char *seen_alone(const fb_algo *a)
+{
+	static const struct { const char *prefix, *what; } seen[] = {
+		{ "fedpc", "skeleton votes and orientation choices" },
+		{ "sep", "graph (it keeps one per client)" },
+		{ "best", "graph (it picks the one closest to the truth)" },
+		{ "notears-mlp-admm", "network parameters" },
+		{ "fedcircuit", "circuit statistics" },
+	};
+
+	for (size_t i = 0; i < sizeof seen / sizeof *seen; i++)
+		if (strncmp(a->name, seen[i].prefix, strlen(seen[i].prefix)) == 0)
+			return seen[i].what;
+	return "message";
+}
+
+/* secure=yes takes the algorithms whose server needs only sums (FB_ALGO_SUMMED) over a
+ * federation; every other is refused saying what its server must see. */
+static int check_secure(const fb_run *run, const char *name, fb_error *err)
+{
+	const fb_algo *a = run->algo;
+
+	if (!run->fedopt.secure)
+		return FB_OK;
+	if (run->part == NULL)
+		return fb_fail(err, "%s learns from all rows in one place: there is no server and no "
+		               "sum for secure=yes to hide (set secure=no)", name);
+	if (!(a->flags & FB_ALGO_SUMMED) ||
+	    (run->inner != NULL && (run->inner->flags & FB_ALGO_CIRCUIT)))
+		return fb_fail(err, "%s's server must see each client's %s on its own, not only their "
+		               "sum, so secure=yes cannot take it (it takes gs-feddag, as-feddag, "
+		               "as-feddag-linear, notears-admm, voting: and avg:)", name,
+		               seen_alone(a));
+	return FB_OK;
+}
+
 /* When the dataset holds rows out, make the learners' view of it: the training rows of the
  * data and of each client. */
 static int run_hold_out(fb_run *run, fb_error *err)
@@ -248,6 +286,8 @@ fb_run *fb_run_alloc(const fb_run_spec *spec, fb_error *err)
 		fb_fail(err, "%s needs every client in every round (share=1)", name);
 		goto fail;
 	}
+	if (check_secure(run, name, err) != FB_OK)
+		goto fail;
 	if (run->part != NULL && (run->fed = fb_fed_alloc(run->part, &run->fedopt, err)) == NULL)
 		goto fail;
 	if (run->fed != NULL && fb_fed_open(run->fed, name, &run->params, err) != FB_OK)

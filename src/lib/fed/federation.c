@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fedbn/fed.h"
+#include "fedbn/secure.h"
 
 /* The federation. */
 struct fb_federation {
@@ -39,6 +40,11 @@ struct fb_federation {
 	double *client_s;           /* k: seconds each client's half took here last round */
 	const fb_fed_ops *halves;   /* a client process: the algorithm's halves, or NULL */
 	void *halves_state;         /* and their state */
+	fb_secure_server *sec;      /* secure aggregation's server side, or NULL: sums in the
+	                               clear */
+	fb_secure_client **sec_client; /* k: each in-process client's side (NULL remote) */
+	size_t sec_bytes[2];        /* secure aggregation's own bytes down and up */
+	size_t sec_exchanges;       /* and its exchanges of its own */
 };
 
 /* One worker's share of a round: clients first, first + stride, ... */
@@ -47,6 +53,7 @@ typedef struct worker {
 	const fb_fed_ops *ops;   /* the algorithm's halves */
 	void *state;             /* the algorithm's state */
 	size_t first, stride;    /* which clients */
+	bool secure;             /* through secure aggregation's client side */
 } worker;
 
 /* Run the client halves assigned to one worker. */
@@ -61,8 +68,13 @@ static void *run_clients(void *arg)
 		if (!f->computes[k])
 			continue;
 		t0 = fb_clock_now();
-		f->status[k] = w->ops->client(w->state, k, f->part->clients[k].data, &f->down,
-		                              &f->up[k], &f->figure[k], &f->errs[k]);
+		if (w->secure)
+			f->status[k] = fb_secure_answer(f->sec_client[k], w->ops, w->state, k,
+			                                f->part->clients[k].data, &f->down, &f->up[k],
+			                                &f->figure[k], &f->errs[k]);
+		else
+			f->status[k] = w->ops->client(w->state, k, f->part->clients[k].data, &f->down,
+			                              &f->up[k], &f->figure[k], &f->errs[k]);
 		f->client_s[k] = fb_clock_now() - t0;
 	}
 	return NULL;
@@ -78,7 +90,7 @@ static void inproc_exchange(fb_federation *f, const fb_fed_ops *ops, void *state
 	size_t started = 0;
 
 	for (size_t t = 0; t < nt; t++)
-		w[t] = (worker){ f, ops, state, t, nt };
+		w[t] = (worker){ f, ops, state, t, nt, f->sec != NULL && ops->server_sum != NULL };
 	for (size_t t = 1; t < nt; t++)
 		if (pthread_create(&tid[t], NULL, run_clients, &w[t]) == 0)
 			started = t;
@@ -116,6 +128,30 @@ void fb_fed_options_init(fb_fed_options *o)
 	o->threads = 1;
 	o->share = 1.0;
 	o->seed = 1;
+	o->secure = false;
+	o->threshold = 0;
+	o->secure_bits = 30;
+}
+
+/* Secure aggregation's sides in this process: the server's unless this is a client's
+ * process, each client's when they run here. */
+static int secure_alloc(fb_federation *f, fb_error *err)
+{
+	size_t k = f->part->k;
+
+	if (!f->opt.secure)
+		return FB_OK;
+	if (fb_secure_check(&f->opt, k, err) != FB_OK)
+		return FB_ERR;
+	if (f->tr != NULL && f->tr->local < k)
+		return FB_OK; /* a client process: its side lives with its protocol */
+	f->sec = fb_secure_server_new(k, &f->opt);
+	if (f->tr == NULL) {
+		f->sec_client = fb_xcalloc(k, sizeof *f->sec_client);
+		for (size_t c = 0; c < k; c++)
+			f->sec_client[c] = fb_secure_client_new(k, c, &f->opt);
+	}
+	return FB_OK;
 }
 
 /* A federation over p. */
@@ -146,6 +182,10 @@ fb_federation *fb_fed_alloc(const fb_partition *p, const fb_fed_options *o, fb_e
 	f->client_s = fb_xcalloc(p->k, sizeof *f->client_s);
 	for (size_t k = 0; k < p->k; k++)
 		f->figure[k] = NAN;
+	if (secure_alloc(f, err) != FB_OK) {
+		fb_fed_free(f);
+		return NULL;
+	}
 	return f;
 }
 
@@ -171,6 +211,10 @@ void fb_fed_free(fb_federation *f)
 	free(f->lost);
 	free(f->client_s);
 	fb_buf_release(&f->news);
+	fb_secure_server_free(f->sec);
+	for (size_t k = 0; f->sec_client != NULL && k < f->part->k; k++)
+		fb_secure_client_free(f->sec_client[k]);
+	free(f->sec_client);
 	free(f);
 }
 
@@ -280,9 +324,162 @@ static void ledger_round(fb_federation *f, size_t round, const fb_msg **up)
 	}
 }
 
+/* What a side exchange of secure aggregation's own changes in the round's record, kept to
+ * be put back: who takes part and computes, the figures and timings, the draw's leniency. */
+typedef struct saved_round {
+	bool *part_now, *computes;
+	double *figure, *client_s;
+	bool partial;
+} saved_round;
+
+/* Keep the round's record (put back, and freed, by restore_round). */
+static void save_round(const fb_federation *f, saved_round *sv)
+{
+	size_t k = f->part->k;
+
+	sv->part_now = fb_xmalloc(k * sizeof *sv->part_now);
+	sv->computes = fb_xmalloc(k * sizeof *sv->computes);
+	sv->figure = fb_xmalloc(k * sizeof *sv->figure);
+	sv->client_s = fb_xmalloc(k * sizeof *sv->client_s);
+	memcpy(sv->part_now, f->part_now, k * sizeof *sv->part_now);
+	memcpy(sv->computes, f->computes, k * sizeof *sv->computes);
+	memcpy(sv->figure, f->figure, k * sizeof *sv->figure);
+	memcpy(sv->client_s, f->client_s, k * sizeof *sv->client_s);
+	sv->partial = f->partial;
+}
+
+/* Put the round's record back. */
+static void restore_round(fb_federation *f, saved_round *sv)
+{
+	size_t k = f->part->k;
+
+	memcpy(f->part_now, sv->part_now, k * sizeof *sv->part_now);
+	memcpy(f->computes, sv->computes, k * sizeof *sv->computes);
+	memcpy(f->figure, sv->figure, k * sizeof *sv->figure);
+	memcpy(f->client_s, sv->client_s, k * sizeof *sv->client_s);
+	f->partial = sv->partial;
+	free(sv->part_now);
+	free(sv->computes);
+	free(sv->figure);
+	free(sv->client_s);
+}
+
+/* One exchange of secure aggregation's own in round: msg to the clients flagged in to, their
+ * answers left in f->up (ans[c] pointing at them, NULL for the others); its bytes go to the
+ * secure tally, not the ledger.  FB_ERR naming a client that failed or did not answer. */
+static int secure_exchange(fb_federation *f, const fb_fed_ops *ops, void *state, size_t round,
+                           fb_msg *msg, const bool *to, const fb_msg **ans, fb_error *err)
+{
+	size_t k = f->part->k;
+	fb_msg keep = f->down;
+	saved_round sv;
+	int ret = FB_OK;
+
+	save_round(f, &sv);
+	for (size_t c = 0; c < k; c++) {
+		f->part_now[c] = f->computes[c] = to[c];
+		f->status[c] = FB_OK;
+		fb_error_clear(&f->errs[c]);
+	}
+	f->partial = false;
+	f->down = *msg;
+	if (f->tr == NULL)
+		inproc_exchange(f, ops, state);
+	else
+		ret = remote_exchange(f, round, err);
+	f->down = keep;
+	for (size_t c = 0; c < k; c++) {
+		if (ret == FB_OK && to[c] && f->status[c] != FB_OK)
+			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
+		f->sec_bytes[FB_DOWN] += to[c] ? f->bytes[c] : 0;
+		f->sec_bytes[FB_UP] += to[c] ? f->bytes[k + c] : 0;
+		ans[c] = to[c] ? &f->up[c] : NULL;
+	}
+	f->sec_exchanges++;
+	restore_round(f, &sv);
+	return ret;
+}
+
+/* Secure aggregation's setup, before the first summed round: every client advertises its
+ * public key, then sends its key's shares boxed to the others. */
+static int secure_setup(fb_federation *f, const fb_fed_ops *ops, void *state, size_t round,
+                        fb_error *err)
+{
+	size_t k = f->part->k;
+	bool *all = fb_xcalloc(k, sizeof *all);
+	const fb_msg **ans = fb_xcalloc(k, sizeof *ans);
+	fb_msg msg = { 0 };
+	int ret = FB_OK;
+
+	for (size_t c = 0; c < k; c++)
+		all[c] = !f->gone[c];
+	for (int stage = FB_SECURE_KEYS; stage <= FB_SECURE_SHARES && ret == FB_OK; stage++) {
+		fb_secure_setup_down(f->sec, (enum fb_secure_stage)stage, &msg);
+		ret = secure_exchange(f, ops, state, round, &msg, all, ans, err);
+		if (ret == FB_OK)
+			ret = fb_secure_setup_take(f->sec, (enum fb_secure_stage)stage, ans, err);
+	}
+	fb_msg_release(&msg);
+	free(ans);
+	free(all);
+	return ret;
+}
+
+/* The round's envelope and each masked vector's count are secure aggregation's bytes: moved
+ * from the ledger's figures of the round to its own tally. */
+static void secure_ledger(fb_federation *f, size_t env)
+{
+	size_t k = f->part->k;
+
+	for (size_t c = 0; c < k; c++) {
+		if (!f->computes[c] && !f->part_now[c])
+			continue;
+		f->bytes[c] -= f->bytes[c] >= env ? env : 0;
+		f->sec_bytes[FB_DOWN] += env;
+		if (f->part_now[c] && f->bytes[k + c] >= 8) {
+			f->bytes[k + c] -= 8;
+			f->sec_bytes[FB_UP] += 8;
+		}
+	}
+}
+
+/* The round's sum by secure aggregation; a client that took part and was lost has its masks
+ * removed from the shares of the survivors, asked in an exchange of its own (the masked
+ * vectors kept meanwhile). */
+static int secure_sum(fb_federation *f, const fb_fed_ops *ops, void *state,
+                      const fb_msg *const *up, double *sum, fb_fed_total *in, fb_error *err)
+{
+	size_t k = f->part->k;
+	fb_msg ask = { 0 }, *kept = fb_xcalloc(k, sizeof *kept);
+	bool *surv = fb_xcalloc(k, sizeof *surv);
+	const fb_msg **ans = fb_xcalloc(k, sizeof *ans);
+	int got;
+
+	while ((got = fb_secure_sum(f->sec, up, sum, &in->count, &in->silent, &ask, surv,
+	                            err)) == 1) {
+		for (size_t c = 0; c < k; c++)
+			fb_msg_copy(&kept[c], &f->up[c]);
+		got = secure_exchange(f, ops, state, f->rounds + 1, &ask, surv, ans, err);
+		if (got == FB_OK)
+			got = fb_secure_recover(f->sec, ans, err);
+		for (size_t c = 0; c < k; c++)
+			fb_msg_copy(&f->up[c], &kept[c]);
+		if (got != FB_OK)
+			break;
+	}
+	for (size_t c = 0; c < k; c++)
+		fb_msg_release(&kept[c]);
+	fb_msg_release(&ask);
+	free(kept);
+	free(surv);
+	free(ans);
+	return got;
+}
+
 /* The server half on the round's replies (up[c] NULL where client c's did not reach it):
  * handed the replies themselves, or, for an algorithm that declares its replies summable
- * (ops->server_sum), only their sum and count, formed by fb_fed_sum. */
+ * (ops->server_sum), only their sum and count, formed by fb_fed_sum or by secure
+ * aggregation. */
 static int server_half(fb_federation *f, const fb_fed_ops *ops, void *state,
                        const fb_msg *const *up, fb_error *err)
 {
@@ -294,10 +491,44 @@ static int server_half(fb_federation *f, const fb_fed_ops *ops, void *state,
 		return ops->server(state, up, f->part->k, &f->down, err);
 	in.n = ops->sum_len(state);
 	in.sum = sum = fb_xcalloc(in.n > 0 ? in.n : 1, sizeof *sum);
-	ret = fb_fed_sum(up, f->part->k, in.n, sum, &in.count, &in.silent, err);
+	if (f->sec != NULL)
+		ret = secure_sum(f, ops, state, up, sum, &in, err);
+	else
+		ret = fb_fed_sum(up, f->part->k, in.n, sum, &in.count, &in.silent, err);
 	if (ret == FB_OK)
 		ret = ops->server_sum(state, &in, &f->down, err);
 	free(sum);
+	return ret;
+}
+
+/* The round's exchange: the clients' halves here or over the transport; with secure
+ * aggregation the broadcast carries the round's envelope (taken off again after), after the
+ * keys were exchanged before the first summed round. */
+static int round_exchange(fb_federation *f, const fb_fed_ops *ops, void *state, size_t round,
+                          fb_error *err)
+{
+	bool secure = f->sec != NULL && ops->server_sum != NULL;
+	size_t env = 0;
+	int ret = FB_OK;
+
+	if (secure && !fb_secure_ready(f->sec) && secure_setup(f, ops, state, round, err) != FB_OK)
+		return FB_ERR;
+	choose_clients(f);
+	round_reset(f);
+	if (secure && fb_secure_wrap(f->sec, &f->down, round, ops->sum_len(state), f->part_now,
+	                             err) != FB_OK)
+		return FB_ERR;
+	env = secure ? fb_secure_envelope_bytes(&f->down) : 0;
+	f->exchange_s = fb_clock_now();
+	if (f->tr == NULL)
+		inproc_exchange(f, ops, state);
+	else if (remote_exchange(f, round, err) != FB_OK || leave_out_lost(f, err) != FB_OK)
+		ret = FB_ERR;
+	f->exchange_s = fb_clock_now() - f->exchange_s;
+	if (secure) {
+		fb_secure_unwrap(&f->down);
+		secure_ledger(f, env);
+	}
 	return ret;
 }
 
@@ -314,14 +545,8 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 		return fb_fail(err, "client %zu answers the server's rounds in its own loop",
 		               f->tr->local + 1);
 	}
-	choose_clients(f);
-	round_reset(f);
-	f->exchange_s = fb_clock_now();
-	if (f->tr == NULL)
-		inproc_exchange(f, ops, state);
-	else if (remote_exchange(f, round, err) != FB_OK || leave_out_lost(f, err) != FB_OK)
+	if (round_exchange(f, ops, state, round, err) != FB_OK)
 		return FB_ERR;
-	f->exchange_s = fb_clock_now() - f->exchange_s;
 	for (size_t c = 0; c < k && ret == FB_OK; c++)
 		if (f->computes[c] && f->status[c] != FB_OK)
 			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
@@ -340,6 +565,14 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 		f->rounds = round;
 	free(up);
 	return ret;
+}
+
+/* Secure aggregation's own bytes and exchanges. */
+void fb_fed_secure_cost(const fb_federation *f, size_t *up, size_t *down, size_t *exchanges)
+{
+	*up = f->sec_bytes[FB_UP];
+	*down = f->sec_bytes[FB_DOWN];
+	*exchanges = f->sec_exchanges;
 }
 
 /* The next broadcast. */

@@ -10,6 +10,12 @@ src_lib_fed_libfed_la_SOURCES = \
 	src/lib/fed/message.c \
 	src/lib/fed/federation.c \
 	src/lib/fed/sum.c \
+	include/fedbn/secagg.h \
+	include/fedbn/secure.h \
+	src/lib/fed/secure-int.h \
+	src/lib/fed/secagg.c \
+	src/lib/fed/secure.c \
+	src/lib/fed/secure-server.c \
 	include/fedbn/wire.h \
 	src/lib/fed/wire.c \
 	include/fedbn/fedmpi.h \
@@ -24,6 +30,8 @@ src_lib_fed_libfed_la_SOURCES = \
 	src/lib/fed/protocol-connect.c \
 	src/lib/fed/protocol-server.c \
 	src/lib/fed/protocol-client.c
+# secure sums: the only code that includes sodium.h
+src_lib_fed_libfed_la_CFLAGS = $(AM_CFLAGS) $(SODIUM_CFLAGS)
 
 # the MPI link: the only code that includes mpi.h and links Open MPI; without Open MPI the
 # same entries say so
@@ -45,6 +53,10 @@ TESTS += tests/unit/test-sites
 
 check_PROGRAMS += tests/unit/test-wire
 TESTS += tests/unit/test-wire
+
+check_PROGRAMS += tests/unit/test-secure
+TESTS += tests/unit/test-secure
+tests_unit_test_secure_SOURCES = tests/unit/test-secure.c tests/mpi/compare.h tests/mpi/compare.c
 
 if FB_FUZZERS
 noinst_PROGRAMS += tests/fuzz/fuzz-wire

@@ -45,7 +45,9 @@ static int answer_round(fb_proto *p, const fb_fed_ops *ops, void *state,
 	size_t len;
 	int ret;
 
-	if (ops->client(state, p->tr.local, local, down, up, &h.figure, &why) != FB_OK) {
+	if ((p->sec != NULL && ops->server_sum != NULL
+	     ? fb_secure_answer(p->sec, ops, state, p->tr.local, local, down, up, &h.figure, &why)
+	     : ops->client(state, p->tr.local, local, down, up, &h.figure, &why)) != FB_OK) {
 		h.type = FB_WIRE_FAIL;
 		memcpy(fb_msg_bytes(&failure, strlen(why.msg) + 1), why.msg, strlen(why.msg) + 1);
 	}
@@ -173,7 +175,8 @@ static int read_open(const fb_proto *p, const fb_msg *m, fb_proto_open *open, fb
 	const char *w[2];
 
 	memset(open, 0, sizeof *open);
-	if (m->nd != 3 || !(m->d[0] >= 1 && m->d[0] < 1e9 && m->d[1] >= 0 && m->d[1] < 1e15))
+	if (m->nd != 6 || !(m->d[0] >= 1 && m->d[0] < 1e9 && m->d[1] >= 0 && m->d[1] < 1e15) ||
+	    !(m->d[4] >= 0 && m->d[4] <= m->d[0] && m->d[5] >= 8 && m->d[5] <= 52))
 		return fb_fail(err, "the server's opening of a run is garbled");
 	for (int i = 0; i < 2; i++) {
 		const unsigned char *end = at < m->nb ? memchr(m->b + at, 0, m->nb - at) : NULL;
@@ -189,6 +192,9 @@ static int read_open(const fb_proto *p, const fb_msg *m, fb_proto_open *open, fb
 	fb_fed_options_init(&open->fed);
 	open->fed.seed = strtoull(w[1], NULL, 10);
 	open->fed.share = m->d[2];
+	open->fed.secure = m->d[3] != 0.0;
+	open->fed.threshold = (size_t)m->d[4];
+	open->fed.secure_bits = (unsigned)m->d[5];
 	open->k = (size_t)m->d[0];
 	open->n = (size_t)m->d[1];
 	open->client = p->tr.local;
@@ -256,6 +262,9 @@ int fb_proto_next(fb_proto *p, fb_proto_open *open, fb_error *err)
 		if (h.type == FB_WIRE_OPEN) {
 			p->run = h.run;
 			ret = read_open(p, &m, open, err) == FB_OK ? 1 : FB_ERR;
+			fb_secure_client_free(p->sec);
+			p->sec = ret == 1 && open->fed.secure && open->client < open->k
+			         ? fb_secure_client_new(open->k, open->client, &open->fed) : NULL;
 			break;
 		}
 		if (h.type == FB_WIRE_LAYOUT && (ret = read_layout(p, &m, err)) != FB_OK)

@@ -4,6 +4,7 @@
 #define FEDBN_PROTOCOL_INT_H
 
 #include "fedbn/proto.h"
+#include "fedbn/secure.h"
 #include "fedbn/wire.h"
 
 /* This process's side of a study. */
@@ -21,6 +22,8 @@ struct fb_proto {
 	unsigned char *pending;   /* client: a frame read ahead of its run's end (owned) */
 	size_t npending;          /* its length */
 	fb_proto_layout layout;   /* client: the federation as the server laid it out */
+	fb_secure_client *sec;    /* client: its side of secure aggregation in the open run,
+	                             or NULL (sums in the clear) */
 };
 
 /* Send len bytes to process dest by deadline; FB_ERR (err naming it, may be NULL). */

@@ -299,17 +299,21 @@ static int server_exchange(fb_transport *t, fb_round_io *io, fb_error *err)
 	return ret == FB_OK ? collect_replies(p, io, err) : FB_ERR;
 }
 
-/* The OPEN frame's payload: k, n, share as numbers; algo, seed and words as bytes. */
+/* The OPEN frame's payload: k, n, share, and secure aggregation's options (on, t, fraction
+ * bits) as numbers; algo, seed and words as bytes. */
 static void open_payload(const fb_proto *p, const char *algo, char *const *words,
                          size_t nwords, const fb_fed_options *o, fb_msg *m)
 {
 	fb_buf b = { 0 };
-	double *d = fb_msg_doubles(m, 3);
+	double *d = fb_msg_doubles(m, 6);
 	char seed[32];
 
 	d[0] = (double)p->k;
 	d[1] = (double)p->n;
 	d[2] = o->share;
+	d[3] = o->secure ? 1.0 : 0.0;
+	d[4] = (double)o->threshold;
+	d[5] = (double)o->secure_bits;
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
 	fb_buf_append(&b, algo, strlen(algo) + 1);
 	fb_buf_append(&b, seed, strlen(seed) + 1);

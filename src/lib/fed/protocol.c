@@ -49,6 +49,7 @@ void fb_proto_end(fb_proto *p)
 	if (p->link->rank == 0)
 		fb_proto_server_end(p);
 	lost = p->lost;
+	fb_secure_client_free(p->sec);
 	free(p->pending);
 	free(p->layout.gid);
 	p->link->stop(p->link, lost);

@@ -1,0 +1,641 @@
+/* Tests of secure aggregation: Shamir's shares rebuild a secret from any t of them and not
+ * from fewer; the fixed point keeps a number within half a step and refuses one beyond its
+ * range, naming secure_bits=; the clients' masks cancel in the sum while no masked vector
+ * shows its client's numbers; a lost client's masks are removed from the survivors' shares;
+ * the same seed gives the same bits.  The federation with secure=yes hands its summed server
+ * only sums over at least two clients, never a client's vector (the server half is
+ * instrumented); the algorithms that take it give the plain run's graphs, their weights
+ * within the fixed point's precision; every other is refused in one sentence, as are fewer
+ * than 3 clients and t= above the client count. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include "../mpi/compare.h"
+#include "fedbn/algo.h"
+#include "fedbn/link.h"
+#include "fedbn/secure.h"
+#include "fedbn/sim.h"
+
+/* Report one check of the shared study code (compare.c): a failure fails the test. */
+void check(bool ok, const char *what, const char *name)
+{
+	if (!ok)
+		fail_msg("%s: %s", name, what);
+}
+
+/* Clients of the protocol-level tests. */
+#define K 5
+/* Numbers of each vector there. */
+#define N 4
+
+/* Shamir: every choice of t of the n shares rebuilds the secret; t - 1 of them do not;
+ * equal points are refused; the field's product and inverse agree. */
+static void test_shamir(void **unused)
+{
+	unsigned char secret[32], seed[32], back[32];
+	uint64_t shares[6 * FB_SHAMIR_WORDS], xs[6], pick[6 * FB_SHAMIR_WORDS];
+	fb_error err;
+
+	assert_int_equal(fb_sa_init(&err), FB_OK);
+	for (int i = 0; i < 32; i++)
+		secret[i] = (unsigned char)(7 * i + 1), seed[i] = (unsigned char)i;
+	assert_int_equal(fb_gf_mul(fb_gf_inv(123456789), 123456789), 1);
+	assert_int_equal(fb_gf_mul(FB_SHAMIR_P - 1, FB_SHAMIR_P - 1), 1);
+	fb_shamir_split(secret, 3, 6, seed, shares);
+	for (unsigned mask = 0; mask < 64; mask++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < 6; i++)
+			if (mask & (1u << i)) {
+				xs[m] = i + 1;
+				memcpy(pick + m * FB_SHAMIR_WORDS, shares + i * FB_SHAMIR_WORDS,
+				       sizeof *shares * FB_SHAMIR_WORDS);
+				m++;
+			}
+		if (m < 2)
+			continue;
+		if (fb_shamir_combine(xs, pick, m, back, &err) == FB_OK && m >= 3)
+			assert_memory_equal(back, secret, 32);
+		else if (m >= 3)
+			fail_msg("%zu shares did not combine: %s", m, err.msg);
+		if (m == 2 && fb_shamir_combine(xs, pick, m, back, &err) == FB_OK)
+			assert_memory_not_equal(back, secret, 32);
+	}
+	xs[0] = xs[1] = 2;
+	assert_int_equal(fb_shamir_combine(xs, shares, 3, back, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "same point"));
+}
+
+/* Fixed point: within half a step of 2^-bits; the range's edge; NaN and beyond refused. */
+static void test_fixed(void **unused)
+{
+	double x[5] = { 0.1, -3.75, 1e-12, 123456.789, -0.5 }, back[5];
+	uint64_t enc[5];
+	double big = fb_fixed_bound(30, 8) * 1.01;
+	fb_error err;
+
+	assert_int_equal(fb_fixed_encode(x, 5, 30, 8, enc, &err), FB_OK);
+	fb_fixed_decode(enc, 5, 30, back);
+	for (int i = 0; i < 5; i++)
+		assert_true(fabs(back[i] - x[i]) <= ldexp(1.0, -31));
+	assert_true(fb_fixed_bound(30, 8) > 1e9 && fb_fixed_bound(30, 8) < 1.1e9);
+	assert_int_equal(fb_fixed_encode(&big, 1, 30, 8, enc, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "set secure_bits= lower"));
+	x[2] = NAN;
+	assert_int_equal(fb_fixed_encode(x, 5, 30, 8, enc, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "number 3 of 5"));
+}
+
+/* The toy client: its vector is (k + 1) * (1, 0.5, -0.25, 1/3); client 3 (index 2) sends
+ * nothing when silent is set. */
+static int toy_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                      fb_msg *up, double *figure, fb_error *err)
+{
+	const bool *silent = state;
+	double *d;
+
+	if (silent != NULL && *silent && k == 2) {
+		fb_msg_doubles(up, 0);
+		return FB_OK;
+	}
+	d = fb_msg_doubles(up, N);
+	d[0] = (double)(k + 1), d[1] = 0.5 * (double)(k + 1);
+	d[2] = -0.25 * (double)(k + 1), d[3] = (double)(k + 1) / 3.0;
+	*figure = (double)k;
+	return FB_OK;
+}
+
+/* The toy's halves (its server is never called here). */
+static const fb_fed_ops toy_ops = { .client = toy_client };
+
+/* A protocol of K clients: each side, their keys and shares exchanged. */
+typedef struct study {
+	fb_secure_client *c[K];
+	fb_secure_server *s;
+	fb_msg up[K];
+} study;
+
+/* Every client answers down (those flagged in to, all when NULL). */
+static void answer_all(study *st, const fb_msg *down, const bool *to, void *state)
+{
+	fb_error err;
+
+	for (size_t k = 0; k < K; k++) {
+		double fig;
+
+		if (to != NULL && !to[k])
+			continue;
+		if (fb_secure_answer(st->c[k], &toy_ops, state, k, NULL, down, &st->up[k], &fig,
+		                     &err) != FB_OK)
+			fail_msg("client %zu: %s", k + 1, err.msg);
+	}
+}
+
+/* Set a study up with seed and threshold t. */
+static void study_open(study *st, uint64_t seed, size_t t)
+{
+	fb_fed_options o;
+	fb_msg down = { 0 };
+	const fb_msg *up[K];
+	fb_error err;
+
+	fb_fed_options_init(&o);
+	o.secure = true;
+	o.seed = seed;
+	o.threshold = t;
+	memset(st, 0, sizeof *st);
+	assert_int_equal(fb_secure_check(&o, K, &err), FB_OK);
+	st->s = fb_secure_server_new(K, &o);
+	for (size_t k = 0; k < K; k++) {
+		st->c[k] = fb_secure_client_new(K, k, &o);
+		up[k] = &st->up[k];
+	}
+	for (int stage = FB_SECURE_KEYS; stage <= FB_SECURE_SHARES; stage++) {
+		fb_secure_setup_down(st->s, (enum fb_secure_stage)stage, &down);
+		answer_all(st, &down, NULL, NULL);
+		assert_int_equal(fb_secure_setup_take(st->s, (enum fb_secure_stage)stage, up, &err),
+		                 FB_OK);
+	}
+	assert_true(fb_secure_ready(st->s));
+	fb_msg_release(&down);
+}
+
+/* Free a study. */
+static void study_close(study *st)
+{
+	for (size_t k = 0; k < K; k++) {
+		fb_secure_client_free(st->c[k]);
+		fb_msg_release(&st->up[k]);
+	}
+	fb_secure_server_free(st->s);
+}
+
+/* One masked round of the toy among the clients in part; the algorithm's broadcast (one
+ * number) goes inside the envelope and comes out unchanged. */
+static void masked_round(study *st, uint64_t round, const bool *part, void *state)
+{
+	fb_msg down = { 0 };
+	fb_error err;
+
+	fb_msg_doubles(&down, 1)[0] = 42;
+	assert_int_equal(fb_secure_wrap(st->s, &down, round, N, part, &err), FB_OK);
+	assert_true(fb_secure_envelope_bytes(&down) > 0);
+	answer_all(st, &down, part, state);
+	fb_secure_unwrap(&down);
+	assert_int_equal(down.nb, 0);
+	assert_int_equal(down.nd, 1);
+	fb_msg_release(&down);
+}
+
+/* The plain sum of the toy's vectors over the clients flagged in from. */
+static void toy_sum(const bool *from, bool silent3, double *want, size_t *count)
+{
+	*count = 0;
+	memset(want, 0, N * sizeof *want);
+	for (size_t k = 0; k < K; k++) {
+		fb_msg m = { 0 };
+		double fig;
+		bool s = silent3;
+
+		if (!from[k])
+			continue;
+		toy_client(&s, k, NULL, NULL, &m, &fig, NULL);
+		for (size_t q = 0; q < m.nd; q++)
+			want[q] += m.d[q];
+		*count += m.nd > 0;
+		fb_msg_release(&m);
+	}
+}
+
+/* The masks cancel: the sum is the plain one within K half-steps, the count is right, a
+ * silent client is counted as one; no masked vector holds its client's fixed-point numbers. */
+static void test_masks_cancel(void **unused)
+{
+	bool all[K] = { true, true, true, true, true }, silent = true;
+	const fb_msg *up[K];
+	double sum[N], want[N];
+	size_t count, quiet, n;
+	study st;
+	fb_msg ask = { 0 };
+	bool surv[K];
+	fb_error err;
+
+	study_open(&st, 9, 0);
+	masked_round(&st, 1, all, &silent);
+	for (size_t k = 0; k < K; k++) {
+		uint64_t enc[N];
+		double fig;
+		fb_msg plain = { 0 };
+
+		up[k] = &st.up[k];
+		assert_int_equal(st.up[k].nd, 0);
+		assert_int_equal(st.up[k].nb, 8 * (N + 1));
+		toy_client(NULL, k, NULL, NULL, &plain, &fig, NULL);
+		fb_fixed_encode(plain.d, N, 30, K, enc, &err);
+		for (size_t q = 0; q < N; q++)
+			assert_memory_not_equal(st.up[k].b + 8 * q, &enc[q], 8);
+		fb_msg_release(&plain);
+	}
+	assert_int_equal(fb_secure_sum(st.s, up, sum, &count, &quiet, &ask, surv, &err), FB_OK);
+	toy_sum(all, true, want, &n);
+	assert_int_equal(count, n);
+	assert_int_equal(quiet, 1);
+	for (size_t q = 0; q < N; q++)
+		assert_true(fabs(sum[q] - want[q]) <= K * ldexp(1.0, -31));
+	fb_msg_release(&ask);
+	study_close(&st);
+}
+
+/* A client that took part and was lost: the sum asks the survivors for its shares, which
+ * rebuild its key; its masks come off and the sum is the survivors'.  With t above the
+ * survivors, the sum is refused naming t=. */
+static void test_dropout(void **unused)
+{
+	bool part[K] = { true, true, true, true, false }, surv[K];
+	const fb_msg *up[K];
+	double sum[N], want[N];
+	size_t count, quiet, n;
+	fb_msg ask = { 0 };
+	study st;
+	fb_error err;
+
+	study_open(&st, 5, 3);
+	masked_round(&st, 7, part, NULL);
+	for (size_t k = 0; k < K; k++)
+		up[k] = part[k] && k != 1 ? &st.up[k] : NULL; /* client 2 lost */
+	assert_int_equal(fb_secure_sum(st.s, up, sum, &count, &quiet, &ask, surv, &err), 1);
+	assert_true(surv[0] && !surv[1] && surv[2] && surv[3] && !surv[4]);
+	answer_all(&st, &ask, surv, NULL);
+	for (size_t k = 0; k < K; k++)
+		up[k] = surv[k] ? &st.up[k] : NULL;
+	assert_int_equal(fb_secure_recover(st.s, up, &err), FB_OK);
+	masked_round(&st, 7, part, NULL); /* the same round's vectors again */
+	for (size_t k = 0; k < K; k++)
+		up[k] = surv[k] ? &st.up[k] : NULL;
+	assert_int_equal(fb_secure_sum(st.s, up, sum, &count, &quiet, &ask, surv, &err), FB_OK);
+	toy_sum(surv, false, want, &n);
+	assert_int_equal(count, 3);
+	for (size_t q = 0; q < N; q++)
+		assert_true(fabs(sum[q] - want[q]) <= K * ldexp(1.0, -31));
+	/* two lost of four, t = 3: too few survivors */
+	masked_round(&st, 8, part, NULL);
+	for (size_t k = 0; k < K; k++)
+		up[k] = k == 0 || k == 3 ? &st.up[k] : NULL;
+	assert_int_equal(fb_secure_sum(st.s, up, sum, &count, &quiet, &ask, surv, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "threshold t=3"));
+	fb_msg_release(&ask);
+	study_close(&st);
+}
+
+/* Same seed, same masked bytes; another seed, other bytes. */
+static void test_determinism(void **unused)
+{
+	bool all[K] = { true, true, true, true, true };
+	study a, b, c;
+
+	study_open(&a, 11, 0);
+	study_open(&b, 11, 0);
+	study_open(&c, 12, 0);
+	masked_round(&a, 3, all, NULL);
+	masked_round(&b, 3, all, NULL);
+	masked_round(&c, 3, all, NULL);
+	for (size_t k = 0; k < K; k++) {
+		assert_memory_equal(a.up[k].b, b.up[k].b, 8 * (N + 1));
+		assert_memory_not_equal(a.up[k].b, c.up[k].b, 8 * (N + 1));
+	}
+	study_close(&a);
+	study_close(&b);
+	study_close(&c);
+}
+
+/* What the instrumented server saw. */
+typedef struct seen {
+	size_t sums, rounds;
+	double big;   /* the toy's values are scaled by it */
+} seen;
+
+/* The summed toy of the federation: (k + 1) * big * (1, 0.5, -0.25, 1/3). */
+static int fed_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                      fb_msg *up, double *figure, fb_error *err)
+{
+	const seen *s = state;
+
+	toy_client(NULL, k, local, down, up, figure, err);
+	for (size_t q = 0; q < N; q++)
+		up->d[q] *= s->big;
+	return FB_OK;
+}
+
+/* The instrumented server half: it fails the test when a sum over fewer than two clients, or
+ * any one client's vector, reaches it. */
+static int fed_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
+{
+	seen *s = state;
+
+	if (in->count < 2)
+		fail_msg("a sum over %zu client(s) reached the server", in->count);
+	for (size_t k = 0; k < K; k++)
+		if (fabs(in->sum[0] - (double)(k + 1) * s->big) < 0.5 * s->big)
+			fail_msg("client %zu's own vector reached the server", k + 1);
+	if (fabs(in->sum[0] - 15.0 * s->big) > 1e-6 * s->big)
+		fail_msg("the sum is %g, not %g", in->sum[0], 15.0 * s->big);
+	s->sums++;
+	fb_msg_doubles(down, 0);
+	return FB_OK;
+}
+
+/* A server half on the replies: never reached under secure aggregation. */
+static int fed_replies(void *state, const fb_msg *const *up, size_t k, fb_msg *down,
+                       fb_error *err)
+{
+	fail_msg("the server was handed the clients' replies");
+	return FB_ERR;
+}
+
+/* The toy's vector length. */
+static size_t fed_len(const void *state)
+{
+	return N;
+}
+
+/* A dataset split into k clients. */
+static fb_partition *make_split(size_t k, size_t d, size_t n, fb_dataset **ds, fb_graph **truth)
+{
+	fb_sim_options o;
+	fb_split_options so;
+	fb_error err;
+
+	fb_sim_options_init(&o);
+	o.d = d;
+	o.edges = d;
+	o.n = n;
+	o.seed = 4;
+	assert_int_equal(fb_sim_generate(&o, ds, truth, &err), FB_OK);
+	fb_split_options_init(&so);
+	return fb_split(*ds, FB_SPLIT_HORIZONTAL, k, &so, &err);
+}
+
+/* The federation with secure=yes: the server sees sums of all five, never a vector; what
+ * it received of each client is masked bytes; the ledger's own figures are the plain run's
+ * and secure aggregation's bytes and exchanges are counted apart; a value beyond the fixed
+ * point's range stops the round with a sentence naming secure_bits=. */
+static void test_federation(void **unused)
+{
+	static const fb_fed_ops ops = { .client = fed_client, .server = fed_replies,
+		                        .server_sum = fed_server, .sum_len = fed_len };
+	fb_dataset *ds;
+	fb_graph *truth;
+	fb_partition *p = make_split(K, 3, 50, &ds, &truth);
+	fb_fed_options o;
+	fb_federation *f;
+	seen s = { 0, 0, 1.0 };
+	size_t up, down, ex;
+	fb_error err;
+
+	fb_fed_options_init(&o);
+	o.secure = true;
+	o.threads = 2;
+	f = fb_fed_alloc(p, &o, &err);
+	assert_non_null(f);
+	for (int r = 0; r < 3; r++)
+		assert_int_equal(fb_fed_round(f, &ops, &s, &err), FB_OK);
+	assert_int_equal(s.sums, 3);
+	for (size_t k = 0; k < K; k++) {
+		const fb_msg *m = fb_fed_round_up(f, k);
+
+		assert_int_equal(m->nd, 0);
+		assert_int_equal(m->nb, 8 * (N + 1));
+	}
+	assert_int_equal(fb_ledger_bytes(fb_fed_ledger(f), 0, FB_UP), 3 * K * 8 * N);
+	fb_fed_secure_cost(f, &up, &down, &ex);
+	assert_int_equal(ex, 2);
+	assert_true(up == K * 32 + K * K * FB_SA_BOX + 3 * K * 8);
+	assert_true(down > 0);
+	s.big = 1e9; /* beyond +-8.6e8 for 5 clients at 30 bits */
+	assert_int_equal(fb_fed_round(f, &ops, &s, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "secure_bits="));
+	fb_fed_free(f);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
+}
+
+/* Run algo with words on p, secure or not, to its end; its graph and weights (d * d), and
+ * secure aggregation's exchanges in *ex when ex is not NULL. */
+static fb_graph *run_ex(const char *algo, const char *words, const fb_dataset *ds,
+                        fb_partition *p, bool secure, size_t threads, double *w, size_t *ex)
+{
+	const fb_algo *a, *inner;
+	fb_params params;
+	fb_fed_options o;
+	fb_run *run;
+	fb_graph *g;
+	fb_error err;
+	char *copy = fb_xstrdup(words), *save = NULL;
+
+	assert_int_equal(fb_algo_lookup(algo, &a, &inner, &err), FB_OK);
+	assert_int_equal(fb_params_init(&params, fb_algo_params(a, inner), &err), FB_OK);
+	for (char *t = strtok_r(copy, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save))
+		assert_int_equal(fb_params_set_word(&params, t, algo, &err), FB_OK);
+	free(copy);
+	fb_fed_options_init(&o);
+	o.secure = secure;
+	o.threads = threads;
+	run = fb_run_alloc(&(fb_run_spec){ .algo = algo, .params = &params, .fedopt = &o,
+	                                   .data = ds, .part = p }, &err);
+	fb_params_release(&params);
+	if (run == NULL)
+		fail_msg("%s: %s", algo, err.msg);
+	while (!fb_run_done(run))
+		if (fb_run_step(run, &err) != FB_OK)
+			fail_msg("%s: %s", algo, err.msg);
+	g = fb_run_result(run, &err);
+	assert_non_null(g);
+	if (w != NULL && fb_run_has_weights(run))
+		assert_int_equal(fb_run_weights(run, w, &err), FB_OK);
+	if (ex != NULL) {
+		size_t up, down;
+
+		fb_fed_secure_cost(run->fed, &up, &down, ex);
+	}
+	fb_run_free(run);
+	return g;
+}
+
+/* run_ex without the exchanges. */
+static fb_graph *run_one(const char *algo, const char *words, const fb_dataset *ds,
+                         fb_partition *p, bool secure, size_t threads, double *w)
+{
+	return run_ex(algo, words, ds, p, secure, threads, w, NULL);
+}
+
+/* Each algorithm that takes secure=yes gives the plain run's graph, mark for mark, its
+ * weights within 1e-6 (the fixed point's steps are 2^-30, about 9.3e-10, per number summed;
+ * the iterative learners carry the difference through their rounds); on two threads the
+ * same bits as on one. */
+static void test_algorithms(void **unused)
+{
+	static const struct { const char *algo, *words; } cases[] = {
+		{ "as-feddag-linear", "it_in=30 it_fl=10 it_max=3" },
+		{ "as-feddag", "it_in=12 it_fl=6 it_max=2 hidden=4 layers=2" },
+		{ "gs-feddag", "it_in=12 it_fl=6 it_max=2 hidden=4 layers=2" },
+		{ "notears-admm", "max_rounds=30" },
+		{ "avg:notears", "" },
+		{ "voting:pc", "" },
+		{ "voting:notears", "" },
+	};
+	fb_dataset *ds;
+	fb_graph *truth;
+	fb_partition *p = make_split(4, 5, 400, &ds, &truth);
+	double *w[3];
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fb_graph *plain, *sec, *sec2;
+		double worst = 0;
+
+		for (int j = 0; j < 3; j++)
+			w[j] = fb_xcalloc(25, sizeof *w[j]);
+		plain = run_one(cases[i].algo, cases[i].words, ds, p, false, 1, w[0]);
+		sec = run_one(cases[i].algo, cases[i].words, ds, p, true, 1, w[1]);
+		sec2 = run_one(cases[i].algo, cases[i].words, ds, p, true, 2, w[2]);
+		for (size_t a = 0; a < 5; a++)
+			for (size_t b = 0; b < 5; b++)
+				if (fb_graph_edge(plain, a, b) != fb_graph_edge(sec, a, b))
+					fail_msg("%s: the mark %zu-%zu differs under secure=yes", cases[i].algo,
+					         a + 1, b + 1);
+		for (size_t e = 0; e < 25; e++)
+			worst = fmax(worst, fabs(w[0][e] - w[1][e]));
+		printf("%s: graphs equal; weights differ by at most %.3g\n", cases[i].algo, worst);
+		assert_true(worst <= 1e-6);
+		assert_memory_equal(w[1], w[2], 25 * sizeof *w[1]);
+		fb_graph_free(plain);
+		fb_graph_free(sec);
+		fb_graph_free(sec2);
+		for (int j = 0; j < 3; j++)
+			free(w[j]);
+	}
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
+}
+
+/* Refused in one sentence, nothing run: fewer than 3 clients, t= above them, an algorithm
+ * whose server must see each client's message, a learner without a federation. */
+static void test_refusals(void **unused)
+{
+	static const struct { const char *algo; size_t k, t; const char *says; } cases[] = {
+		{ "as-feddag-linear", 2, 0, "needs at least 3 clients" },
+		{ "as-feddag-linear", 4, 5, "t=5 is above the 4 clients" },
+		{ "fedpc", 4, 0, "skeleton votes and orientation choices on its own" },
+		{ "sep:pc", 4, 0, "on its own" },
+		{ "best:pc", 4, 0, "on its own" },
+		{ "pc", 4, 0, "no server and no sum" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fb_dataset *ds;
+		fb_graph *truth;
+		fb_partition *p = make_split(cases[i].k, 4, 120, &ds, &truth);
+		fb_fed_options o;
+		fb_error err = { { 0 } };
+		fb_run *run;
+
+		fb_fed_options_init(&o);
+		o.secure = true;
+		o.threshold = cases[i].t;
+		run = fb_run_alloc(&(fb_run_spec){ .algo = cases[i].algo, .fedopt = &o, .data = ds,
+		                                   .part = p, .truth = truth }, &err);
+		assert_null(run);
+		if (strstr(err.msg, cases[i].says) == NULL)
+			fail_msg("%s: '%s' does not say '%s'", cases[i].algo, err.msg, cases[i].says);
+		fb_partition_free(p);
+		fb_dataset_free(ds);
+		fb_graph_free(truth);
+	}
+}
+
+/* Over the local link (four client processes, the same protocol code as over MPI), each
+ * algorithm with secure=yes gives the in-process secure run's graph and weights bit for bit
+ * (the same masks, the same ring sums), with the same two exchanges of its own. */
+static void test_link(void **unused)
+{
+	static const struct { const char *algo, *words; } cases[] = {
+		{ "as-feddag-linear", "it_in=30 it_fl=10 it_max=3" },
+		{ "notears-admm", "max_rounds=20" },
+		{ "avg:notears", "" },
+		{ "voting:notears", "" },
+	};
+	fb_graph *truth;
+	fb_dataset *ds = make_data(&truth), *schema = NULL;
+	fb_partition *local = blocks(ds, 4, FB_SPLIT_HORIZONTAL), *remote;
+	fb_proto_options po;
+	fb_link *link;
+	fb_proto *pr;
+	fb_error err;
+
+	fb_proto_options_init(&po);
+	po.timeout = 60;
+	po.idle = 120;
+	assert_int_equal(fb_link_local_start(4, &link, &err), FB_OK);
+	pr = fb_proto_new(link, &po);
+	if (link->rank > 0) {
+		int ret = serve_block(pr, local, false, false);
+
+		fb_proto_end(pr);
+		_exit(ret);
+	}
+	remote = fb_proto_connect(pr, &schema, &err);
+	assert_non_null(remote);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		double w[2][25] = { { 0 } };
+		size_t ex[2];
+		fb_graph *a = run_ex(cases[i].algo, cases[i].words, ds, local, true, 1, w[0], &ex[0]);
+		fb_graph *b = run_ex(cases[i].algo, cases[i].words, schema, remote, true, 1, w[1],
+		                     &ex[1]);
+
+		for (size_t u = 0; u < 5; u++)
+			for (size_t v = 0; v < 5; v++)
+				if (fb_graph_edge(a, u, v) != fb_graph_edge(b, u, v))
+					fail_msg("%s: the mark %zu-%zu differs over the link", cases[i].algo,
+					         u + 1, v + 1);
+		assert_memory_equal(w[0], w[1], sizeof w[0]);
+		assert_int_equal(ex[0], 2);
+		assert_int_equal(ex[1], 2);
+		printf("%s over the link: the in-process secure run, bit for bit\n", cases[i].algo);
+		fb_graph_free(a);
+		fb_graph_free(b);
+	}
+	fb_partition_free(remote);
+	fb_dataset_free(schema);
+	fb_proto_end(pr);
+	fb_partition_free(local);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shamir),
+		cmocka_unit_test(test_fixed),
+		cmocka_unit_test(test_masks_cancel),
+		cmocka_unit_test(test_dropout),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_federation),
+		cmocka_unit_test(test_algorithms),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_link),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
