@@ -153,6 +153,8 @@ check() {
 		run notears-admm-synth quick && has '^A_d10_n30_s1 .*notears-admm\(lbfgsb\)' ;;
 	mlp-admm-order)
 		run mlp-admm-order quick && has '^K=2 .*notears-mlp-admm' ;;
+	mixed-data)
+		run mixed-data quick && has '^pc-dg +[0-9.]+ ± ' '^ges-dg ' '^fedpc-dg ' ;;
 	mpi-sites)
 		needs_mpi || return 78
 		run mpi-sites quick 2 "$work/mpi-sites/dir" && has '^== the in-process run on the same blocks gives the same' ;;

@@ -55,8 +55,10 @@ typedef struct fb_sim_options {
 	bool hetero;           /* fb_sim_generate_clients: each client its own SEM (false) */
 	size_t discrete;       /* fb_sim_generate: this many variables, drawn from the stream
 	                        * "discrete", are cut into levels equal-frequency levels as
-	                        * they are simulated, so their children see the level (a
-	                        * conditional Gaussian network of mixed data); 0: none */
+	                        * they are simulated, and each level stands for a standard
+	                        * normal value of the same stream in its children's
+	                        * mechanisms (a conditional Gaussian network of mixed data:
+	                        * a child's mean moves by level, not along the codes); 0: none */
 	size_t levels;         /* the levels of each such variable (3) */
 	fb_cancel cancel;      /* asked between rows of the graph and blocks of the data (none) */
 } fb_sim_options;

@@ -450,12 +450,22 @@ static int sim_double_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Cut column j of ds into L equal-frequency levels, codes 0..L-1 in place: the thresholds
- * are the column's values of rank floor(n l / L), l = 1..L-1, and a value's code is how many
- * of them it reaches.  sorted has room for n values. */
-static void sim_cut_levels(fb_dataset *ds, size_t j, size_t L, double *sorted)
+/* The discrete variables of a simulation (fb_sim_options.discrete): which they are, the
+ * value each level stands for in its children's mechanisms, and the rows' levels. */
+typedef struct sim_disc {
+	size_t L;           /* levels */
+	unsigned char *is;  /* d flags */
+	double *effect;     /* d x L: the value level l of variable j stands for */
+	double *code;       /* d x n: the rows' levels (discrete columns only) */
+} sim_disc;
+
+/* Cut column j of ds into L equal-frequency levels: the thresholds are the column's values
+ * of rank floor(n l / L), l = 1..L-1, and a value's level is how many of them it reaches;
+ * the level goes to z's codes and the value it stands for into the column, for the
+ * children.  sorted has room for n values. */
+static void sim_cut_levels(fb_dataset *ds, size_t j, const sim_disc *z, double *sorted)
 {
-	size_t n = ds->n;
+	size_t n = ds->n, L = z->L;
 
 	for (size_t i = 0; i < n; i++)
 		sorted[i] = ds->x[i * ds->d + j];
@@ -466,38 +476,59 @@ static void sim_cut_levels(fb_dataset *ds, size_t j, size_t L, double *sorted)
 
 		for (size_t l = 1; l < L; l++)
 			code += v >= sorted[n * l / L];
-		ds->x[i * ds->d + j] = (double)code;
+		z->code[j * n + i] = (double)code;
+		ds->x[i * ds->d + j] = z->effect[j * L + code];
 	}
 }
 
-/* Which variables are discrete (opt->discrete of them, stream "discrete"), into is (d). */
-static void sim_discrete_pick(const fb_sim_options *opt, unsigned char *is)
+/* Which variables are discrete (opt->discrete of them) and, for each, the standard normal
+ * value each of its levels stands for, so that a child's mean moves by level and not
+ * along the codes: all from the stream "discrete". */
+static void sim_discrete_draw(const fb_sim_options *opt, sim_disc *z, size_t n)
 {
 	size_t *perm = fb_xcalloc(opt->d, sizeof *perm);
 	gsl_rng *r = fb_rng_stream(opt->seed, "discrete");
 
+	z->L = opt->levels;
+	z->is = fb_xcalloc(opt->d, 1);
+	z->effect = fb_xcalloc(opt->d * z->L, sizeof *z->effect);
+	z->code = fb_xcalloc(opt->d * n, sizeof *z->code);
 	for (size_t j = 0; j < opt->d; j++)
 		perm[j] = j;
 	fb_rng_shuffle(r, perm, opt->d);
 	for (size_t t = 0; t < opt->discrete && t < opt->d; t++)
-		is[perm[t]] = 1;
+		z->is[perm[t]] = 1;
+	for (size_t j = 0; j < opt->d; j++)
+		for (size_t l = 0; z->is[j] && l < z->L; l++)
+			z->effect[j * z->L + l] = gsl_ran_gaussian(r, 1.0);
 	gsl_rng_free(r);
 	free(perm);
 }
 
-/* Label the discrete variables' levels "0".."L-1". */
-static int sim_discrete_levels(const fb_sim_options *opt, const unsigned char *is,
-                               fb_dataset *ds, fb_error *err)
+/* Free z's memory. */
+static void sim_discrete_free(sim_disc *z)
 {
-	char **lab = fb_xcalloc(opt->levels, sizeof *lab);
+	free(z->is);
+	free(z->effect);
+	free(z->code);
+}
+
+/* Put the discrete variables' levels in their columns, labelled "0".."L-1". */
+static int sim_discrete_finish(const sim_disc *z, fb_dataset *ds, fb_error *err)
+{
+	char **lab = fb_xcalloc(z->L, sizeof *lab);
 	int rc = FB_OK;
 
-	for (size_t l = 0; l < opt->levels; l++)
+	for (size_t l = 0; l < z->L; l++)
 		lab[l] = fb_xasprintf("%zu", l);
-	for (size_t j = 0; j < ds->d && rc == FB_OK; j++)
-		if (is[j])
-			rc = fb_dataset_set_levels(ds, j, lab, opt->levels, err);
-	for (size_t l = 0; l < opt->levels; l++)
+	for (size_t j = 0; j < ds->d && rc == FB_OK; j++) {
+		if (!z->is[j])
+			continue;
+		for (size_t i = 0; i < ds->n; i++)
+			ds->x[i * ds->d + j] = z->code[j * ds->n + i];
+		rc = fb_dataset_set_levels(ds, j, lab, z->L, err);
+	}
+	for (size_t l = 0; l < z->L; l++)
 		free(lab[l]);
 	free(lab);
 	return rc;
@@ -513,7 +544,7 @@ struct sim_sem {
 	double scale;      /* the noise scale */
 	gsl_rng *noise;    /* the noise stream */
 	gsl_rng *mech;     /* the nonlinear mechanisms' stream */
-	const unsigned char *discrete; /* d flags: cut into levels as simulated (NULL: none) */
+	const sim_disc *discrete; /* the variables cut into levels as simulated (NULL: none) */
 };
 
 /* Fill ds from the SEM s: noise row by row, then the mechanism column by column in the
@@ -538,11 +569,11 @@ static int sim_sample_sem(const fb_sim_options *opt, const struct sim_sem *s,
 			rc = fb_fail(err, FB_CANCELLED_MSG);
 		else
 			rc = mechanisms[s->sem](&m, order[p], ds, err);
-		if (rc == FB_OK && s->discrete != NULL && s->discrete[order[p]])
-			sim_cut_levels(ds, order[p], opt->levels, m.f);
+		if (rc == FB_OK && s->discrete != NULL && s->discrete->is[order[p]])
+			sim_cut_levels(ds, order[p], s->discrete, m.f);
 	}
 	if (rc == FB_OK && s->discrete != NULL)
-		rc = sim_discrete_levels(opt, s->discrete, ds, err);
+		rc = sim_discrete_finish(s->discrete, ds, err);
 	free(m.f);
 	free(m.parents);
 	return rc;
@@ -552,17 +583,17 @@ static int sim_sample_sem(const fb_sim_options *opt, const struct sim_sem *s,
 static int sim_sample(const fb_sim_options *opt, const fb_graph *g, const size_t *order,
                       fb_dataset *ds, fb_error *err)
 {
-	unsigned char *is = opt->discrete > 0 ? fb_xcalloc(g->d, 1) : NULL;
+	sim_disc z = { 0 };
 	struct sim_sem s = { g, opt->sem, opt->noise_scale, fb_rng_stream(opt->seed, "noise"),
-	                     fb_rng_stream(opt->seed, "mechanism"), is };
+	                     fb_rng_stream(opt->seed, "mechanism"), opt->discrete > 0 ? &z : NULL };
 	int rc;
 
-	if (is != NULL)
-		sim_discrete_pick(opt, is);
+	if (opt->discrete > 0)
+		sim_discrete_draw(opt, &z, ds->n);
 	rc = sim_sample_sem(opt, &s, order, ds, err);
 	gsl_rng_free(s.mech);
 	gsl_rng_free(s.noise);
-	free(is);
+	sim_discrete_free(&z);
 	return rc;
 }
 
