@@ -93,7 +93,8 @@ TRANSCRIPTS = \
 	tests/transcripts/sweep-circuit.fbn \
 	tests/transcripts/watch.fbn \
 	tests/transcripts/session-save.fbn \
-	tests/transcripts/fci.fbn
+	tests/transcripts/fci.fbn \
+	tests/transcripts/secure.fbn
 TESTS += $(TRANSCRIPTS)
 # outputs that differ in OpenBLAS's AVX2 kernels and its generic one (see tests/transcript.sh)
 EXTRA_DIST += tests/transcripts/mlp.haswell.out tests/transcripts/rescore.haswell.out \

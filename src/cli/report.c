@@ -101,6 +101,21 @@ void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec)
 	fflush(out);
 }
 
+/* Secure aggregation's own cost, apart from the algorithm's bytes, and what the server
+ * received, when the run's sums were formed by it. */
+static void report_secure(FILE *out, const fb_run *run)
+{
+	char up[32], down[32];
+	size_t nup, ndown, ex;
+
+	if (run->fed == NULL || !run->fedopt.secure)
+		return;
+	fb_fed_secure_cost(run->fed, &nup, &ndown, &ex);
+	fprintf(out, "; secure aggregation: +%s up, +%s down, +%zu exchange%s (the server received "
+	        "masked vectors and their sums only)", fb_report_bytes(nup, up, sizeof up),
+	        fb_report_bytes(ndown, down, sizeof down), ex, ex == 1 ? "" : "s");
+}
+
 /* The line that sums a run up: finished, or not yet (rounds so far). */
 void fb_report_finished(FILE *out, const fb_run *run)
 {
@@ -112,6 +127,7 @@ void fb_report_finished(FILE *out, const fb_run *run)
 	if (run->fed != NULL)
 		fprintf(out, ", up %s, down %s", fb_report_bytes(fb_run_bytes(run, FB_UP), up, sizeof up),
 		        fb_report_bytes(fb_run_bytes(run, FB_DOWN), down, sizeof down));
+	report_secure(out, run);
 	fputc('\n', out);
 }
 
