@@ -9,6 +9,7 @@
 #include "fedbn/core.h"
 #include "fedbn/circuit.h"
 #include "fedbn/graph.h"
+#include "fedbn/pag.h"
 
 /* What to draw. */
 enum fb_export_view {
@@ -66,6 +67,11 @@ typedef struct fb_export_opts {
 	double width;                   /* picture width in inches (0: natural size) */
 	double dpi;                     /* pixels per inch of PNG (0: 96); SVG and PDF are in
 	                                   points (72 an inch) whatever it is */
+	const fb_pag *pag;              /* FB_VIEW_GRAPH of one graph: draw this PAG's marks
+	                                   (over g's nodes, g its fb_pag_to_graph) with their
+	                                   legend: each edge dir=both, a circle arrowtail or
+	                                   arrowhead odot, an arrowhead normal, a tail none; <->
+	                                   dashed vermillion; or NULL */
 } fb_export_opts;
 
 /* Write g to path; the format follows the extension, in any case: .dot and .gv write the

@@ -155,6 +155,7 @@ struct facts {
 	char *title;    /* the title line */
 	char *caption;  /* the caption lines */
 	char *panel[2]; /* compare: each panel's title */
+	fb_pag *pag;    /* a PAG run's PAG, drawn with its marks, or NULL */
 };
 
 /* Free the facts. */
@@ -164,6 +165,7 @@ static void facts_release(struct facts *f)
 	free(f->caption);
 	free(f->panel[0]);
 	free(f->panel[1]);
+	fb_pag_free(f->pag);
 }
 
 /* One line on run: its number (when numbered), algorithm, parameters and round. */
@@ -207,6 +209,7 @@ static fb_export_opts picture_opts(const fb_params *p, const struct facts *f,
 	o.style = (enum fb_export_style)fb_params_choice(p, "style");
 	o.width = fb_params_double(p, "width");
 	o.dpi = fb_params_double(p, "dpi");
+	o.pag = f->pag;
 	return o;
 }
 
@@ -265,6 +268,23 @@ static const fb_choice export_whats[] = {
 	{ "diff", WHAT_DIFF }, { "compare", WHAT_COMPARE }, { "circuit", WHAT_CIRCUIT }, { 0 },
 };
 
+/* A PAG run's PAG into f for the picture; what=diff refused in one sentence (FB_CMD_ERROR
+ * after printing it). */
+static int pag_estimate(fb_cmd_ctx *ctx, const fb_run *run, bool diff, struct facts *f)
+{
+	fb_error err = { { 0 } };
+
+	if (diff)
+		return fb_cmd_error(ctx, "run %zu (%s) learned a PAG, whose circles and <-> edges a "
+		                         "diff against the true DAG cannot score: export it without "
+		                         "what=diff to draw its marks, and read its PAG-SHD against "
+		                         "the true PAG (gen hide=) in compare",
+		                    fb_cmd_run_number(ctx->s, run), run->name);
+	if ((f->pag = fb_run_pag(run, &err)) == NULL)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	return FB_CMD_OK;
+}
+
 /* The estimate to draw: graph=FILE, else run=N (0: the newest run), or with client=K its
  * client K's own graph, with its facts; NULL after the error. */
 static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct facts *f)
@@ -294,6 +314,8 @@ static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct
 		return NULL;
 	}
 	if ((run = fb_cmd_pick_run(ctx, fb_params_int(p, "run"))) == NULL)
+		return NULL;
+	if (client == 0 && fb_run_is_pag(run) && pag_estimate(ctx, run, diff, f) != FB_CMD_OK)
 		return NULL;
 	if ((g = client == 0 ? fb_run_result(run, &err)
 	                     : fb_run_client_result(run, (size_t)client - 1, &err)) == NULL) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fedbn/csv.h"
+#include "fedbn/export.h"
 #include "fedbn/fci.h"
 #include "fedbn/pag.h"
 #include "test-slurp.h"
@@ -293,6 +294,31 @@ static void test_stages(void **state)
 	fb_dataset_free(ds);
 }
 
+/* A PAG's picture draws each mark as an arrow shape (circle odot, arrowhead normal, tail
+ * none) at its end, <-> dashed, with the legend. */
+static void test_pag_picture(void **state)
+{
+	fb_pag *p = fb_pag_alloc(3);
+	fb_graph *g;
+	fb_export_opts o = { 0 };
+	char *dot;
+
+	fb_pag_set(p, 0, 1, FB_PAG_CIRCLE, FB_PAG_ARROW); /* X1 o-> X2 */
+	fb_pag_set(p, 1, 2, FB_PAG_ARROW, FB_PAG_ARROW);  /* X2 <-> X3 */
+	g = fb_pag_to_graph(p);
+	o.pag = p;
+	dot = fb_export_dot_string(g, NULL, FB_VIEW_GRAPH, &o, NULL);
+	assert_non_null(dot);
+	assert_non_null(strstr(dot, "arrowtail=odot"));
+	assert_non_null(strstr(dot, "arrowhead=normal"));
+	assert_non_null(strstr(dot, "dashed"));
+	assert_non_null(strstr(dot, "circle: not known"));
+	assert_null(strstr(dot, "arrowtail=none"));
+	free(dot);
+	fb_graph_free(g);
+	fb_pag_free(p);
+}
+
 /* A network test named after its network, which it gets as its state. */
 #define TREE(net) { net, test_tree_network, NULL, NULL, (void *)net }
 /* See TREE. */
@@ -313,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_truth_chain_and_refusal),
 		cmocka_unit_test(test_pag_shd),
 		cmocka_unit_test(test_stages),
+		cmocka_unit_test(test_pag_picture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

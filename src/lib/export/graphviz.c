@@ -553,6 +553,43 @@ static int gv_diff_draw(struct gv_picture *p, size_t k, const fb_graph *est,
 	return FB_OK;
 }
 
+/* The Graphviz arrow of a PAG mark: a circle odot, an arrowhead normal, a tail none. */
+static const char *gv_pag_arrow(enum fb_pag_mark m)
+{
+	return m == FB_PAG_CIRCLE ? "odot" : m == FB_PAG_ARROW ? "normal" : "none";
+}
+
+/* The legend of a PAG picture: the three marks and the bidirected edge in words. */
+static const char gv_pag_legend[] =
+	"<table border=\"0\" cellspacing=\"2\"><tr><td align=\"left\"><b>reading a PAG</b>"
+	"</td></tr><tr><td align=\"left\">o  circle: not known (either mark fits the data)"
+	"</td></tr><tr><td align=\"left\">&gt;  arrowhead: this end does not cause the other"
+	"</td></tr><tr><td align=\"left\">(plain end)  tail: this end causes the other</td>"
+	"</tr><tr><td align=\"left\"><font color=\"#D55E00\">dashed &lt;-&gt;: a hidden "
+	"common cause</font></td></tr></table>";
+
+/* FB_VIEW_GRAPH of a PAG in panel k: every edge with its two marks, and the legend. */
+static void gv_pag_draw(struct gv_picture *p, size_t k, const fb_pag *pag)
+{
+	for (size_t i = 0; i < pag->d; i++)
+		for (size_t j = i + 1; j < pag->d; j++) {
+			enum fb_pag_mark mi = fb_pag_mark(pag, j, i), mj = fb_pag_mark(pag, i, j);
+			bool bi = mi == FB_PAG_ARROW && mj == FB_PAG_ARROW;
+			Agedge_t *e;
+
+			if (mi == FB_PAG_NONE)
+				continue;
+			e = gv_picture_edge(p, k, i, j, false);
+			gv_set(e, "dir", "both");
+			gv_set(e, "arrowtail", gv_pag_arrow(mi));
+			gv_set(e, "arrowhead", gv_pag_arrow(mj));
+			gv_set(e, "color", bi ? "#D55E00" : "black");
+			if (bi)
+				gv_set(e, "style", "dashed");
+		}
+	gv_legend_add(p, k, gv_pag_legend);
+}
+
 /* Draw g in panel k in view (against truth for the diff view), with its legend. */
 static int gv_panel_draw(struct gv_picture *p, size_t k, const fb_graph *g,
                          const fb_graph *truth, enum fb_export_view view,
@@ -562,6 +599,10 @@ static int gv_panel_draw(struct gv_picture *p, size_t k, const fb_graph *g,
 
 	if (view == FB_VIEW_DIFF)
 		return gv_diff_draw(p, k, g, truth, o, err);
+	if (o->pag != NULL && p->npanels == 1 && o->pag->d == g->d) {
+		gv_pag_draw(p, k, o->pag);
+		return FB_OK;
+	}
 	gv_graph_draw(p, k, g, o->weights);
 	if (o->weights == FB_WEIGHTS_WIDTH && g->weighted && gv_max_weight(g) > 0.0) {
 		html = gv_scale_html(gv_max_weight(g));
