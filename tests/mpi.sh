@@ -57,6 +57,11 @@ for kind in vertical hybrid; do
 	grep -q "^$kind: 0 failed\$" "$tmp/$kind" || { echo "FAIL: $kind"; fail=1; }
 done
 
+# secure: secure=yes over MPI gives the in-process secure runs bit for bit
+ranks secure -np 5 "$prog" secure
+cat "$tmp/secure"
+grep -q '^secure: 0 failed$' "$tmp/secure" || { echo "FAIL: secure"; fail=1; }
+
 # die: client 2 dies after the run opened; the server names it at the deadline, and the job
 # ends (--enable-recovery: Open MPI lets the others go on so that fedbn can say who died)
 t0=$(date +%s)

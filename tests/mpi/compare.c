@@ -509,3 +509,57 @@ int serve_block(fb_proto *study, const fb_partition *p, bool die, bool keyed)
 	fb_dataset_free(mine);
 	return ret;
 }
+
+/* Run name with words on part (data ds) with secure=yes to its end: its graph, its weights
+ * (d * d, zero when it gives none) and secure aggregation's exchanges; NULL with a check
+ * failed when it cannot. */
+static fb_graph *secure_run(const char *name, const char *words, const fb_dataset *ds,
+                            const fb_partition *part, double *w, size_t *ex)
+{
+	fb_fed_options o;
+	fb_params p;
+	fb_error err;
+	fb_graph *g = NULL;
+	fb_run *run;
+	size_t up, down;
+
+	fb_fed_options_init(&o);
+	o.secure = true;
+	params_of(name, words, &p);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = name, .params = &p, .fedopt = &o, .data = ds,
+	                                   .part = part }, &err);
+	fb_params_release(&p);
+	if (run == NULL || finish(run, &err) != FB_OK || (g = fb_run_result(run, &err)) == NULL) {
+		check(false, err.msg, name);
+		fb_run_free(run);
+		return NULL;
+	}
+	if (fb_run_has_weights(run))
+		fb_run_weights(run, w, &err);
+	fb_fed_secure_cost(run->fed, &up, &down, ex);
+	fb_run_free(run);
+	return g;
+}
+
+/* Run name with secure=yes in-process and over the link: the same graph and weights bit for
+ * bit (the same masks, the same sums in the ring), and two exchanges of secure aggregation's
+ * own on each side. */
+void compare_secure(const char *name, const char *words, const fb_dataset *ds,
+                    const fb_partition *local, const fb_dataset *schema,
+                    const fb_partition *remote)
+{
+	size_t d = ds->d, ex[2] = { 0, 0 };
+	double *w = fb_xcalloc(2 * d * d, sizeof *w);
+	fb_graph *a = secure_run(name, words, ds, local, w, &ex[0]);
+	fb_graph *b = a != NULL ? secure_run(name, words, schema, remote, w + d * d, &ex[1]) : NULL;
+
+	if (b != NULL) {
+		check(same_graph(a, b), "secure=yes: the in-process graph over the link", name);
+		check(memcmp(w, w + d * d, d * d * sizeof *w) == 0,
+		      "secure=yes: the in-process weights over the link", name);
+		check(ex[0] == 2 && ex[1] == 2, "secure=yes: two exchanges of its own", name);
+	}
+	fb_graph_free(a);
+	fb_graph_free(b);
+	free(w);
+}

@@ -47,4 +47,10 @@ fb_dataset *site_keyed(const fb_partition *p, size_t c, fb_site_keys *keys);
  * client 2 dies once the run is built); the process's exit status. */
 int serve_block(fb_proto *study, const fb_partition *p, bool die, bool keyed);
 
+/* Run name (parameters words) with secure=yes in-process over local and over the link
+ * (remote): the same graph and weights bit for bit, two exchanges of its own each. */
+void compare_secure(const char *name, const char *words, const fb_dataset *ds,
+                    const fb_partition *local, const fb_dataset *schema,
+                    const fb_partition *remote);
+
 #endif
