@@ -16,26 +16,7 @@
 
 #include "fedbn/bif.h"
 #include "fedbn/csv.h"
-
-/* Where the source tree is (the harness sets top_srcdir). */
-static const char *top(void)
-{
-	const char *t = getenv("top_srcdir");
-
-	return t != NULL ? t : ".";
-}
-
-/* Fail unless |a - b| <= tol. */
-#define assert_near(a, b, tol) near_check((a), (b), (tol), __FILE__, __LINE__)
-
-/* The check behind assert_near, naming the caller's line. */
-static void near_check(double a, double b, double tol, const char *file, int line)
-{
-	if (!(fabs(a - b) <= tol)) {
-		print_error("ERROR: %.17g differs from %.17g by more than %g\n", a, b, tol);
-		_fail(file, line);
-	}
-}
+#include "test-near.h"
 
 /* Read BIF text named "t.bif"; the test fails on an error. */
 static fb_bn *read_ok(const char *text)

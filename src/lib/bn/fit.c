@@ -1,0 +1,297 @@
+/* Fitting a DAG's parameters over a federation: the server broadcasts the families, each
+ * client answers with the sufficient statistics of the families it holds whole, the
+ * federation sums them (fb_fed_sum), and the server fits from the sums (fit-discrete.c,
+ * fit-gauss.c). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bn-private.h"
+
+/* Defaults: mle, iss 1. */
+void fb_bnfit_options_init(fb_bnfit_options *o)
+{
+	o->method = FB_BNFIT_MLE;
+	o->iss = 1.0;
+}
+
+/* Free the families. */
+static void families_release(fb_fit_job *job)
+{
+	for (size_t i = 0; job->fam != NULL && i < job->d; i++)
+		free(job->fam[i].parents);
+	free(job->fam);
+	free(job->stats);
+}
+
+/* Numbers family i's statistics take: q r counts, or 1 + m + m(m+1)/2 moments of its m
+ * columns (parents, then the variable). */
+static size_t family_len(const fb_fit_job *job, const fb_dataset *ds, size_t i)
+{
+	const fb_family *fm = &job->fam[i];
+	size_t m = fm->nparents + 1, q = 1;
+
+	if (!job->discrete)
+		return 1 + m + m * (m + 1) / 2;
+	for (size_t j = 0; j < fm->nparents; j++)
+		q *= ds->vars[fm->parents[j]].nlevels;
+	return q * ds->vars[i].nlevels;
+}
+
+/* The families of dag over ds's variables and where each one's statistics start. */
+static int families_init(fb_fit_job *job, const fb_dataset *ds, const fb_graph *dag,
+                         fb_error *err)
+{
+	size_t *buf = fb_xcalloc(job->d, sizeof *buf);
+
+	job->fam = fb_xcalloc(job->d, sizeof *job->fam);
+	for (size_t i = 0; i < job->d; i++) {
+		fb_family *fm = &job->fam[i];
+		double cells = 1;
+
+		fm->nparents = fb_graph_parents(dag, i, buf);
+		fm->parents = fb_xcalloc(fm->nparents + 1, sizeof *fm->parents);
+		memcpy(fm->parents, buf, fm->nparents * sizeof *buf);
+		for (size_t j = 0; job->discrete && j <= fm->nparents; j++)
+			cells *= (double)ds->vars[j < fm->nparents ? fm->parents[j] : i].nlevels;
+		if (cells > (double)FB_BIF_MAX_TABLE) {
+			free(buf);
+			return fb_fail(err, "the table of '%s' and its %zu parents would have %.0f cells "
+			               "(at most %zu)", ds->vars[i].name, fm->nparents, cells,
+			               (size_t)FB_BIF_MAX_TABLE);
+		}
+		fm->start = job->len;
+		job->len += family_len(job, ds, i);
+	}
+	free(buf);
+	return FB_OK;
+}
+
+/* Client k holds every column of family i (its local column ids into cols). */
+static bool client_holds(const fb_client *cl, const fb_family *fm, size_t i, size_t *cols)
+{
+	for (size_t j = 0; j <= fm->nparents; j++) {
+		size_t v = j < fm->nparents ? fm->parents[j] : i, c = 0;
+
+		while (c < cl->data->d && cl->cols[c] != v)
+			c++;
+		if (c == cl->data->d)
+			return false;
+		if (cols != NULL)
+			cols[j] = c;
+	}
+	return true;
+}
+
+/* Give each family to the first client that holds it whole; refuse one none holds. */
+static int families_assign(fb_fit_job *job, const fb_partition *p, const fb_dataset *names,
+                           fb_error *err)
+{
+	for (size_t i = 0; i < job->d; i++) {
+		fb_family *fm = &job->fam[i];
+		size_t c = 0;
+
+		while (c < p->k && !client_holds(&p->clients[c], fm, i, NULL))
+			c++;
+		if (c == p->k)
+			return fb_fail(err, "the family of '%s' (it and its %zu parents) crosses "
+			               "clients: no client holds all its columns, so its statistics "
+			               "cannot be formed without sending rows", names->vars[i].name,
+			               fm->nparents);
+		fm->owner = p->kind == FB_SPLIT_HORIZONTAL ? SIZE_MAX : c;
+	}
+	return FB_OK;
+}
+
+/* The broadcast: per family its owner (-1: every client) and its parents, as numbers. */
+static void write_broadcast(const fb_fit_job *job, fb_msg *down)
+{
+	size_t n = 0, w = 0;
+	double *v;
+
+	for (size_t i = 0; i < job->d; i++)
+		n += 2 + job->fam[i].nparents;
+	v = fb_msg_doubles(down, n);
+	for (size_t i = 0; i < job->d; i++) {
+		const fb_family *fm = &job->fam[i];
+
+		v[w++] = fm->owner == SIZE_MAX ? -1.0 : (double)fm->owner;
+		v[w++] = (double)fm->nparents;
+		for (size_t j = 0; j < fm->nparents; j++)
+			v[w++] = (double)fm->parents[j];
+	}
+}
+
+/* Client k: the statistics of the families the broadcast gives it, from its training rows. */
+static int fit_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                      fb_msg *up, double *figure, fb_error *err)
+{
+	fb_fit_job *job = state;
+	const fb_client *cl = &job->part->clients[k];
+	double *v = fb_msg_doubles(up, job->len);
+	size_t cols[FB_FIT_MAX_FAMILY], w = 0;
+
+	(void)figure;
+	memset(v, 0, job->len * sizeof *v);
+	for (size_t i = 0; i < job->d; i++) {
+		fb_family fm = { 0, NULL, 0, 0 };
+
+		if (w + 2 > down->nd)
+			return fb_fail(err, "the broadcast ends before family %zu", i + 1);
+		fm.owner = down->d[w] < 0 ? SIZE_MAX : (size_t)down->d[w];
+		fm.nparents = (size_t)down->d[w + 1];
+		fm.parents = job->fam[i].parents;
+		fm.start = job->fam[i].start;
+		w += 2 + fm.nparents;
+		if (fm.owner != SIZE_MAX && fm.owner != k)
+			continue;
+		if (!client_holds(cl, &fm, i, cols))
+			return fb_fail(err, "client %zu lacks a column of the family of '%s'", k + 1,
+			               local->vars[0].name);
+		if (job->discrete)
+			fb_fit_count(local, &fm, cols, v + fm.start);
+		else
+			fb_fit_moments(local, &fm, cols, v + fm.start);
+	}
+	return FB_OK;
+}
+
+/* Server: keep the sum. */
+static int fit_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
+{
+	fb_fit_job *job = state;
+
+	(void)down;
+	(void)err;
+	memcpy(job->stats, in->sum, job->len * sizeof *job->stats);
+	job->clients = in->count;
+	return FB_OK;
+}
+
+/* Numbers in each client's vector. */
+static size_t fit_len(const void *state)
+{
+	return ((const fb_fit_job *)state)->len;
+}
+
+/* The fit's two halves. */
+static const fb_fed_ops fit_ops = {
+	.client = fit_client, .server = NULL, .server_sum = fit_server, .sum_len = fit_len,
+};
+
+/* Refuse what the fit cannot take: mixed data, a graph over other variables, not a DAG, a
+ * family too large for the fixed scratch. */
+static int check_input(const fb_dataset *ds, const fb_graph *dag, fb_error *err)
+{
+	size_t disc = fb_dataset_n_discrete(ds);
+
+	if (disc != 0 && disc != ds->d)
+		return fb_fail(err, "the data mix %zu discrete and %zu continuous variables; a fit "
+		               "takes all discrete (tables) or all continuous (regressions)", disc,
+		               ds->d - disc);
+	if (dag->d != ds->d)
+		return fb_fail(err, "the graph has %zu nodes and the data %zu variables", dag->d,
+		               ds->d);
+	for (size_t i = 0; i < ds->d; i++)
+		if (strcmp(dag->names[i], ds->vars[i].name) != 0)
+			return fb_fail(err, "node %zu of the graph is '%s' where the data have '%s'",
+			               i + 1, dag->names[i], ds->vars[i].name);
+	if (!fb_graph_is_dag(dag))
+		return fb_fail(err, "the graph is not a DAG (it has an undirected edge or a cycle)");
+	for (size_t i = 0; i < ds->d; i++) {
+		size_t np = 0;
+
+		for (size_t j = 0; j < ds->d; j++)
+			np += fb_graph_has_arc(dag, j, i);
+		if (np + 1 > FB_FIT_MAX_FAMILY)
+			return fb_fail(err, "'%s' has %zu parents (a fit takes at most %d)",
+			               ds->vars[i].name, np, FB_FIT_MAX_FAMILY - 1);
+	}
+	return FB_OK;
+}
+
+/* Run the one round that sums the statistics; the ledger's bytes into fit. */
+static int sum_round(fb_fit_job *job, const fb_fed_options *fo, fb_bnfit *fit, fb_error *err)
+{
+	fb_fed_options def;
+	fb_federation *f;
+	int ret;
+
+	if (fo == NULL) {
+		fb_fed_options_init(&def);
+		fo = &def;
+	}
+	if ((f = fb_fed_alloc(job->part, fo, err)) == NULL)
+		return FB_ERR;
+	fb_fed_set_draw(f, job->part->k);
+	write_broadcast(job, fb_fed_broadcast(f));
+	ret = fb_fed_round(f, &fit_ops, job, err);
+	if (ret == FB_OK) {
+		fit->bytes[FB_DOWN] = fb_ledger_bytes(fb_fed_ledger(f), 0, FB_DOWN);
+		fit->bytes[FB_UP] = fb_ledger_bytes(fb_fed_ledger(f), 0, FB_UP);
+	}
+	fb_fed_free(f);
+	return ret;
+}
+
+/* Fit dag on the partition's training rows through a federation. */
+fb_bnfit *fb_bnfit_federated(const fb_partition *p, const fb_graph *dag,
+                             const fb_bnfit_options *o, const fb_fed_options *fo,
+                             fb_error *err)
+{
+	const fb_dataset *ds = p->clients[0].data;
+	fb_fit_job job = { 0 };
+	fb_bnfit *fit = fb_xcalloc(1, sizeof *fit);
+	fb_bnfit_options def;
+	int ret = FB_ERR;
+
+	if (o == NULL) {
+		fb_bnfit_options_init(&def);
+		o = &def;
+	}
+	job.part = p;
+	job.d = p->d;
+	job.discrete = fb_dataset_n_discrete(ds) == ds->d;
+	if (p->kind == FB_SPLIT_HYBRID)
+		fb_fail(err, "a hybrid split holds some rows at several clients, whose counts would "
+		        "be added twice; fit takes a horizontal or a vertical split");
+	else if (p->transport != NULL)
+		fb_fail(err, "fit runs its clients in this process; the split's clients are other "
+		        "processes");
+	else if ((job.whole = fb_fit_global_vars(p, err)) != NULL &&
+	         check_input(job.whole, dag, err) == FB_OK &&
+	         families_init(&job, job.whole, dag, err) == FB_OK &&
+	         families_assign(&job, p, job.whole, err) == FB_OK) {
+		job.stats = fb_xcalloc(job.len + 1, sizeof *job.stats);
+		fit->nstats = job.len;
+		if (sum_round(&job, fo, fit, err) == FB_OK)
+			ret = job.discrete ? fb_fit_tables(&job, o, fit, err)
+			                   : fb_fit_regressions(&job, fit, err);
+	}
+	fit->clients = job.clients;
+	families_release(&job);
+	fb_dataset_free(job.whole);
+	if (ret != FB_OK) {
+		fb_bnfit_free(fit);
+		return NULL;
+	}
+	return fit;
+}
+
+/* The pooled fit: one client holding every training row. */
+fb_bnfit *fb_bnfit_pooled(const fb_dataset *ds, const fb_graph *dag,
+                          const fb_bnfit_options *o, fb_error *err)
+{
+	fb_split_options so;
+	fb_partition *p;
+	fb_bnfit *fit;
+
+	fb_split_options_init(&so);
+	so.shuffle = 0;
+	if ((p = fb_split(ds, FB_SPLIT_HORIZONTAL, 1, &so, err)) == NULL)
+		return NULL;
+	fit = fb_bnfit_federated(p, dag, o, NULL, err);
+	fb_partition_free(p);
+	return fit;
+}
