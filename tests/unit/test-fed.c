@@ -629,7 +629,8 @@ static void test_accepts(void **state)
 	                   &err);
 	assert_null(run);
 	assert_string_equal(err.msg, "voting:notears needs continuous variables, and the data "
-	                             "has 1 discrete ones");
+	                             "has 1 discrete one (pc, fedpc and ges take mixed data "
+	                             "with the dg test and score)");
 	run = fb_run_alloc(&(fb_run_spec){ .algo = "voting:pc", .data = f.ds, .part = h }, &err);
 	assert_non_null(run);
 	fb_run_free(run);

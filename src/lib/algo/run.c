@@ -38,7 +38,10 @@ static int check_data_kind(unsigned accepts, const fb_dataset *data, const char 
 		return FB_OK;
 	if ((accepts & FB_ACCEPTS_ANY_DATA) == FB_ACCEPTS_CONTINUOUS)
 		return fb_fail(err, "%s needs continuous variables, and the data has %zu discrete "
-		                    "ones", name, nd);
+		                    "one%s (pc, fedpc and ges take %s)", name, nd, nd == 1 ? "" : "s",
+		               data_kind(data) == FB_ACCEPTS_MIXED
+		                       ? "mixed data with the dg test and score"
+		                       : "discrete data with g2 and bdeu");
 	if (accepts & FB_ACCEPTS_CONTINUOUS)
 		fb_buf_printf(&b, "all continuous");
 	if (accepts & FB_ACCEPTS_DISCRETE)
