@@ -195,6 +195,10 @@ void fb_fed_set_everyone(fb_federation *f, bool on);
  * recovery); all 0 when the sums are formed in the clear. */
 void fb_fed_secure_cost(const fb_federation *f, size_t *up, size_t *down, size_t *exchanges);
 
+/* When secure aggregation formed the last round's sum: true, with a sentence saying what the
+ * server received (the masked vectors, how many, their length) in buf; false otherwise. */
+bool fb_fed_server_saw(const fb_federation *f, char *buf, size_t n);
+
 /* Rounds completed. */
 size_t fb_fed_rounds(const fb_federation *f);
 /* Number of clients. */

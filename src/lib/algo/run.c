@@ -465,16 +465,19 @@ static void record_clients(const fb_run *run, fb_trace_rec *rec, size_t fed_befo
 	record_messages(run, rec);
 }
 
-/* Add what befell the clients in the round just run (one lost and left out) to the round's
- * sentence. */
+/* Add what befell the clients in the round just run (one lost and left out), and what the
+ * server received when secure aggregation formed its sum, to the round's sentence. */
 static void run_say_news(fb_run *run, size_t fed_before)
 {
 	const char *news;
+	char saw[256];
 
-	if (run->fed == NULL || fb_fed_rounds(run->fed) == fed_before ||
-	    (news = fb_fed_news(run->fed)) == NULL)
+	if (run->fed == NULL || fb_fed_rounds(run->fed) == fed_before)
 		return;
-	fb_buf_printf(&run->say, "%s%s", run->say.len > 0 ? "; " : "", news);
+	if ((news = fb_fed_news(run->fed)) != NULL)
+		fb_buf_printf(&run->say, "%s%s", run->say.len > 0 ? "; " : "", news);
+	if (fb_fed_server_saw(run->fed, saw, sizeof saw))
+		fb_buf_printf(&run->say, "%s%s", run->say.len > 0 ? "; " : "", saw);
 }
 
 /* One round. */

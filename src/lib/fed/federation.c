@@ -45,6 +45,9 @@ struct fb_federation {
 	fb_secure_client **sec_client; /* k: each in-process client's side (NULL remote) */
 	size_t sec_bytes[2];        /* secure aggregation's own bytes down and up */
 	size_t sec_exchanges;       /* and its exchanges of its own */
+	size_t saw_clients, saw_n;  /* the last secure sum: the masked vectors in it, their
+	                               numbers (0: the last round had none) */
+	bool saw_lost;              /* lost clients' masks came off in it */
 };
 
 /* One worker's share of a round: clients first, first + stride, ... */
@@ -455,8 +458,10 @@ static int secure_sum(fb_federation *f, const fb_fed_ops *ops, void *state,
 	const fb_msg **ans = fb_xcalloc(k, sizeof *ans);
 	int got;
 
+	f->saw_lost = false;
 	while ((got = fb_secure_sum(f->sec, up, sum, &in->count, &in->silent, &ask, surv,
 	                            err)) == 1) {
+		f->saw_lost = true;
 		for (size_t c = 0; c < k; c++)
 			fb_msg_copy(&kept[c], &f->up[c]);
 		got = secure_exchange(f, ops, state, f->rounds + 1, &ask, surv, ans, err);
@@ -467,8 +472,12 @@ static int secure_sum(fb_federation *f, const fb_fed_ops *ops, void *state,
 		if (got != FB_OK)
 			break;
 	}
-	for (size_t c = 0; c < k; c++)
+	f->saw_clients = 0;
+	for (size_t c = 0; c < k; c++) {
+		f->saw_clients += up[c] != NULL;
 		fb_msg_release(&kept[c]);
+	}
+	f->saw_n = in->n;
 	fb_msg_release(&ask);
 	free(kept);
 	free(surv);
@@ -519,6 +528,7 @@ static int round_exchange(fb_federation *f, const fb_fed_ops *ops, void *state, 
 	                             err) != FB_OK)
 		return FB_ERR;
 	env = secure ? fb_secure_envelope_bytes(&f->down) : 0;
+	f->saw_n = 0;
 	f->exchange_s = fb_clock_now();
 	if (f->tr == NULL)
 		inproc_exchange(f, ops, state);
@@ -565,6 +575,18 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 		f->rounds = round;
 	free(up);
 	return ret;
+}
+
+/* What the server of the last round received, when secure aggregation formed its sum. */
+bool fb_fed_server_saw(const fb_federation *f, char *buf, size_t n)
+{
+	if (f->sec == NULL || f->saw_n == 0)
+		return false;
+	snprintf(buf, n, "the server received %zu masked vectors of %zu numbers and their sum, "
+	         "no client's own%s", f->saw_clients, f->saw_n,
+	         f->saw_lost ? ", the masks of the lost clients removed from the survivors' "
+	                           "shares" : "");
+	return true;
 }
 
 /* Secure aggregation's own bytes and exchanges. */
