@@ -24,6 +24,11 @@ static int truth_show(fb_cmd_ctx *ctx)
 	fprintf(ctx->out, "truth: %zu edges over %zu variables (%s)\n", fb_graph_n_edges(g), g->d,
 	        ctx->s->truth_source);
 	fb_report_edge_lines(ctx->out, g);
+	if (ctx->s->truth_pag != NULL) {
+		fprintf(ctx->out, "the true PAG over the observed variables (what fci can learn "
+		        "with the hidden ones unmeasured):\n");
+		fb_report_pag_lines(ctx->out, ctx->s->truth_pag);
+	}
 	return FB_CMD_OK;
 }
 

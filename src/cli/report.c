@@ -156,15 +156,11 @@ static void print_edges(FILE *out, const fb_graph *g)
 	fb_report_edge_lines(out, g);
 }
 
-/* Print a PAG run's PAG, one edge a line, and how to read its marks. */
-static void print_pag(FILE *out, const fb_run *run)
+/* Print p's edges, one a line, under a line that says how to read their marks. */
+void fb_report_pag_lines(FILE *out, const fb_pag *p)
 {
-	fb_error err;
-	fb_pag *p = fb_run_pag(run, &err);
 	fb_buf b = { 0 };
 
-	if (p == NULL)
-		return;
 	fb_pag_text(p, &b);
 	fprintf(out, "PAG edges (%zu; > arrowhead: not a cause of the other end, - tail: a cause, "
 	        "o circle: not known; <-> a hidden common cause):\n", fb_pag_n_edges(p));
@@ -175,6 +171,16 @@ static void print_pag(FILE *out, const fb_run *run)
 		line = nl + 1;
 	}
 	fb_buf_release(&b);
+}
+
+/* Print a PAG run's PAG. */
+static void print_pag(FILE *out, const fb_run *run)
+{
+	fb_error err;
+	fb_pag *p = fb_run_pag(run, &err);
+
+	if (p != NULL)
+		fb_report_pag_lines(out, p);
 	fb_pag_free(p);
 }
 

@@ -29,6 +29,9 @@ void fb_report_round(FILE *out, const fb_run *run, const fb_trace_rec *rec);
 void fb_report_finished(FILE *out, const fb_run *run);
 /* The edges of g, one a line ("  A -> B  0.1234", "  A -- B"), names escaped. */
 void fb_report_edge_lines(FILE *out, const fb_graph *g);
+/* Print the edges of PAG p, one a line ("  X o-> Y"), under a line saying how to read
+ * their marks. */
+void fb_report_pag_lines(FILE *out, const fb_pag *p);
 /* The result of a run; FB_ERR when it has no estimate yet. */
 int fb_report_result(FILE *out, const fb_run *run);
 
