@@ -153,6 +153,9 @@ check() {
 		run notears-admm-synth quick && has '^A_d10_n30_s1 .*notears-admm\(lbfgsb\)' ;;
 	mlp-admm-order)
 		run mlp-admm-order quick && has '^K=2 .*notears-mlp-admm' ;;
+	fci-hidden)
+		run fci-hidden quick && has '^  X[0-9]+ <-> X[0-9]+$' '^PAG edges' 'PAG-SHD' &&
+			wrote figures/fci-hidden-pc.png figures/fci-hidden-fci.png figures/fci-hidden.md ;;
 	mixed-data)
 		run mixed-data quick && has '^pc-dg +[0-9.]+ ± ' '^ges-dg ' '^fedpc-dg ' ;;
 	mpi-sites)
