@@ -121,6 +121,12 @@ typedef struct fb_fed_options {
 	                     aggregation (fedbn/secure.h) instead of in the clear (no) */
 	size_t threshold; /* t: the shares that rebuild a lost client's key (0: a majority) */
 	unsigned secure_bits; /* fraction bits of secure sums' fixed point (30) */
+	double dp_epsilon;    /* differential privacy of the secure sums: the (epsilon, delta)
+	                         budget of the run (0: none) */
+	double dp_delta;      /* (1e-5) */
+	double dp_sigma;      /* the noise of each sum, in multiples of its sensitivity (10) */
+	double dp_clip;       /* each client's vector is clipped to this L2 norm, the sum's
+	                         sensitivity (1) */
 } fb_fed_options;
 
 /* One round as a transport sees it: what to deliver, where the replies go. */

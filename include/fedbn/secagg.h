@@ -78,4 +78,17 @@ void fb_sa_box(const uint64_t *share, size_t from, size_t to, const unsigned cha
 int fb_sa_unbox(const unsigned char *box, size_t from, size_t to, const unsigned char *key,
                 uint64_t *share, fb_error *err);
 
+/* Differential privacy by the Gaussian mechanism (Bun and Steinke 2016): the (epsilon,
+ * delta) of rho-zCDP, epsilon = rho + 2 sqrt(rho ln(1/delta)). */
+double fb_dp_epsilon(double rho, double delta);
+/* The zCDP of one release of a sum of sensitivity clip with noise of standard deviation
+ * sigma_mult * clip: 1 / (2 sigma_mult^2). */
+double fb_dp_rho(double sigma_mult);
+/* Scale the n numbers x down to an L2 norm of at most clip (unchanged within it). */
+void fb_dp_clip(double *x, size_t n, double clip);
+/* Add to x (n numbers) client me's share of the round's noise: N(0, sd^2) each, from the
+ * stream "dp noise" of root (Box-Muller on its ChaCha20 bytes). */
+void fb_dp_noise(const unsigned char *root, size_t me, uint64_t round, double *x, size_t n,
+                 double sd);
+
 #endif

@@ -34,6 +34,10 @@ static fb_run *current_run(fb_cmd_ctx *ctx)
 	fo.secure = fb_params_bool(&s->runopt, "secure");
 	fo.threshold = (size_t)fb_params_int(&s->runopt, "t");
 	fo.secure_bits = (unsigned)fb_params_int(&s->runopt, "secure_bits");
+	fo.dp_epsilon = fb_params_double(&s->runopt, "dp_epsilon");
+	fo.dp_delta = fb_params_double(&s->runopt, "dp_delta");
+	fo.dp_sigma = fb_params_double(&s->runopt, "dp_sigma");
+	fo.dp_clip = fb_params_double(&s->runopt, "dp_clip");
 	run = fb_run_alloc(&spec, &err);
 	if (run == NULL) {
 		fb_cmd_error(ctx, "%s", err.msg);

@@ -27,6 +27,16 @@ const fb_param_def fb_session_run_options[] = {
 	{ "secure_bits", FB_PARAM_INT, "30", 8, 52, NULL,
 	  "secure=yes: fraction bits of the fixed point the sums are formed in (precision "
 	  "2^-bits per number)" },
+	{ "dp_epsilon", FB_PARAM_DOUBLE, "0", 0, 1e6, NULL,
+	  "secure=yes: differential privacy: each client clips its vector to dp_clip and adds "
+	  "its share of Gaussian noise to every sum; the run stops when the epsilon spent (zCDP "
+	  "over the sums) would pass this (0: no noise)" },
+	{ "dp_delta", FB_PARAM_DOUBLE, "1e-5", 1e-300, 0.5, NULL,
+	  "dp_epsilon=: the delta of (epsilon, delta)" },
+	{ "dp_sigma", FB_PARAM_DOUBLE, "10", 1e-3, 1e6, NULL,
+	  "dp_epsilon=: each sum's noise, in multiples of its sensitivity dp_clip" },
+	{ "dp_clip", FB_PARAM_DOUBLE, "1", 1e-12, 1e12, NULL,
+	  "dp_epsilon=: the L2 norm each client's vector is clipped to" },
 	{ 0 },
 };
 

@@ -156,7 +156,8 @@ static void test_complete_algo(void **state)
 	check_complete(&s, "algo voting:p", "voting:pc");
 	check_complete(&s, "help algo n", "notears|notears-admm|notears-mlp|notears-mlp-admm");
 	check_complete(&s, "help al", "algos|algo");
-	check_complete(&s, "set ", "threads=|share=|reuse=|secure=|t=|secure_bits=");
+	check_complete(&s, "set ", "threads=|share=|reuse=|secure=|t=|secure_bits=|dp_epsilon=|"
+	                                  "dp_delta=|dp_sigma=|dp_clip=");
 	assert_int_equal(fb_session_set_algo(&s, "notears-admm", &err), FB_OK);
 	check_complete(&s, "set la", "lambda=");
 	check_complete(&s, "set lambda=0.1 so", "solver=");

@@ -430,6 +430,85 @@ static void test_federation(void **unused)
 	fb_graph_free(truth);
 }
 
+/* Differential privacy: epsilon of rho-zCDP as Bun and Steinke give it; clipping to an L2
+ * norm; the noise repeats with the seed and has the asked spread. */
+static void test_dp_math(void **unused)
+{
+	double x[3] = { 3, 4, 0 }, *z = fb_xcalloc(20000, sizeof *z), *z2;
+	double m = 0, v = 0;
+	unsigned char root[FB_SA_KEY];
+
+	assert_true(fabs(fb_dp_epsilon(0.005, 1e-5) - (0.005 + 2 * sqrt(0.005 * log(1e5)))) < 1e-15);
+	assert_true(fabs(fb_dp_rho(10) - 0.005) < 1e-15);
+	fb_dp_clip(x, 3, 1);
+	assert_true(fabs(x[0] - 0.6) < 1e-15 && fabs(x[1] - 0.8) < 1e-15);
+	fb_dp_clip(x, 3, 2); /* within: unchanged */
+	assert_true(fabs(x[0] - 0.6) < 1e-15);
+	fb_sa_root(3, root);
+	fb_dp_noise(root, 1, 7, z, 20000, 2.0);
+	for (size_t i = 0; i < 20000; i++)
+		m += z[i] / 20000;
+	for (size_t i = 0; i < 20000; i++)
+		v += (z[i] - m) * (z[i] - m) / 19999;
+	assert_true(fabs(m) < 0.1 && fabs(sqrt(v) - 2.0) < 0.05);
+	z2 = fb_xcalloc(20000, sizeof *z2);
+	fb_dp_noise(root, 1, 7, z2, 20000, 2.0);
+	assert_memory_equal(z, z2, 20000 * sizeof *z);
+	free(z);
+	free(z2);
+}
+
+/* A server half that only counts the noisy sums it is handed. */
+static int dp_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
+{
+	seen *s = state;
+
+	if (in->count < 2)
+		fail_msg("a sum over %zu client(s) reached the server", in->count);
+	s->sums++;
+	s->rounds += fabs(in->sum[0] - 15.0 * s->big) > 1e-6; /* the noise shows */
+	fb_msg_doubles(down, 0);
+	return FB_OK;
+}
+
+/* With dp_epsilon=1 and noise of 10 times the sensitivity, four sums fit the budget (epsilon
+ * 0.98) and the fifth is refused in one sentence; every sum carries noise; the round's
+ * sentence says what was spent; dp_epsilon= without secure=yes is refused. */
+static void test_dp_budget(void **unused)
+{
+	static const fb_fed_ops ops = { .client = fed_client, .server = fed_replies,
+		                        .server_sum = dp_server, .sum_len = fed_len };
+	fb_dataset *ds;
+	fb_graph *truth;
+	fb_partition *p = make_split(K, 3, 50, &ds, &truth);
+	fb_fed_options o;
+	fb_federation *f;
+	seen s = { 0, 0, 1.0 };
+	char saw[256];
+	fb_error err;
+
+	fb_fed_options_init(&o);
+	o.dp_epsilon = 1;
+	assert_null(fb_fed_alloc(p, &o, &err));
+	assert_non_null(strstr(err.msg, "set secure=yes too"));
+	o.secure = true;
+	o.dp_clip = 20;
+	f = fb_fed_alloc(p, &o, &err);
+	assert_non_null(f);
+	for (int r = 0; r < 4; r++)
+		assert_int_equal(fb_fed_round(f, &ops, &s, &err), FB_OK);
+	assert_true(fb_fed_server_saw(f, saw, sizeof saw));
+	assert_non_null(strstr(saw, "epsilon spent 0.98 of 1"));
+	assert_int_equal(fb_fed_round(f, &ops, &s, &err), FB_ERR);
+	assert_non_null(strstr(err.msg, "the privacy budget is spent: epsilon 0.98 of 1 after 4"));
+	assert_int_equal(s.sums, 4);
+	assert_int_equal(s.rounds, 4);
+	fb_fed_free(f);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
+}
+
 /* Run algo with words on p, secure or not, to its end; its graph and weights (d * d), and
  * secure aggregation's exchanges in *ex when ex is not NULL. */
 static fb_graph *run_ex(const char *algo, const char *words, const fb_dataset *ds,
@@ -623,6 +702,8 @@ int main(void)
 		cmocka_unit_test(test_algorithms),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_link),
+		cmocka_unit_test(test_dp_math),
+		cmocka_unit_test(test_dp_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,6 +48,7 @@ struct fb_federation {
 	size_t saw_clients, saw_n;  /* the last secure sum: the masked vectors in it, their
 	                               numbers (0: the last round had none) */
 	bool saw_lost;              /* lost clients' masks came off in it */
+	size_t dp_releases;         /* noisy sums released so far (differential privacy) */
 };
 
 /* One worker's share of a round: clients first, first + stride, ... */
@@ -134,6 +135,10 @@ void fb_fed_options_init(fb_fed_options *o)
 	o->secure = false;
 	o->threshold = 0;
 	o->secure_bits = 30;
+	o->dp_epsilon = 0;
+	o->dp_delta = 1e-5;
+	o->dp_sigma = 10;
+	o->dp_clip = 1;
 }
 
 /* Secure aggregation's sides in this process: the server's unless this is a client's
@@ -142,6 +147,9 @@ static int secure_alloc(fb_federation *f, fb_error *err)
 {
 	size_t k = f->part->k;
 
+	if (!f->opt.secure && f->opt.dp_epsilon > 0)
+		return fb_fail(err, "dp_epsilon= adds its noise inside secure aggregation: set "
+		               "secure=yes too");
 	if (!f->opt.secure)
 		return FB_OK;
 	if (fb_secure_check(&f->opt, k, err) != FB_OK)
@@ -478,6 +486,7 @@ static int secure_sum(fb_federation *f, const fb_fed_ops *ops, void *state,
 		fb_msg_release(&kept[c]);
 	}
 	f->saw_n = in->n;
+	f->dp_releases += got == FB_OK && f->opt.dp_epsilon > 0;
 	fb_msg_release(&ask);
 	free(kept);
 	free(surv);
@@ -510,6 +519,30 @@ static int server_half(fb_federation *f, const fb_fed_ops *ops, void *state,
 	return ret;
 }
 
+/* The epsilon of differential privacy spent after releases noisy sums. */
+static double dp_spent(const fb_federation *f, size_t releases)
+{
+	return releases == 0 ? 0
+	       : fb_dp_epsilon((double)releases * fb_dp_rho(f->opt.dp_sigma), f->opt.dp_delta);
+}
+
+/* Differential privacy: one more noisy sum must fit the budget; FB_ERR in one sentence when
+ * it would not. */
+static int dp_check(const fb_federation *f, fb_error *err)
+{
+	double next;
+
+	if (f->opt.dp_epsilon <= 0)
+		return FB_OK;
+	next = dp_spent(f, f->dp_releases + 1);
+	if (next <= f->opt.dp_epsilon)
+		return FB_OK;
+	return fb_fail(err, "the privacy budget is spent: epsilon %.3g of %g after %zu noisy "
+	               "sum%s, and one more would take it to %.3g (raise dp_epsilon= or "
+	               "dp_sigma=)", dp_spent(f, f->dp_releases), f->opt.dp_epsilon,
+	               f->dp_releases, f->dp_releases == 1 ? "" : "s", next);
+}
+
 /* The round's exchange: the clients' halves here or over the transport; with secure
  * aggregation the broadcast carries the round's envelope (taken off again after), after the
  * keys were exchanged before the first summed round. */
@@ -520,6 +553,8 @@ static int round_exchange(fb_federation *f, const fb_fed_ops *ops, void *state, 
 	size_t env = 0;
 	int ret = FB_OK;
 
+	if (secure && dp_check(f, err) != FB_OK)
+		return FB_ERR;
 	if (secure && !fb_secure_ready(f->sec) && secure_setup(f, ops, state, round, err) != FB_OK)
 		return FB_ERR;
 	choose_clients(f);
@@ -580,12 +615,18 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 /* What the server of the last round received, when secure aggregation formed its sum. */
 bool fb_fed_server_saw(const fb_federation *f, char *buf, size_t n)
 {
+	int len;
+
 	if (f->sec == NULL || f->saw_n == 0)
 		return false;
-	snprintf(buf, n, "the server received %zu masked vectors of %zu numbers and their sum, "
-	         "no client's own%s", f->saw_clients, f->saw_n,
-	         f->saw_lost ? ", the masks of the lost clients removed from the survivors' "
-	                           "shares" : "");
+	len = snprintf(buf, n, "the server received %zu masked vectors of %zu numbers and their "
+	               "sum, no client's own%s", f->saw_clients, f->saw_n,
+	               f->saw_lost ? ", the masks of the lost clients removed from the "
+	                             "survivors' shares" : "");
+	if (f->opt.dp_epsilon > 0 && len > 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, ", with Gaussian noise: epsilon spent %.2f of "
+		         "%g (delta %g)", dp_spent(f, f->dp_releases), f->opt.dp_epsilon,
+		         f->opt.dp_delta);
 	return true;
 }
 

@@ -175,7 +175,7 @@ static int read_open(const fb_proto *p, const fb_msg *m, fb_proto_open *open, fb
 	const char *w[2];
 
 	memset(open, 0, sizeof *open);
-	if (m->nd != 6 || !(m->d[0] >= 1 && m->d[0] < 1e9 && m->d[1] >= 0 && m->d[1] < 1e15) ||
+	if (m->nd != 10 || !(m->d[0] >= 1 && m->d[0] < 1e9 && m->d[1] >= 0 && m->d[1] < 1e15) ||
 	    !(m->d[4] >= 0 && m->d[4] <= m->d[0] && m->d[5] >= 8 && m->d[5] <= 52))
 		return fb_fail(err, "the server's opening of a run is garbled");
 	for (int i = 0; i < 2; i++) {
@@ -195,6 +195,10 @@ static int read_open(const fb_proto *p, const fb_msg *m, fb_proto_open *open, fb
 	open->fed.secure = m->d[3] != 0.0;
 	open->fed.threshold = (size_t)m->d[4];
 	open->fed.secure_bits = (unsigned)m->d[5];
+	open->fed.dp_epsilon = m->d[6];
+	open->fed.dp_delta = m->d[7];
+	open->fed.dp_sigma = m->d[8];
+	open->fed.dp_clip = m->d[9];
 	open->k = (size_t)m->d[0];
 	open->n = (size_t)m->d[1];
 	open->client = p->tr.local;

@@ -300,12 +300,13 @@ static int server_exchange(fb_transport *t, fb_round_io *io, fb_error *err)
 }
 
 /* The OPEN frame's payload: k, n, share, and secure aggregation's options (on, t, fraction
- * bits) as numbers; algo, seed and words as bytes. */
+ * bits, then the differential privacy's epsilon, delta, sigma and clip) as numbers; algo,
+ * seed and words as bytes. */
 static void open_payload(const fb_proto *p, const char *algo, char *const *words,
                          size_t nwords, const fb_fed_options *o, fb_msg *m)
 {
 	fb_buf b = { 0 };
-	double *d = fb_msg_doubles(m, 6);
+	double *d = fb_msg_doubles(m, 10);
 	char seed[32];
 
 	d[0] = (double)p->k;
@@ -314,6 +315,10 @@ static void open_payload(const fb_proto *p, const char *algo, char *const *words
 	d[3] = o->secure ? 1.0 : 0.0;
 	d[4] = (double)o->threshold;
 	d[5] = (double)o->secure_bits;
+	d[6] = o->dp_epsilon;
+	d[7] = o->dp_delta;
+	d[8] = o->dp_sigma;
+	d[9] = o->dp_clip;
 	snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
 	fb_buf_append(&b, algo, strlen(algo) + 1);
 	fb_buf_append(&b, seed, strlen(seed) + 1);

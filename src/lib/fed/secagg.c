@@ -164,6 +164,56 @@ void fb_fixed_decode(const uint64_t *sum, size_t n, unsigned bits, double *out)
 		out[q] = ldexp((double)(int64_t)sum[q], -(int)bits);
 }
 
+/* epsilon of rho-zCDP at delta. */
+double fb_dp_epsilon(double rho, double delta)
+{
+	return rho + 2.0 * sqrt(rho * log(1.0 / delta));
+}
+
+/* rho of one Gaussian release with noise sigma_mult times the sensitivity. */
+double fb_dp_rho(double sigma_mult)
+{
+	return 1.0 / (2.0 * sigma_mult * sigma_mult);
+}
+
+/* Clip to an L2 norm of clip. */
+void fb_dp_clip(double *x, size_t n, double clip)
+{
+	double ss = 0;
+
+	for (size_t q = 0; q < n; q++)
+		ss += x[q] * x[q];
+	if (ss > clip * clip)
+		for (size_t q = 0; q < n; q++)
+			x[q] *= clip / sqrt(ss);
+}
+
+/* Gaussian noise from the root's stream: two uniforms in (0, 1) of 53 bits per pair. */
+void fb_dp_noise(const unsigned char *root, size_t me, uint64_t round, double *x, size_t n,
+                 double sd)
+{
+	size_t np = (n + 1) / 2;
+	unsigned char *b = fb_xmalloc(16 * (np > 0 ? np : 1));
+
+	fb_sa_derive(root, "dp noise", ((uint64_t)me << 40) ^ round, b, 16 * np);
+	for (size_t i = 0; i < np; i++) {
+		uint64_t a = 0, c = 0;
+		double u, v, r;
+
+		for (int k = 0; k < 8; k++) {
+			a |= (uint64_t)b[16 * i + (size_t)k] << (8 * k);
+			c |= (uint64_t)b[16 * i + 8 + (size_t)k] << (8 * k);
+		}
+		u = ((double)(a >> 11) + 0.5) * ldexp(1.0, -53);
+		v = ((double)(c >> 11) + 0.5) * ldexp(1.0, -53);
+		r = sd * sqrt(-2.0 * log(u));
+		x[2 * i] += r * cos(2.0 * M_PI * v);
+		if (2 * i + 1 < n)
+			x[2 * i + 1] += r * sin(2.0 * M_PI * v);
+	}
+	free(b);
+}
+
 /* The root: BLAKE2b of a label and the seed's 8 bytes. */
 void fb_sa_root(uint64_t seed, unsigned char *root)
 {

@@ -4,6 +4,7 @@
  * the removal of a lost client's masks from the shares of the survivors. */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@
 struct fb_secure_client {
 	size_t k, me, t;            /* clients, this one, the threshold */
 	unsigned bits;              /* fixed-point fraction bits */
+	double dp_sd, dp_clip;      /* differential privacy: the sum's noise (0: none) and the
+	                               vector's clip */
 	unsigned char root[FB_SA_KEY], pk[FB_SA_KEY], sk[FB_SA_KEY];
 	unsigned char *mask_seed;   /* k x FB_SA_KEY: the pair seeds with each other client */
 	unsigned char *box_key;     /* k x FB_SA_KEY: the keys of the boxes with each */
@@ -159,6 +162,10 @@ int fb_secure_check(const fb_fed_options *o, size_t k, fb_error *err)
 		               "to at least 2, or 0 for a majority)");
 	if (o->secure_bits < 8 || o->secure_bits > 52)
 		return fb_fail(err, "secure_bits=%u is not in 8 .. 52", o->secure_bits);
+	if (o->dp_epsilon > 0 && !(o->dp_delta > 0 && o->dp_delta < 1 && o->dp_sigma > 0 &&
+	                           o->dp_clip > 0))
+		return fb_fail(err, "dp_epsilon= needs dp_delta= in (0, 1), and dp_sigma= and "
+		               "dp_clip= above 0");
 	return fb_sa_init(err);
 }
 
@@ -171,6 +178,8 @@ fb_secure_client *fb_secure_client_new(size_t k, size_t me, const fb_fed_options
 	c->me = me;
 	c->t = fb_secure_threshold(o, k);
 	c->bits = o->secure_bits;
+	c->dp_sd = o->dp_epsilon > 0 ? o->dp_sigma * o->dp_clip : 0;
+	c->dp_clip = o->dp_clip;
 	fb_sa_root(o->seed, c->root);
 	fb_sa_keypair(c->root, me, c->pk, c->sk);
 	c->mask_seed = fb_xcalloc(k, FB_SA_KEY);
@@ -237,6 +246,7 @@ static void put_ring(fb_msg *up, const uint64_t *y, size_t n)
 static int client_mask(fb_secure_client *c, const envelope *e, fb_msg *up, fb_error *err)
 {
 	uint64_t *y = fb_xcalloc(e->n + 1, sizeof *y);
+	double *x = fb_xcalloc(e->n + 1, sizeof *x);
 	size_t kp = 0;
 	int ret = FB_OK;
 
@@ -247,9 +257,16 @@ static int client_mask(fb_secure_client *c, const envelope *e, fb_msg *up, fb_er
 			ret = fb_fail(err, "its half gave %zu numbers and %zu bytes where the sum takes "
 			              "%zu numbers", up->nd, up->nb, e->n);
 		else
-			ret = fb_fixed_encode(up->d, e->n, c->bits, kp, y, err);
+			memcpy(x, up->d, e->n * sizeof *x);
 		y[e->n] = 1;
 	}
+	if (c->dp_sd > 0) { /* its share of the sum's noise, on its clipped vector or on none */
+		fb_dp_clip(x, e->n, c->dp_clip);
+		fb_dp_noise(c->root, c->me, e->round, x, e->n, c->dp_sd / sqrt((double)kp));
+	}
+	if (ret == FB_OK)
+		ret = fb_fixed_encode(x, e->n, c->bits, kp, y, err);
+	free(x);
 	for (size_t v = 0; v < c->k && ret == FB_OK; v++)
 		if (v != c->me && e->flags[v] == 1)
 			fb_sa_mask(y, e->n + 1, c->mask_seed + v * FB_SA_KEY, e->round,
