@@ -215,7 +215,12 @@ const fb_cmd_entry fb_cmd_compare = {
 	        "numbers; restore=2 or restore=all brings them back); label=2:\"pooled pc\" names "
 	        "run 2 in the label column (label=2: removes the name). out= writes the table as "
 	        "CSV or Markdown (an existing file only when fedbn wrote it, unchanged since, "
-	        "and this session did not read it; or with force=yes).",
+	        "and this session did not read it; or with force=yes). On a screen narrower than "
+	        "the table, the figures come first, a column empty in every row left out, and the "
+	        "words that name a run (label, algorithm, parameters, dataset, split) follow under "
+	        "its figures, wrapped, a name too long for a line shortened to its end (out= "
+	        "writes it whole); rounds, seconds and bytes join those words when the figures "
+	        "alone fill the line.",
 	.min_args = 0, .max_args = 0, .params = compare_params, .needs = FB_NEEDS_RUN,
 	.exec = exec_compare,
 };

@@ -465,6 +465,183 @@ static void print_row(FILE *out, const char *const *cells, const size_t *width,
 	fputs(fmt == FB_TABLE_MARKDOWN ? "|\n" : "\n", out);
 }
 
+/* The screen's order of the shown columns into order (returns how many): the run, its
+ * figures, then the words that name it (algorithm, label, dataset, split, parameters), so
+ * that what may be long comes last. */
+static size_t screen_order(const bool *show, int *order)
+{
+	static const int words[] = { COL_ALGO, COL_LABEL, COL_DATA, COL_SPLIT, COL_PARAMS };
+	size_t m = 0;
+
+	order[m++] = COL_RUN;
+	for (int c = FIRST_FIGURE; c < NCOLS; c++)
+		if (show[c])
+			order[m++] = c;
+	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+		if (show[words[k]])
+			order[m++] = words[k];
+	return m;
+}
+
+/* Print the columns order[from..to) of one row after lead, each after two spaces but the
+ * first; figures aligned right, words left; no space at the end of the line. */
+static void screen_cells(FILE *out, const char *lead, const char *const *cells,
+                         const size_t *width, const int *order, size_t from, size_t to)
+{
+	fb_buf b = { 0 };
+
+	fb_buf_printf(&b, "%s", lead);
+	for (size_t k = from; k < to; k++) {
+		int c = order[k];
+
+		fb_buf_printf(&b, c >= FIRST_FIGURE ? "%s%*s" : "%s%-*s", k == from ? "" : "  ",
+		              (int)width[c], cells[c]);
+	}
+	while (b.len > 0 && b.data[b.len - 1] == ' ')
+		b.len--;
+	fprintf(out, "%.*s\n", (int)b.len, b.data);
+	fb_buf_release(&b);
+}
+
+/* Leave out of show the columns but the run's that are empty or '-' in every row: a figure
+ * no run has (no truth, no classify), a label or parameters none was given. */
+static void screen_unshow_empty(const row *rows, size_t n, bool *show)
+{
+	for (int c = COL_RUN + 1; c < NCOLS; c++) {
+		bool empty = true;
+
+		for (size_t i = 0; i < n && empty; i++)
+			empty = strcmp(rows[i].cell[c], "") == 0 || strcmp(rows[i].cell[c], "-") == 0;
+		if (empty)
+			show[c] = false;
+	}
+}
+
+/* The width of the columns order[from..to) on one line. */
+static size_t screen_span(const size_t *width, const int *order, size_t from, size_t to)
+{
+	size_t w = 0;
+
+	for (size_t k = from; k < to; k++)
+		w += width[order[k]] + (k > from ? 2 : 0);
+	return w;
+}
+
+/* Cut the figure columns order[1..nfig) into bands that fit cols after the run column:
+ * band b is order[start[b]..start[b + 1]); returns the number of bands. */
+static size_t screen_bands(const size_t *width, const int *order, size_t nfig, size_t cols,
+                           size_t *start)
+{
+	size_t nb = 0, lead = width[COL_RUN] + 2;
+
+	start[nb] = 1;
+	for (size_t k = 1; k < nfig; k++)
+		if (k > start[nb] && lead + screen_span(width, order, start[nb], k + 1) > cols)
+			start[++nb] = k;
+	start[++nb] = nfig;
+	return nb;
+}
+
+/* Append word to b for a line of room columns: whole when it fits, else its last room - 3
+ * characters after "..." (a file's name is at its end); sets *cut when it shortened it. */
+static void screen_word(fb_buf *b, const char *word, size_t len, size_t room, bool *cut)
+{
+	if (b->len > 0)
+		fb_buf_append(b, " ", 1);
+	if (len <= room || room < 8) {
+		fb_buf_append(b, word, len);
+		return;
+	}
+	fb_buf_append(b, "...", 3);
+	fb_buf_append(b, word + len - (room - 3), room - 3);
+	*cut = true;
+}
+
+/* The words that name a run under its figures: "LABEL: ALGORITHM PARAMETERS on DATASET,
+ * SPLIT", and with cost "(R rounds, SECONDS, BYTES)" after them; wrapped at cols and
+ * indented by indent, a word too long for a line shortened (*cut). */
+static void screen_naming(FILE *out, const char *const *cells, bool cost, size_t indent,
+                          size_t cols, bool *cut)
+{
+	size_t room = cols > indent + 20 ? cols - indent : 20, col = 0;
+	char *text = fb_xasprintf("%s%s%s%s%s on %s, %s%s%s%s%s%s%s%s", cells[COL_LABEL],
+	                          cells[COL_LABEL][0] != '\0' ? ": " : "", cells[COL_ALGO],
+	                          cells[COL_PARAMS][0] != '\0' ? " " : "", cells[COL_PARAMS],
+	                          cells[COL_DATA], cells[COL_SPLIT], cost ? " (" : "",
+	                          cost ? cells[COL_ROUNDS] : "",
+	                          !cost                                  ? ""
+	                          : strcmp(cells[COL_ROUNDS], "1") == 0 ? " round, "
+	                                                                 : " rounds, ",
+	                          cost ? cells[COL_SECONDS] : "", cost ? ", " : "",
+	                          cost ? cells[COL_BYTES] : "", cost ? ")" : "");
+	fb_buf line = { 0 };
+
+	for (const char *w = text + strspn(text, " "); *w != '\0'; w += strspn(w, " ")) {
+		size_t len = strcspn(w, " ");
+
+		if (line.len > 0 && col + 1 + len > room) {
+			fprintf(out, "%*s%.*s\n", (int)indent, "", (int)line.len, line.data);
+			line.len = 0;
+		}
+		screen_word(&line, w, len, room, cut);
+		col = line.len;
+		w += len;
+	}
+	fprintf(out, "%*s%.*s\n", (int)indent, "", (int)line.len, line.data);
+	fb_buf_release(&line);
+	free(text);
+}
+
+/* The comparison on a screen of cols columns: one line per run when the whole row fits;
+ * else the run and its figures (folded into bands when they do not fit either), and under
+ * them the words that name the run, wrapped, a word too long shortened with a note. */
+static void compare_screen(FILE *out, const row *rows, size_t n, const size_t *width,
+                           const bool *shown, size_t cols)
+{
+	int order[NCOLS];
+	size_t m, nfig = 1, start[NCOLS + 1], nb;
+	const char *cells[NCOLS];
+	bool cut = false, cost, show[NCOLS];
+	char lead[32];
+
+	memcpy(show, shown, sizeof show);
+	screen_unshow_empty(rows, n, show);
+	m = screen_order(show, order);
+	if (screen_span(width, order, 0, m) <= cols) {
+		screen_cells(out, "", compare_head, width, order, 0, m);
+		for (size_t i = 0; i < n; i++) {
+			for (int c = 0; c < NCOLS; c++)
+				cells[c] = rows[i].cell[c];
+			screen_cells(out, "", cells, width, order, 0, m);
+		}
+		return;
+	}
+	while (nfig < m && order[nfig] >= FIRST_FIGURE)
+		nfig++;
+	cost = screen_span(width, order, 0, nfig) > cols;
+	if (cost) { /* the cost goes in words under the figures */
+		show[COL_ROUNDS] = show[COL_SECONDS] = show[COL_BYTES] = false;
+		m = screen_order(show, order);
+		for (nfig = 1; nfig < m && order[nfig] >= FIRST_FIGURE; nfig++)
+			;
+	}
+	nb = screen_bands(width, order, nfig, cols, start);
+	for (size_t i = 0; i <= n; i++) {
+		for (int c = 0; c < NCOLS; c++)
+			cells[c] = i == 0 ? compare_head[c] : rows[i - 1].cell[c];
+		for (size_t b = 0; b < nb; b++) {
+			snprintf(lead, sizeof lead, "%-*s  ", (int)width[COL_RUN],
+			         b == 0 ? cells[COL_RUN] : "");
+			screen_cells(out, lead, cells, width, order, start[b], start[b + 1]);
+		}
+		if (i > 0)
+			screen_naming(out, cells, cost, width[COL_RUN] + 2, cols, &cut);
+	}
+	if (cut)
+		fprintf(out, "(a long name is shortened to its end; compare out=FILE.csv writes "
+		             "it whole)\n");
+}
+
 /* The comparison table of the given runs. */
 void fb_report_compare(FILE *out, const fb_compare_item *items, size_t n,
                        enum fb_table_format fmt)
@@ -482,6 +659,11 @@ void fb_report_compare(FILE *out, const fb_compare_item *items, size_t n,
 		for (int c = 0; c < NCOLS; c++)
 			if (strlen(rows[i].cell[c]) > width[c])
 				width[c] = strlen(rows[i].cell[c]);
+	}
+	if (fmt == FB_TABLE_TEXT) {
+		compare_screen(out, rows, n, width, show, fb_cmd_width(out) + 1);
+		free(rows);
+		return;
 	}
 	print_row(out, compare_head, width, show, fmt);
 	if (fmt == FB_TABLE_MARKDOWN) {
