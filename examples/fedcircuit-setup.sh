@@ -11,7 +11,7 @@
 # seeds of the test log-likelihood (tables 1 and 2) or of the accuracy and F1 of the last
 # column, the class, predicted as the argmax of p(class, x) (table 5; F1 of the class rarer
 # in the training rows).  Vertical and hybrid clients hold random sets of the variables
-# (shuffle_cols=yes); hybrid clients own disjoint blocks and share one variable
+# (random_cols=yes); hybrid clients own disjoint blocks and share one variable
 # (overlap=0: "at least two clients have at least one randomly chosen feature in common").
 quick=no
 if [ "${1:-}" = quick ]; then
@@ -69,6 +69,6 @@ fc_hybrid() {
 		suffix=
 		[ "$draw" = both ] && suffix=", $d"
 		fc_row "$1$suffix" "$2" "$3" "$4" \
-			"hybrid $5 overlap=0 shared=${SHARED:-0.3} draw=$d shuffle_cols=yes" "$6" "$7" "$8"
+			"hybrid $5 overlap=0 shared=${SHARED:-0.3} draw=$d random_cols=yes" "$6" "$7" "$8"
 	done
 }

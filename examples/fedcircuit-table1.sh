@@ -15,7 +15,7 @@ set0="threshold=0.4 min_instances_slice=300"
 echo "Table 1, breast cancer, $n seeds: test log-likelihood, mean ± standard error"
 fc_row "centralised (not fed.)" "$f" "$cut" "$n" "" circuit "$set0" ll
 fc_row "horizontal, 5 clients" "$f" "$cut" "$n" "horizontal 5 order=diagnosis" fedcircuit "$set0" ll
-fc_row "vertical, 2 clients" "$f" "$cut" "$n" "vertical 2 shuffle_cols=yes" fedcircuit "$set0" ll
+fc_row "vertical, 2 clients" "$f" "$cut" "$n" "vertical 2 random_cols=yes" fedcircuit "$set0" ll
 fc_hybrid "hybrid, 2 clients" "$f" "$cut" "$n" 2 fedcircuit "$set0" ll
 fc_hybrid "hybrid 2 + EM 5" "$f" "$cut" "$n" 2 fedcircuit-em "$set0 em=5" ll
 fc_hybrid "hybrid 2 + EM 10" "$f" "$cut" "$n" 2 fedcircuit-em "$set0 em=10" ll

@@ -11,5 +11,5 @@ here=$(cd "$(dirname "$0")" && pwd)
 f=$data/breast_cancer.csv cut="test=0.15 valid=0.15" n=${SEEDS:-10}
 set0="threshold=0.4 min_instances_slice=300 clusters=2"
 echo "Table 2, breast cancer, vertical 2 clients, $n seeds: test log-likelihood"
-fc_row "one-pass" "$f" "$cut" "$n" "vertical 2 shuffle_cols=yes" fedcircuit "$set0" ll
-fc_row "one-pass + EM" "$f" "$cut" "$n" "vertical 2 shuffle_cols=yes" fedcircuit-em "$set0 em=5" ll
+fc_row "one-pass" "$f" "$cut" "$n" "vertical 2 random_cols=yes" fedcircuit "$set0" ll
+fc_row "one-pass + EM" "$f" "$cut" "$n" "vertical 2 random_cols=yes" fedcircuit-em "$set0 em=5" ll

@@ -22,7 +22,7 @@ table() {
 		fc_row "horizontal, $k clients" "$f" "$cut" "$n" "horizontal $k" fedcircuit "$s" class
 	done
 	for k in 2 3; do
-		fc_row "vertical, $k clients" "$f" "$cut" "$n" "vertical $k shuffle_cols=yes" \
+		fc_row "vertical, $k clients" "$f" "$cut" "$n" "vertical $k random_cols=yes" \
 			fedcircuit "$s" class
 	done
 	for k in 2 3; do

@@ -17,7 +17,7 @@ keys 'run' Enter
 wait_for "finished after 9 rounds"
 screen | grep -q '^ round 9: 10 of 10 clients solved their local problem' ||
 	fail "the progress view does not show round 9's sentence"
-screen | grep -q '^ B_k; the server fitted a new W' ||
+screen | grep -q '^ B_k + beta_k/rho2; the server, handed only their sum' ||
 	fail "the sentence does not go on on a second line"
 
 # the messages view: W with its names, ten rows of ten numbers within 80 columns

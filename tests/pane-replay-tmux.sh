@@ -29,9 +29,9 @@ screen | grep -q '^ round 5: 3 of 3 clients solved' ||
 	fail "the table still shows rounds after the one looked back at"
 screen | grep -qE '^ +5 +[0-9]+ ' || fail "the table does not end at round 5"
 keys m
-wait_for "client 2 sent 200 B, received 200 B"
+wait_for "client 2 sent 216 B, received 200 B"
 screen | grep -q "round 5: 3 of 3 clients" || fail "the messages view is not on round 5"
-screen | grep -q "B_k, the client's own solution" ||
+screen | grep -q "B_k + beta_k/rho2, the client's own solution" ||
 	fail "the messages view does not show client 2's matrix"
 # client 2's paragraph: its size line, a heading, the column names, then five rows of a
 # variable's name and five numbers

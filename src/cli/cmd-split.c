@@ -38,7 +38,7 @@ static const fb_choice split_kinds[] = {
 /* The parameters that make no sense with by=: the column's values decide the clients. */
 static const char *const split_by_excluded[] = {
 	"sizes", "alpha", "shuffle", "seed", "cols", "overlap", "shared", "draw", "order",
-	"shuffle_cols", NULL,
+	"random_cols", NULL,
 };
 
 /* Refuse the words and parameters split by= cannot take. */
@@ -120,7 +120,7 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.shared = fb_params_double(p, "shared");
 	o.draw = (enum fb_split_draw)fb_params_choice(p, "draw");
 	o.order = fb_params_str(p, "order");
-	o.shuffle_cols = fb_params_bool(p, "shuffle_cols");
+	o.shuffle_cols = fb_params_bool(p, "random_cols");
 	if (o.order != NULL && !fb_params_given(p, "shuffle"))
 		o.shuffle = 0; /* order= cuts the rows in the column's order */
 	if (kind != FB_SPLIT_HYBRID && fb_params_given(p, "shared"))
@@ -232,7 +232,7 @@ static const fb_param_def split_params[] = {
 	  "horizontal: order the rows by this column's values (stably) and cut contiguous "
 	  "blocks, so each client holds a range of its values (the class: a label shift); "
 	  "implies shuffle=no" },
-	{ "shuffle_cols", FB_PARAM_BOOL, "no", 0, 0, NULL,
+	{ "random_cols", FB_PARAM_BOOL, "no", 0, 0, NULL,
 	  "vertical, hybrid: take the variables in a random order of the seed before the even "
 	  "column blocks are cut, so each client holds a random set of them" },
 	{ "by", FB_PARAM_STRING, NULL, 0, 0, NULL,
@@ -256,7 +256,7 @@ const fb_cmd_entry fb_cmd_split = {
 	        "rows and columns. "
 	        "Impossible requests are refused with the reason. by=COLUMN (the word "
 	        "horizontal optional, no K, none of sizes, alpha, shuffle, seed, cols, overlap, "
-	        "shared, draw, order, shuffle_cols): "
+	        "shared, draw, order, random_cols): "
 	        "one client per distinct value of the column, ordered by level label for a "
 	        "discrete column and by value for a continuous one (at most 1000 values), each "
 	        "client with its rows in file order; the column leaves the session's dataset, "

@@ -491,7 +491,7 @@ static void test_complete(void **state)
 	assert_string_equal(s, "history");
 	free(s);
 	s = complete_str("split horizontal 4 sh", "sh", &files);
-	assert_string_equal(s, "shuffle=|shared=|shuffle_cols=");
+	assert_string_equal(s, "shuffle=|shared=");
 	free(s);
 	s = complete_str("gen er noise=g", "noise=g", &files);
 	assert_string_equal(s, "noise=gauss|noise=gumbel");

@@ -612,14 +612,14 @@ static void test_vertical_shuffle_cols(void **state)
 		}
 	}
 	assert_true(moved > 0);
-	assert_string_equal(p->desc, "vertical 3 shuffle_cols=yes seed=3");
+	assert_string_equal(p->desc, "vertical 3 random_cols=yes seed=3");
 	fb_partition_free(p);
 	fb_partition_free(q);
 	o.cols = "X1;X2,X3,X4,X5,X6,X7,X8,X9,X10";
-	split_refused(ds, FB_SPLIT_VERTICAL, 2, &o, "cannot use shuffle_cols=yes with cols=: "
+	split_refused(ds, FB_SPLIT_VERTICAL, 2, &o, "cannot use random_cols=yes with cols=: "
 	              "the blocks given already say which client holds which variable");
 	o.cols = NULL;
-	split_refused(ds, FB_SPLIT_HORIZONTAL, 2, &o, "cannot use shuffle_cols=yes with a "
+	split_refused(ds, FB_SPLIT_HORIZONTAL, 2, &o, "cannot use random_cols=yes with a "
 	              "horizontal split: every client holds every variable");
 	fb_dataset_free(ds);
 }

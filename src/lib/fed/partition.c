@@ -579,10 +579,10 @@ static int order_check(const fb_dataset *ds, enum fb_split_kind kind,
                        const fb_split_options *opt, fb_error *err)
 {
 	if (opt->shuffle_cols && kind == FB_SPLIT_HORIZONTAL)
-		return fb_fail(err, "cannot use shuffle_cols=yes with a horizontal split: every "
+		return fb_fail(err, "cannot use random_cols=yes with a horizontal split: every "
 		               "client holds every variable");
 	if (opt->shuffle_cols && opt->cols != NULL)
-		return fb_fail(err, "cannot use shuffle_cols=yes with cols=: the blocks given "
+		return fb_fail(err, "cannot use random_cols=yes with cols=: the blocks given "
 		               "already say which client holds which variable");
 	if (opt->order == NULL)
 		return FB_OK;
@@ -665,7 +665,7 @@ static char *desc_build(enum fb_split_kind kind, size_t k, const fb_split_option
 
 	fb_buf_printf(&b, "%s %zu", kinds[kind], k);
 	if (opt->shuffle_cols)
-		fb_buf_printf(&b, " shuffle_cols=yes");
+		fb_buf_printf(&b, " random_cols=yes");
 	if (kind == FB_SPLIT_VERTICAL) {
 		if (opt->cols != NULL)
 			fb_buf_printf(&b, " cols=\"%s\"", opt->cols);
