@@ -6,7 +6,9 @@
  * only sums over at least two clients, never a client's vector (the server half is
  * instrumented); the algorithms that take it give the plain run's graphs, their weights
  * within the fixed point's precision; every other is refused in one sentence, as are fewer
- * than 3 clients and t= above the client count. */
+ * than 3 clients and t= above the client count.  Over the local link the runs are the
+ * in-process ones bit for bit, and a client killed mid-run has its masks removed from the
+ * survivors' shares.  Differential privacy: the formula, the noise, the budget's stop. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +16,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -690,6 +693,112 @@ static void test_link(void **unused)
 	fb_graph_free(truth);
 }
 
+/* The first round after the second (from 0) that draws client 2, in the in-process run of
+ * the same parameters and seed (the draws are the same over a link). */
+static size_t drawn_round(const fb_params *p, const fb_fed_options *o, const fb_dataset *ds,
+                          fb_partition *local)
+{
+	fb_error err;
+	fb_run *run = fb_run_alloc(&(fb_run_spec){ .algo = "gs-feddag", .params = p,
+	                                           .fedopt = o, .data = ds, .part = local }, &err);
+	size_t at = 0;
+
+	assert_non_null(run);
+	while (!fb_run_done(run) && at == 0) {
+		assert_int_equal(fb_run_step(run, &err), FB_OK);
+		if (run->trace.n > 2 && fb_run_last(run)->took[1])
+			at = run->trace.n - 1;
+	}
+	fb_run_free(run);
+	assert_true(at > 0);
+	return at;
+}
+
+/* Over the local link, client 2 is killed after round 2 of gs-feddag drawing 3 of 4 clients
+ * a round (t=2): the round that drew it is left without its vector, the survivors are asked
+ * for its key's shares, the server removes its masks, and the run finishes without it. */
+static void test_link_dropout(void **unused)
+{
+	fb_graph *truth;
+	fb_dataset *ds = make_data(&truth), *schema = NULL;
+	fb_partition *local = blocks(ds, 4, FB_SPLIT_HORIZONTAL), *remote;
+	fb_proto_options po;
+	fb_fed_options o;
+	fb_params p;
+	fb_link *link;
+	fb_proto *pr;
+	fb_run *run;
+	fb_error err;
+	pid_t victim = 0;
+	int fds[2], recovered = 0;
+	size_t up, down, ex, kill_at;
+
+	fb_proto_options_init(&po);
+	po.timeout = 5; /* the wait for the killed client */
+	po.idle = 120;
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(fb_link_local_start(4, &link, &err), FB_OK);
+	pr = fb_proto_new(link, &po);
+	if (link->rank > 0) {
+		pid_t me = getpid();
+		int ret;
+
+		close(fds[0]);
+		if (link->rank == 2 && write(fds[1], &me, sizeof me) != sizeof me)
+			_exit(1);
+		close(fds[1]);
+		ret = serve_block(pr, local, false, false);
+		fb_proto_end(pr);
+		_exit(ret);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &victim, sizeof victim), sizeof victim);
+	close(fds[0]);
+	remote = fb_proto_connect(pr, &schema, &err);
+	assert_non_null(remote);
+	fb_fed_options_init(&o);
+	o.secure = true;
+	o.threshold = 2;
+	{
+		const fb_algo *a, *inner;
+		char *copy = fb_xstrdup("it_in=24 it_fl=4 it_max=2 hidden=4 layers=2 r=3");
+		char *save = NULL;
+
+		assert_int_equal(fb_algo_lookup("gs-feddag", &a, &inner, &err), FB_OK);
+		fb_params_init(&p, fb_algo_params(a, inner), &err);
+		for (char *t = strtok_r(copy, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save))
+			assert_int_equal(fb_params_set_word(&p, t, "gs-feddag", &err), FB_OK);
+		free(copy);
+	}
+	kill_at = drawn_round(&p, &o, ds, local);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "gs-feddag", .params = &p, .fedopt = &o,
+	                                   .data = schema, .part = remote }, &err);
+	fb_params_release(&p);
+	if (run == NULL)
+		fail_msg("%s", err.msg);
+	for (size_t r = 0; !fb_run_done(run); r++) {
+		if (r == kill_at)
+			kill(victim, SIGKILL);
+		if (fb_run_step(run, &err) != FB_OK)
+			fail_msg("round %zu: %s", r + 1, err.msg);
+		recovered += fb_run_last(run)->say != NULL &&
+		             strstr(fb_run_last(run)->say, "masks of the lost clients removed") != NULL;
+	}
+	fb_fed_secure_cost(run->fed, &up, &down, &ex);
+	printf("client 2 lost: %d recovery, %zu exchanges of secure aggregation's own\n",
+	       recovered, ex);
+	assert_true(fb_fed_gone(run->fed, 1));
+	assert_int_equal(recovered, 1);
+	assert_int_equal(ex, 3);
+	fb_run_free(run);
+	fb_partition_free(remote);
+	fb_dataset_free(schema);
+	fb_proto_end(pr);
+	fb_partition_free(local);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -704,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_dp_math),
 		cmocka_unit_test(test_dp_budget),
+		cmocka_unit_test(test_link_dropout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
