@@ -144,6 +144,21 @@ static int report_picture(report *r, const fb_run *run, size_t no)
 	return ret;
 }
 
+/* Secure aggregation's own traffic beside the run's, when it formed the sums. */
+static void report_secure_fact(report *r, const fb_run *run)
+{
+	char up[32], down[32];
+	size_t nup, ndown, ex;
+
+	if (run->fed == NULL || !run->fedopt.secure)
+		return;
+	fb_fed_secure_cost(run->fed, &nup, &ndown, &ex);
+	fb_page_fact(&r->pg, "secure aggregation", "+%s up, +%s down, +%zu exchange%s of its own; "
+	             "the server received masked vectors and their sums only",
+	             fb_report_bytes(nup, up, sizeof up), fb_report_bytes(ndown, down, sizeof down),
+	             ex, ex == 1 ? "" : "s");
+}
+
 /* The facts of one run: algorithm, data, parameters, rounds, traffic, accuracy. */
 static void report_run_facts(report *r, const fb_run *run, const fb_session_run *meta)
 {
@@ -162,6 +177,7 @@ static void report_run_facts(report *r, const fb_run *run, const fb_session_run 
 		             fb_report_bytes(fb_run_bytes(run, FB_UP), up, sizeof up),
 		             fb_report_bytes(fb_run_bytes(run, FB_DOWN), down, sizeof down),
 		             fb_fed_ledger(run->fed)->n);
+	report_secure_fact(r, run);
 	if (run->truth != NULL && fb_run_score(run, &sc, &err) == FB_OK)
 		fb_page_fact(&r->pg, "accuracy", "%s", fb_score_text(&sc, false, text, sizeof text));
 	if (fb_run_note(run)[0] != '\0')
