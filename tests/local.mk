@@ -67,6 +67,7 @@ TRANSCRIPTS = \
 	tests/transcripts/export.fbn \
 	tests/transcripts/algo.fbn \
 	tests/transcripts/sample.fbn \
+	tests/transcripts/fit.fbn \
 	tests/transcripts/data.fbn \
 	tests/transcripts/standardize.fbn \
 	tests/transcripts/bail.fbn \

@@ -496,6 +496,8 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_graph *est;
 	int ret;
 
+	if (fb_cmd_fit_file(a->argv[0]))
+		return fb_cmd_fit_export(ctx, p, a->argv[0]);
 	if (what == WHAT_AUTO && fb_params_str(p, "graph") == NULL && run_is_circuit(ctx, p))
 		what = WHAT_CIRCUIT;
 	if (what == WHAT_AUTO)

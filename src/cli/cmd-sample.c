@@ -6,16 +6,17 @@
 
 #include "fedbn/algo.h"
 #include "fedbn/bif.h"
+#include "fedbn/bnfit.h"
 #include "cmd.h"
 #include "files.h"
 #include "history.h"
 #include "session.h"
 
 /* Where sample draws from. */
-enum sample_from { SAMPLE_FILE, SAMPLE_CIRCUIT };
+enum sample_from { SAMPLE_FILE, SAMPLE_CIRCUIT, SAMPLE_FIT };
 /* Its names. */
 static const fb_choice sample_froms[] = {
-	{ "file", SAMPLE_FILE }, { "circuit", SAMPLE_CIRCUIT }, { 0 },
+	{ "file", SAMPLE_FILE }, { "circuit", SAMPLE_CIRCUIT }, { "fit", SAMPLE_FIT }, { 0 },
 };
 
 /* The number of run in the session, from 1. */
@@ -72,6 +73,34 @@ static int sample_circuit(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	return FB_CMD_OK;
 }
 
+/* sample from=fit [n=N] [seed=S]: forward-sample the fitted network (fit) into a new
+ * dataset; its DAG becomes the truth. */
+static int sample_fit(fb_cmd_ctx *ctx, fb_cmd_args *a)
+{
+	const fb_params *p = &a->params;
+	size_t n = (size_t)fb_params_int(p, "n");
+	uint64_t seed = fb_params_given(p, "seed") ? (uint64_t)fb_params_int(p, "seed")
+	                                            : ctx->s->seed;
+	fb_error err = { { 0 } };
+	fb_dataset *ds;
+	fb_graph *truth;
+	char *source;
+	int dropped;
+
+	if (ctx->s->fit == NULL)
+		return fb_cmd_error(ctx, "no fitted network to draw from: fit one first (fit)");
+	if ((ds = fb_bnfit_sample(ctx->s->fit, n, seed, &err)) == NULL)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	truth = fb_bnfit_graph(ctx->s->fit);
+	source = fb_xasprintf("sample from=fit n=%zu seed=%" PRIu64, n, seed);
+	fb_session_set_data(ctx->s, ds, source, truth, source, &dropped);
+	fprintf(ctx->out, "sampled %zu rows x %zu variables from the fitted network; its DAG, "
+	        "with %zu edges, is the truth (seed %" PRIu64 ")\n", n, ds->d,
+	        fb_graph_n_edges(truth), seed);
+	free(source);
+	return FB_CMD_OK;
+}
+
 /* sample FILE.bif [n=N] [seed=S]: forward-sample the network; its DAG becomes the truth. */
 static int exec_sample(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
@@ -87,11 +116,14 @@ static int exec_sample(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_bn *bn;
 	int dropped;
 
-	if (fb_params_choice(p, "from") == SAMPLE_CIRCUIT) {
+	if (fb_params_choice(p, "from") != SAMPLE_FILE) {
 		if (a->argc > 0)
-			return fb_cmd_error(ctx, "from=circuit draws from a run's circuit, "
-			                         "not from '%s'", a->argv[0]);
-		return sample_circuit(ctx, a);
+			return fb_cmd_error(ctx, "from=%s draws from %s, not from '%s'",
+			                    fb_params_str(p, "from"),
+			                    fb_params_choice(p, "from") == SAMPLE_FIT
+			                        ? "the fitted network" : "a run's circuit", a->argv[0]);
+		return fb_params_choice(p, "from") == SAMPLE_FIT ? sample_fit(ctx, a)
+		                                                 : sample_circuit(ctx, a);
 	}
 	if (a->argc == 0)
 		return fb_cmd_error(ctx, "name a network file (FILE.bif), or sample a run's "
@@ -118,7 +150,8 @@ static int exec_sample(fb_cmd_ctx *ctx, fb_cmd_args *a)
 /* sample's parameters. */
 static const fb_param_def sample_params[] = {
 	{ "from", FB_PARAM_CHOICE, "file", 0, 0, sample_froms,
-	  "file: the network FILE.bif; circuit: the circuit of a run (run=)" },
+	  "file: the network FILE.bif; circuit: the circuit of a run (run=); fit: the fitted "
+	  "network (fit)" },
 	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL,
 	  "from=circuit: the circuit of this run (1 is the first; 0: the newest)" },
 	{ "n", FB_PARAM_INT, "5000", 1, 1e9, NULL, "number of rows" },
@@ -128,7 +161,7 @@ static const fb_param_def sample_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_sample = {
-	.name = "sample", .alias = NULL, .usage = "FILE.bif | from=circuit",
+	.name = "sample", .alias = NULL, .usage = "FILE.bif | from=circuit | from=fit",
 	.summary = "draw a dataset from a Bayesian network (BIF) or a run's circuit",
 	.help = "Read a discrete Bayesian network in the BIF interchange format (as in the "
 	        "bnlearn repository: variable blocks with their states, probability blocks with "
@@ -140,7 +173,9 @@ const fb_cmd_entry fb_cmd_sample = {
 	        "the same rows on every machine. from=circuit instead draws n rows from the "
 	        "circuit of the newest run (or run=N) by forward sampling (each sum picks a "
 	        "child by its weights, leaves draw a value) as the new dataset over the same "
-	        "variables (the truth stays, as for load).",
+	        "variables (the truth stays, as for load). from=fit draws from the network "
+	        "fit made (tables, or linear Gaussian regressions with their residual sd), "
+	        "whose DAG becomes the truth.",
 	.min_args = 0, .max_args = 1, .complete = FB_COMPLETE_FILE, .params = sample_params,
 	.exec = exec_sample,
 };

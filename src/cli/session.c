@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/bnfit.h"
 #include "session.h"
 
 /* The options every run takes. */
@@ -123,6 +124,7 @@ void fb_session_release(fb_session *s)
 	fb_params_release(&s->runopt);
 	free(s->algo);
 	fb_fit_memo_free(s->memo);
+	fb_bnfit_free(s->fit);
 	memset(s, 0, sizeof *s);
 }
 

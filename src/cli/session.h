@@ -80,6 +80,7 @@ typedef struct fb_session {
 	fb_session_product *products; /* sweeps' summaries and plots' pictures, in order
 	                                 (owned) */
 	size_t nproducts;     /* how many */
+	struct fb_bnfit *fit; /* the newest fitted network (fit), or NULL (owned) */
 } fb_session;
 
 /* An empty session with seed 1. */

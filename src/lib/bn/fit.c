@@ -84,6 +84,36 @@ static bool client_holds(const fb_client *cl, const fb_family *fm, size_t i, siz
 	return true;
 }
 
+/* The first client that holds global variable v (k when none does). */
+static size_t holder(const fb_partition *p, size_t v)
+{
+	for (size_t c = 0; c < p->k; c++)
+		for (size_t j = 0; j < p->clients[c].data->d; j++)
+			if (p->clients[c].cols[j] == v)
+				return c;
+	return p->k;
+}
+
+/* Refuse family i, which no client holds whole: each member and the client that holds it. */
+static int family_crosses(const fb_partition *p, const fb_family *fm, size_t i,
+                          const fb_dataset *names, fb_error *err)
+{
+	fb_buf b = { 0 };
+	int ret;
+
+	for (size_t j = 0; j <= fm->nparents; j++) {
+		size_t v = j < fm->nparents ? fm->parents[j] : i;
+
+		fb_buf_printf(&b, "%s'%s' at client %zu", j > 0 ? ", " : "", names->vars[v].name,
+		              holder(p, v) + 1);
+	}
+	ret = fb_fail(err, "the family of '%s' (the variable and its %s) crosses clients: %s; "
+	              "its statistics cannot be formed without sending rows", names->vars[i].name,
+	              fm->nparents == 1 ? "parent" : "parents", b.data);
+	fb_buf_release(&b);
+	return ret;
+}
+
 /* Give each family to the first client that holds it whole; refuse one none holds. */
 static int families_assign(fb_fit_job *job, const fb_partition *p, const fb_dataset *names,
                            fb_error *err)
@@ -95,10 +125,7 @@ static int families_assign(fb_fit_job *job, const fb_partition *p, const fb_data
 		while (c < p->k && !client_holds(&p->clients[c], fm, i, NULL))
 			c++;
 		if (c == p->k)
-			return fb_fail(err, "the family of '%s' (it and its %zu parents) crosses "
-			               "clients: no client holds all its columns, so its statistics "
-			               "cannot be formed without sending rows", names->vars[i].name,
-			               fm->nparents);
+			return family_crosses(p, fm, i, names, err);
 		fm->owner = p->kind == FB_SPLIT_HORIZONTAL ? SIZE_MAX : c;
 	}
 	return FB_OK;
