@@ -614,6 +614,40 @@ static void test_algorithms(void **unused)
 	fb_graph_free(truth);
 }
 
+/* A kept up-message of a secure run reads as masked, not as the algorithm's numbers (which
+ * it does not hold); the broadcast reads as the algorithm's. */
+static void test_message_text(void **unused)
+{
+	fb_dataset *ds;
+	fb_graph *truth;
+	fb_partition *p = make_split(4, 5, 400, &ds, &truth);
+	fb_fed_options o;
+	fb_params params;
+	const fb_algo *a, *inner;
+	fb_buf b = { 0 };
+	fb_error err;
+	fb_run *run;
+
+	fb_fed_options_init(&o);
+	o.secure = true;
+	assert_int_equal(fb_algo_lookup("notears-admm", &a, &inner, &err), FB_OK);
+	fb_params_init(&params, fb_algo_params(a, inner), &err);
+	assert_int_equal(fb_params_set_word(&params, "max_rounds=2", "notears-admm", &err), FB_OK);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "notears-admm", .params = &params, .fedopt = &o,
+	                                   .data = ds, .part = p }, &err);
+	fb_params_release(&params);
+	assert_non_null(run);
+	assert_int_equal(fb_run_step(run, &err), FB_OK);
+	assert_int_equal(fb_run_message_text(run, &run->trace.r[0], FB_UP, 1, &b, &err), FB_OK);
+	assert_non_null(strstr(b.data, "masked by secure aggregation"));
+	assert_non_null(strstr(b.data, "client 2's own vector"));
+	fb_buf_release(&b);
+	fb_run_free(run);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
+}
+
 /* Refused in one sentence, nothing run: fewer than 3 clients, t= above them, an algorithm
  * whose server must see each client's message, a learner without a federation. */
 static void test_refusals(void **unused)
@@ -810,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_federation),
 		cmocka_unit_test(test_algorithms),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_message_text),
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_dp_math),
 		cmocka_unit_test(test_dp_budget),

@@ -797,6 +797,12 @@ int fb_run_message_text(const fb_run *run, const fb_trace_rec *rec, enum fb_dir 
 	if (!rec->took[k])
 		return fb_fail(err, "client %zu sat round %zu out", k + 1, rec->round);
 	m = dir == FB_UP ? &rec->up[k] : &rec->down;
+	if (dir == FB_UP && run->fedopt.secure) { /* what reached the server: masked */
+		fb_buf_printf(out, "masked by secure aggregation: %zu bytes of numbers modulo 2^64, "
+		              "which show nothing of client %zu's own vector without the others'",
+		              m->nb, k + 1);
+		return FB_OK;
+	}
 	if (run->algo->message != NULL)
 		run->algo->message(run, dir, m, out);
 	if (out->len == before)
