@@ -238,8 +238,9 @@ static void test_refusals(void **state)
 	fb_dataset_free(ds);
 }
 
-/* Every table of a and b equal to the bit (same variables, parents and states). */
-static void same_tables(const fb_bn *a, const fb_bn *b)
+/* Every table of a and b equal to the bit (tol 0) or within tol (same variables, parents
+ * and states). */
+static void same_tables(const fb_bn *a, const fb_bn *b, double tol)
 {
 	assert_int_equal(a->d, b->d);
 	for (size_t i = 0; i < a->d; i++) {
@@ -250,7 +251,10 @@ static void same_tables(const fb_bn *a, const fb_bn *b)
 		if (x->nparents > 0)
 			assert_memory_equal(x->parents, y->parents, x->nparents * sizeof(size_t));
 		assert_int_equal(x->nconfigs * x->nstates, y->nconfigs * y->nstates);
-		assert_memory_equal(x->cpt, y->cpt, x->nconfigs * x->nstates * sizeof(double));
+		if (tol == 0)
+			assert_memory_equal(x->cpt, y->cpt, x->nconfigs * x->nstates * sizeof(double));
+		for (size_t c = 0; c < x->nconfigs * x->nstates; c++)
+			assert_near(x->cpt[c], y->cpt[c], tol);
 	}
 }
 
@@ -298,7 +302,7 @@ static fb_bn *write_read(const fb_bn *bn, int fmt)
 
 /* Asia: 100,000 rows sampled, split over 4 clients: the federated tables are the pooled
  * ones bit for bit, within 0.01 of the network's, and come back from BIF and XMLBIF the
- * same to the bit. */
+ * same (to the rounding of the reader's rescaling of rows whose sum is not exactly 1). */
 static void test_asia_round_trip(void **state)
 {
 	char path[512];
@@ -326,7 +330,7 @@ static void test_asia_round_trip(void **state)
 	p = fb_split(ds, FB_SPLIT_HORIZONTAL, 4, &so, &err);
 	h = fb_bnfit_federated(p, g, NULL, NULL, &err);
 	assert_non_null(h);
-	same_tables(f->bn, h->bn);
+	same_tables(f->bn, h->bn, 0);
 	for (size_t i = 0; i < f->bn->d; i++) {
 		const fb_bn_node *nd = &f->bn->nodes[i];
 
@@ -336,8 +340,8 @@ static void test_asia_round_trip(void **state)
 				            0.01);
 	}
 	for (int fmt = 0; fmt < 2; fmt++) {
-		back = write_read(f->bn, fmt);
-		same_tables(f->bn, back);
+		back = write_read(f->bn, fmt); /* the reader rescales a row whose sum is not 1 */
+		same_tables(f->bn, back, 1e-15);
 		fb_bn_free(back);
 	}
 	fb_bnfit_free(h);
