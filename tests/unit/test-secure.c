@@ -261,7 +261,8 @@ static void test_masks_cancel(void **unused)
 
 /* A client that took part and was lost: the sum asks the survivors for its shares, which
  * rebuild its key; its masks come off and the sum is the survivors'.  With t above the
- * survivors, the sum is refused naming t=. */
+ * survivors, the sum is refused naming t=; a round drawing fewer than t, none lost, is
+ * summed. */
 static void test_dropout(void **unused)
 {
 	bool part[K] = { true, true, true, true, false }, surv[K];
@@ -296,6 +297,16 @@ static void test_dropout(void **unused)
 		up[k] = k == 0 || k == 3 ? &st.up[k] : NULL;
 	assert_int_equal(fb_secure_sum(st.s, up, sum, &count, &quiet, &ask, surv, &err), FB_ERR);
 	assert_non_null(strstr(err.msg, "threshold t=3"));
+	/* two drawn of five, t = 3, none lost: no threshold to meet */
+	part[2] = part[3] = false;
+	masked_round(&st, 9, part, NULL);
+	for (size_t k = 0; k < K; k++)
+		up[k] = part[k] ? &st.up[k] : NULL;
+	assert_int_equal(fb_secure_sum(st.s, up, sum, &count, &quiet, &ask, surv, &err), FB_OK);
+	toy_sum(part, false, want, &n);
+	assert_int_equal(count, 2);
+	for (size_t q = 0; q < N; q++)
+		assert_true(fabs(sum[q] - want[q]) <= K * ldexp(1.0, -31));
 	fb_msg_release(&ask);
 	study_close(&st);
 }

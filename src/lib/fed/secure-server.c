@@ -211,9 +211,10 @@ int fb_secure_sum(fb_secure_server *s, const fb_msg *const *up, double *sum, siz
 	size_t got, lost;
 	int ret = add_masked(s, up, y, &got, &lost, err);
 
-	if (ret == FB_OK && got < s->t)
+	if (ret == FB_OK && lost > 0 && got < (s->t > 2 ? s->t : 2))
 		ret = fb_fail(err, "only %zu of the round's clients answered, fewer than the "
-		              "threshold t=%zu that secure aggregation needs", got, s->t);
+		              "threshold t=%zu that removing a lost client's masks needs", got,
+		              s->t > 2 ? s->t : 2);
 	if (ret == FB_OK && lost > 0) {
 		ask_recovery(s, up, ask, survivors);
 		free(y);
