@@ -94,6 +94,7 @@ TRANSCRIPTS = \
 	tests/transcripts/sweep-circuit.fbn \
 	tests/transcripts/watch.fbn \
 	tests/transcripts/session-save.fbn \
+	tests/transcripts/columns.fbn \
 	tests/transcripts/fci.fbn \
 	tests/transcripts/secure.fbn
 TESTS += $(TRANSCRIPTS)

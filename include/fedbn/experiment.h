@@ -60,6 +60,7 @@ typedef struct fb_summary_stat {
 	double mean; /* the mean of the rows that have a number (NaN when none) */
 	double se;   /* the sample standard deviation over sqrt(n) (NaN when n < 2) */
 	size_t n;    /* the rows that have a number in this column */
+	bool whole;  /* every one of those numbers is a whole number (a count: rows, edges, bytes) */
 } fb_summary_stat;
 
 /* The summary of a table: one group per distinct combination of the key columns, in the

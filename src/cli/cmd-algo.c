@@ -148,15 +148,24 @@ static void print_values(FILE *out, const fb_params *p)
 {
 	size_t width = fb_cmd_width(out);
 	char desc[128];
+	int namew = 14, valuew = 10;
 
 	for (size_t i = 0; i < p->n; i++) {
+		namew = fb_cmd_name_column(strlen(p->defs[i].name), namew);
+		if (p->v[i].s != NULL && strlen(p->v[i].s) > (size_t)valuew && strlen(p->v[i].s) <= 20)
+			valuew = (int)strlen(p->v[i].s);
+	}
+	for (size_t i = 0; i < p->n; i++) {
 		const fb_param_def *d = &p->defs[i];
-		char *row = fb_xasprintf("  %-14s %-10s %-9s %-30s ", d->name,
+		bool alone = strlen(d->name) > (size_t)namew;
+		char *row = fb_xasprintf("  %-*s %-*s %-9s %-30s ", namew, alone ? "" : d->name, valuew,
 		                         p->v[i].s != NULL ? p->v[i].s : "-",
 		                         p->v[i].given ? "(set)" : "",
 		                         fb_param_describe(d, desc, sizeof desc));
 		size_t col = strlen(row);
 
+		if (alone)
+			fprintf(out, "  %s\n", d->name);
 		if (col + 30 <= width || col + strlen(d->help) <= width) {
 			fputs(row, out);
 			fb_cmd_print_wrapped(out, d->help, width, col);

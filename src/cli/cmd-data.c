@@ -319,20 +319,26 @@ static void column_moments(const fb_dataset *ds, size_t j, double *mean, double 
 	*sd = ds->n > 1 ? sqrt(ss / (double)(ds->n - 1)) : 0.0;
 }
 
-/* Print one variable's line of info. */
-static void info_var(FILE *out, const fb_dataset *ds, size_t j)
+/* Print one variable's line of info, its name in a column of namew (on a line of its own
+ * above when longer). */
+static void info_var(FILE *out, const fb_dataset *ds, size_t j, int namew)
 {
 	const fb_var *v = &ds->vars[j];
+	const char *name = fb_cmd_name(v->name);
 	double mean, sd;
 
+	if (strlen(name) > (size_t)namew) {
+		fprintf(out, "  %s\n", name);
+		name = "";
+	}
 	if (v->kind == FB_CONTINUOUS) {
 		column_moments(ds, j, &mean, &sd);
-		fprintf(out, "  %-16s continuous  %7zu %12.6g %12.6g\n", fb_cmd_name(v->name),
-		        v->missing, mean, sd);
+		fprintf(out, "  %-*s continuous  %7zu %12.6g %12.6g\n", namew, name, v->missing, mean,
+		        sd);
 		return;
 	}
-	fprintf(out, "  %-16s discrete    %7zu %12s %12s  %zu:", fb_cmd_name(v->name), v->missing,
-	        "", "", v->nlevels);
+	fprintf(out, "  %-*s discrete    %7zu %12s %12s  %zu:", namew, name, v->missing, "", "",
+	        v->nlevels);
 	for (size_t l = 0; l < v->nlevels && l < 8; l++)
 		fprintf(out, "%s%s", l ? ", " : " ", fb_cmd_name(v->levels[l]));
 	fprintf(out, "%s\n", v->nlevels > 8 ? ", ..." : "");
@@ -343,6 +349,7 @@ static int exec_info(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_session *s = ctx->s;
 	fb_dataset *ds = s->data;
+	int namew = 16;
 
 	fprintf(ctx->out, "dataset: %s\n", s->data_source);
 	fprintf(ctx->out, "  %zu rows, %zu variables (%zu continuous, %zu discrete)\n", ds->n,
@@ -353,10 +360,12 @@ static int exec_info(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	else
 		fprintf(ctx->out, "truth: none\n");
 	fprintf(ctx->out, "split: %s\n", s->split != NULL ? s->split->desc : "none");
-	fprintf(ctx->out, "  %-16s %-11s %7s %12s %12s  %s\n", "variable", "kind", "missing", "mean",
-	        "sd", "levels");
 	for (size_t j = 0; j < ds->d; j++)
-		info_var(ctx->out, ds, j);
+		namew = fb_cmd_name_column(strlen(fb_cmd_name(ds->vars[j].name)), namew);
+	fprintf(ctx->out, "  %-*s %-11s %7s %12s %12s  %s\n", namew, "variable", "kind", "missing",
+	        "mean", "sd", "levels");
+	for (size_t j = 0; j < ds->d; j++)
+		info_var(ctx->out, ds, j, namew);
 	return FB_CMD_OK;
 }
 

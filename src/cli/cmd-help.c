@@ -34,16 +34,32 @@ size_t fb_cmd_width(FILE *out)
 	return cols < 22 ? 20 : (size_t)cols - 2;
 }
 
-/* Print a parameter table, each name in a column of namew, its text wrapped at width. */
+/* The width of a column of names that is width so far, after a name of len characters:
+ * widened to len when len is at most FB_CMD_NAME_MOST (a longer name goes on a line of its
+ * own). */
+int fb_cmd_name_column(size_t len, int width)
+{
+	return len > (size_t)width && len <= FB_CMD_NAME_MOST ? (int)len : width;
+}
+
+/* Print a parameter table, each name in a column of namew (wider for a longer name), its
+ * text wrapped at width. */
 void fb_cmd_print_params(FILE *out, const fb_param_def *defs, int namew, size_t width)
 {
 	char desc[128];
 
 	if (defs == NULL || defs[0].name == NULL)
 		return;
+	for (size_t i = 0; defs[i].name != NULL; i++)
+		namew = fb_cmd_name_column(strlen(defs[i].name), namew);
 	fprintf(out, "parameters:\n");
 	for (size_t i = 0; defs[i].name != NULL; i++) {
-		int col = fprintf(out, "  %-*s ", namew, defs[i].name);
+		bool alone = strlen(defs[i].name) > (size_t)namew;
+		int col;
+
+		if (alone)
+			fprintf(out, "  %s\n", defs[i].name);
+		col = fprintf(out, "  %-*s ", namew, alone ? "" : defs[i].name);
 		char *text = fb_xasprintf("%s; %s%s%s", defs[i].help,
 		                          fb_param_describe(&defs[i], desc, sizeof desc),
 		                          defs[i].def != NULL ? "; default " : "",

@@ -186,7 +186,13 @@ size_t fb_cmd_width(FILE *out);
 /* Print text word-wrapped at width columns, then a new line; the first line starts at
  * column indent (its beginning already printed), the others are indented to it. */
 void fb_cmd_print_wrapped(FILE *out, const char *text, size_t width, size_t indent);
-/* Print "parameters:" and one wrapped line per parameter, names in a column of namew. */
+/* The width of a column of names that is width so far, after a name of len characters:
+ * widened to len when len is at most FB_CMD_NAME_MOST; a longer name goes on a line of its
+ * own above its row, so that it does not push the row's other columns out of line. */
+#define FB_CMD_NAME_MOST 24
+int fb_cmd_name_column(size_t len, int width);
+/* Print "parameters:" and one wrapped line per parameter, names in a column of namew (wider
+ * when a name is longer, see fb_cmd_name_column). */
 void fb_cmd_print_params(FILE *out, const fb_param_def *defs, int namew, size_t width);
 /* Print the command list (help with no argument). */
 void fb_cmd_print_list(FILE *out);

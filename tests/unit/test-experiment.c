@@ -390,6 +390,45 @@ static void test_sweep_stat_text(void **state)
 	assert_string_equal(fb_sweep_stat_text(&none, "f1", buf, sizeof buf), "-");
 }
 
+/* A count (every value whole) as a whole number, with ± only when it varies, and without
+ * decimals from 1000 on; a rate that happens to be whole keeps its decimals. */
+static void test_sweep_stat_count(void **state)
+{
+	fb_summary_stat same = { 315200, 0, 3, true }, one = { 17, NAN, 1, true },
+	                big = { 1221, 1, 2, true }, small = { 16.0 / 3, 1.0 / 3, 3, true },
+	                rate = { 1, 0, 3, true };
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(fb_sweep_stat_text(&same, "bytes", buf, sizeof buf), "315200");
+	assert_string_equal(fb_sweep_stat_text(&one, "nodes", buf, sizeof buf), "17");
+	assert_string_equal(fb_sweep_stat_text(&big, "bytes", buf, sizeof buf), "1221 ± 1");
+	assert_string_equal(fb_sweep_stat_text(&small, "nnz", buf, sizeof buf), "5.33 ± 0.33");
+	assert_string_equal(fb_sweep_stat_text(&rate, "tpr", buf, sizeof buf), "1.000 ± 0.000");
+}
+
+/* A summary marks a column whole when every number in the group is. */
+static void test_summary_whole(void **state)
+{
+	static const char *const head[] = { "k", "rows", "ll" };
+	static const char *const r1[] = { "a", "315200", "-2.5" };
+	static const char *const r2[] = { "a", "315200", "-2" };
+	static const char *const keys[] = { "k" }, *const figs[] = { "rows", "ll" };
+	fb_error err;
+	fb_summary s;
+	fb_table t;
+
+	(void)state;
+	fb_table_init(&t, 3, head);
+	fb_table_add_row(&t, r1);
+	fb_table_add_row(&t, r2);
+	assert_int_equal(fb_summary_compute(&s, &t, keys, 1, figs, 2, &err), FB_OK);
+	assert_true(fb_summary_get(&s, 0, 0)->whole);
+	assert_false(fb_summary_get(&s, 0, 1)->whole);
+	fb_summary_release(&s);
+	fb_table_release(&t);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -405,6 +444,8 @@ int main(void)
 		cmocka_unit_test(test_sweep_rows),
 		cmocka_unit_test(test_sweep_resume),
 		cmocka_unit_test(test_sweep_stat_text),
+		cmocka_unit_test(test_sweep_stat_count),
+		cmocka_unit_test(test_summary_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

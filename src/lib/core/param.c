@@ -66,15 +66,43 @@ static int parse_bool(const char *s, int64_t *out)
 	return FB_ERR;
 }
 
+/* A bound at least this far from 0 stands for no limit (an integer's 2^53 and up: a seed's
+ * 9.2e18; a number's 1e300). */
+#define NO_LIMIT_INT 9.007199254740992e15
+#define NO_LIMIT_DOUBLE 1e300
+
+/* Describe the range of a number (what is "integer" or "number"): "in [0, 1]", or in plain
+ * words where a bound stands for no limit ("from 0, no upper limit", "above 0, no upper
+ * limit" for a tiny positive floor, "any"). */
+static void describe_range(const fb_param_def *def, const char *what, char *buf, size_t len)
+{
+	double far = def->type == FB_PARAM_INT ? NO_LIMIT_INT : NO_LIMIT_DOUBLE;
+	bool no_top = def->max >= far, no_floor = def->min <= -far;
+	bool above_0 = def->type == FB_PARAM_DOUBLE && def->min > 0 && def->min <= 1e-300;
+
+	if (no_top && no_floor)
+		snprintf(buf, len, "any %s", what);
+	else if (no_top && above_0)
+		snprintf(buf, len, "%s above 0, no upper limit", what);
+	else if (no_top)
+		snprintf(buf, len, "%s from %.15g, no upper limit", what, def->min);
+	else if (no_floor)
+		snprintf(buf, len, "%s up to %.15g, no lower limit", what, def->max);
+	else if (def->type == FB_PARAM_INT)
+		snprintf(buf, len, "%s in [%.15g, %.15g]", what, def->min, def->max);
+	else
+		snprintf(buf, len, "%s in [%g, %g]", what, def->min, def->max);
+}
+
 /* Describe what a definition accepts. */
 const char *fb_param_describe(const fb_param_def *def, char *buf, size_t len)
 {
 	switch (def->type) {
 	case FB_PARAM_INT:
-		snprintf(buf, len, "integer in [%.15g, %.15g]", def->min, def->max);
+		describe_range(def, "integer", buf, len);
 		break;
 	case FB_PARAM_DOUBLE:
-		snprintf(buf, len, "number in [%g, %g]", def->min, def->max);
+		describe_range(def, "number", buf, len);
 		break;
 	case FB_PARAM_CHOICE: {
 		char names[112];

@@ -58,13 +58,14 @@ static void summary_groups(fb_summary *s, const fb_table *t, const int *kidx, si
 static fb_summary_stat summary_stat(const fb_table *t, const size_t *group, size_t gr,
                                     size_t c)
 {
-	fb_summary_stat st = { NAN, NAN, 0 };
+	fb_summary_stat st = { NAN, NAN, 0, true };
 	double sum = 0, ss = 0, v;
 
 	for (size_t r = 0; r < t->nrows; r++)
 		if (group[r] == gr && fb_table_number(t, r, c, &v) == FB_OK) {
 			sum += v;
 			st.n++;
+			st.whole &= v == floor(v) && fabs(v) < 1e15;
 		}
 	if (st.n == 0)
 		return st;

@@ -243,14 +243,19 @@ static bool stat_fine(const char *fig)
 	return false;
 }
 
-/* One statistic of the figure fig as "3.20 ± 0.45" into buf. */
+/* One statistic of the figure fig as "3.20 ± 0.45" into buf; a count (every value a whole
+ * number, fig no rate or time) that does not vary as that number alone ("315200"), one
+ * that does without decimals from 1000 on ("1221 ± 1"). */
 const char *fb_sweep_stat_text(const fb_summary_stat *st, const char *fig, char *buf,
                                size_t len)
 {
-	int dec = stat_fine(fig) ? 3 : 2;
+	bool whole = st->whole && !stat_fine(fig);
+	int dec = stat_fine(fig) ? 3 : whole && fabs(st->mean) >= 1000 ? 0 : 2;
 
 	if (st->n == 0)
 		snprintf(buf, len, "-");
+	else if (whole && (isnan(st->se) || st->se == 0))
+		snprintf(buf, len, "%.0f", st->mean);
 	else if (isnan(st->se))
 		snprintf(buf, len, "%.*f", dec, st->mean);
 	else
