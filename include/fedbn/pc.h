@@ -43,7 +43,18 @@
  * causal-learn's order, repeated until a pass orients nothing; an orientation a -> b is
  * skipped when b counts as an ancestor of a in causal-learn's ancestor table, which follows
  * directed paths only partly (pc-causal-learn.c says how), so that a cycle it misses is
- * made here too, as in its output on hepar2. */
+ * made here too, as in its output on hepar2.
+ *
+ * Background knowledge (fb_pc_options.knowledge).  A pair forbidden both ways is never
+ * adjacent: it is left out of the complete graph with an empty separating set, so none of its
+ * tests run.  Before the colliders, every edge with a forbidden direction (directly, by the
+ * tiers, or because the other direction is required) and every required one is directed the
+ * allowed way; the colliders and Meek's rules only orient edges still undirected, so they
+ * never reverse a knowledge arc or make a forbidden one.  compat=causal-learn does exactly
+ * what causal-learn's pc(background_knowledge=...) does (its orient_by_background_knowledge,
+ * then the knowledge checks of uc_sepset and meek, the ancestor table updated arc by arc in
+ * its edge order), which leaves a required arc out when a test removed the pair; fedbn's own
+ * mode joins such a pair again as the required arc before orienting. */
 #ifndef FEDBN_PC_H
 #define FEDBN_PC_H
 
@@ -54,6 +65,7 @@
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
 #include "fedbn/graph.h"
+#include "fedbn/knowledge.h"
 #include "fedbn/param.h"
 
 /* Separating sets of the unordered pairs of d variables. */
@@ -105,6 +117,8 @@ typedef struct fb_pc_options {
 	                              vertices of a level, the collider candidates; and the
 	                              pair searches of a stable Fisher-z level; results, cache
 	                              and counters do not depend on it */
+	const fb_knowledge *knowledge; /* background knowledge over the variables, or NULL:
+	                              none (borrowed: it must outlive the run) */
 } fb_pc_options;
 
 /* Defaults, read from the pc learner's parameter table (the one place they are written):
@@ -166,6 +180,18 @@ int fb_pc_orient_colliders(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
 int fb_pc_orient_causal_learn(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
                               size_t *colliders, size_t *meek, fb_error *err);
 
+/* Leave the pairs that k forbids both ways out of the skeleton g, each with an empty
+ * separating set in seps; the number left out (0 when k is NULL). */
+size_t fb_pc_skeleton_knowledge(fb_graph *g, fb_sepsets *seps, const fb_knowledge *k);
+/* fedbn's knowledge step before the colliders: join every required pair the skeleton g lacks
+ * as its arc, and direct every undirected edge that has a forbidden direction (or is
+ * required) the allowed way; the number of arcs set. */
+size_t fb_pc_orient_knowledge(fb_graph *g, const fb_knowledge *k);
+/* fb_pc_orient_causal_learn with causal-learn's background knowledge k (NULL: none). */
+int fb_pc_orient_causal_learn_knowledge(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
+                                        const fb_knowledge *k, size_t *colliders,
+                                        size_t *meek, fb_error *err);
+
 /* A PC run as a stepper: each step is one skeleton level, and the last step orients. */
 typedef struct fb_pc fb_pc;
 
@@ -183,6 +209,10 @@ typedef struct fb_pc_round {
  * data and g2 for discrete data.  Caller frees with fb_pc_free; ds may go after this call.
  * NULL with the reason (a bad alpha or test, mixed column kinds for auto). */
 fb_pc *fb_pc_alloc(const fb_dataset *ds, const fb_pc_options *opt, fb_error *err);
+/* The test settings a run with options o uses: o->ci, with the adjusted df, no small-sample
+ * rule, p = 1 for df = 0 and Fisher-z's complement p-values under compat=causal-learn (for a
+ * test object shared by several runs, fb_pc_alloc_ci). */
+void fb_pc_ci_options(const fb_pc_options *o, fb_ci_options *ci);
 /* Start PC on the tests of ci (kept, not freed by the run; it must outlive the run) over
  * variables called names (d = fb_ci_d(ci) names, copied; NULL for X1..Xd).  opt's test
  * settings are ignored (ci has its own). */

@@ -98,35 +98,6 @@ static void test_meek_partial_table(void **state)
 	check_hand(9, und, 9, seps, 8, 6, 1, arcs, 9);
 }
 
-/* Read causal-learn's d x d output: G[j][i] = 1, G[i][j] = -1 is i -> j; -1 both ways is
- * i - j; 1 both ways (i <-> j) cannot be stored and fails the test. */
-static fb_graph *read_cl_matrix(const char *path, size_t d)
-{
-	FILE *fp = fopen(path, "r");
-	int *G = calloc(d * d, sizeof *G);
-	fb_graph *g = fb_graph_alloc(d);
-
-	assert_non_null(fp);
-	for (size_t k = 0; k < d * d; k++)
-		assert_int_equal(fscanf(fp, "%d", &G[k]), 1);
-	fclose(fp);
-	for (size_t i = 0; i < d; i++)
-		for (size_t j = i + 1; j < d; j++) {
-			int a = G[i * d + j], b = G[j * d + i];
-
-			if (a == -1 && b == 1)
-				fb_graph_set_directed(g, i, j, 1.0);
-			else if (a == 1 && b == -1)
-				fb_graph_set_directed(g, j, i, 1.0);
-			else if (a == -1 && b == -1)
-				fb_graph_set_undirected(g, i, j);
-			else if (a != 0 || b != 0)
-				fail_msg("%s: entries (%zu,%zu) = %d, %d", path, i, j, a, b);
-		}
-	free(G);
-	return g;
-}
-
 /* PC as o says on ds with threads threads; the graph, the separating sets of every pair
  * written into seps (d * d * (d + 1): each pair's size then members) and the test counters. */
 static fb_graph *run_threads(const fb_dataset *ds, fb_pc_options o, size_t threads,

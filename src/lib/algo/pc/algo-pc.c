@@ -2,6 +2,7 @@
  * last step orients the skeleton into a CPDAG. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,17 +66,35 @@ static int pc_create(fb_run *run, fb_error *err)
 
 	fb_pc_options_from_params(&run->params, &o);
 	o.threads = run->fedopt.threads > 0 ? run->fedopt.threads : 1;
+	o.knowledge = fb_run_knowledge(run);
 	run->state = fb_pc_alloc(run->data, &o, err);
 	return run->state != NULL ? FB_OK : FB_ERR;
+}
+
+/* The pairs the run's knowledge forbids both ways (never joined, never tested). */
+static size_t pc_forbidden_pairs(const fb_run *run)
+{
+	const fb_knowledge *k = fb_run_knowledge(run);
+	size_t d = fb_knowledge_d(k), n = 0;
+
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++)
+			n += fb_knowledge_forbids_pair(k, i, j);
+	return n;
 }
 
 /* One level, or the orientation. */
 static int pc_step(fb_run *run, double *fig, fb_error *err)
 {
 	fb_pc_round r;
+	size_t nf;
+	char skipped[96] = "";
 
 	if (fb_pc_step(run->state, &r, err) != FB_OK)
 		return FB_ERR;
+	if (!r.orientation && r.level.level == 0 && (nf = pc_forbidden_pairs(run)) > 0)
+		snprintf(skipped, sizeof skipped, " (%zu pair%s forbidden by the knowledge never "
+		         "joined, not tested)", nf, nf == 1 ? "" : "s");
 	fig[0] = r.orientation ? -1.0 : (double)r.level.level;
 	fig[1] = (double)r.level.tests;
 	fig[2] = (double)r.level.hits;
@@ -90,10 +109,10 @@ static int pc_step(fb_run *run, double *fig, fb_error *err)
 		           r.meek, r.meek == 1 ? "" : "s");
 	else
 		fb_run_say(run, "tested the pairs still joined given %zu other variable%s: %zu "
-		           "test%s removed %zu edge%s, %zu remain", r.level.level,
+		           "test%s removed %zu edge%s, %zu remain%s", r.level.level,
 		           r.level.level == 1 ? "" : "s", r.level.tests,
 		           r.level.tests == 1 ? "" : "s", r.level.removed,
-		           r.level.removed == 1 ? "" : "s", r.level.edges);
+		           r.level.removed == 1 ? "" : "s", r.level.edges, skipped);
 	return FB_OK;
 }
 
@@ -170,10 +189,15 @@ const fb_algo fb_algo_pc = {
 	        "closing a directed cycle when conflicting colliders would make one. One round "
 	        "is one level (figure level = l); the last round orients (level -1). Every test "
 	        "is cached (figure hits). compat=causal-learn reproduces causal-learn's pc with "
-	        "stable=True, uc_rule=0, uc_priority=-1. As a learner it serves all:, sep:, "
-	        "voting: and best:.",
+	        "stable=True, uc_rule=0, uc_priority=-1. Knowledge: a pair forbidden both ways "
+	        "is never joined and never tested (level 0 says how many); before the colliders, "
+	        "required arcs are joined (even when a test removed the pair) and every edge with "
+	        "a forbidden direction is pointed the other way; colliders and Meek's rules never "
+	        "reverse them. With compat=causal-learn the knowledge acts as in causal-learn's "
+	        "pc(background_knowledge=...), which leaves out a required arc whose pair a test "
+	        "removed. As a learner it serves all:, sep:, voting: and best:.",
 	.flags = FB_ALGO_LOCAL,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE | FB_ACCEPTS_KNOWLEDGE,
 	.params = pc_params, .figures = pc_figures,
 	.create = pc_create, .step = pc_step, .done = pc_done, .result = pc_result,
 	.destroy = pc_destroy, .note = pc_note,

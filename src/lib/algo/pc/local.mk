@@ -18,5 +18,7 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/pc/fedpc-text.c \
 	src/lib/algo/pc/fedpc-wire.c
 
-check_PROGRAMS += tests/unit/test-pc tests/unit/test-pc-causal-learn tests/unit/test-fedpc
-TESTS += tests/unit/test-pc tests/unit/test-pc-causal-learn tests/unit/test-fedpc
+check_PROGRAMS += tests/unit/test-pc tests/unit/test-pc-causal-learn tests/unit/test-pc-knowledge \
+	tests/unit/test-fedpc
+TESTS += tests/unit/test-pc tests/unit/test-pc-causal-learn tests/unit/test-pc-knowledge \
+	tests/unit/test-fedpc

@@ -318,10 +318,11 @@ static int cand_score(void *ctx, pc_tester *t, size_t k, fb_error *err)
 	return ret;
 }
 
-/* The collider candidates of the skeleton g, scored (on the test object's helper threads
+/* The collider candidates of the skeleton g (less those whose arcs into the middle k
+ * forbids, as causal-learn skips them before scoring), scored (on the test object's helper threads
  * when it has them), in orientation order; their count. */
-static int cands_build(fb_graph *g, const fb_sepsets *seps, fb_ci *ci, cl_cand **out,
-                       size_t *nout, fb_error *err)
+static int cands_build(fb_graph *g, const fb_sepsets *seps, fb_ci *ci, const fb_knowledge *k,
+                       cl_cand **out, size_t *nout, fb_error *err)
 {
 	cl_pairs p;
 	cl_list ut = { NULL, 0, 0, 3 };
@@ -336,7 +337,8 @@ static int cands_build(fb_graph *g, const fb_sepsets *seps, fb_ci *ci, cl_cand *
 	for (size_t t = 0; t < ut.n; t++) {
 		size_t x = ut.v[3 * t], y = ut.v[3 * t + 1], z = ut.v[3 * t + 2];
 
-		if (x > z || fb_sepsets_contains(seps, x, z, y))
+		if (x > z || fb_knowledge_forbids(k, x, y) || fb_knowledge_forbids(k, z, y) ||
+		    fb_sepsets_contains(seps, x, z, y))
 			continue;
 		c[n++] = (cl_cand){ -INFINITY, t, x, y, z };
 	}
@@ -351,29 +353,32 @@ static int cands_build(fb_graph *g, const fb_sepsets *seps, fb_ci *ci, cl_cand *
 }
 
 /* One pass of causal-learn's R1, R2 and R3 over its lists, none closing a cycle that the
- * table t sees; edges oriented. */
+ * table t sees nor making an arc that k forbids; edges oriented. */
 static size_t cl_meek_pass(fb_graph *g, cl_anc *t, const cl_list *ut, const cl_list *tri,
-                           const cl_list *kite)
+                           const cl_list *kite, const fb_knowledge *kn)
 {
 	size_t n = 0;
 
 	for (size_t k = 0; k < ut->n; k++) {
 		const size_t *u = ut->v + 3 * k;
 
-		if (is_arc(g, u[0], u[1]) && is_und(g, u[1], u[2]))
+		if (is_arc(g, u[0], u[1]) && is_und(g, u[1], u[2]) &&
+		    !fb_knowledge_forbids(kn, u[1], u[2]))
 			n += anc_orient(g, t, u[1], u[2]);
 	}
 	for (size_t k = 0; k < tri->n; k++) {
 		const size_t *u = tri->v + 3 * k;
 
-		if (is_arc(g, u[0], u[1]) && is_arc(g, u[1], u[2]) && is_und(g, u[0], u[2]))
+		if (is_arc(g, u[0], u[1]) && is_arc(g, u[1], u[2]) && is_und(g, u[0], u[2]) &&
+		    !fb_knowledge_forbids(kn, u[0], u[2]))
 			n += anc_orient(g, t, u[0], u[2]);
 	}
 	for (size_t k = 0; k < kite->n; k++) {
 		const size_t *u = kite->v + 4 * k;
 
 		if (is_und(g, u[0], u[1]) && is_und(g, u[0], u[2]) && is_arc(g, u[1], u[3]) &&
-		    is_arc(g, u[2], u[3]) && is_und(g, u[0], u[3]))
+		    is_arc(g, u[2], u[3]) && is_und(g, u[0], u[3]) &&
+		    !fb_knowledge_forbids(kn, u[0], u[3]))
 			n += anc_orient(g, t, u[0], u[3]);
 	}
 	return n;
@@ -381,7 +386,7 @@ static size_t cl_meek_pass(fb_graph *g, cl_anc *t, const cl_list *ut, const cl_l
 
 /* causal-learn's Meek rules R1-R3 over lists built once, passes until one orients nothing;
  * edges oriented. */
-static size_t cl_meek(fb_graph *g, cl_anc *t)
+static size_t cl_meek(fb_graph *g, cl_anc *t, const fb_knowledge *kn)
 {
 	cl_pairs p;
 	cl_list ut = { NULL, 0, 0, 3 }, tri = { NULL, 0, 0, 3 }, kite = { NULL, 0, 0, 4 };
@@ -390,7 +395,7 @@ static size_t cl_meek(fb_graph *g, cl_anc *t)
 	pairs_build(g, &p);
 	triples_build(g, &p, &ut, &tri);
 	kites_build(g, &tri, &kite);
-	while ((k = cl_meek_pass(g, t, &ut, &tri, &kite)) > 0)
+	while ((k = cl_meek_pass(g, t, &ut, &tri, &kite, kn)) > 0)
 		n += k;
 	pairs_free(&p);
 	free(ut.v);
@@ -399,9 +404,31 @@ static size_t cl_meek(fb_graph *g, cl_anc *t)
 	return n;
 }
 
-/* causal-learn's orientation of a skeleton. */
-int fb_pc_orient_causal_learn(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
-                              size_t *colliders, size_t *meek, fb_error *err)
+/* causal-learn's orient_by_background_knowledge: each undirected edge (i, j), i < j, in
+ * row-major order, directed the one way k allows (a required arc forbids its reverse), the
+ * table t updated arc by arc as causal-learn's add_directed_edge does. */
+static void cl_knowledge(fb_graph *g, cl_anc *t, const fb_knowledge *k)
+{
+	if (k == NULL || fb_knowledge_is_empty(k))
+		return;
+	for (size_t i = 0; i < g->d; i++)
+		for (size_t j = i + 1; j < g->d; j++) {
+			if (!is_und(g, i, j))
+				continue;
+			if (fb_knowledge_forbids(k, j, i)) {
+				fb_graph_set_directed(g, i, j, 1.0);
+				anc_add(t, i, j);
+			} else if (fb_knowledge_forbids(k, i, j)) {
+				fb_graph_set_directed(g, j, i, 1.0);
+				anc_add(t, j, i);
+			}
+		}
+}
+
+/* causal-learn's orientation of a skeleton with background knowledge. */
+int fb_pc_orient_causal_learn_knowledge(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
+                                        const fb_knowledge *k, size_t *colliders,
+                                        size_t *meek, fb_error *err)
 {
 	cl_cand *c = NULL;
 	cl_anc t;
@@ -410,24 +437,36 @@ int fb_pc_orient_causal_learn(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
 	if (fb_ci_d(ci) != g->d)
 		return fb_fail(err, "the skeleton has %zu variables and the tests %zu", g->d,
 		               fb_ci_d(ci));
-	if (cands_build(g, seps, ci, &c, &n, err) != FB_OK) {
+	if (k != NULL && fb_knowledge_d(k) != g->d)
+		return fb_fail(err, "the skeleton has %zu variables and the knowledge %zu", g->d,
+		               fb_knowledge_d(k));
+	anc_init(&t, g);
+	cl_knowledge(g, &t, k);
+	if (cands_build(g, seps, ci, k, &c, &n, err) != FB_OK) {
 		free(c);
+		free(t.m);
 		return FB_ERR;
 	}
-	anc_init(&t, g);
-	for (size_t k = 0; k < n; k++) {
-		if (is_arc(g, c[k].y, c[k].x) || is_arc(g, c[k].y, c[k].z))
+	for (size_t q = 0; q < n; q++) {
+		if (is_arc(g, c[q].y, c[q].x) || is_arc(g, c[q].y, c[q].z))
 			continue;
-		anc_collide(g, &t, c[k].x, c[k].y);
-		anc_collide(g, &t, c[k].z, c[k].y);
+		anc_collide(g, &t, c[q].x, c[q].y);
+		anc_collide(g, &t, c[q].z, c[q].y);
 		done++;
 	}
 	free(c);
-	m = cl_meek(g, &t);
+	m = cl_meek(g, &t, k);
 	free(t.m);
 	if (colliders != NULL)
 		*colliders = done;
 	if (meek != NULL)
 		*meek = m;
 	return FB_OK;
+}
+
+/* causal-learn's orientation of a skeleton. */
+int fb_pc_orient_causal_learn(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
+                              size_t *colliders, size_t *meek, fb_error *err)
+{
+	return fb_pc_orient_causal_learn_knowledge(g, seps, ci, NULL, colliders, meek, err);
 }

@@ -103,3 +103,47 @@ int fb_pc_orient_colliders(fb_graph *g, const fb_sepsets *seps, fb_ci *ci,
 	free(S);
 	return ret;
 }
+
+/* True when k says something about g's variables (same count, not empty). */
+static bool knowledge_applies(const fb_graph *g, const fb_knowledge *k)
+{
+	return k != NULL && fb_knowledge_d(k) == g->d && !fb_knowledge_is_empty(k);
+}
+
+/* Leave the pairs forbidden both ways out of the skeleton. */
+size_t fb_pc_skeleton_knowledge(fb_graph *g, fb_sepsets *seps, const fb_knowledge *k)
+{
+	size_t n = 0;
+
+	if (!knowledge_applies(g, k))
+		return 0;
+	for (size_t i = 0; i < g->d; i++)
+		for (size_t j = i + 1; j < g->d; j++)
+			if (fb_knowledge_forbids_pair(k, i, j)) {
+				fb_graph_remove(g, i, j);
+				fb_sepsets_set(seps, i, j, NULL, 0);
+				n++;
+			}
+	return n;
+}
+
+/* Join the required pairs and direct the edges with a forbidden direction. */
+size_t fb_pc_orient_knowledge(fb_graph *g, const fb_knowledge *k)
+{
+	size_t n = 0;
+
+	if (!knowledge_applies(g, k))
+		return 0;
+	for (size_t i = 0; i < g->d; i++)
+		for (size_t j = 0; j < g->d; j++) {
+			if (i == j || fb_graph_has_arc(g, i, j))
+				continue;
+			if ((fb_knowledge_requires(k, i, j) && !fb_graph_adjacent(g, i, j)) ||
+			    (fb_graph_adjacent(g, i, j) && !fb_graph_has_arc(g, j, i) &&
+			     fb_knowledge_forbids(k, j, i) && !fb_knowledge_forbids(k, i, j))) {
+				fb_graph_set_directed(g, i, j, 1.0);
+				n++;
+			}
+		}
+	return n;
+}

@@ -1,5 +1,6 @@
-/* PC as a stepper: one skeleton level per step from the complete graph, then one step that
- * orients (fedbn's collider rule and Meek R1-R3, or causal-learn's orientation). */
+/* PC as a stepper: one skeleton level per step from the complete graph (less the pairs the
+ * knowledge forbids), then one step that orients (the knowledge's arcs, fedbn's collider rule
+ * and Meek R1-R3, or causal-learn's orientation with its knowledge checks). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -29,14 +30,22 @@ static int pc_check(fb_pc_options *o, fb_error *err)
 		return fb_fail(err, "alpha must lie strictly between 0 and 1, not %g", o->alpha);
 	if (o->depth < -1)
 		return fb_fail(err, "depth must be -1 (no limit) or at least 0, not %ld", o->depth);
-	if (o->compat == FB_PC_COMPAT_CAUSAL_LEARN) {
+	if (o->compat == FB_PC_COMPAT_CAUSAL_LEARN)
 		o->stable = true;
-		o->ci.df = FB_CI_DF_ADJUSTED;
-		o->ci.small = FB_CI_SMALL_NONE;
-		o->ci.zero_df = FB_CI_ZERO_DF_INDEPENDENT;
-		o->ci.fisher_p = FB_CI_FISHER_P_COMPLEMENT;
-	}
+	fb_pc_ci_options(o, &o->ci);
 	return FB_OK;
+}
+
+/* The test settings of a run with o: its own, with what compat=causal-learn forces. */
+void fb_pc_ci_options(const fb_pc_options *o, fb_ci_options *ci)
+{
+	*ci = o->ci;
+	if (o->compat != FB_PC_COMPAT_CAUSAL_LEARN)
+		return;
+	ci->df = FB_CI_DF_ADJUSTED;
+	ci->small = FB_CI_SMALL_NONE;
+	ci->zero_df = FB_CI_ZERO_DF_INDEPENDENT;
+	ci->fisher_p = FB_CI_FISHER_P_COMPLEMENT;
 }
 
 /* Whether level l may run under the depth limit and on the skeleton. */
@@ -68,6 +77,7 @@ static fb_pc *pc_new(fb_ci *ci, bool own, char *const *names, const fb_pc_option
 		for (size_t j = i + 1; j < d; j++)
 			fb_graph_set_undirected(pc->g, i, j);
 	}
+	fb_pc_skeleton_knowledge(pc->g, pc->seps, o->knowledge);
 	pc->skeleton_done = !pc_more(pc, 0);
 	return pc;
 }
@@ -138,10 +148,11 @@ static int pc_orient(fb_pc *pc, fb_pc_round *r, fb_error *err)
 
 	fb_ci_get_stats(pc->ci, &before);
 	if (pc->opt.compat == FB_PC_COMPAT_CAUSAL_LEARN) {
-		if (fb_pc_orient_causal_learn(pc->g, pc->seps, pc->ci, &r->colliders, &r->meek,
-		                              err) != FB_OK)
+		if (fb_pc_orient_causal_learn_knowledge(pc->g, pc->seps, pc->ci, pc->opt.knowledge,
+		                                        &r->colliders, &r->meek, err) != FB_OK)
 			return FB_ERR;
 	} else {
+		fb_pc_orient_knowledge(pc->g, pc->opt.knowledge);
 		if (fb_pc_orient_colliders(pc->g, pc->seps, pc->ci, pc->opt.colliders,
 		                           &r->colliders, &r->conflicts, err) != FB_OK)
 			return FB_ERR;
