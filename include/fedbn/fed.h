@@ -11,6 +11,7 @@
 
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
+#include "fedbn/knowledge.h"
 #include "fedbn/param.h"
 #include "fedbn/partition.h"
 
@@ -221,10 +222,24 @@ bool fb_fed_local(const fb_federation *f, size_t k);
  * *state and *local (the client's data), FB_ERR (nothing kept yet) otherwise. */
 int fb_fed_halves(const fb_federation *f, const fb_fed_ops **ops, void **state,
                   const fb_dataset **local);
-/* Tell a remote federation's clients which run to build (algo, its parameters); FB_OK
- * at once in-process. */
+/* Tell a remote federation's clients which run to build (algo, its parameters, and the
+ * run's background knowledge k, NULL or empty for none).  Knowledge that says something goes
+ * to every client once, with the opening (fb_fed_knowledge_words), and the ledger counts it,
+ * in-process too, as round 0 going down: its words' bytes per client.  In-process nothing
+ * else happens. */
 int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params,
-                fb_error *err);
+                const fb_knowledge *k, fb_error *err);
+/* The knowledge k as words for the opening of a run (see knowledge-wire.c): an empty word,
+ * then its statements by variable name; *words is caller-freed with fb_names_free.  Their
+ * count, 0 (and *words NULL) when k says nothing. */
+size_t fb_fed_knowledge_words(const fb_knowledge *k, char ***words);
+/* Bytes n words take on the wire, each with its NUL. */
+size_t fb_fed_words_bytes(char *const *words, size_t n);
+/* A client's copy of the knowledge sent as words (fb_fed_knowledge_words), over the
+ * variables of its data ds by name; NULL with a sentence when a statement names a variable
+ * ds lacks or is garbled. */
+fb_knowledge *fb_fed_knowledge_read(char *const *words, size_t n, const fb_dataset *ds,
+                                    fb_error *err);
 /* Wall seconds of the last round's exchange: the clients' halves in-process, or sending the
  * broadcast and collecting the replies over a transport. */
 double fb_fed_exchange_seconds(const fb_federation *f);

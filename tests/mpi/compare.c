@@ -99,6 +99,23 @@ static size_t control_down(const char *name)
 	return 0;
 }
 
+/* Whether the ledger's first entries are the knowledge's words (compare_knowledge), once per
+ * client, in round 0 going down (none without knowledge). */
+static bool knowledge_counted(const fb_run *a)
+{
+	const fb_ledger *x = fb_fed_ledger(a->fed);
+	char **w;
+	size_t nw = fb_fed_knowledge_words(compare_knowledge, &w), bytes, k = a->part->k;
+	bool ok = x->n >= k;
+
+	bytes = fb_fed_words_bytes(w, nw);
+	fb_names_free(w, nw);
+	for (size_t c = 0; c < k && ok && nw > 0; c++)
+		ok = x->e[c].round == 0 && x->e[c].dir == FB_DOWN && x->e[c].client == c &&
+		     x->e[c].bytes == bytes;
+	return ok && (nw > 0 || x->e[0].round > 0);
+}
+
 /* Whether every MPI ledger entry is the in-process one plus the frame header and 8 bytes per
  * control number of a broadcast, and the MPI ledger's only other entries are bare headers
  * sent up by clients that ran the round undrawn (*extra counts them). */
@@ -112,7 +129,8 @@ static bool same_ledger(const fb_run *a, const fb_run *b, size_t *extra)
 		return false;
 	for (; j < y->n; j++) {
 		const fb_ledger_entry *u = i < x->n ? &x->e[i] : NULL, *v = &y->e[j];
-		size_t over = FB_WIRE_HEADER + (v->dir == FB_DOWN ? 8 * nc : 0);
+		/* round 0: the knowledge, words inside the opening's frame */
+		size_t over = v->round == 0 ? 0 : FB_WIRE_HEADER + (v->dir == FB_DOWN ? 8 * nc : 0);
 
 		if (u != NULL && u->round == v->round && u->dir == v->dir &&
 		    u->client == v->client) {
@@ -323,7 +341,7 @@ void compare(const char *name, int variant, const fb_dataset *ds, const fb_parti
 	fb_params p;
 	fb_fed_options fo;
 	fb_run_spec spec = { .algo = name, .params = &p, .fedopt = &fo, .data = ds,
-	                     .part = local, .truth = truth };
+	                     .part = local, .truth = truth, .knowledge = compare_knowledge };
 	size_t extra = 0;
 	char label[96];
 
@@ -361,6 +379,8 @@ void compare(const char *name, int variant, const fb_dataset *ds, const fb_parti
 			      : "the sites' log-likelihoods, bit for bit", label);
 		check(same_ledger(a, b, &extra) && extra == undrawn(a),
 		      "ledger = in-process + frame headers and control numbers", label);
+		check(knowledge_counted(a) && knowledge_counted(b),
+		      "the knowledge counted once per client at the opening", label);
 		if (variant == 1)
 			check(sat_out(a) > 0, "some clients sat rounds out or lost replies", label);
 	}
@@ -368,6 +388,9 @@ void compare(const char *name, int variant, const fb_dataset *ds, const fb_parti
 	fb_run_free(b);
 	fb_run_free(a);
 }
+
+/* The knowledge of compare's runs (none unless a test sets it). */
+const fb_knowledge *compare_knowledge;
 
 /* Whether the link sees a peer's process end (test-mpi sets it). */
 bool link_sees_ends;

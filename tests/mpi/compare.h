@@ -22,10 +22,13 @@ int finish(fb_run *run, fb_error *err);
 void refused_em(const fb_dataset *schema, const fb_partition *remote);
 /* Small settings of the slow learners (words "key=value"; share in *share), or NULL. */
 const char *small_words(const char *name, int variant, double *share);
+/* Background knowledge every run of compare takes (NULL: none; the test sets it). */
+extern const fb_knowledge *compare_knowledge;
 /* Run name in-process over local and over the link (remote) and compare them: the same
  * rounds and figures, the same result, the ledger the in-process one plus the frames'
  * headers and control numbers (one that is not ready for clients in other processes must be
- * refused); nothing when in-process refuses it.  variant 1 draws or drops clients. */
+ * refused), and the knowledge counted once per client before the first round; nothing when
+ * in-process refuses it.  variant 1 draws or drops clients. */
 void compare(const char *name, int variant, const fb_dataset *ds, const fb_partition *local,
              const fb_dataset *schema, const fb_partition *remote, const fb_graph *truth);
 /* Whether the link of the study sees a peer's process end (MPI on one machine), so that

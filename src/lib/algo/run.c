@@ -293,7 +293,8 @@ fb_run *fb_run_alloc(const fb_run_spec *spec, fb_error *err)
 		goto fail;
 	if (run->part != NULL && (run->fed = fb_fed_alloc(run->part, &run->fedopt, err)) == NULL)
 		goto fail;
-	if (run->fed != NULL && fb_fed_open(run->fed, name, &run->params, err) != FB_OK)
+	if (run->fed != NULL &&
+	    fb_fed_open(run->fed, name, &run->params, run->knowledge, err) != FB_OK)
 		goto fail;
 	if (a->create(run, err) != FB_OK)
 		goto fail; /* destroy frees what create had built, if anything */

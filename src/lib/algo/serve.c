@@ -56,6 +56,27 @@ static fb_partition *client_view(fb_proto *pr, const fb_dataset *ds, const fb_pr
 	return p;
 }
 
+/* The parameters' words of an opening: those before the empty word that starts the run's
+ * knowledge (fb_fed_knowledge_words), or all. */
+static size_t open_nparams(const fb_proto_open *op)
+{
+	size_t n = 0;
+
+	while (n < op->nwords && op->words[n][0] != '\0')
+		n++;
+	return n;
+}
+
+/* The run's knowledge from the opening's words after the parameters, over the client's data
+ * ds; NULL with a sentence when it cannot be rebuilt, an empty one when none came. */
+static fb_knowledge *open_knowledge(const fb_proto_open *op, const fb_dataset *ds,
+                                    fb_error *err)
+{
+	size_t at = open_nparams(op);
+
+	return fb_fed_knowledge_read(op->words + at, op->nwords - at, ds, err);
+}
+
 /* The run's parameters from the server's words. */
 static int open_params(const fb_proto_open *op, fb_params *p, fb_error *err)
 {
@@ -64,7 +85,7 @@ static int open_params(const fb_proto_open *op, fb_params *p, fb_error *err)
 	if (fb_algo_lookup(op->algo, &a, &inner, err) != FB_OK ||
 	    fb_params_init(p, fb_algo_params(a, inner), err) != FB_OK)
 		return FB_ERR;
-	if (fb_params_set_words(p, (int)op->nwords, op->words, op->algo, err) != FB_OK) {
+	if (fb_params_set_words(p, (int)open_nparams(op), op->words, op->algo, err) != FB_OK) {
 		fb_params_release(p);
 		return FB_ERR;
 	}
@@ -95,20 +116,23 @@ static int serve_run(fb_proto *pr, const fb_dataset *ds, const fb_proto_open *op
 {
 	fb_partition *part = NULL;
 	fb_params params = { 0 };
+	fb_knowledge *know = NULL;
 	fb_run *run = NULL;
 	fb_error why = { { 0 } };
 	int ret;
 
 	if (op->client >= op->k)
 		snprintf(why.msg, sizeof why.msg, "it is client %zu of %zu", op->client + 1, op->k);
-	else if (open_params(op, &params, &why) == FB_OK) {
+	else if ((know = open_knowledge(op, ds, &why)) != NULL &&
+	         open_params(op, &params, &why) == FB_OK) {
 		fb_run_spec spec = { .algo = op->algo, .params = &params, .fedopt = &op->fed,
-		                     .data = ds };
+		                     .data = ds, .knowledge = know };
 
 		spec.part = part = client_view(pr, ds, op);
 		run = fb_run_alloc(&spec, &why);
 		fb_params_release(&params);
 	}
+	fb_knowledge_free(know);
 	ret = fb_proto_answer(pr, run != NULL ? NULL : why.msg, err);
 	if (ret == FB_OK && run != NULL)
 		ret = answer_run(pr, run, err);

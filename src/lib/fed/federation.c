@@ -680,19 +680,40 @@ int fb_fed_halves(const fb_federation *f, const fb_fed_ops **ops, void **state,
 	return FB_OK;
 }
 
-/* Tell a remote federation's clients which run to build. */
-int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params, fb_error *err)
+/* Count the knowledge's words in the ledger: round 0, down, once per client. */
+static void open_ledger(fb_federation *f, char *const *kw, size_t nk)
 {
-	char **words;
-	size_t n = 0;
+	size_t bytes = fb_fed_words_bytes(kw, nk);
+
+	if (nk == 0)
+		return;
+	for (size_t c = 0; c < f->part->k; c++)
+		fb_ledger_add(&f->ledger, 0, FB_DOWN, c, bytes);
+}
+
+/* Tell a remote federation's clients which run to build, the knowledge with it. */
+int fb_fed_open(fb_federation *f, const char *algo, const fb_params *params,
+                const fb_knowledge *k, fb_error *err)
+{
+	char **words, **kw;
+	size_t n = 0, nk;
 	int ret;
 
-	if (f->tr == NULL || f->tr->local < f->part->k)
+	if (f->tr != NULL && f->tr->local < f->part->k)
 		return FB_OK;
-	words = fb_xcalloc(params->n + 1, sizeof *words);
+	nk = fb_fed_knowledge_words(k, &kw);
+	open_ledger(f, kw, nk);
+	if (f->tr == NULL) {
+		fb_names_free(kw, nk);
+		return FB_OK;
+	}
+	words = fb_xcalloc(params->n + nk + 1, sizeof *words);
 	for (size_t i = 0; i < params->n; i++)
 		if (params->v[i].set && params->v[i].s != NULL)
 			words[n++] = fb_xasprintf("%s=%s", params->defs[i].name, params->v[i].s);
+	for (size_t i = 0; i < nk; i++)
+		words[n++] = kw[i];
+	free(kw);
 	ret = f->tr->open(f->tr, algo, words, n, &f->opt, err);
 	fb_names_free(words, n);
 	return ret;

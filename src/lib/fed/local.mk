@@ -29,7 +29,8 @@ src_lib_fed_libfed_la_SOURCES = \
 	src/lib/fed/protocol.c \
 	src/lib/fed/protocol-connect.c \
 	src/lib/fed/protocol-server.c \
-	src/lib/fed/protocol-client.c
+	src/lib/fed/protocol-client.c \
+	src/lib/fed/knowledge-wire.c
 # secure sums: the only code that includes sodium.h
 src_lib_fed_libfed_la_CFLAGS = $(AM_CFLAGS) $(SODIUM_CFLAGS)
 

@@ -99,6 +99,8 @@ typedef struct fedpc_common {
 	size_t heard;       /* the clients it heard, */
 	double share;       /* the vote share */
 	bool code_rule;     /* and whether the code's rule made the threshold */
+	fb_knowledge *know; /* the run's background knowledge in rank space, NULL when it says
+	                       nothing */
 } fedpc_common;
 
 /* The votes a pair needs among the heard clients (fedpc_min_votes), kept in c as the
@@ -108,6 +110,9 @@ size_t fedpc_common_need(fedpc_common *c, double share, bool code_rule, size_t h
 void fedpc_common_init(fedpc_common *c, const fb_run *run);
 /* Free what c holds. */
 void fedpc_common_release(fedpc_common *c);
+/* Clear the bits of the pairs that c's knowledge forbids both ways from a packed skeleton:
+ * they are never joined, so no client tests them. */
+void fedpc_skel_knowledge(const fedpc_common *c, unsigned char *bits);
 /* The run's estimate: c->graph in the data's order and names, extended to a DAG when
  * c->extend (caller frees); NULL with the reason before the first round. */
 fb_graph *fedpc_common_result(const fedpc_common *c, const char *name, fb_error *err);

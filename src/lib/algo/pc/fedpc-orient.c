@@ -35,13 +35,15 @@ static size_t pairs_count(const size_t *tri, size_t n)
 	return P;
 }
 
-/* The server's FedOrien broadcast over its final skeleton. */
+/* The server's FedOrien broadcast over its final skeleton, the knowledge's arcs set first
+ * (required pairs joined, edges with a forbidden direction directed). */
 void fedpc_orient_broadcast(fedpc_state *st, fb_msg *down)
 {
 	size_t d = st->c.d, w = st->c.w, nb = fedpc_bits_bytes(d), P, len;
 	unsigned char *p;
 
 	free(st->tri);
+	fb_pc_orient_knowledge(st->c.graph, st->c.know);
 	st->ntri = fb_graph_unshielded_triples(st->c.graph, &st->tri);
 	P = pairs_count(st->tri, st->ntri);
 	len = nb + 4 + w * (4 * P + st->ntri);

@@ -156,6 +156,7 @@ static int simple1_server(simple_state *st, const fb_msg *const *up, size_t k, f
 			else if (f >= need)
 				fb_graph_set_undirected(st->c.graph, i, j);
 		}
+	fb_pc_orient_knowledge(st->c.graph, st->c.know);
 	return FB_OK;
 }
 
@@ -287,6 +288,7 @@ static int simple2_server(simple_state *st, const fb_msg *const *up, size_t k,
 		if (up[m] != NULL)
 			ret = client_sets(st, up[m], m, old, Z, err);
 	if (ret == FB_OK) {
+		fb_pc_orient_knowledge(st->c.graph, st->c.know);
 		n = simple2_cands(st, &cands);
 		fedpc_orient(st->c.graph, cands, n, false, colliders, conflicts, NULL);
 		free(cands);
@@ -339,6 +341,7 @@ static int simple_create(fb_run *run, fb_error *err)
 	st->two = run->algo == &fb_algo_fedpc_simple2;
 	st->c.directed = !st->two;
 	fb_pc_options_from_params(&run->params, &st->opt);
+	st->opt.knowledge = st->c.know;
 	st->share = fb_params_double(&run->params, "vote");
 	st->code_rule = fb_params_choice(&run->params, "vote_rule") == FB_FEDPC_VOTE_CODE;
 	st->c.extend = fb_params_bool(&run->params, "extend");
@@ -430,9 +433,11 @@ const fb_algo fb_algo_fedpc_simple1 = {
 	        "Tarsi); it sends the DAG, two bits per pair. The server keeps i -> j when more "
 	        "than vote (0.3) of the clients have it (vote_rule as in fedpc); when both "
 	        "directions of a pair pass, the one with more votes, and an undirected edge on "
-	        "a tie. One round; the result may be cyclic.",
+	        "a tie; knowledge: each client's PC honours it as pc does, and the server "
+	        "joins required arcs and points the edges with a forbidden direction the other "
+	        "way. One round; the result may be cyclic.",
 	.flags = FB_ALGO_REMOTE,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = simple_params, .figures = simple_figures, .client_figure = "tests",
 	.create = simple_create, .step = simple_step, .done = simple_done,
 	.result = simple_result, .destroy = simple_destroy, .note = simple_note,
@@ -454,9 +459,12 @@ const fb_algo fb_algo_fedpc_simple2 = {
 	        "(clients that kept the edge have no set and take no part; at least one "
 	        "client separated every dropped pair). A triple i - k - j with k outside that "
 	        "set becomes i -> k <- j, in index order (middle, then ends), never "
-	        "re-orienting an edge; then Meek's R1-R3. One round; the result is a CPDAG.",
+	        "re-orienting an edge; then Meek's R1-R3. Knowledge: each client's PC honours "
+	        "it as pc does, and before the colliders the server joins required arcs and "
+	        "points the edges with a forbidden direction the other way. One round; the "
+	        "result is a CPDAG.",
 	.flags = FB_ALGO_REMOTE,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = simple_params, .figures = simple_figures, .client_figure = "tests",
 	.create = simple_create, .step = simple_step, .done = simple_done,
 	.result = simple_result, .destroy = simple_destroy, .note = simple_note,

@@ -208,6 +208,23 @@ size_t fedpc_common_need(fedpc_common *c, double share, bool code_rule, size_t h
 	return c->need;
 }
 
+/* The knowledge k over the run's data in rank space (by name), or NULL when it says
+ * nothing. */
+static fb_knowledge *rank_knowledge(const fedpc_common *c, const fb_knowledge *k)
+{
+	const char **names;
+	fb_knowledge *r;
+
+	if (fb_knowledge_is_empty(k))
+		return NULL;
+	names = fb_xmalloc((c->d > 0 ? c->d : 1) * sizeof *names);
+	for (size_t q = 0; q < c->d; q++)
+		names[q] = c->names[c->global_of[q]];
+	r = fb_knowledge_rename(k, c->d, names, NULL, 0);
+	free(names);
+	return r;
+}
+
 /* Alignment and names from the run. */
 void fedpc_common_init(fedpc_common *c, const fb_run *run)
 {
@@ -222,6 +239,20 @@ void fedpc_common_init(fedpc_common *c, const fb_run *run)
 	fedpc_ranks(run->data, c->global_of);
 	for (size_t r = 0; r < d; r++)
 		c->rank_of[c->global_of[r]] = r;
+	c->know = rank_knowledge(c, fb_run_knowledge(run));
+}
+
+/* Clear the pairs the knowledge forbids both ways from a packed skeleton. */
+void fedpc_skel_knowledge(const fedpc_common *c, unsigned char *bits)
+{
+	size_t p = 0;
+
+	if (c->know == NULL)
+		return;
+	for (size_t i = 0; i < c->d; i++)
+		for (size_t j = i + 1; j < c->d; j++, p++)
+			if (fb_knowledge_forbids_pair(c->know, i, j))
+				bits[p >> 3] &= (unsigned char)~(1u << (p & 7));
 }
 
 /* Free the common state. */
@@ -235,6 +266,7 @@ void fedpc_common_release(fedpc_common *c)
 	free(c->sep_p);
 	free(c->sep_client);
 	fb_graph_free(c->graph);
+	fb_knowledge_free(c->know);
 }
 
 /* The estimate in the data's order. */

@@ -104,6 +104,7 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	if (layer0_fast) {
 		fb_ci_cache_set(ci, false);
 		memcpy(fb_msg_bytes(up, nb), down->b, nb);
+		fedpc_skel_knowledge(&st->c, up->b);
 		ret = skele_layer0(ci, d, st->opt.alpha, up->b, &tests, err);
 		fb_ci_cache_set(ci, true);
 		fb_msg_doubles(up, 0);
@@ -112,6 +113,10 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	}
 	g = skel_take(st);
 	fedpc_skel_load(g, down->b);
+	for (size_t i = 0; st->c.know != NULL && i < d; i++)
+		for (size_t j = i + 1; j < d; j++)
+			if (fb_knowledge_forbids_pair(st->c.know, i, j))
+				fb_graph_remove(g, i, j);
 	ret = fb_pc_skeleton_level(g, ci, (size_t)down->d[0], &st->opt, NULL, &lv, err);
 	if (ret == FB_OK) {
 		fedpc_skel_pack(g, fb_msg_bytes(up, nb));
@@ -281,6 +286,7 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	st->removed_at = fb_xcalloc(np > 0 ? np : 1, sizeof *st->removed_at);
 	for (size_t p = 0; p < np; p++)
 		st->sent[p >> 3] |= (unsigned char)(1u << (p & 7));
+	fedpc_skel_knowledge(&st->c, st->sent);
 	fb_msg_doubles(fb_fed_broadcast(run->fed), 1)[0] = 0.0;
 	memcpy(fb_msg_bytes(fb_fed_broadcast(run->fed), nb), st->sent, nb);
 	return FB_OK;
@@ -473,9 +479,14 @@ const fb_algo fb_algo_fedpc = {
 	        "conflicts), and leaves a triple unoriented when no client separated its ends "
 	        "(figure unresolved); then Meek's R1-R3, which likewise never close a directed "
 	        "cycle. The result is a CPDAG; extend=yes returns a DAG extension of it (Dor and "
-	        "Tarsi), the graph the FedPC paper scores. One client runs exactly PC's levels.",
+	        "Tarsi), the graph the FedPC paper scores. One client runs exactly PC's levels. "
+	        "Knowledge (sent to every client once, at the opening, and counted by the "
+	        "ledger): pairs forbidden both ways are left out of the first skeleton, so no "
+	        "client tests them; before FedOrien the server joins required arcs and points "
+	        "every edge with a forbidden direction the other way, which colliders and Meek "
+	        "never reverse.",
 	.flags = FB_ALGO_REMOTE,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = fedpc_params, .figures = fedpc_figures, .levels = fedpc_levels,
 	.client_figure = "tests",
 	.create = fedpc_create, .step = fedpc_step, .done = fedpc_done, .result = fedpc_result,
