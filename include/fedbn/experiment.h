@@ -152,7 +152,8 @@ bool fb_sweep_rows_any(const fb_sweep_rows *r, const char *fig);
 const char *fb_sweep_stat_text(const fb_summary_stat *st, const char *fig, char *buf,
                                size_t len);
 /* The summary as a table for people: the keys, "count", and per figure its statistic as
- * fb_sweep_stat_text writes it.  t is initialised here. */
+ * fb_sweep_stat_text writes it, a figure that no group has a number of left out (a graph
+ * sweep's circuit figures).  t is initialised here. */
 void fb_sweep_summary_text(const fb_summary *s, fb_table *t);
 
 #endif

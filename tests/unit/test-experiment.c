@@ -429,6 +429,32 @@ static void test_summary_whole(void **state)
 	fb_table_release(&t);
 }
 
+/* The table for people leaves out a figure that no group has a number of. */
+static void test_summary_text_empty(void **state)
+{
+	static const char *const head[] = { "k", "shd", "train_ll", "nnz" };
+	static const char *const r1[] = { "a", "2", "", "3" }, *const r2[] = { "b", "4", "", "" };
+	static const char *const keys[] = { "k" }, *const figs[] = { "shd", "train_ll", "nnz" };
+	fb_error err;
+	fb_summary s;
+	fb_table t, text;
+
+	(void)state;
+	fb_table_init(&t, 4, head);
+	fb_table_add_row(&t, r1);
+	fb_table_add_row(&t, r2);
+	assert_int_equal(fb_summary_compute(&s, &t, keys, 1, figs, 3, &err), FB_OK);
+	fb_sweep_summary_text(&s, &text);
+	assert_int_equal(text.ncols, 4);
+	assert_string_equal(text.head[2], "shd");
+	assert_string_equal(text.head[3], "nnz");
+	assert_string_equal(fb_table_get(&text, 0, 3), "3");
+	assert_string_equal(fb_table_get(&text, 1, 3), "-");
+	fb_table_release(&text);
+	fb_summary_release(&s);
+	fb_table_release(&t);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -446,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_stat_text),
 		cmocka_unit_test(test_sweep_stat_count),
 		cmocka_unit_test(test_summary_whole),
+		cmocka_unit_test(test_summary_text_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -263,31 +263,48 @@ const char *fb_sweep_stat_text(const fb_summary_stat *st, const char *fig, char 
 	return buf;
 }
 
-/* The summary as a table for people: the keys, the count, and per figure "mean ± se". */
+/* Whether figure f of s has a number in some group (a graph sweep's circuit figures have
+ * none). */
+static bool summary_fig_used(const fb_summary *s, size_t f)
+{
+	for (size_t gr = 0; gr < s->ngroups; gr++)
+		if (fb_summary_get(s, gr, f)->n > 0)
+			return true;
+	return false;
+}
+
+/* The summary as a table for people: the keys, the count, and per figure "mean ± se"; a
+ * figure no group has a number of is left out. */
 void fb_sweep_summary_text(const fb_summary *s, fb_table *t)
 {
-	size_t ncols = s->nkeys + 1 + s->nfigs;
+	size_t ncols = s->nkeys + 1 + s->nfigs, m;
 	const char **head = fb_xcalloc(ncols, sizeof *head), **cells = fb_xcalloc(ncols, sizeof *cells);
 	char (*buf)[64] = fb_xcalloc(ncols, sizeof *buf);
+	size_t *figs = fb_xcalloc(s->nfigs + 1, sizeof *figs), nf = 0;
 
+	for (size_t f = 0; f < s->nfigs; f++)
+		if (summary_fig_used(s, f))
+			figs[nf++] = f;
 	for (size_t k = 0; k < s->nkeys; k++)
 		head[k] = s->key_names[k];
 	head[s->nkeys] = "count";
-	for (size_t f = 0; f < s->nfigs; f++)
-		head[s->nkeys + 1 + f] = s->fig_names[f];
-	fb_table_init(t, ncols, head);
+	for (size_t i = 0; i < nf; i++)
+		head[s->nkeys + 1 + i] = s->fig_names[figs[i]];
+	m = s->nkeys + 1 + nf;
+	fb_table_init(t, m, head);
 	for (size_t gr = 0; gr < s->ngroups; gr++) {
 		for (size_t k = 0; k < s->nkeys; k++)
 			cells[k] = s->keys[gr * s->nkeys + k];
 		snprintf(buf[s->nkeys], sizeof buf[0], "%zu", s->rows[gr]);
 		cells[s->nkeys] = buf[s->nkeys];
-		for (size_t f = 0; f < s->nfigs; f++)
-			cells[s->nkeys + 1 + f] = fb_sweep_stat_text(fb_summary_get(s, gr, f),
-			                                             s->fig_names[f],
-			                                             buf[s->nkeys + 1 + f], sizeof buf[0]);
+		for (size_t i = 0; i < nf; i++)
+			cells[s->nkeys + 1 + i] = fb_sweep_stat_text(fb_summary_get(s, gr, figs[i]),
+			                                             s->fig_names[figs[i]],
+			                                             buf[s->nkeys + 1 + i], sizeof buf[0]);
 		fb_table_add_row(t, cells);
 	}
 	free(head);
 	free(cells);
 	free(buf);
+	free(figs);
 }
