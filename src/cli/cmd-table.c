@@ -13,6 +13,7 @@ const fb_cmd_entry *const fb_cmd_table[] = {
 	&fb_cmd_gen,
 	&fb_cmd_sample,
 	&fb_cmd_fit,
+	&fb_cmd_bootstrap,
 	&fb_cmd_info,
 	&fb_cmd_head,
 	&fb_cmd_truth,

@@ -93,7 +93,7 @@ extern const fb_cmd_entry *const fb_cmd_table[];
 /* Each command's entry (defined in cmd-*.c). */
 extern const fb_cmd_entry fb_cmd_help, fb_cmd_quit, fb_cmd_echo, fb_cmd_seed, fb_cmd_source;
 extern const fb_cmd_entry fb_cmd_load, fb_cmd_save, fb_cmd_info, fb_cmd_head, fb_cmd_gen;
-extern const fb_cmd_entry fb_cmd_sample, fb_cmd_fit;
+extern const fb_cmd_entry fb_cmd_sample, fb_cmd_fit, fb_cmd_bootstrap;
 extern const fb_cmd_entry fb_cmd_split, fb_cmd_clients, fb_cmd_truth, fb_cmd_export;
 extern const fb_cmd_entry fb_cmd_demo, fb_cmd_algos, fb_cmd_algo, fb_cmd_set, fb_cmd_params;
 extern const fb_cmd_entry fb_cmd_run, fb_cmd_step, fb_cmd_watch, fb_cmd_result, fb_cmd_compare;

@@ -44,6 +44,7 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-gen.c \
 	src/cli/cmd-sample.c \
 	src/cli/cmd-fit.c \
+	src/cli/cmd-bootstrap.c \
 	src/cli/cmd-split.c \
 	src/cli/cmd-truth.c \
 	src/cli/cmd-export.c \

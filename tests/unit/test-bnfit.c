@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "fedbn/bnfit.h"
+#include "fedbn/bootstrap.h"
 #include "test-near.h"
 
 /* A graph over ds's variables with the arcs given as "from to" index pairs. */
@@ -378,6 +379,69 @@ static void test_sample(void **state)
 	fb_dataset_free(ds);
 }
 
+/* The estimated threshold against a brute-force L1 fit over a fine grid and numpy's
+ * quantile(method='inverted_cdf') at its p0: 0 (p0 0.7), 0.3 (p0 0.6), and 0.3 (p0 25/28)
+ * for the strengths of 28 pairs. */
+static void test_threshold(void **state)
+{
+	const double a[] = { 0, 0, 0, 0, 0, 0, 0, 0.9, 1, 1 };
+	const double b[] = { 0.9, 0.1, 0.8, 0.3, 0.2 };
+	double c[28] = { 1.0, 0.95, 0.85, 0.3, 0.1, 0.1, 0.05 };
+
+	(void)state;
+	assert_near(fb_boot_threshold(a, 10), 0, 0);
+	assert_near(fb_boot_threshold(b, 5), 0.3, 0);
+	assert_near(fb_boot_threshold(c, 28), 0.3, 0);
+}
+
+/* The bootstrap of pc on 600 Asia rows: the same strengths and consensus for 1 and 3 jobs;
+ * every strength and direction share a share; a vertical split refused. */
+static void test_bootstrap_jobs(void **state)
+{
+	char path[512];
+	fb_error err = { { 0 } };
+	fb_boot_options o;
+	fb_split_options so;
+	fb_partition *p;
+	fb_boot *b1, *b3;
+	fb_bn *bn;
+	fb_dataset *ds;
+	fb_run_spec spec = { .algo = "pc" };
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/tests/data/bif-asia.bif", top());
+	bn = fb_bif_read(path, &err);
+	assert_non_null(bn);
+	ds = fb_bn_sample(bn, 600, 2, &err);
+	spec.data = ds;
+	fb_boot_options_init(&o);
+	o.resamples = 12;
+	o.seed = 5;
+	b1 = fb_bootstrap(&spec, &o, &err);
+	o.jobs = 3;
+	b3 = fb_bootstrap(&spec, &o, &err);
+	assert_non_null(b1);
+	assert_non_null(b3);
+	assert_memory_equal(b1->strength, b3->strength, 64 * sizeof(double));
+	assert_memory_equal(b1->direction, b3->direction, 64 * sizeof(double));
+	assert_int_equal(fb_graph_n_edges(b1->consensus), fb_graph_n_edges(b3->consensus));
+	for (size_t i = 0; i < 64; i++) {
+		assert_true(b1->strength[i] >= 0 && b1->strength[i] <= 1);
+		if (i / 8 != i % 8 && b1->strength[i] > 0)
+			assert_near(b1->direction[i] + b1->direction[(i % 8) * 8 + i / 8], 1, 1e-12);
+	}
+	fb_split_options_init(&so);
+	p = fb_split(ds, FB_SPLIT_VERTICAL, 2, &so, &err);
+	spec.part = p;
+	assert_null(fb_bootstrap(&spec, &o, &err));
+	assert_non_null(strstr(err.msg, "horizontal split"));
+	fb_partition_free(p);
+	fb_boot_free(b1);
+	fb_boot_free(b3);
+	fb_dataset_free(ds);
+	fb_bn_free(bn);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -389,6 +453,8 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_asia_round_trip),
 		cmocka_unit_test(test_sample),
+		cmocka_unit_test(test_threshold),
+		cmocka_unit_test(test_bootstrap_jobs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
