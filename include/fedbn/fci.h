@@ -15,7 +15,13 @@
  * its R4 that decides a discriminating path by two tests and then by the separating set,
  * R8 tried for one order of each pair, and R10 trying both assignments of the two children
  * (causal-learn takes one in an order that depends on Python's string hashing; on the 13
- * networks of tests/data/fci the result does not depend on it).  The sets' members are
+ * networks of tests/data/fci the result does not depend on it).  The possible-d-sep search
+ * from x starts from x's neighbours in index order; causal-learn takes them from a Python
+ * set, whose order follows the string hashing of the names (PYTHONHASHSEED), and since the
+ * search keeps the first way it reaches each node, its sets (and so its output) can depend
+ * on that order: on every file of tests/data/fci they do not; on `gen er d=100 edges=100
+ * n=5000 seed=1` causal-learn gives three different PAGs over ten hash seeds, and with its set
+ * replaced by the list of neighbours it gives fedbn's PAG exactly.  The sets' members are
  * tried largest name first, with causal-learn's names X1..Xd under compat=causal-learn and
  * by index otherwise.  depth= also bounds the possible-d-sep subsets (except under
  * compat=causal-learn, which tries every size as causal-learn does).
