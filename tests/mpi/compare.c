@@ -392,6 +392,54 @@ void compare(const char *name, int variant, const fb_dataset *ds, const fb_parti
 /* The knowledge of compare's runs (none unless a test sets it). */
 const fb_knowledge *compare_knowledge;
 
+/* Knowledge over the study's data ds: X1 - X2 forbidden both ways, X3 -> X4 required, X5
+ * in tier 1 and X1 in tier 2 (no arc from X1 into X5). */
+static fb_knowledge *study_knowledge(const fb_dataset *ds)
+{
+	char **names = fb_dataset_names(ds);
+	fb_knowledge *k = fb_knowledge_alloc(ds->d, (const char *const *)names);
+	fb_error err = { "" };
+	bool ok;
+
+	fb_names_free(names, ds->d);
+	ok = fb_knowledge_forbid(k, 0, 1, &err) == FB_OK &&
+	     fb_knowledge_forbid(k, 1, 0, &err) == FB_OK &&
+	     fb_knowledge_require(k, 2, 3, &err) == FB_OK &&
+	     fb_knowledge_set_tier(k, 4, 1, &err) == FB_OK &&
+	     fb_knowledge_set_tier(k, 0, 2, &err) == FB_OK;
+	check(ok, ok ? "the study's knowledge" : err.msg, "knowledge");
+	return k;
+}
+
+/* FedPC and its ablations with the study's knowledge: over the link (each client rebuilding
+ * it from the opening) as compare checks them, and in-process honouring it. */
+void compare_knowledge_family(const fb_dataset *ds, const fb_partition *local,
+                              const fb_dataset *schema, const fb_partition *remote,
+                              const fb_graph *truth)
+{
+	static const char *const names[] = { "fedpc", "fedpc-simple1", "fedpc-simple2" };
+	fb_knowledge *k = study_knowledge(ds);
+
+	compare_knowledge = k;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		fb_run_spec spec = { .algo = names[i], .data = ds, .part = local, .knowledge = k };
+		fb_run *run = fb_run_alloc(&spec, NULL);
+		fb_graph *g = NULL;
+		fb_error err = { "" };
+
+		compare(names[i], 0, ds, local, schema, remote, truth);
+		if (run != NULL && finish(run, &err) == FB_OK)
+			g = fb_run_result(run, &err);
+		check(g != NULL && fb_knowledge_violations(k, g, &err) == 0 &&
+		      !fb_graph_adjacent(g, 0, 1), "the in-process result honours the knowledge",
+		      names[i]);
+		fb_graph_free(g);
+		fb_run_free(run);
+	}
+	compare_knowledge = NULL;
+	fb_knowledge_free(k);
+}
+
 /* Whether the link sees a peer's process end (test-mpi sets it). */
 bool link_sees_ends;
 

@@ -31,6 +31,12 @@ extern const fb_knowledge *compare_knowledge;
  * in-process refuses it.  variant 1 draws or drops clients. */
 void compare(const char *name, int variant, const fb_dataset *ds, const fb_partition *local,
              const fb_dataset *schema, const fb_partition *remote, const fb_graph *truth);
+/* FedPC, fedpc-simple1 and fedpc-simple2 with knowledge over the study's data (X1 - X2
+ * forbidden both ways, X3 -> X4 required, two tiers): compare each (the knowledge counted
+ * once per client at the opening), and check that the in-process result honours it. */
+void compare_knowledge_family(const fb_dataset *ds, const fb_partition *local,
+                              const fb_dataset *schema, const fb_partition *remote,
+                              const fb_graph *truth);
 /* Whether the link of the study sees a peer's process end (MPI on one machine), so that
  * "die" expects client 2 named as ended well before the deadline (false: at the deadline,
  * as silent). */

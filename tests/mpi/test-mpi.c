@@ -7,7 +7,8 @@
  *     number (the bytes that crossed MPI), with one more entry, a bare header, for each
  *     client that ran its half undrawn and sent its figure alone; an algorithm not marked
  *     MPI-ready must be refused over MPI with a sentence.  The nonlinear ones run again
- *     with partial participation and dropped replies.
+ *     with partial participation and dropped replies, and the FedPC family with background
+ *     knowledge, which each client rebuilds from the opening of the run.
  *   test-mpi vertical | hybrid: the blocks are the vertical (hybrid) split's; each client
  *     adds a key column "id" to its block, shuffles its rows, and serves them matched by the
  *     key; rank 0 checks the federation's kind and runs fedcircuit and fedcircuit-em over
@@ -46,7 +47,8 @@ void check(bool ok, const char *what, const char *name)
 	printf("%s %s: %s\n", ok ? "ok" : "FAIL", name, what);
 }
 
-/* Every federated learner, and every combinator over every local learner. */
+/* Every federated learner, every combinator over every local learner, and the FedPC family
+ * with knowledge. */
 static void compare_all(const fb_dataset *ds, const fb_partition *local,
                         const fb_dataset *schema, const fb_partition *remote,
                         const fb_graph *truth)
@@ -74,6 +76,7 @@ static void compare_all(const fb_dataset *ds, const fb_partition *local,
 			free(name);
 		}
 	}
+	compare_knowledge_family(ds, local, schema, remote, truth);
 }
 
 /* secure=yes over MPI: each algorithm that takes it gives the in-process secure run. */

@@ -116,54 +116,16 @@ static void test_equal(void **unused)
 	assert_int_equal(failures, 0);
 }
 
-/* Knowledge over the study's data: X1 - X2 forbidden both ways, X3 -> X4 required, X5
- * in tier 1 and X1 in tier 2 (no arc from X1 into X5). */
-static fb_knowledge *study_knowledge(void)
-{
-	char **names = fb_dataset_names(ds);
-	fb_knowledge *k = fb_knowledge_alloc(ds->d, (const char *const *)names);
-
-	fb_names_free(names, ds->d);
-	assert_int_equal(fb_knowledge_forbid(k, 0, 1, NULL), FB_OK);
-	assert_int_equal(fb_knowledge_forbid(k, 1, 0, NULL), FB_OK);
-	assert_int_equal(fb_knowledge_require(k, 2, 3, NULL), FB_OK);
-	assert_int_equal(fb_knowledge_set_tier(k, 4, 1, NULL), FB_OK);
-	assert_int_equal(fb_knowledge_set_tier(k, 0, 2, NULL), FB_OK);
-	return k;
-}
-
-/* FedPC and its ablations with knowledge: over the link (each client rebuilding the
- * knowledge from the opening) the in-process rounds, figures, result and ledger, bit for
- * bit, the knowledge counted once per client; in-process the result honours it. */
+/* FedPC and its ablations with knowledge over the link: compare_knowledge_family. */
 static void test_knowledge(void **unused)
 {
-	static const char *const names[] = { "fedpc", "fedpc-simple1", "fedpc-simple2" };
-	fb_knowledge *k = study_knowledge();
 	fb_partition *remote;
 	fb_dataset *schema;
 	fb_proto *study = start(60, false, &remote, &schema);
 
 	failures = 0;
-	compare_knowledge = k;
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-		fb_run_spec spec = { .algo = names[i], .data = ds, .part = local, .knowledge = k };
-		fb_run *run = fb_run_alloc(&spec, NULL);
-		fb_graph *g;
-		fb_error err = { "" };
-
-		compare(names[i], 0, ds, local, schema, remote, truth);
-		assert_non_null(run);
-		assert_int_equal(finish(run, &err), FB_OK);
-		g = fb_run_result(run, &err);
-		assert_non_null(g);
-		check(fb_knowledge_violations(k, g, &err) == 0 && !fb_graph_adjacent(g, 0, 1),
-		      "the in-process result honours the knowledge", names[i]);
-		fb_graph_free(g);
-		fb_run_free(run);
-	}
-	compare_knowledge = NULL;
+	compare_knowledge_family(ds, local, schema, remote, truth);
 	stop(study, remote, schema);
-	fb_knowledge_free(k);
 	assert_int_equal(failures, 0);
 }
 
