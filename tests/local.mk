@@ -96,6 +96,7 @@ TRANSCRIPTS = \
 	tests/transcripts/session-save.fbn \
 	tests/transcripts/columns.fbn \
 	tests/transcripts/fci.fbn \
+	tests/transcripts/graphfmt.fbn \
 	tests/transcripts/secure.fbn
 TESTS += $(TRANSCRIPTS)
 # outputs that differ in OpenBLAS's AVX2 kernels and its generic one (see tests/transcript.sh)

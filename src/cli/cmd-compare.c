@@ -104,8 +104,19 @@ size_t fb_report_items(const fb_session *s, fb_compare_item *items)
 				                        s->meta[i].label, s->meta[i].classified,
 				                        s->meta[i].accuracy,
 				                        s->runs[i]->whole == s->data ? s->truth_pag
-				                                                     : NULL };
+				                                                     : NULL,
+				                        NULL, NULL };
 	return n;
+}
+
+/* The loaded graphs as items, scored against the truth when it is over their variables. */
+size_t fb_report_graph_items(const fb_session *s, fb_compare_item *items)
+{
+	for (size_t i = 0; i < s->ngraphs; i++)
+		items[i] = (fb_compare_item){ .no = i + 1, .data = s->graphs[i].data,
+			                      .graph = s->graphs[i].g, .truth = s->truth,
+			                      .label = s->graphs[i].source };
+	return s->ngraphs;
 }
 
 /* Write the table to path, its format taken from the extension (force: replace a file the
@@ -166,10 +177,13 @@ static int exec_compare(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	size_t n;
 	int ret = FB_CMD_OK;
 
+	if (ctx->s->nruns == 0 && ctx->s->ngraphs == 0)
+		return fb_cmd_need(ctx, FB_NEEDS_RUN);
 	if (compare_edit(ctx, &a->params) != FB_OK)
 		return FB_CMD_ERROR;
-	items = fb_xcalloc(ctx->s->nruns, sizeof *items);
+	items = fb_xcalloc(ctx->s->nruns + ctx->s->ngraphs, sizeof *items);
 	n = fb_report_items(ctx->s, items);
+	n += fb_report_graph_items(ctx->s, items + n);
 	if (n == 0)
 		fprintf(ctx->out, "every run is dropped from the table; compare restore=all brings "
 		                  "them back\n");
@@ -203,14 +217,19 @@ const fb_cmd_entry fb_cmd_compare = {
 	         "[force=yes]",
 	.summary = "compare every run",
 	.help = "One row per run of the session: its number and label, algorithm, dataset, "
-	        "split, the parameters that differ from the defaults, SHD (also as DAGs and as "
-	        "CPDAGs), TPR, FDR, F1, NNZ (when a run learned a graph), LL-train, LL-valid, "
+	        "split, the parameters that differ from the defaults, four structural Hamming "
+	        "distances: SHD (a reversed edge counted once), SHD-rev2 (a reversed edge "
+	        "counted twice, as a deletion and an insertion), SHD-DAG (the estimate extended "
+	        "to a DAG first) and SHD-CPDAG (between the CPDAGs of the estimate and the "
+	        "truth, each pair that differs counted once), TPR, FDR, F1, NNZ (when a run "
+	        "learned a graph), LL-train, LL-valid, "
 	        "LL-test (a circuit's mean log-likelihood per row of each part), classified and "
 	        "accuracy (the variable the newest classify of the run predicted, and how well), "
 	        "nodes (the circuit's size; these when a run learned a circuit), rounds, seconds "
 	        "and bytes exchanged (in kB, MB, ...; plain bytes in CSV). A graph's figures follow "
 	        "one definition, that of result (see help result), and a run scores against the "
-	        "truth as soon as one is loaded. "
+	        "truth as soon as one is loaded. Each graph loaded with graph load is a row of "
+	        "its own, g1, g2, ..., its file in the label column, scored the same way. "
 	        "drop=2,3 leaves runs 2 and 3 out of this and later tables (they keep their "
 	        "numbers; restore=2 or restore=all brings them back); label=2:\"pooled pc\" names "
 	        "run 2 in the label column (label=2: removes the name). out= writes the table as "
@@ -221,6 +240,5 @@ const fb_cmd_entry fb_cmd_compare = {
 	        "its figures, wrapped, a name too long for a line shortened to its end (out= "
 	        "writes it whole); rounds, seconds and bytes join those words when the figures "
 	        "alone fill the line.",
-	.min_args = 0, .max_args = 0, .params = compare_params, .needs = FB_NEEDS_RUN,
-	.exec = exec_compare,
+	.min_args = 0, .max_args = 0, .params = compare_params, .exec = exec_compare,
 };

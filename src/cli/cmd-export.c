@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
-#include "fedbn/csv.h"
 #include "fedbn/export.h"
+#include "fedbn/graphfmt.h"
 #include "cmd.h"
 #include "report.h"
 #include "files.h"
+#include "graph-files.h"
 #include "interrupt.h"
 #include "session.h"
 
@@ -23,33 +24,16 @@ static const char *extension(const char *path)
 	return dot != NULL ? dot + 1 : "";
 }
 
-/* Write g as CSV in the chosen form. */
-static int export_csv(fb_cmd_ctx *ctx, const fb_graph *g, const char *path, bool matrix)
-{
-	fb_error err = { { 0 } };
-	int ret = matrix ? fb_graph_write_matrix(g, path, &err) : fb_graph_write_edges(g, path, &err);
-
-	if (ret != FB_OK)
-		return fb_cmd_error_plain(ctx, "%s", err.msg);
-	fb_files_note_written(ctx, path);
-	fprintf(ctx->out, "wrote '%s' (%s, %zu edges)\n", path,
-	        matrix ? "adjacency matrix" : "edge list", fb_graph_n_edges(g));
-	return FB_CMD_OK;
-}
-
 /* Read graph=FILE over the dataset's variables; NULL after printing the error. */
 static fb_graph *read_graph_file(fb_cmd_ctx *ctx, const char *file)
 {
-	fb_error err = { { 0 } };
 	fb_graph *g;
 
 	if (ctx->s->data == NULL) {
 		fb_cmd_error(ctx, "no dataset: graph= names are checked against its variables");
 		return NULL;
 	}
-	if ((g = fb_graph_read_csv_for(file, ctx->s->data, &err)) == NULL)
-		fb_cmd_error_plain(ctx, "%s", err.msg);
-	else
+	if ((g = fb_graph_files_read(ctx, file, NULL)) != NULL)
 		fb_files_note_read(ctx, file, "a graph was read from it");
 	return g;
 }
@@ -225,7 +209,8 @@ static int drawing_outcome(fb_cmd_ctx *ctx, const char *path, int rc, const fb_e
 	return fb_cmd_error_plain(ctx, "%s", err->msg);
 }
 
-/* Draw g (against truth for the diff view) into path with the facts, or write it as CSV;
+/* Draw g (against truth for the diff view) into path with the facts, or write it as a
+ * graph file (format=, or a .csv, .txt, .gml or .json file);
  * Ctrl-C stops a long drawing and leaves path as it was. */
 static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *truth,
                         const char *path, const fb_params *p, const struct facts *f)
@@ -234,13 +219,12 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 	fb_error err = { { 0 } };
 	fb_export_layout *made;
 	fb_export_opts o;
-	int rc;
+	int rc, format;
 
 	if (fb_files_check(ctx, path, p) != FB_CMD_OK)
 		return FB_CMD_ERROR;
-	if (strcmp(extension(path), "csv") == 0)
-		return export_csv(ctx, g, path,
-		                  fb_params_choice(p, "format") == FB_CMD_FORMAT_MATRIX);
+	if ((format = fb_graph_files_format(p, path, true)) != FB_GRAPH_AUTO)
+		return fb_graph_files_write(ctx, g, path, format, true);
 	fb_interrupt_begin();
 	o = picture_opts(p, f, shared_layout(ctx, g, p, &cancel, &made));
 	rc = fb_interrupted() ? FB_ERR
@@ -534,7 +518,7 @@ static const fb_param_def export_params[] = {
 	  "circuits: draw the nodes at most this many edges below the root, folding each "
 	  "deeper part into one node (0: every node)" },
 	{ "graph", FB_PARAM_STRING, NULL, 0, 0, NULL,
-	  "the estimate from a CSV graph (edge list or adjacency matrix) instead of a run" },
+	  "the estimate from a graph file (any format truth load reads) instead of a run" },
 	{ "run", FB_PARAM_INT, "0", 0, 1e9, NULL,
 	  "the estimate of this run (1 is the first; 0: the newest)" },
 	{ "client", FB_PARAM_INT, NULL, 1, 1e6, NULL,
@@ -544,7 +528,10 @@ static const fb_param_def export_params[] = {
 	  "what=compare: two run numbers, or a run number and 'truth', e.g. 1,2 (default: the "
 	  "newest run and the truth, else the two newest runs)" },
 	{ "format", FB_PARAM_CHOICE, "edges", 0, 0, fb_cmd_formats,
-	  ".csv files: an edge list or a d x d adjacency matrix" },
+	  "write the graph as a file instead of a picture: fedbn's CSV edge list or d x d "
+	  "matrix, Tetrad's graph text, causal-learn's endpoint matrix, a bnlearn model string, "
+	  "GML, DOT (the structure alone) or node-link JSON (default: the extension's: .csv "
+	  "edges, .txt tetrad, .gml, .json; .dot and .gv draw the picture's DOT)" },
 	{ "layout", FB_PARAM_CHOICE, "shared", 0, 0, export_layouts,
 	  "shared: every picture of the dataset puts each variable in the same place (laid out "
 	  "once from the truth, else from the estimates); fresh: lay this picture out alone" },
@@ -570,8 +557,8 @@ static const fb_param_def export_params[] = {
 };
 
 const fb_cmd_entry fb_cmd_export = {
-	.name = "export", .usage = "FILE.dot|.gv|.png|.svg|.pdf|.csv",
-	.summary = "write a graph as a picture or as CSV",
+	.name = "export", .usage = "FILE.dot|.gv|.png|.svg|.pdf|.csv|.txt|.gml|.json [format=NAME]",
+	.summary = "write a graph as a picture or as a graph file",
 	.help = "Draw a graph through Graphviz (in-process) into FILE; the format follows the "
 	        "extension. Every picture of one dataset puts each variable in the same place "
 	        "(layout=fresh lays one out alone), and carries a title and a caption saying "
@@ -581,9 +568,12 @@ const fb_cmd_entry fb_cmd_export = {
 	        "marks correct edges black, extra vermillion, reversed orange with hollow "
 	        "arrowheads and missing blue and dashed (the Okabe-Ito palette; style=print uses "
 	        "line styles only), with a legend. what=compare draws two runs, or a run and "
-	        "the truth, side by side. .csv writes an edge list or an adjacency matrix. The "
-	        "estimate is the newest run's graph, another run's (run=N), or a CSV graph "
-	        "(graph=FILE.csv, names checked against the dataset); client=K takes client K's "
+	        "the truth, side by side. .csv writes an edge list or an adjacency matrix; format= "
+	        "(or the extension: .txt tetrad, .gml, .json) writes the graph for other tools: "
+	        "Tetrad's graph text, causal-learn's endpoint matrix, a bnlearn model string, "
+	        "GML, DOT, node-link JSON. The estimate is the newest run's graph, another run's "
+	        "(run=N), or a graph file in any format truth load reads (graph=FILE, names "
+	        "checked against the dataset); client=K takes client K's "
 	        "own graph of a run that keeps one per client (sep:, whose estimate is no one "
 	        "graph, and voting:, avg:, best:). A run's circuit "
 	        "(what=circuit, the default for a circuit run) is drawn top down: sums as "

@@ -17,6 +17,7 @@ const fb_cmd_entry *const fb_cmd_table[] = {
 	&fb_cmd_info,
 	&fb_cmd_head,
 	&fb_cmd_truth,
+	&fb_cmd_graph,
 	&fb_cmd_split,
 	&fb_cmd_clients,
 	&fb_cmd_algos,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fedbn/core.h"
+#include "fedbn/graphfmt.h"
 #include "cmd.h"
 #include "history.h"
 #include "interrupt.h"
@@ -14,7 +15,9 @@
 
 /* The names of format='s values. */
 const fb_choice fb_cmd_formats[] = {
-	{ "edges", FB_CMD_FORMAT_EDGES }, { "matrix", FB_CMD_FORMAT_MATRIX }, { 0 },
+	{ "edges", FB_GRAPH_EDGES }, { "matrix", FB_GRAPH_MATRIX }, { "tetrad", FB_GRAPH_TETRAD },
+	{ "causal-learn", FB_GRAPH_CAUSAL_LEARN }, { "bnlearn", FB_GRAPH_BNLEARN },
+	{ "gml", FB_GRAPH_GML }, { "dot", FB_GRAPH_DOT }, { "json", FB_GRAPH_JSON }, { 0 },
 };
 
 /* Print "where: error: cmd: message" to the error stream. */

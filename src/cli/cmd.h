@@ -82,9 +82,8 @@ typedef struct fb_cmd_entry {
 	                                     recorded one by one (source, demo) */
 } fb_cmd_entry;
 
-/* The values of format= (truth save, export to .csv). */
-enum fb_cmd_format { FB_CMD_FORMAT_EDGES, FB_CMD_FORMAT_MATRIX };
-/* Their names. */
+/* The names of format= (truth save, export): the graph file formats written, valued by
+ * enum fb_graph_format (fedbn/graphfmt.h). */
 extern const fb_choice fb_cmd_formats[];
 
 /* All commands, NULL-terminated, in the order help lists them. */
@@ -95,6 +94,7 @@ extern const fb_cmd_entry fb_cmd_help, fb_cmd_quit, fb_cmd_echo, fb_cmd_seed, fb
 extern const fb_cmd_entry fb_cmd_load, fb_cmd_save, fb_cmd_info, fb_cmd_head, fb_cmd_gen;
 extern const fb_cmd_entry fb_cmd_sample, fb_cmd_fit, fb_cmd_bootstrap;
 extern const fb_cmd_entry fb_cmd_split, fb_cmd_clients, fb_cmd_truth, fb_cmd_export;
+extern const fb_cmd_entry fb_cmd_graph;
 extern const fb_cmd_entry fb_cmd_demo, fb_cmd_algos, fb_cmd_algo, fb_cmd_set, fb_cmd_params;
 extern const fb_cmd_entry fb_cmd_run, fb_cmd_step, fb_cmd_watch, fb_cmd_result, fb_cmd_compare;
 extern const fb_cmd_entry fb_cmd_query, fb_cmd_classify, fb_cmd_circuit;

@@ -47,6 +47,9 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-bootstrap.c \
 	src/cli/cmd-split.c \
 	src/cli/cmd-truth.c \
+	src/cli/graph-files.h \
+	src/cli/graph-files.c \
+	src/cli/cmd-graph.c \
 	src/cli/cmd-export.c \
 	src/cli/cmd-circuit.c \
 	src/cli/batch.c \

@@ -289,7 +289,7 @@ int fb_report_result(FILE *out, const fb_run *run)
  * figures, and what the run cost. */
 enum compare_col {
 	COL_RUN, COL_LABEL, COL_ALGO, COL_DATA, COL_SPLIT, COL_PARAMS,
-	COL_SHD, COL_SHD_DAG, COL_SHD_CPDAG, COL_TPR, COL_FDR, COL_F1, COL_NNZ, COL_PAG_SHD,
+	COL_SHD, COL_SHD_REV2, COL_SHD_DAG, COL_SHD_CPDAG, COL_TPR, COL_FDR, COL_F1, COL_NNZ, COL_PAG_SHD,
 	COL_LL_TRAIN, COL_LL_VALID, COL_LL_TEST, COL_CLASS, COL_ACCURACY, COL_NODES,
 	COL_ROUNDS, COL_SECONDS, COL_BYTES, NCOLS
 };
@@ -301,7 +301,7 @@ typedef struct row {
 
 /* The header of the comparison. */
 static const char *const compare_head[NCOLS] = { "run", "label", "algorithm", "dataset",
-	"split", "parameters", "SHD", "SHD-DAG", "SHD-CPDAG", "TPR", "FDR", "F1", "NNZ", "PAG-SHD",
+	"split", "parameters", "SHD", "SHD-rev2", "SHD-DAG", "SHD-CPDAG", "TPR", "FDR", "F1", "NNZ", "PAG-SHD",
 	"LL-train", "LL-valid", "LL-test", "classified", "accuracy", "nodes", "rounds", "seconds",
 	"bytes" };
 
@@ -322,26 +322,36 @@ void fb_report_params(const fb_run *run, char *buf, size_t len)
 		snprintf(buf + used, len - used, "%sshare=%g", used ? " " : "", run->fedopt.share);
 }
 
-/* Fill the accuracy cells of a row from the run's score, or with '-' without one. */
-static void compare_score_cells(row *r, const fb_run *run)
+/* Fill the accuracy cells of a row from the score s, or with '-' when it is NULL. */
+static void compare_score_cells(row *r, const fb_score *s)
 {
-	fb_error err;
-	fb_score s;
-	bool scored = run->truth != NULL && fb_run_score(run, &s, &err) == FB_OK;
 	char (*c)[200] = r->cell + COL_SHD;
 
-	if (!scored) {
+	if (s == NULL) {
 		for (int k = 0; k <= COL_NNZ - COL_SHD; k++)
 			snprintf(c[k], sizeof c[k], "-");
 		return;
 	}
-	snprintf(c[0], sizeof c[0], "%g", s.shd);
-	snprintf(c[1], sizeof c[1], "%g", s.shd_dag);
-	snprintf(c[2], sizeof c[2], "%g", s.shd_cpdag);
-	snprintf(c[3], sizeof c[3], "%.3f", s.tpr);
-	snprintf(c[4], sizeof c[4], "%.3f", s.fdr);
-	snprintf(c[5], sizeof c[5], "%.3f", s.f1);
-	snprintf(c[6], sizeof c[6], "%g", s.nnz);
+	snprintf(c[0], sizeof c[0], "%g", s->shd);
+	snprintf(c[1], sizeof c[1], "%g", s->shd + s->reversed);
+	snprintf(c[2], sizeof c[2], "%g", s->shd_dag);
+	snprintf(c[3], sizeof c[3], "%g", s->shd_cpdag);
+	snprintf(c[4], sizeof c[4], "%.3f", s->tpr);
+	snprintf(c[5], sizeof c[5], "%.3f", s->fdr);
+	snprintf(c[6], sizeof c[6], "%.3f", s->f1);
+	snprintf(c[7], sizeof c[7], "%g", s->nnz);
+}
+
+/* The score of item's run or loaded graph against its truth, into s; NULL without one. */
+static const fb_score *compare_score(const fb_compare_item *it, fb_score *s)
+{
+	fb_error err;
+
+	if (it->run == NULL)
+		return it->truth != NULL && fb_score_graph(it->graph, it->truth, s, &err) == FB_OK
+		               ? s
+		               : NULL;
+	return it->run->truth != NULL && fb_run_score(it->run, s, &err) == FB_OK ? s : NULL;
 }
 
 /* The PAG-SHD cell: the run's PAG (a PAG learner's, or its graph's marks read as a PAG's)
@@ -354,7 +364,7 @@ static void compare_pag_cell(char *cell, size_t len, const fb_compare_item *it)
 	size_t shd;
 
 	snprintf(cell, len, "-");
-	if (it->truth_pag == NULL || fb_run_is_circuit(it->run))
+	if (it->truth_pag == NULL || it->run == NULL || fb_run_is_circuit(it->run))
 		return;
 	if (fb_run_is_pag(it->run))
 		p = fb_run_pag(it->run, &err);
@@ -385,7 +395,8 @@ static void compare_circuit_cells(row *r, const fb_compare_item *it)
 
 	for (int c = COL_LL_TRAIN; c <= COL_NODES; c++)
 		snprintf(r->cell[c], sizeof r->cell[c], "-");
-	if (!fb_run_is_circuit(it->run) || fb_run_circuit_report(it->run, &rep, &err) != FB_OK)
+	if (it->run == NULL || !fb_run_is_circuit(it->run) ||
+	    fb_run_circuit_report(it->run, &rep, &err) != FB_OK)
 		return;
 	compare_ll_cell(r->cell[COL_LL_TRAIN], sizeof r->cell[0], &rep.ll[FB_PART_TRAIN]);
 	compare_ll_cell(r->cell[COL_LL_VALID], sizeof r->cell[0], &rep.ll[FB_PART_VALID]);
@@ -397,12 +408,37 @@ static void compare_circuit_cells(row *r, const fb_compare_item *it)
 	}
 }
 
+/* Fill the row of a graph loaded by graph load: "gN", its file, its score; '-' for what
+ * only a run has. */
+static void compare_graph_row(row *r, const fb_compare_item *it)
+{
+	size_t len = sizeof r->cell[0];
+	fb_score s;
+
+	for (int c = 0; c < NCOLS; c++)
+		snprintf(r->cell[c], len, "-");
+	snprintf(r->cell[COL_RUN], len, "g%zu", it->no);
+	snprintf(r->cell[COL_LABEL], len, "%s", it->label != NULL ? it->label : "");
+	snprintf(r->cell[COL_ALGO], len, "graph");
+	snprintf(r->cell[COL_DATA], len, "%s", it->data);
+	snprintf(r->cell[COL_SPLIT], len, "from a file");
+	snprintf(r->cell[COL_PARAMS], len, "%s", "");
+	compare_score_cells(r, compare_score(it, &s));
+}
+
 /* Fill one row for item (for people: seconds with their unit, bytes in kB, MB, ...; for a
  * CSV file: plain numbers). */
 static void compare_row(row *r, const fb_compare_item *it, bool for_people)
 {
 	const fb_run *run = it->run;
-	size_t bytes = fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN), len = sizeof r->cell[0];
+	size_t bytes, len = sizeof r->cell[0];
+	fb_score s;
+
+	if (run == NULL) {
+		compare_graph_row(r, it);
+		return;
+	}
+	bytes = fb_run_bytes(run, FB_UP) + fb_run_bytes(run, FB_DOWN);
 
 	snprintf(r->cell[COL_RUN], len, "%zu", it->no);
 	snprintf(r->cell[COL_LABEL], len, "%s", it->label != NULL ? it->label : "");
@@ -410,7 +446,7 @@ static void compare_row(row *r, const fb_compare_item *it, bool for_people)
 	snprintf(r->cell[COL_DATA], len, "%s", it->data);
 	snprintf(r->cell[COL_SPLIT], len, "%s", run->part != NULL ? run->part->desc : "all rows");
 	fb_report_params(run, r->cell[COL_PARAMS], len);
-	compare_score_cells(r, run);
+	compare_score_cells(r, compare_score(it, &s));
 	compare_pag_cell(r->cell[COL_PAG_SHD], len, it);
 	compare_circuit_cells(r, it);
 	snprintf(r->cell[COL_ROUNDS], len, "%zu", fb_run_rounds(run));
@@ -428,7 +464,7 @@ static void compare_shown(const fb_compare_item *items, size_t n, bool *show)
 	bool graphs = false, circuits = false, pags = false;
 
 	for (size_t i = 0; i < n; i++) {
-		bool c = fb_run_is_circuit(items[i].run);
+		bool c = items[i].run != NULL && fb_run_is_circuit(items[i].run);
 
 		circuits |= c;
 		graphs |= !c;
@@ -635,7 +671,8 @@ static void compare_screen(FILE *out, const row *rows, size_t n, const size_t *w
 			screen_cells(out, lead, cells, width, order, start[b], start[b + 1]);
 		}
 		if (i > 0)
-			screen_naming(out, cells, cost, width[COL_RUN] + 2, cols, &cut);
+			screen_naming(out, cells, cost && strcmp(cells[COL_ROUNDS], "-") != 0,
+			              width[COL_RUN] + 2, cols, &cut);
 	}
 	if (cut)
 		fprintf(out, "(a long name is shortened to its end; compare out=FILE.csv writes "

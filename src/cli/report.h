@@ -47,12 +47,17 @@ typedef struct fb_compare_item {
 	                           or NULL */
 	double accuracy;   /* that classify's accuracy */
 	const fb_pag *truth_pag; /* the true PAG of its dataset (gen hide=), or NULL */
+	const fb_graph *graph;   /* a graph loaded by graph load, shown as "gN" (run NULL, no
+	                            its number, data the file it came from), or NULL */
+	const fb_graph *truth;   /* the truth the loaded graph is scored against, or NULL */
 } fb_compare_item;
 
 struct fb_session;
 /* The runs of s left in the comparison (not dropped), in order, into items (room for every
  * run); returns how many. */
 size_t fb_report_items(const struct fb_session *s, fb_compare_item *items);
+/* The graphs s loaded (graph load) as items (room for every one); returns how many. */
+size_t fb_report_graph_items(const struct fb_session *s, fb_compare_item *items);
 
 /* Hand each row of the comparison table of items[0..n) to emit as cells, for people (seconds
  * with their unit, bytes in kB, MB, ...), the header first (head set). */

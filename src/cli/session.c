@@ -96,6 +96,12 @@ void fb_session_release(fb_session *s)
 	}
 	free(s->runs);
 	free(s->meta);
+	for (size_t i = 0; i < s->ngraphs; i++) {
+		fb_graph_free(s->graphs[i].g);
+		free(s->graphs[i].source);
+		free(s->graphs[i].data);
+	}
+	free(s->graphs);
 	s->nruns = 0;
 	fb_dataset_free(s->data);
 	fb_graph_free(s->truth);

@@ -44,6 +44,13 @@ typedef struct fb_session_product {
 	char *from;   /* a summary: the sweep's out= file; a figure: NULL (owned) */
 } fb_session_product;
 
+/* A graph loaded to compare with the runs (graph load). */
+typedef struct fb_session_graph {
+	fb_graph *g;  /* over the variables of the dataset it was loaded for (owned) */
+	char *source; /* the file it came from (owned) */
+	char *data;   /* where that dataset came from (owned) */
+} fb_session_graph;
+
 /* The session: the current dataset, truth and split, the chosen algorithm, and every run. */
 typedef struct fb_session {
 	fb_dataset *data;     /* the current dataset, or NULL (owned) */
@@ -80,6 +87,9 @@ typedef struct fb_session {
 	fb_session_product *products; /* sweeps' summaries and plots' pictures, in order
 	                                 (owned) */
 	size_t nproducts;     /* how many */
+	fb_session_graph *graphs; /* graphs loaded to compare with the runs, oldest first
+	                             (owned) */
+	size_t ngraphs;       /* how many */
 	struct fb_bnfit *fit; /* the newest fitted network (fit), or NULL (owned) */
 } fb_session;
 

@@ -10,7 +10,8 @@
 /* The significance level and the test. */
 #define PC_PARAMS_TEST \
 	{ "alpha", FB_PARAM_DOUBLE, "0.01", 0, 1, NULL, \
-	  "significance level: a pair is independent when p > alpha" }, \
+	  "significance level: a pair is independent when p > alpha (fedbn's default is " \
+	  "0.01; causal-learn's pc defaults to 0.05: give alpha=0.05 to match it)" }, \
 	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests, \
 	  "CI test; auto: fisher-z for continuous data, g2 for discrete data, dg for mixed " \
 	  "data; kci: kernel test for nonlinear data (n r^2 operations per test from " \
