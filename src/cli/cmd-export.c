@@ -244,12 +244,13 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 
 /* The values of what=. */
 enum export_what { WHAT_AUTO, WHAT_TRUTH, WHAT_ESTIMATE, WHAT_DIFF, WHAT_COMPARE,
-	           WHAT_CIRCUIT };
+	           WHAT_CIRCUIT, WHAT_CLIENTS };
 
 /* The names of what='s values. */
 static const fb_choice export_whats[] = {
 	{ "auto", WHAT_AUTO }, { "truth", WHAT_TRUTH }, { "estimate", WHAT_ESTIMATE },
-	{ "diff", WHAT_DIFF }, { "compare", WHAT_COMPARE }, { "circuit", WHAT_CIRCUIT }, { 0 },
+	{ "diff", WHAT_DIFF }, { "compare", WHAT_COMPARE }, { "circuit", WHAT_CIRCUIT },
+	{ "clients", WHAT_CLIENTS }, { 0 },
 };
 
 /* A PAG run's PAG into f for the picture; what=diff refused in one sentence (FB_CMD_ERROR
@@ -458,6 +459,68 @@ static int export_compare(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
 	return ret;
 }
 
+/* path with "-clientK" before its extension (caller frees). */
+static char *client_path(const char *path, size_t k)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+
+	if (dot == NULL || (slash != NULL && dot < slash))
+		return fb_xasprintf("%s-client%zu", path, k);
+	return fb_xasprintf("%.*s-client%zu%s", (int)(dot - path), path, k, dot);
+}
+
+/* Draw (or write) client k's own graph of run into path, titled as its client's. */
+static int export_one_client(fb_cmd_ctx *ctx, const fb_params *p, fb_run *run, size_t k,
+                             const char *path)
+{
+	fb_error err = { { 0 } };
+	struct facts f = { 0 };
+	fb_graph *g = fb_run_client_result(run, k - 1, &err);
+	int ret;
+
+	if (g == NULL)
+		return fb_cmd_error(ctx, "%s", err.msg);
+	f.title = fb_xasprintf("run %zu: %s, client %zu's graph", fb_cmd_run_number(ctx->s, run),
+	                       run->name, k);
+	f.caption = fb_cmd_run_caption(ctx->s, run, paths_of(p));
+	ret = export_graph(ctx, g, NULL, path, p, &f);
+	fb_graph_free(g);
+	facts_release(&f);
+	return ret;
+}
+
+/* export FILE what=clients [run=N]: each client's own graph of a run that keeps one, a file
+ * per client named FILE-client1.EXT, FILE-client2.EXT, ..., all on the layout the session
+ * shares for the dataset, so that the pictures lie over each other edge for edge. */
+static int export_clients(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
+{
+	fb_run *run;
+	size_t k, nk;
+
+	if (fb_params_str(p, "graph") != NULL || fb_params_given(p, "client"))
+		return fb_cmd_error(ctx, "what=clients draws every client's graph of a run: give "
+		                         "run=N, not graph= or client=");
+	if (ctx->s->nruns == 0)
+		return fb_cmd_error(ctx, "no run: what=clients draws the clients' graphs of a run");
+	if ((run = fb_cmd_pick_run(ctx, fb_params_int(p, "run"))) == NULL)
+		return FB_CMD_ERROR;
+	nk = run->part != NULL ? run->part->k : 0;
+	if (nk == 0)
+		return fb_cmd_error(ctx, "run %zu (%s) learned on all rows: it has no clients' "
+		                         "graphs to draw", fb_cmd_run_number(ctx->s, run), run->name);
+	for (k = 1; k <= nk; k++) {
+		char *one = client_path(path, k);
+		int ret = export_one_client(ctx, p, run, k, one);
+
+		free(one);
+		if (ret != FB_CMD_OK)
+			return ret;
+	}
+	fprintf(ctx->out, "wrote one file per client of run %zu\n",
+	        fb_cmd_run_number(ctx->s, run));
+	return FB_CMD_OK;
+}
+
 /* Whether the run that run= names exists and holds a circuit. */
 static bool run_is_circuit(const fb_cmd_ctx *ctx, const fb_params *p)
 {
@@ -490,6 +553,8 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return fb_cmd_export_circuit(ctx, p, a->argv[0]);
 	if (what == WHAT_COMPARE)
 		return export_compare(ctx, p, a->argv[0]);
+	if (what == WHAT_CLIENTS)
+		return export_clients(ctx, p, a->argv[0]);
 	if (what != WHAT_ESTIMATE && fb_cmd_need(ctx, FB_NEEDS_TRUTH) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (what == WHAT_TRUTH) {
@@ -511,9 +576,9 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 /* export's parameters. */
 static const fb_param_def export_params[] = {
 	{ "what", FB_PARAM_CHOICE, "auto", 0, 0, export_whats,
-	  "the truth, the estimate, the estimate against the truth, two graphs side by side, or "
-	  "a run's circuit (auto: the run's circuit or estimate when there is one, else the "
-	  "truth)" },
+	  "the truth, the estimate, the estimate against the truth, two graphs side by side, "
+	  "a run's circuit, or each client's own graph, a file per client (auto: the run's "
+	  "circuit or estimate when there is one, else the truth)" },
 	{ "depth", FB_PARAM_INT, "0", 0, 1e6, NULL,
 	  "circuits: draw the nodes at most this many edges below the root, folding each "
 	  "deeper part into one node (0: every node)" },
@@ -575,7 +640,10 @@ const fb_cmd_entry fb_cmd_export = {
 	        "(run=N), or a graph file in any format truth load reads (graph=FILE, names "
 	        "checked against the dataset); client=K takes client K's "
 	        "own graph of a run that keeps one per client (sep:, whose estimate is no one "
-	        "graph, and voting:, avg:, best:). A run's circuit "
+	        "graph, and voting:, avg:, best:); what=clients writes every client's graph of "
+	        "such a run, a file per client named FILE-client1.EXT, FILE-client2.EXT, ..., "
+	        "all on the same layout, so that they lie over each other on successive slides "
+	        "however many clients there are. A run's circuit "
 	        "(what=circuit, the default for a circuit run) is drawn top down: sums as "
 	        "circles, products as boxes, leaves as ellipses saying their distribution "
 	        "('lung: p(yes) = 0.06' of a two-valued variable's positive value, the rarer in "
