@@ -47,7 +47,7 @@
  *
  * Background knowledge (fb_pc_options.knowledge).  A pair forbidden both ways is never
  * adjacent: it is left out of the complete graph with an empty separating set, so none of its
- * tests run.  Before the colliders, every edge with a forbidden direction (directly, by the
+ * skeleton tests run (a collider's strength test may still ask about it, with the middle).  Before the colliders, every edge with a forbidden direction (directly, by the
  * tiers, or because the other direction is required) and every required one is directed the
  * allowed way; the colliders and Meek's rules only orient edges still undirected, so they
  * never reverse a knowledge arc or make a forbidden one.  compat=causal-learn does exactly

@@ -482,9 +482,10 @@ const fb_algo fb_algo_fedpc = {
 	        "Tarsi), the graph the FedPC paper scores. One client runs exactly PC's levels. "
 	        "Knowledge (sent to every client once, at the opening, and counted by the "
 	        "ledger): pairs forbidden both ways are left out of the first skeleton, so no "
-	        "client tests them; before FedOrien the server joins required arcs and points "
-	        "every edge with a forbidden direction the other way, which colliders and Meek "
-	        "never reverse.",
+	        "layer tests them (FedOrien still asks the clients for a separating set of one "
+	        "that ends an unshielded triple); before FedOrien the server joins required "
+	        "arcs and points every edge with a forbidden direction the other way, which "
+	        "colliders and Meek never reverse.",
 	.flags = FB_ALGO_REMOTE,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = fedpc_params, .figures = fedpc_figures, .levels = fedpc_levels,
