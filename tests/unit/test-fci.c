@@ -294,6 +294,39 @@ static void test_stages(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Background knowledge: a pair forbidden both ways is never adjacent, and a required arc
+ * comes out directed that way (X1 --> X2), as causal-learn's fci(background_knowledge=)
+ * orients it. */
+static void test_knowledge(void **state)
+{
+	char csv[4096];
+	fb_dataset *ds = read_data(top_path(csv, sizeof csv, "tests/data/fci/confounded.csv.gz"),
+	                           false);
+	const char *names[8];
+	fb_knowledge *k;
+	fb_pag *p;
+
+	for (size_t i = 0; i < ds->d; i++)
+		names[i] = ds->vars[i].name;
+	k = fb_knowledge_alloc(ds->d, names);
+	assert_int_equal(fb_knowledge_require(k, 0, 1, NULL), FB_OK);
+	assert_int_equal(fb_knowledge_forbid(k, 1, 2, NULL), FB_OK);
+	assert_int_equal(fb_knowledge_forbid(k, 2, 1, NULL), FB_OK);
+	p = fb_fci_run(ds, NULL, NULL, NULL);
+	assert_non_null(p);
+	assert_true(fb_pag_adjacent(p, 1, 2)); /* X2 - X3 without the knowledge */
+	assert_int_not_equal(fb_pag_mark(p, 1, 0), FB_PAG_TAIL);
+	fb_pag_free(p);
+	p = fb_fci_run(ds, NULL, k, NULL);
+	assert_non_null(p);
+	assert_false(fb_pag_adjacent(p, 1, 2));
+	assert_int_equal(fb_pag_mark(p, 0, 1), FB_PAG_ARROW);
+	assert_int_equal(fb_pag_mark(p, 1, 0), FB_PAG_TAIL);
+	fb_pag_free(p);
+	fb_knowledge_free(k);
+	fb_dataset_free(ds);
+}
+
 /* A PAG's picture draws each mark as an arrow shape (circle odot, arrowhead normal, tail
  * none) at its end, <-> dashed, with the legend. */
 static void test_pag_picture(void **state)
@@ -340,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_pag_shd),
 		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_pag_picture),
+		cmocka_unit_test(test_knowledge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
