@@ -111,8 +111,19 @@ check "paths=full does not reach the picture" grep -qF "data: $here/sub.csv; spl
 check "export paths=full does not caption the path as typed" \
 	grep -qF "data: $here/sub.csv; split" capfull.dot
 
+# a circuit run's picture is its circuit, embedded as the graphs' are
+"$fedbn" --no-pane -c 'gen er d=4 edges=3 n=300 seed=2; algo circuit; run;
+	report out=c.html' > c.txt 2>&1
+check "the circuit session failed: $(tail -n 3 c.txt)" [ $? = 0 ]
+check "report did not count the circuit's picture" \
+	grep -qx "wrote 'c.html' (1 run, 1 picture embedded)" c.txt
+grep -o 'src="data:image/svg+xml;base64,[A-Za-z0-9+/=]*"' c.html | sed -n 1p |
+	sed 's/^src="data:image\/svg+xml;base64,//; s/"$//' | base64 -d > c.svg 2>/dev/null
+check "the circuit's embedded picture is not its circuit" grep -q 'a circuit of' c.svg
+check "the page does not say the picture is the circuit" grep -q 'the circuit' c.html
+
 if command -v xmllint >/dev/null 2>&1; then
-	xmllint --html --noout s.html k.html > lint.txt 2>&1
+	xmllint --html --noout s.html k.html c.html > lint.txt 2>&1
 	status=$?
 	check "xmllint --html finds fault with the page: $(head -n 5 lint.txt)" \
 		[ $status = 0 ] && [ ! -s lint.txt ]

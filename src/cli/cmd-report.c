@@ -101,26 +101,50 @@ static int report_export(report *r, char **words)
 	return ret;
 }
 
-/* Run no's picture: against the truth when there is one, else the estimate; drawn by export
- * beside the page (Markdown) or in the scratch folder and embedded (HTML). */
+/* What run's picture shows: its circuit, else its estimate against the truth when there is
+ * one, else the estimate alone. */
+static const char *report_picture_what(const fb_run *run)
+{
+	if (fb_run_is_circuit(run))
+		return "the circuit";
+	return run->truth != NULL ? "the estimate against the truth" : "the estimate";
+}
+
+/* Whether run has something to draw; else a paragraph on the page says why not. */
+static bool report_drawable(report *r, const fb_run *run)
+{
+	fb_error err = { { 0 } };
+	fb_graph *g;
+
+	if (fb_run_is_circuit(run))
+		return true;
+	if ((g = fb_run_result(run, &err)) == NULL) {
+		fb_page_para(&r->pg, "No picture: %s.", err.msg);
+		return false;
+	}
+	fb_graph_free(g);
+	return true;
+}
+
+/* Run no's picture: a circuit run's circuit, else the estimate against the truth when there
+ * is one, else the estimate; drawn by export beside the page (Markdown) or in the scratch
+ * folder and embedded (HTML). */
 static int report_picture(report *r, const fb_run *run, size_t no)
 {
 	fb_error err = { { 0 } };
-	fb_graph *g = fb_run_result(run, &err);
 	char cmd[] = "export", diff[] = "what=diff", est[] = "what=estimate";
+	char circ[] = "what=circuit";
 	char fy[] = "force=yes", fn[] = "force=no", pf[] = "paths=full", pb[] = "paths=base";
 	char *file, *link, *runw = fb_xasprintf("run=%zu", no);
-	char *words[] = { cmd, NULL, run->truth != NULL ? diff : est, runw, r->force ? fy : fn,
-		          r->paths == FB_PATHS_FULL ? pf : pb, NULL };
+	char *words[] = { cmd, NULL, fb_run_is_circuit(run) ? circ : run->truth != NULL ? diff : est,
+		          runw, r->force ? fy : fn, r->paths == FB_PATHS_FULL ? pf : pb, NULL };
 	size_t stem = strlen(r->path) - strlen(strrchr(r->path, '.'));
 	int ret;
 
-	if (g == NULL) {
-		fb_page_para(&r->pg, "No picture: %s.", err.msg);
+	if (!report_drawable(r, run)) {
 		free(runw);
 		return FB_CMD_OK;
 	}
-	fb_graph_free(g);
 	link = fb_xasprintf("%.*s-run%zu.svg", (int)stem, r->path, no);
 	file = r->picdir != NULL ? fb_xasprintf("%s/run%zu.svg", r->picdir, no) : fb_xstrdup(link);
 	words[1] = file;
@@ -130,8 +154,7 @@ static int report_picture(report *r, const fb_run *run, size_t no)
 
 		r->pictures++;
 		if (fb_page_picture(&r->pg, file, base != NULL ? base + 1 : link,
-		                    run->truth != NULL ? "the estimate against the truth"
-		                                       : "the estimate", &err) != FB_OK)
+		                    report_picture_what(run), &err) != FB_OK)
 			ret = fb_cmd_error(r->ctx, "%s", err.msg);
 	}
 	if (r->picdir != NULL) {
@@ -452,8 +475,9 @@ const fb_cmd_entry fb_cmd_report = {
 	.help = "Write one page about the session: the dataset, its truth and its split (rows "
 	        "and columns per client); every run with its algorithm, data, parameters, rounds "
 	        "and time, the bytes its messages took, its accuracy against the truth, the "
-	        "sentence of its last round, its picture (the estimate against the truth, as "
-	        "export what=diff draws it, or the estimate alone without a truth) and its "
+	        "sentence of its last round, its picture (a circuit run's circuit, as export "
+	        "what=circuit draws it; else the estimate against the truth, as export what=diff "
+	        "draws it, or the estimate alone without a truth) and its "
 	        "edges; the comparison table of compare; every sweep's summary table (mean ± "
 	        "standard error, as its FILE-summary.md) and every plot's picture, in the order "
 	        "they were made; and the session's commands as the script session save writes. "
