@@ -131,51 +131,72 @@ static int families_assign(fb_fit_job *job, const fb_partition *p, const fb_data
 	return FB_OK;
 }
 
-/* The broadcast: per family its owner (-1: every client) and its parents, as numbers. */
+/* The broadcast: per family its owner (-1: every client), where its statistics start, and
+ * its parents, as numbers. */
 static void write_broadcast(const fb_fit_job *job, fb_msg *down)
 {
 	size_t n = 0, w = 0;
 	double *v;
 
 	for (size_t i = 0; i < job->d; i++)
-		n += 2 + job->fam[i].nparents;
+		n += 3 + job->fam[i].nparents;
 	v = fb_msg_doubles(down, n);
 	for (size_t i = 0; i < job->d; i++) {
 		const fb_family *fm = &job->fam[i];
 
 		v[w++] = fm->owner == SIZE_MAX ? -1.0 : (double)fm->owner;
+		v[w++] = (double)fm->start;
 		v[w++] = (double)fm->nparents;
 		for (size_t j = 0; j < fm->nparents; j++)
 			v[w++] = (double)fm->parents[j];
 	}
 }
 
-/* Client k: the statistics of the families the broadcast gives it, from its training rows. */
+/* Family i from the broadcast at *w (moved past it), its parents into parents; FB_ERR when
+ * the broadcast is short or names what cannot be. */
+static int read_family(const fb_msg *down, size_t *w, size_t i, size_t d, size_t len,
+                       fb_family *fm, size_t *parents, fb_error *err)
+{
+	const double *v = down->d + *w;
+
+	if (*w + 3 > down->nd || v[2] < 0 || v[2] >= FB_FIT_MAX_FAMILY || v[1] < 0 ||
+	    v[1] >= (double)len || *w + 3 + (size_t)v[2] > down->nd)
+		return fb_fail(err, "the broadcast's family %zu is cut short or out of range",
+		               i + 1);
+	fm->owner = v[0] < 0 ? SIZE_MAX : (size_t)v[0];
+	fm->start = (size_t)v[1];
+	fm->nparents = (size_t)v[2];
+	fm->parents = parents;
+	for (size_t j = 0; j < fm->nparents; j++) {
+		if (!(v[3 + j] >= 0 && v[3 + j] < (double)d))
+			return fb_fail(err, "the broadcast names variable %g of %zu", v[3 + j] + 1, d);
+		parents[j] = (size_t)v[3 + j];
+	}
+	*w += 3 + fm->nparents;
+	return FB_OK;
+}
+
+/* Client k: the statistics of the families the broadcast gives it, from its training rows
+ * (the layout and the families read from the broadcast alone). */
 static int fit_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                       fb_msg *up, double *figure, fb_error *err)
 {
 	fb_fit_job *job = state;
 	const fb_client *cl = &job->part->clients[k];
 	double *v = fb_msg_doubles(up, job->len);
-	size_t cols[FB_FIT_MAX_FAMILY], w = 0;
+	size_t cols[FB_FIT_MAX_FAMILY], parents[FB_FIT_MAX_FAMILY], w = 0;
 
 	(void)figure;
 	memset(v, 0, job->len * sizeof *v);
 	for (size_t i = 0; i < job->d; i++) {
-		fb_family fm = { 0, NULL, 0, 0 };
+		fb_family fm;
 
-		if (w + 2 > down->nd)
-			return fb_fail(err, "the broadcast ends before family %zu", i + 1);
-		fm.owner = down->d[w] < 0 ? SIZE_MAX : (size_t)down->d[w];
-		fm.nparents = (size_t)down->d[w + 1];
-		fm.parents = job->fam[i].parents;
-		fm.start = job->fam[i].start;
-		w += 2 + fm.nparents;
+		if (read_family(down, &w, i, job->d, job->len, &fm, parents, err) != FB_OK)
+			return FB_ERR;
 		if (fm.owner != SIZE_MAX && fm.owner != k)
 			continue;
 		if (!client_holds(cl, &fm, i, cols))
-			return fb_fail(err, "client %zu lacks a column of the family of '%s'", k + 1,
-			               local->vars[0].name);
+			return fb_fail(err, "client %zu lacks a column of family %zu", k + 1, i + 1);
 		if (job->discrete)
 			fb_fit_count(local, &fm, cols, v + fm.start);
 		else
