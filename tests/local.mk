@@ -31,6 +31,10 @@ EXTRA_DIST += tests/aslimit.sh
 TESTS += tests/endless-input.sh
 EXTRA_DIST += tests/endless-input.sh
 
+# source of a long file of comments: linear in its lines, silent
+TESTS += tests/source-comments.sh
+EXTRA_DIST += tests/source-comments.sh
+
 # memory running out in gen and split: one sentence, the session kept
 TESTS += tests/split-memory.sh
 EXTRA_DIST += tests/split-memory.sh
