@@ -23,6 +23,9 @@
  * the pooled fit (the same computation with one client) bit for bit.  Gaussian sums are
  * per client, then added in client order: the result equals the pooled fit up to the
  * rounding of those additions (a relative 1e-12 on the tested data), not bit for bit.
+ * With fo->secure the sum is formed by secure aggregation (fixed point of fo->secure_bits
+ * fraction bits): counts stay whole, so the tables are the same; moments are rounded to its
+ * steps.
  * A vertical split: each family goes to the first client that holds all its columns; a
  * family that no client holds whole is refused, naming it.  A hybrid split (rows held by
  * several clients) is refused. */
@@ -80,6 +83,8 @@ typedef struct fb_bnfit {
 	size_t nstats;   /* numbers each client sent */
 	size_t bytes[2]; /* bytes down and up the ledger counted */
 	size_t clients;  /* clients whose statistics were summed */
+	bool secure;     /* the sum was formed by secure aggregation (fixed point: counts stay
+	                    whole, moments are rounded to its steps) */
 } fb_bnfit;
 
 /* Defaults: mle, iss 1. */

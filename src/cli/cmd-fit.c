@@ -175,8 +175,9 @@ static void print_fit(fb_cmd_ctx *ctx, const fb_bnfit *f, const struct fit_input
 	fprintf(out, "), %zu free parameters, %zu training rows\n", free_params(f), f->n);
 	if (in->split != NULL)
 		fprintf(out, "over %s: %zu clients sent %zu numbers each (sufficient statistics), "
-		        "%zu bytes down, %zu bytes up\n", in->split->desc, f->clients, f->nstats,
-		        f->bytes[FB_DOWN], f->bytes[FB_UP]);
+		        "%zu bytes down, %zu bytes up%s\n", in->split->desc, f->clients, f->nstats,
+		        f->bytes[FB_DOWN], f->bytes[FB_UP],
+		        f->secure ? ", summed by secure aggregation" : "");
 	print_loglik(out, f, in->data);
 	for (size_t i = 0; fb_params_bool(p, "show") && i < d; i++) {
 		if (f->bn != NULL)
@@ -186,21 +187,40 @@ static void print_fit(fb_cmd_ctx *ctx, const fb_bnfit *f, const struct fit_input
 	}
 }
 
+/* The federation's options from the session's run options: its sums are secure when runs'
+ * are (secure=, t=, secure_bits=); differential privacy, whose clipping is for model
+ * vectors, not counts, is not applied, and fit says so. */
+static void fit_fed_options(fb_cmd_ctx *ctx, fb_fed_options *fo)
+{
+	const fb_params *ro = &ctx->s->runopt;
+
+	fb_fed_options_init(fo);
+	fo->seed = ctx->s->seed;
+	fo->secure = fb_params_bool(ro, "secure");
+	fo->threshold = (size_t)fb_params_int(ro, "t");
+	fo->secure_bits = (unsigned)fb_params_int(ro, "secure_bits");
+	if (fo->secure && fb_params_double(ro, "dp_epsilon") > 0)
+		fprintf(ctx->out, "note: fit's sums are secure but carry no differential-privacy "
+		        "noise (dp_epsilon= applies to runs)\n");
+}
+
 /* fit [graph=run|truth] [run=N] [method=mle|bayes] [iss=X] [show=yes]. */
 static int exec_fit(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	const fb_params *p = &a->params;
 	struct fit_input in = { 0 };
 	fb_bnfit_options o;
+	fb_fed_options fo;
 	fb_error err = { { 0 } };
 	fb_bnfit *f;
 
 	if (fit_input(ctx, p, &in) != FB_CMD_OK)
 		return FB_CMD_ERROR;
+	fit_fed_options(ctx, &fo);
 	fb_bnfit_options_init(&o);
 	o.method = (enum fb_bnfit_method)fb_params_choice(p, "method");
 	o.iss = fb_params_double(p, "iss");
-	f = in.split != NULL ? fb_bnfit_federated(in.split, in.dag, &o, NULL, &err)
+	f = in.split != NULL ? fb_bnfit_federated(in.split, in.dag, &o, &fo, &err)
 	                     : fb_bnfit_pooled(in.data, in.dag, &o, &err);
 	if (f == NULL) {
 		fb_graph_free(in.dag);

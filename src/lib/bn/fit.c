@@ -276,6 +276,7 @@ static int sum_round(fb_fit_job *job, const fb_fed_options *fo, fb_bnfit *fit, f
 	write_broadcast(job, fb_fed_broadcast(f));
 	ret = fb_fed_round(f, &fit_ops, job, err);
 	if (ret == FB_OK) {
+		fit->secure = fo->secure;
 		fit->bytes[FB_DOWN] = fb_ledger_bytes(fb_fed_ledger(f), 0, FB_DOWN);
 		fit->bytes[FB_UP] = fb_ledger_bytes(fb_fed_ledger(f), 0, FB_UP);
 	}
