@@ -159,12 +159,13 @@ fuzz() {
 	secs=$1
 	build build-fuzz CC=clang --enable-fuzzers
 	make -j"$(nproc)" tests/fuzz/fuzz-csv tests/fuzz/fuzz-cmdline tests/fuzz/fuzz-commands \
-		tests/fuzz/fuzz-bif tests/fuzz/fuzz-circuit tests/fuzz/fuzz-wire tests/fuzz/fuzz-history >/dev/null
+		tests/fuzz/fuzz-bif tests/fuzz/fuzz-circuit tests/fuzz/fuzz-wire tests/fuzz/fuzz-history \
+		tests/fuzz/fuzz-graphfmt >/dev/null
 	# Graphviz and the libraries it renders with keep memory until exit (see the file)
 	LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 	export LSAN_OPTIONS
 	pass=0 fail=0
-	for t in csv cmdline commands bif circuit wire history; do
+	for t in csv cmdline commands bif circuit wire history graphfmt; do
 		corpus=$(mktemp -d)
 		cp "$top/tests/fuzz/corpus-$t"/* "$corpus"/
 		if ./tests/fuzz/fuzz-$t -max_total_time="$secs" -print_final_stats=1 \

@@ -238,6 +238,8 @@ static void test_errors(void **state)
 		{ FB_GRAPH_DOT, "digraph { A -> { B C } }",
 		  "cannot read 't': line 1, column 16: expected a node after the edge "
 		  "(an edge to a subgraph is not read), found '{'" },
+		{ FB_GRAPH_DOT, "digraph { A -> \"\" }",
+		  "cannot read 't': line 1, column 16: a node needs a name" },
 		{ FB_GRAPH_DOT, "digraph { A [label=] }",
 		  "cannot read 't': line 1, column 20: expected an attribute's value, found ']'" },
 		{ FB_GRAPH_JSON, "{\"nodes\": [{\"id\": \"A\"}], \"links\": [{\"source\": \"A\", "

@@ -245,6 +245,17 @@ static void dot_edge(struct dot *p, size_t a, size_t c, enum ddir dir, size_t li
 		gf_edge_add(p->b, a, c, true, 1, line, col);
 }
 
+/* The node called by token tok, added when new; SIZE_MAX after the error when the name is
+ * empty or holds a NUL byte. */
+static size_t dot_node(struct dot *p, const gf_token *tok)
+{
+	if (tok->len == 0 || memchr(tok->text, '\0', tok->len) != NULL) {
+		gf_fail_at(p->t, tok->line, tok->col, "a node needs a name");
+		return SIZE_MAX;
+	}
+	return gf_node(p->b, tok->text, tok->len);
+}
+
 /* The rest of a node or edge statement after its first ID, node first (already added,
  * written at line, col; the current token is the one after it). */
 static int dot_node_stmt(struct dot *p, size_t first, size_t line, size_t col)
@@ -268,7 +279,10 @@ static int dot_node_stmt(struct dot *p, size_t first, size_t line, size_t col)
 			break;
 		}
 		chain = fb_xreallocarray(chain, n + 1, sizeof *chain);
-		chain[n++] = gf_node(p->b, p->tok.text, p->tok.len);
+		if ((chain[n++] = dot_node(p, &p->tok)) == SIZE_MAX) {
+			rc = FB_ERR;
+			break;
+		}
 		if ((rc = dot_next(p)) == FB_OK)
 			rc = dot_port(p);
 	}
@@ -336,8 +350,8 @@ static int dot_stmt(struct dot *p, int depth)
 		if (rc == FB_OK)
 			rc = p->kind != D_ID ? dot_expected(p, "a value") : dot_next(p);
 	} else if (rc == FB_OK) {
-		first = gf_node(p->b, name.text, name.len);
-		rc = dot_node_stmt(p, first, name.line, name.col);
+		first = dot_node(p, &name);
+		rc = first == SIZE_MAX ? FB_ERR : dot_node_stmt(p, first, name.line, name.col);
 	}
 	free(name.text);
 	return rc;

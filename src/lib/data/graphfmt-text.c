@@ -30,6 +30,25 @@ static void mark_edge(gf_build *b, size_t a, size_t c, enum mark ma, enum mark m
 		b->lossy++;
 }
 
+/* How many of the n bytes at s are blanks or tabs before anything else. */
+static size_t lead_blanks(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && (s[k] == ' ' || s[k] == '\t'))
+		k++;
+	return k;
+}
+
+/* Whether the n bytes at s are all decimal digits. */
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!isdigit((unsigned char)s[k]))
+			return false;
+	return true;
+}
+
 /* One line of t: its bytes [*s, *s + *n) without the line end, and its number; false at
  * the end of the text. */
 static bool next_line(gf_text *t, const char **s, size_t *n, size_t *line)
@@ -120,7 +139,7 @@ static int tetrad_edge(const gf_text *t, gf_build *b, const char *s, size_t n, s
 	for (int k = 0; k < 4; k++)
 		if (!next_word(s, n, &p, &w[k], &l[k], '\0'))
 			return gf_fail_at(t, line, n + 1, "expected an edge such as '1. X1 --> X2'");
-	if (s[w[0] + l[0] - 1] != '.' || strspn(s + w[0], "0123456789") != l[0] - 1)
+	if (l[0] < 2 || s[w[0] + l[0] - 1] != '.' || !all_digits(s + w[0], l[0] - 1))
 		return gf_fail_at(t, line, w[0] + 1, "expected an edge number such as '1.', "
 		                  "found '%s'", fb_csv_excerpt(ex, s + w[0], l[0]));
 	if (l[2] != 3 || s[w[2] + 1] != '-' || !tetrad_end(s[w[2]], &m1) ||
@@ -148,7 +167,7 @@ static bool line_is(const char *s, size_t n, const char *want)
 static int tetrad_line(const gf_text *t, gf_build *b, const char *s, size_t n, size_t line,
                        int *at)
 {
-	size_t lead = strspn(s, " \t");
+	size_t lead = lead_blanks(s, n);
 
 	if (lead >= n)
 		return FB_OK;
@@ -280,7 +299,7 @@ fb_graph *gf_read_causal_learn(gf_text *t, gf_build *b)
 	int rc = FB_OK;
 
 	while (rc == FB_OK && next_line(t, &s, &n, &line))
-		if (strspn(s, " \t") < n) {
+		if (lead_blanks(s, n) < n) {
 			rc = cl_row(t, &c, s, n, line);
 			rows++;
 		}

@@ -92,8 +92,10 @@ static int unescape(gf_text *t, fb_buf *b, enum gf_quoting q)
 	} else if (q == GF_QUOTE_DOT && c >= 0) {
 		fb_buf_append(b, "\\", 1);
 		fb_buf_append(b, &t->s[t->pos], 1);
-	} else if (c == 'u' && t->pos + 4 < t->len &&
-	           strspn(t->s + t->pos + 1, "0123456789abcdefABCDEF") >= 4) {
+	} else if (c == 'u' && t->pos + 4 < t->len && isxdigit((unsigned char)t->s[t->pos + 1]) &&
+	           isxdigit((unsigned char)t->s[t->pos + 2]) &&
+	           isxdigit((unsigned char)t->s[t->pos + 3]) &&
+	           isxdigit((unsigned char)t->s[t->pos + 4])) {
 		char hex[5] = { 0 };
 
 		memcpy(hex, t->s + t->pos + 1, 4);
@@ -124,12 +126,17 @@ static void gml_entity(gf_text *t, fb_buf *b)
 			return;
 		}
 	if (left > 3 && s[1] == '#') {
-		char *end;
-		unsigned long u = s[2] == 'x' ? strtoul(s + 3, &end, 16) : strtoul(s + 2, &end, 10);
+		char num[16], *end;
+		size_t m = left - 2 < sizeof num - 1 ? left - 2 : sizeof num - 1;
+		unsigned long u;
 
-		if (end < s + left && *end == ';' && u > 0 && u < 0x10000) {
+		memcpy(num, s + 2, m); /* the text need not end in NUL */
+		num[m] = '\0';
+		u = num[0] == 'x' ? strtoul(num + 1, &end, 16) : strtoul(num, &end, 10);
+		if (isxdigit((unsigned char)num[num[0] == 'x']) && *end == ';' && u > 0 &&
+		    u < 0x10000) {
 			put_utf8(b, u);
-			gf_advance(t, (size_t)(end - s) + 1);
+			gf_advance(t, (size_t)(end - num) + 3);
 			return;
 		}
 	}

@@ -2,6 +2,7 @@
  * endpoint matrix, a bnlearn model string, GML, DOT and node-link JSON (and fedbn's CSV). */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,9 +73,14 @@ static int put_bnlearn(FILE *fp, const fb_graph *g, fb_error *err)
 {
 	size_t bad = bad_name(g, "[]|:", false), *par = fb_xcalloc(g->d + 1, sizeof *par);
 
+	for (size_t i = 0; bad == SIZE_MAX && i < g->d; i++)
+		if (isspace((unsigned char)g->names[i][0]) ||
+		    isspace((unsigned char)g->names[i][strlen(g->names[i]) - 1]))
+			bad = i;
 	if (bad != SIZE_MAX) {
 		free(par);
-		return name_refused(g, bad, "a bnlearn model string", "'[', ']', '|' or ':'", err);
+		return name_refused(g, bad, "a bnlearn model string", "'[', ']', '|' or ':' and "
+		                    "no blank at either end", err);
 	}
 	for (size_t i = 0; i < g->d; i++)
 		for (size_t j = i + 1; j < g->d; j++)

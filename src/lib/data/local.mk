@@ -47,4 +47,9 @@ tests_fuzz_fuzz_bif_SOURCES = tests/fuzz/fuzz-bif.c
 tests_fuzz_fuzz_bif_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_bif_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 tests_fuzz_fuzz_bif_LDADD = libfedbn.la $(FB_LIB_DEPS)
+noinst_PROGRAMS += tests/fuzz/fuzz-graphfmt
+tests_fuzz_fuzz_graphfmt_SOURCES = tests/fuzz/fuzz-graphfmt.c
+tests_fuzz_fuzz_graphfmt_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_graphfmt_LDFLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+tests_fuzz_fuzz_graphfmt_LDADD = libfedbn.la $(FB_LIB_DEPS)
 endif
