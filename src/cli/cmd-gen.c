@@ -162,7 +162,7 @@ static int gen_hide_parse(fb_cmd_ctx *ctx, const char *text, const fb_graph *g, 
 	int ret = FB_CMD_OK;
 
 	if (end != text && *end == '\0') {
-		if (k < 1 || k + 2 > g->d)
+		if (k < 1 || k > g->d - 2)
 			return fb_cmd_error(ctx, "hide=%s: hide from 1 to %zu variables (d=%zu, and at "
 			                         "least 2 stay observed)", text, g->d - 2, g->d);
 		gen_hide_most_children(g, (size_t)k, hidden);

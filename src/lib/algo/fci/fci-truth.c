@@ -9,68 +9,73 @@
 #include "fci-graph.h"
 #include "fci-int.h"
 
-/* The oracle: the DAG, which of its nodes are observed, and scratch. */
+/* The oracle: the DAG's parents and children lists, which of its nodes are observed, and
+ * scratch. */
 typedef struct oracle {
 	const fb_graph *dag; /* the DAG */
 	size_t *obs;         /* m observed nodes, as DAG indices */
-	bool *keep, *zset;   /* DAG-sized scratch: in the ancestral set, in Z */
-	bool *seen;          /* DAG-sized scratch */
-	size_t *stack;       /* DAG-sized scratch */
+	size_t *par, *pstart; /* parents of v: par[pstart[v] .. pstart[v + 1]) */
+	size_t *chi, *cstart; /* children of v: chi[cstart[v] .. cstart[v + 1]) */
+	bool *anc, *zset;    /* DAG-sized scratch: an ancestor of Z (or in it), in Z */
+	unsigned char *seen; /* DAG-sized scratch: bit 1 reached going up, bit 2 going down */
+	size_t *stack;       /* 2 d scratch */
 } oracle;
 
-/* Mark into keep the ancestors (themselves included) of the nodes already marked. */
-static void ancestors(const fb_graph *g, bool *keep, size_t *stack)
+/* Mark into anc every node of Z and its ancestors. */
+static void z_ancestors(oracle *o)
 {
-	size_t n = 0, d = g->d;
+	size_t n = 0, d = o->dag->d;
 
 	for (size_t v = 0; v < d; v++)
-		if (keep[v])
-			stack[n++] = v;
+		if ((o->anc[v] = o->zset[v]))
+			o->stack[n++] = v;
 	while (n > 0) {
-		size_t v = stack[--n];
-
-		for (size_t u = 0; u < d; u++)
-			if (!keep[u] && fb_graph_has_arc(g, u, v))
-				keep[u] = true, stack[n++] = u;
-	}
-}
-
-/* Whether u and v are joined in the moral graph of the ancestral set keep: an arc either
- * way, or a common child in keep. */
-static bool moral_edge(const fb_graph *g, const bool *keep, size_t u, size_t v)
-{
-	if (fb_graph_has_arc(g, u, v) || fb_graph_has_arc(g, v, u))
-		return true;
-	for (size_t c = 0; c < g->d; c++)
-		if (keep[c] && fb_graph_has_arc(g, u, c) && fb_graph_has_arc(g, v, c))
-			return true;
-	return false;
-}
-
-/* Whether x and y (DAG indices) are d-separated by the nodes marked in zset. */
-static bool d_separated(oracle *o, size_t x, size_t y)
-{
-	const fb_graph *g = o->dag;
-	size_t d = g->d, n = 0;
-	bool reached = false;
-
-	for (size_t v = 0; v < d; v++)
-		o->keep[v] = o->zset[v] || v == x || v == y, o->seen[v] = false;
-	ancestors(g, o->keep, o->stack);
-	o->stack[n++] = x;
-	o->seen[x] = true;
-	while (n > 0 && !reached) {
 		size_t v = o->stack[--n];
 
-		for (size_t u = 0; u < d && !reached; u++) {
-			if (!o->keep[u] || o->seen[u] || o->zset[u] || !moral_edge(g, o->keep, v, u))
-				continue;
-			reached = u == y;
-			o->seen[u] = true;
-			o->stack[n++] = u;
+		for (size_t k = o->pstart[v]; k < o->pstart[v + 1]; k++)
+			if (!o->anc[o->par[k]])
+				o->anc[o->par[k]] = true, o->stack[n++] = o->par[k];
+	}
+}
+
+/* Push (v, dir) onto the search unless seen (dir 1: reached from a child, going up; 2: from a
+ * parent, going down); *n counts the stack. */
+static void ball_push(oracle *o, size_t v, unsigned char dir, size_t *n)
+{
+	if (o->seen[v] & dir)
+		return;
+	o->seen[v] |= dir;
+	o->stack[(*n)++] = 2 * v + (dir == 2);
+}
+
+/* Whether x and y (DAG indices) are d-separated by the nodes marked in zset: the
+ * reachability ("Bayes ball") search of Koller and Friedman's Algorithm 3.1. */
+static bool d_separated(oracle *o, size_t x, size_t y)
+{
+	size_t d = o->dag->d, n = 0;
+
+	z_ancestors(o);
+	memset(o->seen, 0, d);
+	ball_push(o, x, 1, &n);
+	while (n > 0) {
+		size_t top = o->stack[--n], v = top / 2;
+		bool down = top % 2 == 1;
+
+		if (v == y && !o->zset[v])
+			return false;
+		if (!down && !o->zset[v]) {
+			for (size_t k = o->pstart[v]; k < o->pstart[v + 1]; k++)
+				ball_push(o, o->par[k], 1, &n);
+			for (size_t k = o->cstart[v]; k < o->cstart[v + 1]; k++)
+				ball_push(o, o->chi[k], 2, &n);
+		} else if (down) {
+			for (size_t k = o->cstart[v]; k < o->cstart[v + 1] && !o->zset[v]; k++)
+				ball_push(o, o->chi[k], 2, &n);
+			for (size_t k = o->pstart[v]; k < o->pstart[v + 1] && o->anc[v]; k++)
+				ball_push(o, o->par[k], 1, &n);
 		}
 	}
-	return !reached;
+	return true;
 }
 
 /* The test: observed x _||_ y | S by d-separation. */
@@ -142,6 +147,21 @@ static void oracle_skeleton(fb_pag *p, fci_env *env)
 	free(deg);
 }
 
+/* The parents (or children) lists of dag: returns the members and sets *start (room d + 1;
+ * both caller frees). */
+static size_t *oracle_lists(const fb_graph *dag, bool parents, size_t **start)
+{
+	size_t d = dag->d, n = 0, *out = fb_xmalloc((fb_graph_n_edges(dag) + 1) * sizeof *out);
+
+	*start = fb_xmalloc((d + 1) * sizeof **start);
+	for (size_t v = 0; v < d; v++) {
+		(*start)[v] = n;
+		n += parents ? fb_graph_parents(dag, v, out + n) : fb_graph_children(dag, v, out + n);
+	}
+	(*start)[d] = n;
+	return out;
+}
+
 /* The PAG over the observed nodes of dag, complete and o-o, and the oracle over them. */
 static fb_pag *observed_pag(const fb_graph *dag, const bool *hidden, oracle *o)
 {
@@ -150,10 +170,12 @@ static fb_pag *observed_pag(const fb_graph *dag, const bool *hidden, oracle *o)
 
 	o->dag = dag;
 	o->obs = fb_xmalloc((d + 1) * sizeof *o->obs);
-	o->keep = fb_xcalloc(3 * d + 3, sizeof *o->keep);
-	o->zset = o->keep + d + 1;
-	o->seen = o->zset + d + 1;
-	o->stack = fb_xmalloc((d + 1) * sizeof *o->stack);
+	o->anc = fb_xcalloc(2 * d + 2, sizeof *o->anc);
+	o->zset = o->anc + d + 1;
+	o->seen = fb_xcalloc(d + 1, 1);
+	o->stack = fb_xmalloc((2 * d + 2) * sizeof *o->stack);
+	o->par = oracle_lists(dag, true, &o->pstart);
+	o->chi = oracle_lists(dag, false, &o->cstart);
 	for (size_t v = 0; v < d; v++)
 		if (hidden == NULL || !hidden[v])
 			o->obs[m++] = v;
@@ -201,7 +223,12 @@ fb_pag *fb_pag_of_dag(const fb_graph *dag, const bool *hidden, fb_error *err)
 	free(env.scratch);
 	free(rank);
 	free(o.obs);
-	free(o.keep);
+	free(o.anc);
+	free(o.seen);
 	free(o.stack);
+	free(o.par);
+	free(o.pstart);
+	free(o.chi);
+	free(o.cstart);
 	return p;
 }
