@@ -4,7 +4,9 @@
 # 0.0x" for a two-valued variable, "X1: N(..., sd ...)" for a Gaussian, a histogram's bins
 # and support), a product's leaves stacked into one box of rows; a PNG at most 1584 pixels
 # wide (16.5 inches at 96 dpi) by default, width= as asked, and a circuit too wide for that
-# scaled down with a sentence saying so (an SVG by its width and height, its viewBox kept).
+# scaled down with a sentence saying so (an SVG by its width and height, its viewBox kept);
+# a level wider than the page staggered over several rows (edges of minlen 2 and more), one
+# that fits left as it is.
 data=$(cd "${top_srcdir:-..}/tests/data" && pwd)
 . "${top_srcdir:-..}/tests/scratch-lib.sh"
 
@@ -15,7 +17,8 @@ data=$(cd "${top_srcdir:-..}/tests/data" && pwd)
 	run; export g.dot;
 	gen er d=3 edges=2 n=300 seed=4; set leaves=histogram; run; export h.dot;
 	gen er d=40 edges=40 n=3000 seed=2; split horizontal 6; algo fedcircuit;
-	set min_instances_slice=100; run; export wide.png; export wide.svg" > out.txt 2>&1
+	set min_instances_slice=100; run; export wide.png; export wide.svg; export wide.dot" \
+	> out.txt 2>&1
 check "the session failed: $(tail -n 3 out.txt)" [ $? = 0 ]
 check "no title with the run and its size" grep -q '<b>run 1: circuit, a circuit of [0-9]* nodes</b>' a.dot
 check "no caption with the data" grep -q 'data: sample bif-asia.bif n=2000 seed=1; split: all rows' a.dot
@@ -41,4 +44,6 @@ check "no sentence on the scaled-down picture" \
 check "wide.svg is not 16.5 inches (1188 points) wide with its viewBox kept" \
 	grep -Eq '^<svg width="1188.00pt" height="[0-9.]+pt"$' wide.svg
 check "wide.svg has no viewBox" grep -q ' viewBox="0.00 0.00 [0-9.]* [0-9.]*"' wide.svg
+check "wide.dot's wide levels are not folded onto rows" grep -Eq 'minlen=[234]' wide.dot
+check "a.dot, narrower than the page, is folded" test -z "$(grep minlen a.dot)"
 exit $fail

@@ -128,6 +128,10 @@ struct circ_pic {
 	size_t *dep;             /* each node's depth */
 	Agnode_t **nodes;        /* each node's picture, or NULL */
 	unsigned char *stacked;  /* 1: a leaf drawn in its product's stack */
+	double *wide;            /* each drawn node's estimated width in points */
+	size_t *lift;            /* each drawn node's rows below its level's first (a fold) */
+	size_t *slift;           /* the same of each product's stack */
+	double page;             /* the width a row may take, in points */
 	bool folded_any;         /* some node stands for a folded part */
 	bool stack_any;          /* some product's leaves are stacked */
 };
@@ -142,6 +146,24 @@ static bool circ_drawn(const struct circ_pic *pc, size_t i)
 static bool circ_folded(const struct circ_pic *pc, size_t i)
 {
 	return pc->depth > 0 && pc->dep[i] == pc->depth && pc->c->nodes[i].kind != FB_NODE_LEAF;
+}
+
+/* The estimated width in points of a label text at size points: its longest line's
+ * characters (UTF-8 counted once) at about half the size each, and a margin. */
+static double circ_text_width(const char *text, double size)
+{
+	size_t longest = 0, line = 0;
+
+	for (const char *t = text; *t != '\0'; t++) {
+		if (t[0] == '\\' && t[1] == 'n') {
+			line = 0;
+			t++;
+			continue;
+		}
+		line += ((unsigned char)*t & 0xC0) != 0x80;
+		longest = line > longest ? line : longest;
+	}
+	return fmax(40.0, 0.55 * size * (double)longest + 24.0);
 }
 
 /* Add node i to the picture as a circle, box, ellipse or folder, in its machine's colour. */
@@ -174,6 +196,7 @@ static void circ_node(struct circ_pic *pc, size_t i)
 	gv_set(n, "label", label);
 	gv_set(n, "style", "filled");
 	gv_set(n, "fillcolor", circ_color(nd->machine));
+	pc->wide[i] = circ_text_width(label, 14.0);
 	free(label);
 }
 
@@ -198,6 +221,63 @@ static size_t circ_stack_mark(struct circ_pic *pc, size_t i, const size_t *paren
 			pc->stacked[ch] = 1;
 	}
 	return n >= 2 ? n : 0;
+}
+
+/* The estimated width in points of product i's stack: its longest row at 12 points. */
+static double circ_stack_width(const struct circ_pic *pc, size_t i)
+{
+	const fb_circuit_node *nd = &pc->c->nodes[i];
+	double w = 0.0;
+
+	for (size_t k = 0; k < nd->nchildren; k++) {
+		char *text;
+
+		if (!pc->stacked[nd->children[k]])
+			continue;
+		text = leaf_text(&pc->c->nodes[nd->children[k]].leaf, pc->ds);
+		w = fmax(w, circ_text_width(text, 12.0) - 12.0);
+		free(text);
+	}
+	return w;
+}
+
+/* Fold each level (distance from the root; a stack one below its product) whose nodes and
+ * stacks side by side are wider than the page onto as many rows as that takes (at most 4):
+ * its k-th element goes k modulo the rows below the level's first row, so that neighbours
+ * sit on different rows and may overlap across them, as Graphviz's unflatten staggers. */
+static void circ_fold(struct circ_pic *pc, const bool *has_stack)
+{
+	for (size_t level = 1; level <= pc->c->nnodes; level++) {
+		double total = 0.0;
+		size_t rows, k = 0;
+
+		for (size_t i = 0; i < pc->c->nnodes; i++) {
+			if (pc->nodes[i] != NULL && pc->dep[i] == level)
+				total += pc->wide[i] + 18.0;
+			if (has_stack[i] && pc->dep[i] + 1 == level)
+				total += circ_stack_width(pc, i) + 18.0;
+		}
+		if (total == 0.0)
+			break;
+		rows = (size_t)fmin(4.0, ceil(total / pc->page));
+		for (size_t i = 0; rows > 1 && i < pc->c->nnodes; i++) {
+			if (pc->nodes[i] != NULL && pc->dep[i] == level)
+				pc->lift[i] = k++ % rows;
+			if (has_stack[i] && pc->dep[i] + 1 == level)
+				pc->slift[i] = k++ % rows;
+		}
+	}
+}
+
+/* Make edge e span 1 + lift rows (an element a fold put lower). */
+static void circ_span(Agedge_t *e, size_t lift)
+{
+	char len[32];
+
+	if (lift > 0) {
+		snprintf(len, sizeof len, "%zu", lift + 1);
+		gv_set(e, "minlen", len);
+	}
 }
 
 /* Add product i's stack: one box of rows, a leaf a row in its machine's colour, under an
@@ -230,7 +310,7 @@ static void circ_stack_add(struct circ_pic *pc, size_t i)
 	gv_set(n, "shape", "plain");
 	gv_set(n, "fontsize", "12");
 	gv_set_html(pc->g, n, b.data);
-	agedge(pc->g, pc->nodes[i], n, NULL, 1);
+	circ_span(agedge(pc->g, pc->nodes[i], n, NULL, 1), pc->slift[i]);
 	fb_buf_release(&b);
 	pc->stack_any = true;
 }
@@ -263,6 +343,7 @@ static void circ_build(struct circ_pic *pc)
 {
 	const fb_circuit *c = pc->c;
 	size_t *par = circ_parents(pc);
+	bool *has_stack = fb_xcalloc(c->nnodes, sizeof *has_stack);
 	char w[32];
 
 	for (size_t i = 0; i < c->nnodes; i++)
@@ -270,6 +351,9 @@ static void circ_build(struct circ_pic *pc)
 	for (size_t i = 0; i < c->nnodes; i++)
 		if (circ_drawn(pc, i) && !pc->stacked[i])
 			circ_node(pc, i);
+	for (size_t i = 0; i < c->nnodes; i++)
+		has_stack[i] = pc->nodes[i] != NULL && circ_has_stack(pc, i);
+	circ_fold(pc, has_stack);
 	for (size_t i = 0; i < c->nnodes; i++) {
 		const fb_circuit_node *nd = &c->nodes[i];
 
@@ -281,15 +365,18 @@ static void circ_build(struct circ_pic *pc)
 			if (to == NULL)
 				continue;
 			e = agedge(pc->g, pc->nodes[i], to, NULL, 1);
+			if (pc->dep[nd->children[k]] == pc->dep[i] + 1)
+				circ_span(e, pc->lift[nd->children[k]]);
 			if (nd->kind == FB_NODE_SUM) {
 				snprintf(w, sizeof w, "%.3f", nd->weights[k]);
 				gv_set(e, "xlabel", w);
 			}
 		}
-		if (pc->nodes[i] != NULL && circ_has_stack(pc, i))
+		if (has_stack[i])
 			circ_stack_add(pc, i);
 	}
 	free(par);
+	free(has_stack);
 }
 
 /* One legend row: a sign (a shape in words; an empty cell of colour color when that is not
@@ -413,12 +500,19 @@ static void circ_picture(Agraph_t *g, const fb_circuit *c, const fb_dataset *ds,
 	pc.dep = circ_depths(c);
 	pc.nodes = fb_xcalloc(c->nnodes, sizeof *pc.nodes);
 	pc.stacked = fb_xcalloc(c->nnodes, 1);
+	pc.wide = fb_xcalloc(c->nnodes, sizeof *pc.wide);
+	pc.lift = fb_xcalloc(c->nnodes, sizeof *pc.lift);
+	pc.slift = fb_xcalloc(c->nnodes, sizeof *pc.slift);
+	pc.page = 72.0 * (o->width > 0.0 ? o->width : FB_EXPORT_CIRCUIT_WIDTH);
 	gv_set(g, "rankdir", "TB");
 	circ_build(&pc);
 	circ_page(&pc, o->title, o->caption);
 	free(pc.dep);
 	free(pc.nodes);
 	free(pc.stacked);
+	free(pc.wide);
+	free(pc.lift);
+	free(pc.slift);
 }
 
 /* Draw circuit c over ds's variables to file in the format of its extension. */
