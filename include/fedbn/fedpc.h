@@ -54,7 +54,9 @@ int fb_fedpc_threshold(const fb_run *run, fb_fedpc_vote *v);
  * intersection of the sets of the clients that separated the pair).  Writes its members
  * (the data's order, increasing) into out (room for d) and returns their count; *p (may
  * be NULL) receives its p-value (NaN for fedpc-simple2) and *client (may be NULL) the
- * client, from 0, that found it (-1 for fedpc-simple2).  -1 when there is none (no client
+ * client, from 0, that found it (-1 for fedpc-simple2, and for a pair that background
+ * knowledge forbids both ways: fedpc asks no client, its set is the empty one).  -1 when
+ * there is none (no client
  * found one, the pair was not asked about, or the orientation has not run). */
 long fb_fedpc_sepset(const fb_run *run, size_t i, size_t j, size_t *out, double *p,
                      long *client);

@@ -649,16 +649,11 @@ static void test_max_p(void **state)
 	fb_msg_release(&down);
 }
 
-/* x, y ~ N(0, 1), z = x + y + N(0, 1), 3000 rows over three clients: fedpc and
- * fedpc-simple2 give x -> z <- y, fedpc-simple1 keeps both arcs. */
-static void test_collider(void **state)
+/* n rows of x, y ~ N(0, 1), z = x + y + N(0, 1) (noise stream 7). */
+static fb_dataset *collider_data(size_t n)
 {
-	static const fb_algo *const algos[3] = { &fb_algo_fedpc, &fb_algo_fedpc_simple1,
-		                                 &fb_algo_fedpc_simple2 };
-	size_t n = 3000;
 	fb_dataset *ds = fb_dataset_alloc(n, 3);
 	gsl_rng *r = fb_rng_stream(7, "noise");
-	fb_partition *part;
 
 	for (size_t i = 0; i < n; i++) {
 		double x = gsl_ran_gaussian(r, 1.0), y = gsl_ran_gaussian(r, 1.0);
@@ -667,7 +662,19 @@ static void test_collider(void **state)
 		ds->x[i * 3 + 1] = y;
 		ds->x[i * 3 + 2] = x + y + gsl_ran_gaussian(r, 1.0);
 	}
-	part = split_even(ds, 3);
+	gsl_rng_free(r);
+	return ds;
+}
+
+/* x, y ~ N(0, 1), z = x + y + N(0, 1), 3000 rows over three clients: fedpc and
+ * fedpc-simple2 give x -> z <- y, fedpc-simple1 keeps both arcs. */
+static void test_collider(void **state)
+{
+	static const fb_algo *const algos[3] = { &fb_algo_fedpc, &fb_algo_fedpc_simple1,
+		                                 &fb_algo_fedpc_simple2 };
+	fb_dataset *ds = collider_data(3000);
+	fb_partition *part = split_even(ds, 3);
+
 	for (size_t t = 0; t < 3; t++) {
 		fb_run *run = start(algos[t], "", ds, part, NULL, 2);
 		fb_graph *g = finish(run);
@@ -682,7 +689,47 @@ static void test_collider(void **state)
 	}
 	fb_partition_free(part);
 	fb_dataset_free(ds);
-	gsl_rng_free(r);
+}
+
+/* The collider data with x - y forbidden both ways: fedpc's FedOrien asks no client about
+ * x and y (their set is the empty one, found by no client), where without the knowledge a
+ * client's set is chosen; x -> z <- y either way. */
+static void test_knowledge_pair(void **state)
+{
+	fb_dataset *ds = collider_data(3000);
+	fb_partition *part = split_even(ds, 3);
+
+	for (int with = 0; with < 2; with++) {
+		fb_knowledge *k = fb_knowledge_alloc(3, NULL);
+		fb_run_spec spec = { .algo = "fedpc", .data = ds, .part = part, .knowledge = k };
+		fb_error err = { "" };
+		fb_run *run;
+		fb_graph *g;
+		size_t S[3];
+		long client = -2, ns;
+
+		if (with) {
+			assert_int_equal(fb_knowledge_forbid(k, 0, 1, &err), FB_OK);
+			assert_int_equal(fb_knowledge_forbid(k, 1, 0, &err), FB_OK);
+		}
+		run = fb_run_alloc(&spec, &err);
+		if (run == NULL)
+			fail_msg("%s", err.msg);
+		g = finish(run);
+		assert_int_equal(fb_graph_edge(g, 0, 2), FB_EDGE_FORWARD);
+		assert_int_equal(fb_graph_edge(g, 1, 2), FB_EDGE_FORWARD);
+		ns = fb_fedpc_sepset(run, 0, 1, S, NULL, &client);
+		assert_int_equal(ns, 0);
+		if (with)
+			assert_int_equal(client, -1);
+		else
+			assert_true(client >= 0);
+		fb_graph_free(g);
+		fb_run_free(run);
+		fb_knowledge_free(k);
+	}
+	fb_partition_free(part);
+	fb_dataset_free(ds);
 }
 
 /* Colliders that would close a directed cycle are conflicts: 0 -> 1 <- 2 and 1 -> 3 <- 4
@@ -951,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_max_p),
 		cmocka_unit_test(test_collider),
+		cmocka_unit_test(test_knowledge_pair),
 		cmocka_unit_test(test_collider_cycle),
 		cmocka_unit_test(test_synth_accuracy),
 		cmocka_unit_test(test_alarm),

@@ -161,6 +161,9 @@ typedef struct fedpc_state {
 	bool orienting;          /* the next round is FedOrien */
 	size_t *tri;             /* server: the unshielded triples sent (i, k, j), i < j */
 	size_t ntri;             /* how many */
+	size_t *ktri;            /* server: those whose ends the knowledge keeps apart, kept
+	                            back (their pair counts as separated by the empty set) */
+	size_t nktri;            /* how many */
 	size_t removed;          /* figures of the last round: edges the vote removed, */
 	size_t unresolved;       /* triples whose ends no client could separate, */
 	size_t colliders;        /* colliders oriented, */

@@ -35,6 +35,26 @@ static size_t pairs_count(const size_t *tri, size_t n)
 	return P;
 }
 
+/* Keep back from the triples those whose ends the knowledge forbids both ways: no client
+ * is asked about such a pair. */
+static void triples_knowledge(fedpc_state *st)
+{
+	size_t kept = 0;
+
+	st->nktri = 0;
+	if (st->c.know == NULL)
+		return;
+	st->ktri = fb_xreallocarray(st->ktri, 3 * st->ntri + 1, sizeof *st->ktri);
+	for (size_t t = 0; t < st->ntri; t++) {
+		const size_t *x = st->tri + 3 * t;
+		size_t *to = st->c.know != NULL && fb_knowledge_forbids_pair(st->c.know, x[0], x[2])
+		                     ? st->ktri + 3 * st->nktri++ : st->tri + 3 * kept++;
+
+		memmove(to, x, 3 * sizeof *x);
+	}
+	st->ntri = kept;
+}
+
 /* The server's FedOrien broadcast over its final skeleton, the knowledge's arcs set first
  * (required pairs joined, edges with a forbidden direction directed). */
 void fedpc_orient_broadcast(fedpc_state *st, fb_msg *down)
@@ -45,6 +65,7 @@ void fedpc_orient_broadcast(fedpc_state *st, fb_msg *down)
 	free(st->tri);
 	fb_pc_orient_knowledge(st->c.graph, st->c.know);
 	st->ntri = fb_graph_unshielded_triples(st->c.graph, &st->tri);
+	triples_knowledge(st);
 	P = pairs_count(st->tri, st->ntri);
 	len = nb + 4 + w * (4 * P + st->ntri);
 	fb_msg_doubles(down, 1)[0] = -1.0;
@@ -339,13 +360,26 @@ static size_t orient_cands(fedpc_state *st, const fb_msg *const *up, size_t k, s
 	return n;
 }
 
+/* The collider candidates of the triples kept back: each pair separated by the empty set,
+ * so every middle makes one, strongest of all (p 0, no client's test); their count. */
+static size_t knowledge_cands(fedpc_state *st, fedpc_cand *cands)
+{
+	for (size_t t = 0; t < st->nktri; t++) {
+		const size_t *x = st->ktri + 3 * t;
+
+		fb_sepsets_set(st->c.seps, x[0], x[2], NULL, 0);
+		cands[t] = (fedpc_cand){ 0.0, 0.0, 0, x[0], x[1], x[2] };
+	}
+	return st->nktri;
+}
+
 /* Server, FedOrien: the highest-p set per pair, then colliders and Meek's rules. */
 int fedpc_orient_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_msg *down,
                         fb_error *err)
 {
 	size_t d = st->c.d, np = fedpc_npairs(d), P = pairs_count(st->tri, st->ntri), n;
 	const unsigned char **off = fb_xcalloc(k * P + 1, sizeof *off);
-	fedpc_cand *cands = fb_xmalloc((st->ntri + 1) * sizeof *cands);
+	fedpc_cand *cands = fb_xmalloc((st->ntri + st->nktri + 1) * sizeof *cands);
 	int ret = FB_OK;
 
 	for (size_t m = 0; m < k && ret == FB_OK; m++)
@@ -362,6 +396,7 @@ int fedpc_orient_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_m
 			st->c.sep_client[p] = -1;
 		}
 		n = orient_cands(st, up, k, P, off, cands);
+		n += knowledge_cands(st, cands + n);
 		fedpc_orient(st->c.graph, cands, n, st->strength, &st->colliders, &st->conflicts,
 		             NULL);
 		fb_msg_doubles(down, 0);

@@ -250,6 +250,7 @@ static void fedpc_destroy(fb_run *run)
 	free(st->sent);
 	free(st->removed_at);
 	free(st->tri);
+	free(st->ktri);
 	for (size_t m = 0; m < st->npool; m++)
 		fb_graph_free(st->pool[m]);
 	free(st->pool);
@@ -481,11 +482,12 @@ const fb_algo fb_algo_fedpc = {
 	        "cycle. The result is a CPDAG; extend=yes returns a DAG extension of it (Dor and "
 	        "Tarsi), the graph the FedPC paper scores. One client runs exactly PC's levels. "
 	        "Knowledge (sent to every client once, at the opening, and counted by the "
-	        "ledger): pairs forbidden both ways are left out of the first skeleton, so no "
-	        "layer tests them (FedOrien still asks the clients for a separating set of one "
-	        "that ends an unshielded triple); before FedOrien the server joins required "
-	        "arcs and points every edge with a forbidden direction the other way, which "
-	        "colliders and Meek never reverse.",
+	        "ledger): pairs forbidden both ways are left out of the first skeleton, and no "
+	        "client ever tests them: FedOrien asks no client about such a pair at the ends "
+	        "of an unshielded triple, which counts as separated by the empty set (its "
+	        "colliders first); before FedOrien the server joins required arcs and points "
+	        "every edge with a forbidden direction the other way, which colliders and Meek "
+	        "never reverse.",
 	.flags = FB_ALGO_REMOTE,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = fedpc_params, .figures = fedpc_figures, .levels = fedpc_levels,
