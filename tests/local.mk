@@ -87,6 +87,7 @@ TRANSCRIPTS = \
 	tests/transcripts/sim.fbn \
 	tests/transcripts/split-by.fbn \
 	tests/transcripts/split-order.fbn \
+	tests/transcripts/knowledge.fbn \
 	tests/transcripts/kci.fbn \
 	tests/transcripts/hetero.fbn \
 	tests/transcripts/circuit.fbn \

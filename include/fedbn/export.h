@@ -9,6 +9,7 @@
 #include "fedbn/core.h"
 #include "fedbn/circuit.h"
 #include "fedbn/graph.h"
+#include "fedbn/knowledge.h"
 #include "fedbn/pag.h"
 
 /* What to draw. */
@@ -72,6 +73,10 @@ typedef struct fb_export_opts {
 	                                   legend: each edge dir=both, a circle arrowtail or
 	                                   arrowhead odot, an arrowhead normal, a tail none; <->
 	                                   dashed vermillion; or NULL */
+	const fb_knowledge *knowledge;  /* the run's background knowledge, or NULL: the arcs it
+	                                   requires are drawn as double lines (in the graph
+	                                   view, and in the diff view in whatever colour their
+	                                   kind takes) */
 } fb_export_opts;
 
 /* Write g to path; the format follows the extension, in any case: .dot and .gv write the

@@ -82,4 +82,18 @@ size_t fb_knowledge_violations(const fb_knowledge *k, const fb_graph *g, fb_erro
 fb_knowledge *fb_knowledge_rename(const fb_knowledge *k, size_t d, const char *const *names,
                                   char *dropped, size_t size);
 
+/* Knowledge over the variables names[0..d-1] read from path: Tetrad's knowledge text (a
+ * first line "/knowledge", then sections "addtemporal" with lines "TIER NAME..." where
+ * "TIER*" also forbids arcs within the tier, "forbiddirect" and "requiredirect" with lines
+ * "FROM TO"; "#" starts a comment line) or a bnlearn-style CSV (a header naming "from",
+ * "to" and a list column "type" whose rows say whitelist (required) or blacklist
+ * (forbidden); without it every row is forbidden).  NULL with one sentence naming the
+ * file, line and column at fault: a line that does not parse, a name not among names, a
+ * statement that contradicts the ones before it. */
+fb_knowledge *fb_knowledge_read(const char *path, size_t d, const char *const *names,
+                                fb_error *err);
+/* Write k to path as Tetrad's knowledge text (the tiers in increasing order, the arcs
+ * forbidden by their own statements, the required ones); FB_ERR naming the file. */
+int fb_knowledge_write(const fb_knowledge *k, const char *path, fb_error *err);
+
 #endif

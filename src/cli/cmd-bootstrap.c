@@ -88,7 +88,7 @@ static int exec_bootstrap(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_fed_options fo;
 	fb_error err = { { 0 } };
 	fb_run_spec spec = { .algo = s->algo, .params = &s->params, .fedopt = &fo,
-	                     .data = s->data, .part = s->split };
+	                     .data = s->data, .part = s->split, .knowledge = s->knowledge };
 	char *end;
 	long long r = strtoll(a->argv[0], &end, 10);
 	fb_boot *b;

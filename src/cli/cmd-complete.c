@@ -133,6 +133,28 @@ static void offer_query(cand_list *c, const fb_session *s, int nw, const char *t
 		offer_variables(c, s, text, "", "=");
 }
 
+/* Offer knowledge's words after its first: a file after load and save, else variable
+ * names, and after "A->" or "A--" the names with that prefix. */
+static void offer_knowledge(cand_list *c, const fb_session *s, char **words, const char *text,
+                            bool *files)
+{
+	const char *arrow = strstr(text, "->") != NULL ? strstr(text, "->") : strstr(text, "--");
+	char *pre;
+
+	if (strcmp(words[1], "load") == 0 || strcmp(words[1], "save") == 0) {
+		*files = true;
+		return;
+	}
+	if (arrow == NULL) {
+		offer_variables(c, s, text, "", "");
+		return;
+	}
+	pre = fb_xstrdup(text);
+	pre[arrow - text + 2] = '\0';
+	offer_variables(c, s, text, pre, "");
+	free(pre);
+}
+
 /* Count the positional words (not key=value) among the words before the cursor. */
 static int count_positionals(char **words, int nwords)
 {
@@ -168,6 +190,8 @@ static void offer_positional(cand_list *c, const fb_session *s, const fb_cmd_ent
 		offer_variables(c, s, text, "", "");
 	else if (e->complete == FB_COMPLETE_QUERY)
 		offer_query(c, s, nw, text);
+	else if (e->complete == FB_COMPLETE_KNOWLEDGE)
+		offer_knowledge(c, s, words, text, files);
 	if (e->complete == FB_COMPLETE_SETTINGS)
 		offer_params(c, text, fb_session_run_options);
 	offer_params(c, text, e->params);

@@ -360,6 +360,12 @@ static int exec_info(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	else
 		fprintf(ctx->out, "truth: none\n");
 	fprintf(ctx->out, "split: %s\n", s->split != NULL ? s->split->desc : "none");
+	if (!fb_knowledge_is_empty(s->knowledge)) {
+		char cap[128];
+
+		fb_knowledge_caption(s->knowledge, cap, sizeof cap);
+		fprintf(ctx->out, "%s (knowledge show lists it)\n", cap);
+	}
 	for (size_t j = 0; j < ds->d; j++)
 		namew = fb_cmd_name_column(strlen(fb_cmd_name(ds->vars[j].name)), namew);
 	fprintf(ctx->out, "  %-*s %-11s %7s %12s %12s  %s\n", namew, "variable", "kind", "missing",

@@ -140,6 +140,7 @@ struct facts {
 	char *caption;  /* the caption lines */
 	char *panel[2]; /* compare: each panel's title */
 	fb_pag *pag;    /* a PAG run's PAG, drawn with its marks, or NULL */
+	const fb_knowledge *knowledge; /* the run's knowledge (required arcs doubled), or NULL */
 };
 
 /* Free the facts. */
@@ -165,14 +166,21 @@ static char *run_line(const fb_session *s, const fb_run *run, bool numbered)
 	                    fb_run_done(run) ? " (finished)" : "");
 }
 
-/* The caption of a picture of run: the run, its data (files named as how says) and split. */
+/* The caption of a picture of run: the run, its data (files named as how says) and split,
+ * and the knowledge it took ("knowledge: 3 required, 12 forbidden, 2 tiers"). */
 char *fb_cmd_run_caption(const fb_session *s, const fb_run *run, int how)
 {
 	char *line = run_line(s, run, false);
 	char *data = run_data(s, run, (enum fb_report_paths)how);
-	char *caption = fb_xasprintf("%s\ndata: %s; split: %s", line, data,
-	                             run->part != NULL ? run->part->desc : "all rows");
+	char kn[128], *caption;
 
+	fb_knowledge_caption(fb_run_knowledge(run), kn, sizeof kn);
+	caption = fb_xasprintf("%s\ndata: %s; split: %s%s%s%s", line, data,
+	                       run->part != NULL ? run->part->desc : "all rows",
+	                       kn[0] != '\0' ? "\n" : "", kn,
+	                       fb_knowledge_n_required(fb_run_knowledge(run)) > 0
+	                               ? " (required arcs drawn double)"
+	                               : "");
 	free(line);
 	free(data);
 	return caption;
@@ -194,6 +202,7 @@ static fb_export_opts picture_opts(const fb_params *p, const struct facts *f,
 	o.width = fb_params_double(p, "width");
 	o.dpi = fb_params_double(p, "dpi");
 	o.pag = f->pag;
+	o.knowledge = f->knowledge;
 	return o;
 }
 
@@ -313,6 +322,7 @@ static fb_graph *estimate(fb_cmd_ctx *ctx, const fb_params *p, bool diff, struct
 	                                      fb_cmd_run_number(ctx->s, run), run->name, client,
 	                                      diff ? " against the truth" : "");
 	f->caption = fb_cmd_run_caption(ctx->s, run, paths_of(p));
+	f->knowledge = fb_run_knowledge(run);
 	return g;
 }
 

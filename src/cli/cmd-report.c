@@ -64,6 +64,13 @@ static int section_data(report *r)
 		free(src);
 	} else
 		fb_page_fact(&r->pg, "truth", "none: no accuracy can be reported");
+	if (!fb_knowledge_is_empty(s->knowledge)) {
+		char cap[128];
+
+		fb_knowledge_caption(s->knowledge, cap, sizeof cap);
+		fb_page_fact(&r->pg, "knowledge", "%s (every run took it)",
+		             cap + strlen("knowledge: "));
+	}
 	fb_page_fact(&r->pg, "split", "%s", p != NULL ? p->desc : "none");
 	for (size_t c = 0; p != NULL && c < p->k; c++) {
 		char no[24], rows[24], cols[24];

@@ -23,7 +23,8 @@ static fb_run *current_run(fb_cmd_ctx *ctx)
 	fb_error err = { { 0 } };
 	fb_fed_options fo;
 	fb_run_spec spec = { .algo = s->algo, .params = &s->params, .fedopt = &fo,
-	                     .data = s->data, .part = s->split, .truth = s->truth };
+	                     .data = s->data, .part = s->split, .truth = s->truth,
+	                     .knowledge = s->knowledge };
 
 	if (last != NULL && !s->stale && !fb_run_done(last))
 		return last;

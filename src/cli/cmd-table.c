@@ -18,6 +18,7 @@ const fb_cmd_entry *const fb_cmd_table[] = {
 	&fb_cmd_head,
 	&fb_cmd_truth,
 	&fb_cmd_graph,
+	&fb_cmd_knowledge,
 	&fb_cmd_split,
 	&fb_cmd_clients,
 	&fb_cmd_algos,

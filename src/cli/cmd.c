@@ -310,6 +310,10 @@ int fb_cmd_exec(fb_cmd_ctx *ctx, const fb_cmd_entry *e, fb_cmd_args *a)
 
 	ctx->cmd = e->name;
 	ret = fb_cmd_need(ctx, e->needs) == FB_CMD_OK ? e->exec(ctx, a) : FB_CMD_ERROR;
+	if (ctx->s->knowledge_note[0] != '\0') { /* the command changed the data */
+		fb_cmd_warn(ctx, "%s", ctx->s->knowledge_note);
+		ctx->s->knowledge_note[0] = '\0';
+	}
 	ctx->cmd = outer;
 	return ret;
 }

@@ -25,6 +25,8 @@ enum fb_cmd_complete {
 	FB_COMPLETE_SETTINGS, /* the current algorithm's parameters and the run options (set) */
 	FB_COMPLETE_VARIABLE, /* the dataset's variable names (classify) */
 	FB_COMPLETE_QUERY,    /* p( and mpe, then NAME= of the dataset's variables (query) */
+	FB_COMPLETE_KNOWLEDGE, /* variable names, "A->" before the second; files after load
+	                          and save (knowledge) */
 };
 
 /* What a command needs of the session before its handler runs (an entry's needs, a mask):
@@ -94,7 +96,7 @@ extern const fb_cmd_entry fb_cmd_help, fb_cmd_quit, fb_cmd_echo, fb_cmd_seed, fb
 extern const fb_cmd_entry fb_cmd_load, fb_cmd_save, fb_cmd_info, fb_cmd_head, fb_cmd_gen;
 extern const fb_cmd_entry fb_cmd_sample, fb_cmd_fit, fb_cmd_bootstrap;
 extern const fb_cmd_entry fb_cmd_split, fb_cmd_clients, fb_cmd_truth, fb_cmd_export;
-extern const fb_cmd_entry fb_cmd_graph;
+extern const fb_cmd_entry fb_cmd_graph, fb_cmd_knowledge;
 extern const fb_cmd_entry fb_cmd_demo, fb_cmd_algos, fb_cmd_algo, fb_cmd_set, fb_cmd_params;
 extern const fb_cmd_entry fb_cmd_run, fb_cmd_step, fb_cmd_watch, fb_cmd_result, fb_cmd_compare;
 extern const fb_cmd_entry fb_cmd_query, fb_cmd_classify, fb_cmd_circuit;

@@ -47,6 +47,7 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/cmd-bootstrap.c \
 	src/cli/cmd-split.c \
 	src/cli/cmd-truth.c \
+	src/cli/cmd-knowledge.c \
 	src/cli/graph-files.h \
 	src/cli/graph-files.c \
 	src/cli/cmd-graph.c \

@@ -130,7 +130,8 @@ static wchar_t graph_shade_char(const pane *p, int level)
 	return (p->utf8 ? blocks : ascii)[level < 0 ? 0 : level];
 }
 
-/* Draw cell (i, j) at (y, x): the mark in its kind's colour, then the shade of |w|. */
+/* Draw cell (i, j) at (y, x): the mark in its kind's colour (a dim / where the knowledge
+ * forbids i -> j and there is no edge), then the shade of |w|. */
 static void graph_cell(const pane *p, size_t i, size_t j, int y, int x)
 {
 	const pane_graph *g = &p->g;
@@ -147,6 +148,10 @@ static void graph_cell(const pane *p, size_t i, size_t j, int y, int x)
 		sa = pane_heat_attr(p, level, neg);
 		if (!p->colour)
 			shade = graph_shade_char(p, level);
+	}
+	if (i != j && mark == L' ' && fb_knowledge_forbids(fb_run_knowledge(p->run), i, j)) {
+		mark = L'/'; /* the knowledge forbids i -> j */
+		ma = pane_attr(p, ROLE_DIM);
 	}
 	if (i == p->cur_r && j == p->cur_c)
 		ma = sa = pane_attr(p, ROLE_CURSOR) | A_BOLD;
@@ -238,6 +243,9 @@ static int graph_guide(const pane *p, int y, int w)
 
 	graph_guide_item(p, &row, &x, y, w, 0, 0, "rows are parents, columns children "
 	                 "(row -> column)");
+	if (!fb_knowledge_is_empty(fb_run_knowledge(p->run)))
+		graph_guide_item(p, &row, &x, y, w, L'/', pane_attr(p, ROLE_DIM),
+		                 "forbidden by the knowledge");
 	if (p->g.w == NULL)
 		return row - y + 1;
 	graph_guide_item(p, &row, &x, y, w, p->utf8 ? L'\u00b7' : L'.', pane_attr(p, ROLE_DIM),

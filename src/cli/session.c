@@ -2,6 +2,7 @@
  * runs still point at. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,7 @@ void fb_session_release(fb_session *s)
 	fb_dataset_free(s->data);
 	fb_graph_free(s->truth);
 	fb_pag_free(s->truth_pag);
+	fb_knowledge_free(s->knowledge);
 	fb_partition_free(s->split);
 	fb_export_layout_free(s->layout);
 	for (size_t i = 0; i < s->nretired; i++)
@@ -152,6 +154,38 @@ static void drop_layout(fb_session *s)
 	s->layout = NULL;
 }
 
+/* Replace the background knowledge. */
+void fb_session_set_knowledge(fb_session *s, fb_knowledge *k)
+{
+	fb_knowledge_free(s->knowledge);
+	s->knowledge = k;
+	s->stale = true;
+}
+
+/* Carry the knowledge to the session's new data by variable name; what it drops is left in
+ * s->knowledge_note. */
+static void knowledge_carry(fb_session *s)
+{
+	const char **names;
+	char dropped[240];
+	fb_knowledge *k;
+
+	s->knowledge_note[0] = '\0';
+	if (s->knowledge == NULL || s->data == NULL)
+		return;
+	names = fb_xcalloc(s->data->d + 1, sizeof *names);
+	for (size_t j = 0; j < s->data->d; j++)
+		names[j] = s->data->vars[j].name;
+	k = fb_knowledge_rename(s->knowledge, s->data->d, names, dropped, sizeof dropped);
+	free(names);
+	if (dropped[0] != '\0')
+		snprintf(s->knowledge_note, sizeof s->knowledge_note, "the knowledge about %s was "
+		         "dropped: the new data has no such variable%s", dropped,
+		         strchr(dropped, ',') != NULL ? "s" : "");
+	fb_knowledge_free(s->knowledge);
+	s->knowledge = fb_knowledge_is_empty(k) ? (fb_knowledge_free(k), NULL) : k;
+}
+
 /* Replace the current dataset. */
 void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb_graph *truth,
                          const char *truth_source, int *dropped_truth)
@@ -161,6 +195,7 @@ void fb_session_set_data(fb_session *s, fb_dataset *data, const char *source, fb
 	free(s->data_source);
 	s->data = data;
 	s->data_source = fb_xstrdup(source);
+	knowledge_carry(s);
 	drop_layout(s);
 	fb_session_set_split(s, NULL);
 	if (truth != NULL) {

@@ -20,6 +20,8 @@ typedef struct fb_session_run {
 	char *classified; /* a circuit run: the variable the newest classify predicted, or NULL
 	                     (owned) */
 	double accuracy;  /* that classify's accuracy */
+	bool fitted;      /* fit fitted the run's DAG: fit_ll holds the newest fit's figures */
+	fb_loglik fit_ll[FB_NPARTS]; /* that fit's log-likelihood of each part of the data */
 } fb_session_run;
 
 /* One command of the session, for history and session save. */
@@ -91,12 +93,18 @@ typedef struct fb_session {
 	                             (owned) */
 	size_t ngraphs;       /* how many */
 	struct fb_bnfit *fit; /* the newest fitted network (fit), or NULL (owned) */
+	fb_knowledge *knowledge; /* background knowledge over data's variables, or NULL: none
+	                            (owned; every run takes it) */
+	char knowledge_note[320]; /* what the last change of data dropped of the knowledge,
+	                             for the command to say ("" when nothing) */
 } fb_session;
 
 /* An empty session with seed 1. */
 void fb_session_init(fb_session *s);
 /* Free everything the session holds. */
 void fb_session_release(fb_session *s);
+/* Replace the background knowledge by k (taken over; NULL: none); the next run is new. */
+void fb_session_set_knowledge(fb_session *s, fb_knowledge *k);
 
 /* Make data (taken over) the current dataset, dropping the split.  truth (taken over, may be
  * NULL) replaces the truth; when NULL the old truth is kept only if it has the same

@@ -6,7 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "fedbn/knowledge.h"
@@ -177,6 +180,113 @@ static void test_rename(void **state)
 	fb_knowledge_free(k);
 }
 
+/* Write text into a new temporary file; its path into path (room for 64). */
+static void temp_file(char *path, const char *text)
+{
+	int fd;
+	FILE *fp;
+
+	strcpy(path, "/tmp/fedbn-knowledge-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* Read text as a knowledge file over names A..E: the knowledge, or NULL with err set. */
+static fb_knowledge *read_text(const char *text, fb_error *err, char *path)
+{
+	fb_knowledge *k;
+
+	temp_file(path, text);
+	k = fb_knowledge_read(path, 5, names, err);
+	unlink(path);
+	return k;
+}
+
+/* Tetrad's text: tiers (2* forbids arcs within), forbidden and required arcs, comments and
+ * blank lines; writing it back and reading that gives the same knowledge. */
+static void test_read_tetrad(void **state)
+{
+	fb_error err = { "" };
+	char path[64], again[64];
+	fb_knowledge *k = read_text("/knowledge\n# a comment\naddtemporal\n1 A B\n2* C D\n\n"
+	                            "forbiddirect\nE A\nrequiredirect\nA C\n", &err, path);
+	fb_knowledge *b;
+
+	(void)state;
+	assert_non_null(k);
+	assert_int_equal(fb_knowledge_tier(k, 1), 1);
+	assert_true(fb_knowledge_within_forbidden(k, 2));
+	assert_true(fb_knowledge_forbids_pair(k, 2, 3));
+	assert_true(fb_knowledge_forbidden_directly(k, 4, 0));
+	assert_true(fb_knowledge_requires(k, 0, 2));
+	strcpy(again, "/tmp/fedbn-knowledge-again");
+	assert_int_equal(fb_knowledge_write(k, again, &err), FB_OK);
+	b = fb_knowledge_read(again, 5, names, &err);
+	unlink(again);
+	assert_non_null(b);
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(fb_knowledge_tier(b, i), fb_knowledge_tier(k, i));
+		for (size_t j = 0; j < 5; j++) {
+			assert_true(fb_knowledge_forbids(b, i, j) == fb_knowledge_forbids(k, i, j));
+			assert_true(fb_knowledge_requires(b, i, j) == fb_knowledge_requires(k, i, j));
+		}
+	}
+	fb_knowledge_free(b);
+	fb_knowledge_free(k);
+}
+
+/* bnlearn-style CSV: whitelist rows required, blacklist rows forbidden. */
+static void test_read_csv(void **state)
+{
+	fb_error err = { "" };
+	char path[64];
+	fb_knowledge *k = read_text("from,to,type\nA,B,whitelist\n\"C\",\"D\",blacklist\n",
+	                            &err, path);
+
+	(void)state;
+	assert_non_null(k);
+	assert_true(fb_knowledge_requires(k, 0, 1));
+	assert_true(fb_knowledge_forbidden_directly(k, 2, 3));
+	assert_int_equal(fb_knowledge_n_required(k), 1);
+	fb_knowledge_free(k);
+}
+
+/* Each bad file is refused in one sentence naming its line and column. */
+static void test_read_errors(void **state)
+{
+	static const struct {
+		const char *text, *want; /* want: what follows "PATH:" */
+	} bad[] = {
+		{ "/knowledge\naddtemporal\n1 A Z\n", "3:5: 'Z' is not a variable of the data" },
+		{ "/knowledge\nA B\n", "2:1: 'A' comes before any section (addtemporal, "
+		                         "forbiddirect or requiredirect)" },
+		{ "/knowledge\naddtemporal\nx A\n", "3:1: 'x' is not a tier number (1, 2, ..., or "
+		                                       "2* to forbid arcs within tier 2)" },
+		{ "/knowledge\nforbiddirect\nA B C\n", "3:1: an arc is two names, FROM TO, not 3 "
+		                                          "words" },
+		{ "/knowledge\nforbiddirect\nA B\nrequiredirect\nA B\n",
+		  "5:1: A->B is forbidden, so it cannot also be required" },
+		{ "/knowledge\nrequiredirect\nA B\nB C\nC A\n",
+		  "5:1: required arcs would form a cycle: C->A->B->C" },
+		{ "from,to,type\nA,B,maybe\n", "2:5: 'maybe' is neither whitelist nor blacklist" },
+		{ "a,b\n", "1:1: a knowledge CSV needs columns 'from' and 'to' (and one saying "
+		            "whitelist or blacklist), or a Tetrad file starting '/knowledge'" },
+	};
+	fb_error err = { "" };
+	char path[64], want[512];
+
+	(void)state;
+	for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+		assert_null(read_text(bad[c].text, &err, path));
+		snprintf(want, sizeof want, "%s:%s", path, bad[c].want);
+		assert_sentence(&err, want);
+	}
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -184,6 +294,8 @@ int main(void)
 		cmocka_unit_test(test_questions),    cmocka_unit_test(test_within_tier),
 		cmocka_unit_test(test_contradictions), cmocka_unit_test(test_violations),
 		cmocka_unit_test(test_caption),      cmocka_unit_test(test_rename),
+		cmocka_unit_test(test_read_tetrad),  cmocka_unit_test(test_read_csv),
+		cmocka_unit_test(test_read_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -384,10 +384,24 @@ static bool gv_weight_labels(const fb_graph *g, enum fb_export_weights how)
 	return false;
 }
 
+/* Draw e, an arc t -> h, as a double line of its colour when k requires it. */
+static void gv_required(Agedge_t *e, const fb_knowledge *k, size_t t, size_t h)
+{
+	char colors[64];
+	const char *c;
+
+	if (k == NULL || !fb_knowledge_requires(k, t, h))
+		return;
+	c = agget(e, (char *)"color");
+	snprintf(colors, sizeof colors, "%s:invis:%s", c != NULL && c[0] ? c : "black",
+	         c != NULL && c[0] ? c : "black");
+	gv_set(e, "color", colors);
+}
+
 /* FB_VIEW_GRAPH in panel k: every edge of g, arrows for directed ones, weights when g is
- * weighted. */
+ * weighted, arcs the knowledge requires doubled. */
 static void gv_graph_draw(struct gv_picture *p, size_t k, const fb_graph *g,
-                          enum fb_export_weights how)
+                          enum fb_export_weights how, const fb_knowledge *kn)
 {
 	double max = gv_max_weight(g);
 	size_t i, j;
@@ -404,6 +418,8 @@ static void gv_graph_draw(struct gv_picture *p, size_t k, const fb_graph *g,
 			gv_set(e, "color", "black");
 			if (g->weighted && rel != FB_EDGE_UNDIRECTED)
 				gv_weight_draw(e, g->w[t * g->d + h], max, how, true);
+			if (rel != FB_EDGE_UNDIRECTED)
+				gv_required(e, kn, t, h);
 		}
 }
 
@@ -462,7 +478,9 @@ static void gv_diff_pair(struct gv_picture *p, size_t k, const fb_graph *est,
 	if (e == FB_EDGE_NONE && t == FB_EDGE_NONE)
 		return;
 	if (e == FB_EDGE_NONE) {
-		gv_look_set(gv_picture_edge(p, k, tt, th, false), GV_MISSING, o->style);
+		edge = gv_picture_edge(p, k, tt, th, false);
+		gv_look_set(edge, GV_MISSING, o->style);
+		gv_required(edge, o->knowledge, tt, th);
 		return;
 	}
 	if (e == FB_EDGE_UNDIRECTED) {
@@ -473,6 +491,7 @@ static void gv_diff_pair(struct gv_picture *p, size_t k, const fb_graph *est,
 	kind = t == FB_EDGE_NONE ? GV_EXTRA : e == t ? GV_CORRECT : GV_REVERSED;
 	edge = gv_picture_edge(p, k, et, eh, false);
 	gv_look_set(edge, kind, o->style);
+	gv_required(edge, o->knowledge, et, eh);
 	if (est->weighted)
 		gv_weight_draw(edge, est->w[et * est->d + eh], 0.0, o->weights, false);
 }
@@ -603,7 +622,7 @@ static int gv_panel_draw(struct gv_picture *p, size_t k, const fb_graph *g,
 		gv_pag_draw(p, k, o->pag);
 		return FB_OK;
 	}
-	gv_graph_draw(p, k, g, o->weights);
+	gv_graph_draw(p, k, g, o->weights, o->knowledge);
 	if (o->weights == FB_WEIGHTS_WIDTH && g->weighted && gv_max_weight(g) > 0.0) {
 		html = gv_scale_html(gv_max_weight(g));
 		gv_legend_add(p, k, html);

@@ -15,7 +15,8 @@ src_lib_graph_libgraph_la_SOURCES = \
 	include/fedbn/pag.h \
 	src/lib/graph/pag.c \
 	include/fedbn/knowledge.h \
-	src/lib/graph/knowledge.c
+	src/lib/graph/knowledge.c \
+	src/lib/graph/knowledge-io.c
 
 check_PROGRAMS += tests/unit/test-graph
 TESTS += tests/unit/test-graph
