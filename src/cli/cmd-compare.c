@@ -105,7 +105,8 @@ size_t fb_report_items(const fb_session *s, fb_compare_item *items)
 				                        s->meta[i].accuracy,
 				                        s->runs[i]->whole == s->data ? s->truth_pag
 				                                                     : NULL,
-				                        NULL, NULL };
+				                        NULL, NULL,
+				                        s->meta[i].fitted ? s->meta[i].fit_ll : NULL };
 	return n;
 }
 
@@ -223,7 +224,8 @@ const fb_cmd_entry fb_cmd_compare = {
 	        "to a DAG first) and SHD-CPDAG (between the CPDAGs of the estimate and the "
 	        "truth, each pair that differs counted once), TPR, FDR, F1, NNZ (when a run "
 	        "learned a graph), LL-train, LL-valid, "
-	        "LL-test (a circuit's mean log-likelihood per row of each part), classified and "
+	        "LL-test (a circuit's mean log-likelihood per row of each part, or that of the "
+	        "network fit made of a run's graph), classified and "
 	        "accuracy (the variable the newest classify of the run predicted, and how well), "
 	        "nodes (the circuit's size; these when a run learned a circuit), rounds, seconds "
 	        "and bytes exchanged (in kB, MB, ...; plain bytes in CSV). A graph's figures follow "

@@ -28,6 +28,7 @@ struct fit_input {
 	const fb_dataset *data;     /* every row, held-out ones included */
 	const fb_partition *split;  /* the clients, or NULL: the pooled fit */
 	char *what;                 /* "the DAG of run 2 (pc), its CPDAG extended ..." (owned) */
+	size_t run;                 /* the run whose graph it is (from 1), 0 for the truth */
 };
 
 /* The run's graph as a DAG: a CPDAG (or a PDAG) extended (Dor and Tarsi), said in what. */
@@ -50,6 +51,7 @@ static int run_input(fb_cmd_ctx *ctx, const fb_params *p, struct fit_input *in)
 		return fb_cmd_error(ctx, "%s", err.msg);
 	in->data = run->whole;
 	in->split = run->whole_part;
+	in->run = no;
 	if (fb_graph_n_undirected(g) == 0) {
 		in->dag = g;
 		in->what = fb_xasprintf("the DAG of run %zu (%s)", no, run->name);
@@ -92,11 +94,11 @@ static size_t free_params(const fb_bnfit *f)
 	return k;
 }
 
-/* Print each part's mean log-likelihood per row of data under f. */
-static void print_loglik(FILE *out, const fb_bnfit *f, const fb_dataset *data)
+/* Each part's log-likelihood of data under f into ll, then printed as means per row. */
+static void print_loglik(FILE *out, const fb_bnfit *f, const fb_dataset *data,
+                         fb_loglik ll[FB_NPARTS])
 {
-	fb_loglik ll[FB_NPARTS] = { { 0, 0, 0 } };
-
+	memset(ll, 0, FB_NPARTS * sizeof *ll);
 	for (size_t i = 0; i < data->n; i++) {
 		double v = fb_bnfit_row_loglik(f, data, i);
 		fb_loglik *l = &ll[fb_dataset_part(data, i)];
@@ -154,9 +156,9 @@ static void show_regression(FILE *out, const fb_gbn *g, size_t i)
 	fprintf(out, " + N(0, %.4g^2)\n", nd->sd);
 }
 
-/* The summary of a fit. */
+/* The summary of a fit; each part's log-likelihood into ll. */
 static void print_fit(fb_cmd_ctx *ctx, const fb_bnfit *f, const struct fit_input *in,
-                      const fb_params *p)
+                      const fb_params *p, fb_loglik ll[FB_NPARTS])
 {
 	FILE *out = ctx->out;
 	size_t d = fb_bnfit_d(f);
@@ -178,7 +180,7 @@ static void print_fit(fb_cmd_ctx *ctx, const fb_bnfit *f, const struct fit_input
 		        "%zu bytes down, %zu bytes up%s\n", in->split->desc, f->clients, f->nstats,
 		        f->bytes[FB_DOWN], f->bytes[FB_UP],
 		        f->secure ? ", summed by secure aggregation" : "");
-	print_loglik(out, f, in->data);
+	print_loglik(out, f, in->data, ll);
 	for (size_t i = 0; fb_params_bool(p, "show") && i < d; i++) {
 		if (f->bn != NULL)
 			show_table(out, f->bn, i);
@@ -212,6 +214,7 @@ static int exec_fit(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	fb_bnfit_options o;
 	fb_fed_options fo;
 	fb_error err = { { 0 } };
+	fb_loglik ll[FB_NPARTS];
 	fb_bnfit *f;
 
 	if (fit_input(ctx, p, &in) != FB_CMD_OK)
@@ -227,7 +230,11 @@ static int exec_fit(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		free(in.what);
 		return fb_cmd_error(ctx, "%s", err.msg);
 	}
-	print_fit(ctx, f, &in, p);
+	print_fit(ctx, f, &in, p, ll);
+	if (in.run > 0) { /* compare shows them beside the run */
+		ctx->s->meta[in.run - 1].fitted = true;
+		memcpy(ctx->s->meta[in.run - 1].fit_ll, ll, sizeof ll);
+	}
 	fb_bnfit_free(ctx->s->fit);
 	ctx->s->fit = f;
 	fb_graph_free(in.dag);

@@ -395,6 +395,11 @@ static void compare_circuit_cells(row *r, const fb_compare_item *it)
 
 	for (int c = COL_LL_TRAIN; c <= COL_NODES; c++)
 		snprintf(r->cell[c], sizeof r->cell[c], "-");
+	if (it->fit_ll != NULL) { /* a graph run's fitted network (fit) */
+		for (int p = 0; p < FB_NPARTS; p++)
+			compare_ll_cell(r->cell[COL_LL_TRAIN + p], sizeof r->cell[0], &it->fit_ll[p]);
+		return;
+	}
 	if (it->run == NULL || !fb_run_is_circuit(it->run) ||
 	    fb_run_circuit_report(it->run, &rep, &err) != FB_OK)
 		return;
@@ -458,23 +463,27 @@ static void compare_row(row *r, const fb_compare_item *it, bool for_people)
 }
 
 /* Which columns the table of items[0..n) shows: a graph's accuracy only when a run learned
- * a graph, PAG-SHD only when one has a true PAG (gen hide=), a circuit's figures only when one learned a circuit, the others always. */
+ * a graph, PAG-SHD only when one has a true PAG (gen hide=), the log-likelihoods when a run
+ * learned a circuit or fit fitted a run's graph, a circuit's other figures only when one
+ * learned a circuit, the others always. */
 static void compare_shown(const fb_compare_item *items, size_t n, bool *show)
 {
-	bool graphs = false, circuits = false, pags = false;
+	bool graphs = false, circuits = false, pags = false, fitted = false;
 
 	for (size_t i = 0; i < n; i++) {
 		bool c = items[i].run != NULL && fb_run_is_circuit(items[i].run);
 
 		circuits |= c;
+		fitted |= items[i].fit_ll != NULL;
 		graphs |= !c;
 		pags |= !c && items[i].truth_pag != NULL;
 	}
 	for (int c = 0; c < NCOLS; c++)
 		show[c] = c == COL_PAG_SHD                ? pags
 		          : c >= COL_SHD && c <= COL_NNZ   ? graphs
-		          : c >= COL_LL_TRAIN && c <= COL_NODES ? circuits
-		                                                : true;
+		          : c >= COL_LL_TRAIN && c <= COL_LL_TEST ? circuits || fitted
+		          : c >= COL_CLASS && c <= COL_NODES ? circuits
+		                                             : true;
 }
 
 /* Print one row's shown cells in the chosen format; width[] is for text. */

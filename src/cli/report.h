@@ -50,6 +50,8 @@ typedef struct fb_compare_item {
 	const fb_graph *graph;   /* a graph loaded by graph load, shown as "gN" (run NULL, no
 	                            its number, data the file it came from), or NULL */
 	const fb_graph *truth;   /* the truth the loaded graph is scored against, or NULL */
+	const fb_loglik *fit_ll; /* a graph run that fit fitted: the fitted network's
+	                            log-likelihood of each part (FB_NPARTS), or NULL */
 } fb_compare_item;
 
 struct fb_session;
