@@ -56,6 +56,8 @@ bool fb_knowledge_requires(const fb_knowledge *k, size_t from, size_t to);
 bool fb_knowledge_forbids_pair(const fb_knowledge *k, size_t i, size_t j);
 /* Tier of v (0: none). */
 int fb_knowledge_tier(const fb_knowledge *k, size_t v);
+/* The smallest tier in use above after (0: none), to walk the tiers in order from 0. */
+int fb_knowledge_next_tier(const fb_knowledge *k, int after);
 
 /* The statements as made, for saving and showing: from -> to forbidden by its own
  * statement (not by tiers or a required reverse), and tier t forbidding arcs within it. */

@@ -166,24 +166,13 @@ static int kn_within(fb_cmd_ctx *ctx, char **w, int n)
 /* Print the tiers, one a line. */
 static void kn_show_tiers(FILE *out, const fb_knowledge *k)
 {
-	for (int last = 0;;) {
-		int next = 0;
-
-		for (size_t v = 0; v < fb_knowledge_d(k); v++) {
-			int t = fb_knowledge_tier(k, v);
-
-			if (t > last && (next == 0 || t < next))
-				next = t;
-		}
-		if (next == 0)
-			return;
-		fprintf(out, "  tier %d%s:", next,
-		        fb_knowledge_within_forbidden(k, next) ? " (no arcs within)" : "");
+	for (int t = fb_knowledge_next_tier(k, 0); t != 0; t = fb_knowledge_next_tier(k, t)) {
+		fprintf(out, "  tier %d%s:", t,
+		        fb_knowledge_within_forbidden(k, t) ? " (no arcs within)" : "");
 		for (size_t v = 0; v < fb_knowledge_d(k); v++)
-			if (fb_knowledge_tier(k, v) == next)
+			if (fb_knowledge_tier(k, v) == t)
 				fprintf(out, " %s", fb_cmd_name(fb_knowledge_name(k, v)));
 		fputc('\n', out);
-		last = next;
 	}
 }
 

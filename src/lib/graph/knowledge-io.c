@@ -312,23 +312,9 @@ static void kn_write_tier(const fb_knowledge *k, int t, FILE *fp)
 /* The tiers in use, in increasing order, each once. */
 static void kn_write_tiers(const fb_knowledge *k, FILE *fp)
 {
-	int last = 0;
-
 	fprintf(fp, "addtemporal\n");
-	for (;;) {
-		int next = 0;
-
-		for (size_t v = 0; v < fb_knowledge_d(k); v++) {
-			int t = fb_knowledge_tier(k, v);
-
-			if (t > last && (next == 0 || t < next))
-				next = t;
-		}
-		if (next == 0)
-			break;
-		kn_write_tier(k, next, fp);
-		last = next;
-	}
+	for (int t = fb_knowledge_next_tier(k, 0); t != 0; t = fb_knowledge_next_tier(k, t))
+		kn_write_tier(k, t, fp);
 }
 
 /* The arcs forbidden by their own statement (or required) into fp, one a line. */

@@ -184,6 +184,17 @@ int fb_knowledge_tier(const fb_knowledge *k, size_t v)
 	return k == NULL || v >= k->d ? 0 : k->tier[v];
 }
 
+/* The smallest tier in use above after (0: none). */
+int fb_knowledge_next_tier(const fb_knowledge *k, int after)
+{
+	int next = 0;
+
+	for (size_t v = 0; k != NULL && v < k->d; v++)
+		if (k->tier[v] > after && (next == 0 || k->tier[v] < next))
+			next = k->tier[v];
+	return next;
+}
+
 /* Fail unless a and b name two different variables of k. */
 static int knowledge_check_pair(const fb_knowledge *k, size_t a, size_t b, fb_error *err)
 {
