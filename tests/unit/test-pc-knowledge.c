@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fedbn/algo.h"
 #include "fedbn/csv.h"
 #include "fedbn/dataset.h"
 #include "fedbn/knowledge.h"
@@ -337,6 +338,41 @@ static void test_hand_rules(void **state)
 	fb_dataset_free(ds);
 }
 
+/* The pc learner with X1 - X3 forbidden both ways says at level 0 that the pair was never
+ * joined nor tested, and asks two tests fewer there than without the knowledge (a pair kept
+ * at level 0 is asked from both ends). */
+static void test_learner_says(void **state)
+{
+	fb_dataset *ds = collider_data(1000);
+	fb_knowledge *k = fb_knowledge_alloc(4, NULL);
+	double tests[2];
+
+	for (int with = 0; with < 2; with++) {
+		fb_run_spec spec = { .algo = "pc", .data = ds, .knowledge = k };
+		fb_error err = { "" };
+		fb_run *run;
+		const fb_trace_rec *rec;
+
+		if (with) {
+			assert_int_equal(fb_knowledge_forbid(k, 0, 2, &err), FB_OK);
+			assert_int_equal(fb_knowledge_forbid(k, 2, 0, &err), FB_OK);
+		}
+		run = fb_run_alloc(&spec, &err);
+		if (run == NULL)
+			fail_msg("%s", err.msg);
+		assert_int_equal(fb_run_step(run, &err), FB_OK);
+		rec = fb_run_last(run);
+		assert_non_null(rec);
+		tests[with] = rec->fig[1];
+		assert_int_equal(strstr(rec->say, "1 pair forbidden by the knowledge never joined, "
+		                                  "not tested") != NULL, with);
+		fb_run_free(run);
+	}
+	assert_true(tests[1] == tests[0] - 2);
+	fb_knowledge_free(k);
+	fb_dataset_free(ds);
+}
+
 /* A network test named after its network, which it gets as its state. */
 #define TREE(net) { net, test_tree_network, NULL, NULL, (void *)net }
 /* See TREE. */
@@ -347,6 +383,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_rules),
+		cmocka_unit_test(test_learner_says),
 		TREE("cancer"), TREE("earthquake"), TREE("survey"),
 		SHARED("asia"), SHARED("sachs"),
 		TREE("child"), TREE("insurance"), TREE("water"),
