@@ -229,11 +229,13 @@ static const fb_fed_ops fit_ops = {
 };
 
 /* Refuse what the fit cannot take: mixed data, a graph over other variables, not a DAG, a
- * family too large for the fixed scratch. */
-static int check_input(const fb_dataset *ds, const fb_graph *dag, fb_error *err)
+ * family too large for the fixed scratch; *discrete says whether the data are discrete. */
+static int check_input(const fb_dataset *ds, const fb_graph *dag, bool *discrete,
+                       fb_error *err)
 {
 	size_t disc = fb_dataset_n_discrete(ds);
 
+	*discrete = disc == ds->d;
 	if (disc != 0 && disc != ds->d)
 		return fb_fail(err, "the data mix %zu discrete and %zu continuous variables; a fit "
 		               "takes all discrete (tables) or all continuous (regressions)", disc,
@@ -289,7 +291,6 @@ fb_bnfit *fb_bnfit_federated(const fb_partition *p, const fb_graph *dag,
                              const fb_bnfit_options *o, const fb_fed_options *fo,
                              fb_error *err)
 {
-	const fb_dataset *ds = p->clients[0].data;
 	fb_fit_job job = { 0 };
 	fb_bnfit *fit = fb_xcalloc(1, sizeof *fit);
 	fb_bnfit_options def;
@@ -301,7 +302,6 @@ fb_bnfit *fb_bnfit_federated(const fb_partition *p, const fb_graph *dag,
 	}
 	job.part = p;
 	job.d = p->d;
-	job.discrete = fb_dataset_n_discrete(ds) == ds->d;
 	if (p->kind == FB_SPLIT_HYBRID)
 		fb_fail(err, "a hybrid split holds some rows at several clients, whose counts would "
 		        "be added twice; fit takes a horizontal or a vertical split");
@@ -309,7 +309,7 @@ fb_bnfit *fb_bnfit_federated(const fb_partition *p, const fb_graph *dag,
 		fb_fail(err, "fit runs its clients in this process; the split's clients are other "
 		        "processes");
 	else if ((job.whole = fb_fit_global_vars(p, err)) != NULL &&
-	         check_input(job.whole, dag, err) == FB_OK &&
+	         check_input(job.whole, dag, &job.discrete, err) == FB_OK &&
 	         families_init(&job, job.whole, dag, err) == FB_OK &&
 	         families_assign(&job, p, job.whole, err) == FB_OK) {
 		job.stats = fb_xcalloc(job.len + 1, sizeof *job.stats);
