@@ -10,15 +10,19 @@
  * independent and their graphs are tallied in resample order, so the result is the same for
  * any number of jobs.
  *
- * A CPDAG's undirected edge counts once for the pair and half for each direction (as
- * boot.strength with cpdag = TRUE).  The threshold, unless given, is Scutari and Nagarajan's
+ * A CPDAG's undirected edge counts once for the pair and half for each direction, as
+ * boot.strength counts one; unlike boot.strength's default cpdag = TRUE, a learner's DAG is
+ * tallied as it is, not as its equivalence class (so a DAG learner's directions are its own).  The threshold, unless given, is Scutari and Nagarajan's
  * (2013) estimate: with F the empirical CDF of the d(d-1)/2 strengths, p0 minimises the L1
  * distance between F and the step function equal to p on [0, 1), i.e. p0 is the median of F
  * over [0, 1] (the smallest value at which F's level sets reach half of [0, 1]), and the
  * threshold is F's quantile of type 1 at p0 (the smallest strength s with F(s) >= p0).
- * The consensus keeps a pair whose strength is above the threshold: an arc a -> b when
- * a -> b's direction share is above one half, undirected when the two are equal; for a
- * learner of DAGs the arcs are added in decreasing strength (then direction share, then
+ * (bnlearn finds p0 with optimize(), which can land elsewhere in a flat stretch of the L1
+ * distance; this takes the smallest minimiser.)
+ * The consensus keeps a pair whose strength is above the threshold (averaged.network's
+ * strength > threshold): an arc a -> b when a -> b's direction share is above one half,
+ * undirected when the two are equal; for a learner of DAGs (no resample's graph had an
+ * undirected edge) the arcs are added in decreasing strength (then direction share, then
  * index order), each kept only when it closes no directed cycle, and an equal pair is
  * oriented from the lower index. */
 #ifndef FEDBN_BOOTSTRAP_H
