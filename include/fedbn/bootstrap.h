@@ -11,8 +11,8 @@
  * any number of jobs.
  *
  * A CPDAG's undirected edge counts once for the pair and half for each direction, as
- * boot.strength counts one; unlike boot.strength's default cpdag = TRUE, a learner's DAG is
- * tallied as it is, not as its equivalence class (so a DAG learner's directions are its own).  The threshold, unless given, is Scutari and Nagarajan's
+ * boot.strength counts one; a learner's DAG is tallied as it is, unless o->cpdag asks for
+ * its equivalence class (its CPDAG), as boot.strength's default cpdag = TRUE does.  The threshold, unless given, is Scutari and Nagarajan's
  * (2013) estimate: with F the empirical CDF of the d(d-1)/2 strengths, p0 minimises the L1
  * distance between F and the step function equal to p on [0, 1), i.e. p0 is the median of F
  * over [0, 1] (the smallest value at which F's level sets reach half of [0, 1]), and the
@@ -44,6 +44,8 @@ typedef struct fb_boot_options {
 	size_t jobs;       /* runs at once (1); the result does not depend on it */
 	double threshold;  /* the consensus threshold in [0, 1], or NAN: estimated */
 	size_t max_rounds; /* a run stops after this many rounds (0: when it is done) */
+	bool cpdag;        /* tally each DAG's equivalence class (its CPDAG), as boot.strength's
+	                      default cpdag = TRUE, instead of the DAG itself (no) */
 } fb_boot_options;
 
 /* What a bootstrap found. */
@@ -59,7 +61,8 @@ typedef struct fb_boot {
 	size_t dropped;     /* arcs the consensus left out because they closed a cycle */
 } fb_boot;
 
-/* Defaults: R 100, fraction 1, seed 1, one job, estimated threshold, runs to the end. */
+/* Defaults: R 100, fraction 1, seed 1, one job, estimated threshold, runs to the end, DAGs
+ * tallied as they are. */
 void fb_boot_options_init(fb_boot_options *o);
 
 /* Run spec's learner (its algo, params, fedopt, data and, when set, part) on R resamples

@@ -105,6 +105,7 @@ static int exec_bootstrap(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.jobs = (size_t)fb_params_int(p, "jobs");
 	o.threshold = fb_params_given(p, "threshold") ? fb_params_double(p, "threshold") : NAN;
 	o.max_rounds = (size_t)fb_params_int(p, "rounds");
+	o.cpdag = fb_params_bool(p, "cpdag");
 	fb_fed_options_init(&fo);
 	fo.seed = s->seed;
 	if ((b = fb_bootstrap(&spec, &o, &err)) == NULL)
@@ -131,6 +132,9 @@ static const fb_param_def bootstrap_params[] = {
 	  "(Scutari and Nagarajan 2013)" },
 	{ "rounds", FB_PARAM_INT, "0", 0, 1e9, NULL,
 	  "stop each run after this many rounds (0: when it is done)" },
+	{ "cpdag", FB_PARAM_BOOL, "no", 0, 0, NULL,
+	  "tally each learned DAG's equivalence class (its CPDAG), as bnlearn's boot.strength "
+	  "does by default, instead of the DAG itself" },
 	{ 0 },
 };
 

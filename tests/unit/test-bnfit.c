@@ -16,6 +16,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "fedbn/bnfit.h"
 #include "fedbn/bootstrap.h"
 #include "test-near.h"
@@ -442,6 +444,44 @@ static void test_bootstrap_jobs(void **state)
 	fb_bn_free(bn);
 }
 
+/* cpdag=yes tallies each DAG's equivalence class: notears on a chain X1 -> X2 -> X3 (no
+ * v-structure, so the class leaves both edges undirected) keeps the strengths and gives
+ * each direction of X1 - X2 half. */
+static void test_bootstrap_cpdag(void **state)
+{
+	fb_dataset *ds = fb_dataset_alloc(300, 3);
+	fb_error err = { { 0 } };
+	fb_boot_options o;
+	fb_boot *plain, *cp;
+	fb_run_spec spec = { .algo = "notears" };
+	gsl_rng *r = fb_rng_stream(4, "test");
+
+	(void)state;
+	for (size_t i = 0; i < 300; i++) {
+		double *x = ds->x + 3 * i;
+
+		x[0] = gsl_ran_gaussian(r, 1);
+		x[1] = 1.5 * x[0] + gsl_ran_gaussian(r, 1);
+		x[2] = -1.2 * x[1] + gsl_ran_gaussian(r, 1);
+	}
+	gsl_rng_free(r);
+	spec.data = ds;
+	fb_boot_options_init(&o);
+	o.resamples = 4;
+	plain = fb_bootstrap(&spec, &o, &err);
+	o.cpdag = true;
+	cp = fb_bootstrap(&spec, &o, &err);
+	assert_non_null(plain);
+	assert_non_null(cp);
+	assert_memory_equal(plain->strength, cp->strength, 9 * sizeof(double));
+	assert_near(cp->strength[1], 1, 0);
+	assert_near(cp->direction[1], 0.5, 0);
+	assert_near(cp->direction[3], 0.5, 0);
+	fb_boot_free(plain);
+	fb_boot_free(cp);
+	fb_dataset_free(ds);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -455,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_bootstrap_jobs),
+		cmocka_unit_test(test_bootstrap_cpdag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fedbn/bootstrap.h"
+#include "fedbn/cpdag.h"
 
 /* Defaults. */
 void fb_boot_options_init(fb_boot_options *o)
@@ -19,6 +20,7 @@ void fb_boot_options_init(fb_boot_options *o)
 	o->jobs = 1;
 	o->threshold = NAN;
 	o->max_rounds = 0;
+	o->cpdag = false;
 }
 
 /* Order of size_t values. */
@@ -134,6 +136,13 @@ static int learn_one(const fb_run_spec *spec, const fb_boot_options *o, size_t r
 		              fb_run_is_circuit(run) ? "circuit" : "PAG");
 	if (ret == FB_OK && (*g = fb_run_result(run, err)) == NULL)
 		ret = FB_ERR;
+	if (ret == FB_OK && o->cpdag && fb_graph_n_undirected(*g) == 0) {
+		fb_graph *cp = fb_cpdag_from_dag(*g, err); /* its equivalence class */
+
+		fb_graph_free(*g);
+		*g = cp;
+		ret = cp != NULL ? FB_OK : FB_ERR;
+	}
 	fb_run_free(run);
 	fb_partition_free(res.part);
 	fb_dataset_free(res.data);
