@@ -41,7 +41,7 @@ keys '?'
 keys b
 wait_for "showing round 8 of 9"
 keys v
-wait_for "penalties"
+wait_for "multiplier alpha of the"
 table() { screen | sed -n '/^  round /,/^$/p'; }
 table | grep -qE '^ +8 +[0-9]' || fail "the detail view's table does not show round 8"
 [ "$(table | grep -cE '^ +9 +[0-9]')" = 0 ] ||

@@ -55,7 +55,7 @@ agree() {
 	wait_for "SHD-CPDAG"
 	row=$(screen | grep -E "^$name " | tail -n 1)
 	cmp_fig=$(echo "$row" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9][0-9][0-9]$/) { n = i; break }
-		print $(n - 3), $n, $(n + 1), $(n + 2), $(n + 3) }')
+		print $(n - 4), $n, $(n + 1), $(n + 2), $(n + 3) }')
 	res_fig=$(echo "$res_words" | sed 's/SHD \([0-9]*\), TPR \([0-9.]*\), FDR \([0-9.]*\), precision [0-9.]*, F1 \([0-9.]*\)/\1 \2 \3 \4/')
 	same "compare vs result" "$cmp_fig" "$res_fig $res_tp"
 	# the picture's legend

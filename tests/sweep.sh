@@ -31,18 +31,21 @@ head -n 1 one.csv | grep -qx 'K,seed,algo,shd,shd_dag,shd_cpdag,extra,missing,re
 sed -n 2p one.csv | grep -q '^2,1,notears-admm,' || fail "the first row is not K=2 seed=1 notears-admm"
 sed -n 13p one.csv | grep -q '^3,3,avg:notears,' || fail "the last row is not K=3 seed=3 avg:notears"
 
-# each cell's figures are those of the same commands run on their own (compare's CSV: SHD
-# column 7, TPR 10 with three decimals, rounds 14, bytes 16)
+# each cell's figures are those of the same commands run on their own (compare's CSV read by
+# its header's names: SHD, TPR with three decimals, rounds, bytes)
 tail -n +2 one.csv | while IFS=, read -r k seed algo shd _ _ _ _ _ tpr _ _ _ _ rounds _ _ _ bytes _; do
 	sed -e "s/\${seed}/$seed/; s/\${K}/$k/; s/\${algo}/$algo/" exp.fbn > alone.fbn
 	echo "compare out=alone.csv" >> alone.fbn
 	rm -f alone.csv
 	"$fedbn" -f alone.fbn > /dev/null 2>&1 || fail "the cell K=$k seed=$seed $algo fails alone"
 	tail -n 1 alone.csv | awk -F, -v shd="$shd" -v tpr="$tpr" -v r="$rounds" -v b="$bytes" \
-		-v cell="K=$k seed=$seed $algo" '{
-			if ($7 != shd || $14 != r || $16 != b || ($10 - tpr) > 0.0005 || (tpr - $10) > 0.0005) {
+		-v cell="K=$k seed=$seed $algo" -v head="$(head -n 1 alone.csv)" '
+		BEGIN { n = split(head, h, ","); for (i = 1; i <= n; i++) c[h[i]] = i }
+		{
+			S = $c["SHD"]; T = $c["TPR"]; R = $c["rounds"]; B = $c["bytes"]
+			if (S != shd || R != r || B != b || (T - tpr) > 0.0005 || (tpr - T) > 0.0005) {
 				printf "FAIL: %s: sweep shd %s tpr %s rounds %s bytes %s, alone %s %s %s %s\n",
-					cell, shd, tpr, r, b, $7, $10, $14, $16
+					cell, shd, tpr, r, b, S, T, R, B
 				exit 1
 			}
 		}' || exit 1

@@ -368,13 +368,15 @@ static enum fb_graph_format detect(const char *path, const char *buf, size_t len
 	return FB_GRAPH_AUTO;
 }
 
-/* Read the whole of path into *buf (caller frees) and *len; FB_ERR naming the file. */
+/* Read the whole of path into *buf (caller frees) and *len; FB_ERR naming the file (its
+ * size beyond what a graph file holds, or the memory its bytes would take: a file's size
+ * comes from the input, so memory running out is a sentence, not the end). */
 static int slurp(const char *path, char **buf, size_t *len, fb_error *err)
 {
 	FILE *fp = fopen(path, "rb");
 	char why[128];
 	size_t n = 0, cap = 1 << 16, got;
-	char *b;
+	char *b, *more;
 
 	if (fp == NULL)
 		return fb_fail(err, "cannot read '%s': %s", path, fb_strerror(errno, why, sizeof why));
@@ -387,8 +389,16 @@ static int slurp(const char *path, char **buf, size_t *len, fb_error *err)
 			return fb_fail(err, "cannot read '%s': larger than %zu MiB, more than a graph "
 			               "file holds", path, GF_FILE_MAX >> 20);
 		}
-		if (n == cap)
-			b = fb_xrealloc(b, (cap *= 2) + 1);
+		if (n == cap && (more = realloc(b, cap * 2 + 1)) == NULL) {
+			fclose(fp);
+			free(b);
+			return fb_fail(err, "cannot read '%s': out of memory after %zu MiB of it", path,
+			               n >> 20);
+		}
+		if (n == cap) {
+			b = more;
+			cap *= 2;
+		}
 	}
 	if (ferror(fp)) {
 		fclose(fp);
