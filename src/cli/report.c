@@ -602,6 +602,29 @@ static void screen_word(fb_buf *b, const char *word, size_t len, size_t room, bo
 	*cut = true;
 }
 
+/* A run's cost in words, " (R rounds, SECONDS, BYTES)", each figure held to its unit by a
+ * unit separator (0x1f) so that no line ends between them ("0.012 s" keeps together). */
+static char *screen_cost(const char *const *cells)
+{
+	char *t = fb_xasprintf(" (%s %s, %s, %s)", cells[COL_ROUNDS],
+	                       strcmp(cells[COL_ROUNDS], "1") == 0 ? "round" : "rounds",
+	                       cells[COL_SECONDS], cells[COL_BYTES]);
+
+	for (char *p = t + 2; *p != '\0'; p++)
+		if (*p == ' ' && p[-1] != ',')
+			*p = '\x1f';
+	return t;
+}
+
+/* Print one line of words indented by indent, unit separators as spaces. */
+static void screen_line(FILE *out, size_t indent, const fb_buf *line)
+{
+	fprintf(out, "%*s", (int)indent, "");
+	for (size_t i = 0; i < line->len; i++)
+		fputc(line->data[i] == '\x1f' ? ' ' : line->data[i], out);
+	fputc('\n', out);
+}
+
 /* The words that name a run under its figures: "LABEL: ALGORITHM PARAMETERS on DATASET,
  * SPLIT", and with cost "(R rounds, SECONDS, BYTES)" after them; wrapped at cols and
  * indented by indent, a word too long for a line shortened (*cut). */
@@ -609,32 +632,28 @@ static void screen_naming(FILE *out, const char *const *cells, bool cost, size_t
                           size_t cols, bool *cut)
 {
 	size_t room = cols > indent + 20 ? cols - indent : 20, col = 0;
-	char *text = fb_xasprintf("%s%s%s%s%s on %s, %s%s%s%s%s%s%s%s", cells[COL_LABEL],
+	char *tail = cost ? screen_cost(cells) : fb_xstrdup("");
+	char *text = fb_xasprintf("%s%s%s%s%s on %s, %s%s", cells[COL_LABEL],
 	                          cells[COL_LABEL][0] != '\0' ? ": " : "", cells[COL_ALGO],
 	                          cells[COL_PARAMS][0] != '\0' ? " " : "", cells[COL_PARAMS],
-	                          cells[COL_DATA], cells[COL_SPLIT], cost ? " (" : "",
-	                          cost ? cells[COL_ROUNDS] : "",
-	                          !cost                                  ? ""
-	                          : strcmp(cells[COL_ROUNDS], "1") == 0 ? " round, "
-	                                                                 : " rounds, ",
-	                          cost ? cells[COL_SECONDS] : "", cost ? ", " : "",
-	                          cost ? cells[COL_BYTES] : "", cost ? ")" : "");
+	                          cells[COL_DATA], cells[COL_SPLIT], tail);
 	fb_buf line = { 0 };
 
 	for (const char *w = text + strspn(text, " "); *w != '\0'; w += strspn(w, " ")) {
 		size_t len = strcspn(w, " ");
 
 		if (line.len > 0 && col + 1 + len > room) {
-			fprintf(out, "%*s%.*s\n", (int)indent, "", (int)line.len, line.data);
+			screen_line(out, indent, &line);
 			line.len = 0;
 		}
 		screen_word(&line, w, len, room, cut);
 		col = line.len;
 		w += len;
 	}
-	fprintf(out, "%*s%.*s\n", (int)indent, "", (int)line.len, line.data);
+	screen_line(out, indent, &line);
 	fb_buf_release(&line);
 	free(text);
+	free(tail);
 }
 
 /* The comparison on a screen of cols columns: one line per run when the whole row fits;
