@@ -66,6 +66,15 @@ static void *knowledge_dup(const void *p, size_t n)
 	return q;
 }
 
+/* Give c the tiers of k that forbid arcs within them (c's own list replaced). */
+static void knowledge_within_copy(fb_knowledge *c, const fb_knowledge *k)
+{
+	free(c->within);
+	c->within = fb_xcalloc(k->n_within > 0 ? k->n_within : 1, sizeof *c->within);
+	memcpy(c->within, k->within, k->n_within * sizeof *k->within);
+	c->n_within = k->n_within;
+}
+
 /* Deep copy. */
 fb_knowledge *fb_knowledge_copy(const fb_knowledge *k)
 {
@@ -77,9 +86,7 @@ fb_knowledge *fb_knowledge_copy(const fb_knowledge *k)
 	c->forbid = knowledge_dup(k->forbid, k->d * k->d);
 	c->require = knowledge_dup(k->require, k->d * k->d);
 	memcpy(c->tier, k->tier, k->d * sizeof *k->tier);
-	free(c->within);
-	c->within = knowledge_dup(k->within, (k->n_within + 1) * sizeof *k->within);
-	c->n_within = k->n_within;
+	knowledge_within_copy(c, k);
 	return c;
 }
 
@@ -526,9 +533,7 @@ fb_knowledge *fb_knowledge_rename(const fb_knowledge *k, size_t d, const char *c
 		else if (map[v] != SIZE_MAX)
 			c->tier[map[v]] = k->tier[v];
 	}
-	free(c->within);
-	c->within = knowledge_dup(k->within, (k->n_within + 1) * sizeof *k->within);
-	c->n_within = k->n_within;
+	knowledge_within_copy(c, k);
 	knowledge_map_arcs(k, c, map);
 	free(map);
 	return c;
