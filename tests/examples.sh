@@ -156,6 +156,9 @@ check() {
 	fci-hidden)
 		run fci-hidden quick && has '^  X[0-9]+ <-> X[0-9]+$' '^PAG edges' 'PAG-SHD' &&
 			wrote figures/fci-hidden-pc.png figures/fci-hidden-fci.png figures/fci-hidden.md ;;
+	knowledge-tiers)
+		needs_shared || return 77
+		run knowledge-tiers quick && has '^pc +2 +[0-9.]+ +[0-9.]+$' '^fedpc +2 ' ;;
 	mixed-data)
 		run mixed-data quick && has '^pc-dg +[0-9.]+ ± ' '^ges-dg ' '^fedpc-dg ' ;;
 	mpi-sites)
