@@ -25,6 +25,7 @@
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
 #include "fedbn/graph.h"
+#include "fedbn/knowledge.h"
 #include "fedbn/lscore.h"
 #include "fedbn/param.h"
 
@@ -76,6 +77,14 @@ typedef struct fb_ges fb_ges;
 fb_ges *fb_ges_alloc(const fb_dataset *ds, const fb_ges_options *o, fb_error *err);
 /* Free (NULL is fine). */
 void fb_ges_free(fb_ges *g);
+/* Search under background knowledge k (kept, not copied: it must outlive g; call before the
+ * first step), as Tetrad's FGES does: the required arcs make the starting graph; an
+ * Insert(X, Y, T) is skipped when X -> Y or some T -> Y is forbidden, a Delete(X, Y, H) when
+ * an arc between X and Y is required or some Y -> h or X -> h is forbidden; after each
+ * operator the CPDAG's undirected edges with a forbidden direction are oriented the other
+ * way and the required arcs set, then Meek's rules (R1-R4) run.  Empty k changes nothing.
+ * FB_ERR with the reason (a local score failed). */
+int fb_ges_set_knowledge(fb_ges *g, const fb_knowledge *k, fb_error *err);
 /* Apply the best operator of the current phase (moving to the backward phase, in the same
  * step, when no insertion improves the score); FB_ERR with the reason (out of memory). */
 int fb_ges_step(fb_ges *g, fb_ges_round *r, fb_error *err);

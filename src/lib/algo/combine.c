@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/honour.h"
 #include "fedbn/notears.h"
 #include "combine.h"
 
@@ -58,7 +59,8 @@ static void learner_params(const fb_run *run, fb_params *p)
 static fb_graph *learn_afresh(const fb_run *run, const fb_params *p, const fb_dataset *ds,
                               double *w, fb_error *err)
 {
-	fb_run_spec spec = { .algo = run->inner->name, .params = p, .data = ds };
+	fb_run_spec spec = { .algo = run->inner->name, .params = p, .data = ds,
+	                     .knowledge = fb_run_knowledge(run) };
 	fb_run *local = fb_run_alloc(&spec, err);
 	fb_graph *g = NULL;
 
@@ -82,19 +84,22 @@ static fb_graph *learn_locally(const fb_run *run, const fb_dataset *ds, double *
                                fb_error *err)
 {
 	bool keep_w = (run->inner->flags & FB_ALGO_WEIGHTED) && run->inner->weights != NULL;
+	fb_fit_memo *memo = run->memo;
 	double *mine = NULL;
 	fb_params p;
 	fb_graph *g = NULL;
 
 	learner_params(run, &p);
-	if (run->memo != NULL &&
-	    (g = fb_fit_memo_find(run->memo, run->inner->name, &p, ds, w)) != NULL)
+	if (!fb_knowledge_is_empty(fb_run_knowledge(run))) /* the memo's fits know nothing */
+		memo = NULL;
+	if (memo != NULL &&
+	    (g = fb_fit_memo_find(memo, run->inner->name, &p, ds, w)) != NULL)
 		goto out;
-	if (run->memo != NULL && w == NULL && keep_w)
+	if (memo != NULL && w == NULL && keep_w)
 		w = mine = fb_xmalloc(ds->d * ds->d * sizeof *mine);
 	g = learn_afresh(run, &p, ds, w, err);
-	if (run->memo != NULL && g != NULL)
-		fb_fit_memo_add(run->memo, run->inner->name, &p, ds, g, keep_w ? w : NULL);
+	if (memo != NULL && g != NULL)
+		fb_fit_memo_add(memo, run->inner->name, &p, ds, g, keep_w ? w : NULL);
 out:
 	free(mine);
 	fb_params_release(&p);
@@ -257,10 +262,35 @@ static int comb_server(void *state, const fb_msg *const *up, size_t k, fb_msg *d
 		                            c->names);
 	else if (run->algo == &fb_algo_best && (c->best = fb_combine_best(c->graphs, k, run->truth)) < k)
 		c->result = fb_graph_copy(c->graphs[c->best]);
+	fb_honour_graph(fb_run_knowledge(run), c->result, false);
 	free(mats);
 	fb_msg_doubles(down, 0);
 	c->done = true;
 	return FB_OK;
+}
+
+/* avg: under knowledge: the mean thresholded again with forbidden entries zero and required
+ * ones kept whatever their weight (nothing to do without knowledge). */
+static void comb_honour_mean(fb_run *run, const fb_fed_total *in)
+{
+	const fb_knowledge *kn = fb_run_knowledge(run);
+	comb *c = run->state;
+	double *mean;
+	fb_graph *g;
+
+	if (fb_knowledge_is_empty(kn))
+		return;
+	mean = fb_xmalloc(c->d * c->d * sizeof *mean);
+	for (size_t e = 0; e < c->d * c->d; e++)
+		mean[e] = in->count > 0 ? in->sum[e] / (double)in->count : in->sum[e];
+	gsl_matrix_view W = gsl_matrix_view_array(mean, c->d, c->d);
+	g = fb_honour_weights_graph(&W.matrix, fb_params_double(&run->params, "avg_threshold"),
+	                            c->names, kn, NULL);
+	free(mean);
+	if (g == NULL)
+		return;
+	fb_graph_free(c->result);
+	c->result = g;
 }
 
 /* avg:, the server: the mean of the clients' weight matrices, from their sum alone. */
@@ -273,6 +303,7 @@ static int avg_server(void *state, const fb_fed_total *in, fb_msg *down, fb_erro
 	                            fb_params_double(&run->params, "avg_threshold"), c->names);
 	if (c->result == NULL)
 		return fb_fail(err, "the clients' weights average to non-finite values");
+	comb_honour_mean(run, in);
 	fb_msg_doubles(down, 0);
 	c->done = true;
 	return FB_OK;
@@ -561,7 +592,8 @@ static int all_create(fb_run *run, fb_error *err)
 {
 	comb *c = fb_xcalloc(1, sizeof *c);
 	fb_params p;
-	fb_run_spec spec = { .algo = run->inner->name, .params = &p, .data = run->whole };
+	fb_run_spec spec = { .algo = run->inner->name, .params = &p, .data = run->whole,
+	                     .knowledge = fb_run_knowledge(run) };
 
 	learner_params(run, &p);
 	c->pooled = fb_run_alloc(&spec, err);
@@ -672,7 +704,8 @@ const fb_algo fb_algo_all = {
 	.help = "all:A runs learner A on the pooled dataset, as if the rows were in one place. "
 	        "It is the reference the federated methods try to reach, not a federated method.",
 	.flags = FB_ALGO_COMBINATOR | FB_ALGO_TAKES_CIRCUITS,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE, .params = no_params,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE | FB_ACCEPTS_KNOWLEDGE,
+	.params = no_params,
 	.figures = NULL,
 	.create = all_create, .step = all_step, .done = all_done, .result = all_result,
 	.destroy = comb_destroy, .note = all_note, .weights = all_weights,
@@ -688,7 +721,7 @@ const fb_algo fb_algo_sep = {
 	.help = "sep:A runs learner A on each client's rows alone and reports the mean of the "
 	        "clients' accuracies (what a client gets without federating).",
 	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_TAKES_CIRCUITS,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = no_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note, .score = sep_score,
@@ -704,7 +737,7 @@ const fb_algo fb_algo_voting = {
 	        "vote (a share, default one half) of the clients found it (Na and Yang 2010). "
 	        "The result may be cyclic; it is not post-processed.",
 	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = voting_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note, .client_result = comb_client_result,
@@ -718,7 +751,7 @@ const fb_algo fb_algo_avg = {
 	        "clients' unthresholded weight matrices and zeroes |w| <= avg_threshold (0.3). "
 	        "The result may be cyclic; it is not post-processed.",
 	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_NEEDS_WEIGHTS | FB_ALGO_SUMMED,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = avg_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note,
@@ -733,7 +766,7 @@ const fb_algo fb_algo_best = {
 	        "the lowest SHD against the truth. It needs the truth: an oracle, useful only as "
 	        "a reference point.",
 	.flags = FB_ALGO_COMBINATOR | FB_ALGO_REMOTE | FB_ALGO_NEEDS_TRUTH,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = no_params, .figures = comb_figures, .client_figure = "edges",
 	.create = comb_create, .step = comb_step, .done = comb_done, .result = comb_result,
 	.destroy = comb_destroy, .note = comb_note, .client_result = comb_client_result,

@@ -13,9 +13,13 @@ src_lib_algo_libalgo_la_SOURCES = \
 	src/lib/algo/combine.h \
 	src/lib/algo/combine.c \
 	src/lib/algo/fit-memo.c \
+	include/fedbn/honour.h \
 	src/lib/algo/postprocess.c \
 	include/fedbn/serve.h \
 	src/lib/algo/serve.c
 
 check_PROGRAMS += tests/unit/test-fed
 TESTS += tests/unit/test-fed
+
+check_PROGRAMS += tests/unit/test-knowledge-honoured
+TESTS += tests/unit/test-knowledge-honoured

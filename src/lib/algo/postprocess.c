@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "fedbn/honour.h"
 #include "fedbn/notears.h"
 
 /* One candidate edge. */
@@ -94,10 +95,25 @@ static bool pp_acyclic(const pp_edge *e, size_t from, size_t m, size_t d, unsign
 	return seen == d;
 }
 
-/* The off-diagonal entries with |w| > threshold, sorted by pp_edge_cmp, into *out (caller
- * frees); their count in *m; *loops tells whether a diagonal entry passed.  FB_ERR on OOM. */
-static int pp_collect(const gsl_matrix *W, double threshold, pp_edge **out, size_t *m,
-                      bool *loops, fb_error *err)
+/* Whether entry (i, j) of |w| a is a candidate edge under k (NULL: none): above the
+ * threshold and not forbidden, or required (then *a becomes +inf, so that it sorts last and
+ * is never deleted). */
+static bool pp_keep(const fb_knowledge *k, size_t i, size_t j, double *a, double threshold)
+{
+	if (k == NULL)
+		return *a > threshold;
+	if (fb_knowledge_requires(k, i, j)) {
+		*a = HUGE_VAL;
+		return true;
+	}
+	return *a > threshold && !fb_knowledge_forbids(k, i, j);
+}
+
+/* The off-diagonal entries with |w| > threshold (under k, NULL when empty: see pp_keep),
+ * sorted by pp_edge_cmp, into *out (caller frees); their count in *m; *loops tells whether
+ * a diagonal entry passed.  FB_ERR on OOM. */
+static int pp_collect(const gsl_matrix *W, double threshold, const fb_knowledge *kn,
+                      pp_edge **out, size_t *m, bool *loops, fb_error *err)
 {
 	size_t d = W->size1, i, j, k = 0;
 	pp_edge *e = malloc((d * d > 0 ? d * d : 1) * sizeof *e);
@@ -109,12 +125,12 @@ static int pp_collect(const gsl_matrix *W, double threshold, pp_edge **out, size
 		for (j = 0; j < d; j++) {
 			double a = fabs(gsl_matrix_get(W, i, j));
 
-			if (a <= threshold)
-				continue;
 			if (i == j) {
-				*loops = true;
+				*loops = *loops || a > threshold;
 				continue;
 			}
+			if (!pp_keep(kn, i, j, &a, threshold))
+				continue;
 			e[k].i = i;
 			e[k].j = j;
 			e[k].a = a;
@@ -161,13 +177,21 @@ out:
 fb_graph *fb_weights_to_dag(const gsl_matrix *W, double threshold, char *const *names,
                             bool *pruned, fb_error *err)
 {
+	return fb_honour_weights_dag(W, threshold, names, NULL, pruned, err);
+}
+
+/* Threshold under k, then delete the smallest edges not required until the graph is a DAG. */
+fb_graph *fb_honour_weights_dag(const gsl_matrix *W, double threshold, char *const *names,
+                                const fb_knowledge *kn, bool *pruned, fb_error *err)
+{
 	pp_edge *e = NULL;
 	size_t m = 0, cut, k;
 	bool loops = false;
 	fb_graph *g;
 
 	if (pp_check(W, threshold, err) != FB_OK ||
-	    pp_collect(W, threshold, &e, &m, &loops, err) != FB_OK)
+	    pp_collect(W, threshold, fb_knowledge_is_empty(kn) ? NULL : kn, &e, &m, &loops,
+	               err) != FB_OK)
 		return NULL;
 	cut = pp_prune_count(e, m, W->size1);
 	if (cut == (size_t)-1) {
@@ -207,4 +231,113 @@ fb_graph *fb_weights_to_graph(const gsl_matrix *W, double threshold, char *const
 				fb_graph_set_directed(g, j, i, wji);
 		}
 	return g;
+}
+
+/* The forbidden arc i -> j that thresholding kept is dropped; the reverse takes its place
+ * when it passed the threshold and is allowed (the larger |w| had hidden it). */
+static void pp_replace_forbidden(fb_graph *g, const gsl_matrix *W, double threshold,
+                                 const fb_knowledge *k, size_t i, size_t j)
+{
+	double wji = gsl_matrix_get(W, j, i);
+
+	fb_graph_remove(g, i, j);
+	if (fabs(wji) > threshold && !fb_knowledge_forbids(k, j, i))
+		fb_graph_set_directed(g, j, i, wji);
+}
+
+/* Threshold under k: forbidden entries are no edge, required ones an edge whatever |w|. */
+fb_graph *fb_honour_weights_graph(const gsl_matrix *W, double threshold, char *const *names,
+                                  const fb_knowledge *k, fb_error *err)
+{
+	fb_graph *g = fb_weights_to_graph(W, threshold, names, err);
+	size_t d = W->size1;
+
+	if (g == NULL || fb_knowledge_is_empty(k))
+		return g;
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++)
+			if (fb_knowledge_requires(k, i, j))
+				fb_graph_set_directed(g, i, j, gsl_matrix_get(W, i, j));
+			else if (fb_knowledge_forbids(k, i, j) && fb_graph_has_arc(g, i, j))
+				pp_replace_forbidden(g, W, threshold, k, i, j);
+	return g;
+}
+
+/* The weight g gives i -> j (1 when unweighted or zero). */
+static double pp_weight(const fb_graph *g, size_t i, size_t j)
+{
+	double w = g->w[i * g->d + j];
+
+	return g->weighted && w != 0.0 ? w : 1.0;
+}
+
+/* Make the pair {i, j} of g honour k; whether it changed. */
+static bool pp_honour_pair(const fb_knowledge *k, fb_graph *g, size_t i, size_t j)
+{
+	enum fb_edge e = fb_graph_edge(g, i, j);
+	bool fij = fb_knowledge_forbids(k, i, j), fji = fb_knowledge_forbids(k, j, i);
+
+	if (fb_knowledge_requires(k, i, j) || fb_knowledge_requires(k, j, i)) {
+		size_t a = fb_knowledge_requires(k, i, j) ? i : j, b = a == i ? j : i;
+
+		if (fb_graph_has_arc(g, a, b))
+			return false;
+		fb_graph_set_directed(g, a, b, pp_weight(g, fb_graph_has_arc(g, b, a) ? b : a,
+		                                         fb_graph_has_arc(g, b, a) ? a : b));
+		return true;
+	}
+	if ((e == FB_EDGE_FORWARD && fij) || (e == FB_EDGE_BACKWARD && fji) ||
+	    (e == FB_EDGE_UNDIRECTED && fij && fji)) {
+		fb_graph_remove(g, i, j);
+		return true;
+	}
+	if (e != FB_EDGE_UNDIRECTED || !(fij || fji))
+		return false;
+	if (fij)
+		fb_graph_set_directed(g, j, i, 1.0);
+	else
+		fb_graph_set_directed(g, i, j, 1.0);
+	return true;
+}
+
+/* Delete the arcs of g of smallest |w| that k does not require until its directed part has
+ * no cycle (the same bisection as fb_weights_to_dag); how many were deleted. */
+static size_t pp_break_cycles(const fb_knowledge *k, fb_graph *g)
+{
+	size_t d = g->d, m = 0, cut;
+	pp_edge *e;
+
+	if (fb_graph_is_acyclic(g))
+		return 0;
+	e = fb_xmalloc((d * d > 0 ? d * d : 1) * sizeof *e);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++)
+			if (fb_graph_has_arc(g, i, j)) {
+				e[m].i = i;
+				e[m].j = j;
+				e[m].a = fb_knowledge_requires(k, i, j) ? HUGE_VAL
+				                                          : fabs(pp_weight(g, i, j));
+				m++;
+			}
+	qsort(e, m, sizeof *e, pp_edge_cmp);
+	cut = pp_prune_count(e, m, d);
+	for (size_t a = 0; a < cut && a < m; a++)
+		fb_graph_remove(g, e[a].i, e[a].j);
+	free(e);
+	return cut;
+}
+
+/* Make g honour k in place; how many pairs changed. */
+size_t fb_honour_graph(const fb_knowledge *k, fb_graph *g, bool acyclic)
+{
+	size_t n = 0;
+
+	if (fb_knowledge_is_empty(k) || g == NULL || fb_knowledge_d(k) != g->d)
+		return 0;
+	for (size_t i = 0; i < g->d; i++)
+		for (size_t j = i + 1; j < g->d; j++)
+			n += pp_honour_pair(k, g, i, j);
+	if (acyclic)
+		n += pp_break_cycles(k, g);
+	return n;
 }

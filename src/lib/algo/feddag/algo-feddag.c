@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/honour.h"
 #include "fedbn/feddag.h"
 #include "fedbn/mcsl.h"
 #include "fedbn/notears.h"
@@ -520,7 +521,8 @@ static fb_graph *fd_result(const fb_run *run, fb_error *err)
 	fb_graph *g;
 
 	fd_weights(run, P->data, err);
-	g = fb_weights_to_dag(P, st->threshold, st->names, NULL, err);
+	g = fb_honour_weights_dag(P, st->threshold, st->names, fb_run_knowledge(run), NULL,
+	                          err);
 	gsl_matrix_free(P);
 	return g;
 }
@@ -718,7 +720,7 @@ const fb_algo fb_algo_mcsl = {
 	        "on h of one sampled mask. Networks start Glorot-uniform over their d - 1 inputs "
 	        "from the seed's 'mcsl-init' stream, U at 0.",
 	.flags = FB_ALGO_LOCAL | FB_ALGO_WEIGHTED,
-	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_ONE,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_ONE | FB_ACCEPTS_KNOWLEDGE,
 	.params = mcsl_params, .figures = fd_figure_names,
 	.create = mcsl_create, .step = mcsl_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
@@ -740,7 +742,7 @@ const fb_algo fb_algo_gs_feddag = {
 	        "float32). The server's average is the plain mean of the replies that arrived; "
 	        "every client starts from the same networks and keeps its own Adam state.",
 	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
-	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = fd_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = gs_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
@@ -758,7 +760,7 @@ const fb_algo fb_algo_as_feddag = {
 	        "server averages the logits U and every network weight of the drawn clients. "
 	        "d^2 + d(16d + 833) numbers travel per client per round with the defaults.",
 	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
-	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = fd_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = as_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,
@@ -781,7 +783,7 @@ const fb_algo fb_algo_as_feddag_linear = {
 	        "reference code's (lr 1e-3, lambda 0.1, it_in 1500, it_fl 300, rho 1 x 10, "
 	        "threshold 0.3, its own outer loop).",
 	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
-	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = lin_params, .figures = fd_figure_names, .client_figure = "loss",
 	.create = lin_create, .step = fd_step, .done = fd_done, .result = fd_result,
 	.destroy = fd_destroy, .note = fd_note, .weights = fd_weights,

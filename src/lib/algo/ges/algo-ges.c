@@ -32,7 +32,9 @@ static int ges_create(fb_run *run, fb_error *err)
 
 	fb_ges_options_from_params(&run->params, &o);
 	run->state = fb_ges_alloc(run->data, &o, err);
-	return run->state != NULL ? FB_OK : FB_ERR;
+	if (run->state == NULL)
+		return FB_ERR;
+	return fb_ges_set_knowledge(run->state, fb_run_knowledge(run), err);
 }
 
 /* The step in words: the edge inserted or deleted and what it gained, or the end. */
@@ -143,9 +145,17 @@ const fb_algo fb_algo_ges = {
 	        "them; every local score is cached (figure scores). One round is one operator "
 	        "(figure phase: 1 insert, 2 delete, 0 finished); operators are tried in index "
 	        "order and the first of equal gains wins, as in causal-learn's ges, whose "
-	        "results it reproduces. As a learner it serves all:, sep:, voting: and best:.",
+	        "results it reproduces. Background knowledge is honoured as Tetrad's FGES honours it: "
+	        "required arcs start the graph and are never deleted, an insertion of a "
+	        "forbidden arc (or one that would orient a forbidden T -> Y) and a deletion "
+	        "that would orient a forbidden arc are skipped, and after each operator the "
+	        "undirected edges with a forbidden direction are oriented the other way and "
+	        "Meek's rules R1-R4 run. Where FGES differs: when the knowledge's orientations "
+	        "and the data's close a directed cycle (knowledge against the data), fedbn "
+	        "deletes arcs of the cycle that are not required, the last in index order "
+	        "first, so that the result is a PDAG honouring the knowledge. As a learner it serves all:, sep:, voting: and best:.",
 	.flags = FB_ALGO_LOCAL,
-	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE,
+	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE | FB_ACCEPTS_KNOWLEDGE,
 	.params = ges_params, .figures = ges_figures, .levels = ges_levels,
 	.create = ges_create, .step = ges_step, .done = ges_done, .result = ges_result,
 	.destroy = ges_destroy, .note = ges_note,

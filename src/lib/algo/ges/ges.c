@@ -7,6 +7,7 @@
 
 #include "fedbn/cpdag.h"
 #include "fedbn/ges.h"
+#include "fedbn/honour.h"
 
 /* The best operator found by a scan. */
 typedef struct ges_op {
@@ -26,6 +27,7 @@ struct fb_ges {
 	size_t *nb, *pa, *na, *t0, *idx, *sub, *list, *queue; /* d each: scratch lists */
 	bool *mark, *seen;        /* d each: scratch sets */
 	ges_op best;              /* the best operator of the last scan */
+	const fb_knowledge *k;    /* background knowledge, or NULL (none) */
 	size_t operators;         /* valid operators scored in the last scan */
 };
 
@@ -156,6 +158,37 @@ static size_t ges_mark(fb_ges *s, size_t np, size_t nn, const size_t *from, size
 	return n;
 }
 
+/* Whether k forbids some arc set[a] -> y (a < n). */
+static bool ges_forbids_into(const fb_knowledge *k, const size_t *set, size_t n, size_t y)
+{
+	for (size_t a = 0; a < n; a++)
+		if (fb_knowledge_forbids(k, set[a], y))
+			return true;
+	return false;
+}
+
+/* Whether k forbids some arc y -> h or x -> h for h in set[0..n) (Tetrad's FGES refuses
+ * such a Delete(x, y, H), which would orient them). */
+static bool ges_forbids_from(const fb_knowledge *k, size_t x, size_t y, const size_t *set,
+                             size_t n)
+{
+	for (size_t a = 0; a < n; a++)
+		if (fb_knowledge_forbids(k, y, set[a]) || fb_knowledge_forbids(k, x, set[a]))
+			return true;
+	return false;
+}
+
+/* Whether knowledge k (NULL: none) rules out every operator on (x, y) in the phase: an
+ * insertion of a forbidden x -> y, a deletion of an edge a required arc joins. */
+static bool ges_known_skip(const fb_knowledge *k, enum fb_ges_phase phase, size_t x, size_t y)
+{
+	if (k == NULL)
+		return false;
+	if (phase == FB_GES_FORWARD)
+		return fb_knowledge_forbids(k, x, y);
+	return fb_knowledge_requires(k, x, y) || fb_knowledge_requires(k, y, x);
+}
+
 /* Every Insert(x, y, T) for one non-adjacent pair. */
 static int ges_scan_insert_pair(fb_ges *s, size_t x, size_t y, fb_error *err)
 {
@@ -172,7 +205,8 @@ static int ges_scan_insert_pair(fb_ges *s, size_t x, size_t y, fb_error *err)
 		size_t n = ges_mark(s, 0, nna, s->t0, k);
 		double gain;
 
-		if (!ges_clique(s->g, s->queue, n) ||
+		if ((s->k != NULL && ges_forbids_into(s->k, s->sub, k, y)) ||
+		    !ges_clique(s->g, s->queue, n) ||
 		    ges_semi_path(s->g, s->mark, y, x, s->seen, s->queue))
 			continue;
 		ges_mark(s, np, nna, s->t0, k);
@@ -199,7 +233,8 @@ static int ges_scan_delete_pair(fb_ges *s, size_t x, size_t y, fb_error *err)
 			else
 				s->na[nrest++] = all[a];
 		}
-		if (!ges_clique(s->g, s->na, nrest))
+		if (!ges_clique(s->g, s->na, nrest) ||
+		    (s->k != NULL && ges_forbids_from(s->k, x, y, s->sub, k)))
 			continue;
 		memset(s->mark, 0, s->d * sizeof *s->mark);
 		for (size_t a = 0; a < np; a++)
@@ -223,6 +258,8 @@ static int ges_scan(fb_ges *s, enum fb_ges_phase phase, fb_error *err)
 			enum fb_edge e = fb_graph_edge(s->g, x, y);
 			int ret = FB_OK;
 
+			if (ges_known_skip(s->k, phase, x, y))
+				continue;
 			if (phase == FB_GES_FORWARD && x != y && e == FB_EDGE_NONE)
 				ret = ges_scan_insert_pair(s, x, y, err);
 			else if (phase == FB_GES_BACKWARD &&
@@ -232,6 +269,18 @@ static int ges_scan(fb_ges *s, enum fb_ges_phase phase, fb_error *err)
 				return FB_ERR;
 		}
 	return FB_OK;
+}
+
+/* Under knowledge, orient the CPDAG as Tetrad's FGES does: the undirected edges one of
+ * whose directions is forbidden the other way, the required arcs set, then Meek's rules
+ * R1-R4 (the graph then honours the knowledge; fb_honour_graph breaks what orientations
+ * that contradict the data's would leave inconsistent). */
+static void ges_orient_known(fb_ges *s)
+{
+	if (s->k == NULL)
+		return;
+	fb_honour_graph(s->k, s->g, true);
+	fb_cpdag_meek(s->g, true);
 }
 
 /* Apply the best operator of the phase, then replace the PDAG by its CPDAG. */
@@ -260,6 +309,7 @@ static int ges_apply(fb_ges *s, enum fb_ges_phase phase, fb_error *err)
 	fb_graph_free(s->g);
 	s->g = cpdag;
 	s->score += op->gain;
+	ges_orient_known(s);
 	return FB_OK;
 }
 
@@ -319,6 +369,34 @@ static int ges_init_score(fb_ges *s, fb_error *err)
 		s->score += v;
 	}
 	return FB_OK;
+}
+
+/* The score of the current PDAG: the sum of the local scores of a DAG extension of it. */
+static int ges_rescore(fb_ges *s, fb_error *err)
+{
+	fb_graph *dag = fb_cpdag_to_dag(s->g, NULL);
+	int ret = FB_OK;
+
+	s->score = 0.0;
+	for (size_t y = 0; y < s->d && ret == FB_OK; y++) {
+		size_t np = fb_graph_parents(dag, y, s->pa);
+		double v;
+
+		ret = fb_lscore_get(s->ls, y, s->pa, np, &v, err);
+		s->score += v;
+	}
+	fb_graph_free(dag);
+	return ret;
+}
+
+/* Search under knowledge k: the required arcs start the graph (see ges.h). */
+int fb_ges_set_knowledge(fb_ges *g, const fb_knowledge *k, fb_error *err)
+{
+	if (fb_knowledge_is_empty(k))
+		return FB_OK;
+	g->k = k;
+	ges_orient_known(g);
+	return ges_rescore(g, err);
 }
 
 /* The local score for the data under o; FB_ERR naming what does not fit. */

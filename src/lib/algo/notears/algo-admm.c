@@ -11,6 +11,7 @@
 
 #include "fedbn/admm.h"
 #include "fedbn/algo.h"
+#include "fedbn/honour.h"
 #include "fedbn/notears.h"
 
 /* The state of a notears-admm run. */
@@ -174,8 +175,8 @@ static fb_graph *admm_result(const fb_run *run, fb_error *err)
 {
 	const admm_state *st = run->state;
 
-	return fb_weights_to_dag(fb_admm_server_W(st->server), st->threshold, st->names, NULL,
-	                         err);
+	return fb_honour_weights_dag(fb_admm_server_W(st->server), st->threshold, st->names,
+	                             fb_run_knowledge(run), NULL, err);
 }
 
 /* Threshold the server's W at t from now on. */
@@ -290,7 +291,7 @@ const fb_algo fb_algo_notears_admm = {
 	        "over the clients. One round is one ADMM iteration; W (d x d numbers) goes "
 	        "down and d x d + 2 numbers come up from each client.",
 	.flags = FB_ALGO_WEIGHTED | FB_ALGO_REMOTE | FB_ALGO_SUMMED,
-	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = admm_params, .figures = admm_figures, .client_figure = "distance",
 	.create = admm_create, .step = admm_step, .done = admm_done, .result = admm_result,
 	.destroy = admm_destroy, .note = admm_note, .weights = admm_weights,

@@ -8,16 +8,19 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/honour.h"
 #include "fedbn/notears.h"
 #include "fedbn/notears-mlp.h"
 
-/* Write the d x d weights w as a graph: thresholded, then made acyclic. */
-static fb_graph *mlp_graph(const double *w, size_t d, double threshold, char *const *names,
-                           fb_error *err)
+/* Write the d x d weights w as a graph: thresholded, then made acyclic, under the run's
+ * knowledge. */
+static fb_graph *mlp_graph(const fb_run *run, const double *w, size_t d, double threshold,
+                           char *const *names, fb_error *err)
 {
 	gsl_matrix_const_view W = gsl_matrix_const_view_array(w, d, d);
 
-	return fb_weights_to_dag(&W.matrix, threshold, names, NULL, err);
+	return fb_honour_weights_dag(&W.matrix, threshold, names, fb_run_knowledge(run), NULL,
+	                             err);
 }
 
 /* ---- notears-mlp ---- */
@@ -100,7 +103,7 @@ static fb_graph *nm_result(const fb_run *run, fb_error *err)
 	fb_graph *g;
 
 	fb_notears_mlp_adjacency(st->nm, w);
-	g = mlp_graph(w, st->d, st->threshold, st->names, err);
+	g = mlp_graph(run, w, st->d, st->threshold, st->names, err);
 	free(w);
 	return g;
 }
@@ -184,7 +187,7 @@ const fb_algo fb_algo_notears_mlp = {
 	        "quarter). One round is one outer iteration; the graph is sqrt(A) thresholded. "
 	        "Federated, it is the learner of all:, sep:, voting:, avg: and best:.",
 	.flags = FB_ALGO_LOCAL | FB_ALGO_WEIGHTED,
-	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_ONE,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_ONE | FB_ACCEPTS_KNOWLEDGE,
 	.params = nm_params, .figures = nm_figures,
 	.create = nm_create, .step = nm_step, .done = nm_done, .result = nm_result,
 	.destroy = nm_destroy, .note = nm_note, .weights = nm_weights,
@@ -347,7 +350,7 @@ static fb_graph *am_result(const fb_run *run, fb_error *err)
 	fb_graph *g;
 
 	fb_mlp_server_adjacency(st->server, w);
-	g = mlp_graph(w, st->d, st->threshold, st->names, err);
+	g = mlp_graph(run, w, st->d, st->threshold, st->names, err);
 	free(w);
 	return g;
 }
@@ -431,7 +434,7 @@ const fb_algo fb_algo_notears_mlp_admm = {
 	        "and client 10 d^2 + 21 d numbers travel each way (hidden 10). With share < 1, "
 	        "the server uses the last parameters of every client heard so far.",
 	.flags = FB_ALGO_WEIGHTED | FB_ALGO_PARTIAL | FB_ALGO_REMOTE,
-	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = am_params, .figures = am_figures, .client_figure = "local residual",
 	.server_figure = "global residual",
 	.create = am_create, .step = am_step, .done = am_done, .result = am_result,

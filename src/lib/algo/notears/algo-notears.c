@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fedbn/algo.h"
+#include "fedbn/honour.h"
 #include "fedbn/notears.h"
 
 /* The state of a notears run. */
@@ -78,7 +79,8 @@ static fb_graph *nt_result(const fb_run *run, fb_error *err)
 {
 	const nt_state *st = run->state;
 
-	return fb_weights_to_dag(fb_notears_weights(st->nt), st->threshold, st->names, NULL, err);
+	return fb_honour_weights_dag(fb_notears_weights(st->nt), st->threshold, st->names,
+	                             fb_run_knowledge(run), NULL, err);
 }
 
 /* Threshold the kept weights at t from now on. */
@@ -158,7 +160,7 @@ const fb_algo fb_algo_notears = {
 	        "the data in one place; federated, it is the learner of all:, sep:, voting:, "
 	        "avg: and best:.",
 	.flags = FB_ALGO_LOCAL | FB_ALGO_WEIGHTED,
-	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_ONE,
+	.accepts = FB_ACCEPTS_CONTINUOUS | FB_ACCEPTS_ONE | FB_ACCEPTS_KNOWLEDGE,
 	.params = nt_params, .figures = nt_figures,
 	.create = nt_create, .step = nt_step, .done = nt_done, .result = nt_result,
 	.destroy = nt_destroy, .note = nt_note, .weights = nt_weights,
