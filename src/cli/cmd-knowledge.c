@@ -308,9 +308,10 @@ const fb_cmd_entry fb_cmd_knowledge = {
 	        "and requiredirect with lines 'A B') or a bnlearn-style CSV (from,to,type with "
 	        "type whitelist or blacklist); save writes Tetrad's text. Every run takes the "
 	        "knowledge: pc, fedpc and fci never test a pair forbidden both ways and orient "
-	        "by it; ges skips operators against it; the NOTEARS learners keep forbidden "
-	        "weights at zero and exempt required ones from the penalty and the threshold; "
-	        "mcsl and the FedDAG learners fix the mask; a combinator gives it to every "
+	        "by it; ges skips operators against it; the NOTEARS, mcsl and FedDAG learners "
+	        "apply it as their weights become the graph (a forbidden entry is no edge, a "
+	        "required one is kept whatever its weight and never cut to break a cycle); a "
+	        "combinator gives it to every "
 	        "learner and keeps it in the combined graph; a circuit learns no graph and "
 	        "refuses it. Loading other data keeps what is stated about variables it has, "
 	        "and names the others.",
