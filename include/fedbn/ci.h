@@ -215,6 +215,24 @@ int fb_ci_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 int fb_ci_fisher_separate(fb_ci *ci, size_t x, const size_t *A, size_t m, size_t l,
                           double alpha, const unsigned char *open, const unsigned char *kept,
                           unsigned char *found, size_t *sets, fb_error *err);
+/* A range of the subsets a search walks, in their lexicographic order, and where its
+ * counters go. */
+typedef struct fb_ci_sep_range {
+	const size_t *first; /* l positions: the first subset tried (NULL: the first of all) */
+	const size_t *stop;  /* l positions: the first subset past the range (NULL: none) */
+	fb_ci_stats *pair;   /* m: the counters of the pair at position y go to pair[y] (NULL:
+	                        the object's) */
+} fb_ci_sep_range;
+
+/* fb_ci_fisher_separate over the subsets from rg->first up to rg->stop alone (rg NULL: all):
+ * each pair stops at its first accepted set within the range, so that the ranges of a
+ * vertex's subsets, searched apart and taken in order up to each pair's first find, give the
+ * whole search's sets and counters.  FB_ERR as fb_ci_fisher_separate, or when a bound is not
+ * a subset of increasing positions below m. */
+int fb_ci_fisher_separate_range(fb_ci *ci, size_t x, const size_t *A, size_t m, size_t l,
+                                double alpha, const unsigned char *open,
+                                const unsigned char *kept, const fb_ci_sep_range *rg,
+                                unsigned char *found, size_t *sets, fb_error *err);
 /* Advance comb (l increasing indices below m) to the next subset in lexicographic order:
  * the first index changed, or l after the last subset (comb is then unchanged). */
 size_t fb_ci_subset_next(size_t *comb, size_t l, size_t m);
@@ -232,6 +250,8 @@ int fb_ci_record(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err);
 /* Add the query counters of from (a helper) to ci's, and zero them in from. */
 void fb_ci_take_counts(fb_ci *ci, fb_ci *from);
+/* Add the query counters of st (all but constant_columns) to ci's. */
+void fb_ci_add_counts(fb_ci *ci, const fb_ci_stats *st);
 /* The number of helpers, and helper k (below it). */
 size_t fb_ci_n_helpers(const fb_ci *ci);
 fb_ci *fb_ci_helper(const fb_ci *ci, size_t k);

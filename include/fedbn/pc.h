@@ -144,6 +144,14 @@ typedef struct fb_pc_level {
 	size_t hits;    /* of which answered by the cache */
 	size_t removed; /* edges removed */
 	size_t edges;   /* edges left */
+	/* a stable Fisher-z level on threads (pc-split.c; else all 0): */
+	size_t units;   /* the units of work its searches were cut into */
+	size_t cut;     /* the vertices whose search was cut into ranges (several units) */
+	size_t threads; /* the threads that ran them */
+	double work;    /* the units' processor seconds */
+	double busiest; /* the busiest thread's processor seconds (phase by phase) */
+	double span16;  /* the same for 16 threads, were the units dealt in their order to the
+	                   thread free first: work / 16 over it is how busy 16 could be kept */
 } fb_pc_level;
 
 /* Whether level l can run on skel: some vertex has |adj| - 1 >= l. */

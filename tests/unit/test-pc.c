@@ -386,10 +386,11 @@ static void assert_same_run(const fb_pc *a, const fb_pc *b, size_t d)
 }
 
 /* A stable Fisher-z level on PC's own tests searches each vertex's pairs together
- * (fb_ci_fisher_separate; with 2 threads, first visits then second visits, vertices split
- * between the threads); on a shared test object it asks one query at a time.  On 400
- * variables with hubs (levels up to 8 or so), both find the same CPDAG and separating sets
- * with the same tests, hits and removals level by level, with 1 thread and with 2. */
+ * (fb_ci_fisher_separate; with 2 or 3 threads, first visits then second visits, the large
+ * vertices' searches cut into ranges of subsets, pc-split.c); on a shared test object it asks
+ * one query at a time.  On 400 variables with hubs (levels up to 8 or so), both find the
+ * same CPDAG and separating sets with the same tests, hits and removals level by level, with
+ * 1, 2 and 3 threads; some level with threads cuts a vertex into ranges. */
 static void test_search_agrees(void **state)
 {
 	fb_sim_options so;
@@ -397,7 +398,7 @@ static void test_search_agrees(void **state)
 	fb_graph *truth;
 	fb_pc_options o;
 	fb_pc_level la[64], lb[64];
-	size_t na, nb, deep = 0;
+	size_t na, nb, deep = 0, cut = 0;
 
 	(void)state;
 	fb_sim_options_init(&so);
@@ -409,7 +410,7 @@ static void test_search_agrees(void **state)
 	assert_int_equal(fb_sim_generate(&so, &ds, &truth, NULL), FB_OK);
 	fb_pc_options_init(&o);
 	o.alpha = 0.05;
-	for (o.threads = 1; o.threads <= 2; o.threads++) {
+	for (o.threads = 1; o.threads <= 3; o.threads++) {
 		fb_ci *ci = fb_ci_alloc(ds, &o.ci, NULL);
 		fb_pc *a = run_levels(ds, &o, NULL, la, &na), *b = run_levels(ds, &o, ci, lb, &nb);
 
@@ -420,6 +421,7 @@ static void test_search_agrees(void **state)
 			assert_int_equal(la[k].removed, lb[k].removed);
 			assert_int_equal(la[k].edges, lb[k].edges);
 			deep += la[k].level >= 4 && la[k].tests > 0;
+			cut += o.threads > 1 && la[k].cut > 0 && la[k].threads == o.threads;
 		}
 		assert_same_run(a, b, so.d);
 		fb_pc_free(a);
@@ -427,6 +429,7 @@ static void test_search_agrees(void **state)
 		fb_ci_free(ci);
 	}
 	assert_true(deep > 0);
+	assert_true(cut > 0);
 	fb_graph_free(truth);
 	fb_dataset_free(ds);
 }

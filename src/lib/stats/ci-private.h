@@ -229,6 +229,8 @@ void ci_dg_release(fb_ci *ci);
 void ci_dg_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_result *res);
 /* Count a computed answer's flags (ci.c). */
 void ci_count(fb_ci *ci, const fb_ci_result *res);
+/* Count a computed answer's flags into st (ci.c). */
+void ci_count_into(fb_ci_stats *st, const fb_ci_result *res);
 /* Free the separating-set search's work space. */
 void ci_sep_ws_release(ci_sep_ws *w);
 /* The band of |r| around Fisher-z's critical value of level alpha given ns variables, outside

@@ -94,6 +94,7 @@ typedef struct sep_ctx {
 	double lo, hi;         /* the band of |r| (ci_fisher_band) */
 	double lo2, hi2;       /* their squares */
 	size_t depths;         /* leading depths whose lanes are those of the current prefix */
+	fb_ci_stats *pst;      /* m: each pair's counters (NULL: the object's) */
 } sep_ctx;
 
 /* Lanes handled together: four doubles, one vector of the compiler's (each lane's
@@ -366,22 +367,23 @@ static bool sep_kept(const sep_ctx *c, const unsigned char *kept, size_t y)
 }
 
 /* One test of x and the pair at position y given the current subset, answered and counted
- * as fisher_independent answers a query that is not kept (sure: the band's decision, or -1):
- * *indep; FB_ERR when out of memory. */
-static int sep_test(fb_ci *ci, sep_ctx *c, size_t y, int sure, double alpha, bool *indep)
+ * into st as fisher_independent answers a query that is not kept (sure: the band's decision,
+ * or -1): *indep; FB_ERR when out of memory. */
+static int sep_test(fb_ci *ci, sep_ctx *c, fb_ci_stats *st, size_t y, int sure, double alpha,
+                    bool *indep)
 {
 	size_t a = c->x < c->A[y] ? c->x : c->A[y], b = c->x < c->A[y] ? c->A[y] : c->x;
 	fb_ci_result res;
 
 	if (sure >= 0) {
-		ci->st.computed++;
+		st->computed++;
 		*indep = sure == 1;
 		return FB_OK;
 	}
 	ci_fisher_run(ci, a, b, c->w->S, c->l, &res);
 	if (res.flags & FB_CI_INVALID)
 		return FB_ERR;
-	ci_count(ci, &res);
+	ci_count_into(st, &res);
 	*indep = res.p > alpha;
 	return FB_OK;
 }
@@ -402,14 +404,15 @@ static int sep_subset(fb_ci *ci, sep_ctx *c, double alpha, const unsigned char *
 		w->inS[w->comb[k]] = 1;
 	for (size_t o = 0; o < *nopen; o++) {
 		size_t y = w->open[o];
+		fb_ci_stats *st = c->pst != NULL ? &c->pst[y] : &ci->st;
 		bool indep = false;
 
 		w->open[keep++] = y;
 		if (w->inS[y])
 			continue;
-		ci->st.queries++;
+		st->queries++;
 		if (kept != NULL && sep_kept(c, kept, y)) {
-			ci->st.hits++;
+			st->hits++;
 			continue;
 		}
 		if (!shared) {
@@ -421,7 +424,7 @@ static int sep_subset(fb_ci *ci, sep_ctx *c, double alpha, const unsigned char *
 			sep_codes(c, &e, sane);
 			shared = true;
 		}
-		if (sep_test(ci, c, y, sane ? sep_decide(c, y, &e) : -1, alpha, &indep) != FB_OK)
+		if (sep_test(ci, c, st, y, sane ? sep_decide(c, y, &e) : -1, alpha, &indep) != FB_OK)
 			return FB_ERR;
 		if (indep) {
 			found[y] = 1;
@@ -453,21 +456,52 @@ static int sep_check(const fb_ci *ci, size_t x, const size_t *A, size_t m, size_
 	return FB_OK;
 }
 
+/* Whether comb (l positions) is a subset of m positions in increasing order. */
+static bool sep_comb_ok(const size_t *comb, size_t l, size_t m)
+{
+	for (size_t k = 0; k < l; k++)
+		if (comb[k] >= m || (k > 0 && comb[k] <= comb[k - 1]))
+			return false;
+	return true;
+}
+
+/* Whether the subsets a and b (l positions each) are equal. */
+static bool sep_comb_equal(const size_t *a, const size_t *b, size_t l)
+{
+	return memcmp(a, b, l * sizeof *a) == 0;
+}
+
 /* Search the separating sets of the open pairs of x (see ci.h). */
 int fb_ci_fisher_separate(fb_ci *ci, size_t x, const size_t *A, size_t m, size_t l,
                           double alpha, const unsigned char *open, const unsigned char *kept,
                           unsigned char *found, size_t *sets, fb_error *err)
 {
+	return fb_ci_fisher_separate_range(ci, x, A, m, l, alpha, open, kept, NULL, found, sets,
+	                                   err);
+}
+
+/* Search the separating sets of the open pairs of x over a range of the subsets (see ci.h). */
+int fb_ci_fisher_separate_range(fb_ci *ci, size_t x, const size_t *A, size_t m, size_t l,
+                                double alpha, const unsigned char *open,
+                                const unsigned char *kept, const fb_ci_sep_range *rg,
+                                unsigned char *found, size_t *sets, fb_error *err)
+{
 	ci_corr R;
 	sep_ctx c;
 	size_t ch = 0, nopen = 0;
+	const size_t *stop = rg != NULL ? rg->stop : NULL;
 
 	if (sep_check(ci, x, A, m, l, err) != FB_OK)
 		return FB_ERR;
+	if (rg != NULL && ((rg->first != NULL && !sep_comb_ok(rg->first, l, m)) ||
+	                   (stop != NULL && !sep_comb_ok(stop, l, m))))
+		return fb_fail(err, "a range of subsets of %zu among %zu neighbours is out of order",
+		               l, m);
 	if (sep_reserve(&ci->sws, (m + SEP_LANES) / SEP_LANES * SEP_LANES, l) != FB_OK)
 		return fb_fail(err, "out of memory for a search among %zu neighbours", m);
 	R = ci_fisher_corr(ci);
-	c = (sep_ctx){ &ci->sws, A, m, l, x, 0, false, 0.0, 0.0, 0.0, 0.0, 0 };
+	c = (sep_ctx){ &ci->sws, A, m, l, x, 0, false, 0.0, 0.0, 0.0, 0.0, 0,
+	               rg != NULL ? rg->pair : NULL };
 	c.L = (m + 1 + SEP_LANES - 1) / SEP_LANES * SEP_LANES;
 	c.band = ci_fisher_band(ci, l, alpha, &c.lo, &c.hi);
 	c.lo2 = c.lo * c.lo;
@@ -481,8 +515,8 @@ int fb_ci_fisher_separate(fb_ci *ci, size_t x, const size_t *A, size_t m, size_t
 			c.w->open[nopen++] = k;
 	}
 	for (size_t k = 0; k < l; k++)
-		c.w->comb[k] = k;
-	while (ch < l && nopen > 0) {
+		c.w->comb[k] = rg != NULL && rg->first != NULL ? rg->first[k] : k;
+	while (ch < l && nopen > 0 && (stop == NULL || !sep_comb_equal(c.w->comb, stop, l))) {
 		sep_changed(&c, ch);
 		if (sep_subset(ci, &c, alpha, kept, found, sets, &nopen) != FB_OK)
 			return fb_fail(err, "out of memory for a test with %zu conditioning variables",

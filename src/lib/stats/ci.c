@@ -248,15 +248,21 @@ int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err
 /* Move the query counters of from into ci's. */
 void fb_ci_take_counts(fb_ci *ci, fb_ci *from)
 {
-	ci->st.queries += from->st.queries;
-	ci->st.hits += from->st.hits;
-	ci->st.computed += from->st.computed;
-	ci->st.undefined += from->st.undefined;
-	ci->st.singular += from->st.singular;
-	ci->st.small += from->st.small;
-	ci->st.zero_df += from->st.zero_df;
+	fb_ci_add_counts(ci, &from->st);
 	from->st.queries = from->st.hits = from->st.computed = from->st.undefined = 0;
 	from->st.singular = from->st.small = from->st.zero_df = 0;
+}
+
+/* Add the query counters of st to ci's. */
+void fb_ci_add_counts(fb_ci *ci, const fb_ci_stats *st)
+{
+	ci->st.queries += st->queries;
+	ci->st.hits += st->hits;
+	ci->st.computed += st->computed;
+	ci->st.undefined += st->undefined;
+	ci->st.singular += st->singular;
+	ci->st.small += st->small;
+	ci->st.zero_df += st->zero_df;
 }
 
 /* The number of helpers. */
@@ -331,11 +337,17 @@ static void ci_invalid(fb_ci_result *res)
 /* Count a computed answer's flags. */
 void ci_count(fb_ci *ci, const fb_ci_result *res)
 {
-	ci->st.computed++;
-	ci->st.undefined += (res->flags & FB_CI_UNDEFINED) != 0;
-	ci->st.singular += (res->flags & FB_CI_SINGULAR) != 0;
-	ci->st.small += (res->flags & FB_CI_SMALL) != 0;
-	ci->st.zero_df += (res->flags & FB_CI_ZERO_DF) != 0;
+	ci_count_into(&ci->st, res);
+}
+
+/* Count a computed answer's flags into st. */
+void ci_count_into(fb_ci_stats *st, const fb_ci_result *res)
+{
+	st->computed++;
+	st->undefined += (res->flags & FB_CI_UNDEFINED) != 0;
+	st->singular += (res->flags & FB_CI_SINGULAR) != 0;
+	st->small += (res->flags & FB_CI_SMALL) != 0;
+	st->zero_df += (res->flags & FB_CI_ZERO_DF) != 0;
 }
 
 /* Count a query of x _||_ y | S and look it up (its key and hash left in ci->key and *h):

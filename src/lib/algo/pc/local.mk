@@ -9,6 +9,8 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/pc/pc-causal-learn.c \
 	src/lib/algo/pc/pc-tester.c \
 	src/lib/algo/pc/pc-tester.h \
+	src/lib/algo/pc/pc-split.c \
+	src/lib/algo/pc/pc-split.h \
 	src/lib/algo/pc/pc-params.h \
 	src/lib/algo/pc/algo-pc.c \
 	src/lib/algo/pc/fedpc-int.h \

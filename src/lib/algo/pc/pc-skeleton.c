@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fedbn/pc.h"
+#include "pc-split.h"
 #include "pc-tester.h"
 
 /* What one level works with. */
@@ -34,6 +35,7 @@ typedef struct level_ctx {
 	size_t most;               /* search: the largest frozen neighbourhood */
 	size_t threads;            /* search: threads (ci's helpers; 0: none, one walk a vertex) */
 	bool second;               /* threaded search: the phase of second visits (i > j) */
+	fb_pc_level bal;           /* threaded search: its units' figures */
 } level_ctx;
 
 /* Whether level l can run: some vertex has |adj| - 1 >= l. */
@@ -243,36 +245,32 @@ static int vertex_search(level_ctx *c, size_t i, fb_error *err)
 	return FB_OK;
 }
 
-/* One vertex of a phase of the threaded search (an item of pc_split_run, on thread t's test
- * object): its first visits (i < j), or its second (i > j) of pairs still joined, with
- * thread t's buffers; the found pairs and sets go to the level's lists (c->found, c->sets,
- * by the frozen lists' positions). */
-static int phase_item(void *ctx, fb_ci *ci, size_t t, size_t i, fb_error *err)
+/* Which pairs of vertex i the phase of the threaded search visits (pc_split_phase's mark):
+ * its first visits (i < j), or its second (i > j) of pairs still joined. */
+static bool phase_mark(void *ctx, size_t i, unsigned char *open, unsigned char *kept)
 {
-	level_ctx *c = ctx;
-	const size_t *A = c->adj + c->start[i];
-	size_t m = c->start[i + 1] - c->start[i], l = c->level;
-	unsigned char *open = c->open + t * c->most, *kept = c->kept + t * c->most * c->most;
+	const level_ctx *c = ctx;
+	size_t m = c->start[i + 1] - c->start[i];
 
-	if (m < l + 1 ||
-	    !search_mark(c, i, A, m, c->second ? VISIT_SECOND : VISIT_FIRST, open, kept))
-		return FB_OK;
-	return fb_ci_fisher_separate(ci, i, A, m, l, c->opt->alpha, open, kept,
-	                             c->found + c->start[i], c->sets + c->start[i] * l, err);
+	return search_mark(c, i, c->adj + c->start[i], m, c->second ? VISIT_SECOND : VISIT_FIRST,
+	                   open, kept);
 }
 
 /* The stable level's searches on the helpers' threads, in two phases: every first visit
  * (each pair's tests depend on the frozen lists alone), then every second visit of a pair
- * still joined; after each phase the found pairs go in vertex order, as one walk a vertex
- * would remove them (the same pairs, sets and counters). */
+ * still joined, each phase cut into units of work (pc-split.c); after each phase the found
+ * pairs go in vertex order, as one walk a vertex would remove them (the same pairs, sets
+ * and counters). */
 static int level_search_threads(level_ctx *c, fb_error *err)
 {
 	size_t d = c->g->d;
+	pc_split_phase ph = { d, c->level, c->start, c->adj, c->opt->alpha, phase_mark, c,
+	                      c->found, c->sets };
 
 	for (int phase = 0; phase < 2; phase++) {
 		c->second = phase == 1;
 		memset(c->found, 0, c->start[d] > 0 ? c->start[d] : 1);
-		if (pc_split_run(c->ci, d, phase_item, c, err) != FB_OK)
+		if (pc_split_search(c->ci, &ph, &c->bal, err) != FB_OK)
 			return FB_ERR;
 		for (size_t i = 0; i < d; i++)
 			search_take(c, i, c->found + c->start[i], c->sets + c->start[i] * c->level);
@@ -397,24 +395,23 @@ static void level_drop(level_ctx *c)
 			}
 }
 
-/* The vertex search's buffers, for the largest frozen neighbourhood (each thread's), and
- * with threads the level's lists of found pairs and sets. */
+/* The vertex search's buffers, for the largest frozen neighbourhood, or with threads the
+ * level's lists of found pairs and sets (the threads' buffers are pc-split.c's). */
 static void search_alloc(level_ctx *c)
 {
-	size_t d = c->g->d, most = 1, nt;
+	size_t d = c->g->d, most = 1;
 
 	for (size_t i = 0; i < d; i++)
 		most = c->start[i + 1] - c->start[i] > most ? c->start[i + 1] - c->start[i] : most;
 	c->most = most;
 	c->threads = fb_ci_n_helpers(c->ci);
-	nt = c->threads > 0 ? c->threads : 1;
-	c->open = fb_xmalloc(nt * most);
-	c->kept = fb_xmalloc(nt * most * most);
 	if (c->threads > 0) {
 		c->found = fb_xmalloc(c->start[d] > 0 ? c->start[d] : 1);
 		c->sets = fb_xmalloc((c->start[d] > 0 ? c->start[d] : 1) * c->level * sizeof *c->sets);
 		return;
 	}
+	c->open = fb_xmalloc(most);
+	c->kept = fb_xmalloc(most * most);
 	c->found = fb_xmalloc(most);
 	c->sets = fb_xmalloc(most * c->level * sizeof *c->sets);
 }
@@ -453,6 +450,7 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 		level_drop(&c);
 	fb_ci_get_stats(ci, &after);
 	if (out != NULL) {
+		*out = c.bal;
 		out->level = level;
 		out->tests = after.queries - before.queries;
 		out->hits = after.hits - before.hits;

@@ -1,0 +1,30 @@
+/* A stable Fisher-z level's vertex searches cut into units of work for threads (inside the
+ * algo folder only): a vertex whose search is large is cut into ranges of its subsets, the
+ * rest stay whole; threads take the units from one list, biggest vertices first, each on
+ * its own test object; each pair's answers are then taken from its ranges in order up to
+ * its first find, so that the sets and counters are those of one walk a vertex. */
+#ifndef FEDBN_PC_SPLIT_H
+#define FEDBN_PC_SPLIT_H
+
+#include "fedbn/ci.h"
+#include "fedbn/pc.h"
+
+/* One phase of a level's searches. */
+typedef struct pc_split_phase {
+	size_t d, level;           /* variables, the subsets' size */
+	const size_t *start, *adj; /* frozen adjacency: adj[start[i] .. start[i + 1]) */
+	double alpha;              /* the level's alpha */
+	/* mark in open (m) which of vertex i's m frozen neighbours its search pairs it with,
+	 * and in kept (m x m) what fb_ci_fisher_separate needs; false when none */
+	bool (*mark)(void *ctx, size_t i, unsigned char *open, unsigned char *kept);
+	void *ctx;                 /* mark's context */
+	unsigned char *found;      /* start[d]: the pairs that found a set, by frozen position */
+	size_t *sets;              /* start[d] x level: their sets */
+} pc_split_phase;
+
+/* Run the phase on ci's helpers' threads: found and sets filled, the counters moved into
+ * ci's; the units' figures added to bal (units, work, busiest, span16, threads).  FB_ERR
+ * with the reason of the first unit that failed. */
+int pc_split_search(fb_ci *ci, const pc_split_phase *ph, fb_pc_level *bal, fb_error *err);
+
+#endif
