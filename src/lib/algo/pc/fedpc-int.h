@@ -56,6 +56,15 @@ fb_dataset *fedpc_rank_dataset(const fb_dataset *ds);
  * zero (MATLAB), at least 1.  share * k is nudged by 1e-9 so that 0.3 * 10 counts as 3. */
 size_t fedpc_min_votes(double share, bool code_rule, size_t k);
 
+/* Count, per pair, the heard clients whose reply (its first fedpc_bits_bytes(d) bytes; tail:
+ * more may follow) keeps a pair the server sent, into votes (*heard: the replies). */
+int fedpc_count_votes(uint32_t *votes, size_t d, const unsigned char *sent,
+                      const fb_msg *const *up, size_t k, bool tail, size_t *heard, fb_error *err);
+/* Clear from sent the pairs with fewer than need votes, noting layer in removed_at; how many
+ * it cleared (*kept, when not NULL: how many stay). */
+size_t fedpc_vote_keep(unsigned char *sent, const uint32_t *votes, size_t d, size_t need,
+                       uint32_t *removed_at, size_t layer, size_t *kept);
+
 /* PC's options from a run's parameters (alpha, test, depth, stable, colliders, df, small,
  * zero_df), the same names and meanings as the pc learner's. */
 

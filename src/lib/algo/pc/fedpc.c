@@ -147,24 +147,24 @@ static int fedpc_client_half(void *state, size_t k, const fb_dataset *local,
 	return skele_client(st, k, down, up, figure, err);
 }
 
-/* Count each client's kept pairs among those the server sent, into votes. */
-static int count_votes(fedpc_state *st, const fb_msg *const *up, size_t k, size_t *heard,
-                       fb_error *err)
+/* Count, per pair, the heard clients whose reply (its first fedpc_bits_bytes(d) bytes; tail:
+ * more may follow) keeps a pair the server sent, into votes. */
+int fedpc_count_votes(uint32_t *votes, size_t d, const unsigned char *sent,
+                      const fb_msg *const *up, size_t k, bool tail, size_t *heard, fb_error *err)
 {
-	size_t nb = fedpc_bits_bytes(st->c.d);
-	uint32_t *votes = st->c.votes;
+	size_t nb = fedpc_bits_bytes(d);
 
-	memset(votes, 0, fedpc_npairs(st->c.d) * sizeof *votes);
+	memset(votes, 0, fedpc_npairs(d) * sizeof *votes);
 	*heard = 0;
 	for (size_t m = 0; m < k; m++) {
 		if (up[m] == NULL)
 			continue;
-		if (up[m]->nb != nb)
-			return fb_fail(err, "client %zu sent %zu bytes, not %zu", m + 1,
-			               up[m]->nb, nb);
+		if (tail ? up[m]->nb < nb : up[m]->nb != nb)
+			return fb_fail(err, "client %zu sent %zu bytes, not %s%zu", m + 1,
+			               up[m]->nb, tail ? "at least " : "", nb);
 		(*heard)++;
 		for (size_t b = 0; b < nb; b++) {
-			unsigned x = st->sent[b] & up[m]->b[b];
+			unsigned x = sent[b] & up[m]->b[b];
 
 			for (unsigned t = 0; x != 0; t++, x >>= 1)
 				votes[8 * b + t] += x & 1;
@@ -173,27 +173,39 @@ static int count_votes(fedpc_state *st, const fb_msg *const *up, size_t k, size_
 	return *heard > 0 ? FB_OK : fb_fail(err, "no client answered");
 }
 
-/* Server, FedSkele: keep the pairs with enough votes; broadcast the next layer or FedOrien. */
-static int skele_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_msg *down,
-                        fb_error *err)
+/* Clear from sent the pairs with fewer than need votes, noting layer in removed_at; how many
+ * it cleared (*kept: how many stay). */
+size_t fedpc_vote_keep(unsigned char *sent, const uint32_t *votes, size_t d, size_t need,
+                       uint32_t *removed_at, size_t layer, size_t *kept)
 {
-	size_t d = st->c.d, np = fedpc_npairs(d), nb = fedpc_bits_bytes(d), heard, need;
 	size_t before = 0, after = 0;
 
-	if (count_votes(st, up, k, &heard, err) != FB_OK)
-		return FB_ERR;
-	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
-	for (size_t p = 0; p < np; p++) {
-		bool had = fedpc_bit(st->sent, p), keep = had && st->c.votes[p] >= need;
+	for (size_t p = 0, np = fedpc_npairs(d); p < np; p++) {
+		bool had = fedpc_bit(sent, p), keep = had && votes[p] >= need;
 
 		before += had;
 		after += keep;
 		if (had && !keep) {
-			st->sent[p >> 3] &= (unsigned char)~(1u << (p & 7));
-			st->removed_at[p] = (uint32_t)st->layer;
+			sent[p >> 3] &= (unsigned char)~(1u << (p & 7));
+			removed_at[p] = (uint32_t)layer;
 		}
 	}
-	st->removed = before - after;
+	if (kept != NULL)
+		*kept = after;
+	return before - after;
+}
+
+/* Server, FedSkele: keep the pairs with enough votes; broadcast the next layer or FedOrien. */
+static int skele_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_msg *down,
+                        fb_error *err)
+{
+	size_t d = st->c.d, nb = fedpc_bits_bytes(d), heard, need;
+
+	if (fedpc_count_votes(st->c.votes, d, st->sent, up, k, false, &heard, err) != FB_OK)
+		return FB_ERR;
+	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
+	st->removed = fedpc_vote_keep(st->sent, st->c.votes, d, need, st->removed_at, st->layer,
+	                              NULL);
 	fb_graph_free(st->c.graph);
 	st->c.graph = fedpc_skel_unpack(st->sent, d);
 	st->last_layer = st->layer++;
