@@ -22,6 +22,7 @@
 
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
+#include "fedbn/knowledge.h"
 #include "fedbn/param.h"
 
 /* How the server solves its W step (5). */
@@ -61,6 +62,11 @@ typedef struct fb_admm_options {
 	double settle_h;   /* the h(W) at or below which the edges may be taken as settled (2e-6:
 	                      NOTEARS's 1e-8 is out of reach here, h levels off near it once the
 	                      l1 term and the capped rho1 balance) */
+	const fb_knowledge *knowledge; /* background knowledge over the variables, or NULL (read
+	                      when a client or the server is made, not kept): a forbidden entry
+	                      (tiers included) is held at 0 in every client's local step (its
+	                      column solved over the other rows) and in the server's W step; a
+	                      required one is left out of the l1 term */
 } fb_admm_options;
 
 /* Fill opt with the defaults (values in the field comments): the paper's linear settings,

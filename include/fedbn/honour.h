@@ -33,4 +33,18 @@ fb_graph *fb_honour_weights_graph(const gsl_matrix *W, double threshold, char *c
  * honoured k already); afterwards fb_knowledge_violations(k, g) is 0. */
 size_t fb_honour_graph(const fb_knowledge *k, fb_graph *g, bool acyclic);
 
+/* What knowledge says of entry (i, j) of a d x d weight matrix (row: parent), for the
+ * learners that honour it inside their optimisation. */
+enum fb_entry_role {
+	FB_ENTRY_FREE = 0,      /* neither forbidden nor required (and every diagonal entry) */
+	FB_ENTRY_FORBIDDEN = 1, /* i -> j may not appear: fb_knowledge_forbids (tiers included) */
+	FB_ENTRY_REQUIRED = 2,  /* i -> j must appear */
+};
+
+/* The role of every entry of a d x d weight matrix under k into *roles, a new array of d*d
+ * (caller frees); *roles NULL when k is NULL or empty, so that a learner without knowledge
+ * takes its usual path.  FB_ERR with one sentence when k is over another number of
+ * variables. */
+int fb_honour_roles(const fb_knowledge *k, size_t d, unsigned char **roles, fb_error *err);
+
 #endif

@@ -23,6 +23,7 @@
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
 #include "fedbn/graph.h"
+#include "fedbn/knowledge.h"
 #include "fedbn/param.h"
 
 /* The data-fit term. */
@@ -57,6 +58,10 @@ typedef struct fb_notears_options {
 	size_t lbfgs_max_eval; /* most evaluations per L-BFGS solve (15000, as scipy) */
 	double lbfgs_ftol;     /* relative change of the objective that ends a solve (2.2e-9,
 	                          scipy's factr 1e7 times the machine epsilon) */
+	const fb_knowledge *knowledge; /* background knowledge over the variables, or NULL
+	                          (read by fb_notears_alloc, not kept): each forbidden entry of W
+	                          (tiers included) is held at 0 by every solver, each required
+	                          one is left out of the l1 term */
 } fb_notears_options;
 
 /* What one step (outer iteration) did. */

@@ -90,13 +90,26 @@ typedef struct fb_owlqn_options {
 	                     (f_prev - f) / max(|f_prev|, |f|, 1) <= ftol_rel; the start point
 	                     is not tested; with l1 = 0 the line search also takes L-BFGS-B's
 	                     sufficient-decrease constant 1e-3 and its limit of 20 evaluations */
+	const unsigned char *role; /* NULL: every variable is optimised, the l1 term covering
+	                     x[l1_begin .. l1_end); else n roles (enum fb_owlqn_role) that say
+	                     which variables the l1 term covers and which stay at their start
+	                     value, l1_begin and l1_end then 0 */
 } fb_owlqn_options;
+
+/* What fb_owlqn does with a variable when its options give roles. */
+enum fb_owlqn_role {
+	FB_OWLQN_PENALISED = 0, /* optimised, under the l1 term */
+	FB_OWLQN_FREE = 1,      /* optimised, outside the l1 term */
+	FB_OWLQN_FIXED = 2,     /* held at its start value: f sees it, the optimiser does not */
+};
 
 /* Minimise f(x) + l1 |x[l1_begin..l1_end)|_1 from x (in place) with liblbfgs's OWL-QN
  * (orthant-wise L-BFGS: the l1 term needs neither splitting nor bounds); f is the smooth
  * part only.  Like fb_lbfgs, a run that stops on its evaluation limit or on rounding (its
  * line search cannot make progress) returns FB_OK with the best x found; rep->f includes
- * the l1 term and rep->code is liblbfgs's code. */
+ * the l1 term and rep->code is liblbfgs's code.  With roles, OWL-QN runs on the optimised
+ * variables alone (the penalised ones first), f always sees all n with the fixed ones at
+ * their start values, and every penalised variable is under the l1 term. */
 int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
              fb_lbfgs_report *rep, fb_error *err);
 

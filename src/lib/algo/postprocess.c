@@ -341,3 +341,24 @@ size_t fb_honour_graph(const fb_knowledge *k, fb_graph *g, bool acyclic)
 		n += pp_break_cycles(k, g);
 	return n;
 }
+
+/* The role of every entry of a d x d weight matrix under k. */
+int fb_honour_roles(const fb_knowledge *k, size_t d, unsigned char **roles, fb_error *err)
+{
+	unsigned char *r;
+
+	*roles = NULL;
+	if (fb_knowledge_is_empty(k))
+		return FB_OK;
+	if (fb_knowledge_d(k) != d)
+		return fb_fail(err, "knowledge: it is over %zu variables but the learner has %zu",
+		               fb_knowledge_d(k), d);
+	r = fb_xcalloc(d * d > 0 ? d * d : 1, sizeof *r);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++)
+			r[i * d + j] = fb_knowledge_requires(k, i, j) ? FB_ENTRY_REQUIRED
+			               : fb_knowledge_forbids(k, i, j) ? FB_ENTRY_FORBIDDEN
+			                                               : FB_ENTRY_FREE;
+	*roles = r;
+	return FB_OK;
+}

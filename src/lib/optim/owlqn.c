@@ -226,9 +226,10 @@ static int owlqn_check(size_t n, const double *x, fb_objective f, const fb_owlqn
 	return FB_OK;
 }
 
-/* Minimise f(x) + l1 |x[l1_begin..l1_end)|_1 from x (in place) with OWL-QN. */
-int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
-             fb_lbfgs_report *rep, fb_error *err)
+/* Minimise f(x) + l1 |x[l1_begin..l1_end)|_1 from x (in place) with OWL-QN, every
+ * variable optimised. */
+static int owlqn_plain(size_t n, double *x, fb_objective f, void *ctx,
+                       const fb_owlqn_options *opt, fb_lbfgs_report *rep, fb_error *err)
 {
 	owlqn_call call = { f, ctx, 0.0, 0, 0, NULL, HUGE_VAL, 0, 0, 0, 0.0, 0.0, HUGE_VAL };
 	lbfgs_parameter_t p;
@@ -263,4 +264,95 @@ out:
 	lbfgs_free(xv);
 	free(call.best_x);
 	return status;
+}
+
+/* A run under roles: the optimiser's vector holds the optimised variables, penalised ones
+ * first; f is handed all of them. */
+typedef struct owlqn_packed {
+	fb_objective f;    /* the caller's smooth part, over all n variables */
+	void *ctx;         /* its context */
+	size_t n;          /* all variables */
+	const size_t *at;  /* m: where each optimised variable sits among the n */
+	double *full;      /* n: the point f is handed (fixed variables at their start) */
+	double *gfull;     /* n: f's gradient */
+} owlqn_packed;
+
+/* The smooth part at the packed y: spread into the full point, f there, its gradient
+ * gathered back. */
+static double owlqn_packed_eval(const double *y, double *g, size_t m, void *ctx)
+{
+	owlqn_packed *p = ctx;
+	double fx;
+	size_t q;
+
+	for (q = 0; q < m; q++)
+		p->full[p->at[q]] = y[q];
+	fx = p->f(p->full, g != NULL ? p->gfull : NULL, p->n, p->ctx);
+	for (q = 0; g != NULL && q < m; q++)
+		g[q] = p->gfull[p->at[q]];
+	return fx;
+}
+
+/* Where the optimised variables sit, penalised ones first, into at (n entries); their count
+ * in *m and that of the penalised ones in *pen. */
+static void owlqn_roles_order(const unsigned char *role, size_t n, size_t *at, size_t *m,
+                              size_t *pen)
+{
+	size_t i;
+
+	*m = 0;
+	for (i = 0; i < n; i++)
+		if (role[i] == FB_OWLQN_PENALISED)
+			at[(*m)++] = i;
+	*pen = *m;
+	for (i = 0; i < n; i++)
+		if (role[i] == FB_OWLQN_FREE)
+			at[(*m)++] = i;
+}
+
+/* fb_owlqn under roles: OWL-QN on the optimised variables alone; with none, f once at x. */
+static int owlqn_roles(size_t n, double *x, fb_objective f, void *ctx,
+                       const fb_owlqn_options *opt, fb_lbfgs_report *rep, fb_error *err)
+{
+	fb_owlqn_options po = *opt;
+	owlqn_packed p = { f, ctx, n, NULL, NULL, NULL };
+	size_t *at, m, pen, q;
+	double *y;
+	int status = FB_OK;
+
+	if (opt->l1_begin != 0 || opt->l1_end != 0)
+		return fb_fail(err, "owl-qn: l1_begin and l1_end must be 0 when roles are given");
+	at = fb_xmalloc((n > 0 ? n : 1) * sizeof *at);
+	owlqn_roles_order(opt->role, n, at, &m, &pen);
+	p.at = at;
+	p.full = fb_xmalloc((n > 0 ? n : 1) * sizeof *p.full);
+	p.gfull = fb_xmalloc((n > 0 ? n : 1) * sizeof *p.gfull);
+	memcpy(p.full, x, n * sizeof *x);
+	y = fb_xmalloc((m > 0 ? m : 1) * sizeof *y);
+	for (q = 0; q < m; q++)
+		y[q] = x[at[q]];
+	po.role = NULL;
+	po.l1 = pen > 0 ? opt->l1 : 0.0;
+	po.l1_end = pen;
+	if (m > 0)
+		status = owlqn_plain(m, y, owlqn_packed_eval, &p, &po, rep, err);
+	else if (rep != NULL)
+		*rep = (fb_lbfgs_report){ f(x, NULL, n, ctx), 1, LBFGS_SUCCESS };
+	for (q = 0; status == FB_OK && q < m; q++)
+		x[at[q]] = y[q];
+	free(y);
+	free(p.full);
+	free(p.gfull);
+	free(at);
+	return status;
+}
+
+/* Minimise f(x) + l1 |x[l1_begin..l1_end)|_1 from x (in place) with OWL-QN, or under the
+ * options' roles. */
+int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
+             fb_lbfgs_report *rep, fb_error *err)
+{
+	if (opt != NULL && opt->role != NULL && x != NULL && f != NULL && n > 0)
+		return owlqn_roles(n, x, f, ctx, opt, rep, err);
+	return owlqn_plain(n, x, f, ctx, opt, rep, err);
 }

@@ -10,6 +10,7 @@
 #include <gsl/gsl_linalg.h>
 
 #include "fedbn/admm.h"
+#include "fedbn/honour.h"
 #include "fedbn/optim.h"
 
 /* One client: everything it needs between rounds, derived from its own rows only. */
@@ -28,6 +29,9 @@ struct fb_admm_client {
 	double gap2;         /* ||B_k - W||_F^2 for the W of the last local step */
 	double gap_beta;     /* <beta_k, B_k - W> there */
 	bool pending;        /* a local step waits for its update */
+	unsigned char *role; /* d*d entries under the knowledge (fb_honour_roles), or NULL */
+	size_t *rows;        /* with knowledge: d, the rows of a column that may be parents */
+	gsl_vector *rhs;     /* with knowledge: d, one column's right-hand side */
 };
 
 /* The server: W, alpha and the penalties, the sum of the clients' multipliers as it follows
@@ -54,6 +58,11 @@ struct fb_admm_server {
 	bool settled;        /* the settle rule stopped the run */
 	bool eval_failed;    /* an objective evaluation met an overflowing exponential */
 	fb_error eval_err;   /* the reason of the first such failure */
+	unsigned char *role; /* d*d entries under the knowledge (fb_honour_roles), or NULL */
+	unsigned char *xrole; /* with knowledge: OWL-QN's roles (forbidden fixed, required free
+	                         of the l1 term) */
+	double *lower;       /* with knowledge: the bounds of the other solvers (forbidden */
+	double *upper;       /* entries in [0, 0], the rest unbounded) */
 };
 
 /* FB_OK when every setting is usable, else FB_ERR naming the first bad one. */
@@ -145,6 +154,9 @@ void fb_admm_client_free(fb_admm_client *c)
 	gsl_matrix_free(c->B);
 	gsl_matrix_free(c->chol);
 	gsl_matrix_free(c->tmp);
+	free(c->role);
+	free(c->rows);
+	gsl_vector_free(c->rhs);
 	free(c);
 }
 
@@ -220,10 +232,16 @@ fb_admm_client *fb_admm_client_alloc(const fb_dataset *xk, size_t n_total,
 		fb_fail(err, "admm: out of memory for a client over %zu variables", d);
 		return NULL;
 	}
-	if (client_moments_form(c, xk, n_total, err) != FB_OK) {
+	if (client_moments_form(c, xk, n_total, err) != FB_OK ||
+	    fb_honour_roles(opt->knowledge, d, &c->role, err) != FB_OK) {
 		fb_admm_client_free(c);
 		return NULL;
 	}
+	if (c->role != NULL) {
+		c->rows = fb_xmalloc(d * sizeof *c->rows);
+		c->rhs = gsl_vector_alloc(d);
+	}
+	c->opt.knowledge = NULL; /* read into the roles, not kept */
 	return c;
 }
 
@@ -266,6 +284,55 @@ static void client_gaps(fb_admm_client *c, const gsl_matrix *W)
 	}
 }
 
+/* Column j of B again with the entries the knowledge forbids held at 0: the local step's
+ * normal equations over the m rows F that may be parents of j,
+ * (S_FF + rho2 I) b_F = rho2 W_Fj - beta_Fj + S_Fj, factored in the corner of c->chol. */
+static int client_fixed_column(fb_admm_client *c, const gsl_matrix *W, size_t j, size_t m,
+                               fb_error *err)
+{
+	gsl_matrix_view A = gsl_matrix_submatrix(c->chol, 0, 0, m, m);
+	gsl_vector_view b = gsl_vector_subvector(c->rhs, 0, m);
+
+	for (size_t a = 0; a < m; a++) {
+		size_t i = c->rows[a];
+
+		for (size_t q = 0; q < m; q++)
+			gsl_matrix_set(&A.matrix, a, q, gsl_matrix_get(c->S, i, c->rows[q]) +
+			               (a == q ? c->rho2 : 0.0));
+		gsl_vector_set(&b.vector, a, c->rho2 * gsl_matrix_get(W, i, j) -
+		               gsl_matrix_get(c->beta, i, j) + gsl_matrix_get(c->S, i, j));
+	}
+	if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS ||
+	    gsl_linalg_cholesky_svx(&A.matrix, &b.vector) != GSL_SUCCESS)
+		return fb_fail(err, "admm: the local solve of column %zu failed: %s", j + 1,
+		               fb_gsl_last_error());
+	for (size_t a = 0; a < m; a++)
+		gsl_matrix_set(c->B, c->rows[a], j, gsl_vector_get(&b.vector, a));
+	return FB_OK;
+}
+
+/* Every column of B with an entry the knowledge forbids, solved again with those entries 0
+ * (the exact minimiser of the local step over B with them fixed). */
+static int client_fixed_columns(fb_admm_client *c, const gsl_matrix *W, fb_error *err)
+{
+	size_t d = c->d;
+
+	for (size_t j = 0; j < d; j++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < d; i++)
+			if (c->role[i * d + j] != FB_ENTRY_FORBIDDEN)
+				c->rows[m++] = i;
+		if (m == d)
+			continue;
+		for (size_t i = 0; i < d; i++)
+			gsl_matrix_set(c->B, i, j, 0.0);
+		if (m > 0 && client_fixed_column(c, W, j, m, err) != FB_OK)
+			return FB_ERR;
+	}
+	return FB_OK;
+}
+
 /* Local step (eq. 10) by a Cholesky factor of S + rho2 I and d right-hand sides. */
 int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_out,
                          fb_error *err)
@@ -296,6 +363,8 @@ int fb_admm_client_local(fb_admm_client *c, const gsl_matrix *W, gsl_matrix *B_o
 	if (gsl_linalg_cholesky_svx_mat(c->chol, c->tmp) != GSL_SUCCESS)
 		return fb_fail(err, "admm: local solve failed: %s", fb_gsl_last_error());
 	gsl_matrix_memcpy(c->B, c->tmp);
+	if (c->role != NULL && client_fixed_columns(c, W, err) != FB_OK)
+		return FB_ERR;
 	client_gaps(c, W);
 	if (B_out != NULL)
 		gsl_matrix_memcpy(B_out, c->B);
@@ -392,9 +461,45 @@ void fb_admm_server_free(fb_admm_server *s)
 	free(s->x);
 	free(s->g);
 	free(s->best);
+	free(s->role);
+	free(s->xrole);
+	free(s->lower);
+	free(s->upper);
 	fb_admm_settle_free(s->settle);
 	fb_dag_h_work_free(s->hw);
 	free(s);
+}
+
+/* The server's W step under knowledge: OWL-QN's roles and the other solvers' bounds hold a
+ * forbidden entry at 0 (where W starts), and a required one is left out of the l1 term
+ * (admm_penalised).  Nothing without knowledge. */
+static int server_knowledge(fb_admm_server *s, const fb_knowledge *k, fb_error *err)
+{
+	size_t dd = s->d * s->d;
+
+	s->opt.knowledge = NULL; /* read into the roles, not kept */
+	if (fb_honour_roles(k, s->d, &s->role, err) != FB_OK)
+		return FB_ERR;
+	if (s->role == NULL)
+		return FB_OK;
+	s->xrole = fb_xmalloc(dd);
+	s->lower = fb_xmalloc(dd * sizeof *s->lower);
+	s->upper = fb_xmalloc(dd * sizeof *s->upper);
+	for (size_t q = 0; q < dd; q++) {
+		bool fixed = s->role[q] == FB_ENTRY_FORBIDDEN;
+
+		s->xrole[q] = fixed ? FB_OWLQN_FIXED
+		              : s->role[q] == FB_ENTRY_REQUIRED ? FB_OWLQN_FREE : FB_OWLQN_PENALISED;
+		s->lower[q] = fixed ? 0.0 : -HUGE_VAL;
+		s->upper[q] = fixed ? 0.0 : HUGE_VAL;
+	}
+	return FB_OK;
+}
+
+/* Whether entry q of W is under the l1 term: every entry but the required ones. */
+static bool admm_penalised(const fb_admm_server *s, size_t q)
+{
+	return s->role == NULL || s->role[q] != FB_ENTRY_REQUIRED;
 }
 
 /* A server for d variables and k clients, starting from W = 0, alpha = 0, beta_k = 0. */
@@ -434,6 +539,10 @@ fb_admm_server *fb_admm_server_alloc(size_t d, size_t k, const fb_admm_options *
 	if (!ok) {
 		fb_admm_server_free(s);
 		fb_fail(err, "admm: out of memory for a server over %zu variables", d);
+		return NULL;
+	}
+	if (server_knowledge(s, opt->knowledge, err) != FB_OK) {
+		fb_admm_server_free(s);
 		return NULL;
 	}
 	return s;
@@ -478,7 +587,10 @@ static double server_eval(const double *x, double *grad, size_t n, void *ctx)
 		double diff = x[i] - s->wbar[i];
 		double sign = x[i] > 0 ? 1.0 : x[i] < 0 ? -1.0 : 0.0;
 
-		l1 += fabs(x[i]);
+		if (!admm_penalised(s, i))
+			sign = 0.0;
+		else
+			l1 += fabs(x[i]);
 		quad += diff * diff;
 		if (grad != NULL)
 			grad[i] = coef * grad[i] + kr * diff + lam * sign;
@@ -542,7 +654,7 @@ static void server_figures_fill(const fb_admm_server *s, double gap2, double gap
 			size_t q = i * s->d + j;
 			double dq = w[q] - old[i * s->W->tda + j];
 
-			l1 += fabs(w[q]);
+			l1 += admm_penalised(s, q) ? fabs(w[q]) : 0.0;
 			bd += s->beta_sum[q] * dq;
 			sd += (s->Bsum[q] - K * old[i * s->W->tda + j]) * dq;
 			dd += dq * dq;
@@ -590,6 +702,7 @@ static int server_w_run(fb_admm_server *s, fb_admm_figures *fig, fb_error *err)
 		oo.ftol_rel = s->opt.ftol_rel;
 		oo.gtol = s->opt.gtol;
 		oo.l1 = s->opt.lambda;
+		oo.role = s->xrole;
 		status = fb_owlqn(n, s->x, server_eval, s, &oo, &rep, &lerr);
 	} else {
 		fb_lbfgs_options lo = { 0 };
@@ -598,6 +711,8 @@ static int server_w_run(fb_admm_server *s, fb_admm_figures *fig, fb_error *err)
 		lo.max_eval = s->opt.max_eval;
 		lo.ftol_rel = s->opt.ftol_rel;
 		lo.pgtol = s->opt.gtol;
+		lo.lower = s->lower;
+		lo.upper = s->upper;
 		if (s->opt.solver == FB_ADMM_LBFGSB)
 			status = fb_lbfgsb(n, s->x, server_eval, s, &lo, &rep, &lerr);
 		else

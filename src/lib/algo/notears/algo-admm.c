@@ -110,6 +110,7 @@ static int admm_create(fb_run *run, fb_error *err)
 	fb_admm_options o;
 
 	fb_admm_options_from_params(&run->params, &o);
+	o.knowledge = fb_run_knowledge(run);
 	run->state = st;
 	st->k = run->part->k;
 	st->d = run->part->d;

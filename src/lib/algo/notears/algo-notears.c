@@ -40,6 +40,7 @@ static int nt_create(fb_run *run, fb_error *err)
 	nt_state *st = fb_xcalloc(1, sizeof *st);
 
 	fb_notears_options_from_params(&run->params, &o);
+	o.knowledge = fb_run_knowledge(run);
 	st->threshold = o.w_threshold;
 	st->d = run->data->d;
 	st->names = fb_dataset_names(run->data);

@@ -25,6 +25,7 @@
 #include <gsl/gsl_blas.h>
 
 #include "fedbn/core.h"
+#include "fedbn/honour.h"
 #include "fedbn/notears.h"
 #include "fedbn/optim.h"
 
@@ -52,6 +53,11 @@ struct fb_notears {
 	double *xt;        /* nx: the point a solve starts from and returns */
 	double *lower;     /* split: 2 d^2 lower bounds (all 0); else NULL */
 	double *upper;     /* split: 2 d^2 upper bounds (0 on the diagonals, +inf elsewhere) */
+	unsigned char *role;  /* d^2: each entry of W under the knowledge (fb_honour_roles), or
+	                         NULL without knowledge */
+	unsigned char *xrole; /* OWL-QN with knowledge: the nx roles for fb_owlqn (forbidden
+	                         entries fixed at 0, required ones free of the l1 term), else
+	                         NULL */
 	double rho;        /* penalty on h^2 / 2 */
 	double alpha;      /* multiplier of h */
 	double h_prev;     /* h at the last accepted point (+inf at the start) */
@@ -191,6 +197,33 @@ static int notears_alloc_parts(fb_notears *nt, gsl_matrix *Xc, fb_error *err)
 	return FB_OK;
 }
 
+/* Knowledge inside the solvers: the split's bounds hold a forbidden entry's W+ and W- at 0;
+ * OWL-QN's roles fix a forbidden entry at 0 (where every solve starts) and leave a required
+ * one out of the l1 term.  Nothing without knowledge; FB_ERR on knowledge of another size. */
+static int notears_knowledge(fb_notears *nt, const fb_knowledge *k, fb_error *err)
+{
+	size_t d = nt->d, d2 = d * d, i, j, q = 0;
+
+	if (fb_honour_roles(k, d, &nt->role, err) != FB_OK)
+		return FB_ERR;
+	if (nt->role == NULL)
+		return FB_OK;
+	if (notears_is_split(nt)) {
+		for (q = 0; q < d2; q++)
+			if (nt->role[q] == FB_ENTRY_FORBIDDEN)
+				nt->upper[q] = nt->upper[d2 + q] = 0.0;
+		return FB_OK;
+	}
+	nt->xrole = fb_xmalloc(nt->nx > 0 ? nt->nx : 1);
+	for (i = 0; i < d; i++)
+		for (j = 0; j < d; j++)
+			if (i != j)
+				nt->xrole[q++] = nt->role[i * d + j] == FB_ENTRY_FORBIDDEN ? FB_OWLQN_FIXED
+				                 : nt->role[i * d + j] == FB_ENTRY_REQUIRED ? FB_OWLQN_FREE
+				                                                          : FB_OWLQN_PENALISED;
+	return FB_OK;
+}
+
 /* Start a run on ds. */
 fb_notears *fb_notears_alloc(const fb_dataset *ds, const fb_notears_options *opt,
                              fb_error *err)
@@ -220,12 +253,14 @@ fb_notears *fb_notears_alloc(const fb_dataset *ds, const fb_notears_options *opt
 	nt->alpha = 0.0;
 	nt->h_prev = HUGE_VAL;
 	Xc = notears_centre(ds);
-	if (Xc == NULL || notears_alloc_parts(nt, Xc, err) != FB_OK) {
+	if (Xc == NULL || notears_alloc_parts(nt, Xc, err) != FB_OK ||
+	    notears_knowledge(nt, nt->opt.knowledge, err) != FB_OK) {
 		if (Xc == NULL)
 			fb_fail(err, "notears: out of memory for n = %zu, d = %zu", ds->n, ds->d);
 		fb_notears_free(nt);
 		return NULL;
 	}
+	nt->opt.knowledge = NULL; /* read into the roles, not kept */
 	return nt;
 }
 
@@ -246,6 +281,8 @@ void fb_notears_free(fb_notears *nt)
 	free(nt->xt);
 	free(nt->lower);
 	free(nt->upper);
+	free(nt->role);
+	free(nt->xrole);
 	free(nt);
 }
 
@@ -352,13 +389,14 @@ static double notears_split_objective(const double *x, double *grad, size_t nx, 
 	double f = notears_smooth(nt, x, grad != NULL), l1 = 0.0, lam = nt->opt.lambda1;
 
 	for (k = 0; k < nx; k++)
-		l1 += x[k];
+		l1 += (nt->role == NULL || nt->role[k % d2] != FB_ENTRY_REQUIRED) ? x[k] : 0.0;
 	if (grad != NULL)
 		for (k = 0; k < d2; k++) {
 			double g = isfinite(f) ? nt->G->data[k] : 0.0;
+			double l = (nt->role == NULL || nt->role[k] != FB_ENTRY_REQUIRED) ? lam : 0.0;
 
-			grad[k] = g + lam;
-			grad[d2 + k] = -g + lam;
+			grad[k] = g + l;
+			grad[d2 + k] = -g + l;
 		}
 	return f + lam * l1;
 }
@@ -408,6 +446,7 @@ static int notears_solve(fb_notears *nt, fb_lbfgs_report *rep, double *h, fb_err
 		oo.ftol_rel = nt->opt.lbfgs_ftol;
 		oo.l1 = nt->opt.lambda1;
 		oo.scipy_stop = 1;
+		oo.role = nt->xrole;
 		status = fb_owlqn(nt->nx, nt->xt, notears_owlqn_objective, nt, &oo, rep, err);
 	}
 	if (status != FB_OK)
