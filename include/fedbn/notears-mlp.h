@@ -25,6 +25,7 @@
 
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
+#include "fedbn/knowledge.h"
 #include "fedbn/param.h"
 
 /* How each augmented-Lagrangian subproblem is solved; both reach the same minimisers. */
@@ -46,6 +47,11 @@ typedef struct fb_mlp_options {
 	double w_threshold; /* sqrt(A_ij) at or below this is no edge, for the edge count (0.3) */
 	uint64_t seed;      /* the stream "notears-mlp init" of the initial parameters (1) */
 	enum fb_mlp_solver solver; /* the subproblem solver (FB_MLP_LBFGSB) */
+	const fb_knowledge *knowledge; /* background knowledge over the variables, or NULL (read
+	                      by fb_notears_mlp_alloc, not kept): the first-layer weights from
+	                      input i into network j are held at 0 when i -> j is forbidden (tiers
+	                      included), as the self-inputs are, and left out of the l1 term when
+	                      it is required */
 } fb_mlp_options;
 
 /* What one step (outer iteration) did. */
@@ -108,6 +114,11 @@ typedef struct fb_mlp_admm_options {
 	double threshold;  /* sqrt(A_ij) at or below this is no edge (0.3) */
 	uint64_t seed;     /* initial parameters: stream "mlp-admm init" (server), "mlp-admm
 	                      client K" (client K, 1-based) (1) */
+	const fb_knowledge *knowledge; /* background knowledge over the variables, or NULL (read
+	                      when a client or the server is made, not kept): the first-layer
+	                      weights of a forbidden arc start at 0 and stay there in every client
+	                      and in the server; those of a required arc are left out of the
+	                      server's l1 term */
 } fb_mlp_admm_options;
 
 /* The defaults, from notears-mlp-admm's parameter table. */

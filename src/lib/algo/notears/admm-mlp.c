@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/honour.h"
 #include "fedbn/notears-mlp.h"
 #include "mlp-int.h"
 
@@ -53,6 +54,22 @@ static double mlp_distance(const double *a, const double *b, size_t n)
 
 /* ---- client ---- */
 
+/* The roles of a client's np parameters under knowledge k (NULL without any, fb_mlp_layer_roles
+ * with it; the fixed weights of theta set to 0); FB_ERR on knowledge of another size. */
+static int mlp_knowledge_roles(const fb_knowledge *k, size_t d, size_t hidden, size_t np,
+                               double *theta, unsigned char **role, fb_error *err)
+{
+	unsigned char *entry;
+
+	*role = NULL;
+	if (fb_honour_roles(k, d, &entry, err) != FB_OK)
+		return FB_ERR;
+	if (entry != NULL)
+		*role = fb_mlp_layer_roles(entry, d, hidden, np, theta);
+	free(entry);
+	return FB_OK;
+}
+
 struct fb_mlp_client {
 	fb_mlp_admm_options opt; /* the settings */
 	const fb_dataset *xk;    /* its rows (not owned) */
@@ -72,6 +89,8 @@ struct fb_mlp_client {
 	double rho2;             /* the rho2 of its last step */
 	size_t last;             /* the round of its last step (0: none) */
 	double loss;             /* its data loss at theta_k */
+	unsigned char *role;     /* with knowledge: fb_owlqn's np roles (the first-layer weights
+	                            of forbidden arcs fixed at 0), else NULL */
 };
 
 /* The model's MSE at x, and its gradient when grad is wanted (*mg then points at it): from
@@ -165,6 +184,14 @@ fb_mlp_client *fb_mlp_client_alloc(const fb_dataset *xk, size_t k, size_t n_tota
 	gsl_rng_free(r);
 	c->theta = fb_xcalloc(c->np, sizeof *c->theta);
 	fb_nn_stack_get_params(c->net, c->theta);
+	if (mlp_knowledge_roles(opt->knowledge, xk->d, opt->hidden, c->np, c->theta, &c->role,
+	                        err) != FB_OK) {
+		fb_nn_stack_free(c->net);
+		free(c->theta);
+		free(c);
+		return NULL;
+	}
+	c->opt.knowledge = NULL; /* read into the roles, not kept */
 	c->beta = fb_xcalloc(c->np, sizeof *c->beta);
 	c->glob = fb_xcalloc(c->np, sizeof *c->glob);
 	c->g = fb_xcalloc(c->np, sizeof *c->g);
@@ -183,6 +210,7 @@ void fb_mlp_client_free(fb_mlp_client *c)
 	free(c->glob);
 	free(c->g);
 	free(c->gbest);
+	free(c->role);
 	free(c);
 }
 
@@ -204,6 +232,7 @@ int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, dou
 	oo.gtol = 1e-5;
 	oo.scipy_stop = 1; /* liblbfgs's own decrease test, relative to f alone, stops at once
 	                      once f < 0, which these objectives reach in late rounds */
+	oo.role = c->role;
 	c->first = 1;
 	c->fbest = HUGE_VAL;
 	c->best_ok = 0;
@@ -250,6 +279,8 @@ struct fb_mlp_server {
 	size_t heard;            /* clients heard so far */
 	size_t round;            /* rounds done */
 	fb_mlp_h_work hw;        /* the acyclicity term's scratch */
+	unsigned char *entry;    /* with knowledge: the d*d arcs' roles (fb_honour_roles) */
+	unsigned char *role;     /* with knowledge: fb_owlqn's P roles of the first layer */
 };
 
 /* A server for d variables and k clients. */
@@ -281,6 +312,14 @@ fb_mlp_server *fb_mlp_server_alloc(size_t d, size_t k, const fb_mlp_admm_options
 	s->theta = fb_xcalloc(s->np, sizeof *s->theta);
 	fb_nn_stack_get_params(net, s->theta);
 	fb_nn_stack_free(net);
+	if (fb_honour_roles(opt->knowledge, d, &s->entry, err) != FB_OK) {
+		free(s->theta);
+		free(s);
+		return NULL;
+	}
+	if (s->entry != NULL)
+		s->role = fb_mlp_layer_roles(s->entry, d, s->m, s->P, s->theta);
+	s->opt.knowledge = NULL; /* read into the roles, not kept */
 	s->thk = fb_xcalloc(k * s->np, sizeof *s->thk);
 	s->beta = fb_xcalloc(k * s->np, sizeof *s->beta);
 	s->rho2k = fb_xcalloc(k, sizeof *s->rho2k);
@@ -296,6 +335,8 @@ void fb_mlp_server_free(fb_mlp_server *s)
 	if (s == NULL)
 		return;
 	fb_mlp_h_release(&s->hw);
+	free(s->entry);
+	free(s->role);
 	free(s->theta);
 	free(s->thk);
 	free(s->beta);
@@ -385,7 +426,8 @@ static double server_total(fb_mlp_server *s, double h)
 	double f = s->alpha * h + 0.5 * s->rho1 * h * h, l1 = 0.0, l2 = 0.0;
 
 	for (size_t q = 0; q < s->P; q++) {
-		l1 += fabs(s->theta[q]);
+		if (fb_mlp_penalised(s->entry, s->d, s->m, q))
+			l1 += fabs(s->theta[q]);
 		l2 += s->theta[q] * s->theta[q];
 	}
 	for (size_t q = 0; q < s->m * s->d; q++)
@@ -448,7 +490,8 @@ int fb_mlp_server_global(fb_mlp_server *s, const double *const *up, fb_mlp_admm_
 	oo.ftol_rel = 2.220446049250313e-09;
 	oo.gtol = 1e-5;
 	oo.l1 = s->opt.lambda1;
-	oo.l1_end = s->P;
+	oo.l1_end = s->role != NULL ? 0 : s->P;
+	oo.role = s->role;
 	if (fb_owlqn(s->P, s->theta, server_objective, s, &oo, &rep, err) != FB_OK)
 		return FB_ERR;
 	server_closed_form(s);

@@ -55,6 +55,7 @@ static int nm_create(fb_run *run, fb_error *err)
 	nm_state *st = fb_xcalloc(1, sizeof *st);
 
 	fb_mlp_options_from_params(&run->params, &o);
+	o.knowledge = fb_run_knowledge(run);
 	st->threshold = o.w_threshold;
 	st->d = run->data->d;
 	st->names = fb_dataset_names(run->data);
@@ -284,6 +285,7 @@ static int am_create(fb_run *run, fb_error *err)
 	fb_mlp_admm_options o;
 
 	fb_mlp_admm_options_from_params(&run->params, &o);
+	o.knowledge = fb_run_knowledge(run);
 	run->state = st;
 	st->k = run->part->k;
 	st->d = run->part->d;

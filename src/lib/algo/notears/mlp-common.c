@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fedbn/honour.h"
 #include "fedbn/notears-mlp.h"
 #include "mlp-int.h"
 
@@ -99,4 +100,36 @@ fb_nn_stack *fb_mlp_stack_alloc(size_t d, size_t hidden, fb_error *err)
 	fb_nn_act act = { FB_NN_ACT_SIGMOID, 0.0 };
 
 	return fb_nn_stack_alloc(dims, 3, &act, err);
+}
+
+/* The arc of first-layer weight k: input i = k mod d into network j = (k / d) / hidden, as
+ * the index i d + j of the entry roles. */
+static size_t mlp_layer_entry(size_t d, size_t hidden, size_t k)
+{
+	return (k % d) * d + (k / d) / hidden;
+}
+
+/* Roles of a vector that starts with the first layer, under the entry roles. */
+unsigned char *fb_mlp_layer_roles(const unsigned char *entry, size_t d, size_t hidden,
+                                  size_t n, double *theta)
+{
+	unsigned char *role = fb_xmalloc(n > 0 ? n : 1);
+	size_t P = d * hidden * d;
+
+	for (size_t k = 0; k < n; k++) {
+		unsigned char e = k < P ? entry[mlp_layer_entry(d, hidden, k)] : FB_ENTRY_FREE;
+
+		role[k] = k >= P ? FB_OWLQN_FREE
+		          : e == FB_ENTRY_FORBIDDEN ? FB_OWLQN_FIXED
+		          : e == FB_ENTRY_REQUIRED ? FB_OWLQN_FREE : FB_OWLQN_PENALISED;
+		if (theta != NULL && role[k] == FB_OWLQN_FIXED)
+			theta[k] = 0.0;
+	}
+	return role;
+}
+
+/* Whether first-layer weight k is under the l1 term. */
+bool fb_mlp_penalised(const unsigned char *entry, size_t d, size_t hidden, size_t k)
+{
+	return entry == NULL || entry[mlp_layer_entry(d, hidden, k)] != FB_ENTRY_REQUIRED;
 }

@@ -3,6 +3,7 @@
 #ifndef FEDBN_ALGO_MLP_INT_H
 #define FEDBN_ALGO_MLP_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <gsl/gsl_matrix.h>
@@ -33,5 +34,15 @@ void fb_mlp_h_grad_add(const fb_mlp_h_work *hw, const double *theta, double c, d
 int fb_mlp_check_data(const fb_dataset *ds, const char *who, fb_error *err);
 /* The stack {d, hidden, 1} with sigmoid units; NULL with the reason. */
 fb_nn_stack *fb_mlp_stack_alloc(size_t d, size_t hidden, fb_error *err);
+/* fb_owlqn's roles (n of them, new) for a vector whose first d*hidden*d entries are the first
+ * layer (weight (j*hidden + m)*d + i: input i into network j), under the entry roles of
+ * fb_honour_roles: a weight of a forbidden i -> j fixed, of a required one free of the l1
+ * term, any other penalised; the entries after the first layer free.  The fixed weights of
+ * theta (NULL: none) are set to 0, where they then stay. */
+unsigned char *fb_mlp_layer_roles(const unsigned char *entry, size_t d, size_t hidden,
+                                  size_t n, double *theta);
+/* Whether first-layer weight k (laid out as above) is under the l1 term: it is unless the
+ * entry roles (NULL: none) require its arc. */
+bool fb_mlp_penalised(const unsigned char *entry, size_t d, size_t hidden, size_t k);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/honour.h"
 #include "fedbn/notears-mlp.h"
 #include "mlp-int.h"
 
@@ -29,6 +30,7 @@ struct fb_notears_mlp {
 	double eval_alpha;     /* the alpha of the solve under way */
 	size_t iter;           /* outer iterations done */
 	bool done;             /* finished (or failed) */
+	unsigned char *role;   /* d*d arcs under the knowledge (fb_honour_roles), or NULL */
 };
 
 /* The smooth part at the stack's current parameters p: loss + (lambda2/2)(|theta|^2 +
@@ -72,7 +74,8 @@ static double mlp_eval(fb_notears_mlp *nm, const double *x, double rho, double a
 
 	for (size_t k = 0; k < P; k++) {
 		p[k] = x[k] - x[P + k];
-		l1 += x[k] + x[P + k];
+		if (fb_mlp_penalised(nm->role, nm->d, nm->m, k))
+			l1 += x[k] + x[P + k];
 	}
 	memcpy(p + P, x + 2 * P, rest * sizeof *p);
 	f = mlp_smooth(nm, rho, alpha, grad != NULL, loss_out, h_out, err);
@@ -83,8 +86,10 @@ static double mlp_eval(fb_notears_mlp *nm, const double *x, double rho, double a
 		return INFINITY;
 	}
 	for (size_t k = 0; k < P; k++) {
-		grad[k] = nm->g[k] + lam1;
-		grad[P + k] = -nm->g[k] + lam1;
+		double l = fb_mlp_penalised(nm->role, nm->d, nm->m, k) ? lam1 : 0.0;
+
+		grad[k] = nm->g[k] + l;
+		grad[P + k] = -nm->g[k] + l;
 	}
 	memcpy(grad + 2 * P, nm->g + P, rest * sizeof *grad);
 	return f + lam1 * l1;
@@ -133,7 +138,8 @@ int fb_notears_mlp_objective(fb_notears_mlp *nm, const double *x, double rho, do
 	return fb_fail(err, "notears-mlp: the model cannot be evaluated: %s", e.msg);
 }
 
-/* Bounds: theta+- in [0, inf), self-inputs (i = j) in [0, 0]; the rest free. */
+/* Bounds: theta+- in [0, inf), self-inputs (i = j) and the inputs of the arcs the knowledge
+ * forbids in [0, 0]; the rest free. */
 static void mlp_bounds(fb_notears_mlp *nm)
 {
 	size_t d = nm->d, P = nm->P;
@@ -143,7 +149,9 @@ static void mlp_bounds(fb_notears_mlp *nm)
 		nm->upper[k] = INFINITY;
 	}
 	for (size_t k = 0; k < P; k++) {
-		if (k % d == (k / d) / nm->m) { /* row j*m + mm, column i: i == j */
+		if (k % d == (k / d) / nm->m || /* row j*m + mm, column i: i == j */
+		    (nm->role != NULL && nm->role[(k % d) * d + (k / d) / nm->m] ==
+		                         FB_ENTRY_FORBIDDEN)) {
 			nm->upper[k] = 0.0;
 			nm->upper[P + k] = 0.0;
 		}
@@ -211,6 +219,11 @@ fb_notears_mlp *fb_notears_mlp_alloc(const fb_dataset *ds, const fb_mlp_options 
 	nm->upper = fb_xcalloc(nm->nx, sizeof *nm->upper);
 	nm->g = fb_xcalloc(fb_nn_stack_nparams(nm->net), sizeof *nm->g);
 	fb_mlp_h_init(&nm->hw, nm->d, nm->m);
+	if (fb_honour_roles(nm->opt.knowledge, nm->d, &nm->role, err) != FB_OK) {
+		fb_notears_mlp_free(nm);
+		return NULL;
+	}
+	nm->opt.knowledge = NULL; /* read into the roles, not kept */
 	mlp_bounds(nm);
 	mlp_init(nm);
 	nm->rho = 1.0;
@@ -229,6 +242,7 @@ void fb_notears_mlp_free(fb_notears_mlp *nm)
 	free(nm->lower);
 	free(nm->upper);
 	free(nm->g);
+	free(nm->role);
 	free(nm);
 }
 
@@ -238,6 +252,7 @@ static int mlp_solve_owlqn(fb_notears_mlp *nm, size_t *evals, fb_error *err)
 {
 	size_t P = nm->P, ny = nm->nx - P;
 	double *y = fb_xcalloc(ny, sizeof *y);
+	unsigned char *yrole = NULL;
 	fb_owlqn_options oo = { 0 };
 	fb_lbfgs_report rep = { 0 };
 	int rc;
@@ -251,7 +266,15 @@ static int mlp_solve_owlqn(fb_notears_mlp *nm, size_t *evals, fb_error *err)
 	oo.gtol = 1e-5;
 	oo.l1 = nm->opt.lambda1;
 	oo.l1_end = P;
+	if (nm->role != NULL) { /* the zero-bounded weights fixed, the required ones free */
+		oo.role = yrole = fb_mlp_layer_roles(nm->role, nm->d, nm->m, ny, NULL);
+		oo.l1_end = 0;
+		for (size_t k = 0; k < P; k++)
+			if (nm->upper[k] == 0.0)
+				yrole[k] = FB_OWLQN_FIXED;
+	}
 	rc = fb_owlqn(ny, y, mlp_owlqn_objective, nm, &oo, &rep, err);
+	free(yrole);
 	*evals += rep.evals;
 	for (size_t k = 0; k < P; k++) {
 		nm->x[k] = y[k] > 0.0 ? y[k] : 0.0;
