@@ -22,6 +22,7 @@
 
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
+#include "fedbn/knowledge.h"
 #include "fedbn/param.h"
 
 /* What a client fits. */
@@ -49,6 +50,12 @@ typedef struct fb_mcsl_options {
 	bool plain;               /* plain gradient steps x -= lr g instead of Adam */
 	bool same_noise;          /* every client draws the same noise sequence */
 	uint64_t seed;            /* the "mcsl-init" and "mcsl-noise" streams derive from it */
+	const fb_knowledge *knowledge; /* background knowledge over the variables, or NULL (read
+	                             by fb_mcsl_client_alloc, not kept): masked model, the logit
+	                             of a forbidden arc (tiers included) fixed off and of a
+	                             required one fixed on (fb_mcsl_pin), their mask entries 0 and
+	                             1 at every step; linear model, a forbidden entry of W fixed
+	                             at 0 and a required one left out of the l1 term */
 } fb_mcsl_options;
 
 /* The paper's settings for the masked model: mcsl's parameter table's defaults. */
@@ -103,6 +110,19 @@ int fb_mcsl_client_objective(fb_mcsl_client *c, double alpha, double rho, const 
  * update; parts describes the point before the step. */
 int fb_mcsl_client_step(fb_mcsl_client *c, double alpha, double rho, fb_mcsl_parts *parts,
                         fb_error *err);
+
+/* The logit a fixed mask entry is held at, as a multiple of tau plus a margin above the
+ * largest logistic draw (|L| < 23): sigma((U + L) / tau) is then exactly 1 (0 for -U). */
+#define FB_MCSL_PIN_TAU 800.0
+#define FB_MCSL_PIN_MARGIN 50.0
+
+/* Hold the graph parameters (d x d, U or W) where background knowledge fixes them, given the
+ * entries' roles (fb_honour_roles; NULL: nothing): masked model, U_ij = -(FB_MCSL_PIN_TAU tau
+ * + FB_MCSL_PIN_MARGIN) for a forbidden arc and + that for a required one; linear model,
+ * W_ij = 0 for a forbidden arc.  Every client does it to what it receives and the server to
+ * its average, so that averaging leaves them fixed. */
+void fb_mcsl_pin(const unsigned char *role, size_t d, enum fb_mcsl_model model, double tau,
+                 double *graph);
 
 /* Fill noise (d x d) with standard logistic draws from r, off the diagonal, row by row; the
  * diagonal is 0. */

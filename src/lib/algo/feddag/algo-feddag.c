@@ -56,6 +56,9 @@ typedef struct fd_state {
 	fb_mcsl_parts last;       /* mcsl: the parts at the last step */
 	double h_est;             /* the h the outer loop last moved on */
 	char **names;             /* variable names (metadata) */
+	unsigned char *role;      /* d*d arcs under the run's knowledge (fb_honour_roles), or
+	                             NULL: the server pins its average with them (fb_mcsl_pin) */
+	enum fb_mcsl_model model; /* masked or linear, for the pins */
 } fd_state;
 
 /* The choices of loop=. */
@@ -93,6 +96,7 @@ static void fd_options(const fb_run *run, fb_mcsl_options *o)
 {
 	fb_mcsl_options_from_params(&run->params, o);
 	o->seed = run->fedopt.seed;
+	o->knowledge = fb_run_knowledge(run);
 }
 
 /* Read the outer loop from the parameters; rho_init and beta from Table 7 when 0. */
@@ -164,6 +168,9 @@ static int fd_build(fb_run *run, enum fd_kind kind, const fb_dataset *const *dat
 	st->threshold = fb_params_double(&run->params, "threshold");
 	st->with_net = kind == FD_AS;
 	st->names = fb_dataset_names(run->data);
+	st->model = o.model;
+	if (fb_honour_roles(o.knowledge, st->d, &st->role, err) != FB_OK)
+		return FB_ERR;
 	st->clients = fb_xcalloc(k, sizeof *st->clients);
 	st->loss = fb_xcalloc(k, sizeof *st->loss);
 	st->dist = fb_xcalloc(k, sizeof *st->dist);
@@ -320,6 +327,7 @@ static int fd_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error
 	}
 	for (size_t q = 0; q < st->wire; q++)
 		st->avg[q] = in->sum[q] / (double)st->heard;
+	fb_mcsl_pin(st->role, st->d, st->model, st->tau, st->avg);
 	memcpy(fb_msg_doubles(down, st->wire), st->avg, st->wire * sizeof *st->avg);
 	return FB_OK;
 }
@@ -550,6 +558,7 @@ static void fd_destroy(fb_run *run)
 		gsl_rng_free(st->drop_rng[c]);
 	free(st->drop_rng);
 	fb_names_free(st->names, st->d);
+	free(st->role);
 	free(st);
 	run->state = NULL;
 }

@@ -10,6 +10,7 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_matrix.h>
 
+#include "fedbn/honour.h"
 #include "fedbn/mcsl.h"
 #include "fedbn/nn.h"
 #include "fedbn/optim.h"
@@ -34,6 +35,7 @@ struct fb_mcsl_client {
 	double *gmblock;        /* one block of rows' mask gradient */
 	double *xtx;            /* linear model: X^T X, d x d */
 	double trxx;            /* linear model: tr(X^T X) */
+	unsigned char *role;    /* d*d arcs under the knowledge (fb_honour_roles), or NULL */
 };
 
 /* The logistic function in its overflow-free forms. */
@@ -60,21 +62,39 @@ void fb_mcsl_logistic_fill(gsl_rng *r, size_t d, double *noise)
 		}
 }
 
-/* sigma((U + noise) / tau) off the diagonal (noise NULL: none). */
-static void mask_fill(const double *U, const double *noise, size_t d, double tau, double *M)
+/* sigma((U + noise) / tau) off the diagonal (noise NULL: none); with roles (NULL: none), 0
+ * where an arc is forbidden and 1 where it is required. */
+static void mask_fill(const double *U, const double *noise, size_t d, double tau,
+                      const unsigned char *role, double *M)
 {
 	for (size_t i = 0; i < d; i++)
 		for (size_t j = 0; j < d; j++) {
 			size_t k = i * d + j;
 
 			M[k] = i == j ? 0.0 : logistic((U[k] + (noise != NULL ? noise[k] : 0.0)) / tau);
+			if (role != NULL && role[k] != FB_ENTRY_FREE)
+				M[k] = role[k] == FB_ENTRY_REQUIRED ? 1.0 : 0.0;
 		}
+}
+
+/* Hold the graph parameters where the roles fix them. */
+void fb_mcsl_pin(const unsigned char *role, size_t d, enum fb_mcsl_model model, double tau,
+                 double *graph)
+{
+	double on = FB_MCSL_PIN_TAU * tau + FB_MCSL_PIN_MARGIN;
+
+	for (size_t k = 0; role != NULL && k < d * d; k++) {
+		if (model == FB_MCSL_LINEAR && role[k] == FB_ENTRY_FORBIDDEN)
+			graph[k] = 0.0;
+		else if (model == FB_MCSL_MASKED && role[k] != FB_ENTRY_FREE)
+			graph[k] = role[k] == FB_ENTRY_REQUIRED ? on : -on;
+	}
 }
 
 /* The noiseless mask. */
 void fb_mcsl_mask_mean(const double *U, size_t d, double tau, double *P)
 {
-	mask_fill(U, NULL, d, tau, P);
+	mask_fill(U, NULL, d, tau, NULL, P);
 }
 
 /* h and, when g is not NULL, its gradient, on a given workspace. */
@@ -113,7 +133,7 @@ int fb_mcsl_h_expected(const double *U, size_t d, double tau, gsl_rng *r, size_t
 
 	for (size_t s = 0; s < samples && ret == FB_OK; s++) {
 		fb_mcsl_logistic_fill(r, d, noise);
-		mask_fill(U, noise, d, tau, M);
+		mask_fill(U, noise, d, tau, NULL, M);
 		ret = h_with(M, d, w, &one, NULL, err);
 		sum += one;
 	}
@@ -232,6 +252,10 @@ fb_mcsl_client *fb_mcsl_client_alloc(const fb_dataset *data, size_t index,
 		client_gram(c);
 	else if (client_nets(c, err) != FB_OK)
 		goto fail;
+	if (fb_honour_roles(o->knowledge, d, &c->role, err) != FB_OK)
+		goto fail;
+	c->o.knowledge = NULL; /* read into the roles, not kept */
+	fb_mcsl_pin(c->role, d, o->model, o->tau, c->graph);
 	return c;
 fail:
 	if (c->hw == NULL)
@@ -259,6 +283,7 @@ void fb_mcsl_client_free(fb_mcsl_client *c)
 	free(c->gblock);
 	free(c->gmblock);
 	free(c->xtx);
+	free(c->role);
 	free(c);
 }
 
@@ -305,6 +330,8 @@ static void wire_move(fb_mcsl_client *c, bool with_net, double *buf, int dir)
 		memcpy(buf, c->graph, d2 * sizeof *buf);
 	else
 		memcpy(c->graph, buf, d2 * sizeof *buf);
+	if (dir < 0)
+		fb_mcsl_pin(c->role, c->d, c->o.model, c->o.tau, c->graph);
 	if (!with_net || c->net == NULL)
 		return;
 	p = fb_nn_stack_params(c->net);
@@ -351,7 +378,8 @@ static int linear_objective(fb_mcsl_client *c, double alpha, double rho, fb_mcsl
 	for (size_t k = 0; k < d * d; k++) {
 		quad += W[k] * c->gmask[k];
 		cross += G[k] * W[k];
-		l1 += fabs(W[k]);
+		if (c->role == NULL || c->role[k] != FB_ENTRY_REQUIRED)
+			l1 += fabs(W[k]);
 	}
 	if (h_with(W, d, c->hw, &h, gg, err) != FB_OK)
 		return FB_ERR;
@@ -363,9 +391,11 @@ static int linear_objective(fb_mcsl_client *c, double alpha, double rho, fb_mcsl
 		for (size_t k = 0; k < d * d; k++) {
 			double sg = W[k] > 0.0 ? 1.0 : W[k] < 0.0 ? -1.0 : 0.0;
 
+			if (c->role != NULL && c->role[k] == FB_ENTRY_REQUIRED)
+				sg = 0.0;
 			gg[k] = (c->gmask[k] - G[k]) / (double)n + c->o.lambda * sg +
 			        (alpha + rho * h) * gg[k];
-			if (k / d == k % d)
+			if (k / d == k % d || (c->role != NULL && c->role[k] == FB_ENTRY_FORBIDDEN))
 				gg[k] = 0.0;
 		}
 	return FB_OK;
@@ -415,13 +445,13 @@ static int masked_objective(fb_mcsl_client *c, double alpha, double rho, const d
 	double *M = c->mask, *gM = c->gmask, *gh = c->gg, sum = 0.0, h;
 	bool grads = gg != NULL || gn != NULL;
 
-	mask_fill(c->graph, noise, d, c->o.tau, M);
+	mask_fill(c->graph, noise, d, c->o.tau, c->role, M);
 	if (masked_mse(c, M, &pt->mse, grads, err) != FB_OK)
 		return FB_ERR;
 	if (h_with(M, d, c->hw, &h, grads ? gh : NULL, err) != FB_OK)
 		return FB_ERR;
 	for (size_t k = 0; k < d * d; k++)
-		sum += M[k];
+		sum += (c->role == NULL || c->role[k] != FB_ENTRY_REQUIRED) ? M[k] : 0.0;
 	pt->l1 = c->o.lambda * sum;
 	pt->h = h;
 	pt->loss = pt->mse + pt->l1 + alpha * h + 0.5 * rho * h * h;
@@ -432,6 +462,8 @@ static int masked_objective(fb_mcsl_client *c, double alpha, double rho, const d
 			double dm = gM[k] + c->o.lambda + (alpha + rho * h) * gh[k];
 
 			gg[k] = k / d == k % d ? 0.0 : dm * M[k] * (1.0 - M[k]) / c->o.tau;
+			if (c->role != NULL && c->role[k] != FB_ENTRY_FREE)
+				gg[k] = 0.0;
 		}
 	return FB_OK;
 }
@@ -470,6 +502,7 @@ int fb_mcsl_client_step(fb_mcsl_client *c, double alpha, double rho, fb_mcsl_par
 		ret = fb_fail(err, "mcsl: the objective is no longer finite (rho %g too large?)", rho);
 	if (ret == FB_OK) {
 		update(c, &c->adam_g, c->graph, gg);
+		fb_mcsl_pin(c->role, c->d, c->o.model, c->o.tau, c->graph);
 		if (c->net != NULL)
 			update(c, &c->adam_n, fb_nn_stack_params(c->net), c->gn);
 	}
