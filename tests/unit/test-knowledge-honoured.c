@@ -18,6 +18,7 @@
 #include "fedbn/algo.h"
 #include "fedbn/honour.h"
 #include "fedbn/sim.h"
+#include "knowledge-data.h"
 
 /* Knowledge sets drawn in all. */
 #define DRAWS 1000
@@ -25,41 +26,6 @@
 #define STEPS 3
 /* Steps a run takes at most: the final result (or this step's) must honour the knowledge. */
 #define MAX_STEPS 400
-
-/* A simulated dataset, its truth and a horizontal split into 3 clients. */
-typedef struct fixture {
-	fb_dataset *ds;
-	fb_graph *truth;
-	fb_partition *part;
-} fixture;
-
-/* Simulate d variables and n rows with seed. */
-static fixture make_data(size_t d, size_t n, uint64_t seed)
-{
-	fb_sim_options o;
-	fb_split_options so;
-	fixture f;
-	fb_error err;
-
-	fb_sim_options_init(&o);
-	o.d = d;
-	o.edges = d;
-	o.n = n;
-	o.seed = seed;
-	assert_int_equal(fb_sim_generate(&o, &f.ds, &f.truth, &err), FB_OK);
-	fb_split_options_init(&so);
-	f.part = fb_split(f.ds, FB_SPLIT_HORIZONTAL, 3, &so, &err);
-	assert_non_null(f.part);
-	return f;
-}
-
-/* Free a fixture. */
-static void free_data(fixture *f)
-{
-	fb_partition_free(f->part);
-	fb_graph_free(f->truth);
-	fb_dataset_free(f->ds);
-}
 
 /* A draw in [0, n). */
 static size_t draw(uint64_t *s, size_t n)

@@ -23,3 +23,10 @@ TESTS += tests/unit/test-fed
 
 check_PROGRAMS += tests/unit/test-knowledge-honoured
 TESTS += tests/unit/test-knowledge-honoured
+tests_unit_test_knowledge_honoured_SOURCES = tests/unit/test-knowledge-honoured.c \
+	tests/unit/knowledge-data.h tests/unit/knowledge-data.c
+
+check_PROGRAMS += tests/unit/test-knowledge-inside
+TESTS += tests/unit/test-knowledge-inside
+tests_unit_test_knowledge_inside_SOURCES = tests/unit/test-knowledge-inside.c \
+	tests/unit/knowledge-data.h tests/unit/knowledge-data.c
