@@ -72,6 +72,32 @@ void fb_graph_free(fb_graph *g)
 	free(g);
 }
 
+/* Weights per page of weights_copy. */
+#define GRAPH_PAGE_WEIGHTS 512
+
+/* Copy n weights from src into dst, which holds zeros: pages of src that hold only zeros
+ * are left as they are, so that a large graph's weights that were never set (pages the
+ * system has not yet given it) cost no memory in the copy either. */
+static void weights_copy(double *dst, const double *src, size_t n)
+{
+	for (size_t at = 0; at < n; at += GRAPH_PAGE_WEIGHTS) {
+		size_t k = n - at < GRAPH_PAGE_WEIGHTS ? n - at : GRAPH_PAGE_WEIGHTS;
+
+		for (size_t t = 0; t < k; t++)
+			if (src[at + t] != 0.0) {
+				memcpy(dst + at, src + at, k * sizeof *dst);
+				break;
+			}
+	}
+}
+
+/* Set weight k of g to w, writing only when it changes (see weights_copy). */
+static void weight_put(fb_graph *g, size_t k, double w)
+{
+	if (g->w[k] != w)
+		g->w[k] = w;
+}
+
 /* Deep copy of g. */
 fb_graph *fb_graph_copy(const fb_graph *g)
 {
@@ -89,7 +115,7 @@ fb_graph *fb_graph_copy(const fb_graph *g)
 	}
 	if (g->d != 0) {
 		memcpy(c->mark, g->mark, g->d * g->d * sizeof *g->mark);
-		memcpy(c->w, g->w, g->d * g->d * sizeof *g->w);
+		weights_copy(c->w, g->w, g->d * g->d);
 	}
 	c->weighted = g->weighted;
 	return c;
@@ -126,8 +152,8 @@ void fb_graph_set_directed(fb_graph *g, size_t i, size_t j, double w)
 		return;
 	g->mark[i * g->d + j] = 1;
 	g->mark[j * g->d + i] = 0;
-	g->w[i * g->d + j] = w;
-	g->w[j * g->d + i] = 0.0;
+	weight_put(g, i * g->d + j, w);
+	weight_put(g, j * g->d + i, 0.0);
 }
 
 /* Put i - j, dropping whatever joined i and j. */
@@ -137,8 +163,8 @@ void fb_graph_set_undirected(fb_graph *g, size_t i, size_t j)
 		return;
 	g->mark[i * g->d + j] = 1;
 	g->mark[j * g->d + i] = 1;
-	g->w[i * g->d + j] = 1.0;
-	g->w[j * g->d + i] = 1.0;
+	weight_put(g, i * g->d + j, 1.0);
+	weight_put(g, j * g->d + i, 1.0);
 }
 
 /* Remove whatever joins i and j. */
@@ -148,8 +174,8 @@ void fb_graph_remove(fb_graph *g, size_t i, size_t j)
 		return;
 	g->mark[i * g->d + j] = 0;
 	g->mark[j * g->d + i] = 0;
-	g->w[i * g->d + j] = 0.0;
-	g->w[j * g->d + i] = 0.0;
+	weight_put(g, i * g->d + j, 0.0);
+	weight_put(g, j * g->d + i, 0.0);
 }
 
 /* The relation of the ordered pair (i, j). */

@@ -56,6 +56,17 @@ static bool pc_more(const fb_pc *pc, size_t l)
 	return fb_pc_level_possible(pc->g, l);
 }
 
+/* Join every pair of g by its marks alone: the skeleton's weights (which an unweighted graph
+ * does not read) stay unwritten, so that the d x d weights of a large run take no memory. */
+static void skeleton_complete(fb_graph *g)
+{
+	size_t d = g->d;
+
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++)
+			g->mark[i * d + j] = i != j;
+}
+
 /* A run over ci's variables with the complete skeleton. */
 static fb_pc *pc_new(fb_ci *ci, bool own, char *const *names, const fb_pc_options *o,
                      fb_error *err)
@@ -74,9 +85,8 @@ static fb_pc *pc_new(fb_ci *ci, bool own, char *const *names, const fb_pc_option
 			fb_pc_free(pc);
 			return NULL;
 		}
-		for (size_t j = i + 1; j < d; j++)
-			fb_graph_set_undirected(pc->g, i, j);
 	}
+	skeleton_complete(pc->g);
 	fb_pc_skeleton_knowledge(pc->g, pc->seps, o->knowledge);
 	pc->skeleton_done = !pc_more(pc, 0);
 	return pc;
