@@ -1,7 +1,8 @@
 /* Unit tests of KCI: the p-values causal-learn's KCI_UInd and KCI_CInd (gamma approximation,
  * empirical widths) give on the seeded 300-row datasets of its own tests
  * (tests/data/kci/README.md), to 1e-4, given nothing, one and two variables; the low-rank
- * route against the dense one on 1000 rows, and the fall-back to the dense route; a
+ * route against the dense one on 1000 rows (given three variables with its exact regression
+ * on z), and the fall-back to the dense route; a
  * nonlinear dependence that correlation misses; a constant column; the cache and the
  * argument order. */
 #include "config.h"
@@ -161,14 +162,27 @@ static void test_constant(void **state)
 /* Rows of the sample the two routes are compared on. */
 #define ROUTE_N 1000
 
+/* A KCI object with the cache off over ds, which it frees. */
+static fb_ci *uncached_kci(fb_dataset *ds)
+{
+	fb_ci_options o;
+	fb_ci *ci;
+
+	fb_ci_options_init(&o);
+	o.test = FB_CI_KCI;
+	o.cache = false;
+	ci = fb_ci_alloc(ds, &o, NULL);
+	assert_non_null(ci);
+	fb_dataset_free(ds);
+	return ci;
+}
+
 /* A KCI object over ROUTE_N rows of x = sin z1 + z2/2 + e, y = cos z1 - z2/2 + e, z1, z2
  * and w = Exp(1) + z1/5 (seed 3), cache off. */
 static fb_ci *route_sample(void)
 {
 	fb_dataset *ds = fb_dataset_alloc(ROUTE_N, 5);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-	fb_ci_options o;
-	fb_ci *ci;
 
 	assert_non_null(ds);
 	gsl_rng_set(r, 3);
@@ -183,13 +197,7 @@ static fb_ci *route_sample(void)
 		row[4] = e + 0.2 * z1;
 	}
 	gsl_rng_free(r);
-	fb_ci_options_init(&o);
-	o.test = FB_CI_KCI;
-	o.cache = false;
-	ci = fb_ci_alloc(ds, &o, NULL);
-	assert_non_null(ci);
-	fb_dataset_free(ds);
-	return ci;
+	return uncached_kci(ds);
 }
 
 /* x _||_ y | S by both routes: the low-rank one is taken (not refused), its p-value is
@@ -250,19 +258,40 @@ static void test_routes_given2(void **state)
 	routes_given(2);
 }
 
-/* Given three variables the kernel of [x, z/2] needs more than n / 3 rows: the low-rank
- * route refuses and the test's answer is the dense route's, bit for bit. */
-static void test_routes_fallback(void **state)
+/* Given z1, z2 and w the kernels of [x, z/2] and of z need more than n / 3 rows: the
+ * low-rank route is still taken, its regression on z exact, and agrees with the dense one. */
+static void test_routes_given3(void **state)
 {
+	static const size_t S[3] = { 2, 3, 4 };
 	fb_ci *ci = route_sample();
-	size_t S[3] = { 2, 3, 4 };
-	fb_ci_result lr, dense, via;
-	fb_error err = { "" };
 
 	(void)state;
-	assert_int_equal(ci_kci_lowrank(ci, 0, 1, S, 3, &lr), CI_KCI_DENSE);
-	assert_int_equal(ci_kci_dense(ci, 0, 1, S, 3, &dense), FB_OK);
-	assert_int_equal(fb_ci_test(ci, 0, 1, S, 3, &via, &err), FB_OK);
+	routes_agree(ci, 0, 1, S, 3);
+	fb_ci_free(ci);
+}
+
+/* 60 rows of six independent standard normals: given four of them the kernel of [x, z/2]
+ * needs more than 2n / 3 rows, the low-rank route refuses and the test's answer is the
+ * dense route's, bit for bit. */
+static void test_routes_fallback(void **state)
+{
+	fb_dataset *ds = fb_dataset_alloc(60, 6);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t S[4] = { 2, 3, 4, 5 };
+	fb_ci_result lr, dense, via;
+	fb_error err = { "" };
+	fb_ci *ci;
+
+	(void)state;
+	assert_non_null(ds);
+	gsl_rng_set(r, 5);
+	for (size_t i = 0; i < 60 * 6; i++)
+		ds->x[i] = gsl_ran_gaussian(r, 1.0);
+	gsl_rng_free(r);
+	ci = uncached_kci(ds);
+	assert_int_equal(ci_kci_lowrank(ci, 0, 1, S, 4, &lr), CI_KCI_DENSE);
+	assert_int_equal(ci_kci_dense(ci, 0, 1, S, 4, &dense), FB_OK);
+	assert_int_equal(fb_ci_test(ci, 0, 1, S, 4, &via, &err), FB_OK);
 	assert_true(via.p == dense.p && via.stat == dense.stat);
 	assert_true(dense.p > 0.01 && dense.p < 0.99);
 	fb_ci_free(ci);
@@ -305,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_routes_uncond),
 		cmocka_unit_test(test_routes_given1),
 		cmocka_unit_test(test_routes_given2),
+		cmocka_unit_test(test_routes_given3),
 		cmocka_unit_test(test_routes_fallback),
 		cmocka_unit_test(test_nonlinear),
 		cmocka_unit_test(test_constant),

@@ -2,9 +2,12 @@
  * K ~ C'C) from pivoted incomplete Cholesky, so no n x n kernel is ever formed.  The
  * regression on Z goes through the Woodbury identity, R = eps (C_z'C_z + eps I)^-1 =
  * I - C_z'(eps I + C_z C_z')^-1 C_z, the residual kernels are F'F with F = C R, and their
- * eigenpairs come from the r x r matrices F F' (LAPACK's dsyevr).  When a kernel needs more
- * than n / 3 rows the caller takes the dense route instead: up to that rank the low-rank
- * route is still several times faster, and finding out costs about 2% of the dense route. */
+ * eigenpairs come from the r x r matrices F F' (LAPACK's dsyevr).  When the kernel of x or
+ * y needs more than 2n / 3 rows the caller takes the dense route instead: up to that rank
+ * the low-rank route is still several times faster (its costs are n r^2 and n^2 r where the
+ * dense route's is about 12 n^3), and finding out costs a few percent of the dense route.
+ * z's kernel is factored up to rank n / 3; above that its regression is exact, through the
+ * Cholesky factor of the n x n kernel (n^3 / 3, the dense route's cheapest step). */
 #include "config.h"
 
 #include <math.h>
@@ -30,12 +33,12 @@ typedef struct kci_factor {
 	size_t r;  /* rank */
 } kci_factor;
 
-/* The centred factor of one kernel of the test into f: false when its rank is above n / 3
- * or when out of memory. */
+/* The centred factor of one kernel of the test into f: false when its rank is above 2n / 3
+ * (n / 3 for z's kernel, whose regression then goes exact) or when out of memory. */
 static bool kci_factor_of(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
                           const size_t *S, size_t ns, kci_factor *f)
 {
-	size_t n = ci->n, p, rmax = n / 3;
+	size_t n = ci->n, p, rmax = part == CI_KCI_Z ? n / 3 : 2 * n / 3;
 	double tol = part == CI_KCI_Z ? KCI_FACTOR_TOL_Z : KCI_FACTOR_TOL;
 	double *pts = ci_kci_points(ci, part, x, y, S, ns, &p);
 	bool ok = false;
@@ -260,31 +263,71 @@ static int kci_lr_moments(const kci_factor *fx, const kci_factor *fy, size_t n, 
 	return FB_OK;
 }
 
+/* The conditional test's remainder once fx and fy hold the residual factors F = C R: the
+ * statistic, the eigenrows and the null's moments. */
+static int kci_lr_finish(kci_factor *fx, kci_factor *fy, size_t n, fb_ci_result *res)
+{
+	double mean = 0.0, var = 0.0, topx, topy;
+
+	if (kci_cross(fx, fy, n, &res->stat) != FB_OK || kci_eigen_rows(fx, n, &topx) != FB_OK ||
+	    kci_eigen_rows(fy, n, &topy) != FB_OK ||
+	    (fx->r > 0 && fy->r > 0 && kci_lr_moments(fx, fy, n, &mean, &var) != FB_OK))
+		return FB_ERR;
+	res->p = topx > 0.0 && topy > 0.0 ? ci_kci_gamma_p(res->stat, mean, var) : 1.0;
+	return FB_OK;
+}
+
 /* Conditional test from the centred factors of [x, z/2], y and z. */
 static int kci_lr_cond(kci_factor *fx, kci_factor *fy, const kci_factor *fz, size_t n,
                        fb_ci_result *res)
 {
 	gsl_matrix *L = fz->r > 0 ? kci_middle(fz, n) : NULL;
-	double mean = 0.0, var = 0.0, topx, topy;
+	int ret = FB_ERR;
 
 	if (fz->r > 0 && L == NULL)
 		return FB_ERR;
-	if (kci_regress(L, fz, fx, n) != FB_OK || kci_regress(L, fz, fy, n) != FB_OK ||
-	    kci_cross(fx, fy, n, &res->stat) != FB_OK || kci_eigen_rows(fx, n, &topx) != FB_OK ||
-	    kci_eigen_rows(fy, n, &topy) != FB_OK ||
-	    (fx->r > 0 && fy->r > 0 && kci_lr_moments(fx, fy, n, &mean, &var) != FB_OK)) {
-		if (L != NULL)
-			gsl_matrix_free(L);
-		return FB_ERR;
-	}
+	if (kci_regress(L, fz, fx, n) == FB_OK && kci_regress(L, fz, fy, n) == FB_OK)
+		ret = kci_lr_finish(fx, fy, n, res);
 	if (L != NULL)
 		gsl_matrix_free(L);
-	res->p = topx > 0.0 && topy > 0.0 ? ci_kci_gamma_p(res->stat, mean, var) : 1.0;
-	return FB_OK;
+	return ret;
+}
+
+/* F := eps F (Kz + eps I)^-1 for the factors of x and y, with the exact centred n x n
+ * kernel Kz of the test's S; CI_KCI_DENSE when Kz + eps I is not positive definite (the
+ * dense route says what then), FB_ERR when out of memory. */
+static int kci_regress_exact(const fb_ci *ci, const size_t *S, size_t ns, kci_factor *f)
+{
+	size_t n = ci->n;
+	gsl_matrix *K = gsl_matrix_alloc(n, n);
+	int ret = FB_ERR;
+
+	if (K == NULL ||
+	    ci_kci_kernel(ci, CI_KCI_Z, 0, 0, S, ns, ci_kci_theta(n, ns), K) != FB_OK)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		K->data[i * K->tda + i] += CI_KCI_EPSILON;
+	ret = CI_KCI_DENSE;
+	if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', (lapack_int)n, K->data, (lapack_int)K->tda) != 0)
+		goto out;
+	/* a factor's r x n rows are LAPACK's n x r column-major right-hand sides */
+	for (size_t k = 0; k < 2; k++) {
+		if (f[k].r > 0 &&
+		    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'U', (lapack_int)n, (lapack_int)f[k].r, K->data,
+		                   (lapack_int)K->tda, f[k].c, (lapack_int)n) != 0)
+			goto out;
+		cblas_dscal((int)(f[k].r * n), CI_KCI_EPSILON, f[k].c, 1);
+	}
+	ret = FB_OK;
+out:
+	if (K != NULL)
+		gsl_matrix_free(K);
+	return ret;
 }
 
 /* The low-rank route (ci-private.h).  The factor of [x, z/2], the widest, comes first: when
- * one is refused the others are not computed. */
+ * one is refused the others are not computed.  When only z's kernel has high rank, the
+ * regression on it is exact (Cholesky of its n x n kernel) and the rest low-rank. */
 int ci_kci_lowrank(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res)
 {
@@ -292,10 +335,14 @@ int ci_kci_lowrank(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 	int ret = CI_KCI_DENSE;
 
 	if (kci_factor_of(ci, CI_KCI_X, x, y, S, ns, &f[0]) &&
-	    kci_factor_of(ci, CI_KCI_Y, x, y, S, ns, &f[1]) &&
-	    (ns == 0 || kci_factor_of(ci, CI_KCI_Z, x, y, S, ns, &f[2])))
-		ret = ns == 0 ? kci_lr_uncond(&f[0], &f[1], ci->n, res)
-		              : kci_lr_cond(&f[0], &f[1], &f[2], ci->n, res);
+	    kci_factor_of(ci, CI_KCI_Y, x, y, S, ns, &f[1])) {
+		if (ns == 0)
+			ret = kci_lr_uncond(&f[0], &f[1], ci->n, res);
+		else if (kci_factor_of(ci, CI_KCI_Z, x, y, S, ns, &f[2]))
+			ret = kci_lr_cond(&f[0], &f[1], &f[2], ci->n, res);
+		else if ((ret = kci_regress_exact(ci, S, ns, f)) == FB_OK)
+			ret = kci_lr_finish(&f[0], &f[1], ci->n, res);
+	}
 	for (size_t k = 0; k < 3; k++)
 		free(f[k].c);
 	return ret;

@@ -100,10 +100,9 @@ static void kci_centre(gsl_matrix *K)
 	free(mean);
 }
 
-/* The centred Gaussian kernel exp(-theta |a - b|^2 / 2) over the rows of one part of the
- * test (ci_kci_points) into K (n x n); FB_ERR when out of memory. */
-static int kci_kernel(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
-                      const size_t *S, size_t ns, double theta, gsl_matrix *K)
+/* The centred Gaussian kernel of one part of the test into K (ci-private.h). */
+int ci_kci_kernel(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
+                  const size_t *S, size_t ns, double theta, gsl_matrix *K)
 {
 	size_t n = ci->n, p;
 	double *pts = ci_kci_points(ci, part, x, y, S, ns, &p);
@@ -172,8 +171,8 @@ static int kci_uncond(fb_ci *ci, size_t x, size_t y, fb_ci_result *res)
 	int ret = FB_ERR;
 
 	if (Kx != NULL && Ky != NULL &&
-	    kci_kernel(ci, CI_KCI_X, x, y, NULL, 0, theta, Kx) == FB_OK &&
-	    kci_kernel(ci, CI_KCI_Y, x, y, NULL, 0, theta, Ky) == FB_OK) {
+	    ci_kci_kernel(ci, CI_KCI_X, x, y, NULL, 0, theta, Kx) == FB_OK &&
+	    ci_kci_kernel(ci, CI_KCI_Y, x, y, NULL, 0, theta, Ky) == FB_OK) {
 		double mean = kci_trace(Kx) * kci_trace(Ky) / nn;
 		double var = 2.0 * kci_dot(Kx, Kx) * kci_dot(Ky, Ky) / (nn * nn);
 
@@ -315,9 +314,9 @@ static int kci_cond_kernels(fb_ci *ci, size_t x, size_t y, const size_t *S, size
 {
 	double theta = ci_kci_theta(ci->n, ns);
 
-	if (kci_kernel(ci, CI_KCI_X, x, y, S, ns, theta, m->kx) != FB_OK ||
-	    kci_kernel(ci, CI_KCI_Y, x, y, S, ns, theta, m->ky) != FB_OK ||
-	    kci_kernel(ci, CI_KCI_Z, x, y, S, ns, theta, m->kz) != FB_OK)
+	if (ci_kci_kernel(ci, CI_KCI_X, x, y, S, ns, theta, m->kx) != FB_OK ||
+	    ci_kci_kernel(ci, CI_KCI_Y, x, y, S, ns, theta, m->ky) != FB_OK ||
+	    ci_kci_kernel(ci, CI_KCI_Z, x, y, S, ns, theta, m->kz) != FB_OK)
 		return FB_ERR;
 	return FB_OK;
 }

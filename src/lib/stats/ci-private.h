@@ -338,6 +338,10 @@ double ci_kci_theta(size_t n, size_t ns);
  * memory. */
 double *ci_kci_points(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
                       const size_t *S, size_t ns, size_t *p);
+/* The centred Gaussian kernel exp(-theta |a - b|^2 / 2) over the rows of one part of the
+ * test (ci_kci_points) into K (n x n, full); FB_ERR when out of memory. */
+int ci_kci_kernel(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
+                  const size_t *S, size_t ns, double theta, gsl_matrix *K);
 /* The gamma approximation's p-value of stat given the null's mean and variance (1 when the
  * null is degenerate). */
 double ci_kci_gamma_p(double stat, double mean, double var);

@@ -15,9 +15,10 @@
 	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests, \
 	  "CI test; auto: fisher-z for continuous data, g2 for discrete data, dg for mixed " \
 	  "data; kci: kernel test for nonlinear data (n r^2 operations per test from " \
-	  "low-rank factors of its kernels when their rank r is at most n/3, p-values within " \
-	  "about 1e-6 of the exact test's; n^3 otherwise); dg: degenerate Gaussian " \
-	  "likelihood ratio (discrete variables as indicator columns)" }
+	  "low-rank factors of its kernels when their rank r is at most 2n/3, p-values " \
+	  "within about 1e-6 of the exact test's; the regression on the conditioning set " \
+	  "takes n^3/3 when its kernel's rank is above n/3; n^3 otherwise); dg: degenerate " \
+	  "Gaussian likelihood ratio (discrete variables as indicator columns)" }
 
 /* The settings of the discrete tests. */
 #define PC_PARAMS_DISCRETE \
