@@ -76,8 +76,9 @@ typedef struct fb_fci_round {
 
 /* Start FCI on ds (opt NULL: defaults) with background knowledge bk (NULL or empty: none;
  * over ds's variables; a pair forbidden both ways is removed after the skeleton, and the
- * orientation honours the rest as causal-learn's fci(background_knowledge=) does).  NULL
- * with the reason. */
+ * orientation honours the rest as causal-learn's fci(background_knowledge=) does; fedbn's
+ * own mode, unlike compat=causal-learn, first joins a required pair that a test removed, so
+ * that a required arc is always there).  NULL with the reason. */
 fb_fci *fb_fci_alloc(const fb_dataset *ds, const fb_fci_options *opt, const fb_knowledge *bk,
                      fb_error *err);
 /* Free (NULL is fine). */

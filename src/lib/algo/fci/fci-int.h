@@ -57,6 +57,10 @@ typedef struct fci_env {
  * order); counts the test. */
 int fci_env_test(fci_env *env, size_t x, size_t y, size_t *S, size_t ns, bool *indep,
                  fb_error *err);
+/* fedbn's own mode, before R0 of the orientation: join as o-o every pair the knowledge bk
+ * (NULL: none) requires that a test removed, so that R0 makes it the required arc
+ * (causal-learn's fci, as compat=causal-learn, leaves it out). */
+void fci_join_required(fb_pag *p, const fb_knowledge *bk);
 /* Every edge o-o, the knowledge's orientations, then the unshielded colliders (R0). */
 void fci_rule0(fb_pag *p, const fci_env *env);
 /* The possible-d-sep stage: remove each edge whose ends some subset (2 members or more)

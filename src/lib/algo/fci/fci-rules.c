@@ -35,6 +35,15 @@ static void orient_knowledge(fb_pag *p, const fb_knowledge *bk)
 		}
 }
 
+/* Join the required pairs a test removed. */
+void fci_join_required(fb_pag *p, const fb_knowledge *bk)
+{
+	for (size_t i = 0; bk != NULL && i < p->d; i++)
+		for (size_t j = 0; j < p->d; j++)
+			if (i != j && fb_knowledge_requires(bk, i, j) && !fci_adj(p, i, j))
+				fb_pag_set(p, i, j, FB_PAG_CIRCLE, FB_PAG_CIRCLE);
+}
+
 /* R0: every edge o-o, the knowledge, then a *-> b <-* c for each unshielded triple whose
  * separating set (a, c) (a before c) is defined and leaves b out. */
 void fci_rule0(fb_pag *p, const fci_env *env)

@@ -157,6 +157,8 @@ static int fci_stage(fb_fci *f, fb_fci_round *r, fb_error *err)
 		ret = fci_possible_dsep(f->pag, &env, err);
 		f->next = FB_FCI_ORIENT;
 	} else {
+		if (!f->compat)
+			fci_join_required(f->pag, f->bk);
 		fci_rule0(f->pag, &env);
 		ret = fci_orient_rules(f->pag, &env, err);
 		f->done = ret == FB_OK;
