@@ -58,3 +58,25 @@ bool bench_huge(void)
 
 	return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
 }
+
+/* The processor's model name from /proc/cpuinfo. */
+const char *bench_processor(char *buf, size_t cap)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, cap, "unknown processor");
+	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) != 0 || colon == NULL)
+			continue;
+		colon += 1 + (colon[1] == ' ');
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(buf, cap, "%s", colon);
+		break;
+	}
+	if (f != NULL)
+		fclose(f);
+	return buf;
+}
