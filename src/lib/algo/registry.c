@@ -23,6 +23,7 @@
 	X(fedpc)                 \
 	X(fedpc_simple1)         \
 	X(fedpc_simple2)         \
+	X(fedc2sl)               \
 	X(fedcircuit)            \
 	X(fedcircuit_em)         \
 	X(mcsl)                  \
@@ -30,6 +31,7 @@
 	X(as_feddag)             \
 	X(as_feddag_linear)      \
 	X(fci)                   \
+	X(fedfci)                \
 	X(all)                   \
 	X(sep)                   \
 	X(voting)                \

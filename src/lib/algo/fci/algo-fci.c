@@ -8,6 +8,7 @@
 #include "fedbn/algo.h"
 #include "fedbn/fci.h"
 #include "../pc/pc-params.h"
+#include "fci-int.h"
 
 /* The names of compat='s values. */
 static const fb_choice fci_compats[] = {
@@ -22,7 +23,9 @@ void fb_fci_options_from_params(const fb_params *p, fb_fci_options *o)
 	o->pc.alpha = fb_params_double(p, "alpha");
 	o->pc.depth = (long)fb_params_int(p, "depth");
 	o->pc.stable = true;
-	o->pc.compat = (enum fb_pc_compat)fb_params_choice(p, "compat");
+	o->pc.compat = fb_params_find(p, "compat") >= 0
+	                       ? (enum fb_pc_compat)fb_params_choice(p, "compat")
+	                       : FB_PC_COMPAT_NONE;
 	o->pc.colliders = FB_PC_COLLIDERS_STRENGTH;
 	o->pc.ci.test = (enum fb_ci_test)fb_params_choice(p, "test");
 	o->pc.ci.df = (enum fb_ci_df)fb_params_choice(p, "df");
@@ -109,8 +112,8 @@ static void fci_destroy(fb_run *run)
 	run->state = NULL;
 }
 
-/* What the result is. */
-static const char *fci_note(const fb_run *run)
+/* What the result is (fci's and fedfci's). */
+const char *fci_note(const fb_run *run)
 {
 	return "the result is a PAG; as a plain graph it keeps the PAG's X -> Y edges and draws "
 	       "every other edge (o-o, o->, <->) undirected";
@@ -118,15 +121,7 @@ static const char *fci_note(const fb_run *run)
 
 /* FCI's parameters. */
 static const fb_param_def fci_params[] = {
-	{ "alpha", FB_PARAM_DOUBLE, "0.05", 0, 1, NULL,
-	  "significance level: a pair is independent when p > alpha" },
-	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests,
-	  "CI test; auto: fisher-z for continuous data, g2 for discrete data; kci: kernel test "
-	  "for nonlinear data" },
-	{ "depth", FB_PARAM_INT, "-1", -1, 1e6, NULL,
-	  "largest conditioning set of the skeleton and of the possible-d-sep stage (-1: no "
-	  "limit)" },
-	PC_PARAMS_DISCRETE,
+	FCI_PARAMS_TEST,
 	{ "compat", FB_PARAM_CHOICE, "none", 0, 0, fci_compats,
 	  "mirror causal-learn's fci(data, test, alpha) exactly, mark by mark" },
 	{ 0 },

@@ -71,4 +71,21 @@ bool fci_rules5to10(fb_pag *p, size_t *buf);
 /* R1-R10 until none applies. */
 int fci_orient_rules(fb_pag *p, fci_env *env, fb_error *err);
 
+/* The parameters fci and fedfci share: alpha, test, depth and the discrete tests' settings
+ * (pc-params.h's), with fci's defaults. */
+#define FCI_PARAMS_TEST \
+	{ "alpha", FB_PARAM_DOUBLE, "0.05", 0, 1, NULL, \
+	  "significance level: a pair is independent when p > alpha" }, \
+	{ "test", FB_PARAM_CHOICE, "auto", 0, 0, fb_pc_tests, \
+	  "CI test; auto: fisher-z for continuous data, g2 for discrete data; kci: kernel test " \
+	  "for nonlinear data" }, \
+	{ "depth", FB_PARAM_INT, "-1", -1, 1e6, NULL, \
+	  "largest conditioning set of the skeleton and of the possible-d-sep stage (-1: no " \
+	  "limit)" }, \
+	PC_PARAMS_DISCRETE
+
+struct fb_run;
+/* What the result of fci or fedfci is, in words. */
+const char *fci_note(const struct fb_run *run);
+
 #endif

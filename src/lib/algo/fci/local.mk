@@ -9,8 +9,11 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/fci/fci-pdsep.c \
 	src/lib/algo/fci/fci.c \
 	src/lib/algo/fci/fci-truth.c \
-	src/lib/algo/fci/algo-fci.c
+	src/lib/algo/fci/algo-fci.c \
+	src/lib/algo/fci/fedfci-int.h \
+	src/lib/algo/fci/fedfci.c \
+	src/lib/algo/fci/fedfci-client.c
 
-check_PROGRAMS += tests/unit/test-fci
-TESTS += tests/unit/test-fci
+check_PROGRAMS += tests/unit/test-fci tests/unit/test-fedfci
+TESTS += tests/unit/test-fci tests/unit/test-fedfci
 EXTRA_DIST += tests/unit/test-slurp.h
