@@ -268,6 +268,30 @@ int fb_ci_fisher_from_corr(const double *R, size_t d, size_t n, size_t x, size_t
                            const size_t *S, size_t ns, const fb_ci_options *opt,
                            fb_ci_result *res, fb_error *err);
 
+/* Discrete tests from contingency tables alone (ci-pooled.c), for a server that holds only
+ * tables summed over clients (FedC2SL): an object over d variables of nlev levels each
+ * (opt->test g2 or chi2; auto is g2) that computes nothing from rows.  Its answers are
+ * given, table by table, with fb_ci_pooled_answer, and kept in its cache; a query asked of
+ * it later (fb_ci_test, PC's search) is answered from the cache, and one never given fails
+ * with a sentence.  NULL with the reason (another test, a variable of 0 or over 8192
+ * levels, d < 2). */
+fb_ci *fb_ci_alloc_pooled(size_t d, const size_t *nlev, const fb_ci_options *opt,
+                          fb_error *err);
+/* The pooled count of each level of each variable (nlev[0] numbers for variable 0, then
+ * variable 1's, ...): the rows and the levels that occur, which the df = 0 rule reads.
+ * FB_ERR naming a count that is not a whole number, or variables whose rows disagree. */
+int fb_ci_pooled_margins(fb_ci *ci, const double *counts, fb_error *err);
+/* Cells of the pooled table of x and y given S: c_x c_y prod_S c_v. */
+double fb_ci_pooled_cells(const fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns);
+/* Answer x _||_ y | S (x < y, S increasing) from its pooled table tab: prod_S c_v strata,
+ * the code of S's first variable most significant, each c_x x c_y counts with x's level
+ * the row; the answer goes to res and to the cache.  The statistic, degrees of freedom and
+ * rules are those of the test on the pooled rows (the small-sample rule over the table's
+ * rows), the strata summed in the order of their codes.  FB_ERR with the reason (a query
+ * not in that form, a cell that is no whole count). */
+int fb_ci_pooled_answer(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                        const double *tab, fb_ci_result *res, fb_error *err);
+
 /* The test the object runs (never FB_CI_AUTO). */
 enum fb_ci_test fb_ci_kind(const fb_ci *ci);
 /* Number of variables and rows behind the object. */

@@ -127,8 +127,8 @@ static size_t graph_algos(char names[][64])
 	for (size_t i = 0; fb_algo_table[i] != NULL; i++) {
 		const fb_algo *a = fb_algo_table[i];
 
-		if (a->flags & FB_ALGO_CIRCUIT)
-			continue;
+		if ((a->flags & FB_ALGO_CIRCUIT) || !(a->accepts & FB_ACCEPTS_CONTINUOUS))
+			continue; /* no graph, or discrete data only (fedc2sl: its own tests) */
 		if (!(a->accepts & FB_ACCEPTS_KNOWLEDGE) && !(a->flags & FB_ALGO_COMBINATOR)) {
 			/* the PC family is made to honour knowledge on its own */
 			if (strncmp(a->name, "pc", 2) == 0 || strncmp(a->name, "fedpc", 5) == 0)

@@ -328,10 +328,10 @@ static double disc_df(const fb_ci *ci, size_t x, size_t y, size_t ns, double pro
 	return classical;
 }
 
-/* The small-sample rule: true when it decides, with p set. */
-static bool disc_small(const fb_ci *ci, size_t x, size_t y, double prod, fb_ci_result *res)
+/* The small-sample rule over n rows: true when it decides, with p set. */
+bool ci_disc_small(const fb_ci *ci, size_t x, size_t y, double prod, double n,
+                   fb_ci_result *res)
 {
-	double n = (double)ci->n;
 	double cells = (double)ci->nlev[x] * (double)ci->nlev[y] * prod;
 	double classical = ((double)ci->nlev[x] - 1.0) * ((double)ci->nlev[y] - 1.0) * prod;
 
@@ -600,14 +600,22 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 	res->r = NAN;
 	for (size_t v = 0; v < ns; v++)
 		prod *= (double)ci->nlev[S[v]];
-	if (disc_small(ci, x, y, prod, res))
+	if (ci_disc_small(ci, x, y, prod, (double)ci->n, res))
 		return;
 	ci_memo_begin(&ci->dws, S, ns);
 	if (!ci_bits_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
 	    !dense_run(ci, x, y, S, ns, prod, &sum, &nstr))
 		sparse_run(ci, x, y, S, ns, prod, &sum, &nstr);
-	res->stat = sum.stat;
-	res->df = disc_df(ci, x, y, ns, prod, nstr, sum.df_adj, sum.empty);
+	ci_disc_finish(ci, x, y, ns, prod, nstr, &sum, res);
+}
+
+/* The answer from the strata's sums: the degrees of freedom by the object's convention, and
+ * the p-value (or the df = 0 rule). */
+void ci_disc_finish(const fb_ci *ci, size_t x, size_t y, size_t ns, double prod, size_t nstr,
+                    const ci_stratum_sum *sum, fb_ci_result *res)
+{
+	res->stat = sum->stat;
+	res->df = disc_df(ci, x, y, ns, prod, nstr, sum->df_adj, sum->empty);
 	if (!(res->df > 0.0)) {
 		res->p = ci->opt.zero_df == FB_CI_ZERO_DF_DEPENDENT && ns > 0 &&
 		                 ci->present[x] > 1 && ci->present[y] > 1
@@ -616,5 +624,5 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 		res->flags |= FB_CI_ZERO_DF;
 		return;
 	}
-	res->p = gsl_cdf_chisq_Q(sum.stat > 0.0 ? sum.stat : 0.0, res->df);
+	res->p = gsl_cdf_chisq_Q(sum->stat > 0.0 ? sum->stat : 0.0, res->df);
 }

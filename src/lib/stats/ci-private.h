@@ -180,6 +180,7 @@ struct fb_ci {
 	                         (d (d + 1) / 2 entries, ci_packed_at) */
 	bool corr_shared;     /* corr belongs to the object this one helps (not freed here) */
 	gsl_matrix *kdata;    /* KCI: n x d standardised columns */
+	struct ci_kci_memo *kmemo; /* KCI: the factors of recent tests' sides (ci-kci-lowrank.c) */
 	ci_fisher_ws fws;     /* Fisher-z work space */
 	ci_sep_ws sws;        /* Fisher-z's separating-set search's work space */
 	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
@@ -296,6 +297,15 @@ int ci_partial_corr(ci_partial_memo *m, const ci_corr *R, size_t x, size_t y, co
 /* Free what the memo holds and make it empty. */
 void ci_partial_memo_release(ci_partial_memo *m);
 
+/* A new, empty object for d variables and n rows (ci.c); NULL when out of memory. */
+fb_ci *ci_new(size_t d, size_t n, const fb_ci_options *opt);
+/* The small-sample rule of a discrete test over n rows: true when it decides (p set). */
+bool ci_disc_small(const fb_ci *ci, size_t x, size_t y, double prod, double n,
+                   fb_ci_result *res);
+/* A discrete test's answer from its strata's sums (nstr strata occur, prod_S c_v possible):
+ * the degrees of freedom by the object's convention, the p-value or the df = 0 rule. */
+void ci_disc_finish(const fb_ci *ci, size_t x, size_t y, size_t ns, double prod, size_t nstr,
+                    const ci_stratum_sum *sum, fb_ci_result *res);
 /* Copy the codes of ds and allocate the discrete work space; FB_ERR with the reason. */
 int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
 /* G² or χ² for x < y and sorted S. */
@@ -338,6 +348,10 @@ double ci_kci_theta(size_t n, size_t ns);
  * memory. */
 double *ci_kci_points(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
                       const size_t *S, size_t ns, size_t *p);
+/* The factors of recent KCI tests' sides a test object remembers. */
+typedef struct ci_kci_memo ci_kci_memo;
+/* Free them (NULL: nothing); n the object's rows. */
+void ci_kci_memo_free(ci_kci_memo *memo, size_t n);
 /* The centred Gaussian kernel exp(-theta |a - b|^2 / 2) over the rows of one part of the
  * test (ci_kci_points) into K (n x n, full); FB_ERR when out of memory. */
 int ci_kci_kernel(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,

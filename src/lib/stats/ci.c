@@ -61,7 +61,7 @@ int fb_ci_test_for(const fb_dataset *ds, enum fb_ci_test *test, fb_error *err)
 }
 
 /* A new, empty object for d variables and n rows; NULL when out of memory. */
-static fb_ci *ci_new(size_t d, size_t n, const fb_ci_options *opt)
+fb_ci *ci_new(size_t d, size_t n, const fb_ci_options *opt)
 {
 	fb_ci *ci = calloc(1, sizeof *ci);
 
@@ -192,6 +192,7 @@ void fb_ci_free(fb_ci *ci)
 		free(ci->corr);
 	if (ci->kdata != NULL)
 		gsl_matrix_free(ci->kdata);
+	ci_kci_memo_free(ci->kmemo, ci->n);
 	ci_fisher_ws_release(&ci->fws);
 	ci_dg_release(ci);
 	ci_sep_ws_release(&ci->sws);
@@ -398,6 +399,11 @@ int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_
 	}
 	if (ci_lookup(ci, x, y, ns, &h, res))
 		return FB_OK;
+	if (ci->codes == NULL && (ci->opt.test == FB_CI_G2 || ci->opt.test == FB_CI_CHI2)) {
+		ci_invalid(res); /* an object of pooled tables answers only what it was given */
+		return fb_fail(err, "no pooled table was given for the test of variables %zu and %zu "
+		               "given %zu others", a + 1, b + 1, ns);
+	}
 	if (ci->opt.test == FB_CI_FISHER_Z)
 		ci_fisher_run(ci, a, b, ci->sorted, ns, res);
 	else if (ci->opt.test == FB_CI_KCI)
