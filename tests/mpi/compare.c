@@ -411,21 +411,31 @@ static fb_knowledge *study_knowledge(const fb_dataset *ds)
 	return k;
 }
 
-/* FedPC and its ablations with the study's knowledge: over the link (each client rebuilding
- * it from the opening) as compare checks them, and in-process honouring it. */
+/* FedPC and its ablations, and the federated weight learners (whose clients hold the
+ * knowledge inside their optimisation), with the study's knowledge: over the link (each
+ * client rebuilding it from the opening) as compare checks them, and in-process honouring
+ * it. */
 void compare_knowledge_family(const fb_dataset *ds, const fb_partition *local,
                               const fb_dataset *schema, const fb_partition *remote,
                               const fb_graph *truth)
 {
-	static const char *const names[] = { "fedpc", "fedpc-simple1", "fedpc-simple2" };
+	static const char *const names[] = { "fedpc", "fedpc-simple1", "fedpc-simple2",
+	                                     "notears-admm", "notears-mlp-admm", "gs-feddag",
+	                                     "as-feddag", "as-feddag-linear" };
 	fb_knowledge *k = study_knowledge(ds);
+	double share;
 
 	compare_knowledge = k;
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-		fb_run_spec spec = { .algo = names[i], .data = ds, .part = local, .knowledge = k };
-		fb_run *run = fb_run_alloc(&spec, NULL);
+		fb_params p;
+		fb_run_spec spec = { .algo = names[i], .params = &p, .data = ds, .part = local,
+		                     .knowledge = k };
+		fb_run *run;
 		fb_graph *g = NULL;
 		fb_error err = { "" };
+
+		params_of(names[i], small_words(names[i], 0, &share), &p);
+		run = fb_run_alloc(&spec, NULL);
 
 		compare(names[i], 0, ds, local, schema, remote, truth);
 		if (run != NULL && finish(run, &err) == FB_OK)
@@ -435,6 +445,7 @@ void compare_knowledge_family(const fb_dataset *ds, const fb_partition *local,
 		      names[i]);
 		fb_graph_free(g);
 		fb_run_free(run);
+		fb_params_release(&p);
 	}
 	compare_knowledge = NULL;
 	fb_knowledge_free(k);
