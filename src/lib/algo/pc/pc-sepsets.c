@@ -1,5 +1,8 @@
-/* Separating sets of the unordered pairs: one (offset, length) per pair into a shared arena
- * of sorted members; a union writes the merged set at the end of the arena. */
+/* Separating sets of the unordered pairs: one bit per pair says whether its set is defined,
+ * and the pairs whose set has members are found by a hash of their index, each with an
+ * (offset, length) into a shared arena of sorted members; a union writes the merged set at
+ * the end of the arena.  Most removed pairs go given the empty set (PC's level 0), so that
+ * they cost their bit alone: d = 10,000 takes 6 MB where one reference a pair took 400 MB. */
 #include "config.h"
 
 #include <stdint.h>
@@ -8,22 +11,22 @@
 
 #include "fedbn/pc.h"
 
-/* Offset of an undefined set. */
-#define SEP_NONE UINT32_MAX
-
-/* Where one pair's set lives. */
+/* Where one pair's members live. */
 typedef struct sep_ref {
-	uint32_t off; /* first member in the arena, SEP_NONE when undefined */
-	uint32_t len; /* number of members */
+	uint32_t off; /* first member in the arena */
+	uint32_t len; /* number of members (0: the empty set) */
 } sep_ref;
 
 /* The separating sets. */
 struct fb_sepsets {
-	size_t d;         /* variables */
-	sep_ref *ref;     /* d (d - 1) / 2 pairs, i < j, row by row */
-	uint32_t *arena;  /* members of every set */
+	size_t d;          /* variables */
+	uint64_t *has;     /* d (d - 1) / 2 bits, pairs i < j row by row: the set is defined */
+	uint64_t *key;     /* cap slots: 1 + the pair's index, 0 for a free slot */
+	sep_ref *ref;      /* cap slots: the pair's members */
+	size_t cap, used;  /* slots (a power of two, or 0) and those taken */
+	uint32_t *arena;   /* members of every set */
 	size_t alen, acap; /* used and allocated */
-	size_t *tmp;      /* d: scratch for unions */
+	size_t *tmp;       /* d: scratch for unions */
 };
 
 /* Index of the pair {i, j} (i != j). */
@@ -41,11 +44,7 @@ fb_sepsets *fb_sepsets_alloc(size_t d)
 	size_t np = d > 1 ? d * (d - 1) / 2 : 1;
 
 	s->d = d;
-	s->ref = fb_xmalloc(np * sizeof *s->ref);
-	for (size_t k = 0; k < np; k++) {
-		s->ref[k].off = SEP_NONE;
-		s->ref[k].len = 0;
-	}
+	s->has = fb_xcalloc((np + 63) / 64, sizeof *s->has);
 	s->tmp = fb_xmalloc((d > 0 ? d : 1) * sizeof *s->tmp);
 	return s;
 }
@@ -55,10 +54,80 @@ void fb_sepsets_free(fb_sepsets *s)
 {
 	if (s == NULL)
 		return;
+	free(s->has);
+	free(s->key);
 	free(s->ref);
 	free(s->arena);
 	free(s->tmp);
 	free(s);
+}
+
+/* The first slot to look at for pair index p. */
+static size_t slot_home(const fb_sepsets *s, size_t p)
+{
+	uint64_t h = (uint64_t)p * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h ^ (h >> 29)) & (s->cap - 1);
+}
+
+/* The members of pair index p, or NULL when it has none stored. */
+static sep_ref *slot_find(const fb_sepsets *s, size_t p)
+{
+	if (s->cap == 0)
+		return NULL;
+	for (size_t k = slot_home(s, p);; k = (k + 1) & (s->cap - 1)) {
+		if (s->key[k] == 0)
+			return NULL;
+		if (s->key[k] == (uint64_t)p + 1)
+			return &s->ref[k];
+	}
+}
+
+/* Put pair index p with members r into a free or its own slot (room is there). */
+static void slot_put(fb_sepsets *s, size_t p, sep_ref r)
+{
+	size_t k = slot_home(s, p);
+
+	while (s->key[k] != 0 && s->key[k] != (uint64_t)p + 1)
+		k = (k + 1) & (s->cap - 1);
+	s->used += s->key[k] == 0;
+	s->key[k] = (uint64_t)p + 1;
+	s->ref[k] = r;
+}
+
+/* Double the slots (or make the first 1024), every entry moved. */
+static void slots_grow(fb_sepsets *s)
+{
+	uint64_t *key = s->key;
+	sep_ref *ref = s->ref;
+	size_t cap = s->cap;
+
+	s->cap = cap > 0 ? 2 * cap : 1024;
+	s->key = fb_xcalloc(s->cap, sizeof *s->key);
+	s->ref = fb_xmalloc(s->cap * sizeof *s->ref);
+	s->used = 0;
+	for (size_t k = 0; k < cap; k++)
+		if (key[k] != 0)
+			slot_put(s, (size_t)(key[k] - 1), ref[k]);
+	free(key);
+	free(ref);
+}
+
+/* The members of pair {i, j} (none when its set is empty or undefined). */
+static sep_ref pair_ref(const fb_sepsets *s, size_t i, size_t j)
+{
+	const sep_ref *r = slot_find(s, pair_index(s, i, j));
+
+	return r != NULL ? *r : (sep_ref){ 0, 0 };
+}
+
+/* Mark the pair's set as defined or not. */
+static void has_put(fb_sepsets *s, size_t p, bool on)
+{
+	if (on)
+		s->has[p / 64] |= (uint64_t)1 << (p % 64);
+	else
+		s->has[p / 64] &= ~((uint64_t)1 << (p % 64));
 }
 
 /* Compare two indices for qsort. */
@@ -72,8 +141,15 @@ static int cmp_size(const void *a, const void *b)
 /* Store the n sorted members of m as the pair's set. */
 static void sep_store(fb_sepsets *s, size_t i, size_t j, const size_t *m, size_t n)
 {
-	sep_ref *r = &s->ref[pair_index(s, i, j)];
+	size_t p = pair_index(s, i, j);
+	sep_ref *r = slot_find(s, p);
 
+	has_put(s, p, true);
+	if (n == 0) {
+		if (r != NULL)
+			r->len = 0;
+		return;
+	}
 	if (s->alen + n > s->acap) {
 		s->acap = s->acap ? 2 * s->acap : 1024;
 		while (s->acap < s->alen + n)
@@ -82,8 +158,9 @@ static void sep_store(fb_sepsets *s, size_t i, size_t j, const size_t *m, size_t
 	}
 	for (size_t k = 0; k < n; k++)
 		s->arena[s->alen + k] = (uint32_t)m[k];
-	r->off = (uint32_t)s->alen;
-	r->len = (uint32_t)n;
+	if (r == NULL && 4 * (s->used + 1) > 3 * s->cap)
+		slots_grow(s);
+	slot_put(s, p, (sep_ref){ (uint32_t)s->alen, (uint32_t)n });
 	s->alen += n;
 }
 
@@ -118,30 +195,38 @@ void fb_sepsets_add(fb_sepsets *s, size_t i, size_t j, const size_t *S, size_t n
 /* Forget sepset(i, j). */
 void fb_sepsets_clear(fb_sepsets *s, size_t i, size_t j)
 {
+	sep_ref *r;
+
 	if (i == j || i >= s->d || j >= s->d)
 		return;
-	s->ref[pair_index(s, i, j)].off = SEP_NONE;
-	s->ref[pair_index(s, i, j)].len = 0;
+	has_put(s, pair_index(s, i, j), false);
+	if ((r = slot_find(s, pair_index(s, i, j))) != NULL)
+		r->len = 0;
 }
 
 /* Whether sepset(i, j) is defined. */
 bool fb_sepsets_has(const fb_sepsets *s, size_t i, size_t j)
 {
-	return i != j && i < s->d && j < s->d && s->ref[pair_index(s, i, j)].off != SEP_NONE;
+	size_t p;
+
+	if (i == j || i >= s->d || j >= s->d)
+		return false;
+	p = pair_index(s, i, j);
+	return (s->has[p / 64] >> (p % 64)) & 1;
 }
 
 /* Whether k is in sepset(i, j) (a binary search of the sorted members). */
 bool fb_sepsets_contains(const fb_sepsets *s, size_t i, size_t j, size_t k)
 {
-	const sep_ref *r;
+	sep_ref r;
 	size_t lo = 0, hi;
 
 	if (!fb_sepsets_has(s, i, j))
 		return false;
-	r = &s->ref[pair_index(s, i, j)];
-	hi = r->len;
+	r = pair_ref(s, i, j);
+	hi = r.len;
 	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2, v = s->arena[r->off + mid];
+		size_t mid = lo + (hi - lo) / 2, v = s->arena[r.off + mid];
 
 		if (v == k)
 			return true;
@@ -156,12 +241,12 @@ bool fb_sepsets_contains(const fb_sepsets *s, size_t i, size_t j, size_t k)
 /* The members of sepset(i, j). */
 size_t fb_sepsets_get(const fb_sepsets *s, size_t i, size_t j, size_t *out)
 {
-	const sep_ref *r;
+	sep_ref r;
 
 	if (!fb_sepsets_has(s, i, j))
 		return 0;
-	r = &s->ref[pair_index(s, i, j)];
-	for (size_t k = 0; k < r->len; k++)
-		out[k] = s->arena[r->off + k];
-	return r->len;
+	r = pair_ref(s, i, j);
+	for (size_t k = 0; k < r.len; k++)
+		out[k] = s->arena[r.off + k];
+	return r.len;
 }
