@@ -2,7 +2,7 @@
  * empirical widths) give on the seeded 300-row datasets of its own tests
  * (tests/data/kci/README.md), to 1e-4, given nothing, one and two variables; the low-rank
  * route against the dense one on 1000 rows (given three variables with its exact regression
- * on z), and the fall-back to the dense route; a
+ * on z), and the fall-back to the dense route; the remembered factors of tests' sides; a
  * nonlinear dependence that correlation misses; a constant column; the cache and the
  * argument order. */
 #include "config.h"
@@ -270,6 +270,37 @@ static void test_routes_given3(void **state)
 	fb_ci_free(ci);
 }
 
+/* The factors an object remembers of its tests' sides give the same bits as computed
+ * afresh: a run of tests on one object (cache off) that meet sides again, given nothing (y
+ * of one test is x of the next) and given sets of one and two variables (the same side
+ * given another set of the same size too), against each test on a new object. */
+static void test_memo(void **state)
+{
+	/* x, y, |S|, S */
+	static const size_t runs[][5] = {
+		{ 0, 1, 0, 0, 0 }, { 1, 4, 0, 0, 0 }, { 0, 4, 0, 0, 0 }, { 0, 1, 1, 2, 0 },
+		{ 0, 1, 1, 3, 0 }, { 0, 4, 1, 3, 0 }, { 0, 4, 1, 2, 0 }, { 1, 4, 1, 2, 0 },
+		{ 0, 1, 2, 2, 3 }, { 0, 1, 2, 2, 4 }, { 0, 4, 2, 2, 3 }, { 1, 4, 2, 2, 3 },
+	};
+	fb_ci *ci = route_sample();
+
+	(void)state;
+	for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+		const size_t *r = runs[k];
+		fb_ci *fresh = route_sample();
+		fb_ci_result a, b;
+		fb_error err = { "" };
+
+		assert_int_equal(fb_ci_test(ci, r[0], r[1], r + 3, r[2], &a, &err), FB_OK);
+		assert_int_equal(fb_ci_test(fresh, r[0], r[1], r + 3, r[2], &b, &err), FB_OK);
+		if (!(a.p == b.p && a.stat == b.stat))
+			fail_msg("test %zu: p %a stat %a, afresh p %a stat %a", k, a.p, a.stat, b.p,
+			         b.stat);
+		fb_ci_free(fresh);
+	}
+	fb_ci_free(ci);
+}
+
 /* 60 rows of six independent standard normals: given four of them the kernel of [x, z/2]
  * needs more than 2n / 3 rows, the low-rank route refuses and the test's answer is the
  * dense route's, bit for bit. */
@@ -336,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_routes_given2),
 		cmocka_unit_test(test_routes_given3),
 		cmocka_unit_test(test_routes_fallback),
+		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_nonlinear),
 		cmocka_unit_test(test_constant),
 	};

@@ -33,6 +33,115 @@ typedef struct kci_factor {
 	size_t r;  /* rank */
 } kci_factor;
 
+/* The most conditioning variables of a remembered factor. */
+#define KCI_MEMO_SET 8
+/* Factors remembered at most, and their bytes at most. */
+#define KCI_MEMO_SLOTS 64
+#define KCI_MEMO_BYTES ((size_t)64 << 20)
+
+/* One remembered side of a test: the kernel of v (as x, with half of S beside it, or as y)
+ * given S: its residual factor F and its eigenrows Psi' (given nothing: the centred factor
+ * alone, the same for either side). */
+typedef struct kci_memo_entry {
+	int part;                /* CI_KCI_X or CI_KCI_Y; -1: empty */
+	size_t v, ns;            /* the variable and the size of S */
+	size_t S[KCI_MEMO_SET];  /* S, sorted */
+	kci_factor f;            /* F (or the centred factor given nothing) */
+	kci_factor psi;          /* Psi' (none given nothing) */
+	double top;              /* the largest eigenvalue of F'F */
+} kci_memo_entry;
+
+/* The factors a test object remembers, replaced oldest first. */
+struct ci_kci_memo {
+	kci_memo_entry e[KCI_MEMO_SLOTS];
+	size_t next;  /* the slot replaced next */
+	size_t bytes; /* held by all entries */
+};
+
+/* Bytes held by an entry's factors for n rows. */
+static size_t kci_memo_size(const kci_memo_entry *m, size_t n)
+{
+	return (m->f.r + m->psi.r) * n * sizeof(double);
+}
+
+/* Empty slot k of memo. */
+static void kci_memo_clear(ci_kci_memo *memo, size_t k, size_t n)
+{
+	kci_memo_entry *m = &memo->e[k];
+
+	if (m->part >= 0)
+		memo->bytes -= kci_memo_size(m, n);
+	free(m->f.c);
+	free(m->psi.c);
+	*m = (kci_memo_entry){ .part = -1 };
+}
+
+/* Free a test object's remembered factors (ci-private.h). */
+void ci_kci_memo_free(ci_kci_memo *memo, size_t n)
+{
+	if (memo == NULL)
+		return;
+	for (size_t k = 0; k < KCI_MEMO_SLOTS; k++)
+		kci_memo_clear(memo, k, n);
+	free(memo);
+}
+
+/* The remembered side (part, v, S), or NULL. */
+static const kci_memo_entry *kci_memo_find(const fb_ci *ci, int part, size_t v,
+                                           const size_t *S, size_t ns)
+{
+	const ci_kci_memo *memo = ci->kmemo;
+
+	if (memo == NULL || ns > KCI_MEMO_SET)
+		return NULL;
+	for (size_t k = 0; k < KCI_MEMO_SLOTS; k++) {
+		const kci_memo_entry *m = &memo->e[k];
+
+		if (m->part == part && m->v == v && m->ns == ns &&
+		    (ns == 0 || memcmp(m->S, S, ns * sizeof *S) == 0))
+			return m;
+	}
+	return NULL;
+}
+
+/* Remember copies of f and psi as the side (part, v, S); nothing when they do not fit or
+ * memory runs out (the memo only saves time). */
+static void kci_memo_put(fb_ci *ci, int part, size_t v, const size_t *S, size_t ns,
+                         const kci_factor *f, const kci_factor *psi, double top)
+{
+	size_t n = ci->n, bytes = (f->r + (psi != NULL ? psi->r : 0)) * n * sizeof(double);
+	kci_memo_entry m = { .part = part, .v = v, .ns = ns, .top = top };
+	ci_kci_memo *memo;
+
+	if (ns > KCI_MEMO_SET || bytes > KCI_MEMO_BYTES)
+		return;
+	if (ci->kmemo == NULL && (ci->kmemo = malloc(sizeof *ci->kmemo)) != NULL) {
+		*ci->kmemo = (ci_kci_memo){ .next = 0 };
+		for (size_t k = 0; k < KCI_MEMO_SLOTS; k++)
+			ci->kmemo->e[k].part = -1;
+	}
+	if ((memo = ci->kmemo) == NULL)
+		return;
+	memcpy(m.S, S, ns * sizeof *S);
+	m.f = (kci_factor){ malloc((f->r > 0 ? f->r : 1) * n * sizeof(double)), f->r };
+	m.psi = (kci_factor){ malloc((psi != NULL && psi->r > 0 ? psi->r : 1) * n *
+	                             sizeof(double)), psi != NULL ? psi->r : 0 };
+	if (m.f.c == NULL || m.psi.c == NULL) {
+		free(m.f.c);
+		free(m.psi.c);
+		return;
+	}
+	memcpy(m.f.c, f->c, f->r * n * sizeof(double));
+	if (m.psi.r > 0)
+		memcpy(m.psi.c, psi->c, m.psi.r * n * sizeof(double));
+	do {
+		kci_memo_clear(memo, memo->next, n);
+		memo->next = (memo->next + 1) % KCI_MEMO_SLOTS;
+	} while (memo->bytes + bytes > KCI_MEMO_BYTES);
+	memo->e[(memo->next + KCI_MEMO_SLOTS - 1) % KCI_MEMO_SLOTS] = m;
+	memo->bytes += bytes;
+}
+
 /* The centred factor of one kernel of the test into f: false when its rank is above 2n / 3
  * (n / 3 for z's kernel, whose regression then goes exact) or when out of memory. */
 static bool kci_factor_of(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
@@ -169,27 +278,27 @@ static gsl_matrix *kci_middle(const kci_factor *fz, size_t n)
 	return M;
 }
 
-/* f := Psi' (p x n), the rows sqrt(lambda_a) u_a over the eigenpairs of F'F whose value is
- * above CI_KCI_EIG_CUT times the largest (the largest into *top); FB_ERR when out of memory
- * or when LAPACK fails.  The eigenpairs of the r x r F F' come from LAPACK's divide and
- * conquer (dsyevd), at these sizes (r up to a few hundred) about a quarter faster than
- * dsyevr's MRRR. */
-static int kci_eigen_rows(kci_factor *f, size_t n, double *top)
+/* psi := Psi' (p x n), the rows sqrt(lambda_a) u_a over the eigenpairs of F'F (F the
+ * factor f) whose value is above CI_KCI_EIG_CUT times the largest (the largest into *top);
+ * FB_ERR when out of memory or when LAPACK fails.  The eigenpairs of the r x r F F' come
+ * from LAPACK's divide and conquer (dsyevd), at these sizes (r up to a few hundred) about a
+ * quarter faster than dsyevr's MRRR. */
+static int kci_eigen_rows(const kci_factor *f, size_t n, kci_factor *psi, double *top)
 {
 	size_t r = f->r, keep = 0;
 	gsl_matrix *G = r > 0 ? gsl_matrix_alloc(r, r) : NULL;
-	double *val = malloc((r > 0 ? r : 1) * sizeof *val), *psi = NULL;
-	gsl_matrix_view F;
+	double *val = malloc((r > 0 ? r : 1) * sizeof *val);
+	gsl_matrix_const_view F = gsl_matrix_const_view_array(f->c, r > 0 ? r : 1, n);
 	int ret = FB_ERR;
 
 	*top = 0.0;
+	*psi = (kci_factor){ NULL, 0 };
 	if (r == 0) {
 		ret = FB_OK;
 		goto out;
 	}
 	if (G == NULL || val == NULL)
 		goto out;
-	F = kci_view(f, n);
 	gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1.0, &F.matrix, 0.0, G);
 	/* eigenvector a replaces row a of G, in ascending order of value */
 	if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', (lapack_int)r, G->data, (lapack_int)G->tda,
@@ -198,19 +307,16 @@ static int kci_eigen_rows(kci_factor *f, size_t n, double *top)
 	*top = val[r - 1] > 0.0 ? val[r - 1] : 0.0;
 	while (keep < r && val[r - 1 - keep] > CI_KCI_EIG_CUT * *top)
 		keep++;
-	psi = malloc((keep > 0 ? keep : 1) * n * sizeof *psi);
-	if (psi == NULL)
-		goto out;
 	if (keep > 0) {
-		gsl_matrix_view Vk = gsl_matrix_submatrix(G, r - keep, 0, keep, r);
-		gsl_matrix_view P = gsl_matrix_view_array(psi, keep, n);
+		gsl_matrix_view Vk = gsl_matrix_submatrix(G, r - keep, 0, keep, r), P;
 
+		if ((psi->c = malloc(keep * n * sizeof *psi->c)) == NULL)
+			goto out;
+		P = gsl_matrix_view_array(psi->c, keep, n);
 		gsl_blas_dgemm(CblasNoTrans, CblasNoTrans, 1.0, &Vk.matrix, &F.matrix, 0.0,
 		               &P.matrix);
 	}
-	free(f->c);
-	f->c = psi;
-	f->r = keep;
+	psi->r = keep;
 	ret = FB_OK;
 out:
 	if (G != NULL)
@@ -259,40 +365,46 @@ static int kci_lr_moments(const kci_factor *fx, const kci_factor *fy, size_t n, 
 	return FB_OK;
 }
 
-/* The conditional test's remainder once fx and fy hold the residual factors F = C R: the
- * statistic, the eigenrows and the null's moments. */
-static int kci_lr_finish(kci_factor *fx, kci_factor *fy, size_t n, fb_ci_result *res)
-{
-	double mean = 0.0, var = 0.0, topx, topy;
+/* One side of a test (x with half of S beside it, or y): remembered, or computed here. */
+typedef struct kci_side {
+	enum ci_kci_part part;      /* CI_KCI_X or CI_KCI_Y */
+	size_t v;                   /* its variable */
+	const kci_memo_entry *memo; /* remembered (f, psi and top are then not used) */
+	kci_factor f;               /* computed: the centred factor, then F */
+	kci_factor psi;             /* computed: Psi' */
+	double top;                 /* computed: the largest eigenvalue of F'F */
+} kci_side;
 
-	if (kci_cross(fx, fy, n, &res->stat) != FB_OK || kci_eigen_rows(fx, n, &topx) != FB_OK ||
-	    kci_eigen_rows(fy, n, &topy) != FB_OK ||
-	    (fx->r > 0 && fy->r > 0 && kci_lr_moments(fx, fy, n, &mean, &var) != FB_OK))
-		return FB_ERR;
-	res->p = topx > 0.0 && topy > 0.0 ? ci_kci_gamma_p(res->stat, mean, var) : 1.0;
-	return FB_OK;
+/* The memo's part for a side: given nothing both sides' kernels are the same. */
+static int kci_side_key(const kci_side *sd, size_t ns)
+{
+	return ns == 0 ? CI_KCI_X : (int)sd->part;
 }
 
-/* Conditional test from the centred factors of [x, z/2], y and z. */
-static int kci_lr_cond(kci_factor *fx, kci_factor *fy, const kci_factor *fz, size_t n,
-                       fb_ci_result *res)
+/* The side's factor (F given S), remembered or computed. */
+static const kci_factor *kci_side_f(const kci_side *sd)
 {
-	gsl_matrix *L = fz->r > 0 ? kci_middle(fz, n) : NULL;
-	int ret = FB_ERR;
-
-	if (fz->r > 0 && L == NULL)
-		return FB_ERR;
-	if (kci_regress(L, fz, fx, n) == FB_OK && kci_regress(L, fz, fy, n) == FB_OK)
-		ret = kci_lr_finish(fx, fy, n, res);
-	if (L != NULL)
-		gsl_matrix_free(L);
-	return ret;
+	return sd->memo != NULL ? &sd->memo->f : &sd->f;
 }
 
-/* F := eps F (Kz + eps I)^-1 for the factors of x and y, with the exact centred n x n
- * kernel Kz of the test's S; CI_KCI_DENSE when Kz + eps I is not positive definite (the
- * dense route says what then), FB_ERR when out of memory. */
-static int kci_regress_exact(const fb_ci *ci, const size_t *S, size_t ns, kci_factor *f)
+/* Find each side in the memo, else factor its kernel (x's first); false when a factor is
+ * refused (the dense route then). */
+static bool kci_sides_factor(fb_ci *ci, kci_side *sd, size_t x, size_t y, const size_t *S,
+                             size_t ns)
+{
+	for (size_t k = 0; k < 2; k++) {
+		sd[k].memo = kci_memo_find(ci, kci_side_key(&sd[k], ns), sd[k].v, S, ns);
+		if (sd[k].memo == NULL && !kci_factor_of(ci, sd[k].part, x, y, S, ns, &sd[k].f))
+			return false;
+	}
+	return true;
+}
+
+/* F := eps F (Kz + eps I)^-1 for the nf factors f, with the exact centred n x n kernel Kz
+ * of the test's S; CI_KCI_DENSE when Kz + eps I is not positive definite (the dense route
+ * says what then), FB_ERR when out of memory. */
+static int kci_regress_exact(const fb_ci *ci, const size_t *S, size_t ns, kci_factor **f,
+                             size_t nf)
 {
 	size_t n = ci->n;
 	gsl_matrix *K = gsl_matrix_alloc(n, n);
@@ -307,12 +419,12 @@ static int kci_regress_exact(const fb_ci *ci, const size_t *S, size_t ns, kci_fa
 	if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', (lapack_int)n, K->data, (lapack_int)K->tda) != 0)
 		goto out;
 	/* a factor's r x n rows are LAPACK's n x r column-major right-hand sides */
-	for (size_t k = 0; k < 2; k++) {
-		if (f[k].r > 0 &&
-		    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'U', (lapack_int)n, (lapack_int)f[k].r, K->data,
-		                   (lapack_int)K->tda, f[k].c, (lapack_int)n) != 0)
+	for (size_t k = 0; k < nf; k++) {
+		if (f[k]->r > 0 &&
+		    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'U', (lapack_int)n, (lapack_int)f[k]->r,
+		                   K->data, (lapack_int)K->tda, f[k]->c, (lapack_int)n) != 0)
 			goto out;
-		cblas_dscal((int)(f[k].r * n), CI_KCI_EPSILON, f[k].c, 1);
+		cblas_dscal((int)(f[k]->r * n), CI_KCI_EPSILON, f[k]->c, 1);
 	}
 	ret = FB_OK;
 out:
@@ -321,25 +433,89 @@ out:
 	return ret;
 }
 
+/* F := C R for the nf factors f, the regression on S by the low-rank factor of z's kernel,
+ * or exact when that is refused. */
+static int kci_regress_all(fb_ci *ci, const size_t *S, size_t ns, kci_factor **f, size_t nf)
+{
+	kci_factor fz = { NULL, 0 };
+	gsl_matrix *L = NULL;
+	int ret = FB_OK;
+
+	if (!kci_factor_of(ci, CI_KCI_Z, 0, 0, S, ns, &fz))
+		return kci_regress_exact(ci, S, ns, f, nf);
+	if (fz.r > 0 && (L = kci_middle(&fz, ci->n)) == NULL)
+		ret = FB_ERR;
+	for (size_t k = 0; k < nf && ret == FB_OK; k++)
+		ret = kci_regress(L, &fz, f[k], ci->n);
+	if (L != NULL)
+		gsl_matrix_free(L);
+	free(fz.c);
+	return ret;
+}
+
+/* The computed sides' residual factors F and their eigenrows. */
+static int kci_sides_residual(fb_ci *ci, kci_side *sd, const size_t *S, size_t ns)
+{
+	kci_factor *f[2];
+	size_t nf = 0;
+	int ret;
+
+	for (size_t k = 0; k < 2; k++)
+		if (sd[k].memo == NULL)
+			f[nf++] = &sd[k].f;
+	ret = nf > 0 ? kci_regress_all(ci, S, ns, f, nf) : FB_OK;
+	for (size_t k = 0; k < 2 && ret == FB_OK; k++)
+		if (sd[k].memo == NULL)
+			ret = kci_eigen_rows(&sd[k].f, ci->n, &sd[k].psi, &sd[k].top);
+	return ret;
+}
+
+/* Conditional test from the two sides: the statistic |Fx Fy'|^2 and the null's moments from
+ * the eigenrows. */
+static int kci_lr_cond(fb_ci *ci, kci_side *sd, const size_t *S, size_t ns,
+                       fb_ci_result *res)
+{
+	const kci_factor *psi[2];
+	double top[2], mean = 0.0, var = 0.0;
+	size_t n = ci->n;
+	int ret = kci_sides_residual(ci, sd, S, ns);
+
+	if (ret != FB_OK)
+		return ret;
+	for (size_t k = 0; k < 2; k++) {
+		psi[k] = sd[k].memo != NULL ? &sd[k].memo->psi : &sd[k].psi;
+		top[k] = sd[k].memo != NULL ? sd[k].memo->top : sd[k].top;
+	}
+	if (kci_cross(kci_side_f(&sd[0]), kci_side_f(&sd[1]), n, &res->stat) != FB_OK ||
+	    (psi[0]->r > 0 && psi[1]->r > 0 &&
+	     kci_lr_moments(psi[0], psi[1], n, &mean, &var) != FB_OK))
+		return FB_ERR;
+	res->p = top[0] > 0.0 && top[1] > 0.0 ? ci_kci_gamma_p(res->stat, mean, var) : 1.0;
+	return FB_OK;
+}
+
 /* The low-rank route (ci-private.h).  The factor of [x, z/2], the widest, comes first: when
  * one is refused the others are not computed.  When only z's kernel has high rank, the
- * regression on it is exact (Cholesky of its n x n kernel) and the rest low-rank. */
+ * regression on it is exact (Cholesky of its n x n kernel) and the rest low-rank.  Each
+ * side's factors are remembered (KCI_MEMO_SLOTS of them, KCI_MEMO_BYTES at most): a side
+ * met again (the same variable on the same side given the same S; given nothing, on either
+ * side) costs nothing, and its factors are the same bits as computed afresh. */
 int ci_kci_lowrank(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res)
 {
-	kci_factor f[3] = { { NULL, 0 }, { NULL, 0 }, { NULL, 0 } };
+	kci_side sd[2] = { { .part = CI_KCI_X, .v = x }, { .part = CI_KCI_Y, .v = y } };
 	int ret = CI_KCI_DENSE;
 
-	if (kci_factor_of(ci, CI_KCI_X, x, y, S, ns, &f[0]) &&
-	    kci_factor_of(ci, CI_KCI_Y, x, y, S, ns, &f[1])) {
-		if (ns == 0)
-			ret = kci_lr_uncond(&f[0], &f[1], ci->n, res);
-		else if (kci_factor_of(ci, CI_KCI_Z, x, y, S, ns, &f[2]))
-			ret = kci_lr_cond(&f[0], &f[1], &f[2], ci->n, res);
-		else if ((ret = kci_regress_exact(ci, S, ns, f)) == FB_OK)
-			ret = kci_lr_finish(&f[0], &f[1], ci->n, res);
+	if (kci_sides_factor(ci, sd, x, y, S, ns))
+		ret = ns == 0 ? kci_lr_uncond(kci_side_f(&sd[0]), kci_side_f(&sd[1]), ci->n, res)
+		              : kci_lr_cond(ci, sd, S, ns, res);
+	for (size_t k = 0; k < 2 && ret == FB_OK; k++)
+		if (sd[k].memo == NULL)
+			kci_memo_put(ci, kci_side_key(&sd[k], ns), sd[k].v, S, ns, &sd[k].f,
+			             ns > 0 ? &sd[k].psi : NULL, sd[k].top);
+	for (size_t k = 0; k < 2; k++) {
+		free(sd[k].f.c);
+		free(sd[k].psi.c);
 	}
-	for (size_t k = 0; k < 3; k++)
-		free(f[k].c);
 	return ret;
 }

@@ -180,6 +180,7 @@ struct fb_ci {
 	                         (d (d + 1) / 2 entries, ci_packed_at) */
 	bool corr_shared;     /* corr belongs to the object this one helps (not freed here) */
 	gsl_matrix *kdata;    /* KCI: n x d standardised columns */
+	struct ci_kci_memo *kmemo; /* KCI: the factors of recent tests' sides (ci-kci-lowrank.c) */
 	ci_fisher_ws fws;     /* Fisher-z work space */
 	ci_sep_ws sws;        /* Fisher-z's separating-set search's work space */
 	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
@@ -347,6 +348,10 @@ double ci_kci_theta(size_t n, size_t ns);
  * memory. */
 double *ci_kci_points(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,
                       const size_t *S, size_t ns, size_t *p);
+/* The factors of recent KCI tests' sides a test object remembers. */
+typedef struct ci_kci_memo ci_kci_memo;
+/* Free them (NULL: nothing); n the object's rows. */
+void ci_kci_memo_free(ci_kci_memo *memo, size_t n);
 /* The centred Gaussian kernel exp(-theta |a - b|^2 / 2) over the rows of one part of the
  * test (ci_kci_points) into K (n x n, full); FB_ERR when out of memory. */
 int ci_kci_kernel(const fb_ci *ci, enum ci_kci_part part, size_t x, size_t y,

@@ -192,6 +192,7 @@ void fb_ci_free(fb_ci *ci)
 		free(ci->corr);
 	if (ci->kdata != NULL)
 		gsl_matrix_free(ci->kdata);
+	ci_kci_memo_free(ci->kmemo, ci->n);
 	ci_fisher_ws_release(&ci->fws);
 	ci_dg_release(ci);
 	ci_sep_ws_release(&ci->sws);
