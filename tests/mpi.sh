@@ -163,7 +163,7 @@ grep -m 1 "^fedbn: client [12] cannot take part: " "$tmp/nofile" > "$tmp/nofile.
 "$fedbn" -c "gen er d=5 edges=5 n=200 seed=4; save $tmp/all.csv" > /dev/null || fail=1
 awk -v dir="$tmp" 'NR == 1 { h = $0; for (c = 1; c <= 4; c++) print h > (dir "/site-" c ".csv"); next }
 	{ print > (dir "/site-" (int((NR - 2) / 50) + 1) ".csv") }' "$tmp/all.csv"
-printf 'algo notears-admm\nrun\nresult\nalgo fedpc\nrun\nresult\nalgo voting:pc\nrun\nresult\n%s\n%s\n' \
+printf 'algo notears-admm\nrun\nresult\nalgo fedpc\nrun\nresult\nalgo fedfci\nrun\nresult\nalgo voting:pc\nrun\nresult\n%s\n%s\n' \
 	'algo gs-feddag' 'set it_in=12 it_fl=4 it_max=2 hidden=4 layers=2 r=2 dropout=0.3' \
 	> "$tmp/study.fbn"
 printf 'run\nresult\n' >> "$tmp/study.fbn"

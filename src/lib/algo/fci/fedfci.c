@@ -240,7 +240,8 @@ static void tests_broadcast(fedfci_state *st, fb_msg *down)
 	st->phase = -2;
 }
 
-/* Orient the final skeleton with the answers so far: done, or a round of tests. */
+/* Orient the final skeleton (required pairs joined, as fci does) with the answers so far:
+ * done, or a round of tests. */
 static int orient(fedfci_state *st, fb_msg *down, fb_error *err)
 {
 	fci_env env = server_env(st);
@@ -248,6 +249,7 @@ static int orient(fedfci_state *st, fb_msg *down, fb_error *err)
 
 	fb_pag_free(st->pag);
 	st->pag = fedfci_pag_of_bits(st->sent, st->c.d);
+	fci_join_required(st->pag, st->c.know);
 	fci_rule0(st->pag, &env);
 	ret = fci_orient_rules(st->pag, &env, err);
 	free(env.scratch);
