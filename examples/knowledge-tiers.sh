@@ -6,14 +6,14 @@
 # and the mean: SHD-DAG, the estimate extended to a DAG against the true DAG, since tiers
 # mostly orient edges, which the SHD of a CPDAG estimate (an undirected edge over a true
 # one counted correct) does not see.  A learner that cannot take knowledge says so.
-#   sh examples/knowledge-tiers.sh [quick] [DATA_DIR]     (quick: two small files, pc alone)
+#   sh examples/knowledge-tiers.sh [quick] [DATA_DIR]     (quick: two small files, pc and fedpc)
 # Writes knowledge-*.txt and knowledge-tiers.csv in $OUT (default: fedbn-figures).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sweep-setup.sh"
 data=${1:-$here/../../shared/data}/synth
 [ -d "$data" ] || { echo "no data in $data: give the shared data folder" >&2; exit 1; }
 files="A_d10_n30_s1 A_d20_n60_s1 B_d20_n256_s1 B_d20_n256_s2 B_d20_n256_s3 N_d10_n256_s1"
-learners="pc ges notears fedpc notears-admm voting:pc"
+learners="pc ges notears fedpc notears-admm notears-mlp-admm as-feddag-linear voting:pc"
 [ $quick = yes ] && files="A_d10_n30_s1 B_d20_n256_s1" learners="pc fedpc"
 
 # tiers TRUTH OUT: a Tetrad knowledge file of 3 tiers from the truth's topological order
@@ -46,7 +46,7 @@ for f in $files; do
 	tiers "$data/$f/truth.csv" "$out/knowledge-$f.txt"
 	for a in $learners; do
 		split=
-		case $a in fed* | *-admm | voting:*) split="split horizontal 4 shuffle=no" ;; esac
+		case $a in fed* | *-admm | *feddag* | voting:*) split="split horizontal 4 shuffle=no" ;; esac
 		line=$("$fedbn" --no-pane -c "load '$data/$f/X.csv'" -c "truth load '$data/$f/truth.csv'" \
 			-c "$split" -c "algo $a" -c run -c "knowledge load '$out/knowledge-$f.txt'" \
 			-c run -c "compare out='$out/kt.csv' force=yes" 2>&1 | grep "cannot take")
@@ -62,7 +62,7 @@ done
 awk -F, 'NR > 1 && $4 ~ /^[0-9]+$/ { n[$2]++; w[$2] += $3; k[$2] += $4 }
 	NR > 1 && $4 !~ /^[0-9]+$/ { why[$2] = $4 }
 	END {
-		printf "%-14s %6s %14s %14s\n", "learner", "files", "SHD-DAG alone", "with tiers"
-		for (a in n) printf "%-14s %6d %14.2f %14.2f\n", a, n[a], w[a] / n[a], k[a] / n[a]
-		for (a in why) if (!(a in n)) printf "%-14s %s\n", a, why[a]
+		printf "%-17s %6s %14s %14s\n", "learner", "files", "SHD-DAG alone", "with tiers"
+		for (a in n) printf "%-17s %6d %14.2f %14.2f\n", a, n[a], w[a] / n[a], k[a] / n[a]
+		for (a in why) if (!(a in n)) printf "%-17s %s\n", a, why[a]
 	}' "$out/knowledge-tiers.csv" | { read -r head; echo "$head"; sort; }
