@@ -213,6 +213,8 @@ static void test_required_outside_l1(void **state)
 		double *without = weights_of(heavies[h].name, heavies[h].settings, &w, NULL, 20);
 		double a = fabs(with[req[0] * d + req[1]]), b = fabs(without[req[0] * d + req[1]]);
 
+		print_message("%s %s: required weight %g, %g without the knowledge\n",
+		              heavies[h].name, heavies[h].settings, a, b);
 		if (!(a > 0.1 && b < 1e-3))
 			fail_msg("%s %s: required weight %g with the knowledge, %g without",
 			         heavies[h].name, heavies[h].settings, a, b);
