@@ -605,6 +605,50 @@ static void format_number(char *out, size_t size, int form, double x)
 	}
 }
 
+/* Random decimal strings against strtod, bit for bit: 1 to 19 digits (the most the
+ * parser keeps) with the point anywhere and exponents from -80 to 80 (past the 128-bit
+ * powers of ten on both sides), the bench's 17-digit fixed-point values, and the extremes of
+ * the mantissa (10^19 - 1, 2^53 + 1, 2^64 - 1 as 20 digits). */
+static void number_parse_decimals(uint64_t *s)
+{
+	static const char *const edges[] = { "9999999999999999999", "9007199254740993",
+	                                     "18446744073709551615", "1e-64", "1e64",
+	                                     "9999999999999999999e-64", "4.9406564584124654e-324",
+	                                     "2.2250738585072011e-308", "1.7976931348623157e308",
+	                                     "0.000000000000000000000000000000000000001" };
+	char text[64];
+	double v;
+
+	for (int k = 0; k < 1000000; k++) {
+		int nd, point, len = 0, e;
+
+		*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+		nd = 1 + (int)(*s >> 40) % 19;
+		point = (int)(*s >> 20) % (nd + 1);
+		e = (int)(*s >> 50) % 161 - 80;
+		if (*s & 1)
+			text[len++] = '-';
+		for (int i = 0; i < nd; i++) {
+			*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+			if (i == point && k % 2)
+				text[len++] = '.';
+			text[len++] = (char)('0' + (int)(*s >> 33) % 10);
+		}
+		if (k % 4 == 3)
+			snprintf(text + len, sizeof text - (size_t)len, "e%d", e);
+		else
+			text[len] = '\0';
+		assert_true(fb_csv_number_parse(text, strlen(text), &v));
+		if (memcmp(&v, &(double){ strtod(text, NULL) }, sizeof v) != 0)
+			fail_msg("'%s' parsed as %.17g", text, v);
+	}
+	for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
+		assert_true(fb_csv_number_parse(edges[k], strlen(edges[k]), &v));
+		if (memcmp(&v, &(double){ strtod(edges[k], NULL) }, sizeof v) != 0)
+			fail_msg("'%s' parsed as %.17g", edges[k], v);
+	}
+}
+
 /* The number parser agrees bit for bit with strtod on many forms of many values. */
 static void test_number_parse(void **state)
 {
@@ -653,6 +697,7 @@ static void test_number_parse(void **state)
 		if (memcmp(&v, &(double){ strtod(text, NULL) }, sizeof v) != 0)
 			fail_msg("'%s' parsed as %.17g", text, v);
 	}
+	number_parse_decimals(&s);
 	assert_true(fb_csv_number_parse("-0", 2, &v) && v == 0 && signbit(v));
 	assert_true(fb_csv_number_parse("+.5e-3", 6, &v) && v == 0.0005);
 	assert_true(fb_csv_number_parse("12345678901234567890123", 23, &v) &&
