@@ -4,7 +4,9 @@
  * as a full-precision writer prints doubles, about 390 MB) into /tmp, times fb_csv_read on it
  * (best of 3) and prints MB/s beside the target, then measures the peak memory of one more
  * load relative to the n x d double matrix it returns.  An argument sets a smaller row count
- * (for profiling under an instruction counter).
+ * (for profiling under an instruction counter).  Then pandas.read_csv and numpy.loadtxt
+ * read the same file (bench/csv-reference.py; FB_BENCH_CSV_REFERENCE=0 leaves them out),
+ * and their processor times are printed beside fedbn's one-thread one.
  *
  * Memory method: the load runs in a forked child.  The child notes its resident set size
  * just before the read (from /proc/self/statm) and its peak resident set size just after
@@ -25,6 +27,10 @@
 #include <unistd.h>
 
 #include "fedbn/csv.h"
+
+#ifndef FB_TOP_SRCDIR
+#define FB_TOP_SRCDIR "."
+#endif
 
 /* Rows (by default) and columns of the benchmark file. */
 #define BENCH_ROWS 1000000
@@ -273,9 +279,9 @@ static int bench_shapes(const char *path)
 	return 0;
 }
 
-/* Time three loads of the file (bytes long) with threads threads (0: one per processor) and
- * print the best wall and processor times. */
-static void time_loads(const char *path, size_t bytes, size_t threads)
+/* Time three loads of the file (bytes long) with threads threads (0: one per processor),
+ * print the best wall and processor times and return the best processor time. */
+static double time_loads(const char *path, size_t bytes, size_t threads)
 {
 	double best = 1e30, best_cpu = 1e30;
 
@@ -295,6 +301,35 @@ static void time_loads(const char *path, size_t bytes, size_t threads)
 	       bench_rows, BENCH_COLS, (double)bytes / 1e6,
 	       threads == 1 ? "one thread" : "a thread per processor", best,
 	       (double)bytes / best / 1e6, best_cpu, (double)bytes / best_cpu / 1e6);
+	return best_cpu;
+}
+
+/* The reference readers on the same file right after (bench/csv-reference.py: pandas's
+ * read_csv and numpy's loadtxt, processor time of one run each, with Python PYTHON or
+ * /usr/bin/python3), beside fedbn's one-thread processor time cpu and the goal of 5 times
+ * pandas. */
+static void reference_loads(const char *path, double cpu)
+{
+	const char *top = getenv("top_srcdir"), *py = getenv("PYTHON");
+	char cmd[4096 + 256], line[128], name[32];
+	double t;
+	FILE *p;
+
+	if (py == NULL || py[0] == '\0')
+		py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+	snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=1 '%s' '%s/bench/csv-reference.py' '%s'",
+	         py, top != NULL ? top : FB_TOP_SRCDIR, path);
+	if ((p = popen(cmd, "r")) == NULL) {
+		printf("bench-csv: the reference readers did not run (%s)\n", cmd);
+		return;
+	}
+	while (fgets(line, sizeof line, p) != NULL)
+		if (sscanf(line, "%31s %lf", name, &t) == 2)
+			printf("bench-csv: %s on the same file: CPU time %.3f s; fedbn (one thread) "
+			       "%.1fx faster%s\n", strcmp(name, "pandas") == 0 ? "pandas.read_csv" :
+			       "numpy.loadtxt", t, t / cpu,
+			       strcmp(name, "pandas") == 0 ? " (goal >= 5x)" : "");
+	pclose(p);
 }
 
 /* Write the file (argument: rows, default 1,000,000), time three loads, measure the memory of
@@ -302,7 +337,8 @@ static void time_loads(const char *path, size_t bytes, size_t threads)
 int main(int argc, char **argv)
 {
 	char path[128];
-	double matrix, peak;
+	double matrix, peak, cpu;
+	const char *ref;
 	size_t bytes;
 
 	if (argc > 1 && (bench_rows = atol(argv[1])) < 2) {
@@ -320,8 +356,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-csv: cannot write '%s'\n", path);
 		return 1;
 	}
-	time_loads(path, bytes, 1);
+	cpu = time_loads(path, bytes, 1);
 	time_loads(path, bytes, 0);
+	ref = getenv("FB_BENCH_CSV_REFERENCE");
+	if (ref == NULL || strcmp(ref, "0") != 0)
+		reference_loads(path, cpu);
 	peak = peak_growth(path, true);
 	unlink(path);
 	if (peak < 0) {
