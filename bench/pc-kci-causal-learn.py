@@ -3,7 +3,7 @@
 `algo pc; set test=kci alpha=0.05 compat=causal-learn` runs it: pc(data, 0.05, "kci",
 stable=True, uc_rule=0, uc_priority=-1), KCI at its defaults.  Prints the processor seconds
 of the call (time.process_time) as "cpu S", then one line per edge of the graph, "i -> j" or
-"i -- j" (0-based, i < j for the undirected ones), sorted.
+"i -- j" (0-based, i < j for the undirected ones), in the order of i, then j.
 
     PYTHONPATH=CAUSAL-LEARN-CHECKOUT python3 pc-kci-causal-learn.py FILE
 
@@ -41,12 +41,10 @@ t0 = time.process_time()
 cg = pc(data, 0.05, "kci", stable=True, uc_rule=0, uc_priority=-1, show_progress=False)
 cpu = time.process_time() - t0
 g = cg.G.graph
-lines = []
+print("cpu %.4f" % cpu)
 for i in range(g.shape[0]):
     for j in range(g.shape[0]):
         if g[i, j] == -1 and g[j, i] == 1:
-            lines.append("%d -> %d" % (i, j))
+            print("%d -> %d" % (i, j))
         elif i < j and g[i, j] == -1 and g[j, i] == -1:
-            lines.append("%d -- %d" % (i, j))
-print("cpu %.4f" % cpu)
-print("\n".join(sorted(lines)))
+            print("%d -- %d" % (i, j))
