@@ -16,7 +16,7 @@
  * data, its correlation matrix and the bench's d x d graphs); run alone, the program leaves
  * it out.
  *
- * Usage: bench-pc [SRCDIR [DATADIR]]
+ * Usage: bench-pc [SRCDIR [DATADIR]], or bench-pc --scale for the scale rows alone
  * DATADIR defaults to SRCDIR/../shared/data, SRCDIR to the configured source folder.  Set
  * OPENBLAS_NUM_THREADS=1 to measure one thread. */
 #include "config.h"
@@ -24,8 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench-common.h"
 #include "fedbn/algo.h"
@@ -255,6 +258,203 @@ static void bench_bif(const char *dir)
 	bench_discrete = false;
 }
 
+/* What a scale row's run (in a child process) sends back. */
+typedef struct scale_res {
+	int ok;              /* 1 when the run finished */
+	double gen, wall, cpu; /* the simulation's wall time; PC's wall and processor time */
+	size_t levels, tests, edges, shd;
+	uint64_t digest;     /* the CPDAG's relations and the separating sets, hashed */
+	fb_pc_level tot;     /* the threaded levels' figures summed */
+} scale_res;
+
+/* Fold the n bytes at p into the FNV-1a hash h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ b[k]) * 1099511628211ull;
+	return h;
+}
+
+/* A hash of pc's CPDAG and separating sets (equal runs, equal hashes). */
+static uint64_t scale_digest(const fb_pc *pc)
+{
+	const fb_graph *g = fb_pc_graph(pc);
+	const fb_sepsets *s = fb_pc_sepsets(pc);
+	size_t d = g->d, *S = fb_xmalloc((d > 0 ? d : 1) * sizeof *S);
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++) {
+			int e = (int)fb_graph_edge(g, i, j);
+
+			h = fnv(h, &e, sizeof e);
+			if (fb_sepsets_has(s, i, j)) {
+				size_t k = fb_sepsets_get(s, i, j, S);
+
+				h = fnv(h, &i, sizeof i);
+				h = fnv(h, S, k * sizeof *S);
+			}
+		}
+	free(S);
+	return h;
+}
+
+/* Add a threaded level's balance to tot and print it when it ran long enough to matter. */
+static void scale_level(const fb_pc_level *lv, fb_pc_level *tot)
+{
+	tot->units += lv->units;
+	tot->cut += lv->cut;
+	tot->spare += lv->spare;
+	tot->work += lv->work;
+	tot->busiest += lv->busiest;
+	tot->span16 += lv->span16;
+	tot->threads = lv->threads > 0 ? lv->threads : tot->threads;
+	if (lv->units == 0 || lv->work < 0.5)
+		return;
+	printf("  level %2zu: %7zu units (%3zu vertices cut, %.3g tests past a find), %7.2f s of "
+	       "work; busiest of %zu threads %.2f x the mean; of 16 simulated %.2f x the mean\n",
+	       lv->level, lv->units, lv->cut, (double)lv->spare, lv->work, lv->threads, lv->busiest / (lv->work / (double)lv->threads),
+	       lv->span16 / (lv->work / 16.0));
+}
+
+/* The child's run: simulate d variables, n rows, d edges (seed 1), PC at alpha 0.01 with
+ * threads threads, and the figures into r. */
+static void scale_child(size_t d, size_t n, size_t threads, scale_res *r)
+{
+	fb_sim_options so;
+	fb_pc_options o;
+	fb_dataset *ds;
+	fb_graph *truth, *cp;
+	fb_pc *pc;
+	fb_pc_round rd;
+	fb_error err = { "" };
+	double t0 = bench_now(), c0;
+
+	fb_sim_options_init(&so);
+	so.d = so.edges = d;
+	so.n = n;
+	so.seed = 1;
+	if (fb_sim_generate(&so, &ds, &truth, &err) != FB_OK) {
+		printf("simulation: %s\n", err.msg);
+		return;
+	}
+	r->gen = bench_now() - t0;
+	fb_pc_options_init(&o);
+	o.alpha = 0.01;
+	o.threads = threads;
+	t0 = bench_now();
+	c0 = bench_cpu_now();
+	if ((pc = fb_pc_alloc(ds, &o, &err)) == NULL) {
+		printf("pc: %s\n", err.msg);
+		return;
+	}
+	while (!fb_pc_done(pc) && fb_pc_step(pc, &rd, &err) == FB_OK) {
+		r->levels += !rd.orientation;
+		scale_level(&rd.level, &r->tot);
+	}
+	r->wall = bench_now() - t0;
+	r->cpu = bench_cpu_now() - c0;
+	r->ok = fb_pc_done(pc);
+	if (!r->ok)
+		printf("pc: %s\n", err.msg);
+	r->tests = 0;
+	{
+		fb_ci_stats st;
+
+		fb_ci_get_stats(fb_pc_ci(pc), &st);
+		r->tests = st.queries;
+	}
+	r->edges = fb_graph_n_edges(fb_pc_graph(pc));
+	r->digest = scale_digest(pc);
+	cp = fb_cpdag_from_dag(truth, NULL);
+	if (cp != NULL)
+		fb_cpdag_shd(fb_pc_graph(pc), cp, &r->shd, NULL);
+	fb_graph_free(cp);
+	fb_pc_free(pc);
+	fb_graph_free(truth);
+	fb_dataset_free(ds);
+}
+
+/* Run scale_child in a child process (so that its peak memory is its own): its figures into
+ * r, its peak resident memory in bytes into *peak; false when it failed. */
+static bool scale_fork(size_t d, size_t n, size_t threads, scale_res *r, double *peak)
+{
+	int fd[2];
+	pid_t pid;
+	int status = 0;
+	struct rusage ru;
+
+	memset(r, 0, sizeof *r);
+	fflush(stdout);
+	if (pipe(fd) != 0 || (pid = fork()) < 0)
+		return false;
+	if (pid == 0) {
+		close(fd[0]);
+		scale_child(d, n, threads, r);
+		fflush(stdout);
+		_exit(write(fd[1], r, sizeof *r) == (ssize_t)sizeof *r ? 0 : 1);
+	}
+	close(fd[1]);
+	if (read(fd[0], r, sizeof *r) != (ssize_t)sizeof *r)
+		r->ok = 0;
+	close(fd[0]);
+	if (wait4(pid, &status, 0, &ru) < 0)
+		return false;
+	*peak = (double)ru.ru_maxrss * 1024.0;
+	return r->ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* One scale row: PC on d x n with threads threads against its goals; false when it failed. */
+static bool scale_row(size_t d, size_t n, size_t threads, const char *goal, scale_res *r)
+{
+	double peak = 0.0;
+
+	printf("PC sim_d%zu_n%zu, %zu thread%s:\n", d, n, threads, threads == 1 ? "" : "s");
+	if (!scale_fork(d, n, threads, r, &peak)) {
+		printf("  failed\n");
+		return false;
+	}
+	printf("  %.2f s wall, %.2f s processor (simulation before it: %.2f s wall); %zu levels, "
+	       "%.3g tests, %zu edges, CPDAG-SHD %zu, result hash %016llx; peak %.2f GB: %.0f bytes a "
+	       "variable, %.0f an edge of the result (goal: %s)\n", r->wall, r->cpu, r->gen,
+	       r->levels, (double)r->tests, r->edges, r->shd, (unsigned long long)r->digest,
+	       peak / 1e9, peak / (double)d,
+	       peak / (double)(r->edges > 0 ? r->edges : 1), goal);
+	if (r->tot.units > 0)
+		printf("  threaded levels: %zu units, %.3g tests past a find (%.2f%% of the tests), "
+		       "%.2f s of work; busiest of %zu threads %.2f x the mean; 16 simulated threads "
+		       "%.2f x the mean, i.e. at most %.1f x one thread on those levels\n",
+		       r->tot.units, (double)r->tot.spare, 100.0 * (double)r->tot.spare /
+		       (double)(r->tests > 0 ? r->tests : 1), r->tot.work, r->tot.threads,
+		       r->tot.busiest / (r->tot.work / (double)r->tot.threads),
+		       r->tot.span16 / (r->tot.work / 16.0), r->tot.work / r->tot.span16);
+	return true;
+}
+
+/* The scale rows: d = 10,000, n = 10,000 on 1 and 2 threads (which must agree bit for bit,
+ * else the bench fails), then d = 20,000, n = 3,000 on 2; false on a failure or a
+ * disagreement. */
+static bool bench_scale(void)
+{
+	char cpu[256];
+	scale_res one, two, big;
+	bool ok;
+
+	printf("scale rows on %s, %ld processors online\n", bench_processor(cpu, sizeof cpu),
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	ok = scale_row(10000, 10000, 1, "under 60 s on one idle core, peak under 2 GB", &one);
+	ok &= scale_row(10000, 10000, 2, "1.8 x one thread, same result", &two);
+	if (ok)
+		printf("  2 threads against 1: %.2f x in wall time; results %s\n",
+		       one.wall / two.wall, one.digest == two.digest && one.tests == two.tests ?
+		                                "identical" : "DIFFER");
+	ok &= one.digest == two.digest && one.tests == two.tests;
+	ok &= scale_row(20000, 3000, 2, "under 5 minutes on 2 cores and 16 GB", &big);
+	return ok;
+}
+
 /* Run the benchmarks. */
 int main(int argc, char **argv)
 {
@@ -262,6 +462,8 @@ int main(int argc, char **argv)
 	char dir[4096];
 
 	fb_gsl_install_handler();
+	if (argc > 1 && strcmp(argv[1], "--scale") == 0)
+		return bench_scale() ? 0 : 1;
 	if (argc > 2)
 		snprintf(dir, sizeof dir, "%s", argv[2]);
 	else
@@ -271,9 +473,8 @@ int main(int argc, char **argv)
 	bench_large(1000, 5000, "PC under 1 s", false);
 	bench_bif(dir);
 	if (bench_huge())
-		bench_large(10000, 10000, "under 60 s", true);
-	else
-		printf("sim_d10000_n10000: skipped (2.1e9 tests over 24 levels, about a minute of "
-		       "processor time, 3.5 GB; set FB_BENCH_HUGE=1 to run it) (target under 60 s)\n");
+		return bench_scale() ? 0 : 1;
+	printf("sim_d10000_n10000: skipped (2.1e9 tests over 24 levels, about a minute of "
+	       "processor time; set FB_BENCH_HUGE=1 to run it) (target under 60 s)\n");
 	return 0;
 }

@@ -147,6 +147,8 @@ typedef struct fb_pc_level {
 	/* a stable Fisher-z level on threads (pc-split.c; else all 0): */
 	size_t units;   /* the units of work its searches were cut into */
 	size_t cut;     /* the vertices whose search was cut into ranges (several units) */
+	size_t spare;   /* tests asked in ranges past a pair's first find (the price of the cut,
+	                   in no counter) */
 	size_t threads; /* the threads that ran them */
 	double work;    /* the units' processor seconds */
 	double busiest; /* the busiest thread's processor seconds (phase by phase) */

@@ -98,7 +98,8 @@ double *ci_corr_packed(double *R, size_t d)
 }
 
 /* Correlation matrix of ds into ci->corr: centre, X^T X by dsyrk straight into a d x d
- * matrix, scale its upper triangle, pack it. */
+ * matrix (whose lower half, never written, takes no memory until the packing reaches it),
+ * scale its upper triangle, pack it. */
 int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
 	size_t d = ds->d;
@@ -118,6 +119,9 @@ int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 		ci->st.constant_columns += constant[j];
 	C = gsl_matrix_view_array(ci->corr, d, d);
 	gsl_blas_dsyrk(CblasUpper, CblasTrans, 1.0, X, 0.0, &C.matrix);
+	/* the centred copy goes before the packing touches the matrix's lower half */
+	gsl_matrix_free(X);
+	X = NULL;
 	corr_from_cross(ci->corr, constant, diag, d);
 	ci->corr = ci_corr_packed(ci->corr, d);
 out:

@@ -289,8 +289,10 @@ static void *split_thread_run(void *arg)
 }
 
 /* Take each pair of a cut vertex (units first .. first + n) from its ranges in order: its
- * counters up to the first range that found a set, and that set. */
-static void merge_vertex(const split_plan *p, fb_ci *ci, size_t first, size_t n)
+ * counters up to the first range that found a set, and that set; the tests of the ranges
+ * after it are added to *spare. */
+static void merge_vertex(const split_plan *p, fb_ci *ci, size_t first, size_t n,
+                         size_t *spare)
 {
 	const pc_split_phase *ph = p->ph;
 	size_t i = p->u[first].i, m = ph->start[i + 1] - ph->start[i], l = ph->level;
@@ -307,6 +309,8 @@ static void merge_vertex(const split_plan *p, fb_ci *ci, size_t first, size_t n)
 				ph->found[at] = 1;
 				memcpy(ph->sets + at * l, p->sets + (r * p->most + y) * l,
 				       l * sizeof *ph->sets);
+				for (size_t q = k + 1; q < first + n; q++)
+					*spare += p->pst[p->u[q].rec * p->most + y].queries;
 				break;
 			}
 		}
@@ -381,8 +385,10 @@ static void threads_go(split_thread *w, size_t nt, pthread_t *tid, bool *started
 	}
 }
 
-/* Gather the threads' answers and counters into ph and ci; FB_ERR with the first failure. */
-static int threads_finish(split_plan *p, fb_ci *ci, split_thread *w, size_t nt, fb_error *err)
+/* Gather the threads' answers and counters into ph and ci (the spare tests into *spare);
+ * FB_ERR with the first failure. */
+static int threads_finish(split_plan *p, fb_ci *ci, split_thread *w, size_t nt,
+                          size_t *spare, fb_error *err)
 {
 	int ret = FB_OK;
 
@@ -393,7 +399,7 @@ static int threads_finish(split_plan *p, fb_ci *ci, split_thread *w, size_t nt, 
 	}
 	for (size_t k = 0; ret == FB_OK && k < p->nu; k += p->u[k].n)
 		if (p->u[k].n > 1)
-			merge_vertex(p, ci, k, p->u[k].n);
+			merge_vertex(p, ci, k, p->u[k].n, spare);
 	return ret;
 }
 
@@ -402,6 +408,7 @@ int pc_split_search(fb_ci *ci, const pc_split_phase *ph, fb_pc_level *bal, fb_er
 {
 	size_t nt = fb_ci_n_helpers(ci);
 	split_plan p = { .ph = ph };
+	size_t spare = 0;
 	split_thread *w = calloc(nt > 0 ? nt : 1, sizeof *w);
 	pthread_t *tid = calloc(nt > 0 ? nt : 1, sizeof *tid);
 	bool *started = calloc(nt > 0 ? nt : 1, sizeof *started);
@@ -413,9 +420,11 @@ int pc_split_search(fb_ci *ci, const pc_split_phase *ph, fb_pc_level *bal, fb_er
 	else if ((ret = plan_make(&p, err)) == FB_OK &&
 	         (ret = threads_prepare(&p, ci, w, nt, err)) == FB_OK) {
 		threads_go(w, nt, tid, started);
-		ret = threads_finish(&p, ci, w, nt, err);
-		if (ret == FB_OK && bal != NULL)
+		ret = threads_finish(&p, ci, w, nt, &spare, err);
+		if (ret == FB_OK && bal != NULL) {
 			balance_add(&p, nt, bal);
+			bal->spare += spare;
+		}
 	}
 	for (size_t t = 0; w != NULL && t < nt; t++) {
 		free(w[t].open);
