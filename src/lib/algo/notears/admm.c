@@ -32,6 +32,7 @@ struct fb_admm_client {
 	unsigned char *role; /* d*d entries under the knowledge (fb_honour_roles), or NULL */
 	size_t *rows;        /* with knowledge: d, the rows of a column that may be parents */
 	gsl_vector *rhs;     /* with knowledge: d, one column's right-hand side */
+	bool *solved;        /* with knowledge: d, the columns a local step has solved again */
 };
 
 /* The server: W, alpha and the penalties, the sum of the clients' multipliers as it follows
@@ -156,6 +157,7 @@ void fb_admm_client_free(fb_admm_client *c)
 	gsl_matrix_free(c->tmp);
 	free(c->role);
 	free(c->rows);
+	free(c->solved);
 	gsl_vector_free(c->rhs);
 	free(c);
 }
@@ -239,7 +241,12 @@ fb_admm_client *fb_admm_client_alloc(const fb_dataset *xk, size_t n_total,
 	}
 	if (c->role != NULL) {
 		c->rows = fb_xmalloc(d * sizeof *c->rows);
-		c->rhs = gsl_vector_alloc(d);
+		c->solved = fb_xmalloc(d * sizeof *c->solved);
+		if ((c->rhs = gsl_vector_alloc(d)) == NULL) {
+			fb_admm_client_free(c);
+			fb_fail(err, "admm: out of memory for a client over %zu variables", d);
+			return NULL;
+		}
 	}
 	c->opt.knowledge = NULL; /* read into the roles, not kept */
 	return c;
@@ -284,51 +291,80 @@ static void client_gaps(fb_admm_client *c, const gsl_matrix *W)
 	}
 }
 
-/* Column j of B again with the entries the knowledge forbids held at 0: the local step's
- * normal equations over the m rows F that may be parents of j,
- * (S_FF + rho2 I) b_F = rho2 W_Fj - beta_Fj + S_Fj, factored in the corner of c->chol. */
-static int client_fixed_column(fb_admm_client *c, const gsl_matrix *W, size_t j, size_t m,
+/* The local step's normal equations over the m rows F (c->rows) that may be parents:
+ * S_FF + rho2 I, factored by Cholesky in the corner of c->chol. */
+static int client_fixed_factor(fb_admm_client *c, size_t m, gsl_matrix_view *A,
                                fb_error *err)
 {
-	gsl_matrix_view A = gsl_matrix_submatrix(c->chol, 0, 0, m, m);
+	*A = gsl_matrix_submatrix(c->chol, 0, 0, m, m);
+	for (size_t a = 0; a < m; a++)
+		for (size_t q = 0; q < m; q++)
+			gsl_matrix_set(&A->matrix, a, q, gsl_matrix_get(c->S, c->rows[a], c->rows[q]) +
+			               (a == q ? c->rho2 : 0.0));
+	if (gsl_linalg_cholesky_decomp1(&A->matrix) != GSL_SUCCESS)
+		return fb_fail(err, "admm: S_k + rho2 I over a column's allowed parents is not "
+		               "positive definite: %s", fb_gsl_last_error());
+	return FB_OK;
+}
+
+/* Column j of B over the rows F with that factor: b_F solves
+ * (S_FF + rho2 I) b_F = rho2 W_Fj - beta_Fj + S_Fj, the other rows 0. */
+static int client_fixed_column(fb_admm_client *c, const gsl_matrix *W, size_t j, size_t m,
+                               const gsl_matrix *A, fb_error *err)
+{
 	gsl_vector_view b = gsl_vector_subvector(c->rhs, 0, m);
 
 	for (size_t a = 0; a < m; a++) {
 		size_t i = c->rows[a];
 
-		for (size_t q = 0; q < m; q++)
-			gsl_matrix_set(&A.matrix, a, q, gsl_matrix_get(c->S, i, c->rows[q]) +
-			               (a == q ? c->rho2 : 0.0));
 		gsl_vector_set(&b.vector, a, c->rho2 * gsl_matrix_get(W, i, j) -
 		               gsl_matrix_get(c->beta, i, j) + gsl_matrix_get(c->S, i, j));
 	}
-	if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS ||
-	    gsl_linalg_cholesky_svx(&A.matrix, &b.vector) != GSL_SUCCESS)
+	if (gsl_linalg_cholesky_svx(A, &b.vector) != GSL_SUCCESS)
 		return fb_fail(err, "admm: the local solve of column %zu failed: %s", j + 1,
 		               fb_gsl_last_error());
+	for (size_t i = 0; i < c->d; i++)
+		gsl_matrix_set(c->B, i, j, 0.0);
 	for (size_t a = 0; a < m; a++)
 		gsl_matrix_set(c->B, c->rows[a], j, gsl_vector_get(&b.vector, a));
 	return FB_OK;
 }
 
+/* Whether columns j and k have the same forbidden rows (tiers give whole groups of them). */
+static bool client_same_rows(const fb_admm_client *c, size_t j, size_t k)
+{
+	for (size_t i = 0; i < c->d; i++)
+		if ((c->role[i * c->d + j] == FB_ENTRY_FORBIDDEN) !=
+		    (c->role[i * c->d + k] == FB_ENTRY_FORBIDDEN))
+			return false;
+	return true;
+}
+
 /* Every column of B with an entry the knowledge forbids, solved again with those entries 0
- * (the exact minimiser of the local step over B with them fixed). */
+ * (the exact minimiser of the local step over B with them fixed): one factor for each set
+ * of forbidden rows, shared by the columns that have it. */
 static int client_fixed_columns(fb_admm_client *c, const gsl_matrix *W, fb_error *err)
 {
 	size_t d = c->d;
+	gsl_matrix_view A;
 
+	memset(c->solved, 0, d * sizeof *c->solved);
 	for (size_t j = 0; j < d; j++) {
 		size_t m = 0;
 
 		for (size_t i = 0; i < d; i++)
 			if (c->role[i * d + j] != FB_ENTRY_FORBIDDEN)
 				c->rows[m++] = i;
-		if (m == d)
+		if (m == d || c->solved[j])
 			continue;
-		for (size_t i = 0; i < d; i++)
-			gsl_matrix_set(c->B, i, j, 0.0);
-		if (m > 0 && client_fixed_column(c, W, j, m, err) != FB_OK)
+		if (client_fixed_factor(c, m, &A, err) != FB_OK)
 			return FB_ERR;
+		for (size_t k = j; k < d; k++)
+			if (!c->solved[k] && client_same_rows(c, j, k)) {
+				if (client_fixed_column(c, W, k, m, &A.matrix, err) != FB_OK)
+					return FB_ERR;
+				c->solved[k] = true;
+			}
 	}
 	return FB_OK;
 }
