@@ -51,11 +51,28 @@ typedef struct kci_memo_entry {
 	double top;              /* the largest eigenvalue of F'F */
 } kci_memo_entry;
 
+/* Regressions on S remembered, and the bytes of the one matrix each holds at most. */
+#define KCI_ZMEMO_SLOTS 4
+#define KCI_ZMEMO_BYTES ((size_t)16 << 20)
+
+/* The regression on S: the centred low-rank factor of z's kernel and the Cholesky factor of
+ * its middle matrix eps I + Cz Cz', or, when z's kernel has high rank, the Cholesky factor
+ * of the n x n Kz + eps I. */
+typedef struct kci_regressor {
+	size_t ns;              /* the size of S; SIZE_MAX: an empty slot */
+	size_t S[KCI_MEMO_SET]; /* S, sorted */
+	bool exact;             /* the n x n route */
+	kci_factor fz;          /* low-rank: z's factor */
+	gsl_matrix *L;          /* the Cholesky factor (NULL: low-rank of rank 0) */
+} kci_regressor;
+
 /* The factors a test object remembers, replaced oldest first. */
 struct ci_kci_memo {
 	kci_memo_entry e[KCI_MEMO_SLOTS];
 	size_t next;  /* the slot replaced next */
 	size_t bytes; /* held by all entries */
+	kci_regressor z[KCI_ZMEMO_SLOTS];
+	size_t znext; /* the regression replaced next */
 };
 
 /* Bytes held by an entry's factors for n rows. */
@@ -76,6 +93,15 @@ static void kci_memo_clear(ci_kci_memo *memo, size_t k, size_t n)
 	*m = (kci_memo_entry){ .part = -1 };
 }
 
+/* Free what a regression holds and make it an empty slot. */
+static void kci_regressor_free(kci_regressor *g)
+{
+	free(g->fz.c);
+	if (g->L != NULL)
+		gsl_matrix_free(g->L);
+	*g = (kci_regressor){ .ns = SIZE_MAX };
+}
+
 /* Free a test object's remembered factors (ci-private.h). */
 void ci_kci_memo_free(ci_kci_memo *memo, size_t n)
 {
@@ -83,7 +109,22 @@ void ci_kci_memo_free(ci_kci_memo *memo, size_t n)
 		return;
 	for (size_t k = 0; k < KCI_MEMO_SLOTS; k++)
 		kci_memo_clear(memo, k, n);
+	for (size_t k = 0; k < KCI_ZMEMO_SLOTS; k++)
+		kci_regressor_free(&memo->z[k]);
 	free(memo);
+}
+
+/* The object's memo, made empty on first use; NULL when out of memory. */
+static ci_kci_memo *kci_memo_of(fb_ci *ci)
+{
+	if (ci->kmemo == NULL && (ci->kmemo = malloc(sizeof *ci->kmemo)) != NULL) {
+		*ci->kmemo = (ci_kci_memo){ .next = 0 };
+		for (size_t k = 0; k < KCI_MEMO_SLOTS; k++)
+			ci->kmemo->e[k].part = -1;
+		for (size_t k = 0; k < KCI_ZMEMO_SLOTS; k++)
+			ci->kmemo->z[k].ns = SIZE_MAX;
+	}
+	return ci->kmemo;
 }
 
 /* The remembered side (part, v, S), or NULL. */
@@ -113,14 +154,7 @@ static void kci_memo_put(fb_ci *ci, int part, size_t v, const size_t *S, size_t 
 	kci_memo_entry m = { .part = part, .v = v, .ns = ns, .top = top };
 	ci_kci_memo *memo;
 
-	if (ns > KCI_MEMO_SET || bytes > KCI_MEMO_BYTES)
-		return;
-	if (ci->kmemo == NULL && (ci->kmemo = malloc(sizeof *ci->kmemo)) != NULL) {
-		*ci->kmemo = (ci_kci_memo){ .next = 0 };
-		for (size_t k = 0; k < KCI_MEMO_SLOTS; k++)
-			ci->kmemo->e[k].part = -1;
-	}
-	if ((memo = ci->kmemo) == NULL)
+	if (ns > KCI_MEMO_SET || bytes > KCI_MEMO_BYTES || (memo = kci_memo_of(ci)) == NULL)
 		return;
 	memcpy(m.S, S, ns * sizeof *S);
 	m.f = (kci_factor){ malloc((f->r > 0 ? f->r : 1) * n * sizeof(double)), f->r };
@@ -400,56 +434,94 @@ static bool kci_sides_factor(fb_ci *ci, kci_side *sd, size_t x, size_t y, const 
 	return true;
 }
 
-/* F := eps F (Kz + eps I)^-1 for the nf factors f, with the exact centred n x n kernel Kz
- * of the test's S; CI_KCI_DENSE when Kz + eps I is not positive definite (the dense route
- * says what then), FB_ERR when out of memory. */
-static int kci_regress_exact(const fb_ci *ci, const size_t *S, size_t ns, kci_factor **f,
-                             size_t nf)
+/* The regression on S into g: low-rank when z's kernel has low rank, else exact (Cholesky
+ * of the centred n x n Kz + eps I); CI_KCI_DENSE when that is not positive definite (the
+ * dense route says what then), FB_ERR when out of memory. */
+static int kci_regressor_make(fb_ci *ci, const size_t *S, size_t ns, kci_regressor *g)
 {
 	size_t n = ci->n;
-	gsl_matrix *K = gsl_matrix_alloc(n, n);
-	int ret = FB_ERR;
+	gsl_matrix *K;
 
-	if (K == NULL ||
-	    ci_kci_kernel(ci, CI_KCI_Z, 0, 0, S, ns, ci_kci_theta(n, ns), K) != FB_OK)
-		goto out;
+	*g = (kci_regressor){ .ns = ns };
+	if (ns <= KCI_MEMO_SET)
+		memcpy(g->S, S, ns * sizeof *S);
+	if (kci_factor_of(ci, CI_KCI_Z, 0, 0, S, ns, &g->fz))
+		return g->fz.r > 0 && (g->L = kci_middle(&g->fz, n)) == NULL ? FB_ERR : FB_OK;
+	g->exact = true;
+	if ((K = gsl_matrix_alloc(n, n)) == NULL)
+		return FB_ERR;
+	g->L = K;
+	if (ci_kci_kernel(ci, CI_KCI_Z, 0, 0, S, ns, ci_kci_theta(n, ns), K) != FB_OK)
+		return FB_ERR;
 	for (size_t i = 0; i < n; i++)
 		K->data[i * K->tda + i] += CI_KCI_EPSILON;
-	ret = CI_KCI_DENSE;
 	if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', (lapack_int)n, K->data, (lapack_int)K->tda) != 0)
-		goto out;
-	/* a factor's r x n rows are LAPACK's n x r column-major right-hand sides */
-	for (size_t k = 0; k < nf; k++) {
-		if (f[k]->r > 0 &&
-		    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'U', (lapack_int)n, (lapack_int)f[k]->r,
-		                   K->data, (lapack_int)K->tda, f[k]->c, (lapack_int)n) != 0)
-			goto out;
-		cblas_dscal((int)(f[k]->r * n), CI_KCI_EPSILON, f[k]->c, 1);
-	}
-	ret = FB_OK;
-out:
-	if (K != NULL)
-		gsl_matrix_free(K);
-	return ret;
+		return CI_KCI_DENSE;
+	return FB_OK;
 }
 
-/* F := C R for the nf factors f, the regression on S by the low-rank factor of z's kernel,
- * or exact when that is refused. */
+/* F := C R for the factor f by the regression g: F - F Cz'(eps I + Cz Cz')^-1 Cz, or
+ * eps F (Kz + eps I)^-1; FB_ERR when out of memory or when LAPACK fails. */
+static int kci_regressor_apply(const kci_regressor *g, kci_factor *f, size_t n)
+{
+	if (!g->exact)
+		return kci_regress(g->L, &g->fz, f, n);
+	/* a factor's r x n rows are LAPACK's n x r column-major right-hand sides */
+	if (f->r > 0 && LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'U', (lapack_int)n, (lapack_int)f->r,
+	                               g->L->data, (lapack_int)g->L->tda, f->c,
+	                               (lapack_int)n) != 0)
+		return FB_ERR;
+	cblas_dscal((int)(f->r * n), CI_KCI_EPSILON, f->c, 1);
+	return FB_OK;
+}
+
+/* The remembered regression on S, or NULL. */
+static const kci_regressor *kci_regressor_find(const fb_ci *ci, const size_t *S, size_t ns)
+{
+	if (ci->kmemo == NULL || ns > KCI_MEMO_SET)
+		return NULL;
+	for (size_t k = 0; k < KCI_ZMEMO_SLOTS; k++) {
+		const kci_regressor *g = &ci->kmemo->z[k];
+
+		if (g->ns == ns && memcmp(g->S, S, ns * sizeof *S) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+/* Keep g (made for S) in the memo, or free it when it does not fit. */
+static void kci_regressor_keep(fb_ci *ci, kci_regressor *g)
+{
+	size_t n = ci->n;
+	ci_kci_memo *memo;
+
+	if (g->ns > KCI_MEMO_SET || (g->exact && n * n * sizeof(double) > KCI_ZMEMO_BYTES) ||
+	    (memo = kci_memo_of(ci)) == NULL) {
+		kci_regressor_free(g);
+		return;
+	}
+	kci_regressor_free(&memo->z[memo->znext]);
+	memo->z[memo->znext] = *g;
+	memo->znext = (memo->znext + 1) % KCI_ZMEMO_SLOTS;
+}
+
+/* F := C R for the nf factors f, the regression on S remembered or made (and kept). */
 static int kci_regress_all(fb_ci *ci, const size_t *S, size_t ns, kci_factor **f, size_t nf)
 {
-	kci_factor fz = { NULL, 0 };
-	gsl_matrix *L = NULL;
+	const kci_regressor *found = kci_regressor_find(ci, S, ns);
+	kci_regressor g;
 	int ret = FB_OK;
 
-	if (!kci_factor_of(ci, CI_KCI_Z, 0, 0, S, ns, &fz))
-		return kci_regress_exact(ci, S, ns, f, nf);
-	if (fz.r > 0 && (L = kci_middle(&fz, ci->n)) == NULL)
-		ret = FB_ERR;
+	if (found == NULL) {
+		ret = kci_regressor_make(ci, S, ns, &g);
+		found = &g;
+	}
 	for (size_t k = 0; k < nf && ret == FB_OK; k++)
-		ret = kci_regress(L, &fz, f[k], ci->n);
-	if (L != NULL)
-		gsl_matrix_free(L);
-	free(fz.c);
+		ret = kci_regressor_apply(found, f[k], ci->n);
+	if (found == &g && ret == FB_OK)
+		kci_regressor_keep(ci, &g);
+	else if (found == &g)
+		kci_regressor_free(&g);
 	return ret;
 }
 
