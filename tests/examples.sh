@@ -145,6 +145,12 @@ check() {
 	fedpc-alarm-authors)
 		needs_shared || return 77
 		ex_fedpc_alarm_authors ;;
+	fedc2sl-authors)
+		# the FedC2SL authors' checkout and causal-learn beside the source tree
+		[ -d "${FEDC2SL_DIR:-$top/../ref/wangzhaoyu07+FedC2SL}" ] &&
+			[ -d "${CAUSAL_LEARN_DIR:-$top/../ref/py-why+causal-learn}/causallearn" ] &&
+			[ -x /usr/bin/python3 ] || return 79
+		run fedc2sl-authors quick && has '^\| d=10 +\| +10 \| +2 \|' '^\| sachs +\| +4 \|' ;;
 	fedpc-synth)
 		needs_shared || return 77
 		run fedpc-synth quick && has '^per dataset:' '^B_d20_n256_s1 ' '^B_d20_K8 ' ;;
@@ -184,6 +190,7 @@ for n in $names; do
 	0) ran=$((ran + 1)) ;;
 	77) skip "$n" "it needs ../shared/data beside the source tree, and that is absent" ;;
 	78) skip "$n" "it needs mpirun and a fedbn built with Open MPI, without the sanitizers" ;;
+	79) skip "$n" "it needs the FedC2SL authors' checkout and causal-learn in ../ref, and /usr/bin/python3" ;;
 	*) failed=$((failed + 1)) ;;
 	esac
 done

@@ -102,7 +102,8 @@ TRANSCRIPTS = \
 	tests/transcripts/columns.fbn \
 	tests/transcripts/fci.fbn \
 	tests/transcripts/graphfmt.fbn \
-	tests/transcripts/secure.fbn
+	tests/transcripts/secure.fbn \
+	tests/transcripts/fedc2sl.fbn
 TESTS += $(TRANSCRIPTS)
 # outputs that differ in OpenBLAS's AVX2 kernels and its generic one (see tests/transcript.sh)
 EXTRA_DIST += tests/transcripts/mlp.haswell.out tests/transcripts/rescore.haswell.out \

@@ -512,7 +512,7 @@ int fb_run_step(fb_run *run, fb_error *err)
 	rec->round = run->trace.n;
 	rec->seconds = dt;
 	rec->fig = fig;
-	if (run->fed != NULL && fb_fed_rounds(run->fed) > 0) {
+	if (run->fed != NULL && fb_fed_rounds(run->fed) > fed_before) { /* a round this step */
 		const fb_ledger *l = fb_fed_ledger(run->fed);
 
 		rec->bytes_up = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_UP);

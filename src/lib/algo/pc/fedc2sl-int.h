@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
@@ -57,12 +58,30 @@ int c2_batch_cells(c2_batch *b, const size_t *nlev, size_t margin, size_t *total
 /* The batch as the broadcast down (control numbers: margins flag, round). */
 void c2_batch_write(const c2_batch *b, bool margins, size_t round, fb_msg *down);
 
+/* Order b's tests by their conditioning set (then x, y), so that a client counts each set's
+ * strata once for the tests that share it. */
+void c2_batch_sort(c2_batch *b);
+
+/* A client's rows as level codes, column by column. */
+typedef struct c2_codes {
+	size_t n, d;    /* rows and variables */
+	size_t *nlev;   /* d: declared levels */
+	uint16_t *v;    /* n x d codes, column-major (v[j * n + i]) */
+} c2_codes;
+
+/* The codes of ds; NULL naming a value that is no level code, a continuous variable or one
+ * of more than 65,535 levels. */
+c2_codes *c2_codes_new(const fb_dataset *ds, fb_error *err);
+/* Free (NULL is fine). */
+void c2_codes_free(c2_codes *c);
+
 /* The client half: client k reads the tests of down and answers with its tables counted
  * on its own rows local (the margins first when asked), or with nothing when it drops out
- * of the round (dropout: the chance, seed: the draw's stream).  FB_ERR naming a malformed
- * broadcast or a value that is no level code. */
+ * of the round (dropout: the chance, seed: the draw's stream); *codes holds local's codes,
+ * made at the first round.  FB_ERR naming a malformed broadcast or a value that is no level
+ * code. */
 int c2_client_tables(const fb_dataset *local, const fb_msg *down, size_t k, double dropout,
-                     uint64_t seed, fb_msg *up, fb_error *err);
+                     uint64_t seed, c2_codes **codes, fb_msg *up, fb_error *err);
 /* Whether client k drops out of round r (chance p, from seed): the same draw wherever the
  * client runs. */
 bool c2_drops(uint64_t seed, size_t round, size_t k, double p);

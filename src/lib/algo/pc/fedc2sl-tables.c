@@ -167,6 +167,49 @@ void c2_batch_colliders(c2_batch *b, const fb_graph *g, const fb_sepsets *seps)
 	free(adj);
 }
 
+/* One test, for sorting. */
+typedef struct test_ref {
+	size_t x, y, ns;
+	const size_t *S;
+} test_ref;
+
+/* Order tests by the size of their set, the set, then x and y. */
+static int test_cmp(const void *pa, const void *pb)
+{
+	const test_ref *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? -1 : 1;
+	for (size_t v = 0; v < a->ns; v++)
+		if (a->S[v] != b->S[v])
+			return a->S[v] < b->S[v] ? -1 : 1;
+	if (a->x != b->x)
+		return a->x < b->x ? -1 : 1;
+	return (a->y > b->y) - (a->y < b->y);
+}
+
+/* Sort the tests by their set. */
+void c2_batch_sort(c2_batch *b)
+{
+	test_ref *r = fb_xmalloc((b->n > 0 ? b->n : 1) * sizeof *r);
+	size_t *S = fb_xmalloc((b->off[b->n] > 0 ? b->off[b->n] : 1) * sizeof *S), n = b->n;
+
+	if (n == 0) {
+		free(r);
+		free(S);
+		return;
+	}
+	memcpy(S, b->S, b->off[n] * sizeof *S);
+	for (size_t t = 0; t < n; t++)
+		r[t] = (test_ref){ b->x[t], b->y[t], b->ns[t], S + b->off[t] };
+	qsort(r, n, sizeof *r, test_cmp);
+	c2_batch_clear(b);
+	for (size_t t = 0; t < n; t++)
+		c2_batch_add(b, r[t].x, r[t].y, r[t].S, r[t].ns);
+	free(S);
+	free(r);
+}
+
 /* Lay out the tables. */
 int c2_batch_cells(c2_batch *b, const size_t *nlev, size_t margin, size_t *total,
                    fb_error *err)
@@ -218,22 +261,50 @@ bool c2_drops(uint64_t seed, size_t round, size_t k, double p)
 	return p > 0.0 && (double)(h >> 11) * 0x1.0p-53 < p;
 }
 
-/* Check the client's values: each a level code of its variable. */
-static int check_codes(const fb_dataset *ds, fb_error *err)
+/* The client's values as level codes, column by column; NULL naming a value that is no
+ * level code of its variable, a continuous variable, or one of more than 65,535 levels. */
+c2_codes *c2_codes_new(const fb_dataset *ds, fb_error *err)
 {
-	for (size_t j = 0; j < ds->d; j++) {
-		if (ds->vars[j].kind != FB_DISCRETE)
-			return fb_fail(err, "variable '%s' is continuous; fedc2sl counts discrete "
-			               "values", ds->vars[j].name);
-		for (size_t i = 0; i < ds->n; i++) {
-			double c = ds->x[i * ds->d + j];
+	c2_codes *c = fb_xcalloc(1, sizeof *c);
 
-			if (!(c >= 0.0 && c < (double)ds->vars[j].nlevels) || c != floor(c))
-				return fb_fail(err, "row %zu of '%s' holds %g, not a level code below %zu",
-				               i + 1, ds->vars[j].name, c, ds->vars[j].nlevels);
+	c->n = ds->n;
+	c->d = ds->d;
+	c->nlev = fb_xmalloc(ds->d * sizeof *c->nlev);
+	c->v = fb_xmalloc((ds->n * ds->d > 0 ? ds->n * ds->d : 1) * sizeof *c->v);
+	for (size_t j = 0; j < ds->d; j++) {
+		const fb_var *var = &ds->vars[j];
+
+		c->nlev[j] = var->nlevels;
+		if (var->kind != FB_DISCRETE || var->nlevels > UINT16_MAX) {
+			fb_fail(err, var->kind != FB_DISCRETE ? "variable '%s' is continuous; fedc2sl "
+			        "counts discrete values" : "variable '%s' has more than 65,535 levels",
+			        var->name);
+			c2_codes_free(c);
+			return NULL;
+		}
+		for (size_t i = 0; i < ds->n; i++) {
+			double v = ds->x[i * ds->d + j];
+
+			if (!(v >= 0.0 && v < (double)var->nlevels) || v != floor(v)) {
+				fb_fail(err, "row %zu of '%s' holds %g, not a level code below %zu", i + 1,
+				        var->name, v, var->nlevels);
+				c2_codes_free(c);
+				return NULL;
+			}
+			c->v[j * ds->n + i] = (uint16_t)v;
 		}
 	}
-	return FB_OK;
+	return c;
+}
+
+/* Free the codes (NULL is fine). */
+void c2_codes_free(c2_codes *c)
+{
+	if (c == NULL)
+		return;
+	free(c->nlev);
+	free(c->v);
+	free(c);
 }
 
 /* Read the tests of down into b; FB_ERR naming what is malformed. */
@@ -264,62 +335,111 @@ static int read_batch(const fb_msg *down, size_t d, c2_batch *b, fb_error *err)
 	return FB_OK;
 }
 
-/* Count test t's table over the rows of ds into tab (zeros). */
-static void count_table(const c2_batch *b, size_t t, const fb_dataset *ds, double *tab)
+/* Whether tests t and u of b condition on the same set. */
+static bool same_set(const c2_batch *b, size_t t, size_t u)
 {
-	size_t d = ds->d, x = b->x[t], y = b->y[t], ly = ds->vars[y].nlevels;
-	size_t lx = ds->vars[x].nlevels;
+	return b->ns[t] == b->ns[u] &&
+	       (b->ns[t] == 0 || memcmp(b->S + b->off[t], b->S + b->off[u],
+	                                b->ns[t] * sizeof *b->S) == 0);
+}
+
+/* Each row's stratum code over test t's conditioning set into key. */
+static void count_strata(const c2_codes *c, const c2_batch *b, size_t t, uint32_t *key)
+{
 	const size_t *S = b->S + b->off[t];
 
-	for (size_t i = 0; i < ds->n; i++) {
-		const double *row = ds->x + i * d;
-		size_t s = 0;
+	memset(key, 0, c->n * sizeof *key);
+	for (size_t v = 0; v < b->ns[t]; v++) {
+		const uint16_t *col = c->v + S[v] * c->n;
+		uint32_t lev = (uint32_t)c->nlev[S[v]];
 
-		for (size_t v = 0; v < b->ns[t]; v++)
-			s = s * ds->vars[S[v]].nlevels + (size_t)row[S[v]];
-		tab[(s * lx + (size_t)row[x]) * ly + (size_t)row[y]] += 1.0;
+		for (size_t i = 0; i < c->n; i++)
+			key[i] = key[i] * lev + col[i];
 	}
 }
 
-/* The margins: each variable's level counts, one variable after the other. */
-static void count_margins(const fb_dataset *ds, double *out)
+/* Most cells a table is counted in four interleaved copies (rows 4i, 4i + 1, ... each to
+ * its own, so that neighbouring rows of the same cell do not wait on each other). */
+#define C2_SPLIT_CELLS 16384
+
+/* Count test t's table of cells counts into tab (zeros), the rows' stratum codes in key;
+ * scratch holds 4 C2_SPLIT_CELLS counts. */
+static void count_table(const c2_codes *c, const c2_batch *b, size_t t, const uint32_t *key,
+                        uint32_t *scratch, double *tab)
 {
-	for (size_t j = 0; j < ds->d; j++) {
-		for (size_t i = 0; i < ds->n; i++)
-			out[(size_t)ds->x[i * ds->d + j]] += 1.0;
-		out += ds->vars[j].nlevels;
+	const uint16_t *cx = c->v + b->x[t] * c->n, *cy = c->v + b->y[t] * c->n;
+	size_t ly = c->nlev[b->y[t]], lxy = c->nlev[b->x[t]] * ly, n = c->n, i = 0;
+	size_t cells = b->cell[t + 1] - b->cell[t];
+
+	if (cells > C2_SPLIT_CELLS) {
+		for (; i < n; i++)
+			tab[key[i] * lxy + (size_t)cx[i] * ly + cy[i]] += 1.0;
+		return;
 	}
+	memset(scratch, 0, 4 * cells * sizeof *scratch);
+	for (; i + 4 <= n; i += 4)
+		for (size_t u = 0; u < 4; u++)
+			scratch[u * cells + key[i + u] * lxy + (size_t)cx[i + u] * ly + cy[i + u]]++;
+	for (; i < n; i++)
+		scratch[key[i] * lxy + (size_t)cx[i] * ly + cy[i]]++;
+	for (size_t q = 0; q < cells; q++)
+		tab[q] = (double)scratch[q] + (double)scratch[cells + q] +
+		         (double)scratch[2 * cells + q] + (double)scratch[3 * cells + q];
+}
+
+/* The margins: each variable's level counts, one variable after the other. */
+static void count_margins(const c2_codes *c, double *out)
+{
+	for (size_t j = 0; j < c->d; j++) {
+		const uint16_t *col = c->v + j * c->n;
+
+		for (size_t i = 0; i < c->n; i++)
+			out[col[i]] += 1.0;
+		out += c->nlev[j];
+	}
+}
+
+/* Count every table of b after margin numbers of margins into v (zeros). */
+static void count_all(const c2_codes *c, const c2_batch *b, size_t margin, double *v)
+{
+	uint32_t *key = fb_xmalloc((c->n > 0 ? c->n : 1) * sizeof *key);
+	uint32_t *scratch = fb_xmalloc(4 * C2_SPLIT_CELLS * sizeof *scratch);
+
+	if (margin > 0)
+		count_margins(c, v);
+	for (size_t t = 0; t < b->n; t++) {
+		if (t == 0 || !same_set(b, t, t - 1))
+			count_strata(c, b, t, key);
+		count_table(c, b, t, key, scratch, v + b->cell[t]);
+	}
+	free(scratch);
+	free(key);
 }
 
 /* The client half. */
 int c2_client_tables(const fb_dataset *local, const fb_msg *down, size_t k, double dropout,
-                     uint64_t seed, fb_msg *up, fb_error *err)
+                     uint64_t seed, c2_codes **codes, fb_msg *up, fb_error *err)
 {
 	c2_batch b = { 0 };
-	size_t *nlev = fb_xmalloc(local->d * sizeof *nlev), margin = 0, total = 0;
-	int ret;
+	size_t margin = 0, total = 0;
+	int ret = FB_OK;
 
-	for (size_t j = 0; j < local->d; j++)
-		nlev[j] = local->vars[j].nlevels;
-	ret = read_batch(down, local->d, &b, err);
+	if (*codes == NULL && (*codes = c2_codes_new(local, err)) == NULL)
+		ret = FB_ERR;
+	if (ret == FB_OK)
+		ret = read_batch(down, local->d, &b, err);
 	if (ret == FB_OK && down->c[C2_C_MARGINS] == 1.0)
 		for (size_t j = 0; j < local->d; j++)
-			margin += nlev[j];
+			margin += (*codes)->nlev[j];
 	if (ret == FB_OK)
-		ret = check_codes(local, err);
-	if (ret == FB_OK)
-		ret = c2_batch_cells(&b, nlev, margin, &total, err);
+		ret = c2_batch_cells(&b, (*codes)->nlev, margin, &total, err);
 	fb_msg_release(up);
 	if (ret == FB_OK && !c2_drops(seed, (size_t)down->c[C2_C_ROUND], k, dropout)) {
 		double *v = fb_msg_doubles(up, total);
 
 		memset(v, 0, total * sizeof *v);
-		if (margin > 0)
-			count_margins(local, v);
-		for (size_t t = 0; t < b.n; t++)
-			count_table(&b, t, local, v + b.cell[t]);
+		count_all(*codes, &b, margin, v);
 	}
 	c2_batch_release(&b);
-	free(nlev);
 	return ret;
 }

@@ -34,6 +34,7 @@ typedef struct c2_state {
 	double dropout;     /* chance that a client drops out of a round */
 	uint64_t seed;      /* the dropout draw's stream */
 	c2_batch b;         /* the round's tests */
+	c2_codes **codes;   /* k: each client's rows as codes (made by its own half) */
 	size_t ncells;      /* numbers in each client's reply this round */
 	size_t margin;      /* of which the margins (first round) */
 	size_t count;       /* clients whose tables were in the last sum */
@@ -45,10 +46,10 @@ typedef struct c2_state {
 static int c2_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                      fb_msg *up, double *figure, fb_error *err)
 {
-	const c2_state *st = state;
+	c2_state *st = state;
 
 	*figure = (double)local->n;
-	return c2_client_tables(local, down, k, st->dropout, st->seed, up, err);
+	return c2_client_tables(local, down, k, st->dropout, st->seed, &st->codes[k], up, err);
 }
 
 /* The server on the summed tables: the margins, then each test's answer from its pooled
@@ -122,12 +123,12 @@ static int c2_check(const fb_run *run, fb_error *err)
 static int c2_create(fb_run *run, fb_error *err)
 {
 	c2_state *st = fb_xcalloc(1, sizeof *st);
+	c2_opts opts;
+	char **names;
 
 	run->state = st;
 	if (c2_check(run, err) != FB_OK)
 		return FB_ERR;
-	c2_opts opts;
-
 	c2_options_from(&run->params, &opts);
 	st->o = opts.pc;
 	st->o.knowledge = fb_run_knowledge(run);
@@ -135,17 +136,15 @@ static int c2_create(fb_run *run, fb_error *err)
 	st->k = run->part->k;
 	st->dropout = opts.dropout;
 	st->seed = run->fedopt.seed;
+	st->codes = fb_xcalloc(st->k, sizeof *st->codes);
 	st->nlev = fb_xmalloc(st->d * sizeof *st->nlev);
 	for (size_t j = 0; j < st->d; j++)
 		st->nlev[j] = run->data->vars[j].nlevels;
 	if ((st->ci = fb_ci_alloc_pooled(st->d, st->nlev, &st->o.ci, err)) == NULL)
 		return FB_ERR;
-	{
-		char **names = fb_dataset_names(run->data);
-
-		st->pc = fb_pc_alloc_ci(st->ci, names, &st->o, err);
-		fb_names_free(names, st->d);
-	}
+	names = fb_dataset_names(run->data);
+	st->pc = fb_pc_alloc_ci(st->ci, names, &st->o, err);
+	fb_names_free(names, st->d);
 	return st->pc != NULL ? FB_OK : FB_ERR;
 }
 
@@ -163,6 +162,7 @@ static int c2_batch_next(fb_run *run, c2_state *st, size_t level, fb_error *err)
 		c2_batch_colliders(&st->b, g, fb_pc_sepsets(st->pc));
 		fb_graph_free(g);
 	}
+	c2_batch_sort(&st->b);
 	st->margin = 0;
 	if (!st->asked)
 		for (size_t j = 0; j < st->d; j++)
@@ -246,6 +246,9 @@ static void c2_destroy(fb_run *run)
 	fb_pc_free(st->pc);
 	fb_ci_free(st->ci);
 	c2_batch_release(&st->b);
+	for (size_t c = 0; st->codes != NULL && c < st->k; c++)
+		c2_codes_free(st->codes[c]);
+	free(st->codes);
 	free(st->nlev);
 	free(st);
 	run->state = NULL;
