@@ -79,10 +79,14 @@ static void skel_walk(const unsigned char *bits, size_t d,
 		}
 }
 
-/* Join i and j in the graph ctx. */
+/* Join i and j in the graph ctx by their marks alone: a skeleton's weights (which an
+ * unweighted graph does not read) stay unwritten, so that the d x d weights of a large
+ * skeleton take no memory. */
 static void unpack_pair(void *ctx, size_t i, size_t j)
 {
-	fb_graph_set_undirected(ctx, i, j);
+	fb_graph *g = ctx;
+
+	g->mark[i * g->d + j] = g->mark[j * g->d + i] = 1;
 }
 
 /* Unpack a skeleton into a new undirected graph. */
