@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compare.h"
+#include "fedbn/csv.h"
 #include "fedbn/serve.h"
 #include "fedbn/sim.h"
 #include "fedbn/wire.h"
@@ -644,4 +646,22 @@ void compare_secure(const char *name, const char *words, const fb_dataset *ds,
 	fb_graph_free(a);
 	fb_graph_free(b);
 	free(w);
+}
+
+/* A shared discrete file, or NULL with a message when it is absent. */
+fb_dataset *shared_discrete(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096];
+	fb_csv_options o;
+
+	snprintf(path, sizeof path, "%s/../shared/data/discrete10000/%s",
+	         top != NULL ? top : ".", name);
+	if (access(path, R_OK) != 0) {
+		printf("skipped: %s is absent\n", path);
+		return NULL;
+	}
+	fb_csv_options_init(&o);
+	o.discrete = FB_DISCRETE_ALL;
+	return fb_csv_read(path, &o, NULL, NULL);
 }

@@ -13,6 +13,9 @@ void check(bool ok, const char *what, const char *name);
 
 /* The shared data: d variables, n rows, seed 3, and its truth. */
 fb_dataset *make_data(fb_graph **truth);
+/* The shared discrete file name (../shared/data/discrete10000 beside the source tree, every
+ * column discrete), or NULL with a message when it is absent. */
+fb_dataset *shared_discrete(const char *name);
 /* The K blocks of ds: contiguous rows, the vertical split's columns, or the hybrid split's
  * rows and columns. */
 fb_partition *blocks(const fb_dataset *ds, size_t k, enum fb_split_kind kind);

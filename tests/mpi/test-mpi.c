@@ -84,7 +84,8 @@ static void compare_secure_all(const fb_dataset *ds, const fb_partition *local,
                                const fb_dataset *schema, const fb_partition *remote)
 {
 	static const char *const names[] = { "as-feddag-linear", "notears-admm", "gs-feddag",
-	                                     "avg:notears", "voting:pc" };
+	                                     "avg:notears", "voting:pc", "fedpc",
+	                                     "fedpc-simple1" };
 	double share;
 
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)

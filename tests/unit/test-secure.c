@@ -6,7 +6,10 @@
  * only sums over at least two clients, never a client's vector (the server half is
  * instrumented); the algorithms that take it give the plain run's graphs, their weights
  * within the fixed point's precision; every other is refused in one sentence, as are fewer
- * than 3 clients and t= above the client count.  Over the local link the runs are the
+ * than 3 clients and t= above the client count.  fedpc's rounds, its orientation's
+ * comparisons of the clients' p-values among them, go through the instrumented server half
+ * as sums only, and its graph, sets and figures are the plain run's on generated and shared
+ * data.  Over the local link the runs are the
  * in-process ones bit for bit, and a client killed mid-run has its masks removed from the
  * survivors' shares.  Differential privacy: the formula, the noise, the budget's stop. */
 #include <stdarg.h>
@@ -24,7 +27,9 @@
 #include <unistd.h>
 
 #include "../mpi/compare.h"
+#include "../../src/lib/algo/pc/fedpc-int.h"
 #include "fedbn/algo.h"
+#include "fedbn/fedpc.h"
 #include "fedbn/link.h"
 #include "fedbn/secure.h"
 #include "fedbn/sim.h"
@@ -382,19 +387,31 @@ static size_t fed_len(const void *state)
 	return N;
 }
 
-/* A dataset split into k clients. */
-static fb_partition *make_split(size_t k, size_t d, size_t n, fb_dataset **ds, fb_graph **truth)
+/* Simulated data: d variables, d edges (1.5 d when discrete), n rows; levels > 0: every
+ * variable discrete with that many levels.  The truth in *truth. */
+static fb_dataset *sim_data(size_t d, size_t n, uint64_t seed, size_t levels, fb_graph **truth)
 {
 	fb_sim_options o;
-	fb_split_options so;
-	fb_error err;
+	fb_dataset *ds;
 
 	fb_sim_options_init(&o);
 	o.d = d;
-	o.edges = d;
+	o.edges = levels > 0 ? d + d / 2 : d;
 	o.n = n;
-	o.seed = 4;
-	assert_int_equal(fb_sim_generate(&o, ds, truth, &err), FB_OK);
+	o.seed = seed;
+	o.discrete = levels > 0 ? d : 0;
+	o.levels = levels > 0 ? levels : o.levels;
+	assert_int_equal(fb_sim_generate(&o, &ds, truth, NULL), FB_OK);
+	return ds;
+}
+
+/* A dataset split into k clients. */
+static fb_partition *make_split(size_t k, size_t d, size_t n, fb_dataset **ds, fb_graph **truth)
+{
+	fb_split_options so;
+	fb_error err;
+
+	*ds = sim_data(d, n, 4, 0, truth);
 	fb_split_options_init(&so);
 	return fb_split(*ds, FB_SPLIT_HORIZONTAL, k, &so, &err);
 }
@@ -586,6 +603,7 @@ static void test_algorithms(void **unused)
 		{ "avg:notears", "" },
 		{ "voting:pc", "" },
 		{ "voting:notears", "" },
+		{ "fedpc-simple1", "" },
 	};
 	fb_dataset *ds;
 	fb_graph *truth;
@@ -620,6 +638,183 @@ static void test_algorithms(void **unused)
 		for (int j = 0; j < 3; j++)
 			free(w[j]);
 	}
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
+}
+
+/* A fedpc run with words on p, secure or not, on threads, stepped to its end. */
+static fb_run *fedpc_run(const char *words, const fb_dataset *ds, fb_partition *p, bool secure,
+                         size_t threads)
+{
+	const fb_algo *a, *inner;
+	fb_params params;
+	fb_fed_options o;
+	fb_run *run;
+	fb_error err;
+	char *copy = fb_xstrdup(words), *save = NULL;
+
+	assert_int_equal(fb_algo_lookup("fedpc", &a, &inner, &err), FB_OK);
+	assert_int_equal(fb_params_init(&params, fb_algo_params(a, inner), &err), FB_OK);
+	for (char *t = strtok_r(copy, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save))
+		assert_int_equal(fb_params_set_word(&params, t, "fedpc", &err), FB_OK);
+	free(copy);
+	fb_fed_options_init(&o);
+	o.secure = secure;
+	o.threads = threads;
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "fedpc", .params = &params, .fedopt = &o,
+	                                   .data = ds, .part = p }, &err);
+	fb_params_release(&params);
+	if (run == NULL)
+		fail_msg("fedpc: %s", err.msg);
+	while (!fb_run_done(run))
+		if (fb_run_step(run, &err) != FB_OK)
+			fail_msg("fedpc: %s", err.msg);
+	return run;
+}
+
+/* Two fedpc runs agree: the rounds and every figure of each, every mark of the CPDAG, and
+ * each pair's votes and chosen separating set, its p-value and client. */
+static void fedpc_agree(const fb_run *a, const fb_run *b, const char *what)
+{
+	size_t d = a->data->d, Za[64], Zb[64];
+	fb_graph *ga, *gb;
+	fb_error err;
+
+	if (a->trace.n != b->trace.n)
+		fail_msg("%s: %zu rounds, not %zu", what, b->trace.n, a->trace.n);
+	for (size_t r = 0; r < a->trace.n; r++)
+		for (size_t f = 0; f < a->trace.nfig; f++)
+			if (memcmp(&a->trace.r[r].fig[f], &b->trace.r[r].fig[f], sizeof(double)) != 0)
+				fail_msg("%s: round %zu's figure %zu is %g, not %g", what, r + 1, f,
+				         b->trace.r[r].fig[f], a->trace.r[r].fig[f]);
+	ga = fb_run_result(a, &err);
+	gb = fb_run_result(b, &err);
+	assert_true(ga != NULL && gb != NULL && d <= 64);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++) {
+			double pa = 0, pb = 0;
+			long ca = 0, cb = 0, na, nb;
+
+			if (fb_graph_edge(ga, i, j) != fb_graph_edge(gb, i, j))
+				fail_msg("%s: the mark %zu-%zu differs", what, i + 1, j + 1);
+			if (i == j)
+				continue;
+			assert_int_equal(fb_fedpc_votes(a, i, j), fb_fedpc_votes(b, i, j));
+			na = fb_fedpc_sepset(a, i, j, Za, &pa, &ca);
+			nb = fb_fedpc_sepset(b, i, j, Zb, &pb, &cb);
+			if (na != nb || ca != cb || (na > 0 && memcmp(Za, Zb, (size_t)na * sizeof *Za)) ||
+			    (!(isnan(pa) && isnan(pb)) && pa != pb))
+				fail_msg("%s: the separating set of %zu-%zu differs", what, i + 1, j + 1);
+		}
+	fb_graph_free(ga);
+	fb_graph_free(gb);
+}
+
+/* fedpc with secure=yes is the plain run, figure for figure and set for set, on generated
+ * continuous and discrete data and the shared discrete files, with each K, collider rule,
+ * vote rule and thread count; over the sums its server never holds a client's reply. */
+static void test_fedpc_same(void **unused)
+{
+	static const struct { const char *file; size_t d, n, k; uint64_t seed; const char *words; }
+	cases[] = {
+		{ NULL, 8, 800, 4, 3, "" },
+		{ NULL, 12, 1500, 3, 5, "colliders=order" },
+		{ NULL, 10, 1000, 7, 2, "vote_rule=code vote=0.5" },
+		{ "levels", 8, 2000, 5, 9, "" },
+		{ "asia.csv", 0, 0, 3, 1, "" },
+		{ "sachs.csv", 0, 0, 10, 1, "" },
+		{ "alarm.csv", 0, 0, 5, 1, "depth=2" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		fb_graph *truth = NULL;
+		fb_dataset *ds = NULL;
+		fb_split_options so;
+		fb_partition *p;
+		fb_run *plain, *sec;
+		char what[128];
+		fb_error err;
+
+		if (cases[i].file == NULL)
+			ds = sim_data(cases[i].d, cases[i].n, 4, 0, &truth);
+		else if (strcmp(cases[i].file, "levels") == 0)
+			ds = sim_data(cases[i].d, cases[i].n, cases[i].seed, 3, &truth);
+		else if ((ds = shared_discrete(cases[i].file)) == NULL)
+			continue;
+		fb_split_options_init(&so);
+		so.seed = cases[i].seed;
+		p = fb_split(ds, FB_SPLIT_HORIZONTAL, cases[i].k, &so, &err);
+		assert_non_null(p);
+		snprintf(what, sizeof what, "%s K=%zu %s", cases[i].file != NULL ? cases[i].file
+		         : "generated", cases[i].k, cases[i].words);
+		plain = fedpc_run(cases[i].words, ds, p, false, 1);
+		sec = fedpc_run(cases[i].words, ds, p, true, 1 + i % 2);
+		fedpc_agree(plain, sec, what);
+		printf("%s: %zu rounds, every figure and set the plain run's\n", what, sec->trace.n);
+		fb_run_free(plain);
+		fb_run_free(sec);
+		fb_partition_free(p);
+		fb_dataset_free(ds);
+		fb_graph_free(truth);
+	}
+}
+
+/* fedpc's server half under the instrument: every sum it is handed is over at least two
+ * clients and counts them in its first number (so that no sum is one client's vector, whose
+ * first number is 1), and what the federation keeps of each client is masked bytes. */
+static int fedpc_spy(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
+{
+	if (in->count < 2)
+		fail_msg("fedpc: a sum over %zu client(s) reached the server", in->count);
+	if (in->n < 1 || in->sum[0] != (double)in->count)
+		fail_msg("fedpc: the sum does not count its %zu clients", in->count);
+	return fedpc_sum_ops.server_sum(state, in, down, err);
+}
+
+/* fedpc's rounds run through the instrumented server half give the plain run's CPDAG. */
+static void test_fedpc_server_sees_sums(void **unused)
+{
+	static const fb_fed_ops spy = { .client = fedpc_client_half, .server_sum = fedpc_spy,
+		                        .sum_len = NULL };
+	fb_fed_ops ops = spy;
+	fb_dataset *ds;
+	fb_graph *truth, *g, *want;
+	fb_partition *p = make_split(5, 9, 900, &ds, &truth);
+	fb_run *plain = fedpc_run("", ds, p, false, 1), *run;
+	fedpc_state *st;
+	size_t rounds = 0;
+	fb_fed_options o;
+	fb_error err;
+
+	ops.sum_len = fedpc_sum_ops.sum_len;
+	fb_fed_options_init(&o);
+	o.secure = true;
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "fedpc", .fedopt = &o, .data = ds, .part = p },
+	                   &err);
+	assert_non_null(run);
+	st = run->state;
+	while (!st->c.done) {
+		assert_int_equal(fb_fed_round(run->fed, &ops, st, &err), FB_OK);
+		for (size_t k = 0; k < 5; k++) {
+			const fb_msg *m = fb_fed_round_up(run->fed, k);
+
+			assert_int_equal(m->nd, 0); /* masked: ring elements as bytes */
+			assert_true(m->nb > 0);
+		}
+		rounds++;
+	}
+	g = fb_run_result(run, &err);
+	want = fb_run_result(plain, &err);
+	for (size_t i = 0; i < 9; i++)
+		for (size_t j = 0; j < 9; j++)
+			assert_int_equal(fb_graph_edge(g, i, j), fb_graph_edge(want, i, j));
+	printf("fedpc: %zu rounds of sums (the plain run: %zu), the server never held a reply\n",
+	       rounds, plain->trace.n);
+	fb_graph_free(g);
+	fb_graph_free(want);
+	fb_run_free(run);
+	fb_run_free(plain);
 	fb_partition_free(p);
 	fb_dataset_free(ds);
 	fb_graph_free(truth);
@@ -660,16 +855,20 @@ static void test_message_text(void **unused)
 }
 
 /* Refused in one sentence, nothing run: fewer than 3 clients, t= above them, an algorithm
- * whose server must see each client's message, a learner without a federation. */
+ * whose server must see each client's message, a learner without a federation, differential
+ * privacy where the sums must stay whole. */
 static void test_refusals(void **unused)
 {
-	static const struct { const char *algo; size_t k, t; const char *says; } cases[] = {
-		{ "as-feddag-linear", 2, 0, "needs at least 3 clients" },
-		{ "as-feddag-linear", 4, 5, "t=5 is above the 4 clients" },
-		{ "fedpc", 4, 0, "skeleton votes and orientation choices on its own" },
-		{ "sep:pc", 4, 0, "on its own" },
-		{ "best:pc", 4, 0, "on its own" },
-		{ "pc", 4, 0, "no server and no sum" },
+	static const struct { const char *algo; size_t k, t; double eps; const char *says; }
+	cases[] = {
+		{ "as-feddag-linear", 2, 0, 0, "needs at least 3 clients" },
+		{ "as-feddag-linear", 4, 5, 0, "t=5 is above the 4 clients" },
+		{ "fedpc-simple2", 4, 0, 0, "separating sets (it intersects the sets" },
+		{ "fedpc", 4, 0, 1, "FedOrien's exact comparisons of the clients' p-values, which" },
+		{ "fedpc-simple1", 4, 0, 1, "whole votes, which the clipping and noise" },
+		{ "sep:pc", 4, 0, 0, "on its own" },
+		{ "best:pc", 4, 0, 0, "on its own" },
+		{ "pc", 4, 0, 0, "no server and no sum" },
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -683,6 +882,7 @@ static void test_refusals(void **unused)
 		fb_fed_options_init(&o);
 		o.secure = true;
 		o.threshold = cases[i].t;
+		o.dp_epsilon = cases[i].eps;
 		run = fb_run_alloc(&(fb_run_spec){ .algo = cases[i].algo, .fedopt = &o, .data = ds,
 		                                   .part = p, .truth = truth }, &err);
 		assert_null(run);
@@ -700,6 +900,8 @@ static const struct { const char *algo, *words; } link_cases[] = {
 	{ "notears-admm", "max_rounds=20" },
 	{ "avg:notears", NULL },
 	{ "voting:notears", NULL },
+	{ "fedpc", NULL },
+	{ "fedpc-simple1", NULL },
 };
 
 /* Over the local link (four client processes, the same protocol code as over MPI), each
@@ -855,6 +1057,8 @@ int main(void)
 		cmocka_unit_test(test_federation),
 		cmocka_unit_test(test_algorithms),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_fedpc_same),
+		cmocka_unit_test(test_fedpc_server_sees_sums),
 		cmocka_unit_test(test_message_text),
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_dp_math),

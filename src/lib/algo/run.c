@@ -163,7 +163,7 @@ static int check_inputs(const fb_algo *a, const fb_algo *inner, const fb_dataset
 static const char *seen_alone(const fb_algo *a)
 {
 	static const struct { const char *prefix, *what; } seen[] = {
-		{ "fedpc", "skeleton votes and orientation choices" },
+		{ "fedpc-simple2", "separating sets (it intersects the sets the clients found)" },
 		{ "sep", "graph (it keeps one per client)" },
 		{ "best", "graph (it picks the one closest to the truth)" },
 		{ "notears-mlp-admm", "network parameters" },
@@ -190,9 +190,9 @@ static int check_secure(const fb_run *run, const char *name, fb_error *err)
 	if (!(a->flags & FB_ALGO_SUMMED) ||
 	    (run->inner != NULL && (run->inner->flags & FB_ALGO_CIRCUIT)))
 		return fb_fail(err, "%s's server must see each client's %s on its own, not only their "
-		               "sum, so secure=yes cannot take it (it takes gs-feddag, as-feddag, "
-		               "as-feddag-linear, notears-admm, voting: and avg:)", name,
-		               seen_alone(a));
+		               "sum, so secure=yes cannot take it (it takes fedpc, fedpc-simple1, "
+		               "fedc2sl, gs-feddag, as-feddag, as-feddag-linear, notears-admm, voting: "
+		               "and avg:)", name, seen_alone(a));
 	return FB_OK;
 }
 
@@ -515,8 +515,10 @@ int fb_run_step(fb_run *run, fb_error *err)
 	if (run->fed != NULL && fb_fed_rounds(run->fed) > fed_before) { /* a round this step */
 		const fb_ledger *l = fb_fed_ledger(run->fed);
 
-		rec->bytes_up = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_UP);
-		rec->bytes_down = fb_ledger_bytes(l, fb_fed_rounds(run->fed), FB_DOWN);
+		for (size_t r = fed_before + 1; r <= fb_fed_rounds(run->fed); r++) { /* every one */
+			rec->bytes_up += fb_ledger_bytes(l, r, FB_UP);
+			rec->bytes_down += fb_ledger_bytes(l, r, FB_DOWN);
+		}
 	}
 	rec->say = run->say.len > 0 ? fb_xstrdup(run->say.data) : NULL;
 	record_clients(run, rec, fed_before);

@@ -153,6 +153,10 @@ typedef struct fedpc_client {
 	size_t *tri;  /* FedOrien: the triples received, 3 ids each */
 	size_t *cap;  /* FedOrien: per end pair, the largest set to try */
 	size_t *buf;  /* FedOrien: pool, subset, test set and best set (4 d) */
+	fb_msg best;  /* secure=yes: the client's FedOrien reply, kept for the rounds that
+	                 compare it with the others' through sums (fedpc-secure.c) */
+	size_t ntri;  /* secure=yes: the triples of the FedOrien message it answered */
+	double tests; /* secure=yes: the tests its FedOrien search asked */
 } fedpc_client;
 
 /* The state of a fedpc run. */
@@ -180,7 +184,54 @@ typedef struct fedpc_state {
 	pthread_mutex_t pool_lock; /* guards pool: clients' levels may run on several threads */
 	fb_graph **pool;         /* npool d x d skeletons free for a client's level to reuse */
 	size_t npool;
+	bool secure;             /* secure=yes: the server receives only sums (fedpc-secure.c) */
+	size_t nsent;            /* secure: the pairs of the skeleton broadcast last */
+	int sphase;              /* secure FedOrien: 0 before it, FEDPC_DIGIT while the server
+	                            learns each pair's highest key 4 bits a round, FEDPC_REVEAL
+	                            while the winners send their sets */
+	size_t digit;            /* secure: the key's digit (4 bits) the round asks */
+	unsigned char *maxkey;   /* secure: per end pair, the highest key so far (FEDPC_KEY) */
 } fedpc_state;
+
+/* secure=yes, FedOrien: the key of a client's answer for one end pair is FEDPC_KEY bytes
+ * compared as an unsigned number: its p-value's bits (0 when it found no set), then 65535
+ * minus the client's index, so that the highest key is the plain server's choice (the
+ * highest p, ties to the first client). */
+#define FEDPC_KEY 10
+/* The phases of a secure FedOrien (the first number of the broadcast, d[0]). */
+#define FEDPC_DIGIT (-2)
+#define FEDPC_REVEAL (-3)
+
+/* The phase of a message: its first number. */
+static inline double fedpc_phase(const fb_msg *m)
+{
+	return m->nd >= 1 ? m->d[0] : 0.0;
+}
+
+/* Number of distinct end pairs of n triples sorted by ends. */
+size_t fedpc_pairs_count(const size_t *tri, size_t n);
+
+/* Refuse differential privacy, and more clients than FedOrien's keys tell apart under
+ * secure=yes, in one sentence. */
+int fedpc_secure_check(const fb_run *run, fb_error *err);
+/* The halves fedpc runs with secure=yes (fedpc-secure.c): each client's reply a vector whose
+ * sum over the clients is all the server takes. */
+extern const fb_fed_ops fedpc_sum_ops;
+/* Client k's reply to a layer under secure=yes: its votes (1: kept) on the pairs of the
+ * server's skeleton sent, in pair order, as numbers, from its packed skeleton kept. */
+void fedpc_votes_vector(const unsigned char *sent, const unsigned char *kept, size_t d,
+                        fb_msg *up);
+/* The server's count of a layer from the summed votes; the heard clients: in->count. */
+int fedpc_votes_from_sum(fedpc_state *st, const fb_fed_total *in, fb_error *err);
+/* The server after a layer's count (need votes of heard): cut, then the next broadcast. */
+void fedpc_skele_next(fedpc_state *st, size_t heard, fb_msg *down);
+/* Client k's answer to a FedOrien round under secure=yes: the search (and the key's first
+ * byte), a byte of the key, or its sets where it won. */
+int fedpc_orient_client_sum(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *up,
+                            double *figure, fb_error *err);
+/* The client half of any fedpc round (fedpc.c). */
+int fedpc_client_half(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                      fb_msg *up, double *figure, fb_error *err);
 
 /* A fedpc message in words (the algorithm's message operation): skeletons and votes as
  * named pairs, FedOrien's pairs and the clients' separating sets; nothing past 40 variables. */

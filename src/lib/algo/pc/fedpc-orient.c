@@ -26,7 +26,7 @@
 #include "fedpc-int.h"
 
 /* Number of distinct end pairs of n sorted triples. */
-static size_t pairs_count(const size_t *tri, size_t n)
+size_t fedpc_pairs_count(const size_t *tri, size_t n)
 {
 	size_t P = 0;
 
@@ -66,7 +66,7 @@ void fedpc_orient_broadcast(fedpc_state *st, fb_msg *down)
 	fb_pc_orient_knowledge(st->c.graph, st->c.know);
 	st->ntri = fb_graph_unshielded_triples(st->c.graph, &st->tri);
 	triples_knowledge(st);
-	P = pairs_count(st->tri, st->ntri);
+	P = fedpc_pairs_count(st->tri, st->ntri);
 	len = nb + 4 + w * (4 * P + st->ntri);
 	fb_msg_doubles(down, 1)[0] = -1.0;
 	p = fb_msg_bytes(down, len);
@@ -236,7 +236,7 @@ int fedpc_orient_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	if (got < 0)
 		return fb_fail(err, "the triples message is malformed");
 	T = (size_t)got;
-	P = pairs_count(cl->tri, T);
+	P = fedpc_pairs_count(cl->tri, T);
 	for (size_t a = 0; a < P; a++)
 		cap = cl->cap[a] > cap ? cl->cap[a] : cap;
 	cl->buf = fb_xreallocarray(cl->buf, 4 * d, sizeof *cl->buf);
@@ -377,7 +377,7 @@ static size_t knowledge_cands(fedpc_state *st, fedpc_cand *cands)
 int fedpc_orient_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_msg *down,
                         fb_error *err)
 {
-	size_t d = st->c.d, np = fedpc_npairs(d), P = pairs_count(st->tri, st->ntri), n;
+	size_t d = st->c.d, np = fedpc_npairs(d), P = fedpc_pairs_count(st->tri, st->ntri), n;
 	const unsigned char **off = fb_xcalloc(k * P + 1, sizeof *off);
 	fedpc_cand *cands = fb_xmalloc((st->ntri + st->nktri + 1) * sizeof *cands);
 	int ret = FB_OK;

@@ -26,6 +26,8 @@ typedef struct simple_state {
 	bool two;           /* fedpc-simple2 */
 	size_t colliders;   /* simple2: colliders oriented by the server */
 	size_t conflicts;   /* simple2: collider candidates skipped for a conflict */
+	bool secure;        /* simple1 with secure=yes: the server receives the sum of the
+	                       clients' direction votes as numbers */
 } simple_state;
 
 /* Run PC to the end on the client's rows in rank order; the run, NULL with the reason. */
@@ -70,6 +72,22 @@ static void send_dag(const fb_graph *dag, fb_msg *up)
 		}
 }
 
+/* simple1's message under secure=yes: 1, then per pair (i < j) two numbers, 1 for the
+ * client's i -> j and 1 for its j -> i, so that their sum is the server's count. */
+static void send_dag_sum(const fb_graph *dag, fb_msg *up)
+{
+	size_t d = dag->d, p = 0, n = 1 + 2 * fedpc_npairs(d);
+	double *v = fb_msg_doubles(up, n);
+
+	v[0] = 1.0;
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++, p++) {
+			v[1 + 2 * p] = fb_graph_has_arc(dag, i, j) ? 1.0 : 0.0;
+			v[2 + 2 * p] = fb_graph_has_arc(dag, j, i) ? 1.0 : 0.0;
+		}
+	fb_msg_bytes(up, 0);
+}
+
 /* simple2's message: the skeleton, then the separating set of every pair it lacks. */
 static void send_skeleton(const simple_state *st, const fb_pc *pc, fb_msg *up)
 {
@@ -112,18 +130,42 @@ static int simple_client(void *state, size_t k, const fb_dataset *local, const f
 		send_skeleton(st, pc, up);
 	} else {
 		dag = fb_cpdag_to_dag(fb_pc_graph(pc), NULL);
-		send_dag(dag, up);
+		if (st->secure)
+			send_dag_sum(dag, up);
+		else
+			send_dag(dag, up);
 		fb_graph_free(dag);
 	}
 	fb_pc_free(pc);
 	return FB_OK;
 }
 
-/* simple1's server: count each direction; keep those with enough votes, the more voted
- * when both have enough, an undirected edge when they tie. */
+/* simple1's cut of the counted votes of heard clients: keep the directions with enough
+ * votes, the more voted when both have enough, an undirected edge when they tie. */
+static void simple1_keep(simple_state *st, size_t heard)
+{
+	size_t d = st->c.d, need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
+	const uint32_t *v = st->c.votes;
+
+	st->c.graph = fb_graph_alloc(d);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++) {
+			uint32_t f = v[i * d + j], b = v[j * d + i];
+
+			if (f >= need && f > b)
+				fb_graph_set_directed(st->c.graph, i, j, 1.0);
+			else if (b >= need && b > f)
+				fb_graph_set_directed(st->c.graph, j, i, 1.0);
+			else if (f >= need)
+				fb_graph_set_undirected(st->c.graph, i, j);
+		}
+	fb_pc_orient_knowledge(st->c.graph, st->c.know);
+}
+
+/* simple1's server: count each direction, then cut. */
 static int simple1_server(simple_state *st, const fb_msg *const *up, size_t k, fb_error *err)
 {
-	size_t d = st->c.d, nb = (fedpc_npairs(d) + 3) / 4, heard = 0, need;
+	size_t d = st->c.d, nb = (fedpc_npairs(d) + 3) / 4, heard = 0;
 	uint32_t *v = st->c.votes;
 
 	for (size_t m = 0; m < k; m++) {
@@ -143,20 +185,24 @@ static int simple1_server(simple_state *st, const fb_msg *const *up, size_t k, f
 				v[j * d + i] += x == 2;
 			}
 	}
-	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
-	st->c.graph = fb_graph_alloc(d);
-	for (size_t i = 0; i < d; i++)
-		for (size_t j = i + 1; j < d; j++) {
-			uint32_t f = v[i * d + j], b = v[j * d + i];
+	simple1_keep(st, heard);
+	return FB_OK;
+}
 
-			if (f >= need && f > b)
-				fb_graph_set_directed(st->c.graph, i, j, 1.0);
-			else if (b >= need && b > f)
-				fb_graph_set_directed(st->c.graph, j, i, 1.0);
-			else if (f >= need)
-				fb_graph_set_undirected(st->c.graph, i, j);
+/* simple1's server under secure=yes: the counts from the summed votes, then cut. */
+static int simple1_server_sum(simple_state *st, const fb_fed_total *in, fb_error *err)
+{
+	size_t d = st->c.d, p = 0;
+	uint32_t *v = st->c.votes;
+
+	if (in->n != 1 + 2 * fedpc_npairs(d) || in->count == 0)
+		return fb_fail(err, "the sum holds %zu numbers of %zu clients", in->n, in->count);
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++, p++) {
+			v[i * d + j] = (uint32_t)fmax(0.0, round(in->sum[1 + 2 * p]));
+			v[j * d + i] = (uint32_t)fmax(0.0, round(in->sum[2 + 2 * p]));
 		}
-	fb_pc_orient_knowledge(st->c.graph, st->c.know);
+	simple1_keep(st, in->count);
 	return FB_OK;
 }
 
@@ -317,8 +363,31 @@ static int simple_server(void *state, const fb_msg *const *up, size_t k, fb_msg 
 	return ret;
 }
 
-/* The two halves. */
+/* simple1's server half under secure=yes, on the summed votes. */
+static int simple_server_sum(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
+{
+	simple_state *st = state;
+	int ret;
+
+	st->c.votes = fb_xcalloc(st->c.d * st->c.d, sizeof *st->c.votes);
+	ret = simple1_server_sum(st, in, err);
+	fb_msg_doubles(down, 0);
+	fb_msg_bytes(down, 0);
+	st->c.done = ret == FB_OK;
+	return ret;
+}
+
+/* The numbers of simple1's vote vector. */
+static size_t simple_sum_len(const void *state)
+{
+	return 1 + 2 * fedpc_npairs(((const simple_state *)state)->c.d);
+}
+
+/* The two halves; simple1's with secure=yes. */
 static const fb_fed_ops simple_ops = { .client = simple_client, .server = simple_server };
+static const fb_fed_ops simple_sum_ops = { .client = simple_client,
+	                                   .server_sum = simple_server_sum,
+	                                   .sum_len = simple_sum_len };
 
 /* Free the state. */
 static void simple_destroy(fb_run *run)
@@ -345,7 +414,9 @@ static int simple_create(fb_run *run, fb_error *err)
 	st->share = fb_params_double(&run->params, "vote");
 	st->code_rule = fb_params_choice(&run->params, "vote_rule") == FB_FEDPC_VOTE_CODE;
 	st->c.extend = fb_params_bool(&run->params, "extend");
-	if (fedpc_check(run, &st->opt, err) != FB_OK) {
+	st->secure = !st->two && run->fedopt.secure;
+	if (fedpc_check(run, &st->opt, err) != FB_OK || (!st->two &&
+	    fedpc_secure_check(run, err) != FB_OK)) {
 		simple_destroy(run);
 		return FB_ERR;
 	}
@@ -360,7 +431,7 @@ static int simple_step(fb_run *run, double *fig, fb_error *err)
 	simple_state *st = run->state;
 	double tests = 0;
 
-	if (fb_fed_round(run->fed, &simple_ops, st, err) != FB_OK)
+	if (fb_fed_round(run->fed, st->secure ? &simple_sum_ops : &simple_ops, st, err) != FB_OK)
 		return FB_ERR;
 	for (size_t m = 0; m < st->c.k; m++)
 		if (fb_fed_took_part(run->fed, m))
@@ -436,7 +507,7 @@ const fb_algo fb_algo_fedpc_simple1 = {
 	        "a tie; knowledge: each client's PC honours it as pc does, and the server "
 	        "joins required arcs and points the edges with a forbidden direction the other "
 	        "way. One round; the result may be cyclic.",
-	.flags = FB_ALGO_REMOTE,
+	.flags = FB_ALGO_REMOTE | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = simple_params, .figures = simple_figures, .client_figure = "tests",
 	.create = simple_create, .step = simple_step, .done = simple_done,

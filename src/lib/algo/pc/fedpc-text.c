@@ -103,7 +103,16 @@ void fedpc_message_text(const fb_run *run, enum fb_dir dir, const fb_msg *m, fb_
 
 	if (c->d > FEDPC_TEXT_MAX_D)
 		return;
-	if (dir == FB_DOWN && m->nd >= 1 && m->d[0] < 0) {
+	if (dir == FB_DOWN && m->nd >= 2 && m->d[0] == FEDPC_DIGIT) {
+		fb_buf_printf(out, "FedOrien through sums: the first %.0f hex digit%s of each end "
+		              "pair's highest key (its p-value's bits, then the client); each client "
+		              "whose key begins so marks its next digit", m->d[1],
+		              m->d[1] == 1 ? "" : "s");
+	} else if (dir == FB_DOWN && m->nd >= 1 && m->d[0] == FEDPC_REVEAL) {
+		fb_buf_printf(out, "FedOrien through sums: the client whose set wins each of %zu end "
+		              "pair%s; only the winner of a pair fills its slots", m->nb / 4,
+		              m->nb == 4 ? "" : "s");
+	} else if (dir == FB_DOWN && m->nd >= 1 && m->d[0] < 0) {
 		text_orient_down(c, m, out);
 	} else if (dir == FB_DOWN && m->nd >= 1 && m->nb == nb) {
 		fb_buf_printf(out, "layer %.0f: test the pairs of this skeleton given %.0f other "

@@ -109,6 +109,8 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 		fb_ci_cache_set(ci, true);
 		fb_msg_doubles(up, 0);
 		*figure = (double)tests;
+		if (ret == FB_OK && st->secure)
+			fedpc_votes_vector(down->b, up->b, d, up);
 		return ret;
 	}
 	g = skel_take(st);
@@ -122,6 +124,8 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 		fedpc_skel_pack(g, fb_msg_bytes(up, nb));
 		fb_msg_doubles(up, 0);
 		*figure = (double)lv.tests;
+		if (st->secure)
+			fedpc_votes_vector(down->b, up->b, d, up);
 	}
 	/* layer 0's answers (one per pair, d^2 / 2 of them) are never asked for by a later
 	 * layer, and FedOrien asks again only for the end pairs of unshielded triples: those
@@ -132,9 +136,10 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	return ret;
 }
 
-/* Client k: the layer the message names (d[0] >= 0), or FedOrien (d[0] < 0). */
-static int fedpc_client_half(void *state, size_t k, const fb_dataset *local,
-                             const fb_msg *down, fb_msg *up, double *figure, fb_error *err)
+/* Client k: the layer the message names (d[0] >= 0), or FedOrien (d[0] < 0; under
+ * secure=yes its rounds of sums, fedpc-secure.c). */
+int fedpc_client_half(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                      fb_msg *up, double *figure, fb_error *err)
 {
 	fedpc_state *st = state;
 
@@ -142,6 +147,8 @@ static int fedpc_client_half(void *state, size_t k, const fb_dataset *local,
 		return fb_fail(err, "the server's message has no phase");
 	if (fedpc_client_ready(st, k, local, err) != FB_OK)
 		return FB_ERR;
+	if (down->d[0] < 0 && st->secure)
+		return fedpc_orient_client_sum(st, k, down, up, figure, err);
 	if (down->d[0] < 0)
 		return fedpc_orient_client(st, k, down, up, figure, err);
 	return skele_client(st, k, down, up, figure, err);
@@ -199,13 +206,23 @@ size_t fedpc_vote_keep(unsigned char *sent, const uint32_t *votes, size_t d, siz
 static int skele_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_msg *down,
                         fb_error *err)
 {
-	size_t d = st->c.d, nb = fedpc_bits_bytes(d), heard, need;
+	size_t heard;
 
-	if (fedpc_count_votes(st->c.votes, d, st->sent, up, k, false, &heard, err) != FB_OK)
+	if (fedpc_count_votes(st->c.votes, st->c.d, st->sent, up, k, false, &heard, err) != FB_OK)
 		return FB_ERR;
+	fedpc_skele_next(st, heard, down);
+	return FB_OK;
+}
+
+/* The server after a layer's count: keep the pairs with enough votes of the heard clients;
+ * broadcast the next layer or FedOrien. */
+void fedpc_skele_next(fedpc_state *st, size_t heard, fb_msg *down)
+{
+	size_t d = st->c.d, nb = fedpc_bits_bytes(d), need;
+
 	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
 	st->removed = fedpc_vote_keep(st->sent, st->c.votes, d, need, st->removed_at, st->layer,
-	                              NULL);
+	                              &st->nsent);
 	fb_graph_free(st->c.graph);
 	st->c.graph = fedpc_skel_unpack(st->sent, d);
 	st->last_layer = st->layer++;
@@ -217,7 +234,6 @@ static int skele_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_m
 		st->orienting = true;
 		fedpc_orient_broadcast(st, down);
 	}
-	return FB_OK;
 }
 
 /* Server: FedSkele's vote or FedOrien's choice, as the round was. */
@@ -257,7 +273,9 @@ static void fedpc_destroy(fb_run *run)
 		free(st->clients[m].tri);
 		free(st->clients[m].cap);
 		free(st->clients[m].buf);
+		fb_msg_release(&st->clients[m].best);
 	}
+	free(st->maxkey);
 	free(st->clients);
 	free(st->sent);
 	free(st->removed_at);
@@ -283,7 +301,7 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	run->state = st;
 	fedpc_common_init(&st->c, run);
 	fb_pc_options_from_params(&run->params, &st->opt);
-	if (fedpc_check(run, &st->opt, err) != FB_OK) {
+	if (fedpc_check(run, &st->opt, err) != FB_OK || fedpc_secure_check(run, err) != FB_OK) {
 		fedpc_destroy(run);
 		return FB_ERR;
 	}
@@ -300,6 +318,9 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	for (size_t p = 0; p < np; p++)
 		st->sent[p >> 3] |= (unsigned char)(1u << (p & 7));
 	fedpc_skel_knowledge(&st->c, st->sent);
+	for (size_t p = 0; p < np; p++)
+		st->nsent += fedpc_bit(st->sent, p);
+	st->secure = run->fedopt.secure;
 	fb_msg_doubles(fb_fed_broadcast(run->fed), 1)[0] = 0.0;
 	memcpy(fb_msg_bytes(fb_fed_broadcast(run->fed), nb), st->sent, nb);
 	return FB_OK;
@@ -330,8 +351,11 @@ static int fedpc_step(fb_run *run, double *fig, fb_error *err)
 	size_t layer = st->layer;
 	double tests = 0;
 
-	if (fb_fed_round(run->fed, &fedpc_ops, st, err) != FB_OK)
+	if (fb_fed_round(run->fed, st->secure ? &fedpc_sum_ops : &fedpc_ops, st, err) != FB_OK)
 		return FB_ERR;
+	while (orient && st->secure && !st->c.done) /* FedOrien's comparisons through sums */
+		if (fb_fed_round(run->fed, &fedpc_sum_ops, st, err) != FB_OK)
+			return FB_ERR;
 	for (size_t m = 0; m < st->c.k; m++)
 		if (fb_fed_took_part(run->fed, m))
 			tests += fb_fed_client_figure(run->fed, m);
@@ -499,8 +523,12 @@ const fb_algo fb_algo_fedpc = {
 	        "of an unshielded triple, which counts as separated by the empty set (its "
 	        "colliders first); before FedOrien the server joins required arcs and points "
 	        "every edge with a forbidden direction the other way, which colliders and Meek "
-	        "never reverse.",
-	.flags = FB_ALGO_REMOTE,
+	        "never reverse. secure=yes: each layer's votes travel as numbers whose sum is "
+	        "the server's count, and FedOrien's choice of the highest-p client per pair is "
+	        "learnt through sums 4 bits a round (20 rounds), the winners then sending their "
+	        "sets and collider tests in one more: the same graph, sets and figures as the "
+	        "plain run, no client's reply at the server; dp_epsilon= is refused.",
+	.flags = FB_ALGO_REMOTE | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = fedpc_params, .figures = fedpc_figures, .levels = fedpc_levels,
 	.client_figure = "tests",

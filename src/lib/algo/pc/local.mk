@@ -16,6 +16,7 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/pc/fedpc-int.h \
 	src/lib/algo/pc/fedpc.c \
 	src/lib/algo/pc/fedpc-orient.c \
+	src/lib/algo/pc/fedpc-secure.c \
 	src/lib/algo/pc/fedpc-simple.c \
 	src/lib/algo/pc/fedpc-text.c \
 	src/lib/algo/pc/fedpc-wire.c \
