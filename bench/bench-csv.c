@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-common.h"
 #include "fedbn/csv.h"
 
 #ifndef FB_TOP_SRCDIR
@@ -97,15 +98,6 @@ static size_t write_file(const char *path, long rows)
 		bytes += (size_t)(p - line);
 	}
 	return fclose(fp) == 0 ? bytes : 0;
-}
-
-/* Seconds on the given clock. */
-static double now(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Load the file once with threads threads (0: one per processor); exits on an error. */
@@ -265,9 +257,9 @@ static int bench_shapes(const char *path)
 	       peak / (double)bytes);
 	if (write_shape(path, true) == 0)
 		return 1;
-	t0 = now(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = bench_cpu_now();
 	ds = fb_csv_read(path, NULL, NULL, &err);
-	t = now(CLOCK_PROCESS_CPUTIME_ID) - t0;
+	t = bench_cpu_now() - t0;
 	unlink(path);
 	if (ds == NULL) {
 		fprintf(stderr, "bench-csv: %s\n", err.msg);
@@ -286,9 +278,9 @@ static double time_loads(const char *path, size_t bytes, size_t threads)
 	double best = 1e30, best_cpu = 1e30;
 
 	for (int k = 0; k < 3; k++) {
-		double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+		double t0 = bench_now(), c0 = bench_cpu_now();
 		fb_dataset *ds = load(path, threads);
-		double t = now(CLOCK_MONOTONIC) - t0, c = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		double t = bench_now() - t0, c = bench_cpu_now() - c0;
 
 		fb_dataset_free(ds);
 		best = t < best ? t : best;
@@ -338,6 +330,7 @@ int main(int argc, char **argv)
 {
 	char path[128];
 	double matrix, peak, cpu;
+	char model[256];
 	const char *ref;
 	size_t bytes;
 
@@ -345,6 +338,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-csv: rows must be at least 2\n");
 		return 1;
 	}
+	printf("processor: %s\n", bench_processor(model, sizeof model));
 	matrix = (double)bench_rows * BENCH_COLS * sizeof(double);
 	snprintf(path, sizeof path, "/tmp/fedbn-bench-csv-%ld.csv", (long)getuid());
 	if (bench_shapes(path) != 0) {

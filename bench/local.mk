@@ -1,6 +1,6 @@
 # benchmarks: programs that print figures (make bench); never part of the test suite
 EXTRA_PROGRAMS += bench/bench-csv
-bench_bench_csv_SOURCES = bench/bench-csv.c
+bench_bench_csv_SOURCES = bench/bench-csv.c bench/bench-common.c bench/bench-common.h
 bench_bench_csv_CPPFLAGS = $(AM_CPPFLAGS) -DFB_TOP_SRCDIR='"$(abs_top_srcdir)"'
 bench_bench_csv_LDADD = libfedbn.la $(FB_LIB_DEPS)
 EXTRA_DIST += bench/csv-reference.py
