@@ -44,8 +44,8 @@ TESTS += tests/killed.sh
 EXTRA_DIST += tests/killed.sh
 
 # sweeps (rows against single runs, jobs, resume, a failing cell, Ctrl-C) and plots
-TESTS += tests/sweep.sh tests/plot.sh tests/plot-axes.sh tests/heartbeat.sh
-EXTRA_DIST += tests/sweep.sh tests/plot.sh tests/plot-axes.sh tests/heartbeat.sh
+TESTS += tests/sweep.sh tests/plot.sh tests/plot-axes.sh tests/heartbeat.sh tests/bootstrap.sh
+EXTRA_DIST += tests/sweep.sh tests/plot.sh tests/plot-axes.sh tests/heartbeat.sh tests/bootstrap.sh
 
 # the first minute: the batch demo, the README's session, many pictures in one session
 TESTS += tests/demo-batch.sh tests/readme.sh tests/export-many.sh
@@ -72,6 +72,7 @@ TRANSCRIPTS = \
 	tests/transcripts/algo.fbn \
 	tests/transcripts/sample.fbn \
 	tests/transcripts/fit.fbn \
+	tests/transcripts/ledger.fbn \
 	tests/transcripts/data.fbn \
 	tests/transcripts/standardize.fbn \
 	tests/transcripts/bail.fbn \

@@ -8,7 +8,9 @@
  * horizontal split each client draws round(fraction n_k) of its own n_k training rows, in
  * client order, so that no row leaves its client.  Other splits are refused.  The R runs are
  * independent and their graphs are tallied in resample order, so the result is the same for
- * any number of jobs.
+ * any number of jobs.  A cancel request (o->cancel) stops the runs between rounds and starts
+ * no new one; the result then tallies the resamples 1 to K that had all finished (K >= 1), so
+ * that it is the result of a bootstrap of K resamples with the same seed.
  *
  * A CPDAG's undirected edge counts once for the pair and half for each direction, as
  * boot.strength counts one; a learner's DAG is tallied as it is, unless o->cpdag asks for
@@ -46,12 +48,17 @@ typedef struct fb_boot_options {
 	size_t max_rounds; /* a run stops after this many rounds (0: when it is done) */
 	bool cpdag;        /* tally each DAG's equivalence class (its CPDAG), as boot.strength's
 	                      default cpdag = TRUE, instead of the DAG itself (no) */
+	fb_cancel cancel;  /* stop early, keeping the finished resamples (fn NULL: never) */
+	void (*done)(void *ctx, size_t finished, size_t total); /* after each resample ends,
+	                      from the job that ran it, one call at a time, or NULL */
+	void *done_ctx;    /* passed back to done */
 } fb_boot_options;
 
 /* What a bootstrap found. */
 typedef struct fb_boot {
 	size_t d;           /* variables */
-	size_t resamples;   /* R */
+	size_t resamples;   /* R: the resamples tallied */
+	size_t requested;   /* the resamples asked for (R is fewer when cancelled) */
 	double *strength;   /* d x d, symmetric: share of the graphs with an edge i - j (owned) */
 	double *direction;  /* d x d: [i*d+j] share of the graphs with the edge that have i -> j
 	                       (0 where the pair never has an edge) (owned) */
@@ -67,7 +74,8 @@ void fb_boot_options_init(fb_boot_options *o);
 
 /* Run spec's learner (its algo, params, fedopt, data and, when set, part) on R resamples
  * of the training rows (caller frees with fb_boot_free); NULL with one sentence (a split
- * other than horizontal, a run that fails, a learner of circuits or PAGs). */
+ * other than horizontal, a run that fails, a learner of circuits or PAGs, or
+ * FB_CANCELLED_MSG when cancelled before the first resample finished). */
 fb_boot *fb_bootstrap(const fb_run_spec *spec, const fb_boot_options *o, fb_error *err);
 /* Free it (NULL is fine). */
 void fb_boot_free(fb_boot *b);

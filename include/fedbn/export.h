@@ -64,6 +64,10 @@ typedef struct fb_export_opts {
 	const char *caption;            /* smaller lines under the title ('\n' between), or NULL */
 	const char *panel_title[2];     /* compare: each panel's title, or NULL */
 	enum fb_export_weights weights; /* how weights are shown */
+	const char *weights_name;       /* FB_VIEW_GRAPH of a weighted graph: what its weights
+	                                   are ("bootstrap strength"), named in a legend with
+	                                   the pen widths' scale, labels or not; or NULL: only
+	                                   FB_WEIGHTS_WIDTH has that legend, "weights" */
 	enum fb_export_style style;     /* colours or line styles */
 	double width;                   /* picture width in inches (0: natural size) */
 	double dpi;                     /* pixels per inch of PNG (0: 96); SVG and PDF are in

@@ -9,6 +9,8 @@
 #include "fedbn/bootstrap.h"
 #include "fedbn/metrics.h"
 #include "cmd.h"
+#include "interrupt.h"
+#include "pane.h"
 #include "session.h"
 
 /* A pair with an edge in some resample: its variables and strength, for sorting. */
@@ -79,19 +81,95 @@ static void print_consensus(FILE *out, const fb_boot *b, const fb_graph *truth)
 		        m.tpr, m.fdr);
 }
 
-/* bootstrap N [fraction= seed= jobs= threshold= rounds=]. */
+/* How far the bootstrap is: a bar on a terminal, else a line on standard error now and
+ * then. */
+struct progress {
+	fb_cmd_ctx *ctx;
+	bool bar;        /* redraw a bar on the terminal */
+	double every;    /* seconds between lines without a terminal (0: every resample) */
+	double t0, last; /* when it started, when progress was last shown */
+};
+
+/* A resample ended (called by the job that ran it, one call at a time). */
+static void show_progress(void *arg, size_t finished, size_t total)
+{
+	struct progress *pr = arg;
+	double now = fb_clock_now();
+	double left = (now - pr->t0) / (double)finished * (double)(total - finished);
+	int fill = (int)(30 * finished / total);
+
+	if (pr->bar) {
+		fprintf(pr->ctx->out, "\r[%.*s%*s] %zu/%zu resamples, about %.0f s left\033[K",
+		        fill, "##############################", 30 - fill, "", finished, total,
+		        left);
+		fflush(pr->ctx->out);
+	} else if (now - pr->last >= pr->every) {
+		fprintf(pr->ctx->err, "bootstrap: %zu of %zu resamples done, about %.0f s left\n",
+		        finished, total, left);
+		fflush(pr->ctx->err);
+	} else
+		return;
+	pr->last = now;
+}
+
+/* Keep the consensus as a graph compare scores and report shows, weighted by strength. */
+static void keep_consensus(fb_session *s, const fb_boot *b)
+{
+	fb_graph *g = fb_graph_copy(b->consensus);
+	size_t d = b->d;
+
+	g->weighted = true;
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = 0; j < d; j++)
+			if (g->w[i * d + j] != 0) /* an arc's, or both of an undirected edge's */
+				g->w[i * d + j] = b->strength[i * d + j];
+	s->graphs = fb_xreallocarray(s->graphs, s->ngraphs + 1, sizeof *s->graphs);
+	s->graphs[s->ngraphs++] = (fb_session_graph){
+		g, fb_xasprintf("bootstrap consensus: %s, %zu resamples, threshold %.4g", s->algo,
+		                b->resamples, b->threshold),
+		fb_xstrdup(s->data_source), true
+	};
+}
+
+/* Learn the resamples with progress shown and Ctrl-C heard; NULL after the error. */
+static fb_boot *boot_run(fb_cmd_ctx *ctx, const fb_run_spec *spec, fb_boot_options *o,
+                         double every)
+{
+	struct progress pr = { ctx, fb_pane_usable(ctx->out), every, fb_clock_now(), 0 };
+	fb_error err = { { 0 } };
+	fb_boot *b;
+
+	pr.last = pr.t0;
+	o->cancel = fb_interrupt_cancel();
+	o->done = show_progress;
+	o->done_ctx = &pr;
+	fb_interrupt_begin();
+	b = fb_bootstrap(spec, o, &err);
+	fb_interrupt_end();
+	if (pr.bar) {
+		fputs("\r\033[K", ctx->out);
+		fflush(ctx->out);
+	}
+	if (b == NULL && fb_interrupted())
+		fb_cmd_error(ctx, "stopped by %s before any resample finished", fb_interrupt_cause());
+	else if (b == NULL)
+		fb_cmd_error(ctx, "%s", err.msg);
+	return b;
+}
+
+/* bootstrap N [fraction= seed= jobs= threshold= rounds= cpdag= progress=]. */
 static int exec_bootstrap(fb_cmd_ctx *ctx, fb_cmd_args *a)
 {
 	fb_session *s = ctx->s;
 	const fb_params *p = &a->params;
 	fb_boot_options o;
 	fb_fed_options fo;
-	fb_error err = { { 0 } };
 	fb_run_spec spec = { .algo = s->algo, .params = &s->params, .fedopt = &fo,
 	                     .data = s->data, .part = s->split, .knowledge = s->knowledge };
 	char *end;
 	long long r = strtoll(a->argv[0], &end, 10);
 	fb_boot *b;
+	bool cut;
 
 	if (*end != '\0' || r < 1 || r > 100000)
 		return fb_cmd_error(ctx, "the number of resamples must be a whole number from 1 to "
@@ -108,14 +186,23 @@ static int exec_bootstrap(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.cpdag = fb_params_bool(p, "cpdag");
 	fb_fed_options_init(&fo);
 	fo.seed = s->seed;
-	if ((b = fb_bootstrap(&spec, &o, &err)) == NULL)
-		return fb_cmd_error(ctx, "%s", err.msg);
+	if ((b = boot_run(ctx, &spec, &o, fb_params_double(p, "progress"))) == NULL)
+		return FB_CMD_ERROR;
+	if ((cut = b->resamples < b->requested))
+		fprintf(ctx->out, "stopped by %s: resamples 1 to %zu of %zu had finished; the "
+		        "figures below are theirs (bootstrap %zu with this seed gives them again)\n",
+		        fb_interrupt_cause(), b->resamples, b->requested, b->resamples);
 	fprintf(ctx->out, "bootstrap: %s on %zu resamples of %s (fraction %g, seed %" PRIu64
-	        ")\n", s->algo, o.resamples, s->split != NULL ? "each client's own rows" :
+	        ")\n", s->algo, b->resamples, s->split != NULL ? "each client's own rows" :
 	        "the rows", o.fraction, o.seed);
 	print_pairs(ctx->out, b, s->data);
 	print_consensus(ctx->out, b, s->truth);
+	keep_consensus(s, b);
+	fprintf(ctx->out, "g%zu: the consensus, its edges weighted by strength; compare scores "
+	        "it, report shows it, export FILE what=consensus draws it\n", s->ngraphs);
 	fb_boot_free(b);
+	if (cut && !ctx->interactive) /* batch mode: the script learns it was cut short */
+		return fb_cmd_error(ctx, "stopped by %s", fb_interrupt_cause());
 	return FB_CMD_OK;
 }
 
@@ -135,6 +222,8 @@ static const fb_param_def bootstrap_params[] = {
 	{ "cpdag", FB_PARAM_BOOL, "no", 0, 0, NULL,
 	  "tally each learned DAG's equivalence class (its CPDAG), as bnlearn's boot.strength "
 	  "does by default, instead of the DAG itself" },
+	{ "progress", FB_PARAM_DOUBLE, "10", 0, 1e9, NULL,
+	  "without a terminal, a progress line on standard error every this many seconds" },
 	{ 0 },
 };
 
@@ -151,7 +240,11 @@ const fb_cmd_entry fb_cmd_bootstrap = {
 	        "the strengths at the median of their empirical CDF over [0, 1]), each oriented "
 	        "by its more frequent direction and, for a learner of DAGs, added in decreasing "
 	        "strength unless it closes a cycle. The same seed gives the same result for any "
-	        "jobs=.",
+	        "jobs=. A terminal shows a progress bar; otherwise a line on standard error "
+	        "every progress= seconds. Ctrl-C stops it and keeps the resamples 1 to K that had "
+	        "finished (the result of bootstrap K). The consensus is kept as a graph weighted "
+	        "by strength: compare scores it as a row, report shows it, and export FILE "
+	        "what=consensus draws it with each edge's strength as its label and pen width.",
 	.min_args = 1, .max_args = 1, .params = bootstrap_params,
 	.needs = FB_NEEDS_DATA, .exec = exec_bootstrap,
 };

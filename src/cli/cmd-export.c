@@ -141,6 +141,7 @@ struct facts {
 	char *panel[2]; /* compare: each panel's title */
 	fb_pag *pag;    /* a PAG run's PAG, drawn with its marks, or NULL */
 	const fb_knowledge *knowledge; /* the run's knowledge (required arcs doubled), or NULL */
+	const char *weights_name; /* what the weights are, for the legend, or NULL */
 };
 
 /* Free the facts. */
@@ -203,6 +204,7 @@ static fb_export_opts picture_opts(const fb_params *p, const struct facts *f,
 	o.dpi = fb_params_double(p, "dpi");
 	o.pag = f->pag;
 	o.knowledge = f->knowledge;
+	o.weights_name = f->weights_name;
 	return o;
 }
 
@@ -253,13 +255,13 @@ static int export_graph(fb_cmd_ctx *ctx, const fb_graph *g, const fb_graph *trut
 
 /* The values of what=. */
 enum export_what { WHAT_AUTO, WHAT_TRUTH, WHAT_ESTIMATE, WHAT_DIFF, WHAT_COMPARE,
-	           WHAT_CIRCUIT, WHAT_CLIENTS };
+	           WHAT_CIRCUIT, WHAT_CLIENTS, WHAT_CONSENSUS };
 
 /* The names of what='s values. */
 static const fb_choice export_whats[] = {
 	{ "auto", WHAT_AUTO }, { "truth", WHAT_TRUTH }, { "estimate", WHAT_ESTIMATE },
 	{ "diff", WHAT_DIFF }, { "compare", WHAT_COMPARE }, { "circuit", WHAT_CIRCUIT },
-	{ "clients", WHAT_CLIENTS }, { 0 },
+	{ "clients", WHAT_CLIENTS }, { "consensus", WHAT_CONSENSUS }, { 0 },
 };
 
 /* A PAG run's PAG into f for the picture; what=diff refused in one sentence (FB_CMD_ERROR
@@ -542,6 +544,29 @@ static bool run_is_circuit(const fb_cmd_ctx *ctx, const fb_params *p)
 	return fb_run_is_circuit(n == 0 ? s->runs[s->nruns - 1] : s->runs[n - 1]);
 }
 
+/* export FILE what=consensus: the newest bootstrap's consensus, each edge labelled and as
+ * wide as its strength, with the scale in a legend. */
+static int export_consensus(fb_cmd_ctx *ctx, const fb_params *p, const char *path)
+{
+	const fb_session *s = ctx->s;
+	const fb_session_graph *sg = NULL;
+	struct facts f = { 0 };
+	int ret;
+
+	for (size_t i = 0; i < s->ngraphs; i++)
+		if (s->graphs[i].consensus)
+			sg = &s->graphs[i];
+	if (sg == NULL)
+		return fb_cmd_error(ctx, "no consensus: bootstrap N makes one");
+	f.title = fb_xstrdup(sg->source);
+	f.caption = fb_xasprintf("data: %s\nlabel and pen width of an edge: the share of the "
+	                         "resamples whose graph has it", sg->data);
+	f.weights_name = "bootstrap strength";
+	ret = export_graph(ctx, sg->g, NULL, path, p, &f);
+	facts_release(&f);
+	return ret;
+}
+
 /* export FILE [what=...] [graph=CSV] [run=N] [runs=A,B] [format=...] and the picture's
  * look. */
 static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
@@ -565,6 +590,8 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 		return export_compare(ctx, p, a->argv[0]);
 	if (what == WHAT_CLIENTS)
 		return export_clients(ctx, p, a->argv[0]);
+	if (what == WHAT_CONSENSUS)
+		return export_consensus(ctx, p, a->argv[0]);
 	if (what != WHAT_ESTIMATE && fb_cmd_need(ctx, FB_NEEDS_TRUTH) != FB_CMD_OK)
 		return FB_CMD_ERROR;
 	if (what == WHAT_TRUTH) {
@@ -587,7 +614,8 @@ static int exec_export(fb_cmd_ctx *ctx, fb_cmd_args *a)
 static const fb_param_def export_params[] = {
 	{ "what", FB_PARAM_CHOICE, "auto", 0, 0, export_whats,
 	  "the truth, the estimate, the estimate against the truth, two graphs side by side, "
-	  "a run's circuit, or each client's own graph, a file per client (auto: the run's "
+	  "a run's circuit, each client's own graph, a file per client, or the newest "
+	  "bootstrap's consensus with its strengths (auto: the run's "
 	  "circuit or estimate when there is one, else the truth)" },
 	{ "depth", FB_PARAM_INT, "0", 0, 1e6, NULL,
 	  "circuits: draw the nodes at most this many edges below the root, folding each "

@@ -43,7 +43,7 @@ static int graph_load(fb_cmd_ctx *ctx, const char *path)
 		return FB_CMD_ERROR;
 	s->graphs = fb_xreallocarray(s->graphs, s->ngraphs + 1, sizeof *s->graphs);
 	s->graphs[s->ngraphs++] = (fb_session_graph){ g, fb_xstrdup(path),
-		                                      fb_xstrdup(s->data_source) };
+		                                      fb_xstrdup(s->data_source), false };
 	fb_files_note_read(ctx, path, "a graph was read from it");
 	fprintf(ctx->out, "g%zu: %zu edges from '%s' (%s)%s; compare scores it beside the runs\n",
 	        s->ngraphs, fb_graph_n_edges(g), path, fb_graph_files_words(format),

@@ -133,35 +133,30 @@ static bool report_drawable(report *r, const fb_run *run)
 	return true;
 }
 
-/* Run no's picture: a circuit run's circuit, else the estimate against the truth when there
- * is one, else the estimate; drawn by export beside the page (Markdown) or in the scratch
- * folder and embedded (HTML). */
-static int report_picture(report *r, const fb_run *run, size_t no)
+/* Draw export's picture what (a what= word) with sel (another word, or NULL) beside the page
+ * as STEM-tag.svg (Markdown) or in the scratch folder and embedded (HTML), alt its text. */
+static int report_draw(report *r, const char *what, const char *sel, const char *tag,
+                       const char *alt)
 {
 	fb_error err = { { 0 } };
-	char cmd[] = "export", diff[] = "what=diff", est[] = "what=estimate";
-	char circ[] = "what=circuit";
-	char fy[] = "force=yes", fn[] = "force=no", pf[] = "paths=full", pb[] = "paths=base";
-	char *file, *link, *runw = fb_xasprintf("run=%zu", no);
-	char *words[] = { cmd, NULL, fb_run_is_circuit(run) ? circ : run->truth != NULL ? diff : est,
-		          runw, r->force ? fy : fn, r->paths == FB_PATHS_FULL ? pf : pb, NULL };
+	char cmd[] = "export", fy[] = "force=yes", fn[] = "force=no";
+	char pf[] = "paths=full", pb[] = "paths=base";
+	char *whatw = fb_xstrdup(what), *selw = sel != NULL ? fb_xstrdup(sel) : NULL;
+	char *words[] = { cmd, NULL, whatw, r->force ? fy : fn, r->paths == FB_PATHS_FULL ? pf : pb,
+		          selw, NULL };
 	size_t stem = strlen(r->path) - strlen(strrchr(r->path, '.'));
+	char *link = fb_xasprintf("%.*s-%s.svg", (int)stem, r->path, tag);
+	char *file = r->picdir != NULL ? fb_xasprintf("%s/%s.svg", r->picdir, tag)
+	                               : fb_xstrdup(link);
 	int ret;
 
-	if (!report_drawable(r, run)) {
-		free(runw);
-		return FB_CMD_OK;
-	}
-	link = fb_xasprintf("%.*s-run%zu.svg", (int)stem, r->path, no);
-	file = r->picdir != NULL ? fb_xasprintf("%s/run%zu.svg", r->picdir, no) : fb_xstrdup(link);
 	words[1] = file;
 	ret = report_export(r, words);
 	if (ret == FB_CMD_OK) {
 		const char *base = strrchr(link, '/');
 
 		r->pictures++;
-		if (fb_page_picture(&r->pg, file, base != NULL ? base + 1 : link,
-		                    report_picture_what(run), &err) != FB_OK)
+		if (fb_page_picture(&r->pg, file, base != NULL ? base + 1 : link, alt, &err) != FB_OK)
 			ret = fb_cmd_error(r->ctx, "%s", err.msg);
 	}
 	if (r->picdir != NULL) {
@@ -170,8 +165,25 @@ static int report_picture(report *r, const fb_run *run, size_t no)
 	}
 	free(file);
 	free(link);
-	free(runw);
+	free(whatw);
+	free(selw);
 	return ret;
+}
+
+/* Run no's picture: a circuit run's circuit, else the estimate against the truth when there
+ * is one, else the estimate. */
+static int report_picture(report *r, const fb_run *run, size_t no)
+{
+	char runw[40], tag[40];
+
+	if (!report_drawable(r, run))
+		return FB_CMD_OK;
+	snprintf(runw, sizeof runw, "run=%zu", no);
+	snprintf(tag, sizeof tag, "run%zu", no);
+	return report_draw(r, fb_run_is_circuit(run) ? "what=circuit"
+	                      : run->truth != NULL   ? "what=diff"
+	                                             : "what=estimate",
+	                   runw, tag, report_picture_what(run));
 }
 
 /* Secure aggregation's own traffic beside the run's, when it formed the sums. */
@@ -291,6 +303,52 @@ static int section_compare(report *r)
 	return FB_CMD_OK;
 }
 
+/* The newest bootstrap consensus the session keeps, or NULL. */
+static const fb_session_graph *newest_consensus(const fb_session *s, size_t *no)
+{
+	const fb_session_graph *sg = NULL;
+
+	for (size_t i = 0; i < s->ngraphs; i++)
+		if (s->graphs[i].consensus) {
+			sg = &s->graphs[i];
+			*no = i + 1;
+		}
+	return sg;
+}
+
+/* The bootstrap section, when bootstrap ran: the newest consensus as compare's row, its
+ * edges with their strengths, and its picture. */
+static int section_consensus(report *r)
+{
+	size_t no = 0;
+	const fb_session_graph *sg = newest_consensus(r->ctx->s, &no);
+	char *data, *text = NULL;
+	size_t len = 0;
+	fb_compare_item item;
+	FILE *mem;
+
+	if (sg == NULL)
+		return FB_CMD_OK;
+	data = fb_report_path(sg->data, r->paths);
+	item = (fb_compare_item){ .no = no, .data = data, .graph = sg->g,
+		                  .truth = r->ctx->s->truth, .label = sg->source };
+	fb_page_heading(&r->pg, 2, "Bootstrap consensus");
+	fb_page_para(&r->pg, "%s; each edge weighted by its strength (the share of the resamples "
+	             "whose graph has it). Its row as compare shows it (g%zu):", sg->source, no);
+	fb_report_compare_rows(&item, 1, report_compare_row, &r->pg);
+	fb_page_table_end(&r->pg);
+	if (sg->g->d <= 40 && (mem = open_memstream(&text, &len)) != NULL) {
+		fb_report_edge_lines(mem, sg->g);
+		fclose(mem);
+		fb_page_para(&r->pg, "Consensus edges (%zu):", fb_graph_n_edges(sg->g));
+		fb_page_code(&r->pg, text);
+		free(text);
+	}
+	free(data);
+	return report_draw(r, "what=consensus", NULL, "consensus",
+	                   "the bootstrap consensus, edges by strength");
+}
+
 /* A sweep's summary: the Markdown table it wrote, row by row onto the page. */
 static void report_summary(report *r, const fb_session_product *pr)
 {
@@ -402,6 +460,7 @@ static int (*const report_sections[])(report *r) = {
 	section_data,
 	section_runs,
 	section_compare,
+	section_consensus,
 	section_sweeps,
 	section_commands,
 	NULL,

@@ -51,6 +51,8 @@ typedef struct fb_session_graph {
 	fb_graph *g;  /* over the variables of the dataset it was loaded for (owned) */
 	char *source; /* the file it came from (owned) */
 	char *data;   /* where that dataset came from (owned) */
+	bool consensus; /* a bootstrap's consensus, its weights the pairs' strengths (report
+	                   shows it, export what=consensus draws it); else loaded */
 } fb_session_graph;
 
 /* The session: the current dataset, truth and split, the chosen algorithm, and every run. */

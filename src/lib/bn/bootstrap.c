@@ -21,6 +21,9 @@ void fb_boot_options_init(fb_boot_options *o)
 	o->threshold = NAN;
 	o->max_rounds = 0;
 	o->cpdag = false;
+	o->cancel = (fb_cancel){ NULL, NULL };
+	o->done = NULL;
+	o->done_ctx = NULL;
 }
 
 /* Order of size_t values. */
@@ -130,7 +133,8 @@ static int learn_one(const fb_run_spec *spec, const fb_boot_options *o, size_t r
 		ret = FB_ERR;
 	while (ret == FB_OK && !fb_run_done(run) &&
 	       (o->max_rounds == 0 || fb_run_rounds(run) < o->max_rounds))
-		ret = fb_run_step(run, err);
+		ret = fb_cancel_requested(&o->cancel) ? fb_fail(err, FB_CANCELLED_MSG)
+		                                      : fb_run_step(run, err);
 	if (ret == FB_OK && (fb_run_is_circuit(run) || fb_run_is_pag(run)))
 		ret = fb_fail(err, "%s learns a %s, not a graph the bootstrap tallies", run->name,
 		              fb_run_is_circuit(run) ? "circuit" : "PAG");
@@ -154,11 +158,15 @@ struct pool {
 	const fb_run_spec *spec;      /* the learner and the data */
 	const fb_boot_options *o;     /* the options */
 	fb_graph **graphs;            /* R graphs, in resample order */
-	int *status;                  /* R outcomes */
+	int *status;                  /* R outcomes (NOT_RUN until one ends) */
 	fb_error *errs;               /* R errors */
 	size_t next;                  /* the next resample to learn */
-	pthread_mutex_t lock;         /* guards next */
+	size_t finished;              /* resamples ended so far */
+	pthread_mutex_t lock;         /* guards next, finished and the done calls */
 };
+
+/* The outcome of a resample that did not run, or was stopped by the cancel request. */
+#define NOT_RUN 1
 
 /* A job: learn resamples until none is left. */
 static void *job_main(void *arg)
@@ -168,12 +176,22 @@ static void *job_main(void *arg)
 	for (;;) {
 		size_t r;
 
+		int st;
+
 		pthread_mutex_lock(&pl->lock);
 		r = pl->next++;
 		pthread_mutex_unlock(&pl->lock);
-		if (r >= pl->o->resamples)
+		if (r >= pl->o->resamples || fb_cancel_requested(&pl->o->cancel))
 			return NULL;
-		pl->status[r] = learn_one(pl->spec, pl->o, r, &pl->graphs[r], &pl->errs[r]);
+		st = learn_one(pl->spec, pl->o, r, &pl->graphs[r], &pl->errs[r]);
+		if (st != FB_OK && fb_cancel_requested(&pl->o->cancel))
+			st = NOT_RUN; /* stopped on request, not failed */
+		pthread_mutex_lock(&pl->lock);
+		pl->status[r] = st;
+		pl->finished++;
+		if (st == FB_OK && pl->o->done != NULL)
+			pl->o->done(pl->o->done_ctx, pl->finished, pl->o->resamples);
+		pthread_mutex_unlock(&pl->lock);
 	}
 }
 
@@ -355,24 +373,32 @@ static int check_spec(const fb_run_spec *spec, const fb_boot_options *o, fb_erro
 	return FB_OK;
 }
 
-/* The first resample that failed, in resample order, into err; FB_OK when none did. */
-static int first_failure(const struct pool *pl, fb_error *err)
+/* The resamples to tally into *k: the leading ones that finished (all R unless cancelled);
+ * FB_ERR with the first failure in resample order before them, or FB_CANCELLED_MSG when
+ * none finished. */
+static int finished_prefix(const struct pool *pl, size_t *k, fb_error *err)
 {
-	for (size_t r = 0; r < pl->o->resamples; r++)
+	size_t r;
+
+	for (r = 0; r < pl->o->resamples && pl->status[r] != NOT_RUN; r++)
 		if (pl->status[r] != FB_OK)
 			return fb_fail(err, "resample %zu: %s", r + 1, pl->errs[r].msg);
+	if (r == 0)
+		return fb_fail(err, FB_CANCELLED_MSG);
+	*k = r;
 	return FB_OK;
 }
 
-/* The tallies, threshold and consensus of the pool's graphs. */
-static fb_boot *boot_from(const struct pool *pl)
+/* The tallies, threshold and consensus of the pool's first R graphs. */
+static fb_boot *boot_from(const struct pool *pl, size_t R)
 {
-	size_t R = pl->o->resamples, d = pl->spec->data->d;
+	size_t d = pl->spec->data->d;
 	fb_boot *b = fb_xcalloc(1, sizeof *b);
 	bool dags = true;
 
 	b->d = d;
 	b->resamples = R;
+	b->requested = pl->o->resamples;
 	b->strength = fb_xcalloc(d * d + 1, sizeof *b->strength);
 	b->direction = fb_xcalloc(d * d + 1, sizeof *b->direction);
 	for (size_t r = 0; r < R; r++) {
@@ -388,8 +414,8 @@ static fb_boot *boot_from(const struct pool *pl)
 /* Run the bootstrap. */
 fb_boot *fb_bootstrap(const fb_run_spec *spec, const fb_boot_options *o, fb_error *err)
 {
-	struct pool pl = { spec, o, NULL, NULL, NULL, 0, PTHREAD_MUTEX_INITIALIZER };
-	size_t R = o->resamples;
+	struct pool pl = { spec, o, NULL, NULL, NULL, 0, 0, PTHREAD_MUTEX_INITIALIZER };
+	size_t R = o->resamples, k = 0;
 	fb_boot *b = NULL;
 
 	if (check_spec(spec, o, err) != FB_OK)
@@ -397,9 +423,11 @@ fb_boot *fb_bootstrap(const fb_run_spec *spec, const fb_boot_options *o, fb_erro
 	pl.graphs = fb_xcalloc(R, sizeof *pl.graphs);
 	pl.status = fb_xcalloc(R, sizeof *pl.status);
 	pl.errs = fb_xcalloc(R, sizeof *pl.errs);
+	for (size_t r = 0; r < R; r++)
+		pl.status[r] = NOT_RUN;
 	learn_all(&pl);
-	if (first_failure(&pl, err) == FB_OK)
-		b = boot_from(&pl);
+	if (finished_prefix(&pl, &k, err) == FB_OK)
+		b = boot_from(&pl, k);
 	for (size_t r = 0; r < R; r++)
 		fb_graph_free(pl.graphs[r]);
 	free(pl.graphs);

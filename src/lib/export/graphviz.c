@@ -530,14 +530,21 @@ static char *gv_legend_html(const fb_metrics *m, enum fb_export_style style, boo
 	return b.data;
 }
 
-/* The scale of FB_WEIGHTS_WIDTH: pen widths from 1 to 4 points for |w| from 0 to max. */
-static char *gv_scale_html(double max)
+/* The scale of pen widths, 1 to 4 points for |w| from 0 to max: "weights as pen widths", or
+ * with name (what the weights are) "name: labels and pen widths" when labels are drawn. */
+static char *gv_scale_html(double max, const char *name, bool labels)
 {
-	return fb_xasprintf("<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" "
-	                    "cellpadding=\"4\"><tr><td><b>weights as pen widths</b></td></tr>"
-	                    "<tr><td align=\"left\">1 pt: |w| = 0<br align=\"left\"/>"
-	                    "2.5 pt: |w| = %.2f<br align=\"left\"/>4 pt: |w| = %.2f"
-	                    "<br align=\"left\"/></td></tr></table>", max / 2.0, max);
+	char *head = name == NULL ? fb_xstrdup("weights as pen widths")
+	                          : fb_xasprintf("%s: %s", name, labels ? "labels and pen widths"
+	                                                                : "pen widths");
+	char *html = fb_xasprintf("<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" "
+	                          "cellpadding=\"4\"><tr><td><b>%s</b></td></tr>"
+	                          "<tr><td align=\"left\">1 pt: |w| = 0<br align=\"left\"/>"
+	                          "2.5 pt: |w| = %.2f<br align=\"left\"/>4 pt: |w| = %.2f"
+	                          "<br align=\"left\"/></td></tr></table>", head, max / 2.0, max);
+
+	free(head);
+	return html;
 }
 
 /* Add panel k's legend node showing html, pinned provisionally far under the graph (so that
@@ -623,8 +630,11 @@ static int gv_panel_draw(struct gv_picture *p, size_t k, const fb_graph *g,
 		return FB_OK;
 	}
 	gv_graph_draw(p, k, g, o->weights, o->knowledge);
-	if (o->weights == FB_WEIGHTS_WIDTH && g->weighted && gv_max_weight(g) > 0.0) {
-		html = gv_scale_html(gv_max_weight(g));
+	if ((o->weights == FB_WEIGHTS_WIDTH ||
+	     (o->weights == FB_WEIGHTS_LABELS && o->weights_name != NULL)) &&
+	    g->weighted && gv_max_weight(g) > 0.0) {
+		html = gv_scale_html(gv_max_weight(g), o->weights_name,
+		                     o->weights == FB_WEIGHTS_LABELS);
 		gv_legend_add(p, k, html);
 		free(html);
 	}
