@@ -91,6 +91,10 @@ typedef struct fb_trace_rec {
 	                        while kept, or NULL (owned) */
 	double *w;           /* d*d unthresholded weights after this round, for algorithms that
 	                        give them, while kept, or NULL (owned) */
+	double *sum;         /* the sum the server was handed this round (a summed server: nsum
+	                        numbers over sum_count clients), while kept, or NULL (owned) */
+	size_t nsum, sum_count;
+	double dp_spent;     /* epsilon of differential privacy spent after this round (0: none) */
 	bool est_kept;       /* mark (and w) hold this round's estimate */
 	bool msgs_kept;      /* up and down hold this round's messages */
 	size_t kept;         /* bytes of the detail kept (mark, w, messages) */

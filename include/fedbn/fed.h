@@ -202,6 +202,14 @@ void fb_fed_set_everyone(fb_federation *f, bool on);
  * recovery); all 0 when the sums are formed in the clear. */
 void fb_fed_secure_cost(const fb_federation *f, size_t *up, size_t *down, size_t *exchanges);
 
+/* The sum the last round's summed server half was handed (ops->server_sum): *n numbers over
+ * *count clients, formed in the clear or by secure aggregation; NULL (*n 0) when the last
+ * round's server was handed the replies themselves, or before the first round. */
+const double *fb_fed_last_sum(const fb_federation *f, size_t *n, size_t *count);
+/* The epsilon of differential privacy spent so far by the noisy sums (0 without
+ * dp_epsilon=). */
+double fb_fed_dp_spent(const fb_federation *f);
+
 /* When secure aggregation formed the last round's sum: true, with a sentence saying what the
  * server received (the masked vectors, how many, their length) in buf; false otherwise. */
 bool fb_fed_server_saw(const fb_federation *f, char *buf, size_t n);

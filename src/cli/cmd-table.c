@@ -30,6 +30,7 @@ const fb_cmd_entry *const fb_cmd_table[] = {
 	&fb_cmd_watch,
 	&fb_cmd_result,
 	&fb_cmd_compare,
+	&fb_cmd_ledger,
 	&fb_cmd_query,
 	&fb_cmd_classify,
 	&fb_cmd_circuit,

@@ -100,7 +100,7 @@ extern const fb_cmd_entry fb_cmd_graph, fb_cmd_knowledge;
 extern const fb_cmd_entry fb_cmd_demo, fb_cmd_algos, fb_cmd_algo, fb_cmd_set, fb_cmd_params;
 extern const fb_cmd_entry fb_cmd_run, fb_cmd_step, fb_cmd_watch, fb_cmd_result, fb_cmd_compare;
 extern const fb_cmd_entry fb_cmd_query, fb_cmd_classify, fb_cmd_circuit;
-extern const fb_cmd_entry fb_cmd_sweep, fb_cmd_plot;
+extern const fb_cmd_entry fb_cmd_sweep, fb_cmd_plot, fb_cmd_ledger;
 
 /* export FILE what=circuit: draw the circuit of the run p's run= names into path, with p's
  * depth=, title=, caption=, paths=, width= and dpi=; the command's status after printing. */

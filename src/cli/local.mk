@@ -65,6 +65,7 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/heartbeat.h \
 	src/cli/heartbeat.c \
 	src/cli/cmd-compare.c \
+	src/cli/cmd-ledger.c \
 	src/cli/sweep.h \
 	src/cli/sweep-pool.c \
 	src/cli/cmd-sweep.c \

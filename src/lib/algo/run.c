@@ -313,9 +313,11 @@ static void trace_drop_detail(fb_trace *t, fb_trace_rec *rec)
 	fb_msg_release(&rec->down);
 	free(rec->mark);
 	free(rec->w);
+	free(rec->sum);
 	rec->up = NULL;
 	rec->mark = NULL;
 	rec->w = NULL;
+	rec->sum = NULL;
 	rec->est_kept = rec->msgs_kept = false;
 	t->kept -= rec->kept;
 	rec->kept = 0;
@@ -441,6 +443,23 @@ static void record_messages(const fb_run *run, fb_trace_rec *rec)
 	rec->msgs_kept = true;
 }
 
+/* The sum the server half was handed in the round (its last exchange), kept as the round's
+ * messages are (within FB_TRACE_MSG_BYTES), and the privacy spent after it. */
+static void record_sum(const fb_run *run, fb_trace_rec *rec)
+{
+	size_t n, count;
+	const double *sum = fb_fed_last_sum(run->fed, &n, &count);
+
+	rec->dp_spent = fb_fed_dp_spent(run->fed);
+	rec->nsum = n;
+	rec->sum_count = count;
+	if (sum == NULL || n * sizeof *sum > FB_TRACE_MSG_BYTES)
+		return;
+	rec->sum = fb_xmalloc(n * sizeof *sum);
+	memcpy(rec->sum, sum, n * sizeof *sum);
+	rec->kept += n * sizeof *sum;
+}
+
 /* Each client's participation and own figure of the round the step just ran through the
  * federation (none when the federation's round count is still fed_before). */
 static void record_clients(const fb_run *run, fb_trace_rec *rec, size_t fed_before)
@@ -464,6 +483,7 @@ static void record_clients(const fb_run *run, fb_trace_rec *rec, size_t fed_befo
 			rec->server_fig[c] = run->algo->server_client(run, c);
 	}
 	record_messages(run, rec);
+	record_sum(run, rec);
 }
 
 /* Add what befell the clients in the round just run (one lost and left out), and what the

@@ -49,6 +49,9 @@ struct fb_federation {
 	                               numbers (0: the last round had none) */
 	bool saw_lost;              /* lost clients' masks came off in it */
 	size_t dp_releases;         /* noisy sums released so far (differential privacy) */
+	double *last_sum;           /* the sum the last round's summed server half was handed */
+	size_t last_n, last_count;  /* its numbers and clients (last_n 0: the last round's
+	                               server was handed the replies themselves) */
 };
 
 /* One worker's share of a round: clients first, first + stride, ... */
@@ -226,6 +229,7 @@ void fb_fed_free(fb_federation *f)
 	for (size_t k = 0; f->sec_client != NULL && k < f->part->k; k++)
 		fb_secure_client_free(f->sec_client[k]);
 	free(f->sec_client);
+	free(f->last_sum);
 	free(f);
 }
 
@@ -505,6 +509,7 @@ static int server_half(fb_federation *f, const fb_fed_ops *ops, void *state,
 	double *sum;
 	int ret;
 
+	f->last_n = 0;
 	if (ops->server_sum == NULL)
 		return ops->server(state, up, f->part->k, &f->down, err);
 	in.n = ops->sum_len(state);
@@ -513,8 +518,14 @@ static int server_half(fb_federation *f, const fb_fed_ops *ops, void *state,
 		ret = secure_sum(f, ops, state, up, sum, &in, err);
 	else
 		ret = fb_fed_sum(up, f->part->k, in.n, sum, &in.count, &in.silent, err);
-	if (ret == FB_OK)
+	if (ret == FB_OK) {
+		free(f->last_sum); /* kept as handed, for a view of what the server learnt */
+		f->last_sum = fb_xmalloc((in.n > 0 ? in.n : 1) * sizeof *sum);
+		memcpy(f->last_sum, sum, in.n * sizeof *sum);
+		f->last_n = in.n;
+		f->last_count = in.count;
 		ret = ops->server_sum(state, &in, &f->down, err);
+	}
 	free(sum);
 	return ret;
 }
@@ -628,6 +639,20 @@ bool fb_fed_server_saw(const fb_federation *f, char *buf, size_t n)
 		         "%g (delta %g)", dp_spent(f, f->dp_releases), f->opt.dp_epsilon,
 		         f->opt.dp_delta);
 	return true;
+}
+
+/* The sum the last round's summed server half was handed. */
+const double *fb_fed_last_sum(const fb_federation *f, size_t *n, size_t *count)
+{
+	*n = f->last_n;
+	*count = f->last_count;
+	return f->last_n > 0 ? f->last_sum : NULL;
+}
+
+/* The epsilon spent so far. */
+double fb_fed_dp_spent(const fb_federation *f)
+{
+	return dp_spent(f, f->dp_releases);
 }
 
 /* Secure aggregation's own bytes and exchanges. */
