@@ -162,6 +162,10 @@ check() {
 	fci-hidden)
 		run fci-hidden quick && has '^  X[0-9]+ <-> X[0-9]+$' '^PAG edges' 'PAG-SHD' &&
 			wrote figures/fci-hidden-pc.png figures/fci-hidden-fci.png figures/fci-hidden.md ;;
+	dp-sweep)
+		needs_shared || return 77
+		run dp-sweep quick && has '^\| 10 \| 1 \| [0-9.]+ \| ' '^\| inf \| 1 \| [0-9.]+ \| ' &&
+			[ -s figures/dp-sweep-shd.png ] ;;
 	knowledge-tiers)
 		needs_shared || return 77
 		run knowledge-tiers quick && has '^pc +2 +[0-9.]+ +[0-9.]+$' '^fedpc +2 ' ;;
