@@ -1,7 +1,8 @@
 /* Unit tests of fedfci: on one client it gives fci's PAG (compat=none) on the columns in
  * the order of their names, mark by mark, on stored bnlearn networks and a confounded
  * continuous file; over three clients it finds the bidirected edge of two variables that a
- * hidden cause joins; bad parameters and malformed messages are refused in a sentence. */
+ * hidden cause joins; bad parameters and malformed messages are refused in a sentence;
+ * fedfci-pooled gives all:fci's PAG mark by mark. */
 #include "config.h"
 
 #include <math.h>
@@ -48,9 +49,10 @@ static fb_dataset *load(const char *rel, bool discrete)
 	return ds;
 }
 
-/* Run fedfci with the words (NULL: defaults) on ds cut into k clients, to its end; its PAG
- * (caller frees), or NULL with the reason in err. */
-static fb_pag *fedfci(const fb_dataset *ds, size_t k, const char *words, fb_error *err)
+/* Run the algorithm name with the words (NULL: defaults) on ds cut into k clients, to its
+ * end; its PAG (caller frees), or NULL with the reason in err. */
+static fb_pag *run_pag(const char *name, const fb_dataset *ds, size_t k, const char *words,
+                       fb_error *err)
 {
 	fb_split_options so;
 	fb_partition *part;
@@ -62,11 +64,11 @@ static fb_pag *fedfci(const fb_dataset *ds, size_t k, const char *words, fb_erro
 	fb_split_options_init(&so);
 	part = fb_split(ds, FB_SPLIT_HORIZONTAL, k, &so, err);
 	assert_non_null(part);
-	assert_int_equal(fb_algo_lookup("fedfci", &algo, &inner, err), FB_OK);
+	assert_int_equal(fb_algo_lookup(name, &algo, &inner, err), FB_OK);
 	assert_int_equal(fb_params_init(&params, fb_algo_params(algo, inner), err), FB_OK);
-	if (words != NULL && fb_params_set_word(&params, words, "fedfci", err) != FB_OK)
+	if (words != NULL && fb_params_set_word(&params, words, name, err) != FB_OK)
 		goto out;
-	run = fb_run_alloc(&(fb_run_spec){ .algo = "fedfci", .params = &params, .data = ds,
+	run = fb_run_alloc(&(fb_run_spec){ .algo = name, .params = &params, .data = ds,
 	                                   .part = part }, err);
 	while (run != NULL && !fb_run_done(run))
 		if (fb_run_step(run, err) != FB_OK)
@@ -78,6 +80,12 @@ out:
 	fb_params_release(&params);
 	fb_partition_free(part);
 	return p;
+}
+
+/* fedfci with the words on ds cut into k clients (run_pag). */
+static fb_pag *fedfci(const fb_dataset *ds, size_t k, const char *words, fb_error *err)
+{
+	return run_pag("fedfci", ds, k, words, err);
 }
 
 /* fci (compat=none, alpha 0.05, the test given) on ds's columns in name order, mapped back
@@ -219,12 +227,60 @@ static void test_errors(void **state)
 	fb_dataset_free(ds);
 }
 
+/* fedfci-pooled over k clients gives all:fci's PAG (fci on every row), mark by mark. */
+static void check_pooled(const char *rel, size_t k, const char *test)
+{
+	fb_dataset *ds = load(rel, true);
+	fb_error err = { "" };
+	fb_fci_options o;
+	fb_pag *got, *want;
+	size_t bad = 0;
+
+	if (ds == NULL) {
+		printf("skipped: %s is absent\n", rel);
+		skip();
+	}
+	got = run_pag("fedfci-pooled", ds, k, test, &err);
+	if (got == NULL)
+		fail_msg("%s: %s", rel, err.msg);
+	fb_fci_options_init(&o);
+	o.pc.ci.test = strcmp(test, "test=chi2") == 0 ? FB_CI_CHI2 : FB_CI_G2;
+	want = fb_fci_run(ds, &o, NULL, &err);
+	assert_non_null(want);
+	for (size_t i = 0; i < ds->d * ds->d; i++)
+		bad += got->mark[i] != want->mark[i];
+	printf("%s over %zu clients (%s): %zu edges (%zu bidirected), %zu marks differ from "
+	       "all:fci's\n", rel, k, test, fb_pag_n_edges(got), fb_pag_n_bidirected(got), bad);
+	assert_int_equal(bad, 0);
+	assert_true(fb_pag_n_edges(got) > 0);
+	fb_pag_free(got);
+	fb_pag_free(want);
+	fb_dataset_free(ds);
+}
+
+/* The pooled variant on stored networks; continuous data refused in a sentence. */
+static void test_pooled(void **state)
+{
+	fb_dataset *ds = confounded(100);
+	fb_error err = { "" };
+
+	(void)state;
+	check_pooled("tests/data/causal-learn/child.csv.gz", 4, "test=g2");
+	check_pooled("tests/data/causal-learn/child.csv.gz", 7, "test=chi2");
+	check_pooled("tests/data/causal-learn/survey.csv.gz", 3, "test=g2");
+	assert_null(run_pag("fedfci-pooled", ds, 2, NULL, &err));
+	assert_true(err.msg[0] != '\0' && strchr(err.msg, '\n') == NULL);
+	printf("continuous data: %s\n", err.msg);
+	fb_dataset_free(ds);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_client),
 		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_pooled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

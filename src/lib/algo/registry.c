@@ -32,6 +32,7 @@
 	X(as_feddag_linear)      \
 	X(fci)                   \
 	X(fedfci)                \
+	X(fedfci_pooled)         \
 	X(all)                   \
 	X(sep)                   \
 	X(voting)                \

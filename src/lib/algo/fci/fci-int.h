@@ -51,8 +51,16 @@ typedef struct fci_env {
 	size_t *scratch;          /* 4d scratch */
 	size_t removed;           /* edges the possible-d-sep stage removed */
 	size_t tests;             /* tests asked by the stages */
+	bool *missed;             /* or NULL; set by a test that has no answer yet (a server
+	                             that collects the tests to ask): the possible-d-sep stage
+	                             then tries no larger subsets for that edge */
 } fci_env;
 
+/* p's edges: o-o over the skeleton g (p's other edges removed). */
+void fci_pag_skeleton(fb_pag *p, const fb_graph *g);
+/* Remove from p the pairs the knowledge bk (or NULL) forbids both ways, their separating
+ * sets empty. */
+void fci_remove_forbidden(fb_pag *p, fci_seps *seps, const fb_knowledge *bk);
 /* Test x _||_ y | S through env (S sorted in place first; the pair given in increasing
  * order); counts the test. */
 int fci_env_test(fci_env *env, size_t x, size_t y, size_t *S, size_t ns, bool *indep,

@@ -177,7 +177,10 @@ static int pd_try(fb_pag *p, fci_env *env, pd_work *w, size_t a, size_t b, size_
 		                    "to try every subset of up to %zu (give depth= to limit the "
 		                    "sets' size)", p->names[a], p->names[b], m, top);
 	*removed = false;
-	for (size_t l = 2; l <= top && !*removed; l++) {
+	if (env->missed != NULL)
+		*env->missed = false;
+	for (size_t l = 2; l <= top && !*removed && (env->missed == NULL || !*env->missed);
+	     l++) {
 		for (size_t i = 0; i < l; i++)
 			comb[i] = i;
 		/* causal-learn reads each subset after asking for the next (its generator

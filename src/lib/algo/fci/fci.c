@@ -102,16 +102,20 @@ void fb_fci_free(fb_fci *f)
 	free(f);
 }
 
-/* The PAG's edges: o-o over the current skeleton. */
-static void pag_from_skeleton(fb_fci *f)
+/* p's edges: o-o over the skeleton g. */
+void fci_pag_skeleton(fb_pag *p, const fb_graph *g)
 {
-	const fb_graph *g = fb_pc_graph(f->pc);
-
-	memset(f->pag->mark, 0, f->pag->d * f->pag->d);
+	memset(p->mark, 0, p->d * p->d);
 	for (size_t i = 0; i < g->d; i++)
 		for (size_t j = i + 1; j < g->d; j++)
 			if (fb_graph_adjacent(g, i, j))
-				fb_pag_set(f->pag, i, j, FB_PAG_CIRCLE, FB_PAG_CIRCLE);
+				fb_pag_set(p, i, j, FB_PAG_CIRCLE, FB_PAG_CIRCLE);
+}
+
+/* The PAG's edges: o-o over the current skeleton. */
+static void pag_from_skeleton(fb_fci *f)
+{
+	fci_pag_skeleton(f->pag, fb_pc_graph(f->pc));
 }
 
 /* The environment of the rules. */
@@ -130,16 +134,17 @@ static fci_env run_env(fb_fci *f)
 	return env;
 }
 
-/* Remove the pairs the knowledge forbids both ways, their separating sets empty. */
-static void remove_forbidden_pairs(fb_fci *f)
+/* Remove from p the pairs the knowledge bk (or NULL) forbids both ways, their separating
+ * sets empty. */
+void fci_remove_forbidden(fb_pag *p, fci_seps *seps, const fb_knowledge *bk)
 {
-	for (size_t i = 0; f->bk != NULL && i < f->pag->d; i++)
-		for (size_t j = i + 1; j < f->pag->d; j++)
-			if (fb_pag_adjacent(f->pag, i, j) && fb_knowledge_forbids(f->bk, i, j) &&
-			    fb_knowledge_forbids(f->bk, j, i)) {
-				fb_pag_remove(f->pag, i, j);
-				fci_seps_set(f->seps, i, j, NULL, 0);
-				fci_seps_set(f->seps, j, i, NULL, 0);
+	for (size_t i = 0; bk != NULL && i < p->d; i++)
+		for (size_t j = i + 1; j < p->d; j++)
+			if (fb_pag_adjacent(p, i, j) && fb_knowledge_forbids(bk, i, j) &&
+			    fb_knowledge_forbids(bk, j, i)) {
+				fb_pag_remove(p, i, j);
+				fci_seps_set(seps, i, j, NULL, 0);
+				fci_seps_set(seps, j, i, NULL, 0);
 			}
 }
 
@@ -152,7 +157,7 @@ static int fci_stage(fb_fci *f, fb_fci_round *r, fb_error *err)
 	if (f->next == FB_FCI_PDSEP) {
 		pag_from_skeleton(f);
 		fci_seps_from_pc(f->seps, fb_pc_sepsets(f->pc));
-		remove_forbidden_pairs(f);
+		fci_remove_forbidden(f->pag, f->seps, f->bk);
 		fci_rule0(f->pag, &env);
 		ret = fci_possible_dsep(f->pag, &env, err);
 		f->next = FB_FCI_ORIENT;

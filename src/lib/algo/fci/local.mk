@@ -12,7 +12,8 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/fci/algo-fci.c \
 	src/lib/algo/fci/fedfci-int.h \
 	src/lib/algo/fci/fedfci.c \
-	src/lib/algo/fci/fedfci-client.c
+	src/lib/algo/fci/fedfci-client.c \
+	src/lib/algo/fci/fedfci-pooled.c
 
 check_PROGRAMS += tests/unit/test-fci tests/unit/test-fedfci
 TESTS += tests/unit/test-fci tests/unit/test-fedfci
