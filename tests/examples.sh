@@ -159,6 +159,11 @@ check() {
 		run notears-admm-synth quick && has '^A_d10_n30_s1 .*notears-admm\(lbfgsb\)' ;;
 	mlp-admm-order)
 		run mlp-admm-order quick && has '^K=2 .*notears-mlp-admm' ;;
+	fedfci-authors)
+		[ -d "${FEDC2SL_DIR:-$top/../ref/wangzhaoyu07+FedC2SL}" ] &&
+			[ -d "${CAUSAL_LEARN_DIR:-$top/../ref/py-why+causal-learn}/causallearn" ] ||
+			return 79
+		run fedfci-authors quick && has '^ +100 +[0-9.]+ +[0-9.]+ +[0-9.]+ ' ;;
 	fci-hidden)
 		run fci-hidden quick && has '^  X[0-9]+ <-> X[0-9]+$' '^PAG edges' 'PAG-SHD' &&
 			wrote figures/fci-hidden-pc.png figures/fci-hidden-fci.png figures/fci-hidden.md ;;
