@@ -66,6 +66,8 @@ src_cli_libcmds_la_SOURCES = \
 	src/cli/heartbeat.c \
 	src/cli/cmd-compare.c \
 	src/cli/cmd-ledger.c \
+	src/cli/ledger-view.c \
+	src/cli/ledger-view.h \
 	src/cli/sweep.h \
 	src/cli/sweep-pool.c \
 	src/cli/cmd-sweep.c \

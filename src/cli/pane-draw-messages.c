@@ -1,12 +1,14 @@
 /* The messages view: the round shown in one sentence (the algorithm's own), the broadcast the
  * clients received and what each client sent, their sizes always and their values where the
  * algorithm writes them in words (FedPC's votes and separating sets, NOTEARS-ADMM's matrices
- * for d <= 12).  It reads the run's trace alone; the list scrolls with the arrows. */
+ * for d <= 12), after what the server received (ledger's line: under secure=yes the sum of
+ * the clients' vectors and its numbers).  It reads the run's trace alone; the list scrolls with the arrows. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "ledger-view.h"
 #include "pane-int.h"
 
 /* Append the message client k sent or received in rec, in words or why not. */
@@ -25,7 +27,8 @@ static void messages_text(const fb_run *run, const fb_trace_rec *rec, enum fb_di
 	fb_buf_printf(b, "\n");
 }
 
-/* The whole view as text: the broadcast, then one paragraph per client. */
+/* The whole view as text: what the server received (under secure=yes the clients' sum,
+ * with its numbers), the broadcast, then one paragraph per client. */
 static void messages_build(const pane *p, const fb_trace_rec *rec, fb_buf *b)
 {
 	const fb_run *run = p->run;
@@ -34,6 +37,7 @@ static void messages_build(const pane *p, const fb_trace_rec *rec, fb_buf *b)
 
 	while (first < rec->nclients && !rec->took[first])
 		first++;
+	fb_ledger_round(b, run, rec, true, false);
 	if (first < rec->nclients) {
 		fb_buf_printf(b, "broadcast: each client taking part received %s\n",
 		              pane_fmt_bytes(rec->received[first], rz, sizeof rz));
