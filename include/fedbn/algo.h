@@ -94,6 +94,8 @@ typedef struct fb_trace_rec {
 	double *sum;         /* the sum the server was handed this round (a summed server: nsum
 	                        numbers over sum_count clients), while kept, or NULL (owned) */
 	size_t nsum, sum_count;
+	size_t exchanges;    /* federated rounds the step ran (more than 1: FedPC's orientation
+	                        under secure=yes; sum is the last one's) */
 	double dp_spent;     /* epsilon of differential privacy spent after this round (0: none) */
 	bool est_kept;       /* mark (and w) hold this round's estimate */
 	bool msgs_kept;      /* up and down hold this round's messages */

@@ -36,6 +36,10 @@ void fb_ledger_what(const fb_run *run, const fb_trace_rec *rec, char *buf, size_
 	else if (rec->nsum > 0 && run->fedopt.secure && ledger_matrix(run, rec->nsum, d))
 		snprintf(buf, len, "the sum of %zu clients' %zu x %zu matrices%s, no client's own",
 		         rec->sum_count, d, d, rec->nsum > d * d ? " (and a few numbers)" : "");
+	else if (rec->nsum > 0 && run->fedopt.secure && rec->exchanges > 1)
+		snprintf(buf, len, "the sum of %zu clients' vectors of %zu numbers (the last of %zu "
+		         "exchanges, each a sum), no client's own", rec->sum_count, rec->nsum,
+		         rec->exchanges);
 	else if (rec->nsum > 0 && run->fedopt.secure)
 		snprintf(buf, len, "the sum of %zu clients' vectors of %zu numbers, no client's own",
 		         rec->sum_count, rec->nsum);

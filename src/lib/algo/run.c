@@ -535,6 +535,7 @@ int fb_run_step(fb_run *run, fb_error *err)
 	if (run->fed != NULL && fb_fed_rounds(run->fed) > fed_before) { /* a round this step */
 		const fb_ledger *l = fb_fed_ledger(run->fed);
 
+		rec->exchanges = fb_fed_rounds(run->fed) - fed_before;
 		for (size_t r = fed_before + 1; r <= fb_fed_rounds(run->fed); r++) { /* every one */
 			rec->bytes_up += fb_ledger_bytes(l, r, FB_UP);
 			rec->bytes_down += fb_ledger_bytes(l, r, FB_DOWN);
