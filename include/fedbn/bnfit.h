@@ -20,12 +20,14 @@
  * the sums and the cross-products of the family's columns (continuous).  The federation adds
  * the clients' vectors in client order (fb_fed_sum); the server fits from the sums alone.
  * Counts are whole numbers below 2^53, so their sum is exact and a horizontal split gives
- * the pooled fit (the same computation with one client) bit for bit.  Gaussian sums are
- * per client, then added in client order: the result equals the pooled fit up to the
- * rounding of those additions (a relative 1e-12 on the tested data), not bit for bit.
+ * the pooled fit (the same computation with one client) bit for bit.  Gaussian sums and
+ * cross-products are exact: each is a fixed-point integer of 25 limbs of 30 bits (bits from
+ * 2^-450 up; each product enters as its double and that double's rounding error, both cut
+ * below 2^-450 towards zero, a row's own cut), sent as 25 whole numbers below 2^30, so that
+ * the clients' limbs add exactly and a horizontal split gives the pooled fit bit for bit
+ * too; a value of 2^149 or more in magnitude is refused, naming its column.
  * With fo->secure the sum is formed by secure aggregation (fixed point of fo->secure_bits
- * fraction bits): counts stay whole, so the tables are the same; moments are rounded to its
- * steps.
+ * fraction bits): counts and limbs stay whole, so the fit is the same.
  * A vertical split: each family goes to the first client that holds all its columns; a
  * family that no client holds whole is refused, naming it.  A hybrid split (rows held by
  * several clients) is refused. */
@@ -83,8 +85,8 @@ typedef struct fb_bnfit {
 	size_t nstats;   /* numbers each client sent */
 	size_t bytes[2]; /* bytes down and up the ledger counted */
 	size_t clients;  /* clients whose statistics were summed */
-	bool secure;     /* the sum was formed by secure aggregation (fixed point: counts stay
-	                    whole, moments are rounded to its steps) */
+	bool secure;     /* the sum was formed by secure aggregation (fixed point: counts and
+	                    the moments' limbs stay whole) */
 } fb_bnfit;
 
 /* Defaults: mle, iss 1. */

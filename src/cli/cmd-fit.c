@@ -308,7 +308,8 @@ const fb_cmd_entry fb_cmd_fit = {
 	        "extended to a DAG, and fit says so. Over a split the clients send only "
 	        "sufficient statistics (counts, or sums and cross-products), which the "
 	        "federation adds up and the ledger counts; a horizontal split gives the pooled "
-	        "tables bit for bit, and a vertical split is refused where a variable and its "
+	        "tables and regressions bit for bit (sums and cross-products are summed "
+	        "exactly, in fixed point, |x| < 2^149), and a vertical split is refused where a variable and its "
 	        "parents are not all at one client. fit prints the log-likelihood of each part "
 	        "of the data; the fitted network is what export FILE.bif or FILE.xmlbif writes "
 	        "and sample from=fit draws from.",

@@ -37,10 +37,14 @@ fb_dataset *fb_fit_global_vars(const fb_partition *p, fb_error *err);
 /* Add the counts of family fm (local columns cols: parents, then the variable) over the
  * training rows of ds to v (q r cells, configuration-major, first parent slowest). */
 void fb_fit_count(const fb_dataset *ds, const fb_family *fm, const size_t *cols, double *v);
-/* Add the moments of family fm's m columns over ds's training rows to v: the row count, the
- * m sums, then the m(m+1)/2 cross-products of the upper triangle, row by row. */
-void fb_fit_moments(const fb_dataset *ds, const fb_family *fm, const size_t *cols,
-                    double *v);
+/* Limbs an exact sum of products takes in a family's moments (fit-gauss.c). */
+#define FB_FIT_LIMBS 25
+/* Add the moments of family fm's m columns over ds's training rows to v: the row count, then
+ * FB_FIT_LIMBS limbs of the exact sum of each of the m columns and of the m(m+1)/2
+ * cross-products of the upper triangle (fit-gauss.c); FB_ERR naming a value beyond their
+ * range. */
+int fb_fit_moments(const fb_dataset *ds, const fb_family *fm, const size_t *cols, double *v,
+                   fb_error *err);
 /* The tables from the summed counts into fit->bn. */
 int fb_fit_tables(const fb_fit_job *job, const fb_bnfit_options *o, fb_bnfit *fit,
                   fb_error *err);

@@ -17,24 +17,120 @@ static size_t tri(size_t m, size_t a, size_t b)
 	return a * m - a * (a - 1) / 2 + (b - a);
 }
 
-/* Add family fm's moments over ds's training rows to v. */
-void fb_fit_moments(const fb_dataset *ds, const fb_family *fm, const size_t *cols,
-                    double *v)
+/* The exact sums: a sum of products x y is kept as a fixed-point integer in FB_FIT_LIMBS
+ * limbs of LIMB_BITS bits, limb l weighing 2^(LOW_EXP + LIMB_BITS l), so that it is the
+ * same whatever the rows' grouping and order.  Each product enters as its rounded double and
+ * that double's error (an fma), each cut below 2^LOW_EXP towards zero: the cut is a row's
+ * own, so the sum stays exact.  A client sends its limbs carried (each in [0, 2^30), the top
+ * one signed) as doubles; the clients' limbs add exactly in doubles (below 2^53 for up to
+ * 2^22 clients), and the server carries them again and rounds the integer to a double. */
+#define LIMB_BITS 30
+#define LIMB_MASK ((int64_t)((1 << LIMB_BITS) - 1))
+#define LOW_EXP (-450)
+/* The largest |x| a column may hold: products stay below 2^298, within the top limb. */
+#define FIT_MAX_ABS 0x1p149
+
+/* Add t to the limbs acc (its bits below 2^LOW_EXP dropped towards zero). */
+static void limbs_add(int64_t *acc, double t)
 {
-	size_t m = fm->nparents + 1;
+	int e, pos, i;
+	uint64_t mag;
+	int64_t sign = t < 0 ? -1 : 1;
+
+	if (t == 0)
+		return;
+	mag = (uint64_t)ldexp(fabs(frexp(t, &e)), 53); /* |t| = mag 2^(e - 53) */
+	pos = e - 53 - LOW_EXP;
+	if (pos < 0) {
+		if (-pos >= 64)
+			return;
+		mag >>= -pos;
+		pos = 0;
+	}
+	i = pos / LIMB_BITS;
+	acc[i] += sign * (int64_t)((mag << (pos % LIMB_BITS)) & (uint64_t)LIMB_MASK);
+	for (mag >>= LIMB_BITS - pos % LIMB_BITS; mag != 0; mag >>= LIMB_BITS)
+		acc[++i] += sign * (int64_t)(mag & (uint64_t)LIMB_MASK);
+}
+
+/* Carry the limbs: each in [0, 2^LIMB_BITS) but the top one, which keeps the sign. */
+static void limbs_carry(int64_t *acc)
+{
+	for (size_t l = 0; l + 1 < FB_FIT_LIMBS; l++) {
+		int64_t r = acc[l] & LIMB_MASK;
+
+		acc[l + 1] += (acc[l] - r) / ((int64_t)1 << LIMB_BITS);
+		acc[l] = r;
+	}
+}
+
+/* The double nearest (to a few units in the last place) carried limbs' value, summed from
+ * the top limb down. */
+static double limbs_value(const int64_t *acc)
+{
+	double v = 0;
+
+	for (size_t l = FB_FIT_LIMBS; l-- > 0;)
+		v += ldexp((double)acc[l], LOW_EXP + LIMB_BITS * (int)l);
+	return v;
+}
+
+/* Add x y, exactly, to the limbs acc. */
+static void limbs_add_product(int64_t *acc, double x, double y)
+{
+	double p = x * y;
+
+	limbs_add(acc, p);
+	limbs_add(acc, fma(x, y, -p));
+}
+
+/* Add family fm's moments over ds's training rows to v: the row count, then the limbs of
+ * each sum and cross-product; FB_ERR naming a value too large for the exact sums. */
+int fb_fit_moments(const fb_dataset *ds, const fb_family *fm, const size_t *cols, double *v,
+                   fb_error *err)
+{
+	size_t m = fm->nparents + 1, nm = m + m * (m + 1) / 2, L = FB_FIT_LIMBS;
+	int64_t *acc = fb_xcalloc(nm * L + 1, sizeof *acc);
 	double x[FB_FIT_MAX_FAMILY];
 
 	for (size_t row = 0; row < ds->n; row++) {
 		if (fb_dataset_part(ds, row) != FB_PART_TRAIN)
 			continue;
 		for (size_t a = 0; a < m; a++)
-			x[a] = fb_dataset_get(ds, row, cols[a]);
+			if (!(fabs(x[a] = fb_dataset_get(ds, row, cols[a])) < FIT_MAX_ABS)) {
+				free(acc);
+				return fb_fail(err, "column '%s' holds %g, beyond what the fit's exact "
+				               "sums take (|x| < 2^149)", ds->vars[cols[a]].name, x[a]);
+			}
 		v[0] += 1.0;
 		for (size_t a = 0; a < m; a++) {
-			v[1 + a] += x[a];
+			limbs_add(acc + a * L, x[a]);
 			for (size_t b = a; b < m; b++)
-				v[1 + m + tri(m, a, b)] += x[a] * x[b];
+				limbs_add_product(acc + (m + tri(m, a, b)) * L, x[a], x[b]);
 		}
+	}
+	for (size_t k = 0; k < nm; k++) {
+		limbs_carry(acc + k * L);
+		for (size_t l = 0; l < L; l++)
+			v[1 + k * L + l] += (double)acc[k * L + l];
+	}
+	free(acc);
+	return FB_OK;
+}
+
+/* The moments of a family (the row count, the m sums, the m(m+1)/2 cross-products) from
+ * the summed limbs v into w. */
+static void moments_of(const double *v, size_t m, double *w)
+{
+	size_t nm = m + m * (m + 1) / 2, L = FB_FIT_LIMBS;
+	int64_t acc[FB_FIT_LIMBS];
+
+	w[0] = v[0];
+	for (size_t k = 0; k < nm; k++) {
+		for (size_t l = 0; l < L; l++)
+			acc[l] = (int64_t)v[1 + k * L + l];
+		limbs_carry(acc);
+		w[1 + k] = limbs_value(acc);
 	}
 }
 
@@ -91,14 +187,19 @@ static int solve(double *S, size_t m, const fb_dataset *names, const fb_family *
 	return FB_OK;
 }
 
-/* Fit node i's regression from its family's moments v. */
-static int regress(const fb_fit_job *job, size_t i, const double *v, fb_gnode *g,
+/* Fit node i's regression from its family's summed limbs sums. */
+static int regress(const fb_fit_job *job, size_t i, const double *sums, fb_gnode *g,
                    fb_error *err)
 {
 	const fb_family *fm = &job->fam[i];
 	size_t m = fm->nparents + 1, p = fm->nparents;
-	double S[FB_FIT_MAX_FAMILY * FB_FIT_MAX_FAMILY], syy, rss, n = v[0];
+	double S[FB_FIT_MAX_FAMILY * FB_FIT_MAX_FAMILY], syy, rss, n;
+	double w[1 + FB_FIT_MAX_FAMILY + FB_FIT_MAX_FAMILY * (FB_FIT_MAX_FAMILY + 1) / 2];
 
+	const double *v = w;
+
+	moments_of(sums, m, w);
+	n = v[0];
 	if (!(n > (double)p + 1))
 		return fb_fail(err, "'%s' has %zu parents and %.0f training rows: its regression "
 		               "needs at least %zu rows", job->whole->vars[i].name, p, n, p + 2);

@@ -25,15 +25,15 @@ static void families_release(fb_fit_job *job)
 	free(job->stats);
 }
 
-/* Numbers family i's statistics take: q r counts, or 1 + m + m(m+1)/2 moments of its m
- * columns (parents, then the variable). */
+/* Numbers family i's statistics take: q r counts, or the row count and the limbs of the
+ * m + m(m+1)/2 exact sums of its m columns (parents, then the variable). */
 static size_t family_len(const fb_fit_job *job, const fb_dataset *ds, size_t i)
 {
 	const fb_family *fm = &job->fam[i];
 	size_t m = fm->nparents + 1, q = 1;
 
 	if (!job->discrete)
-		return 1 + m + m * (m + 1) / 2;
+		return 1 + (m + m * (m + 1) / 2) * FB_FIT_LIMBS;
 	for (size_t j = 0; j < fm->nparents; j++)
 		q *= ds->vars[fm->parents[j]].nlevels;
 	return q * ds->vars[i].nlevels;
@@ -199,8 +199,8 @@ static int fit_client(void *state, size_t k, const fb_dataset *local, const fb_m
 			return fb_fail(err, "client %zu lacks a column of family %zu", k + 1, i + 1);
 		if (job->discrete)
 			fb_fit_count(local, &fm, cols, v + fm.start);
-		else
-			fb_fit_moments(local, &fm, cols, v + fm.start);
+		else if (fb_fit_moments(local, &fm, cols, v + fm.start, err) != FB_OK)
+			return FB_ERR;
 	}
 	return FB_OK;
 }
