@@ -2,7 +2,7 @@
  * the order of their names, mark by mark, on stored bnlearn networks and a confounded
  * continuous file; over three clients it finds the bidirected edge of two variables that a
  * hidden cause joins; bad parameters and malformed messages are refused in a sentence;
- * fedfci-pooled gives all:fci's PAG mark by mark. */
+ * fedfci-pooled gives all:fci's PAG mark by mark (compat=causal-learn too). */
 #include "config.h"
 
 #include <math.h>
@@ -60,14 +60,17 @@ static fb_pag *run_pag(const char *name, const fb_dataset *ds, size_t k, const c
 	fb_run *run;
 	fb_pag *p = NULL;
 	const fb_algo *algo, *inner;
+	char buf[256], *save = NULL;
 
 	fb_split_options_init(&so);
 	part = fb_split(ds, FB_SPLIT_HORIZONTAL, k, &so, err);
 	assert_non_null(part);
 	assert_int_equal(fb_algo_lookup(name, &algo, &inner, err), FB_OK);
 	assert_int_equal(fb_params_init(&params, fb_algo_params(algo, inner), err), FB_OK);
-	if (words != NULL && fb_params_set_word(&params, words, name, err) != FB_OK)
-		goto out;
+	snprintf(buf, sizeof buf, "%s", words != NULL ? words : "");
+	for (char *w = strtok_r(buf, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save))
+		if (fb_params_set_word(&params, w, name, err) != FB_OK)
+			goto out;
 	run = fb_run_alloc(&(fb_run_spec){ .algo = name, .params = &params, .data = ds,
 	                                   .part = part }, err);
 	while (run != NULL && !fb_run_done(run))
@@ -244,7 +247,9 @@ static void check_pooled(const char *rel, size_t k, const char *test)
 	if (got == NULL)
 		fail_msg("%s: %s", rel, err.msg);
 	fb_fci_options_init(&o);
-	o.pc.ci.test = strcmp(test, "test=chi2") == 0 ? FB_CI_CHI2 : FB_CI_G2;
+	o.pc.ci.test = strstr(test, "test=chi2") != NULL ? FB_CI_CHI2 : FB_CI_G2;
+	if (strstr(test, "compat=causal-learn") != NULL)
+		o.pc.compat = FB_PC_COMPAT_CAUSAL_LEARN;
 	want = fb_fci_run(ds, &o, NULL, &err);
 	assert_non_null(want);
 	for (size_t i = 0; i < ds->d * ds->d; i++)
@@ -268,6 +273,7 @@ static void test_pooled(void **state)
 	check_pooled("tests/data/causal-learn/child.csv.gz", 4, "test=g2");
 	check_pooled("tests/data/causal-learn/child.csv.gz", 7, "test=chi2");
 	check_pooled("tests/data/causal-learn/survey.csv.gz", 3, "test=g2");
+	check_pooled("tests/data/causal-learn/child.csv.gz", 5, "test=chi2 compat=causal-learn");
 	assert_null(run_pag("fedfci-pooled", ds, 2, NULL, &err));
 	assert_true(err.msg[0] != '\0' && strchr(err.msg, '\n') == NULL);
 	printf("continuous data: %s\n", err.msg);

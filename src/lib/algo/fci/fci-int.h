@@ -56,6 +56,9 @@ typedef struct fci_env {
 	                             then tries no larger subsets for that edge */
 } fci_env;
 
+/* Ranks of d variables: by index, or by the names X1..Xd as strings (causal-learn's sort);
+ * caller frees. */
+size_t *fci_name_ranks(size_t d, bool by_name);
 /* p's edges: o-o over the skeleton g (p's other edges removed). */
 void fci_pag_skeleton(fb_pag *p, const fb_graph *g);
 /* Remove from p the pairs the knowledge bk (or NULL) forbids both ways, their separating

@@ -33,7 +33,7 @@ static int data_test(void *ctx, size_t x, size_t y, const size_t *S, size_t ns, 
 }
 
 /* Ranks of d variables: by index, or by the names X1..Xd as strings (causal-learn's sort). */
-static size_t *name_ranks(size_t d, bool by_name)
+size_t *fci_name_ranks(size_t d, bool by_name)
 {
 	size_t *rank = fb_xmalloc((d + 1) * sizeof *rank);
 
@@ -78,7 +78,7 @@ fb_fci *fb_fci_alloc(const fb_dataset *ds, const fb_fci_options *opt, const fb_k
 	}
 	f->alpha = o.pc.alpha;
 	f->bk = bk != NULL && !fb_knowledge_is_empty(bk) ? fb_knowledge_copy(bk) : NULL;
-	f->rank = name_ranks(ds->d, o.pc.compat == FB_PC_COMPAT_CAUSAL_LEARN);
+	f->rank = fci_name_ranks(ds->d, o.pc.compat == FB_PC_COMPAT_CAUSAL_LEARN);
 	f->compat = o.pc.compat == FB_PC_COMPAT_CAUSAL_LEARN;
 	f->pdsep_max = f->compat ? -1 : o.pc.depth;
 	f->seps = fci_seps_alloc(ds->d);

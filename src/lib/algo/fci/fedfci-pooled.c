@@ -39,6 +39,7 @@ typedef struct fp_state {
 	size_t *rank;          /* the identity */
 	fb_pag *pag;           /* after the possible-d-sep stage, then the PAG */
 	bool missed;           /* a test of the current edge had no answer */
+	bool compat;           /* compat=causal-learn */
 } fp_state;
 
 /* Client k: the tables of the broadcast's tests on its own rows. */
@@ -107,7 +108,8 @@ static fci_env fp_env(fp_state *st)
 	env.ctx = st;
 	env.bk = st->bk;
 	env.rank = st->rank;
-	env.pdsep_max = st->o.depth;
+	env.pdsep_max = st->compat ? -1 : st->o.depth;
+	env.skip_first = st->compat;
 	env.missed = &st->missed;
 	env.scratch = fb_xmalloc((4 * st->d + 4) * sizeof *env.scratch);
 	return env;
@@ -136,7 +138,8 @@ static int fp_stage(fp_state *st, bool *done, fb_error *err)
 		ret = fci_possible_dsep(p, &env, err);
 	} else {
 		memcpy(p->mark, st->pag->mark, st->d * st->d);
-		fci_join_required(p, st->bk);
+		if (!st->compat)
+			fci_join_required(p, st->bk);
 		fci_rule0(p, &env);
 		ret = fci_orient_rules(p, &env, err);
 	}
@@ -310,20 +313,21 @@ static int fp_create(fb_run *run, fb_error *err)
 	st->o.ci.df = (enum fb_ci_df)fb_params_choice(&run->params, "df");
 	st->o.ci.small = (enum fb_ci_small)fb_params_choice(&run->params, "small");
 	st->o.ci.zero_df = (enum fb_ci_zero_df)fb_params_choice(&run->params, "zero_df");
+	st->o.compat = (enum fb_pc_compat)fb_params_choice(&run->params, "compat");
+	st->compat = st->o.compat == FB_PC_COMPAT_CAUSAL_LEARN;
 	st->d = run->data->d;
 	st->k = run->part->k;
 	st->bk = fb_knowledge_is_empty(fb_run_knowledge(run)) ? NULL : fb_run_knowledge(run);
 	st->seed = run->fedopt.seed;
 	st->codes = fb_xcalloc(st->k + 1, sizeof *st->codes);
 	st->nlev = fb_xmalloc((st->d + 1) * sizeof *st->nlev);
-	st->rank = fb_xmalloc((st->d + 1) * sizeof *st->rank);
-	for (size_t j = 0; j < st->d; j++) {
+	st->rank = fci_name_ranks(st->d, st->compat);
+	for (size_t j = 0; j < st->d; j++)
 		st->nlev[j] = run->data->vars[j].nlevels;
-		st->rank[j] = j;
-	}
 	if (st->d < 2)
 		return fb_fail(err, "fedfci-pooled needs at least two variables, and the data has "
 		               "%zu", st->d);
+	fb_pc_ci_options(&st->o, &st->o.ci); /* what compat=causal-learn forces */
 	if ((st->ci = fb_ci_alloc_pooled(st->d, st->nlev, &st->o.ci, err)) == NULL)
 		return FB_ERR;
 	names = fb_dataset_names(run->data);
@@ -337,6 +341,11 @@ static const fb_choice fp_tests[] = {
 	{ "g2", FB_CI_G2 }, { "chi2", FB_CI_CHI2 }, { "chisq", FB_CI_CHI2 }, { 0 },
 };
 
+/* The names of compat='s values. */
+static const fb_choice fp_compats[] = {
+	{ "none", FB_PC_COMPAT_NONE }, { "causal-learn", FB_PC_COMPAT_CAUSAL_LEARN }, { 0 },
+};
+
 /* fedfci-pooled's parameters: fci's, the discrete tests alone. */
 static const fb_param_def fp_params[] = {
 	{ "alpha", FB_PARAM_DOUBLE, "0.05", 0, 1, NULL,
@@ -347,6 +356,9 @@ static const fb_param_def fp_params[] = {
 	  "largest conditioning set of the skeleton and of the possible-d-sep stage (-1: no "
 	  "limit)" },
 	PC_PARAMS_DISCRETE,
+	{ "compat", FB_PARAM_CHOICE, "none", 0, 0, fp_compats,
+	  "causal-learn: FCI as causal-learn's fci(data, test, alpha), on which FedC2SL's "
+	  "FedFCI is built: the PAG is all:fci compat=causal-learn's" },
 	{ 0 },
 };
 
