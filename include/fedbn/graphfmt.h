@@ -23,6 +23,7 @@
 #include "fedbn/core.h"
 #include "fedbn/dataset.h"
 #include "fedbn/graph.h"
+#include "fedbn/pag.h"
 
 /* A graph file format. */
 enum fb_graph_format {
@@ -56,6 +57,10 @@ typedef struct fb_graph_read_info {
 	enum fb_graph_format format; /* the format the file was read as */
 	size_t lossy;                /* edges whose marks fedbn's graphs cannot hold, read as
 	                                the nearest relation (see above) */
+	fb_pag *pag;                 /* when an edge had a circle or two arrowheads (Tetrad
+	                                text, causal-learn's matrix): every edge with its
+	                                marks, over the graph's nodes (the caller frees it);
+	                                else NULL */
 } fb_graph_read_info;
 
 /* Read the graph in path over the d names (FB_GRAPH_AUTO: find the format; another: read

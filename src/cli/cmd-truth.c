@@ -35,6 +35,7 @@ static int truth_show(fb_cmd_ctx *ctx)
 /* Read a truth over the dataset's variables. */
 static int truth_load(fb_cmd_ctx *ctx, const char *path)
 {
+	fb_pag *pag = NULL;
 	fb_graph *g;
 	int format;
 	size_t n;
@@ -42,9 +43,10 @@ static int truth_load(fb_cmd_ctx *ctx, const char *path)
 	if (ctx->s->data == NULL)
 		return fb_cmd_error(ctx, "no dataset: load or generate the data first, so "
 		                         "that the truth's names can be checked");
-	if ((g = fb_graph_files_read(ctx, path, &format)) == NULL)
+	if ((g = fb_graph_files_read_pag(ctx, path, &format, &pag)) == NULL)
 		return FB_CMD_ERROR;
 	n = fb_session_set_truth(ctx->s, g, path);
+	ctx->s->truth_pag = pag;
 	fb_files_note_read(ctx, path, "the truth was read from it");
 	fprintf(ctx->out, "truth: %zu edges from '%s'", fb_graph_n_edges(g), path);
 	if (format != FB_GRAPH_EDGES)
@@ -55,6 +57,13 @@ static int truth_load(fb_cmd_ctx *ctx, const char *path)
 		fprintf(ctx->out, "; %zu run%s over this dataset scored against it", n,
 		        n == 1 ? "" : "s");
 	fputc('\n', ctx->out);
+	if (pag != NULL)
+		fprintf(ctx->out, "truth: a PAG (%zu edge%s with a circle or <->): its marks are kept "
+		        "as the true PAG, against which compare scores the PAG-SHD of fci and "
+		        "fedfci runs; where a DAG is needed (SHD of other learners, gen, fit, "
+		        "pictures) it is read as its nearest DAG (o-> as ->, the others as -)\n",
+		        fb_pag_n_circles(pag) + fb_pag_n_bidirected(pag),
+		        fb_pag_n_circles(pag) + fb_pag_n_bidirected(pag) == 1 ? "" : "s");
 	return FB_CMD_OK;
 }
 

@@ -26,10 +26,12 @@ const char *fb_graph_files_words(int f)
 	return f > 0 && f < FB_GRAPH_NFORMATS ? words[f] : "graph";
 }
 
-/* Read path over the dataset's variables. */
-fb_graph *fb_graph_files_read(fb_cmd_ctx *ctx, const char *path, int *format)
+/* Read path over the dataset's variables; with pag, a file whose marks make a PAG (a
+ * circle or <->) also gives them in *pag (else NULL), without the warning. */
+fb_graph *fb_graph_files_read_pag(fb_cmd_ctx *ctx, const char *path, int *format,
+                                  fb_pag **pag)
 {
-	fb_graph_read_info info = { FB_GRAPH_AUTO, 0 };
+	fb_graph_read_info info = { FB_GRAPH_AUTO, 0, NULL };
 	fb_error err = { { 0 } };
 	fb_graph *g = fb_graph_read_file_for(path, FB_GRAPH_AUTO, ctx->s->data, &info, &err);
 
@@ -37,13 +39,23 @@ fb_graph *fb_graph_files_read(fb_cmd_ctx *ctx, const char *path, int *format)
 		fb_cmd_error_plain(ctx, "%s", err.msg);
 		return NULL;
 	}
-	if (info.lossy > 0)
+	if (info.lossy > 0 && (pag == NULL || info.pag == NULL))
 		fb_cmd_warn(ctx, "'%s': %zu edge%s with a circle or two arrowheads (o->, <->, o-o) "
 		            "read as the nearest edge fedbn holds (o-> as ->, the others as -)",
 		            path, info.lossy, info.lossy == 1 ? "" : "s");
+	if (pag != NULL)
+		*pag = info.pag;
+	else
+		fb_pag_free(info.pag);
 	if (format != NULL)
 		*format = (int)info.format;
 	return g;
+}
+
+/* Read path over the dataset's variables. */
+fb_graph *fb_graph_files_read(fb_cmd_ctx *ctx, const char *path, int *format)
+{
+	return fb_graph_files_read_pag(ctx, path, format, NULL);
 }
 
 /* The format to write path in: format= when given, else its extension's. */

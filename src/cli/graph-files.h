@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "fedbn/graph.h"
+#include "fedbn/pag.h"
 #include "fedbn/param.h"
 #include "cmd.h"
 
@@ -13,6 +14,12 @@
  * (there must be one); NULL after printing the error.  Warns when marks were read as the
  * nearest relation.  *format (may be NULL) gets the format read, an enum fb_graph_format. */
 fb_graph *fb_graph_files_read(fb_cmd_ctx *ctx, const char *path, int *format);
+/* fb_graph_files_read that also gives, for a file whose marks make a PAG (Tetrad text or
+ * causal-learn's matrix with a circle or <->), those marks over the data's variables in
+ * *pag (the caller frees; else NULL), instead of warning that they were read as the nearest
+ * edges. */
+fb_graph *fb_graph_files_read_pag(fb_cmd_ctx *ctx, const char *path, int *format,
+                                  fb_pag **pag);
 /* The format (enum fb_graph_format) to write path in: format= when given, else the one its
  * extension names, FB_GRAPH_AUTO when none does (and, with pictures, for .dot and .gv, which
  * export draws; .bif is left to a writer with probabilities). */

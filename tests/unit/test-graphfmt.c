@@ -48,6 +48,7 @@ static fb_graph *parse_ok(const char *text, enum fb_graph_format f, size_t *loss
 		fail_msg("unexpected error: %s", err.msg);
 	if (lossy != NULL)
 		*lossy = info.lossy;
+	fb_pag_free(info.pag);
 	return g;
 }
 
@@ -284,6 +285,51 @@ static char na[] = "A", nb[] = "B", nc[] = "C", nd[] = "D";
 /* ... as the data's names. */
 static char *const abcd[] = { na, nb, nc, nd };
 
+/* A file of Tetrad text with circles and <->, its nodes in another order than the data's
+ * A..D, gives its marks as a PAG over A..D (and a DAG file gives none); causal-learn's
+ * matrix by position. */
+static void test_pag_marks(void **state)
+{
+	fb_graph_read_info info;
+	fb_error err = { { 0 } };
+	static char x1[] = "X1", x2[] = "X2", x3[] = "X3";
+	char *const x123[] = { x1, x2, x3 };
+	fb_graph *g;
+
+	(void)state;
+	g = fb_graph_read_file(put_file("p.txt", "Graph Nodes:\nD;C;B;A\n\nGraph Edges:\n"
+	                                "1. A o-> B\n2. D <-> C\n3. B --> D\n"),
+	                       FB_GRAPH_AUTO, abcd, 4, &info, &err);
+	assert_non_null(g);
+	assert_non_null(info.pag);
+	assert_int_equal(info.pag->d, 4);
+	assert_string_equal(info.pag->names[2], "C");
+	assert_int_equal(fb_pag_mark(info.pag, 0, 1), FB_PAG_ARROW);  /* at B */
+	assert_int_equal(fb_pag_mark(info.pag, 1, 0), FB_PAG_CIRCLE); /* at A */
+	assert_int_equal(fb_pag_mark(info.pag, 2, 3), FB_PAG_ARROW);
+	assert_int_equal(fb_pag_mark(info.pag, 3, 2), FB_PAG_ARROW);
+	assert_int_equal(fb_pag_mark(info.pag, 1, 3), FB_PAG_ARROW);  /* B --> D: at D */
+	assert_int_equal(fb_pag_mark(info.pag, 3, 1), FB_PAG_TAIL);
+	assert_int_equal(fb_pag_n_edges(info.pag), 3);
+	fb_pag_free(info.pag);
+	fb_graph_free(g);
+	g = fb_graph_read_file(put_file("q.txt", "Graph Nodes:\nA;B;C;D\n\nGraph Edges:\n"
+	                                "1. A --> B\n"), FB_GRAPH_AUTO, abcd, 4, &info, &err);
+	assert_non_null(g);
+	assert_null(info.pag);
+	fb_graph_free(g);
+	g = fb_graph_read_file(put_file("m.txt", "0 2 0\n1 0 1\n0 1 0\n"), FB_GRAPH_AUTO, x123, 3,
+	                       &info, &err);
+	assert_non_null(g);
+	assert_non_null(info.pag);
+	assert_int_equal(fb_pag_mark(info.pag, 1, 0), FB_PAG_CIRCLE); /* X1 o-> X2 */
+	assert_int_equal(fb_pag_mark(info.pag, 0, 1), FB_PAG_ARROW);
+	assert_int_equal(fb_pag_mark(info.pag, 1, 2), FB_PAG_ARROW);  /* X2 <-> X3 */
+	assert_int_equal(fb_pag_mark(info.pag, 2, 1), FB_PAG_ARROW);
+	fb_pag_free(info.pag);
+	fb_graph_free(g);
+}
+
 /* Read file name holding text over A..D; its format is found; returns the graph or NULL with
  * the error in err. */
 static fb_graph *read_named(const char *name, const char *text, fb_graph_read_info *info,
@@ -485,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_small_files),
 		cmocka_unit_test(test_dag_formats),
 		cmocka_unit_test(test_lossy_marks),
+		cmocka_unit_test(test_pag_marks),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_round_trip),

@@ -42,6 +42,8 @@ typedef struct gf_edge {
 	bool undirected;  /* a - b */
 	double w;         /* its weight (1 unless the file gives one) */
 	size_t line, col; /* where it was written */
+	unsigned char ma, mb; /* the marks at a and at b as written (enum fb_pag_mark), or 0
+	                         where the format has none */
 } gf_edge;
 
 /* A graph being read. */
@@ -53,6 +55,7 @@ typedef struct gf_build {
 	bool weighted;   /* a weight was read */
 	bool opposite;   /* two opposite arcs make an undirected edge (GML, JSON) */
 	size_t lossy;    /* edges read as the nearest relation fedbn can hold */
+	bool pag;        /* an edge had a circle or two arrowheads: the marks make a PAG */
 } gf_build;
 
 /* Index of the node called name (len bytes), or SIZE_MAX. */
@@ -68,6 +71,8 @@ void gf_edge_add(gf_build *b, size_t a, size_t c, bool undirected, double w, siz
                  size_t col);
 /* The graph of b: FB_ERR (NULL) naming the line of a self-loop or a pair joined twice. */
 fb_graph *gf_build_graph(const gf_build *b, const gf_text *t);
+/* The PAG of b's edges' marks over its nodes (an edge without marks as its relation). */
+fb_pag *gf_build_pag(const gf_build *b);
 /* Free what b holds. */
 void gf_build_release(gf_build *b);
 

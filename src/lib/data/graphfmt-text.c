@@ -14,8 +14,8 @@ enum mark { MARK_TAIL, MARK_ARROW, MARK_CIRCLE };
 
 /* Add the edge a (ma)-(mc) c: the relation fedbn can hold, counting those read as the
  * nearest one (o-> as ->; <->, o-o, o-- as -). */
-static void mark_edge(gf_build *b, size_t a, size_t c, enum mark ma, enum mark mc,
-                      size_t line, size_t col)
+static void mark_edge_near(gf_build *b, size_t a, size_t c, enum mark ma, enum mark mc,
+                           size_t line, size_t col)
 {
 	if (ma != MARK_ARROW && mc == MARK_ARROW) {
 		gf_edge_add(b, a, c, false, 1, line, col);
@@ -28,6 +28,23 @@ static void mark_edge(gf_build *b, size_t a, size_t c, enum mark ma, enum mark m
 	}
 	if (ma == MARK_CIRCLE || mc == MARK_CIRCLE || (ma == MARK_ARROW && mc == MARK_ARROW))
 		b->lossy++;
+}
+
+/* Add the edge a (ma)-(mc) c as mark_edge_near does, keeping its marks for the PAG. */
+static void mark_edge(gf_build *b, size_t a, size_t c, enum mark ma, enum mark mc,
+                      size_t line, size_t col)
+{
+	static const unsigned char pag_of[] = { [MARK_TAIL] = FB_PAG_TAIL,
+		                                [MARK_ARROW] = FB_PAG_ARROW,
+		                                [MARK_CIRCLE] = FB_PAG_CIRCLE };
+	gf_edge *e;
+
+	mark_edge_near(b, a, c, ma, mc, line, col);
+	e = &b->e[b->ne - 1];
+	e->ma = pag_of[e->a == a ? ma : mc];
+	e->mb = pag_of[e->a == a ? mc : ma];
+	if (ma == MARK_CIRCLE || mc == MARK_CIRCLE || (ma == MARK_ARROW && mc == MARK_ARROW))
+		b->pag = true;
 }
 
 /* How many of the n bytes at s are blanks or tabs before anything else. */

@@ -198,7 +198,7 @@ void gf_edge_add(gf_build *b, size_t a, size_t c, bool undirected, double w, siz
 		b->ecap = b->ecap == 0 ? 16 : 2 * b->ecap;
 		b->e = fb_xreallocarray(b->e, b->ecap, sizeof *b->e);
 	}
-	b->e[b->ne++] = (gf_edge){ a, c, undirected, w, line, col };
+	b->e[b->ne++] = (gf_edge){ a, c, undirected, w, line, col, 0, 0 };
 }
 
 /* The edge before e[k] that joins the same pair. */
@@ -258,6 +258,26 @@ fb_graph *gf_build_graph(const gf_build *b, const gf_text *t)
 			return NULL;
 		}
 	return g;
+}
+
+/* The PAG of b's edges' marks (an edge without marks as its relation: a tail at a parent
+ * and at both ends of an undirected edge). */
+fb_pag *gf_build_pag(const gf_build *b)
+{
+	fb_pag *p = fb_pag_alloc(b->n);
+
+	for (size_t i = 0; i < b->n; i++)
+		fb_pag_set_name(p, i, b->names[i], NULL);
+	for (size_t k = 0; k < b->ne; k++) {
+		const gf_edge *e = &b->e[k];
+
+		if (e->ma != 0)
+			fb_pag_set(p, e->a, e->b, (enum fb_pag_mark)e->ma, (enum fb_pag_mark)e->mb);
+		else
+			fb_pag_set(p, e->a, e->b, FB_PAG_TAIL,
+			           e->undirected ? FB_PAG_TAIL : FB_PAG_ARROW);
+	}
+	return p;
 }
 
 /* Free what b holds. */
@@ -438,7 +458,8 @@ fb_graph *fb_graph_parse(const char *buf, size_t len, enum fb_graph_format forma
 		fb_fail(err, "cannot read '%s' as %s here", name, fb_graph_format_name(format));
 	}
 	if (info != NULL)
-		*info = (fb_graph_read_info){ format, b.lossy };
+		*info = (fb_graph_read_info){ format, b.lossy,
+			                      g != NULL && b.pag ? gf_build_pag(&b) : NULL };
 	gf_build_release(&b);
 	return g;
 }
@@ -526,12 +547,41 @@ done:
 	return out;
 }
 
+/* The PAG p (over the file's nodes) put over g's nodes, which are the data's (by name, or
+ * by position when positional); NULL when p or g is.  Frees p. */
+static fb_pag *pag_over_names(fb_pag *p, const fb_graph *g, bool positional)
+{
+	size_t *at;
+	fb_pag *out;
+
+	if (p == NULL || g == NULL) {
+		fb_pag_free(p);
+		return NULL;
+	}
+	at = fb_xcalloc(p->d + 1, sizeof *at);
+	for (size_t i = 0; i < p->d; i++)
+		for (at[i] = 0; !positional && at[i] < g->d && strcmp(p->names[i], g->names[at[i]]) != 0;)
+			at[i]++;
+	for (size_t i = 0; positional && i < p->d; i++)
+		at[i] = i;
+	out = fb_pag_alloc(g->d);
+	for (size_t i = 0; i < g->d; i++)
+		fb_pag_set_name(out, i, g->names[i], NULL);
+	for (size_t i = 0; i < p->d; i++)
+		for (size_t j = i + 1; j < p->d; j++)
+			if (fb_pag_mark(p, i, j) != FB_PAG_NONE)
+				fb_pag_set(out, at[i], at[j], fb_pag_mark(p, j, i), fb_pag_mark(p, i, j));
+	free(at);
+	fb_pag_free(p);
+	return out;
+}
+
 /* Read the graph in path over the d names. */
 fb_graph *fb_graph_read_file(const char *path, enum fb_graph_format format,
                              char *const *names, size_t d, fb_graph_read_info *info,
                              fb_error *err)
 {
-	fb_graph_read_info got = { FB_GRAPH_EDGES, 0 };
+	fb_graph_read_info got = { FB_GRAPH_EDGES, 0, NULL };
 	fb_graph *g = NULL, *own;
 	char *buf = NULL;
 	size_t len = 0;
@@ -550,6 +600,7 @@ fb_graph *fb_graph_read_file(const char *path, enum fb_graph_format format,
 	} else if ((own = fb_graph_parse(buf, len, format, path, &got, err)) != NULL) {
 		g = over_names(own, names, d, format == FB_GRAPH_CAUSAL_LEARN, path, err);
 		fb_graph_free(own);
+		got.pag = pag_over_names(got.pag, g, format == FB_GRAPH_CAUSAL_LEARN);
 	}
 	got.format = format;
 	if (info != NULL)
