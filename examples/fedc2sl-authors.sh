@@ -41,7 +41,8 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # causal-learn as their README pins it, when the checkout has the tag
 if git -C "$cl" rev-parse -q --verify 0.1.2.8 >/dev/null 2>&1 &&
-	git -C "$cl" archive 0.1.2.8 causallearn | tar -x -C "$tmp" 2>/dev/null; then
+	git -C "$cl" archive 0.1.2.8 causallearn 2>/dev/null | tar -x -C "$tmp" 2>/dev/null &&
+	[ -d "$tmp/causallearn" ]; then
 	cl=$tmp
 	echo "causal-learn 0.1.2.8 (their README's version)"
 else
