@@ -109,7 +109,9 @@ typedef struct fb_fed_ops {
 	 * all its server needs: the server half on the sum the federation formed (fb_fed_sum)
 	 * and the count, writing the next broadcast.  It is never handed a client's reply. */
 	int (*server_sum)(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err);
-	/* With server_sum: the numbers in each client's vector (the same every round of a run). */
+	/* With server_sum: the numbers in each client's vector this round.  It may change from
+	 * round to round (fedc2sl's tables of a PC level): the federation reads it as the round
+	 * is wrapped and again for server_sum, so the state must keep it between the two. */
 	size_t (*sum_len)(const void *state);
 } fb_fed_ops;
 
