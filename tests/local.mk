@@ -14,11 +14,11 @@ clean-local-state:
 .PHONY: clean-local-state
 
 TESTS += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh \
-	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh tests/pane-class-tmux.sh \
+	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh tests/pane-class-tmux.sh tests/pane-server-tmux.sh \
 	tests/score-agree.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
 	tests/results.sh tests/session-replay.sh tests/report.sh tests/command-args.sh
 EXTRA_DIST += tests/check-layering.sh tests/shell-tmux.sh tests/pane-tmux.sh tests/interrupt.sh tests/lsan.supp tests/transcript.sh tests/data \
-	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh tests/pane-class-tmux.sh \
+	tests/pane-replay-tmux.sh tests/pane-keys-tmux.sh tests/pane-class-tmux.sh tests/pane-server-tmux.sh \
 	tests/score-agree.sh tests/tmux-lib.sh tests/export-layout.sh tests/files.sh tests/gen-memory.sh \
 	tests/results.sh tests/session-replay.sh tests/scratch-lib.sh tests/report.sh \
 	tests/command-args.sh
