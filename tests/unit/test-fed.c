@@ -348,7 +348,8 @@ static void test_summed_declared(void **state)
 {
 	static const char *const summed[] = { "voting", "avg", "gs-feddag", "as-feddag",
 		                              "as-feddag-linear", "notears-admm", "fedpc",
-		                              "fedpc-simple1", "fedc2sl", NULL };
+		                              "fedpc-simple1", "fedc2sl",
+		                              "fedfci-pooled", NULL };
 	size_t found = 0;
 
 	for (const fb_algo *const *a = fb_algo_table; *a != NULL; a++) {
@@ -360,7 +361,7 @@ static void test_summed_declared(void **state)
 			fail_msg("%s %s FB_ALGO_SUMMED", (*a)->name, listed ? "lacks" : "has");
 		found += listed;
 	}
-	assert_int_equal(found, 9);
+	assert_int_equal(found, 10);
 	assert_false(fb_algo_best.flags & FB_ALGO_SUMMED);
 	assert_false(fb_algo_sep.flags & FB_ALGO_SUMMED);
 }
