@@ -98,8 +98,13 @@ static int reply_removed(fedfci_state *st, fb_ci *ci, const unsigned char *bits,
 			pv[nrem++] = r.p;
 		}
 	if (ret == FB_OK) {
-		memcpy(fb_msg_bytes(up, (size_t)(q - buf)), buf, (size_t)(q - buf));
-		memcpy(fb_msg_doubles(up, nrem), pv, nrem * sizeof *pv);
+		unsigned char *b = fb_msg_bytes(up, (size_t)(q - buf));
+		double *dd = fb_msg_doubles(up, nrem);
+
+		if (q > buf)
+			memcpy(b, buf, (size_t)(q - buf));
+		if (nrem > 0)
+			memcpy(dd, pv, nrem * sizeof *pv);
 	}
 	free(S);
 	free(buf);

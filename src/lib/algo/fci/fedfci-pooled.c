@@ -199,7 +199,8 @@ static int fp_broadcast(fb_run *run, fp_state *st, fb_error *err)
 		c2_batch_clear(&st->b);
 		c2_batch_level(&st->b, fb_pc_graph(st->pc), fb_run_rounds(run));
 	}
-	c2_batch_sort(&st->b);
+	if (st->b.n > 0 && st->b.off[st->b.n] > 0) /* sets to share (none at level 0) */
+		c2_batch_sort(&st->b);
 	st->margin = 0;
 	for (size_t j = 0; !st->asked && j < st->d; j++)
 		st->margin += st->nlev[j];
