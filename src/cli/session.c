@@ -22,8 +22,8 @@ const fb_param_def fb_session_run_options[] = {
 	  "it; a run's seconds then leave out the fits it took)" },
 	{ "secure", FB_PARAM_BOOL, "no", 0, 1, NULL,
 	  "form every sum the server receives by secure aggregation (pairwise masks that cancel "
-	  "in the sum): fedpc, fedpc-simple1, fedc2sl, gs-feddag, as-feddag, as-feddag-linear, "
-	  "notears-admm, voting: and avg:; needs 3 clients" },
+	  "in the sum): fedpc, fedpc-simple1, fedc2sl, fedfci-pooled, gs-feddag, as-feddag, "
+	  "as-feddag-linear, notears-admm, voting: and avg:; needs 3 clients" },
 	{ "t", FB_PARAM_INT, "0", 0, 1000000, NULL,
 	  "secure=yes: the clients whose shares rebuild a lost client's key (0: a majority)" },
 	{ "secure_bits", FB_PARAM_INT, "30", 8, 52, NULL,

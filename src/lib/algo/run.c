@@ -164,6 +164,8 @@ static const char *seen_alone(const fb_algo *a)
 {
 	static const struct { const char *prefix, *what; } seen[] = {
 		{ "fedpc-simple2", "separating sets (it intersects the sets the clients found)" },
+		{ "fedfci", "removed pairs with their sets and p-values (it keeps the best set "
+		            "of each pair; fedfci-pooled sums tables instead)" },
 		{ "sep", "graph (it keeps one per client)" },
 		{ "best", "graph (it picks the one closest to the truth)" },
 		{ "notears-mlp-admm", "network parameters" },
@@ -191,8 +193,8 @@ static int check_secure(const fb_run *run, const char *name, fb_error *err)
 	    (run->inner != NULL && (run->inner->flags & FB_ALGO_CIRCUIT)))
 		return fb_fail(err, "%s's server must see each client's %s on its own, not only their "
 		               "sum, so secure=yes cannot take it (it takes fedpc, fedpc-simple1, "
-		               "fedc2sl, gs-feddag, as-feddag, as-feddag-linear, notears-admm, voting: "
-		               "and avg:)", name, seen_alone(a));
+		               "fedc2sl, fedfci-pooled, gs-feddag, as-feddag, as-feddag-linear, "
+		               "notears-admm, voting: and avg:)", name, seen_alone(a));
 	return FB_OK;
 }
 

@@ -199,7 +199,8 @@ void c2_batch_sort(c2_batch *b)
 		free(S);
 		return;
 	}
-	memcpy(S, b->S, b->off[n] * sizeof *S);
+	if (b->off[n] > 0) /* level 0's tests have no sets, and no set list */
+		memcpy(S, b->S, b->off[n] * sizeof *S);
 	for (size_t t = 0; t < n; t++)
 		r[t] = (test_ref){ b->x[t], b->y[t], b->ns[t], S + b->off[t] };
 	qsort(r, n, sizeof *r, test_cmp);
