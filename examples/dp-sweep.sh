@@ -11,11 +11,12 @@
 # the table gives mean and standard deviation of the SHD over files and seeds.
 #   sh examples/dp-sweep.sh [quick] [SEEDS]   (SEEDS = 3; quick: 1 seed, B_d20_n256_s1,
 #                                             epsilon 10 and inf)
-# fedpc and fedc2sl refuse dp_epsilon= (their sums are whole counts that clipping and noise
-# would destroy), so they are not swept.  Writes dp-sweep.csv (one row per cell, epsilon
-# first), dp-sweep-summary.md and dp-sweep-shd.png in $OUT (default: fedbn-figures); $DATA
-# is the shared data folder (default ../shared/data beside the source tree; absent: skipped
-# with a message); $JOBS and $FEDBN as in clients-sweep.sh.
+# fedpc refuses dp_epsilon= (its sums are whole counts that clipping and noise would
+# destroy); fedc2sl takes row-level privacy instead (the man page), not swept here.
+# Writes dp-sweep.csv (one row per cell, epsilon first), dp-sweep-summary.md and
+# dp-sweep-shd.png in $OUT (default: fedbn-figures); $DATA is the shared data folder
+# (default ../shared/data beside the source tree; absent: skipped with a message); $JOBS
+# and $FEDBN as in clients-sweep.sh.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/sweep-setup.sh"
 data=${DATA:-$here/../../shared/data}/synth

@@ -113,6 +113,11 @@ typedef struct fb_fed_ops {
 	 * round to round (fedc2sl's tables of a PC level): the federation reads it as the round
 	 * is wrapped and again for server_sum, so the state must keep it between the two. */
 	size_t (*sum_len)(const void *state);
+	/* Optional, with server_sum: row-level differential privacy.  The L2 sensitivity of the
+	 * round's summed vector to one row of a client's data, read off the round's broadcast
+	 * down; with it set, dp_epsilon='s noise has standard deviation dp_sigma times it and no
+	 * vector is clipped (NULL: each client's vector is clipped to dp_clip). */
+	double (*dp_rows)(const void *state, const fb_msg *down);
 } fb_fed_ops;
 
 /* Options of a federation. */

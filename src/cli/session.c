@@ -31,8 +31,10 @@ const fb_param_def fb_session_run_options[] = {
 	  "2^-bits per number)" },
 	{ "dp_epsilon", FB_PARAM_DOUBLE, "0", 0, 1e6, NULL,
 	  "secure=yes: differential privacy: each client clips its vector to dp_clip and adds "
-	  "its share of Gaussian noise to every sum; the run stops when the epsilon spent (zCDP "
-	  "over the sums) would pass this (0: no noise)" },
+	  "its share of Gaussian noise to every sum (fedc2sl: nothing clipped, a row's "
+	  "sensitivity sqrt(T'), T' the tables and level counts it touches, noise dp_sigma "
+	  "times it); the run stops when the epsilon spent (zCDP over the sums) would pass this "
+	  "(0: no noise)" },
 	{ "dp_delta", FB_PARAM_DOUBLE, "1e-5", 1e-300, 0.5, NULL,
 	  "dp_epsilon=: the delta of (epsilon, delta)" },
 	{ "dp_sigma", FB_PARAM_DOUBLE, "10", 1e-3, 1e6, NULL,

@@ -22,6 +22,7 @@
 #include "fedbn/ci.h"
 #include "fedbn/csv.h"
 #include "fedbn/knowledge.h"
+#include "fedbn/secagg.h"
 #include "fedbn/sim.h"
 
 /* Discrete data: d variables of 3 levels from the simulator (ER, 1.5 d edges). */
@@ -338,8 +339,97 @@ static void test_dropout(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Run fedc2sl under fo on part until it finishes or the privacy budget stops it (the
+ * sentence checked); its graph, the epsilon spent, the rounds and the last noisy sum (a copy,
+ * *n numbers) into the out-parameters. */
+static fb_graph *run_dp(const fb_dataset *ds, const fb_partition *part,
+                        const fb_fed_options *fo, double *spent, size_t *rounds,
+                        double **last, size_t *n)
+{
+	fb_error err = { "" };
+	fb_params p;
+	const fb_algo *a, *inner;
+	fb_run_spec spec = { .algo = "fedc2sl", .data = ds, .part = part, .fedopt = fo };
+	fb_run *run;
+	fb_graph *g;
+	const double *sum;
+	size_t count;
+
+	assert_int_equal(fb_algo_lookup("fedc2sl", &a, &inner, &err), FB_OK);
+	assert_int_equal(fb_params_init(&p, fb_algo_params(a, inner), &err), FB_OK);
+	assert_int_equal(fb_params_set_word(&p, "test=g2", "fedc2sl", &err), FB_OK);
+	spec.params = &p;
+	if ((run = fb_run_alloc(&spec, &err)) == NULL)
+		fail_msg("%s", err.msg);
+	while (!fb_run_done(run))
+		if (fb_run_step(run, &err) != FB_OK) {
+			printf("stopped: %s\n", err.msg);
+			assert_non_null(strstr(err.msg, "the privacy budget is spent"));
+			break;
+		}
+	*spent = fb_fed_dp_spent(run->fed);
+	*rounds = fb_fed_rounds(run->fed);
+	sum = fb_fed_last_sum(run->fed, n, &count);
+	*last = fb_xmalloc((*n > 0 ? *n : 1) * sizeof **last);
+	memcpy(*last, sum, *n * sizeof **last);
+	g = fb_run_result(run, &err);
+	assert_non_null(g);
+	fb_run_free(run);
+	fb_params_release(&p);
+	return g;
+}
+
+/* Row-level differential privacy: with a budget too large to bind and little noise the
+ * CPDAG is the plain run's; with a small budget each round spends the same rho, the run
+ * stops within it in one sentence, and the noise is the same bits for the same seed
+ * whatever the threads, and other bits for another seed. */
+static void test_dp(void **state)
+{
+	fb_dataset *ds = sim_discrete(7, 1200, 11, 3);
+	fb_partition *part = split_k(ds, 5, 7);
+	fb_fed_options fo;
+	fb_graph *ref, *g, *g2;
+	double spent, spent2, *last, *last2, rho = 1.0 / (2.0 * 10 * 10);
+	size_t rounds, rounds2, n, n2;
+
+	(void)state;
+	fb_fed_options_init(&fo);
+	fo.secure = true;
+	fo.dp_epsilon = 1e9;
+	fo.dp_sigma = 1e-3;
+	ref = run_to_end("fedc2sl", "test=g2", ds, part, NULL);
+	g = run_dp(ds, part, &fo, &spent, &rounds, &last, &n);
+	printf("dp_epsilon=1e9 dp_sigma=1e-3: %zu rounds, epsilon %.4g, %s\n", rounds, spent,
+	       same_marks(g, ref) ? "the plain CPDAG" : "DIFFERENT");
+	assert_true(same_marks(g, ref));
+	fb_graph_free(g);
+	free(last);
+	fo.dp_epsilon = 1;
+	fo.dp_sigma = 10;
+	g = run_dp(ds, part, &fo, &spent, &rounds, &last, &n);
+	printf("dp_epsilon=1 dp_sigma=10: %zu rounds, epsilon %.4g\n", rounds, spent);
+	assert_true(rounds >= 1 && spent <= 1);
+	assert_true(fabs(spent - fb_dp_epsilon((double)rounds * rho, fo.dp_delta)) < 1e-12);
+	fo.threads = 3;
+	g2 = run_dp(ds, part, &fo, &spent2, &rounds2, &last2, &n2);
+	assert_true(rounds2 == rounds && n2 == n && memcmp(last, last2, n * sizeof *last) == 0);
+	assert_true(same_marks(g, g2));
+	fb_graph_free(g2);
+	free(last2);
+	fo.seed = 99;
+	g2 = run_dp(ds, part, &fo, &spent2, &rounds2, &last2, &n2);
+	assert_true(n2 != n || memcmp(last, last2, n * sizeof *last) != 0);
+	fb_graph_free(g2);
+	free(last2);
+	free(last);
+	fb_graph_free(g);
+	fb_graph_free(ref);
+	fb_partition_free(part);
+	fb_dataset_free(ds);
+}
+
 /* What fedc2sl cannot take is refused in one sentence: continuous data, a vertical split,
- * differential privacy. */
+ * differential privacy without a delta in (0, 1). */
 static void test_refusals(void **state)
 {
 	fb_dataset *ds = sim_discrete(5, 300, 2, 3), *cont;
@@ -372,12 +462,13 @@ static void test_refusals(void **state)
 	fb_fed_options_init(&fo);
 	fo.secure = true;
 	fo.dp_epsilon = 1;
+	fo.dp_delta = 0;
 	{
 		fb_run_spec s3 = { .algo = "fedc2sl", .data = ds, .part = part, .fedopt = &fo };
 
 		assert_null(fb_run_alloc(&s3, &err));
 		printf("dp: %s\n", err.msg);
-		assert_non_null(strstr(err.msg, "dp_epsilon=0"));
+		assert_non_null(strstr(err.msg, "dp_delta="));
 	}
 	fb_partition_free(part);
 	fb_partition_free(vert);
@@ -395,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_secure),
 		cmocka_unit_test(test_knowledge),
 		cmocka_unit_test(test_dropout),
+		cmocka_unit_test(test_dp),
 		cmocka_unit_test(test_refusals),
 	};
 

@@ -24,6 +24,7 @@ struct fb_secure_client {
 	unsigned bits;              /* fixed-point fraction bits */
 	double dp_sd, dp_clip;      /* differential privacy: the sum's noise (0: none) and the
 	                               vector's clip */
+	double dp_sigma;            /* the noise in multiples of the sensitivity */
 	unsigned char root[FB_SA_KEY], pk[FB_SA_KEY], sk[FB_SA_KEY];
 	unsigned char *mask_seed;   /* k x FB_SA_KEY: the pair seeds with each other client */
 	unsigned char *box_key;     /* k x FB_SA_KEY: the keys of the boxes with each */
@@ -180,6 +181,7 @@ fb_secure_client *fb_secure_client_new(size_t k, size_t me, const fb_fed_options
 	c->bits = o->secure_bits;
 	c->dp_sd = o->dp_epsilon > 0 ? o->dp_sigma * o->dp_clip : 0;
 	c->dp_clip = o->dp_clip;
+	c->dp_sigma = o->dp_sigma;
 	fb_sa_root(o->seed, c->root);
 	fb_sa_keypair(c->root, me, c->pk, c->sk);
 	c->mask_seed = fb_xcalloc(k, FB_SA_KEY);
@@ -242,8 +244,11 @@ static void put_ring(fb_msg *up, const uint64_t *y, size_t n)
 }
 
 /* Mask the algorithm's reply in place: its n numbers in fixed point and a 1 (0 for an
- * empty reply), plus the pair masks with every other client taking part. */
-static int client_mask(fb_secure_client *c, const envelope *e, fb_msg *up, fb_error *err)
+ * empty reply), plus the pair masks with every other client taking part.  rows: the sum's
+ * sensitivity to one row (row-level privacy: nothing clipped), or 0 (each vector clipped
+ * to dp_clip). */
+static int client_mask(fb_secure_client *c, const envelope *e, double rows, fb_msg *up,
+                       fb_error *err)
 {
 	uint64_t *y = fb_xcalloc(e->n + 1, sizeof *y);
 	double *x = fb_xcalloc(e->n + 1, sizeof *x);
@@ -260,7 +265,9 @@ static int client_mask(fb_secure_client *c, const envelope *e, fb_msg *up, fb_er
 			memcpy(x, up->d, e->n * sizeof *x);
 		y[e->n] = 1;
 	}
-	if (c->dp_sd > 0) { /* its share of the sum's noise, on its clipped vector or on none */
+	if (c->dp_sd > 0 && rows > 0) /* its share of the noise of row-level privacy */
+		fb_dp_noise(c->root, c->me, e->round, x, e->n, c->dp_sigma * rows / sqrt((double)kp));
+	else if (c->dp_sd > 0) { /* its share of the sum's noise, on its clipped vector or none */
 		fb_dp_clip(x, e->n, c->dp_clip);
 		fb_dp_noise(c->root, c->me, e->round, x, e->n, c->dp_sd / sqrt((double)kp));
 	}
@@ -296,7 +303,8 @@ static int client_sum(fb_secure_client *c, const envelope *e, const fb_fed_ops *
 		fb_msg_bytes(up, 0);
 		return FB_OK;
 	}
-	return client_mask(c, e, up, err);
+	return client_mask(c, e, ops->dp_rows != NULL ? ops->dp_rows(state, &e->inner) : 0, up,
+	                   err);
 }
 
 /* A recovery: open the share each lost client boxed to this one. */

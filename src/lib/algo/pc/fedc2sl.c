@@ -36,6 +36,8 @@ typedef struct c2_state {
 	c2_batch b;         /* the round's tests */
 	c2_codes **codes;   /* k: each client's rows as codes (made by its own half) */
 	size_t ncells;      /* numbers in each client's reply this round */
+	bool dp;            /* differential privacy: the sums come noisy */
+	double *clean;      /* ncells: a noisy sum rounded to counts */
 	size_t margin;      /* of which the margins (first round) */
 	size_t count;       /* clients whose tables were in the last sum */
 	size_t silent;      /* clients that dropped out of the last round */
@@ -52,12 +54,65 @@ static int c2_client(void *state, size_t k, const fb_dataset *local, const fb_ms
 	return c2_client_tables(local, down, k, st->dropout, st->seed, &st->codes[k], up, err);
 }
 
+/* Noisy level counts m (rounded) made to agree on the rows: n the mean of the variables'
+ * totals, rounded; a variable short of it gets the difference on its first level, one over
+ * it gives rows back from its levels in order. */
+static void c2_margins_agree(const c2_state *st, double *m)
+{
+	double n = 0, *c = m;
+
+	for (size_t q = 0; q < st->margin; q++)
+		n += m[q];
+	n = nearbyint(n / (double)st->d);
+	for (size_t j = 0; j < st->d; c += st->nlev[j], j++) {
+		double diff = n;
+
+		for (size_t a = 0; a < st->nlev[j]; a++)
+			diff -= c[a];
+		if (diff >= 0)
+			c[0] += diff;
+		for (size_t a = 0; diff < 0 && a < st->nlev[j]; a++) {
+			double take = c[a] < -diff ? c[a] : -diff;
+
+			c[a] -= take;
+			diff += take;
+		}
+	}
+}
+
+/* A noisy sum as counts the tests take (into st->clean): each number rounded to the nearest
+ * integer and a negative one to 0, and the level counts made to agree on the rows. */
+static const double *c2_counts(c2_state *st, const double *sum)
+{
+	st->clean = fb_xrealloc(st->clean, (st->ncells > 0 ? st->ncells : 1) * sizeof *sum);
+	for (size_t q = 0; q < st->ncells; q++)
+		st->clean[q] = sum[q] > 0 ? nearbyint(sum[q]) : 0;
+	if (st->margin > 0)
+		c2_margins_agree(st, st->clean);
+	return st->clean;
+}
+
+/* Row-level differential privacy: adding or removing one row adds 1 to one cell of each
+ * table of the round and, in the first round, to one level count of each variable, so the
+ * summed vector's L2 sensitivity is the square root of the tables and margins it touches. */
+static double c2_dp_rows(const void *state, const fb_msg *down)
+{
+	const c2_state *st = state;
+	double cells;
+
+	if (down->nc != C2_NCONTROL)
+		return 1;
+	cells = down->c[C2_C_QUERIES] + (down->c[C2_C_MARGINS] > 0 ? (double)st->d : 0);
+	return sqrt(cells > 1 ? cells : 1);
+}
+
 /* The server on the summed tables: the margins, then each test's answer from its pooled
  * table, kept for PC's step. */
 static int c2_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
 {
 	c2_state *st = state;
 	fb_ci_result res;
+	const double *sum;
 
 	(void)down; /* the step writes the next broadcast */
 	st->count = in->count;
@@ -68,11 +123,12 @@ static int c2_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error
 	if (in->n != st->ncells)
 		return fb_fail(err, "the sum holds %zu numbers where the tests need %zu", in->n,
 		               st->ncells);
-	if (st->margin > 0 && fb_ci_pooled_margins(st->ci, in->sum, err) != FB_OK)
+	sum = st->dp ? c2_counts(st, in->sum) : in->sum;
+	if (st->margin > 0 && fb_ci_pooled_margins(st->ci, sum, err) != FB_OK)
 		return FB_ERR;
 	for (size_t t = 0; t < st->b.n; t++)
 		if (fb_ci_pooled_answer(st->ci, st->b.x[t], st->b.y[t], st->b.S + st->b.off[t],
-		                        st->b.ns[t], in->sum + st->b.cell[t], &res, err) != FB_OK)
+		                        st->b.ns[t], sum + st->b.cell[t], &res, err) != FB_OK)
 			return FB_ERR;
 	return FB_OK;
 }
@@ -84,7 +140,7 @@ static size_t c2_sum_len(const void *state)
 }
 
 static const fb_fed_ops c2_ops = { .client = c2_client, .server_sum = c2_server,
-	                           .sum_len = c2_sum_len };
+	                           .sum_len = c2_sum_len, .dp_rows = c2_dp_rows };
 
 /* fedc2sl's options: PC's and the dropout. */
 typedef struct c2_opts {
@@ -110,9 +166,6 @@ static void c2_options_from(const fb_params *p, c2_opts *o)
 /* Check the split's variables: discrete, two at least, the same levels as the data's. */
 static int c2_check(const fb_run *run, fb_error *err)
 {
-	if (run->fedopt.dp_epsilon > 0)
-		return fb_fail(err, "fedc2sl's sums are contingency counts, which the clipping of "
-		               "differential privacy (dp_clip) would destroy: set dp_epsilon=0");
 	if (run->data->d < 2)
 		return fb_fail(err, "fedc2sl needs at least two variables, and the data has %zu",
 		               run->data->d);
@@ -136,6 +189,7 @@ static int c2_create(fb_run *run, fb_error *err)
 	st->k = run->part->k;
 	st->dropout = opts.dropout;
 	st->seed = run->fedopt.seed;
+	st->dp = run->fedopt.dp_epsilon > 0;
 	st->codes = fb_xcalloc(st->k, sizeof *st->codes);
 	st->nlev = fb_xmalloc(st->d * sizeof *st->nlev);
 	for (size_t j = 0; j < st->d; j++)
@@ -250,6 +304,7 @@ static void c2_destroy(fb_run *run)
 		c2_codes_free(st->codes[c]);
 	free(st->codes);
 	free(st->nlev);
+	free(st->clean);
 	free(st);
 	run->state = NULL;
 }
@@ -257,7 +312,9 @@ static void c2_destroy(fb_run *run)
 /* What the result is. */
 static const char *c2_note(const fb_run *run)
 {
-	(void)run;
+	if (run->fedopt.dp_epsilon > 0)
+		return "the result is a CPDAG from noisy tables (dp_epsilon=: each count rounded, "
+		       "negative ones to 0)";
 	return "the result is a CPDAG, all:pc's with the same test (the tables are pooled "
 	       "exactly)";
 }
@@ -327,9 +384,14 @@ const fb_algo fb_algo_fedc2sl = {
 	        "dropout; the same draw in process and over MPI); its tables are then missing "
 	        "from that round's sum. Discrete data only (test=g2 or chi2, alias chisq); a "
 	        "vertical split is refused, since a table over x, y and S needs each row's values "
-	        "of all of them at one client. Differential privacy is refused (clipping would "
-	        "destroy the counts). Background knowledge acts as in pc: a pair forbidden both ways "
-	        "is never joined and none of its tables is asked (only the server uses it). "
+	        "of all of them at one client. dp_epsilon= (secure=yes) adds row-level privacy, "
+	        "nothing clipped: a row adds 1 to one cell of each of the round's tables and, "
+	        "first, to one level count per variable, so the sum's L2 sensitivity is sqrt(T'), "
+	        "T' the tables and counts it touches, and the noise is dp_sigma times it; the "
+	        "server rounds each noisy count (negative ones to 0) and makes the level counts "
+	        "agree on their mean total before the test. Background knowledge acts as in pc: "
+	        "a pair forbidden both ways is never joined and none of its tables is asked (only "
+	        "the server uses it). "
 	        "Each client sends c_x c_y prod_S c_v counts per test; "
 	        "a round whose tables pass 2^22 counts is refused (limit depth=).",
 	.flags = FB_ALGO_REMOTE | FB_ALGO_SUMMED,
