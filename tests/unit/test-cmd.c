@@ -169,7 +169,8 @@ static void test_complete_algo(void **state)
 	check_complete(&s, "split horizontal 3 sizes=", "sizes=even|sizes=uneven|sizes=dirichlet");
 	check_complete(&s, "load x.csv discrete=a", "discrete=all|discrete=auto");
 	check_complete(&s, "circuit ", "save|load|run=|force=");
-	check_complete(&s, "export x.svg what=c", "what=compare|what=circuit|what=clients");
+	check_complete(&s, "export x.svg what=c",
+	               "what=compare|what=circuit|what=clients|what=consensus");
 	check_complete(&s, "sample from=", "from=file|from=circuit|from=fit");
 	check_complete(&s, "query ", "p(|mpe");
 	check_complete(&s, "query p(", "");

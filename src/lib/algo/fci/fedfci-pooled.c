@@ -296,6 +296,20 @@ static void fp_destroy(fb_run *run)
 	run->state = NULL;
 }
 
+/* PC-stable's settings for the pooled tests, read from the parameters. */
+static void fp_options_from(const fb_params *p, fb_pc_options *o)
+{
+	fb_pc_options_init(o);
+	o->alpha = fb_params_double(p, "alpha");
+	o->depth = (long)fb_params_int(p, "depth");
+	o->stable = true;
+	o->ci.test = (enum fb_ci_test)fb_params_choice(p, "test");
+	o->ci.df = (enum fb_ci_df)fb_params_choice(p, "df");
+	o->ci.small = (enum fb_ci_small)fb_params_choice(p, "small");
+	o->ci.zero_df = (enum fb_ci_zero_df)fb_params_choice(p, "zero_df");
+	o->compat = (enum fb_pc_compat)fb_params_choice(p, "compat");
+}
+
 /* Build the server's answer object and PC-stable over it (fci's settings). */
 static int fp_create(fb_run *run, fb_error *err)
 {
@@ -306,15 +320,7 @@ static int fp_create(fb_run *run, fb_error *err)
 	if (run->fedopt.dp_epsilon > 0)
 		return fb_fail(err, "fedfci-pooled's sums are contingency counts, which the clipping "
 		               "of differential privacy would destroy: set dp_epsilon=0");
-	fb_pc_options_init(&st->o);
-	st->o.alpha = fb_params_double(&run->params, "alpha");
-	st->o.depth = (long)fb_params_int(&run->params, "depth");
-	st->o.stable = true;
-	st->o.ci.test = (enum fb_ci_test)fb_params_choice(&run->params, "test");
-	st->o.ci.df = (enum fb_ci_df)fb_params_choice(&run->params, "df");
-	st->o.ci.small = (enum fb_ci_small)fb_params_choice(&run->params, "small");
-	st->o.ci.zero_df = (enum fb_ci_zero_df)fb_params_choice(&run->params, "zero_df");
-	st->o.compat = (enum fb_pc_compat)fb_params_choice(&run->params, "compat");
+	fp_options_from(&run->params, &st->o);
 	st->compat = st->o.compat == FB_PC_COMPAT_CAUSAL_LEARN;
 	st->d = run->data->d;
 	st->k = run->part->k;
@@ -363,6 +369,18 @@ static const fb_param_def fp_params[] = {
 	{ 0 },
 };
 
+/* The defaults: the parameter table's, the one place they are written. */
+static void fp_options_init(fb_pc_options *o)
+{
+	fb_params p = fb_params_defaults(fp_params);
+
+	fp_options_from(&p, o);
+	fb_params_release(&p);
+}
+
+/* fedfci-pooled's options, read from the parameters. */
+FB_ALGO_OPTIONS(fp_algo_options, fb_pc_options, fp_options_init, fp_options_from);
+
 /* Per-round figures. */
 static const char *const fp_figures[] = { "level", "tests", "cells", "edges", "bidirected",
 	                                  NULL };
@@ -395,5 +413,5 @@ const fb_algo fb_algo_fedfci_pooled = {
 	.params = fp_params, .figures = fp_figures, .levels = fp_levels,
 	.client_figure = "rows",
 	.create = fp_create, .step = fp_step, .done = fp_done, .result = fp_result,
-	.pag = fp_pag, .destroy = fp_destroy, .note = fci_note,
+	.pag = fp_pag, .destroy = fp_destroy, .note = fci_note, .options = &fp_algo_options,
 };
