@@ -56,20 +56,12 @@ static int fp_client(void *state, size_t k, const fb_dataset *local, const fb_ms
 static int fp_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
 {
 	fp_state *st = state;
-	const c2_batch *b = &st->b;
-	fb_ci_result r;
 
 	(void)down;
 	if (in->count == 0 || in->n != st->ncells)
 		return fb_fail(err, "the sum holds %zu numbers from %zu clients where the tests "
 		               "need %zu", in->n, in->count, st->ncells);
-	if (st->margin > 0 && fb_ci_pooled_margins(st->ci, in->sum, err) != FB_OK)
-		return FB_ERR;
-	for (size_t t = 0; t < b->n; t++)
-		if (fb_ci_pooled_answer(st->ci, b->x[t], b->y[t], b->S + b->off[t], b->ns[t],
-		                        in->sum + b->cell[t], &r, err) != FB_OK)
-			return FB_ERR;
-	return FB_OK;
+	return c2_batch_answer(&st->b, st->ci, in->sum, st->margin, err);
 }
 
 /* Numbers in each client's reply this round. */

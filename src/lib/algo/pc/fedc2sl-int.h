@@ -58,6 +58,11 @@ int c2_batch_cells(c2_batch *b, const size_t *nlev, size_t margin, size_t *total
 /* The batch as the broadcast down (control numbers: margins flag, round). */
 void c2_batch_write(const c2_batch *b, bool margins, size_t round, fb_msg *down);
 
+/* Give ci the pooled answers of a round's sum: the level counts first when the round asked
+ * them (margin > 0), then each of b's tests from its table at b->cell[t]. */
+int c2_batch_answer(const c2_batch *b, fb_ci *ci, const double *sum, size_t margin,
+                    fb_error *err);
+
 /* Order b's tests by their conditioning set (then x, y), so that a client counts each set's
  * strata once for the tests that share it. */
 void c2_batch_sort(c2_batch *b);

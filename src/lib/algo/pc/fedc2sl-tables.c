@@ -188,6 +188,21 @@ static int test_cmp(const void *pa, const void *pb)
 	return (a->y > b->y) - (a->y < b->y);
 }
 
+/* The margins, then each test's answer from its pooled table. */
+int c2_batch_answer(const c2_batch *b, fb_ci *ci, const double *sum, size_t margin,
+                    fb_error *err)
+{
+	fb_ci_result res;
+
+	if (margin > 0 && fb_ci_pooled_margins(ci, sum, err) != FB_OK)
+		return FB_ERR;
+	for (size_t t = 0; t < b->n; t++)
+		if (fb_ci_pooled_answer(ci, b->x[t], b->y[t], b->S + b->off[t], b->ns[t],
+		                        sum + b->cell[t], &res, err) != FB_OK)
+			return FB_ERR;
+	return FB_OK;
+}
+
 /* Sort the tests by their set. */
 void c2_batch_sort(c2_batch *b)
 {

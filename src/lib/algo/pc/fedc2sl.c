@@ -111,7 +111,6 @@ static double c2_dp_rows(const void *state, const fb_msg *down)
 static int c2_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
 {
 	c2_state *st = state;
-	fb_ci_result res;
 	const double *sum;
 
 	(void)down; /* the step writes the next broadcast */
@@ -124,13 +123,7 @@ static int c2_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error
 		return fb_fail(err, "the sum holds %zu numbers where the tests need %zu", in->n,
 		               st->ncells);
 	sum = st->dp ? c2_counts(st, in->sum) : in->sum;
-	if (st->margin > 0 && fb_ci_pooled_margins(st->ci, sum, err) != FB_OK)
-		return FB_ERR;
-	for (size_t t = 0; t < st->b.n; t++)
-		if (fb_ci_pooled_answer(st->ci, st->b.x[t], st->b.y[t], st->b.S + st->b.off[t],
-		                        st->b.ns[t], sum + st->b.cell[t], &res, err) != FB_OK)
-			return FB_ERR;
-	return FB_OK;
+	return c2_batch_answer(&st->b, st->ci, sum, st->margin, err);
 }
 
 /* Numbers in each client's reply this round. */
