@@ -56,6 +56,12 @@ typedef struct fci_env {
 	                             then tries no larger subsets for that edge */
 } fci_env;
 
+/* The rules' environment over d variables: the sets, the test with its context and the
+ * ranks; every possible-d-sep size tried, no knowledge, its 4d scratch allocated (the
+ * caller frees env.scratch). */
+fci_env fci_env_new(fci_seps *seps, fci_test_fn test, void *ctx, const size_t *rank,
+                    size_t d);
+
 /* Ranks of d variables: by index, or by the names X1..Xd as strings (causal-learn's sort);
  * caller frees. */
 size_t *fci_name_ranks(size_t d, bool by_name);

@@ -192,7 +192,7 @@ static fb_pag *observed_pag(const fb_graph *dag, const bool *hidden, oracle *o)
 fb_pag *fb_pag_of_dag(const fb_graph *dag, const bool *hidden, fb_error *err)
 {
 	oracle o;
-	fci_env env = { 0 };
+	fci_env env;
 	fb_pag *p;
 	size_t *rank;
 
@@ -204,12 +204,7 @@ fb_pag *fb_pag_of_dag(const fb_graph *dag, const bool *hidden, fb_error *err)
 	rank = fb_xmalloc((p->d + 1) * sizeof *rank);
 	for (size_t i = 0; i < p->d; i++)
 		rank[i] = i;
-	env.seps = fci_seps_alloc(p->d);
-	env.test = oracle_test;
-	env.ctx = &o;
-	env.rank = rank;
-	env.pdsep_max = -1;
-	env.scratch = fb_xmalloc((4 * p->d + 4) * sizeof *env.scratch);
+	env = fci_env_new(fci_seps_alloc(p->d), oracle_test, &o, rank, p->d);
 	oracle_skeleton(p, &env);
 	fci_rule0(p, &env);
 	if (fci_possible_dsep(p, &env, err) != FB_OK) {

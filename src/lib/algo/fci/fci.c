@@ -118,19 +118,29 @@ static void pag_from_skeleton(fb_fci *f)
 	fci_pag_skeleton(f->pag, fb_pc_graph(f->pc));
 }
 
-/* The environment of the rules. */
-static fci_env run_env(fb_fci *f)
+/* The rules' environment over d variables, its scratch allocated. */
+fci_env fci_env_new(fci_seps *seps, fci_test_fn test, void *ctx, const size_t *rank,
+                    size_t d)
 {
 	fci_env env = { 0 };
 
-	env.seps = f->seps;
-	env.test = data_test;
-	env.ctx = f;
+	env.seps = seps;
+	env.test = test;
+	env.ctx = ctx;
+	env.rank = rank;
+	env.pdsep_max = -1;
+	env.scratch = fb_xmalloc((4 * d + 4) * sizeof *env.scratch);
+	return env;
+}
+
+/* The environment of the rules. */
+static fci_env run_env(fb_fci *f)
+{
+	fci_env env = fci_env_new(f->seps, data_test, f, f->rank, f->pag->d);
+
 	env.bk = f->bk;
-	env.rank = f->rank;
 	env.pdsep_max = f->pdsep_max;
 	env.skip_first = f->compat;
-	env.scratch = fb_xmalloc((4 * f->pag->d + 4) * sizeof *env.scratch);
 	return env;
 }
 

@@ -206,17 +206,13 @@ static int pdsep_client(fedfci_state *st, size_t k, const fb_msg *down, fb_msg *
 {
 	fb_pag *g = read_pag(st, down);
 	pd_ctx ctx = { st->ci[k], st->opt.alpha };
-	fci_env env = { 0 };
+	fci_env env;
 	int ret;
 
 	if (g == NULL)
 		return fb_fail(err, "the PAG message is malformed");
-	env.seps = fci_seps_alloc(st->c.d);
-	env.test = pd_test;
-	env.ctx = &ctx;
-	env.rank = st->rank;
+	env = fci_env_new(fci_seps_alloc(st->c.d), pd_test, &ctx, st->rank, st->c.d);
 	env.pdsep_max = st->opt.depth;
-	env.scratch = fb_xmalloc((4 * st->c.d + 4) * sizeof *env.scratch);
 	ret = fci_possible_dsep(g, &env, err);
 	if (ret == FB_OK)
 		ret = reply_removed(st, st->ci[k], down->b, g, pd_set, env.seps, up, err);

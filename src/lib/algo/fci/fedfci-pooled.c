@@ -93,17 +93,12 @@ static int fp_test(void *ctx, size_t x, size_t y, const size_t *S, size_t ns, bo
 /* The rules' environment. */
 static fci_env fp_env(fp_state *st)
 {
-	fci_env env = { 0 };
+	fci_env env = fci_env_new(st->seps, fp_test, st, st->rank, st->d);
 
-	env.seps = st->seps;
-	env.test = fp_test;
-	env.ctx = st;
 	env.bk = st->bk;
-	env.rank = st->rank;
 	env.pdsep_max = st->compat ? -1 : st->o.depth;
 	env.skip_first = st->compat;
 	env.missed = &st->missed;
-	env.scratch = fb_xmalloc((4 * st->d + 4) * sizeof *env.scratch);
 	return env;
 }
 

@@ -172,15 +172,10 @@ static int server_test(void *ctx, size_t x, size_t y, const size_t *S, size_t ns
 /* The rules' environment at the server. */
 static fci_env server_env(fedfci_state *st)
 {
-	fci_env env = { 0 };
+	fci_env env = fci_env_new(st->seps, server_test, st, st->rank, st->c.d);
 
-	env.seps = st->seps;
-	env.test = server_test;
-	env.ctx = st;
 	env.bk = st->c.know;
-	env.rank = st->rank;
 	env.pdsep_max = st->opt.depth;
-	env.scratch = fb_xmalloc((4 * st->c.d + 4) * sizeof *env.scratch);
 	return env;
 }
 
