@@ -191,6 +191,8 @@ typedef struct fedpc_state {
 	                            while the winners send their sets */
 	size_t digit;            /* secure: the key's digit (4 bits) the round asks */
 	unsigned char *maxkey;   /* secure: per end pair, the highest key so far (FEDPC_KEY) */
+	bool dp;                 /* dp_epsilon=: noisy sums, FedOrien by noisy collider votes
+	                            (fedpc-dp.c) */
 } fedpc_state;
 
 /* secure=yes, FedOrien: the key of a client's answer for one end pair is FEDPC_KEY bytes
@@ -211,8 +213,8 @@ static inline double fedpc_phase(const fb_msg *m)
 /* Number of distinct end pairs of n triples sorted by ends. */
 size_t fedpc_pairs_count(const size_t *tri, size_t n);
 
-/* Refuse differential privacy, and more clients than FedOrien's keys tell apart under
- * secure=yes, in one sentence. */
+/* Refuse differential privacy (but for fedpc's, fedpc-dp.c), and more clients than
+ * FedOrien's keys tell apart under secure=yes, in one sentence. */
 int fedpc_secure_check(const fb_run *run, fb_error *err);
 /* The halves fedpc runs with secure=yes (fedpc-secure.c): each client's reply a vector whose
  * sum over the clients is all the server takes. */
@@ -229,6 +231,14 @@ void fedpc_skele_next(fedpc_state *st, size_t heard, fb_msg *down);
  * byte), a byte of the key, or its sets where it won. */
 int fedpc_orient_client_sum(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *up,
                             double *figure, fb_error *err);
+/* dp_epsilon= (fedpc-dp.c): the sum's L2 sensitivity to one client (fed ops' dp_rows); the
+ * end pairs (*P) and triples of a FedOrien broadcast; client k's FedOrien answer of noisy
+ * collider votes; the server's orientation from their noisy sum. */
+double fedpc_dp_rows(const void *state, const fb_msg *down);
+size_t fedpc_orient_sizes(const fedpc_state *st, const fb_msg *down, size_t *P);
+void fedpc_dp_orient_answer(const fedpc_state *st, size_t k, size_t P, fb_msg *up);
+int fedpc_dp_orient_finish(fedpc_state *st, const fb_fed_total *in, fb_msg *down,
+                           fb_error *err);
 /* The client half of any fedpc round (fedpc.c). */
 int fedpc_client_half(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                       fb_msg *up, double *figure, fb_error *err);

@@ -27,15 +27,15 @@
 #include "fedpc-int.h"
 
 /* What fedpc and fedpc-simple1 cannot take with secure aggregation: differential privacy
- * (their sums are whole votes and exact comparisons), or more clients than a key tells
- * apart. */
+ * for fedpc-simple1 (its sums are whole votes per direction, and its orientation compares
+ * the clients' p-values exactly; fedpc takes it, fedpc-dp.c), or more clients than a key
+ * tells apart. */
 int fedpc_secure_check(const fb_run *run, fb_error *err)
 {
-	if (run->fedopt.dp_epsilon > 0)
-		return fb_fail(err, "%s's sums are whole votes%s, which the clipping and noise of "
-		               "differential privacy would destroy: set dp_epsilon=0", run->algo->name,
-		               run->algo == &fb_algo_fedpc ? " and FedOrien's exact comparisons of "
-		               "the clients' p-values" : "");
+	if (run->fedopt.dp_epsilon > 0 && run->algo != &fb_algo_fedpc)
+		return fb_fail(err, "%s's sums are whole votes, which the clipping and noise of "
+		               "differential privacy would destroy: set dp_epsilon=0 (fedpc takes "
+		               "it)", run->algo->name);
 	if (run->fedopt.secure && run->part != NULL && run->part->k > 65534)
 		return fb_fail(err, "fedpc with secure=yes tells up to 65,534 clients apart in "
 		               "FedOrien's keys, not %zu", run->part->k);
@@ -77,6 +77,8 @@ static size_t sum_len(const void *state)
 	if (!st->orienting)
 		return 1 + st->nsent;
 	P = orient_pairs(st);
+	if (st->dp)
+		return 1 + P + st->ntri;
 	if (st->sphase == FEDPC_DIGIT)
 		return 1 + P * DIGIT_SLOTS;
 	return 1 + P * st->c.d + (st->strength ? 8 * st->ntri : 0);
@@ -99,7 +101,8 @@ void fedpc_votes_vector(const unsigned char *sent, const unsigned char *kept, si
 	fb_msg_bytes(up, 0);
 }
 
-/* The server's votes per pair from the layer's sum. */
+/* The server's votes per pair from the layer's sum (a noisy one rounded to a whole vote
+ * between 0 and the clients heard). */
 int fedpc_votes_from_sum(fedpc_state *st, const fb_fed_total *in, fb_error *err)
 {
 	size_t np = fedpc_npairs(st->c.d), q = 1;
@@ -111,6 +114,8 @@ int fedpc_votes_from_sum(fedpc_state *st, const fb_fed_total *in, fb_error *err)
 		if (fedpc_bit(st->sent, p)) {
 			double x = round(in->sum[q++]);
 
+			if (x > (double)in->count)
+				x = (double)in->count;
 			st->c.votes[p] = x > 0 ? (uint32_t)x : 0;
 		}
 	return FB_OK;
@@ -210,24 +215,6 @@ static int reveal_answer(const fedpc_state *st, size_t k, size_t P, const fb_msg
 	return FB_OK;
 }
 
-/* Triples in a FedOrien broadcast (already checked by the search). */
-static size_t down_triples(const fedpc_state *st, const fb_msg *down)
-{
-	size_t w = st->c.w, T = 0, P;
-	const unsigned char *p = down->b + fedpc_bits_bytes(st->c.d);
-
-	P = fedpc_get_id(&p, 4);
-	for (size_t a = 0; a < P; a++) {
-		size_t m;
-
-		p += 3 * w;
-		m = fedpc_get_id(&p, w);
-		p += m * w;
-		T += m;
-	}
-	return T;
-}
-
 /* Client k, secure FedOrien: the search (kept) and the first byte, a byte, or the sets. */
 int fedpc_orient_client_sum(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *up,
                             double *figure, fb_error *err)
@@ -239,8 +226,11 @@ int fedpc_orient_client_sum(fedpc_state *st, size_t k, const fb_msg *down, fb_ms
 	if (phase == -1.0) {
 		if (fedpc_orient_client(st, k, down, &cl->best, &cl->tests, err) != FB_OK)
 			return FB_ERR;
-		cl->ntri = down_triples(st, down);
-		digit_answer(st, k, fedpc_pairs_count(cl->tri, cl->ntri), 0, NULL, up);
+		cl->ntri = fedpc_orient_sizes(st, down, &P);
+		if (st->dp)
+			fedpc_dp_orient_answer(st, k, fedpc_pairs_count(cl->tri, cl->ntri), up);
+		else
+			digit_answer(st, k, fedpc_pairs_count(cl->tri, cl->ntri), 0, NULL, up);
 		*figure = cl->tests;
 		return FB_OK;
 	}
@@ -380,14 +370,14 @@ static int sum_server(void *state, const fb_fed_total *in, fb_msg *down, fb_erro
 
 	if (in->n != sum_len(st))
 		return fb_fail(err, "the sum holds %zu numbers, not %zu", in->n, sum_len(st));
-	if (in->count < 1 || round(in->sum[0]) != (double)in->count)
+	if (in->count < 1 || (!st->dp && round(in->sum[0]) != (double)in->count))
 		return fb_fail(err, "the sum counts %.0f clients where %zu sent a vector", in->sum[0],
 		               in->count);
 	if (!st->orienting) {
 		if (fedpc_votes_from_sum(st, in, err) != FB_OK)
 			return FB_ERR;
 		fedpc_skele_next(st, in->count, down);
-		if (st->orienting) {
+		if (st->orienting && !st->dp) {
 			st->sphase = FEDPC_DIGIT;
 			st->digit = 0;
 			free(st->maxkey);
@@ -397,6 +387,8 @@ static int sum_server(void *state, const fb_fed_total *in, fb_msg *down, fb_erro
 	}
 	if (orient_pairs(st) == 0)
 		return orient_finish(st, NULL, down, err);
+	if (st->dp)
+		return fedpc_dp_orient_finish(st, in, down, err);
 	if (st->sphase == FEDPC_DIGIT) {
 		digit_take(st, in, down);
 		return FB_OK;
@@ -405,4 +397,4 @@ static int sum_server(void *state, const fb_fed_total *in, fb_msg *down, fb_erro
 }
 
 const fb_fed_ops fedpc_sum_ops = { .client = fedpc_client_half, .server_sum = sum_server,
-	                           .sum_len = sum_len };
+	                           .sum_len = sum_len, .dp_rows = fedpc_dp_rows };

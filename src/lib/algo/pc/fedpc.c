@@ -321,6 +321,7 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	for (size_t p = 0; p < np; p++)
 		st->nsent += fedpc_bit(st->sent, p);
 	st->secure = run->fedopt.secure;
+	st->dp = run->fedopt.dp_epsilon > 0;
 	fb_msg_doubles(fb_fed_broadcast(run->fed), 1)[0] = 0.0;
 	memcpy(fb_msg_bytes(fb_fed_broadcast(run->fed), nb), st->sent, nb);
 	return FB_OK;
@@ -331,7 +332,13 @@ static void fedpc_say(fb_run *run, const fedpc_state *st, bool orient, size_t la
 {
 	size_t after = fb_graph_n_edges(st->c.graph);
 
-	if (orient)
+	if (orient && st->dp)
+		fb_run_say(run, "clients sent noisy votes on whether they separated the ends of %zu "
+		           "unshielded triple%s and left the middle out; the server oriented %zu "
+		           "collider%s a majority voted for (%zu conflict%s skipped)", st->ntri,
+		           st->ntri == 1 ? "" : "s", st->colliders, st->colliders == 1 ? "" : "s",
+		           st->conflicts, st->conflicts == 1 ? "" : "s");
+	else if (orient)
 		fb_run_say(run, "clients sent their best separating set for the ends of %zu "
 		           "unshielded triple%s; the server kept the highest-p set of each pair and "
 		           "oriented %zu collider%s (%zu conflict%s skipped)", st->ntri,
@@ -527,7 +534,20 @@ const fb_algo fb_algo_fedpc = {
 	        "the server's count, and FedOrien's choice of the highest-p client per pair is "
 	        "learnt through sums 4 bits a round (20 rounds), the winners then sending their "
 	        "sets and collider tests in one more: the same graph, sets and figures as the "
-	        "plain run, no client's reply at the server; dp_epsilon= is refused.",
+	        "plain run, no client's reply at the server. dp_epsilon= (secure=yes) adds "
+	        "client-level privacy: every number of a client's vector is 0 or 1, so one "
+	        "client changes each number of a sum by at most 1 and the sum's L2 sensitivity "
+	        "is sqrt(1 + the pairs voted on), the noise dp_sigma times it, one zCDP release a "
+	        "round (the run stops in one sentence when the next would pass the budget); the "
+	        "server rounds each noisy count to a whole vote between 0 and the clients heard. "
+	        "FedOrien's exact choice of the highest-p client cannot take noise, so under "
+	        "dp_epsilon= it is one round of noisy collider votes instead: per end pair each "
+	        "client votes whether one of its sets separated the ends, and per unshielded "
+	        "triple i - k - j whether its set separated them and leaves k out; the server "
+	        "counts a pair separated when that noisy count rounds to 1 or more, orients "
+	        "i -> k <- j when more than half of those clients left k out (colliders=strength: "
+	        "in decreasing share of their votes), and keeps as the pair's set the middles the "
+	        "others kept (no client's set, no p-value).",
 	.flags = FB_ALGO_REMOTE | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = fedpc_params, .figures = fedpc_figures, .levels = fedpc_levels,

@@ -17,6 +17,7 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/pc/fedpc.c \
 	src/lib/algo/pc/fedpc-orient.c \
 	src/lib/algo/pc/fedpc-secure.c \
+	src/lib/algo/pc/fedpc-dp.c \
 	src/lib/algo/pc/fedpc-simple.c \
 	src/lib/algo/pc/fedpc-text.c \
 	src/lib/algo/pc/fedpc-wire.c \
