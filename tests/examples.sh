@@ -169,7 +169,9 @@ check() {
 			wrote figures/fci-hidden-pc.png figures/fci-hidden-fci.png figures/fci-hidden.md ;;
 	dp-sweep)
 		needs_shared || return 77
-		run dp-sweep quick && has '^\| 10 \| 1 \| [0-9.]+ \| ' '^\| inf \| 1 \| [0-9.]+ \| ' &&
+		run dp-sweep quick && has '^\| notears-admm \| 10 \| 1 \| [0-9.]+ \| ' \
+			'^\| notears-admm \| inf \| 1 \| [0-9.]+ \| ' '^\| fedc2sl \| 10 \| 1 \| [0-9.]+ \| ' \
+			'^\| fedc2sl \| inf \| 1 \| [0-9.]+ \| ' &&
 			[ -s figures/dp-sweep-shd.png ] ;;
 	knowledge-tiers)
 		needs_shared || return 77
