@@ -103,6 +103,11 @@ bool fb_kernel_factor_rbf(const double *x, size_t n, size_t p, double theta, dou
 /* Seconds on a monotonic clock (for durations and deadlines). */
 double fb_clock_now(void);
 
+/* Run fn on each of nt works, size bytes apart from works, at once: the first on the calling
+ * thread, each other on a thread of its own (on the calling thread, after the first, where a
+ * thread cannot start); returns when every one has returned. */
+void fb_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt);
+
 /* Install a GSL error handler that records the reason instead of aborting. */
 void fb_gsl_install_handler(void);
 

@@ -44,6 +44,8 @@ typedef struct fb_ges_options {
 	double lambda;            /* BIC penalty discount */
 	double ess;               /* BDeu equivalent sample size */
 	double structure_prior;   /* BDeu expected number of parents (0: none) */
+	size_t threads;           /* threads scoring the operators of a step (0 or 1: one); the
+	                             result does not depend on it */
 } fb_ges_options;
 
 /* The defaults of the "ges" parameter table. */

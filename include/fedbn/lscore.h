@@ -64,4 +64,20 @@ int fb_lscore_get(fb_lscore *s, size_t i, const size_t *pa, size_t np, double *o
 /* How many distinct local scores were computed (cache misses) so far. */
 size_t fb_lscore_computed(const fb_lscore *s);
 
+/* A caller's scratch for computing scores, so that several threads can ask at once.  Each
+ * node keeps its own cache: calls of fb_lscore_get_at with different works may run at the
+ * same time as long as no two of them (nor fb_lscore_get) ask for the same node i.  A score
+ * has the same bits whichever work computed it, and the count of scores computed does not
+ * depend on who asked first. */
+typedef struct fb_lscore_work fb_lscore_work;
+
+/* Scratch for s's scores (freed with fb_lscore_work_free, before s); NULL with the reason
+ * (out of memory). */
+fb_lscore_work *fb_lscore_work_alloc(const fb_lscore *s, fb_error *err);
+/* Free a work (NULL is fine). */
+void fb_lscore_work_free(fb_lscore_work *w);
+/* fb_lscore_get with w's scratch. */
+int fb_lscore_get_at(fb_lscore *s, fb_lscore_work *w, size_t i, const size_t *pa, size_t np,
+                     double *out, fb_error *err);
+
 #endif

@@ -12,8 +12,8 @@
 /* The options every run takes. */
 const fb_param_def fb_session_run_options[] = {
 	{ "threads", FB_PARAM_INT, "1", 1, 256, NULL,
-	  "clients, or the tests of pc with compat=causal-learn, computed at once (results do "
-	  "not depend on it)" },
+	  "clients, the tests of pc with compat=causal-learn, or the operators of a ges step, "
+	  "computed at once (results do not depend on it)" },
 	{ "share", FB_PARAM_DOUBLE, "1", 1e-9, 1, NULL,
 	  "share of clients taking part in each round (algorithms that allow it)" },
 	{ "reuse", FB_PARAM_BOOL, "no", 0, 1, NULL,

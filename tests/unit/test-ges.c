@@ -1,7 +1,8 @@
 /* Unit tests of GES and its local scores: BIC and BDeu against values computed with numpy
  * and scipy (and equal to causal-learn's local_score_BIC and local_score_BDeu) on small
  * hand-made data; the cache; exact agreement with causal-learn's stored GES outputs; the
- * CPDAG of a simulated DAG recovered from many rows; the stepper behind "ges". */
+ * CPDAG of a simulated DAG recovered from many rows; the same bits on any number of threads;
+ * the stepper behind "ges". */
 #include "config.h"
 
 #include <math.h>
@@ -273,6 +274,75 @@ static void test_recovery(void **state)
 	fb_dataset_free(ds);
 }
 
+/* Mix the bits of v into the FNV-1a digest h. */
+static uint64_t mix_bits(uint64_t h, const void *v, size_t len)
+{
+	const unsigned char *b = v;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * UINT64_C(1099511628211);
+	return h;
+}
+
+/* A digest of GES on ds with the given threads: every step's operator, gain, score, edges
+ * and operators scored, the local scores computed, and the final CPDAG. */
+static uint64_t ges_digest(const fb_dataset *ds, enum fb_ges_score kind, size_t threads)
+{
+	fb_ges_options o = { kind, 0.5, 1.0, 1.0, threads };
+	fb_error err = { "" };
+	fb_ges *g = fb_ges_alloc(ds, &o, &err);
+	uint64_t h = UINT64_C(1469598103934665603);
+	fb_ges_round r;
+	size_t steps = 0;
+
+	if (g == NULL)
+		fail_msg("%s", err.msg);
+	while (!fb_ges_done(g)) {
+		size_t computed;
+
+		assert_int_equal(fb_ges_step(g, &r, &err), FB_OK);
+		computed = fb_ges_scores_computed(g);
+		h = mix_bits(h, &r, sizeof r);
+		h = mix_bits(h, &computed, sizeof computed);
+		steps++;
+	}
+	for (size_t i = 0; i < ds->d; i++)
+		for (size_t j = 0; j < ds->d; j++) {
+			enum fb_edge e = fb_graph_edge(fb_ges_graph(g), i, j);
+
+			h = mix_bits(h, &e, sizeof e);
+		}
+	assert_true(steps > 3); /* the search did something */
+	fb_ges_free(g);
+	return h;
+}
+
+/* GES's steps, scores computed and CPDAG are the same bits for 1, 2, 3 and 7 threads, with
+ * BIC on simulated data and with BDeu on causal-learn's discrete data. */
+static void test_threads(void **state)
+{
+	fb_sim_options so;
+	fb_dataset *ds, *disc = read_data("data_discrete_10.txt", true, -1);
+	fb_graph *truth;
+	size_t counts[] = { 2, 3, 7 };
+	uint64_t h;
+
+	fb_sim_options_init(&so);
+	so.d = 14;
+	so.edges = 20;
+	so.n = 3000;
+	assert_int_equal(fb_sim_generate(&so, &ds, &truth, NULL), FB_OK);
+	h = ges_digest(ds, FB_GES_SCORE_BIC, 1);
+	for (size_t t = 0; t < sizeof counts / sizeof *counts; t++)
+		assert_true(ges_digest(ds, FB_GES_SCORE_BIC, counts[t]) == h);
+	h = ges_digest(disc, FB_GES_SCORE_BDEU, 1);
+	for (size_t t = 0; t < sizeof counts / sizeof *counts; t++)
+		assert_true(ges_digest(disc, FB_GES_SCORE_BDEU, counts[t]) == h);
+	fb_graph_free(truth);
+	fb_dataset_free(ds);
+	fb_dataset_free(disc);
+}
+
 /* The validity conditions on hand-made graphs: the clique of NA u T, the semi-directed path
  * from y to x (blocked by NA u T or not), the clique of NA \ H. */
 static void test_validity(void **state)
@@ -387,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_causal_learn_simulated),
 		cmocka_unit_test(test_validity),
 		cmocka_unit_test(test_recovery),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_algo),
 	};
 

@@ -15,6 +15,7 @@ src_lib_core_libcore_la_SOURCES = \
 	src/lib/core/atomic-file.c \
 	src/lib/core/blas.c \
 	src/lib/core/clock.c \
+	src/lib/core/threads.c \
 	src/lib/core/child.c \
 	src/lib/core/kernel.c
 

@@ -1,8 +1,10 @@
-/* Local scores (BIC, BDeu) with a cache keyed by (node, parent bit set); see lscore.h. */
+/* Local scores (BIC, BDeu, DG) with a cache per node keyed by the parent bit set; see
+ * lscore.h. */
 #include "config.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,36 +17,46 @@
 #include "ci-private.h"
 #include "fedbn/lscore.h"
 
-/* One slot of the cache. */
+/* One slot of a node's cache. */
 struct ls_slot {
 	uint64_t hash; /* hash of the key */
-	size_t key;    /* 1 + offset of the key in the arena (0: empty slot) */
+	size_t key;    /* 1 + offset of the key in the node's arena (0: empty slot) */
 	double value;  /* the score */
+};
+
+/* One node's cache: the scores of the parent sets asked for it. */
+typedef struct ls_node {
+	struct ls_slot *slot; /* cap slots (NULL until the first store) */
+	size_t cap, used;     /* slots allocated (a power of two) and filled */
+	uint64_t *arena;      /* keys (parent bit sets), words each */
+	size_t alen, acap;    /* words used and allocated in the arena */
+	size_t computed;      /* cache misses */
+} ls_node;
+
+/* A caller's scratch for computing scores (lscore.h). */
+struct fb_lscore_work {
+	uint64_t *key;          /* words of scratch for the key being looked up */
+	gsl_matrix *m;          /* BIC: d x d work space for S_PP and its factor */
+	gsl_matrix *v;          /* BIC: d x d right singular vectors */
+	gsl_vector *sv, *rhs;   /* BIC: d singular values; d right-hand side */
+	uint32_t *grp, *cell;   /* BDeu: n group ids; n * rmax cells of the group map/counts */
+	dg_work dgw;            /* DG: the factors' scratch */
+	unsigned char *dskip;   /* DG: the target's columns left out (D) */
+	double *dlp;            /* DG: their log pivots (D) */
 };
 
 struct fb_lscore {
 	const fb_dataset *ds;   /* the data (not owned) */
 	fb_lscore_options o;    /* the settings */
 	size_t n, d;            /* rows and variables */
-	size_t words;           /* 64-bit words of a key: the node, then the parent bit set */
+	size_t words;           /* 64-bit words of a key: the parent bit set */
 	double *cov;            /* BIC: d x d covariance with divisor n */
-	gsl_matrix *m;          /* BIC: d x d work space for S_PP and its factor */
-	gsl_matrix *v;          /* BIC: d x d right singular vectors */
-	gsl_vector *sv, *rhs;   /* BIC: d singular values; d right-hand side */
 	uint32_t *code;         /* BDeu: d x n value ranks, column after column */
 	size_t *r;              /* BDeu: distinct values of each variable */
-	uint32_t *grp, *cell;   /* BDeu: n group ids; n * rmax cells of the group map/counts */
 	size_t rmax;            /* BDeu: the largest r */
-	struct ls_slot *slot;   /* the cache (cap slots) */
-	size_t cap, used;       /* slots allocated (a power of two) and filled */
-	uint64_t *arena;        /* keys, words each */
-	size_t alen, acap;      /* words used and allocated in the arena */
-	size_t computed;        /* cache misses */
-	uint64_t *key;          /* words of scratch for the key being looked up */
 	dg_embed *dg;           /* DG: the embedded columns' covariance */
-	dg_work dgw;            /* DG: the factors' scratch */
-	unsigned char *dskip;   /* DG: the target's columns left out (D) */
-	double *dlp;            /* DG: their log pivots (D) */
+	ls_node *node;          /* d caches, one per node */
+	fb_lscore_work *own;    /* the work of fb_lscore_get */
 };
 
 /* Mix 64 bits (splitmix64's finaliser). */
@@ -55,83 +67,88 @@ static uint64_t ls_mix(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-/* Hash of the scratch key. */
-static uint64_t ls_hash(const fb_lscore *s)
+/* Hash of the words of key. */
+static uint64_t ls_hash(const uint64_t *key, size_t words)
 {
 	uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
 
-	for (size_t w = 0; w < s->words; w++)
-		h = ls_mix(h ^ (s->key[w] + UINT64_C(0x9e3779b97f4a7c15) * (w + 1)));
+	for (size_t w = 0; w < words; w++)
+		h = ls_mix(h ^ (key[w] + UINT64_C(0x9e3779b97f4a7c15) * (w + 1)));
 	return h;
 }
 
-/* The slot holding the scratch key with hash h, or the empty slot where it belongs. */
-static struct ls_slot *ls_find(const fb_lscore *s, uint64_t h)
+/* The slot of c holding key (hash h), or the empty slot where it belongs; NULL when c has
+ * no table yet. */
+static struct ls_slot *ls_find(const ls_node *c, const uint64_t *key, size_t words,
+                               uint64_t h)
 {
-	size_t i = h & (s->cap - 1);
+	size_t i = h & (c->cap - 1);
 
-	while (s->slot[i].key != 0 &&
-	       (s->slot[i].hash != h ||
-	        memcmp(s->arena + s->slot[i].key - 1, s->key, s->words * sizeof *s->key) != 0))
-		i = (i + 1) & (s->cap - 1);
-	return &s->slot[i];
+	if (c->slot == NULL)
+		return NULL;
+	while (c->slot[i].key != 0 &&
+	       (c->slot[i].hash != h ||
+	        memcmp(c->arena + c->slot[i].key - 1, key, words * sizeof *key) != 0))
+		i = (i + 1) & (c->cap - 1);
+	return &c->slot[i];
 }
 
-/* Double the table; FB_ERR when out of memory. */
-static int ls_grow(fb_lscore *s)
+/* Double c's table (or make its first); FB_ERR when out of memory. */
+static int ls_grow(ls_node *c)
 {
-	size_t cap = s->cap * 2, mask = cap - 1;
+	size_t cap = c->cap > 0 ? c->cap * 2 : 16, mask = cap - 1;
 	struct ls_slot *slot = calloc(cap, sizeof *slot);
 
 	if (slot == NULL)
 		return FB_ERR;
-	for (size_t i = 0; i < s->cap; i++) {
-		size_t j = s->slot[i].hash & mask;
+	for (size_t i = 0; i < c->cap; i++) {
+		size_t j = c->slot[i].hash & mask;
 
-		if (s->slot[i].key == 0)
+		if (c->slot[i].key == 0)
 			continue;
 		while (slot[j].key != 0)
 			j = (j + 1) & mask;
-		slot[j] = s->slot[i];
+		slot[j] = c->slot[i];
 	}
-	free(s->slot);
-	s->slot = slot;
-	s->cap = cap;
+	free(c->slot);
+	c->slot = slot;
+	c->cap = cap;
 	return FB_OK;
 }
 
-/* Store value under the scratch key with hash h; FB_ERR when out of memory. */
-static int ls_store(fb_lscore *s, uint64_t h, double value)
+/* Store value under key (hash h) in c; FB_ERR when out of memory. */
+static int ls_store(ls_node *c, const uint64_t *key, size_t words, uint64_t h, double value)
 {
 	struct ls_slot *slot;
 
-	if ((s->used + 1) * 2 > s->cap && ls_grow(s) != FB_OK)
+	if ((c->used + 1) * 2 > c->cap && ls_grow(c) != FB_OK)
 		return FB_ERR;
-	if (s->alen + s->words > s->acap) {
-		size_t acap = s->acap * 2 + s->words * 64;
-		uint64_t *a = realloc(s->arena, acap * sizeof *a);
+	if (c->alen + words > c->acap) {
+		size_t acap = c->acap * 2 + words * 16;
+		uint64_t *a = realloc(c->arena, acap * sizeof *a);
 
 		if (a == NULL)
 			return FB_ERR;
-		s->arena = a;
-		s->acap = acap;
+		c->arena = a;
+		c->acap = acap;
 	}
-	memcpy(s->arena + s->alen, s->key, s->words * sizeof *s->key);
-	slot = ls_find(s, h);
+	memcpy(c->arena + c->alen, key, words * sizeof *key);
+	slot = ls_find(c, key, words, h);
 	slot->hash = h;
-	slot->key = s->alen + 1;
+	slot->key = c->alen + 1;
 	slot->value = value;
-	s->alen += s->words;
-	s->used++;
+	c->alen += words;
+	c->used++;
 	return FB_OK;
 }
 
 /* S_iP S_PP^+ S_Pi by the SVD of the np x np view M (overwritten) and S_Pi in b, singular
  * values below 1e-15 of the largest dropped (the pseudo-inverse's usual cut). */
-static double ls_quad_pinv(fb_lscore *s, gsl_matrix *M, const gsl_vector *b, size_t np)
+static double ls_quad_pinv(fb_lscore_work *w, gsl_matrix *M, const gsl_vector *b,
+                           size_t np)
 {
-	gsl_matrix_view V = gsl_matrix_submatrix(s->v, 0, 0, np, np);
-	gsl_vector_view sv = gsl_vector_subvector(s->sv, 0, np);
+	gsl_matrix_view V = gsl_matrix_submatrix(w->v, 0, 0, np, np);
+	gsl_vector_view sv = gsl_vector_subvector(w->sv, 0, np);
 	double quad = 0.0, tol;
 
 	if (gsl_linalg_SV_decomp_jacobi(M, &V.matrix, &sv.vector) != GSL_SUCCESS) {
@@ -165,10 +182,11 @@ static void ls_fill(const fb_lscore *s, size_t i, const size_t *pa, size_t np, g
 }
 
 /* Residual variance of X_i on X_P from the covariance: Cholesky, or SVD when singular. */
-static double ls_residual(fb_lscore *s, size_t i, const size_t *pa, size_t np)
+static double ls_residual(const fb_lscore *s, fb_lscore_work *w, size_t i, const size_t *pa,
+                          size_t np)
 {
-	gsl_matrix_view M = gsl_matrix_submatrix(s->m, 0, 0, np, np);
-	gsl_vector_view b = gsl_vector_subvector(s->rhs, 0, np);
+	gsl_matrix_view M = gsl_matrix_submatrix(w->m, 0, 0, np, np);
+	gsl_vector_view b = gsl_vector_subvector(w->rhs, 0, np);
 	double sigma = s->cov[i * s->d + i];
 
 	ls_fill(s, i, pa, np, &M.matrix, &b.vector);
@@ -179,13 +197,14 @@ static double ls_residual(fb_lscore *s, size_t i, const size_t *pa, size_t np)
 	}
 	fb_gsl_last_error(); /* expected: clear the record */
 	ls_fill(s, i, pa, np, &M.matrix, &b.vector);
-	return sigma - ls_quad_pinv(s, &M.matrix, &b.vector, np);
+	return sigma - ls_quad_pinv(w, &M.matrix, &b.vector, np);
 }
 
 /* BIC of X_i given the np parents pa. */
-static double ls_bic(fb_lscore *s, size_t i, const size_t *pa, size_t np)
+static double ls_bic(const fb_lscore *s, fb_lscore_work *w, size_t i, const size_t *pa,
+                     size_t np)
 {
-	double sigma = np > 0 ? ls_residual(s, i, pa, np) : s->cov[i * s->d + i];
+	double sigma = np > 0 ? ls_residual(s, w, i, pa, np) : s->cov[i * s->d + i];
 	double n = (double)s->n;
 
 	if (!(sigma > 0.0))
@@ -197,37 +216,38 @@ static double ls_bic(fb_lscore *s, size_t i, const size_t *pa, size_t np)
  * X_i's w columns given the W columns of its parents, less lambda w (W + 1) log n; columns
  * that earlier ones determine are left out.  With every variable continuous it is the BIC
  * above. */
-static double ls_dg(fb_lscore *s, size_t i, const size_t *pa, size_t np)
+static double ls_dg(const fb_lscore *s, fb_lscore_work *k, size_t i, const size_t *pa,
+                    size_t np)
 {
 	size_t W = 0, wi = dg_width(s->dg, i), w = 0;
 	double n = (double)s->n, sum = 0;
 
-	memset(s->dskip, 0, wi + 1);
-	if (dg_factor(s->dg, pa, np, &i, 1, DG_SKIP, s->dskip, s->dlp, &W, &s->dgw) ==
+	memset(k->dskip, 0, wi + 1);
+	if (dg_factor(s->dg, pa, np, &i, 1, DG_SKIP, k->dskip, k->dlp, &W, &k->dgw) ==
 	    (size_t)-1)
 		return -INFINITY;
 	for (size_t t = 0; t < wi; t++)
-		if (!s->dskip[t]) {
-			sum += s->dlp[t];
+		if (!k->dskip[t]) {
+			sum += k->dlp[t];
 			w++;
 		}
 	return -0.5 * n * ((double)w + sum) - s->o.lambda * (double)(w * (W + 1)) * log(n);
 }
 
 /* Split the rows' groups by variable p's values; returns the new number of groups. */
-static size_t ls_refine(fb_lscore *s, size_t ng, size_t p)
+static size_t ls_refine(const fb_lscore *s, fb_lscore_work *w, size_t ng, size_t p)
 {
 	const uint32_t *c = s->code + p * s->n;
 	size_t cells = ng * s->r[p], next = 0;
 
 	for (size_t k = 0; k < cells; k++)
-		s->cell[k] = UINT32_MAX;
+		w->cell[k] = UINT32_MAX;
 	for (size_t row = 0; row < s->n; row++) {
-		uint32_t *to = &s->cell[s->grp[row] * s->r[p] + c[row]];
+		uint32_t *to = &w->cell[w->grp[row] * s->r[p] + c[row]];
 
 		if (*to == UINT32_MAX)
 			*to = (uint32_t)next++;
-		s->grp[row] = *to;
+		w->grp[row] = *to;
 	}
 	return next;
 }
@@ -247,27 +267,28 @@ static double ls_structure(const fb_lscore *s, size_t np)
 }
 
 /* BDeu of X_i given the np parents pa. */
-static double ls_bdeu(fb_lscore *s, size_t i, const size_t *pa, size_t np)
+static double ls_bdeu(const fb_lscore *s, fb_lscore_work *w, size_t i, const size_t *pa,
+                      size_t np)
 {
 	size_t ng = 1, r = s->r[i];
 	double q = 1.0, score = ls_structure(s, np), a_j, a_jk;
 	const uint32_t *c = s->code + i * s->n;
 
-	memset(s->grp, 0, s->n * sizeof *s->grp);
+	memset(w->grp, 0, s->n * sizeof *w->grp);
 	for (size_t k = 0; k < np; k++) {
-		ng = ls_refine(s, ng, pa[k]);
+		ng = ls_refine(s, w, ng, pa[k]);
 		q *= (double)s->r[pa[k]];
 	}
 	a_j = s->o.ess / q;
 	a_jk = s->o.ess / ((double)r * q);
-	memset(s->cell, 0, ng * r * sizeof *s->cell);
+	memset(w->cell, 0, ng * r * sizeof *w->cell);
 	for (size_t row = 0; row < s->n; row++)
-		s->cell[s->grp[row] * r + c[row]]++;
+		w->cell[w->grp[row] * r + c[row]]++;
 	for (size_t g = 0; g < ng; g++) {
 		double nij = 0.0;
 
 		for (size_t k = 0; k < r; k++) {
-			double nijk = s->cell[g * r + k];
+			double nijk = w->cell[g * r + k];
 
 			if (nijk > 0)
 				score += gsl_sf_lngamma(nijk + a_jk) - gsl_sf_lngamma(a_jk);
@@ -278,32 +299,39 @@ static double ls_bdeu(fb_lscore *s, size_t i, const size_t *pa, size_t np)
 	return score;
 }
 
+/* Look up or compute s(i, P) with w's scratch. */
+int fb_lscore_get_at(fb_lscore *s, fb_lscore_work *w, size_t i, const size_t *pa, size_t np,
+                     double *out, fb_error *err)
+{
+	ls_node *c = &s->node[i];
+	struct ls_slot *slot;
+	uint64_t h;
+
+	memset(w->key, 0, s->words * sizeof *w->key);
+	for (size_t k = 0; k < np; k++)
+		w->key[pa[k] / 64] |= UINT64_C(1) << (pa[k] % 64);
+	h = ls_hash(w->key, s->words);
+	slot = ls_find(c, w->key, s->words, h);
+	if (slot != NULL && slot->key != 0) {
+		*out = slot->value;
+		return FB_OK;
+	}
+	*out = s->o.kind == FB_LSCORE_BIC    ? ls_bic(s, w, i, pa, np)
+	       : s->o.kind == FB_LSCORE_BDEU ? ls_bdeu(s, w, i, pa, np)
+	                                     : ls_dg(s, w, i, pa, np);
+	if (*out == -INFINITY)
+		return fb_fail(err, "out of memory for a local score");
+	c->computed++;
+	if (ls_store(c, w->key, s->words, h, *out) != FB_OK)
+		return fb_fail(err, "out of memory for the local-score cache");
+	return FB_OK;
+}
+
 /* Look up or compute s(i, P). */
 int fb_lscore_get(fb_lscore *s, size_t i, const size_t *pa, size_t np, double *out,
                   fb_error *err)
 {
-	struct ls_slot *slot;
-	uint64_t h;
-
-	memset(s->key, 0, s->words * sizeof *s->key);
-	s->key[0] = i;
-	for (size_t k = 0; k < np; k++)
-		s->key[1 + pa[k] / 64] |= UINT64_C(1) << (pa[k] % 64);
-	h = ls_hash(s);
-	slot = ls_find(s, h);
-	if (slot->key != 0) {
-		*out = slot->value;
-		return FB_OK;
-	}
-	*out = s->o.kind == FB_LSCORE_BIC    ? ls_bic(s, i, pa, np)
-	       : s->o.kind == FB_LSCORE_BDEU ? ls_bdeu(s, i, pa, np)
-	                                     : ls_dg(s, i, pa, np);
-	if (*out == -INFINITY)
-		return fb_fail(err, "out of memory for a local score");
-	s->computed++;
-	if (ls_store(s, h, *out) != FB_OK)
-		return fb_fail(err, "out of memory for the local-score cache");
-	return FB_OK;
+	return fb_lscore_get_at(s, s->own, i, pa, np, out, err);
 }
 
 /* Covariance with divisor n into s->cov; FB_ERR when out of memory. */
@@ -314,12 +342,7 @@ static int ls_init_bic(fb_lscore *s)
 	gsl_matrix_view C;
 
 	s->cov = malloc(d * d * sizeof *s->cov);
-	s->m = gsl_matrix_alloc(d, d);
-	s->v = gsl_matrix_alloc(d, d);
-	s->sv = gsl_vector_alloc(d);
-	s->rhs = gsl_vector_alloc(d);
-	if (X == NULL || s->cov == NULL || s->m == NULL || s->v == NULL || s->sv == NULL ||
-	    s->rhs == NULL) {
+	if (X == NULL || s->cov == NULL) {
 		if (X != NULL)
 			gsl_matrix_free(X);
 		return FB_ERR;
@@ -377,8 +400,7 @@ static int ls_init_bdeu(fb_lscore *s)
 
 	s->code = malloc(s->n * s->d * sizeof *s->code);
 	s->r = calloc(s->d, sizeof *s->r);
-	s->grp = malloc(s->n * sizeof *s->grp);
-	if (sorted == NULL || s->code == NULL || s->r == NULL || s->grp == NULL) {
+	if (sorted == NULL || s->code == NULL || s->r == NULL) {
 		free(sorted);
 		return FB_ERR;
 	}
@@ -388,11 +410,7 @@ static int ls_init_bdeu(fb_lscore *s)
 			s->rmax = s->r[j];
 	}
 	free(sorted);
-	if (s->rmax > SIZE_MAX / sizeof *s->cell / s->n)
-		return FB_ERR;
-	/* groups never outnumber rows, so n * rmax cells serve every map and count */
-	s->cell = malloc(s->n * s->rmax * sizeof *s->cell);
-	return s->cell != NULL ? FB_OK : FB_ERR;
+	return s->rmax <= SIZE_MAX / sizeof(uint32_t) / s->n ? FB_OK : FB_ERR;
 }
 
 /* The degenerate Gaussian embedding of the data; FB_ERR when out of memory or a discrete
@@ -406,10 +424,6 @@ static int ls_init_dg(fb_lscore *s, fb_error *err)
 		s->dg = NULL;
 		return FB_ERR;
 	}
-	s->dskip = calloc(s->dg->D + 1, 1);
-	s->dlp = calloc(s->dg->D + 1, sizeof *s->dlp);
-	if (s->dskip == NULL || s->dlp == NULL)
-		return fb_fail(err, "out of memory for a local score");
 	return FB_OK;
 }
 
@@ -429,6 +443,71 @@ static int ls_check(const fb_dataset *ds, const fb_lscore_options *o, fb_error *
 	return FB_OK;
 }
 
+/* Scratch for computing s's scores; NULL when out of memory. */
+static fb_lscore_work *ls_work_new(const fb_lscore *s)
+{
+	fb_lscore_work *w = calloc(1, sizeof *w);
+	bool ok;
+
+	if (w == NULL)
+		return NULL;
+	w->key = calloc(s->words, sizeof *w->key);
+	ok = w->key != NULL;
+	if (s->o.kind == FB_LSCORE_BIC) {
+		w->m = gsl_matrix_alloc(s->d, s->d);
+		w->v = gsl_matrix_alloc(s->d, s->d);
+		w->sv = gsl_vector_alloc(s->d);
+		w->rhs = gsl_vector_alloc(s->d);
+		ok = ok && w->m != NULL && w->v != NULL && w->sv != NULL && w->rhs != NULL;
+	} else if (s->o.kind == FB_LSCORE_BDEU) {
+		/* groups never outnumber rows, so n * rmax cells serve every map and count */
+		w->grp = malloc(s->n * sizeof *w->grp);
+		w->cell = malloc(s->n * s->rmax * sizeof *w->cell);
+		ok = ok && w->grp != NULL && w->cell != NULL;
+	} else {
+		w->dskip = calloc(s->dg->D + 1, 1);
+		w->dlp = calloc(s->dg->D + 1, sizeof *w->dlp);
+		ok = ok && w->dskip != NULL && w->dlp != NULL;
+	}
+	if (!ok) {
+		fb_lscore_work_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Scratch for computing s's scores on another thread. */
+fb_lscore_work *fb_lscore_work_alloc(const fb_lscore *s, fb_error *err)
+{
+	fb_lscore_work *w = ls_work_new(s);
+
+	if (w == NULL)
+		fb_fail(err, "out of memory for a local score's scratch");
+	return w;
+}
+
+/* Free a work (NULL is fine). */
+void fb_lscore_work_free(fb_lscore_work *w)
+{
+	if (w == NULL)
+		return;
+	free(w->key);
+	if (w->m != NULL)
+		gsl_matrix_free(w->m);
+	if (w->v != NULL)
+		gsl_matrix_free(w->v);
+	if (w->sv != NULL)
+		gsl_vector_free(w->sv);
+	if (w->rhs != NULL)
+		gsl_vector_free(w->rhs);
+	free(w->grp);
+	free(w->cell);
+	dg_work_release(&w->dgw);
+	free(w->dskip);
+	free(w->dlp);
+	free(w);
+}
+
 /* Build a local score over ds. */
 fb_lscore *fb_lscore_alloc(const fb_dataset *ds, const fb_lscore_options *o, fb_error *err)
 {
@@ -446,17 +525,17 @@ fb_lscore *fb_lscore_alloc(const fb_dataset *ds, const fb_lscore_options *o, fb_
 	s->o = *o;
 	s->n = ds->n;
 	s->d = ds->d;
-	s->words = 1 + (ds->d + 63) / 64;
-	s->cap = 1024;
-	s->slot = calloc(s->cap, sizeof *s->slot);
-	s->key = calloc(s->words, sizeof *s->key);
-	ret = s->slot != NULL && s->key != NULL ? FB_OK : FB_ERR;
+	s->words = ds->d > 0 ? (ds->d + 63) / 64 : 1;
+	s->node = calloc(ds->d + 1, sizeof *s->node);
+	ret = s->node != NULL ? FB_OK : FB_ERR;
 	if (ret == FB_OK && o->kind == FB_LSCORE_DG && ls_init_dg(s, err) != FB_OK) {
 		fb_lscore_free(s);
 		return NULL;
 	}
 	if (ret == FB_OK && o->kind != FB_LSCORE_DG)
 		ret = o->kind == FB_LSCORE_BIC ? ls_init_bic(s) : ls_init_bdeu(s);
+	if (ret == FB_OK && (s->own = ls_work_new(s)) == NULL)
+		ret = FB_ERR;
 	if (ret != FB_OK) {
 		fb_lscore_free(s);
 		fb_fail(err, "out of memory for a local score over %zu rows x %zu variables", ds->n,
@@ -472,32 +551,26 @@ void fb_lscore_free(fb_lscore *s)
 	if (s == NULL)
 		return;
 	free(s->cov);
-	if (s->m != NULL)
-		gsl_matrix_free(s->m);
-	if (s->v != NULL)
-		gsl_matrix_free(s->v);
-	if (s->sv != NULL)
-		gsl_vector_free(s->sv);
-	if (s->rhs != NULL)
-		gsl_vector_free(s->rhs);
 	free(s->code);
 	free(s->r);
-	free(s->grp);
-	free(s->cell);
-	free(s->slot);
-	free(s->arena);
-	free(s->key);
+	for (size_t i = 0; s->node != NULL && i < s->d; i++) {
+		free(s->node[i].slot);
+		free(s->node[i].arena);
+	}
+	free(s->node);
 	if (s->dg != NULL)
 		dg_embed_release(s->dg);
 	free(s->dg);
-	dg_work_release(&s->dgw);
-	free(s->dskip);
-	free(s->dlp);
+	fb_lscore_work_free(s->own);
 	free(s);
 }
 
 /* Cache misses so far. */
 size_t fb_lscore_computed(const fb_lscore *s)
 {
-	return s->computed;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->d; i++)
+		n += s->node[i].computed;
+	return n;
 }

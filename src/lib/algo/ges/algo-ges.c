@@ -31,6 +31,7 @@ static int ges_create(fb_run *run, fb_error *err)
 	fb_ges_options o;
 
 	fb_ges_options_from_params(&run->params, &o);
+	o.threads = run->fedopt.threads;
 	run->state = fb_ges_alloc(run->data, &o, err);
 	if (run->state == NULL)
 		return FB_ERR;

@@ -2,6 +2,8 @@
  * stepper (see ges.h). */
 #include "config.h"
 
+#include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +15,13 @@
 typedef struct ges_op {
 	bool found;   /* some valid operator was scored */
 	size_t x, y;  /* its edge */
+	size_t pos;   /* x d + y: its place in the scan's order */
 	size_t *set;  /* T or H (d, owned) */
 	size_t nset;  /* its size */
 	double gain;  /* its score gain */
 } ges_op;
+
+typedef struct ges_scratch ges_scratch;
 
 struct fb_ges {
 	fb_lscore *ls;            /* the local score and its cache (owned) */
@@ -24,11 +29,26 @@ struct fb_ges {
 	size_t d;                 /* variables */
 	enum fb_ges_phase phase;  /* the phase the next step works in */
 	double score;             /* the CPDAG's score */
-	size_t *nb, *pa, *na, *t0, *idx, *sub, *list, *queue; /* d each: scratch lists */
-	bool *mark, *seen;        /* d each: scratch sets */
+	size_t *pa;               /* d: scratch list of the serial parts */
 	ges_op best;              /* the best operator of the last scan */
 	const fb_knowledge *k;    /* background knowledge, or NULL (none) */
 	size_t operators;         /* valid operators scored in the last scan */
+	size_t threads;           /* threads scanning (>= 1) */
+	ges_scratch *sc;          /* threads: each one's scratch (owned) */
+	enum fb_ges_phase scan;   /* the phase being scanned */
+	atomic_size_t next;       /* the next node Y a scanning thread takes */
+};
+
+/* One scanning thread: its scratch, and the best operator among the nodes Y it took. */
+struct ges_scratch {
+	fb_ges *s;                /* the search */
+	size_t *nb, *pa, *na, *t0, *idx, *sub, *list, *queue; /* d each: scratch lists */
+	bool *mark, *seen;        /* d each: scratch sets */
+	fb_lscore_work *w;        /* its scratch for local scores (owned) */
+	ges_op best;              /* the best operator of its nodes */
+	size_t operators;         /* valid operators it scored */
+	int status;               /* FB_OK, or FB_ERR with err */
+	fb_error err;             /* why it failed */
 };
 
 /* Advance the k-subset idx of {0..m-1} to the next one in size-then-lexicographic order;
@@ -99,62 +119,76 @@ static size_t ges_na(const fb_graph *g, size_t x, size_t y, size_t *na)
 	return k;
 }
 
-/* The local score of y given the nodes marked in s->mark. */
-static int ges_local(fb_ges *s, size_t y, double *out, fb_error *err)
+/* The local score of y given the nodes marked in c->mark. */
+static int ges_local(ges_scratch *c, size_t y, double *out, fb_error *err)
 {
 	size_t np = 0;
 
-	for (size_t v = 0; v < s->d; v++)
-		if (s->mark[v])
-			s->list[np++] = v;
-	return fb_lscore_get(s->ls, y, s->list, np, out, err);
+	for (size_t v = 0; v < c->s->d; v++)
+		if (c->mark[v])
+			c->list[np++] = v;
+	return fb_lscore_get_at(c->s->ls, c->w, y, c->list, np, out, err);
 }
 
 /* s(y, marked u {x}) - s(y, marked), or its opposite when del; x is unmarked after. */
-static int ges_gain(fb_ges *s, size_t x, size_t y, bool del, double *gain, fb_error *err)
+static int ges_gain(ges_scratch *c, size_t x, size_t y, bool del, double *gain,
+                    fb_error *err)
 {
 	double with, without;
 
-	s->mark[x] = false;
-	if (ges_local(s, y, &without, err) != FB_OK)
+	c->mark[x] = false;
+	if (ges_local(c, y, &without, err) != FB_OK)
 		return FB_ERR;
-	s->mark[x] = true;
-	if (ges_local(s, y, &with, err) != FB_OK)
+	c->mark[x] = true;
+	if (ges_local(c, y, &with, err) != FB_OK)
 		return FB_ERR;
-	s->mark[x] = false;
+	c->mark[x] = false;
 	*gain = del ? without - with : with - without;
 	return FB_OK;
 }
 
-/* Keep operator (x, y, set of n) with gain when it beats the best so far. */
-static void ges_offer(fb_ges *s, size_t x, size_t y, const size_t *set, size_t n,
-                      double gain)
+/* Whether an operator of gain at place pos beats best: a larger gain, or an equal one
+ * earlier in the scan's order (the first of equal gains wins).  A gain that is not a number
+ * beats nothing. */
+static bool ges_beats(const ges_op *best, double gain, size_t pos)
 {
-	s->operators++;
-	if (s->best.found && !(gain > s->best.gain))
-		return;
-	s->best.found = true;
-	s->best.x = x;
-	s->best.y = y;
-	s->best.gain = gain;
-	s->best.nset = n;
-	memcpy(s->best.set, set, n * sizeof *set);
+	if (isnan(gain))
+		return false;
+	return !best->found || gain > best->gain || (gain == best->gain && pos < best->pos);
 }
 
-/* Mark the np parents of y (s->pa), the nn nodes of s->na and the k nodes of from chosen
- * by s->idx (copied into s->sub); the nodes of na and the chosen ones are also listed in
- * s->queue, for the clique test; returns how many are listed. */
-static size_t ges_mark(fb_ges *s, size_t np, size_t nn, const size_t *from, size_t k)
+/* Keep operator (x, y, set of n) with gain when it beats c's best so far. */
+static void ges_offer(ges_scratch *c, size_t x, size_t y, const size_t *set, size_t n,
+                      double gain)
+{
+	size_t pos = x * c->s->d + y;
+
+	c->operators++;
+	if (!ges_beats(&c->best, gain, pos))
+		return;
+	c->best.found = true;
+	c->best.x = x;
+	c->best.y = y;
+	c->best.pos = pos;
+	c->best.gain = gain;
+	c->best.nset = n;
+	memcpy(c->best.set, set, n * sizeof *set);
+}
+
+/* Mark the np parents of y (c->pa), the nn nodes of c->na and the k nodes of from chosen
+ * by c->idx (copied into c->sub); the nodes of na and the chosen ones are also listed in
+ * c->queue, for the clique test; returns how many are listed. */
+static size_t ges_mark(ges_scratch *c, size_t np, size_t nn, const size_t *from, size_t k)
 {
 	size_t n = 0;
 
-	memset(s->mark, 0, s->d * sizeof *s->mark);
+	memset(c->mark, 0, c->s->d * sizeof *c->mark);
 	for (size_t a = 0; a < np; a++)
-		s->mark[s->pa[a]] = true;
+		c->mark[c->pa[a]] = true;
 	for (size_t a = 0; a < nn; a++)
-		s->mark[s->queue[a] = s->na[a]] = true, n++;
+		c->mark[c->queue[a] = c->na[a]] = true, n++;
 	for (size_t a = 0; a < k; a++)
-		s->mark[s->queue[n++] = s->sub[a] = from[s->idx[a]]] = true;
+		c->mark[c->queue[n++] = c->sub[a] = from[c->idx[a]]] = true;
 	return n;
 }
 
@@ -190,37 +224,39 @@ static bool ges_known_skip(const fb_knowledge *k, enum fb_ges_phase phase, size_
 }
 
 /* Every Insert(x, y, T) for one non-adjacent pair. */
-static int ges_scan_insert_pair(fb_ges *s, size_t x, size_t y, fb_error *err)
+static int ges_scan_insert_pair(ges_scratch *c, size_t x, size_t y, fb_error *err)
 {
-	size_t nnb = fb_graph_neighbours(s->g, y, s->nb), np = fb_graph_parents(s->g, y, s->pa);
+	const fb_ges *s = c->s;
+	size_t nnb = fb_graph_neighbours(s->g, y, c->nb), np = fb_graph_parents(s->g, y, c->pa);
 	size_t nna = 0, nt = 0, k = 0;
 
 	for (size_t a = 0; a < nnb; a++) {
-		if (fb_graph_adjacent(s->g, s->nb[a], x))
-			s->na[nna++] = s->nb[a];
+		if (fb_graph_adjacent(s->g, c->nb[a], x))
+			c->na[nna++] = c->nb[a];
 		else
-			s->t0[nt++] = s->nb[a];
+			c->t0[nt++] = c->nb[a];
 	}
 	do {
-		size_t n = ges_mark(s, 0, nna, s->t0, k);
+		size_t n = ges_mark(c, 0, nna, c->t0, k);
 		double gain;
 
-		if ((s->k != NULL && ges_forbids_into(s->k, s->sub, k, y)) ||
-		    !ges_clique(s->g, s->queue, n) ||
-		    ges_semi_path(s->g, s->mark, y, x, s->seen, s->queue))
+		if ((s->k != NULL && ges_forbids_into(s->k, c->sub, k, y)) ||
+		    !ges_clique(s->g, c->queue, n) ||
+		    ges_semi_path(s->g, c->mark, y, x, c->seen, c->queue))
 			continue;
-		ges_mark(s, np, nna, s->t0, k);
-		if (ges_gain(s, x, y, false, &gain, err) != FB_OK)
+		ges_mark(c, np, nna, c->t0, k);
+		if (ges_gain(c, x, y, false, &gain, err) != FB_OK)
 			return FB_ERR;
-		ges_offer(s, x, y, s->sub, k, gain);
-	} while (ges_subset_next(s->idx, &k, nt));
+		ges_offer(c, x, y, c->sub, k, gain);
+	} while (ges_subset_next(c->idx, &k, nt));
 	return FB_OK;
 }
 
 /* Every Delete(x, y, H) for x - y or x -> y. */
-static int ges_scan_delete_pair(fb_ges *s, size_t x, size_t y, fb_error *err)
+static int ges_scan_delete_pair(ges_scratch *c, size_t x, size_t y, fb_error *err)
 {
-	size_t np = fb_graph_parents(s->g, y, s->pa), k = 0, *all = s->t0;
+	const fb_ges *s = c->s;
+	size_t np = fb_graph_parents(s->g, y, c->pa), k = 0, *all = c->t0;
 	size_t nna = ges_na(s->g, x, y, all);
 
 	do {
@@ -228,46 +264,95 @@ static int ges_scan_delete_pair(fb_ges *s, size_t x, size_t y, fb_error *err)
 		double gain;
 
 		for (size_t a = 0; a < nna; a++) {
-			if (h < k && s->idx[h] == a)
-				s->sub[h++] = all[a];
+			if (h < k && c->idx[h] == a)
+				c->sub[h++] = all[a];
 			else
-				s->na[nrest++] = all[a];
+				c->na[nrest++] = all[a];
 		}
-		if (!ges_clique(s->g, s->na, nrest) ||
-		    (s->k != NULL && ges_forbids_from(s->k, x, y, s->sub, k)))
+		if (!ges_clique(s->g, c->na, nrest) ||
+		    (s->k != NULL && ges_forbids_from(s->k, x, y, c->sub, k)))
 			continue;
-		memset(s->mark, 0, s->d * sizeof *s->mark);
+		memset(c->mark, 0, s->d * sizeof *c->mark);
 		for (size_t a = 0; a < np; a++)
-			s->mark[s->pa[a]] = true;
+			c->mark[c->pa[a]] = true;
 		for (size_t a = 0; a < nrest; a++)
-			s->mark[s->na[a]] = true;
-		if (ges_gain(s, x, y, true, &gain, err) != FB_OK)
+			c->mark[c->na[a]] = true;
+		if (ges_gain(c, x, y, true, &gain, err) != FB_OK)
 			return FB_ERR;
-		ges_offer(s, x, y, s->sub, k, gain);
-	} while (ges_subset_next(s->idx, &k, nna));
+		ges_offer(c, x, y, c->sub, k, gain);
+	} while (ges_subset_next(c->idx, &k, nna));
 	return FB_OK;
 }
 
-/* Find the best operator of the phase into s->best. */
+/* Every operator of the phase into node y, for x in index order. */
+static int ges_scan_node(ges_scratch *c, enum fb_ges_phase phase, size_t y, fb_error *err)
+{
+	const fb_ges *s = c->s;
+
+	for (size_t x = 0; x < s->d; x++) {
+		enum fb_edge e = fb_graph_edge(s->g, x, y);
+		int ret = FB_OK;
+
+		if (ges_known_skip(s->k, phase, x, y))
+			continue;
+		if (phase == FB_GES_FORWARD && x != y && e == FB_EDGE_NONE)
+			ret = ges_scan_insert_pair(c, x, y, err);
+		else if (phase == FB_GES_BACKWARD &&
+		         (e == FB_EDGE_FORWARD || e == FB_EDGE_UNDIRECTED))
+			ret = ges_scan_delete_pair(c, x, y, err);
+		if (ret != FB_OK)
+			return FB_ERR;
+	}
+	return FB_OK;
+}
+
+/* One scanning thread: takes nodes Y one at a time until none is left (or it fails).  Each
+ * node's local scores (and cache) are those of the one thread that took it. */
+static void *ges_scan_thread(void *arg)
+{
+	ges_scratch *c = arg;
+	fb_ges *s = c->s;
+
+	c->best.found = false;
+	c->operators = 0;
+	c->status = FB_OK;
+	for (;;) {
+		size_t y = atomic_fetch_add(&s->next, 1);
+
+		if (y >= s->d)
+			break;
+		if (ges_scan_node(c, s->scan, y, &c->err) != FB_OK) {
+			c->status = FB_ERR;
+			atomic_store(&s->next, s->d);
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* Find the best operator of the phase into s->best: the threads' bests compared by gain,
+ * then place, which gives the one walk's answer (the first of the largest gains in x, then
+ * y, then set order) whichever thread took which node. */
 static int ges_scan(fb_ges *s, enum fb_ges_phase phase, fb_error *err)
 {
+	s->scan = phase;
+	atomic_store(&s->next, 0);
+	fb_threads_run(ges_scan_thread, s->sc, sizeof *s->sc, s->threads);
 	s->best.found = false;
 	s->operators = 0;
-	for (size_t x = 0; x < s->d; x++)
-		for (size_t y = 0; y < s->d; y++) {
-			enum fb_edge e = fb_graph_edge(s->g, x, y);
-			int ret = FB_OK;
+	for (size_t t = 0; t < s->threads; t++) {
+		const ges_op *b = &s->sc[t].best;
 
-			if (ges_known_skip(s->k, phase, x, y))
-				continue;
-			if (phase == FB_GES_FORWARD && x != y && e == FB_EDGE_NONE)
-				ret = ges_scan_insert_pair(s, x, y, err);
-			else if (phase == FB_GES_BACKWARD &&
-			         (e == FB_EDGE_FORWARD || e == FB_EDGE_UNDIRECTED))
-				ret = ges_scan_delete_pair(s, x, y, err);
-			if (ret != FB_OK)
-				return FB_ERR;
+		if (s->sc[t].status != FB_OK) {
+			*err = s->sc[t].err;
+			return FB_ERR;
 		}
+		s->operators += s->sc[t].operators;
+		if (!b->found || !ges_beats(&s->best, b->gain, b->pos))
+			continue;
+		s->best = (ges_op){ true, b->x, b->y, b->pos, s->best.set, b->nset, b->gain };
+		memcpy(s->best.set, b->set, b->nset * sizeof *b->set);
+	}
 	return FB_OK;
 }
 
@@ -420,6 +505,44 @@ static int ges_pick_score(const fb_dataset *ds, const fb_ges_options *o,
 	return FB_OK;
 }
 
+/* Thread t's scratch for a search over d variables; FB_ERR when out of memory. */
+static int ges_scratch_init(fb_ges *s, ges_scratch *c, fb_error *err)
+{
+	size_t d = s->d;
+
+	c->s = s;
+	c->nb = fb_xcalloc(d + 1, sizeof *c->nb);
+	c->pa = fb_xcalloc(d + 1, sizeof *c->pa);
+	c->na = fb_xcalloc(d + 1, sizeof *c->na);
+	c->t0 = fb_xcalloc(d + 1, sizeof *c->t0);
+	c->idx = fb_xcalloc(d + 1, sizeof *c->idx);
+	c->sub = fb_xcalloc(d + 1, sizeof *c->sub);
+	c->list = fb_xcalloc(d + 1, sizeof *c->list);
+	c->queue = fb_xcalloc(d + 1, sizeof *c->queue);
+	c->mark = fb_xcalloc(d + 1, sizeof *c->mark);
+	c->seen = fb_xcalloc(d + 1, sizeof *c->seen);
+	c->best.set = fb_xcalloc(d + 1, sizeof *c->best.set);
+	c->w = fb_lscore_work_alloc(s->ls, err);
+	return c->w != NULL ? FB_OK : FB_ERR;
+}
+
+/* Free a thread's scratch. */
+static void ges_scratch_release(ges_scratch *c)
+{
+	fb_lscore_work_free(c->w);
+	free(c->nb);
+	free(c->pa);
+	free(c->na);
+	free(c->t0);
+	free(c->idx);
+	free(c->sub);
+	free(c->list);
+	free(c->queue);
+	free(c->mark);
+	free(c->seen);
+	free(c->best.set);
+}
+
 /* Start GES on ds. */
 fb_ges *fb_ges_alloc(const fb_dataset *ds, const fb_ges_options *o, fb_error *err)
 {
@@ -442,17 +565,15 @@ fb_ges *fb_ges_alloc(const fb_dataset *ds, const fb_ges_options *o, fb_error *er
 	}
 	for (size_t j = 0; j < d; j++)
 		fb_graph_set_name(s->g, j, ds->vars[j].name, NULL);
-	s->nb = fb_xcalloc(d + 1, sizeof *s->nb);
 	s->pa = fb_xcalloc(d + 1, sizeof *s->pa);
-	s->na = fb_xcalloc(d + 1, sizeof *s->na);
-	s->t0 = fb_xcalloc(d + 1, sizeof *s->t0);
-	s->idx = fb_xcalloc(d + 1, sizeof *s->idx);
-	s->sub = fb_xcalloc(d + 1, sizeof *s->sub);
-	s->list = fb_xcalloc(d + 1, sizeof *s->list);
-	s->queue = fb_xcalloc(d + 1, sizeof *s->queue);
-	s->mark = fb_xcalloc(d + 1, sizeof *s->mark);
-	s->seen = fb_xcalloc(d + 1, sizeof *s->seen);
 	s->best.set = fb_xcalloc(d + 1, sizeof *s->best.set);
+	s->threads = o->threads > 1 ? (o->threads < d ? o->threads : (d > 0 ? d : 1)) : 1;
+	s->sc = fb_xcalloc(s->threads, sizeof *s->sc);
+	for (size_t t = 0; t < s->threads; t++)
+		if (ges_scratch_init(s, &s->sc[t], err) != FB_OK) {
+			fb_ges_free(s);
+			return NULL;
+		}
 	if (ges_init_score(s, err) != FB_OK) {
 		fb_ges_free(s);
 		return NULL;
@@ -465,18 +586,12 @@ void fb_ges_free(fb_ges *g)
 {
 	if (g == NULL)
 		return;
+	for (size_t t = 0; g->sc != NULL && t < g->threads; t++)
+		ges_scratch_release(&g->sc[t]);
+	free(g->sc);
 	fb_lscore_free(g->ls);
 	fb_graph_free(g->g);
-	free(g->nb);
 	free(g->pa);
-	free(g->na);
-	free(g->t0);
-	free(g->idx);
-	free(g->sub);
-	free(g->list);
-	free(g->queue);
-	free(g->mark);
-	free(g->seen);
 	free(g->best.set);
 	free(g);
 }
