@@ -1,35 +1,37 @@
 /* bench-mlp: processor time and accuracy of notears-mlp and notears-mlp-admm on the shared
- * nonlinear files drawn by the authors' generators (synth/M_*, synth/MA_*, synth/N_*), each
- * time beside the reference implementation's on this kind of machine and the target of 20
- * times faster.
+ * nonlinear files drawn by the authors' generators (synth/M_*, synth/MA_*), each beside the
+ * reference code run on the same file by bench/mlp-reference.py, back to back in the same
+ * process tree (so on the same processors: run it as `taskset -c 1 bench/bench-mlp`): the
+ * processor seconds of both learning calls and of both whole runs (fedbn: reading the file
+ * and the run; the reference: its whole Python process), their ratios against the goal of
+ * 20 times, each graph's score against the truth and the SHD between the two graphs.  Both
+ * sides at the papers' settings: notears-mlp as notears_nonlinear(NotearsMLP([d, 10, 1]),
+ * lambda1 = lambda2 = 0.01) of xunzheng/notears, notears-mlp-admm over K contiguous equal
+ * blocks as notears_nonlinear_admm(lambda1 = 0.001, lambda2 = 0.01) of
+ * ignavierng/notears-admm then its postprocess at 0.3; torch, the BLAS and fedbn on one
+ * thread.  The two sides start from different random weights (their own generators), so
+ * their graphs may differ.
  *
- * Usage: bench-mlp [--owlqn] [DATA_DIR] [TAG:K ...], or bench-mlp --optimisers   (K = 1: notears-mlp, with L-BFGS-B or
- * with --owlqn OWL-QN; K > 1: notears-mlp-admm over K contiguous equal blocks).  DATA_DIR defaults to $top_srcdir/../shared/data.
- * Without TAG:K it runs N_d10_n256_s1:1, M_d10_n200_mlp_s{1,2,3}:1 and
- * MA_d20_n512_K8_s{1,2,3}:8 (MA_...:1 would run notears-mlp on the pooled rows).  Times
- * exclude reading the files; the BLAS runs on one thread (the learners ask for it).
+ * Usage: bench-mlp [--owlqn] [DATA_DIR] [TAG:K ...], or bench-mlp --optimisers   (K = 1:
+ * notears-mlp, with L-BFGS-B or with --owlqn OWL-QN; K > 1: notears-mlp-admm over K blocks).
+ * DATA_DIR defaults to $top_srcdir/../shared/data; without TAG:K it runs
+ * M_d10_n200_mlp_s1:1 and MA_d20_n512_K8_s1:8.  The reference's seed is the tag's s number.
+ * NOTEARS_DIR and NOTEARS_ADMM_DIR name the reference checkouts (default ../ref/... beside
+ * the source tree), PYTHON the interpreter (default /usr/bin/python3).
  *
- * Where 20 times is out of reach: with L-BFGS-B (the reference code's solver, same stopping
- * rules) the M files take 17,500-34,000 iterations in the reference code and about as many
- * here, and Debian's liblbfgsb alone spends about 63 us per iteration at 2,210 variables
- * (perf, call graph through setulb_), more than the whole 20x budget per iteration; OWL-QN
- * (--owlqn) takes about half the iterations but is another optimiser.  For MA s2 (the
- * reference code's clients take 31,383 iterations, fedbn's 29,951 with 38,702 evaluations,
- * the server 2,159 OWL-QN iterations) liblbfgs's own scalar loops cost about 80-87 us per
- * iteration at 4,420 variables (78 us at the server's 4,000; 56 % of the run under perf), and
- * the model's two dgemms (OpenBLAS near the processor's multiply-add peak) and 12,800
- * sigmoids about 28 us of its 38 us per evaluation (bench-nn): the libraries alone take
- * about 3.4 s of the 3.58 s target, so 20 times is out of reach there without another
- * optimiser library.  bench-mlp --optimisers times both libraries' own work per evaluation
- * (outside the objective) at those sizes on a cheap objective: liblbfgs through fb_owlqn
- * under scipy's rules, and liblbfgsb, the reference code's own solver, through fb_lbfgsb
- * (without bounds, about 1.6 times liblbfgs's). */
+ * bench-mlp --optimisers times the optimiser libraries' own work per evaluation (outside
+ * the objective) at the client's and the server's sizes of MA: liblbfgs through fb_owlqn
+ * under scipy's rules, and liblbfgsb through fb_lbfgsb. */
 #include "config.h"
+
+#define _GNU_SOURCE 1
+#include <sched.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench-common.h"
 #include "fedbn/algo.h"
@@ -37,53 +39,26 @@
 #include "fedbn/optim.h"
 #include "fedbn/partition.h"
 
-/* The reference implementations' seconds on this kind of machine: 12 s for NOTEARS-MLP at
- * d = 10, n = 256 and 68 s for NOTEARS-MLP-ADMM at d = 20, K = 8, and the per-file figures of
- * synth/NONLINEAR_REFERENCE.md. */
-static const struct {
-	const char *tag; /* the folder */
-	size_t k;        /* 1: notears-mlp, else notears-mlp-admm over k clients */
-	double seconds;  /* the reference's time */
-} refs[] = {
-	{ "N_d10_n256_s1", 1, 12.0 },
-	{ "M_d10_n200_mlp_s1", 1, 25.69 },
-	{ "M_d10_n200_mlp_s2", 1, 19.05 },
-	{ "M_d10_n200_mlp_s3", 1, 30.03 },
-	{ "MA_d20_n512_K8_s1", 8, 46.71 },
-	{ "MA_d20_n512_K8_s2", 8, 71.65 },
-	{ "MA_d20_n512_K8_s3", 8, 44.47 },
-	{ "MA_d20_n512_K8_s1", 1, 174.65 },
-	{ "MA_d20_n512_K8_s2", 1, 234.57 },
-	{ "MA_d20_n512_K8_s3", 1, 97.06 },
-};
-
-/* The reference's seconds for tag over k clients: its own figure, else 12 s (K = 1) or
- * 68 s. */
-static double ref_seconds(const char *tag, size_t k)
-{
-	for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
-		if (strcmp(refs[i].tag, tag) == 0 && refs[i].k == k)
-			return refs[i].seconds;
-	return k > 1 ? 68.0 : 12.0;
-}
+#ifndef FB_TOP_SRCDIR
+#define FB_TOP_SRCDIR "."
+#endif
 
 /* The solver= word of notears-mlp ("solver=lbfgsb" unless --owlqn). */
 static const char *bench_solver = "solver=lbfgsb";
 
-/* Run name on ds (split into K contiguous blocks when K > 1) to its end; its score against
- * truth in *s and processor seconds in *cpu.  FB_ERR with the reason printed. */
-static int bench_one(const fb_dataset *ds, const fb_graph *truth, size_t K, fb_score *s,
-                     double *cpu, size_t *rounds)
+/* Run notears-mlp (K = 1) or notears-mlp-admm over K contiguous equal blocks on ds to its end;
+ * its graph in *g and the processor seconds of the run in *cpu.  FB_ERR with the reason
+ * printed. */
+static int bench_one(const fb_dataset *ds, size_t K, fb_graph **g, double *cpu, size_t *rounds)
 {
 	fb_split_options so;
 	fb_error err = { "" };
 	fb_partition *p = NULL;
 	fb_run *run = NULL;
-	fb_graph *g = NULL;
 	fb_params params;
 	double c0;
-	int rc = FB_ERR;
 
+	*g = NULL;
 	fb_split_options_init(&so);
 	so.shuffle = 0;
 	if (K > 1 && (p = fb_split(ds, FB_SPLIT_HORIZONTAL, K, &so, &err)) == NULL)
@@ -107,40 +82,108 @@ static int bench_one(const fb_dataset *ds, const fb_graph *truth, size_t K, fb_s
 		;
 	*cpu = bench_cpu_now() - c0;
 	*rounds = fb_run_rounds(run);
-	if ((g = fb_run_result(run, &err)) != NULL && fb_score_graph(g, truth, s, &err) == FB_OK)
-		rc = FB_OK;
-	fb_graph_free(g);
+	*g = fb_run_result(run, &err);
 	fb_run_free(run);
 out:
-	if (rc != FB_OK)
+	if (*g == NULL)
 		printf("  failed: %s\n", err.msg);
 	fb_partition_free(p);
-	return rc;
+	return *g != NULL ? FB_OK : FB_ERR;
 }
 
-/* Benchmark one TAG:K. */
+/* The reference's run on DIR/synth/TAG (bench/mlp-reference.py with /usr/bin/python3 or
+ * PYTHON, the checkout NOTEARS_DIR for K = 1 or NOTEARS_ADMM_DIR, by default
+ * ../ref/xunzheng+notears and ../ref/ignavierng+notears-admm beside the source tree, torch
+ * and the BLAS on one thread, on this process's processors): the processor seconds of its
+ * learning call and of its whole process, its graph over ds's variables in *g.  FB_ERR with
+ * a line printed when it cannot be run. */
+static int bench_reference(const char *dir, const char *tag, size_t K, const fb_dataset *ds,
+                           double *call, double *proc, fb_graph **g)
+{
+	const char *top = getenv("top_srcdir"), *py = getenv("PYTHON");
+	const char *env = getenv(K > 1 ? "NOTEARS_ADMM_DIR" : "NOTEARS_DIR");
+	const char *s = strrchr(tag, 's');
+	char ref[4096], cmd[3 * 4096], line[256];
+	size_t i, j;
+	FILE *p;
+
+	if (top == NULL)
+		top = FB_TOP_SRCDIR;
+	if (env != NULL && env[0] != '\0')
+		snprintf(ref, sizeof ref, "%s", env);
+	else
+		snprintf(ref, sizeof ref, "%s/../ref/%s", top,
+		         K > 1 ? "ignavierng+notears-admm" : "xunzheng+notears");
+	if (py == NULL || py[0] == '\0')
+		py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+	snprintf(cmd, sizeof cmd, "OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH='%s' '%s' "
+	         "'%s/bench/mlp-reference.py' '%s/synth/%s' %zu %lu", ref, py, top, dir, tag, K,
+	         s != NULL ? strtoul(s + 1, NULL, 10) : 1UL);
+	if ((p = popen(cmd, "r")) == NULL || fgets(line, sizeof line, p) == NULL ||
+	    sscanf(line, "cpu_call %lf", call) != 1 || fgets(line, sizeof line, p) == NULL ||
+	    sscanf(line, "cpu_process %lf", proc) != 1) {
+		printf("  reference: did not run (%s)\n", cmd);
+		if (p != NULL)
+			pclose(p);
+		return FB_ERR;
+	}
+	*g = fb_graph_alloc(ds->d);
+	for (i = 0; i < ds->d; i++)
+		fb_graph_set_name(*g, i, ds->vars[i].name, NULL);
+	while (fgets(line, sizeof line, p) != NULL)
+		if (sscanf(line, "%zu %zu", &i, &j) == 2 && i < ds->d && j < ds->d)
+			fb_graph_set_directed(*g, i, j, 1.0);
+	return pclose(p) == 0 ? FB_OK : FB_ERR;
+}
+
+/* One graph's line: its score against truth. */
+static void bench_graph_line(const char *who, const fb_graph *g, const fb_graph *truth)
+{
+	fb_score s;
+	fb_error err = { "" };
+
+	if (fb_score_graph(g, truth, &s, &err) != FB_OK) {
+		printf("  %-9s cannot be scored: %s\n", who, err.msg);
+		return;
+	}
+	printf("  %-9s SHD %2zu TPR %.2f FDR %.2f NNZ %2zu\n", who, (size_t)s.shd, s.tpr, s.fdr,
+	       (size_t)s.nnz);
+}
+
+/* Benchmark one TAG:K: fedbn's run, then the reference's on the same file. */
 static void bench_tag(const char *dir, const char *spec)
 {
 	char tag[256];
 	const char *colon = strchr(spec, ':');
 	size_t K = colon != NULL ? (size_t)strtoul(colon + 1, NULL, 10) : 1;
 	fb_dataset *ds;
-	fb_graph *truth;
+	fb_graph *truth, *mine = NULL, *theirs = NULL;
 	fb_score s;
-	double cpu, ref;
+	double c0 = bench_cpu_now(), cpu, whole, call, proc;
 	size_t rounds;
 
 	snprintf(tag, sizeof tag, "%.*s", colon != NULL ? (int)(colon - spec) : (int)strlen(spec),
 	         spec);
-	ref = ref_seconds(tag, K);
 	if (bench_load_synth(dir, tag, &ds, &truth) != FB_OK)
 		return;
-	if (bench_one(ds, truth, K, &s, &cpu, &rounds) == FB_OK)
-		printf("%-18s %-16s %-6s K=%-2zu rounds %3zu  SHD %2zu TPR %.2f FDR %.2f NNZ %2zu  "
-		       "%7.2f s cpu (reference %g s, target %.2f s: %.1fx faster)\n", tag,
-		       K > 1 ? "notears-mlp-admm" : "notears-mlp", K > 1 ? "" : bench_solver + 7, K,
-		       rounds, (size_t)s.shd, s.tpr, s.fdr,
-		       (size_t)s.nnz, cpu, ref, ref / 20.0, ref / cpu);
+	if (bench_one(ds, K, &mine, &cpu, &rounds) == FB_OK) {
+		whole = bench_cpu_now() - c0;
+		printf("%s %s K=%zu: fedbn %.3f s cpu (run), %.3f s (reading the file and the run), "
+		       "%zu rounds\n", tag, K > 1 ? "notears-mlp-admm" : "notears-mlp", K, cpu,
+		       whole, rounds);
+		bench_graph_line("fedbn", mine, truth);
+		if (bench_reference(dir, tag, K, ds, &call, &proc, &theirs) == FB_OK) {
+			bench_graph_line("reference", theirs, truth);
+			printf("  reference %.3f s cpu (call), %.3f s (whole process): %.1fx and %.1fx "
+			       "(goal >= 20x)", call, proc, call / cpu, proc / whole);
+			if (fb_score_graph(mine, theirs, &s, NULL) == FB_OK)
+				printf(", graphs %s (SHD between them %zu)", s.shd == 0 ? "equal" : "differ",
+				       (size_t)s.shd);
+			printf("\n");
+		}
+	}
+	fb_graph_free(mine);
+	fb_graph_free(theirs);
 	fb_dataset_free(ds);
 	fb_graph_free(truth);
 }
@@ -209,15 +252,27 @@ static void bench_optimisers(void)
 		       sizes[i], optim_cost(sizes[i], 0), optim_cost(sizes[i], 1));
 }
 
+/* The processors this process may run on, as "0-1" or "1", into buf. */
+static const char *bench_cpus(char *buf, size_t cap)
+{
+	cpu_set_t set;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return "unknown";
+	for (int c = 0; c < CPU_SETSIZE && len + 8 < cap; c++)
+		if (CPU_ISSET(c, &set))
+			len += (size_t)snprintf(buf + len, cap - len, "%s%d", len > 0 ? "," : "", c);
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
-	static const char *const defaults[] = {
-		"N_d10_n256_s1:1", "M_d10_n200_mlp_s1:1", "M_d10_n200_mlp_s2:1",
-		"M_d10_n200_mlp_s3:1", "MA_d20_n512_K8_s1:8", "MA_d20_n512_K8_s2:8",
-		"MA_d20_n512_K8_s3:8", NULL,
-	};
+	static const char *const defaults[] = { "M_d10_n200_mlp_s1:1", "MA_d20_n512_K8_s1:8",
+		                                NULL };
 	const char *top = getenv("top_srcdir");
-	char dir[4096];
+	char dir[4096], buf[256];
 	int first = 1;
 
 	if (argc > 1 && strcmp(argv[1], "--optimisers") == 0) {
@@ -232,11 +287,14 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof dir, "%s", argv[1]);
 		first = 2;
 	} else {
-		snprintf(dir, sizeof dir, "%s/../shared/data", top != NULL ? top : ".");
+		snprintf(dir, sizeof dir, "%s/../shared/data", top != NULL ? top : FB_TOP_SRCDIR);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fb_gsl_install_handler();
-	printf("notears-mlp and notears-mlp-admm on the shared nonlinear files (one thread):\n");
+	printf("notears-mlp and notears-mlp-admm against their reference code on the shared "
+	       "nonlinear files\n(one thread each; processor time; processor: %s; ",
+	       bench_processor(buf, sizeof buf));
+	printf("on CPUs %s):\n", bench_cpus(buf, sizeof buf));
 	if (first < argc)
 		for (int i = first; i < argc; i++)
 			bench_tag(dir, argv[i]);

@@ -3,3 +3,4 @@ EXTRA_PROGRAMS += bench/bench-mlp
 bench_bench_mlp_SOURCES = bench/bench-mlp.c bench/bench-common.c bench/bench-common.h
 bench_bench_mlp_LDADD = libfedbn.la $(FB_LIB_DEPS)
 FB_BENCHES += bench/bench-mlp
+bench_bench_mlp_CPPFLAGS = $(AM_CPPFLAGS) -DFB_TOP_SRCDIR='"$(abs_top_srcdir)"'
