@@ -1,8 +1,9 @@
 /* Unit tests of fedc2sl: a pooled table answers as the test on the pooled rows (to the last
  * bits); fedc2sl's CPDAG is all:pc's with the same test exactly, on every shared discrete
  * file (skipped with a message when the shared data is absent) and on generated discrete
- * data, over several client counts, with secure=yes too; dropout leaves tables out and says
- * so; what it cannot take is refused in one sentence. */
+ * data, over several client counts, with secure=yes too; a client's tables are its rows'
+ * counts on every path; dropout leaves tables out and says so; what it cannot take is
+ * refused in one sentence. */
 #include "config.h"
 
 #include <math.h>
@@ -24,6 +25,7 @@
 #include "fedbn/knowledge.h"
 #include "fedbn/secagg.h"
 #include "fedbn/sim.h"
+#include "../../src/lib/algo/pc/fedc2sl-int.h"
 
 /* Discrete data: d variables of 3 levels from the simulator (ER, 1.5 d edges). */
 static fb_dataset *sim_discrete(size_t d, size_t n, uint64_t seed, size_t levels)
@@ -182,6 +184,116 @@ static void test_pooled_answer(void **state)
 	}
 	free(tab);
 	free(marg);
+	fb_dataset_free(ds);
+}
+
+/* Discrete data of 7 variables and 777 rows whose levels differ: one of a single level,
+ * some with levels that never occur, up to 7 levels. */
+static fb_dataset *mixed_levels(void)
+{
+	fb_dataset *ds = sim_discrete(7, 777, 5, 3);
+	static const size_t decl[7] = { 1, 5, 6, 4, 7, 2, 3 };
+	static char labels[7][2] = { "a", "b", "c", "d", "e", "f", "g" };
+	char *names[7];
+
+	for (size_t i = 0; i < ds->n; i++) {
+		double *r = ds->x + i * 7;
+
+		r[0] = 0.0;
+		r[2] += (double)(i % 2) * 3.0;
+		r[3] += (double)(i % 5 == 0);
+		r[4] = fmod(r[4] + r[1] * 3.0 + (double)(i % 3), 7.0);
+		r[5] = fmin(r[5], 1.0);
+	}
+	for (size_t j = 0; j < 7; j++)
+		names[j] = labels[j];
+	for (size_t j = 0; j < 7; j++)
+		assert_int_equal(fb_dataset_set_levels(ds, j, names, decl[j], NULL), FB_OK);
+	return ds;
+}
+
+/* Every test x < y | S (|S| <= 3) over 7 variables into b. */
+static void all_tests(c2_batch *b)
+{
+	for (size_t x = 0; x < 7; x++)
+		for (size_t y = x + 1; y < 7; y++)
+			for (unsigned mask = 0; mask < 128; mask++) {
+				size_t S[7], ns = 0;
+
+				if (mask & (1u << x) || mask & (1u << y) || __builtin_popcount(mask) > 3)
+					continue;
+				for (size_t v = 0; v < 7; v++)
+					if (mask & (1u << v))
+						S[ns++] = v;
+				c2_batch_add(b, y, x, S, ns);
+			}
+}
+
+/* Check a client's reply to b against its tables counted here row by row. */
+static void check_tables(const fb_dataset *ds, const c2_batch *b, const double *reply)
+{
+	for (size_t t = 0; t < b->n; t++) {
+		size_t cells = b->cell[t + 1] - b->cell[t];
+		double *tab = fb_xcalloc(cells, sizeof *tab);
+
+		for (size_t i = 0; i < ds->n; i++) {
+			const double *r = ds->x + i * ds->d;
+			size_t s = 0;
+
+			for (size_t v = 0; v < b->ns[t]; v++) {
+				size_t u = b->S[b->off[t] + v];
+
+				s = s * ds->vars[u].nlevels + (size_t)r[u];
+			}
+			s = s * ds->vars[b->x[t]].nlevels + (size_t)r[b->x[t]];
+			tab[s * ds->vars[b->y[t]].nlevels + (size_t)r[b->y[t]]] += 1.0;
+		}
+		assert_memory_equal(tab, reply + b->cell[t], cells * sizeof *tab);
+		free(tab);
+	}
+}
+
+/* A client's tables are the counts of its rows whichever way it counts them (bits or rows,
+ * a table counted or copied from another over the same variables, the tests in the order
+ * built or sorted by set), its level counts first. */
+static void test_client_tables(void **state)
+{
+	fb_dataset *ds = mixed_levels();
+	c2_batch b = { 0 };
+	fb_error err = { "" };
+	size_t nlev[7], margin = 0, total;
+
+	(void)state;
+	for (size_t j = 0; j < 7; j++)
+		margin += nlev[j] = ds->vars[j].nlevels;
+	all_tests(&b);
+	for (int pass = 0; pass < 4; pass++) {
+		fb_msg down = { 0 }, up = { 0 };
+		c2_codes *codes = c2_codes_new(ds, &err);
+		double *marg = fb_xcalloc(margin, sizeof *marg);
+
+		assert_non_null(codes);
+		if (pass % 2 == 1) { /* row by row only */
+			free(codes->bits);
+			codes->bits = NULL;
+		}
+		if (pass == 2)
+			c2_batch_sort(&b);
+		assert_int_equal(c2_batch_cells(&b, nlev, margin, &total, &err), FB_OK);
+		c2_batch_write(&b, true, 1, &down);
+		assert_int_equal(c2_client_tables(ds, &down, 0, 0.0, 1, &codes, &up, &err), FB_OK);
+		assert_int_equal(up.nd, total);
+		for (size_t i = 0, o = 0; i < ds->n; i++, o = 0)
+			for (size_t j = 0; j < 7; o += nlev[j++])
+				marg[o + (size_t)ds->x[i * 7 + j]] += 1.0;
+		assert_memory_equal(marg, up.d, margin * sizeof *marg);
+		check_tables(ds, &b, up.d);
+		free(marg);
+		fb_msg_release(&down);
+		fb_msg_release(&up);
+		c2_codes_free(codes);
+	}
+	c2_batch_release(&b);
 	fb_dataset_free(ds);
 }
 
@@ -481,6 +593,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pooled_answer),
 		cmocka_unit_test(test_pooled_missing),
+		cmocka_unit_test(test_client_tables),
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_shared),
 		cmocka_unit_test(test_secure),

@@ -45,6 +45,9 @@ void c2_batch_release(c2_batch *b);
 /* Add x _||_ y | S (any order of x and y; S increasing, ns of them) unless it is already in
  * b. */
 void c2_batch_add(c2_batch *b, size_t x, size_t y, const size_t *S, size_t ns);
+/* The index in b of x _||_ y | S (any order of x and y; S increasing, ns of them), added
+ * unless it is there. */
+size_t c2_batch_put(c2_batch *b, size_t x, size_t y, const size_t *S, size_t ns);
 /* Every test level l of PC-stable may ask on the skeleton g (for every ordered adjacent
  * pair (i, j) with |adj(i)| - 1 >= l, the l-subsets of adj(i) \ {j}) into b. */
 void c2_batch_level(c2_batch *b, const fb_graph *g, size_t l);
@@ -72,6 +75,10 @@ typedef struct c2_codes {
 	size_t n, d;    /* rows and variables */
 	size_t *nlev;   /* d: declared levels */
 	uint16_t *v;    /* n x d codes, column-major (v[j * n + i]) */
+	uint64_t *bits; /* the rows at each level of each variable, words words each, or NULL */
+	uint32_t *levn; /* the rows at each level, as bits */
+	size_t *bitoff; /* d: where variable j's levels start in levn (and, times words, bits) */
+	size_t words;   /* 64-bit words of a row set */
 } c2_codes;
 
 /* The codes of ds; NULL naming a value that is no level code, a continuous variable or one
@@ -79,6 +86,38 @@ typedef struct c2_codes {
 c2_codes *c2_codes_new(const fb_dataset *ds, fb_error *err);
 /* Free (NULL is fine). */
 void c2_codes_free(c2_codes *c);
+
+/* Most cells of a table counted on the bit path (fedc2sl-bits.c); beyond it counting row by
+ * row is cheaper. */
+#define C2_BITS_CELLS 256
+/* Most variables of a table on the bit path. */
+#define C2_BITS_DEPTH 10
+
+/* A non-empty row set of a table's prefix: its cell index over the prefix, rows, count. */
+typedef struct c2_bits_ent {
+	size_t idx;          /* the prefix's levels as one index (first variable most significant) */
+	const uint64_t *set; /* the rows holding them */
+	uint32_t n;          /* how many */
+} c2_bits_ent;
+
+/* The kept prefixes of the last table counted on the bit path (zeros to start). */
+typedef struct c2_bits_ws {
+	size_t valid;                   /* depths that hold the last table's prefixes */
+	size_t var[C2_BITS_DEPTH];      /* each depth's variable */
+	size_t m[C2_BITS_DEPTH];        /* its non-empty sets */
+	size_t cap[C2_BITS_DEPTH];      /* room for them */
+	c2_bits_ent *ent[C2_BITS_DEPTH]; /* the sets */
+	uint64_t *set[C2_BITS_DEPTH];   /* their rows past depth 0 (depth 0 points into codes) */
+} c2_bits_ws;
+
+/* Build c's row sets (c->bits), or leave them NULL where the path is off. */
+void c2_bits_init(c2_codes *c);
+/* Free w's memory. */
+void c2_bits_release(c2_bits_ws *w);
+/* Count x _||_ y | S's table of cells counts into tab (zeros) on the bit path; false, tab
+ * untouched, where the path is off or the table too large. */
+bool c2_bits_table(c2_bits_ws *w, const c2_codes *c, size_t x, size_t y, const size_t *S,
+                   size_t ns, size_t cells, double *tab);
 
 /* The client half: client k reads the tests of down and answers with its tables counted
  * on its own rows local (the margins first when asked), or with nothing when it drops out

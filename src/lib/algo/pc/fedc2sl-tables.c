@@ -66,7 +66,7 @@ static void hash_grow(c2_batch *b)
 	}
 }
 
-/* Room for one more test of ns variables. */
+/* Room for one more test of ns variables (the hash apart). */
 static void batch_room(c2_batch *b, size_t ns)
 {
 	if (b->n + 1 >= b->cap) {
@@ -83,28 +83,41 @@ static void batch_room(c2_batch *b, size_t ns)
 		b->scap = b->scap ? 2 * b->scap : 1024;
 		b->S = fb_xreallocarray(b->S, b->scap, sizeof *b->S);
 	}
-	if (2 * (b->n + 1) > b->hcap)
-		hash_grow(b);
 }
 
-/* Add a test unless it is there. */
-void c2_batch_add(c2_batch *b, size_t x, size_t y, const size_t *S, size_t ns)
+/* Append x _||_ y | S (x < y) as test b->n, with room made. */
+static void batch_push(c2_batch *b, size_t x, size_t y, const size_t *S, size_t ns)
 {
-	size_t a = x < y ? x : y, c = x < y ? y : x, s;
-
-	batch_room(b, ns);
-	s = test_hash(a, c, S, ns) & (b->hcap - 1);
-	for (; b->hash[s] != 0; s = (s + 1) & (b->hcap - 1))
-		if (test_is(b, b->hash[s] - 1, a, c, S, ns))
-			return;
-	b->hash[s] = b->n + 1;
-	b->x[b->n] = a;
-	b->y[b->n] = c;
+	b->x[b->n] = x;
+	b->y[b->n] = y;
 	b->ns[b->n] = ns;
 	if (ns > 0)
 		memcpy(b->S + b->off[b->n], S, ns * sizeof *S);
 	b->off[b->n + 1] = b->off[b->n] + ns;
 	b->n++;
+}
+
+/* The index of a test, added unless it is there. */
+size_t c2_batch_put(c2_batch *b, size_t x, size_t y, const size_t *S, size_t ns)
+{
+	size_t a = x < y ? x : y, c = x < y ? y : x, s;
+
+	batch_room(b, ns);
+	if (2 * (b->n + 1) > b->hcap)
+		hash_grow(b);
+	s = test_hash(a, c, S, ns) & (b->hcap - 1);
+	for (; b->hash[s] != 0; s = (s + 1) & (b->hcap - 1))
+		if (test_is(b, b->hash[s] - 1, a, c, S, ns))
+			return b->hash[s] - 1;
+	b->hash[s] = b->n + 1;
+	batch_push(b, a, c, S, ns);
+	return b->n - 1;
+}
+
+/* Add a test unless it is there. */
+void c2_batch_add(c2_batch *b, size_t x, size_t y, const size_t *S, size_t ns)
+{
+	c2_batch_put(b, x, y, S, ns);
 }
 
 /* Every test of level l. */
@@ -310,6 +323,7 @@ c2_codes *c2_codes_new(const fb_dataset *ds, fb_error *err)
 			c->v[j * ds->n + i] = (uint16_t)v;
 		}
 	}
+	c2_bits_init(c);
 	return c;
 }
 
@@ -320,13 +334,19 @@ void c2_codes_free(c2_codes *c)
 		return;
 	free(c->nlev);
 	free(c->v);
+	free(c->bits);
+	free(c->levn);
+	free(c->bitoff);
 	free(c);
 }
+
+/* Most variables of a test a client takes (its set, x and y). */
+#define C2_AXES_MAX 66
 
 /* Read the tests of down into b; FB_ERR naming what is malformed. */
 static int read_batch(const fb_msg *down, size_t d, c2_batch *b, fb_error *err)
 {
-	size_t q = 0, nq, S[64];
+	size_t q = 0, nq, S[C2_AXES_MAX - 2];
 
 	if (down->nc != C2_NCONTROL || !(down->c[C2_C_QUERIES] >= 0) ||
 	    down->c[C2_C_QUERIES] > (double)down->nd)
@@ -339,13 +359,14 @@ static int read_batch(const fb_msg *down, size_t d, c2_batch *b, fb_error *err)
 
 		if (q + 3 > down->nd || (x = (size_t)down->d[q]) >= d ||
 		    (y = (size_t)down->d[q + 1]) >= d || x == y ||
-		    (ns = (size_t)down->d[q + 2]) + 2 > d || ns > 64 || q + 3 + ns > down->nd)
+		    (ns = (size_t)down->d[q + 2]) + 2 > d || ns + 2 > C2_AXES_MAX || q + 3 + ns > down->nd)
 			return fb_fail(err, "fedc2sl: test %zu of the broadcast is malformed", t + 1);
 		for (size_t s = 0; s < ns; s++)
 			if ((S[s] = (size_t)down->d[q + 3 + s]) >= d || S[s] == x || S[s] == y)
 				return fb_fail(err, "fedc2sl: test %zu conditions on a variable out of "
 				               "place", t + 1);
-		c2_batch_add(b, x, y, S, ns);
+		batch_room(b, ns);
+		batch_push(b, x < y ? x : y, x < y ? y : x, S, ns);
 		q += 3 + ns;
 	}
 	return FB_OK;
@@ -375,7 +396,9 @@ static void count_strata(const c2_codes *c, const c2_batch *b, size_t t, uint32_
 }
 
 /* Most cells a table is counted in four interleaved copies (rows 4i, 4i + 1, ... each to
- * its own, so that neighbouring rows of the same cell do not wait on each other). */
+ * its own, so that neighbouring rows of the same cell do not wait on each other), and only
+ * when the rows are at least four times the cells: with fewer rows per cell they seldom
+ * wait, and the copies cost more to clear and add than they save. */
 #define C2_SPLIT_CELLS 16384
 
 /* Count test t's table of cells counts into tab (zeros), the rows' stratum codes in key;
@@ -387,7 +410,7 @@ static void count_table(const c2_codes *c, const c2_batch *b, size_t t, const ui
 	size_t ly = c->nlev[b->y[t]], lxy = c->nlev[b->x[t]] * ly, n = c->n, i = 0;
 	size_t cells = b->cell[t + 1] - b->cell[t];
 
-	if (cells > C2_SPLIT_CELLS) {
+	if (cells > C2_SPLIT_CELLS || 4 * cells > n) {
 		for (; i < n; i++)
 			tab[key[i] * lxy + (size_t)cx[i] * ly + cy[i]] += 1.0;
 		return;
@@ -415,19 +438,93 @@ static void count_margins(const c2_codes *c, double *out)
 	}
 }
 
-/* Count every table of b after margin numbers of margins into v (zeros). */
+/* Test t's variables in the order of its table's axes (its set, x, y) into u; how many. */
+static size_t test_axes(const c2_batch *b, size_t t, size_t *u)
+{
+	memcpy(u, b->S + b->off[t], b->ns[t] * sizeof *u);
+	u[b->ns[t]] = b->x[t];
+	u[b->ns[t] + 1] = b->y[t];
+	return b->ns[t] + 2;
+}
+
+/* Test t's table (cells counts into to) from test f's, counted over the same variables
+ * in another order: each cell of t read where f keeps it. */
+static void table_permute(const c2_codes *c, const c2_batch *b, size_t f, size_t t,
+                          const double *from, double *to)
+{
+	size_t uf[C2_AXES_MAX], ut[C2_AXES_MAX], str[C2_AXES_MAX], dig[C2_AXES_MAX] = { 0 };
+	size_t m = test_axes(b, f, uf), idx = 0, cells = b->cell[t + 1] - b->cell[t];
+
+	test_axes(b, t, ut);
+	for (size_t k = 0; k < m; k++) { /* the stride in f's table of t's axis k */
+		size_t s = 1, j = m;
+
+		while (uf[--j] != ut[k])
+			s *= c->nlev[uf[j]];
+		str[k] = s;
+	}
+	for (size_t q = 0; q < cells; q++) {
+		to[q] = from[idx];
+		for (size_t k = m; k-- > 0;) {
+			idx += str[k];
+			if (++dig[k] < c->nlev[ut[k]])
+				break;
+			idx -= str[k] * c->nlev[ut[k]];
+			dig[k] = 0;
+		}
+	}
+}
+
+/* Test t's table counted: on the bit path when small, else row by row (key holding the
+ * strata of test *keyed's set, made anew for another set). */
+static void count_one(const c2_codes *c, const c2_batch *b, size_t t, c2_bits_ws *w,
+                      uint32_t *key, size_t *keyed, uint32_t *scratch, double *tab)
+{
+	if (c2_bits_table(w, c, b->x[t], b->y[t], b->S + b->off[t], b->ns[t],
+	                  b->cell[t + 1] - b->cell[t], tab))
+		return;
+	if (*keyed == SIZE_MAX || !same_set(b, t, *keyed))
+		count_strata(c, b, t, key);
+	*keyed = t;
+	count_table(c, b, t, key, scratch, tab);
+}
+
+/* Count every table of b after margin numbers of margins into v (zeros).  Tests over the
+ * same variables (x _||_ y | z and x _||_ z | y) count one table: the others, when no
+ * larger than the rows, are copied from it in their own order. */
 static void count_all(const c2_codes *c, const c2_batch *b, size_t margin, double *v)
 {
 	uint32_t *key = fb_xmalloc((c->n > 0 ? c->n : 1) * sizeof *key);
 	uint32_t *scratch = fb_xmalloc(4 * C2_SPLIT_CELLS * sizeof *scratch);
+	size_t *first = fb_xmalloc((b->n > 0 ? b->n : 1) * sizeof *first), u[C2_AXES_MAX];
+	c2_bits_ws w = { 0 };
+	c2_batch vars = { 0 }; /* each variable set counted, as a test x < y | the rest */
+	size_t keyed = SIZE_MAX; /* the test whose set key holds the strata of */
 
 	if (margin > 0)
 		count_margins(c, v);
 	for (size_t t = 0; t < b->n; t++) {
-		if (t == 0 || !same_set(b, t, t - 1))
-			count_strata(c, b, t, key);
-		count_table(c, b, t, key, scratch, v + b->cell[t]);
+		size_t m = test_axes(b, t, u), e;
+
+		for (size_t k = m - 2; k < m; k++) /* x and y into the increasing set */
+			for (size_t j = k; j > 0 && u[j - 1] > u[j]; j--) {
+				size_t tmp = u[j];
+
+				u[j] = u[j - 1];
+				u[j - 1] = tmp;
+			}
+		e = c2_batch_put(&vars, u[0], u[1], u + 2, m - 2);
+		if (e + 1 == vars.n)
+			first[e] = t;
+		if (e + 1 < vars.n && (b->cell[t + 1] - b->cell[t] <= c->n ||
+		                       b->cell[t + 1] - b->cell[t] <= C2_BITS_CELLS))
+			table_permute(c, b, first[e], t, v + b->cell[first[e]], v + b->cell[t]);
+		else
+			count_one(c, b, t, &w, key, &keyed, scratch, v + b->cell[t]);
 	}
+	c2_batch_release(&vars);
+	c2_bits_release(&w);
+	free(first);
 	free(scratch);
 	free(key);
 }
@@ -449,7 +546,9 @@ int c2_client_tables(const fb_dataset *local, const fb_msg *down, size_t k, doub
 			margin += (*codes)->nlev[j];
 	if (ret == FB_OK)
 		ret = c2_batch_cells(&b, (*codes)->nlev, margin, &total, err);
-	fb_msg_release(up);
+	free(up->b); /* the numbers' memory is kept from round to round (fewer new pages) */
+	up->b = NULL;
+	up->nd = up->nb = up->nc = 0;
 	if (ret == FB_OK && !c2_drops(seed, (size_t)down->c[C2_C_ROUND], k, dropout)) {
 		double *v = fb_msg_doubles(up, total);
 

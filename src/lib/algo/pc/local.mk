@@ -23,6 +23,7 @@ src_lib_algo_libalgo_la_SOURCES += \
 	src/lib/algo/pc/fedpc-wire.c \
 	src/lib/algo/pc/fedc2sl-int.h \
 	src/lib/algo/pc/fedc2sl-tables.c \
+	src/lib/algo/pc/fedc2sl-bits.c \
 	src/lib/algo/pc/fedc2sl.c
 
 check_PROGRAMS += tests/unit/test-pc tests/unit/test-pc-causal-learn tests/unit/test-pc-knowledge \
