@@ -135,7 +135,7 @@ out:
 /* The packed correlation matrix of the object. */
 ci_corr ci_fisher_corr(const fb_ci *ci)
 {
-	ci_corr R = { ci->corr, ci->d, true };
+	ci_corr R = { ci->corr, ci->d, true, ci->lazy };
 
 	return R;
 }

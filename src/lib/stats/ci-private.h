@@ -20,13 +20,22 @@ typedef struct ci_cache {
 	size_t alen, acap;    /* words used and allocated in arena */
 } ci_cache;
 
+/* The source of an object's correlations on demand (ci-lazy.c). */
+typedef struct ci_lazy ci_lazy;
+
 /* A correlation matrix as Fisher-z reads it: d x d row-major, or its upper triangle packed
  * by rows (row i holds (i, i) .. (i, d - 1); half the memory of a test object's matrix). */
 typedef struct ci_corr {
 	const double *v;  /* the entries */
 	size_t d;         /* the order */
 	bool packed;      /* v holds the packed upper triangle (else the full matrix) */
+	ci_lazy *lazy;    /* or, when not NULL, the entries on demand (ci-lazy.c; v NULL) */
 } ci_corr;
+
+/* Entry (i, j) of an object's correlations on demand, computed when not kept (ci-lazy.c). */
+double ci_lazy_get(ci_lazy *z, size_t i, size_t j);
+/* Free the source of correlations on demand (NULL: nothing). */
+void ci_lazy_free(ci_lazy *z);
 
 /* The room to allocate for k items when cap are allocated: cap (at least 8) doubled until it
  * holds k. */
@@ -47,6 +56,8 @@ static inline size_t ci_packed_at(size_t d, size_t i, size_t j)
 /* Entry (i, j) of R. */
 static inline double ci_corr_get(const ci_corr *R, size_t i, size_t j)
 {
+	if (R->lazy != NULL)
+		return ci_lazy_get(R->lazy, i, j);
 	if (!R->packed)
 		return R->v[i * R->d + j];
 	return i <= j ? R->v[ci_packed_at(R->d, i, j)] : R->v[ci_packed_at(R->d, j, i)];
@@ -183,6 +194,7 @@ struct fb_ci {
 	struct ci_kci_memo *kmemo; /* KCI: the factors of recent tests' sides (ci-kci-lowrank.c) */
 	ci_fisher_ws fws;     /* Fisher-z work space */
 	ci_sep_ws sws;        /* Fisher-z's separating-set search's work space */
+	ci_lazy *lazy;        /* Fisher-z without corr: correlations on demand (ci-lazy.c) */
 	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
 	size_t *nlev;         /* discrete: levels of each column */
 	size_t *present;      /* discrete: levels of each column that occur in the data */

@@ -131,10 +131,12 @@ static void sep_gather(sep_ctx *c, const ci_corr *R)
 		for (size_t j = 0; j < L; j++)
 			w->RA[i * L + j] = i == j;
 	for (size_t i = 0; i < m; i++) {
-		const double *row = R->v + ci_packed_at(R->d, c->A[i], c->A[i]) - c->A[i];
+		const double *row = R->lazy != NULL ? NULL :
+		                    R->v + ci_packed_at(R->d, c->A[i], c->A[i]) - c->A[i];
 
 		for (size_t j = i; j < m; j++)
-			w->RA[i * L + j] = w->RA[j * L + i] = row[c->A[j]];
+			w->RA[i * L + j] = w->RA[j * L + i] =
+				row != NULL ? row[c->A[j]] : ci_corr_get(R, c->A[i], c->A[j]);
 		w->RA[i * L + m] = w->RA[m * L + i] = ci_corr_get(R, c->A[i], c->x);
 	}
 	w->RA[m * L + m] = ci_corr_get(R, c->x, c->x);

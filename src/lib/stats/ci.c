@@ -190,6 +190,7 @@ void fb_ci_free(fb_ci *ci)
 		return;
 	if (!ci->corr_shared)
 		free(ci->corr);
+	ci_lazy_free(ci->lazy);
 	if (ci->kdata != NULL)
 		gsl_matrix_free(ci->kdata);
 	ci_kci_memo_free(ci->kmemo, ci->n);
@@ -232,6 +233,8 @@ int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err
 	if (ds->d != ci->d || ds->n != ci->n)
 		return fb_fail(err, "helpers need the data of the test object (%zu x %zu), not "
 		                    "%zu x %zu", ci->n, ci->d, ds->n, ds->d);
+	if (ci->lazy != NULL)
+		return fb_fail(err, "a test object with correlations on demand has no helpers");
 	if ((h = realloc(ci->helpers, (ci->nhelpers + n) * sizeof *h)) == NULL)
 		return fb_fail(err, "out of memory for %zu helpers", n);
 	ci->helpers = h;
@@ -536,7 +539,7 @@ int fb_ci_fisher_from_corr(const double *R, size_t d, size_t n, size_t x, size_t
 		ci_invalid(res);
 		ret = FB_ERR;
 	} else {
-		ci_corr C = { R, d, false };
+		ci_corr C = { R, d, false, NULL };
 
 		ci_fisher_compute(&C, n, x < y ? x : y, x < y ? y : x, sorted, ns, &o, &ws, res);
 		if (res->flags & FB_CI_INVALID)

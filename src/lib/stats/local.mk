@@ -10,6 +10,8 @@ src_lib_stats_libstats_la_SOURCES = \
 	src/lib/stats/ci.c \
 	src/lib/stats/ci-cache.c \
 	src/lib/stats/ci-fisher.c \
+	include/fedbn/ci-lazy.h \
+	src/lib/stats/ci-lazy.c \
 	src/lib/stats/ci-partial.c \
 	src/lib/stats/ci-separate.c \
 	src/lib/stats/ci-discrete.c \

@@ -185,6 +185,7 @@ typedef struct fedpc_state {
 	fb_graph **pool;         /* npool d x d skeletons free for a client's level to reuse */
 	size_t npool;
 	bool secure;             /* secure=yes: the server receives only sums (fedpc-secure.c) */
+	bool lazy;               /* the clients' Fisher-z correlations come on demand (corr=) */
 	size_t nsent;            /* secure: the pairs of the skeleton broadcast last */
 	int sphase;              /* secure FedOrien: 0 before it, FEDPC_DIGIT while the server
 	                            learns each pair's highest key 4 bits a round, FEDPC_REVEAL

@@ -16,8 +16,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/ci-lazy.h"
 #include "fedbn/fedpc.h"
 #include "fedpc-int.h"
+
+/* Variables per side of a block of level 0's correlations on demand. */
+#define FEDPC_BLOCK 512
+/* corr=auto computes correlations on demand when the clients' matrices together would take
+ * more than this many bytes. */
+#define FEDPC_MATRIX_BYTES ((double)(1u << 30))
+
+/* The values of corr=. */
+enum { FEDPC_CORR_AUTO, FEDPC_CORR_MATRIX, FEDPC_CORR_DEMAND };
+
+/* The names of corr='s values. */
+static const fb_choice fedpc_corrs[] = {
+	{ "auto", FEDPC_CORR_AUTO }, { "matrix", FEDPC_CORR_MATRIX },
+	{ "demand", FEDPC_CORR_DEMAND }, { 0 },
+};
+
+/* Client k's test object with correlations on demand over its rows (columns read in rank
+ * order through the ranks, no copy). */
+static fb_ci *client_lazy(const fedpc_state *st, const fb_dataset *local, fb_error *err)
+{
+	size_t *col_of = malloc(local->d * sizeof *col_of);
+	fb_ci *ci;
+
+	if (col_of == NULL) {
+		fb_fail(err, "out of memory");
+		return NULL;
+	}
+	fedpc_ranks(local, col_of);
+	ci = fb_ci_alloc_lazy(local, col_of, &st->opt.ci, err);
+	free(col_of);
+	return ci;
+}
 
 /* Client k's tests on its own rows, columns in rank order. */
 int fedpc_client_ready(fedpc_state *st, size_t k, const fb_dataset *local, fb_error *err)
@@ -26,9 +59,13 @@ int fedpc_client_ready(fedpc_state *st, size_t k, const fb_dataset *local, fb_er
 	fb_dataset *ranked;
 
 	if (cl->ci != NULL)
-		return FB_OK;
+		return fb_ci_is_lazy(cl->ci) ? fb_ci_lazy_bind(cl->ci, local, err) : FB_OK;
 	if (local->d != st->c.d)
 		return fb_fail(err, "it holds %zu variables, not %zu", local->d, st->c.d);
+	if (st->lazy) {
+		cl->ci = client_lazy(st, local, err);
+		return cl->ci != NULL ? FB_OK : FB_ERR;
+	}
 	if ((ranked = fedpc_rank_dataset(local)) == NULL)
 		return fb_fail(err, "out of memory");
 	cl->ci = fb_ci_alloc(ranked, &st->opt.ci, err);
@@ -62,6 +99,102 @@ static int skele_layer0(fb_ci *ci, size_t d, double alpha, unsigned char *bits,
 	fb_ci_get_stats(ci, &after);
 	*tests = after.queries - before.queries;
 	return FB_OK;
+}
+
+/* Test the joined pairs of the block [i0, i1) x [j0, j1) (j0 >= i0) given the empty set from
+ * their correlations r, as skele_layer0 tests them: a removed pair counts one test, a kept
+ * one two (asked from both ends). */
+static void layer0_block(fb_ci *ci, size_t d, double alpha, unsigned char *bits,
+                         const double *r, size_t i0, size_t i1, size_t j0, size_t j1,
+                         size_t *tests)
+{
+	for (size_t i = i0; i < i1; i++)
+		for (size_t j = j0 > i + 1 ? j0 : i + 1; j < j1; j++) {
+			size_t p = fedpc_pair(d, i, j);
+
+			if (!fedpc_bit(bits, p))
+				continue;
+			if (fb_ci_lazy_indep0(ci, r[(i - i0) * (j1 - j0) + j - j0], alpha)) {
+				bits[p >> 3] &= (unsigned char)~(1u << (p & 7));
+				*tests += 1;
+			} else {
+				*tests += 2;
+			}
+		}
+}
+
+/* Level 0 on correlations on demand: the correlations come a block of FEDPC_BLOCK x
+ * FEDPC_BLOCK variables at a time (one BLAS product each), none kept after its block. */
+static int skele_layer0_blocks(fb_ci *ci, size_t d, double alpha, unsigned char *bits,
+                               size_t *tests, fb_error *err)
+{
+	double *r = malloc(FEDPC_BLOCK * FEDPC_BLOCK * sizeof *r);
+
+	*tests = 0;
+	if (r == NULL)
+		return fb_fail(err, "out of memory for a block of correlations");
+	for (size_t i0 = 0; i0 < d; i0 += FEDPC_BLOCK) {
+		size_t i1 = i0 + FEDPC_BLOCK < d ? i0 + FEDPC_BLOCK : d;
+
+		for (size_t j0 = i0; j0 < d; j0 += FEDPC_BLOCK) {
+			size_t j1 = j0 + FEDPC_BLOCK < d ? j0 + FEDPC_BLOCK : d;
+
+			if (fb_ci_lazy_block(ci, i0, i1, j0, j1, r, err) != FB_OK) {
+				free(r);
+				return FB_ERR;
+			}
+			layer0_block(ci, d, alpha, bits, r, i0, i1, j0, j1, tests);
+		}
+	}
+	free(r);
+	return FB_OK;
+}
+
+/* Order pairs (two variables each) by first, then second variable. */
+static int pair_cmp(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Before a level on correlations on demand: compute in one pass over the client's rows every
+ * correlation the level may ask, those among a variable and its neighbours in the skeleton
+ * bits (the tests of x - y given S, S among x's neighbours, read no other). */
+static int skele_prefetch(fb_ci *ci, const unsigned char *bits, size_t d, fb_error *err)
+{
+	size_t *start, *adj = fedpc_skel_lists(bits, d, &start), np = 0, cap = 0, u = 0;
+	size_t *pairs = NULL;
+	int ret;
+
+	for (size_t x = 0; x < d; x++) {
+		size_t m = start[x + 1] - start[x];
+
+		cap += m * (m + 1) / 2;
+	}
+	pairs = fb_xmalloc((cap > 0 ? cap : 1) * 2 * sizeof *pairs);
+	for (size_t x = 0; x < d; x++)
+		for (size_t a = start[x]; a < start[x + 1]; a++) {
+			pairs[2 * np] = x < adj[a] ? x : adj[a];
+			pairs[2 * np++ + 1] = x < adj[a] ? adj[a] : x;
+			for (size_t b = a + 1; b < start[x + 1]; b++, np++) {
+				pairs[2 * np] = adj[a];
+				pairs[2 * np + 1] = adj[b];
+			}
+		}
+	qsort(pairs, np, 2 * sizeof *pairs, pair_cmp);
+	for (size_t q = 0; q < np; q++)
+		if (q == 0 || pair_cmp(pairs + 2 * q, pairs + 2 * (u - 1)) != 0) {
+			pairs[2 * u] = pairs[2 * q];
+			pairs[2 * u++ + 1] = pairs[2 * q + 1];
+		}
+	ret = fb_ci_lazy_prefetch(ci, pairs, u, err);
+	free(pairs);
+	free(adj);
+	free(start);
+	return ret;
 }
 
 /* A d x d graph for a client's level: one a client left in the pool, or a new one. */
@@ -105,7 +238,10 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 		fb_ci_cache_set(ci, false);
 		memcpy(fb_msg_bytes(up, nb), down->b, nb);
 		fedpc_skel_knowledge(&st->c, up->b);
-		ret = skele_layer0(ci, d, st->opt.alpha, up->b, &tests, err);
+		if (fb_ci_is_lazy(ci))
+			ret = skele_layer0_blocks(ci, d, st->opt.alpha, up->b, &tests, err);
+		else
+			ret = skele_layer0(ci, d, st->opt.alpha, up->b, &tests, err);
 		fb_ci_cache_set(ci, true);
 		fb_msg_doubles(up, 0);
 		*figure = (double)tests;
@@ -113,6 +249,8 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 			fedpc_votes_vector(down->b, up->b, d, up);
 		return ret;
 	}
+	if (fb_ci_is_lazy(ci) && skele_prefetch(ci, down->b, d, err) != FB_OK)
+		return FB_ERR;
 	g = skel_take(st);
 	fedpc_skel_load(g, down->b);
 	for (size_t i = 0; st->c.know != NULL && i < d; i++)
@@ -290,6 +428,20 @@ static void fedpc_destroy(fb_run *run)
 	run->state = NULL;
 }
 
+/* Whether the clients compute their correlations on demand: corr=demand, or corr=auto when
+ * their K packed matrices would pass FEDPC_MATRIX_BYTES; only for Fisher-z with the level 0
+ * that tests the packed skeleton straight (not compat=causal-learn). */
+static bool fedpc_lazy_wanted(const fb_run *run, const fb_pc_options *o, size_t clients)
+{
+	int corr = fb_params_choice(&run->params, "corr");
+	double d = (double)run->data->d, k = (double)clients;
+
+	if (o->ci.test != FB_CI_FISHER_Z || o->compat == FB_PC_COMPAT_CAUSAL_LEARN ||
+	    corr == FEDPC_CORR_MATRIX)
+		return false;
+	return corr == FEDPC_CORR_DEMAND || k * d * (d + 1) / 2 * 8 > FEDPC_MATRIX_BYTES;
+}
+
 /* Build the state and the opening broadcast: layer 0 on the complete skeleton; on failure
  * nothing is left. */
 static int fedpc_create(fb_run *run, fb_error *err)
@@ -321,6 +473,7 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	for (size_t p = 0; p < np; p++)
 		st->nsent += fedpc_bit(st->sent, p);
 	st->secure = run->fedopt.secure;
+	st->lazy = fedpc_lazy_wanted(run, &st->opt, st->c.k);
 	st->dp = run->fedopt.dp_epsilon > 0;
 	fb_msg_doubles(fb_fed_broadcast(run->fed), 1)[0] = 0.0;
 	memcpy(fb_msg_bytes(fb_fed_broadcast(run->fed), nb), st->sent, nb);
@@ -483,6 +636,11 @@ static const fb_param_def fedpc_params[] = {
 	FEDPC_VOTE_PARAMS,
 	{ "extend", FB_PARAM_BOOL, "no", 0, 0, NULL,
 	  "return a DAG extension of the CPDAG (Dor and Tarsi), as the FedPC paper scores" },
+	{ "corr", FB_PARAM_CHOICE, "auto", 0, 0, fedpc_corrs,
+	  "fisher-z's correlations on each client: matrix (a packed d x d matrix, 4 d^2 "
+	  "bytes), demand (computed when asked, level 0 a block at a time, the rest kept in a "
+	  "table of at most 32 MB; p-values within about 1e-12 of the matrix's), or auto "
+	  "(demand when the clients' matrices would pass 1 GiB)" },
 	{ 0 },
 };
 
