@@ -171,7 +171,7 @@ void ci_bits_init(fb_ci *ci)
 	w->budget = BITS_STACK_MAX / CI_BITS_DEPTH_MAX / (words * sizeof *w->bits);
 	w->budget = w->budget > BITS_STRATA_MAX + 1 ? BITS_STRATA_MAX : w->budget > 1 ? w->budget - 1 : 1;
 	for (size_t j = 0; j < ci->d; j++) {
-		const uint32_t *c = ci->codes + j * ci->n;
+		const uint16_t *c = ci->codes + j * ci->n;
 
 		w->bitoff[j] = off;
 		for (size_t i = 0; i < ci->n; i++)

@@ -8,14 +8,15 @@
  * touched), so memory stays O(n + c_max^2) whatever |S| is.
  *
  * When the full table prod_S c_v x c_x x c_y is small (at most max(8n, 2^16) cells, under
- * 2^30) a faster path counts every row straight into that table, strata again numbered in
- * order of first occurrence, and sums the statistic in the same order, so both paths give
- * the same bits.  That table and its stratum counts take up to 64n bytes.
+ * 2^30) a faster path (ci-discrete-dense.c) counts every row straight into its stratum's
+ * table, strata again numbered in order of first occurrence, and sums the statistic in the
+ * same order, so both paths give the same bits.  Its tables and key map take up to 64n
+ * bytes.
  *
  * Tests with one conditioning set often follow each other (PC tests a set against every
  * other neighbour, and consecutive sets share their smallest members), so what depends on S
  * alone is kept between tests: the dense path's row keys for each prefix of S and the
- * strata in order of first occurrence, and the bit path's strata (ci-bits.c). */
+ * strata's numbers, and the bit path's strata (ci-bits.c). */
 #include "config.h"
 
 #include <math.h>
@@ -52,7 +53,7 @@ static int copy_codes(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 			if (!(c >= 0.0 && c < (double)v->nlevels) || c != floor(c))
 				return fb_fail(err, "row %zu of '%s' holds %g, not a level code below %zu",
 				               i + 1, v->name, c, v->nlevels);
-			ci->codes[j * ds->n + i] = (uint32_t)c;
+			ci->codes[j * ds->n + i] = (uint16_t)c;
 		}
 	}
 	return FB_OK;
@@ -76,16 +77,15 @@ static int ws_alloc(ci_disc_ws *w, size_t n, size_t cmax)
 	w->tab = calloc(cmax * cmax, sizeof *w->tab);
 	w->rowm = calloc(cmax, sizeof *w->rowm);
 	w->colm = calloc(cmax, sizeof *w->colm);
+	w->colmd = malloc(cmax * sizeof *w->colmd);
 	w->nzr = malloc(cmax * sizeof *w->nzr);
 	w->nzc = malloc(cmax * sizeof *w->nzc);
 	w->zeros = calloc(n, sizeof *w->zeros);
-	w->xy = malloc(n * sizeof *w->xy);
-	w->xy_pair[0] = w->xy_pair[1] = SIZE_MAX;
 	w->mfirst = malloc(n * sizeof *w->mfirst);
-	if (w->zeros == NULL || w->mfirst == NULL || w->xy == NULL ||
-	    w->ids == NULL || w->order == NULL || w->start == NULL || w->hkey == NULL ||
-	    w->hrow == NULL || w->hid == NULL || w->hstamp == NULL || w->tab == NULL ||
-	    w->rowm == NULL || w->colm == NULL || w->nzr == NULL || w->nzc == NULL)
+	if (w->zeros == NULL || w->mfirst == NULL || w->ids == NULL || w->order == NULL ||
+	    w->start == NULL || w->hkey == NULL || w->hrow == NULL || w->hid == NULL ||
+	    w->hstamp == NULL || w->tab == NULL || w->rowm == NULL || w->colm == NULL ||
+	    w->colmd == NULL || w->nzr == NULL || w->nzc == NULL)
 		return FB_ERR;
 	return FB_OK;
 }
@@ -94,7 +94,7 @@ static int ws_alloc(ci_disc_ws *w, size_t n, size_t cmax)
 static void count_present(fb_ci *ci, uint32_t *tab)
 {
 	for (size_t j = 0; j < ci->d; j++) {
-		const uint32_t *c = ci->codes + j * ci->n;
+		const uint16_t *c = ci->codes + j * ci->n;
 
 		ci->present[j] = 0;
 		for (size_t i = 0; i < ci->n; i++)
@@ -143,10 +143,10 @@ void ci_disc_ws_release(ci_disc_ws *w)
 	free(w->tab);
 	free(w->rowm);
 	free(w->colm);
+	free(w->colmd);
 	free(w->nzr);
 	free(w->nzc);
 	free(w->zeros);
-	free(w->xy);
 	free(w->kstack);
 	free(w->mfirst);
 	free(w->mS);
@@ -233,7 +233,7 @@ static void stratum_fill(fb_ci *ci, size_t x, size_t y, size_t lo, size_t hi, si
                          size_t *nc)
 {
 	ci_disc_ws *w = &ci->dws;
-	const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
+	const uint16_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
 	size_t ly = ci->nlev[y];
 
 	*nr = *nc = 0;
@@ -256,6 +256,31 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* G² (g2) or Pearson's χ² over one stratum's table (see stratum_stat), in order: 2 O log(O / E)
+ * over the filled cells (an empty one adds exactly 0), or (O - E)² / E over every cell of
+ * the levels present; how many cells are filled into *filled. */
+static double stat_sum(const ci_disc_ws *w, const uint32_t *tab, size_t ly, size_t nr,
+                       size_t nc, double N, bool g2, size_t *filled)
+{
+	double stat = 0.0;
+
+	for (size_t p = 0; p < nr; p++) {
+		const uint32_t *row = tab + w->nzr[p] * ly;
+		double ra = (double)w->rowm[w->nzr[p]];
+
+		for (size_t q = 0; q < nc; q++) {
+			double O = row[w->nzc[q]], E;
+
+			if (g2 && !(O > 0.0))
+				continue;
+			E = ra * w->colmd[q] / N;
+			stat += g2 ? 2.0 * O * log(O / E) : (O - E) * (O - E) / E;
+			*filled += O > 0.0;
+		}
+	}
+	return stat;
+}
+
 /* The statistic of one stratum's table tab (lx x ly cells, N rows of data) over the nr x
  * levels in w->nzr and the nc y levels in w->nzc (ascending), margins in w->rowm and
  * w->colm; sums in a fixed order so that every path gives the same bits. */
@@ -265,22 +290,10 @@ static ci_stratum_sum stratum_stat(const fb_ci *ci, const uint32_t *tab, size_t 
 	const ci_disc_ws *w = &ci->dws;
 	size_t filled = 0;
 	ci_stratum_sum out = { 0.0, 0.0, 0.0 };
-	bool g2 = ci->opt.test == FB_CI_G2;
 
-	for (size_t p = 0; p < nr; p++) {
-		const uint32_t *row = tab + w->nzr[p] * ly;
-		double ra = (double)w->rowm[w->nzr[p]];
-
-		for (size_t q = 0; q < nc; q++) {
-			double O = row[w->nzc[q]], E = ra * w->colm[w->nzc[q]] / N;
-
-			if (g2)
-				out.stat += O > 0.0 ? 2.0 * O * log(O / E) : 0.0;
-			else
-				out.stat += (O - E) * (O - E) / E;
-			filled += O > 0.0;
-		}
-	}
+	for (size_t q = 0; q < nc; q++)
+		w->colmd[q] = (double)w->colm[w->nzc[q]];
+	out.stat = stat_sum(w, tab, ly, nr, nc, N, ci->opt.test == FB_CI_G2, &filled);
 	out.df_adj = (double)(nr - 1) * (double)(nc - 1);
 	out.empty = (double)(lx * ly - filled);
 	return out;
@@ -345,205 +358,46 @@ bool ci_disc_small(const fb_ci *ci, size_t x, size_t y, double prod, double n,
 	return true;
 }
 
-/* Most cells of the dense path for n rows: max(8n, 2^16), and below 2^30 so that a stratum
- * key always fits 32 bits. */
-static size_t dense_limit(size_t n)
-{
-	size_t cap = (size_t)1 << 30;
-
-	if (n >= cap / 8)
-		return cap;
-	return 8 * n > ((size_t)1 << 16) ? 8 * n : (size_t)1 << 16;
-}
-
-/* Make room for a dense table (and stratum counts) of cells cells; false when out of
- * memory (the hashed path is then used). */
-static bool dense_reserve(ci_disc_ws *w, size_t cells)
-{
-	uint32_t *cube, *scnt;
-
-	if (cells <= w->cube_cap)
-		return true;
-	cube = calloc(cells, sizeof *cube);
-	scnt = calloc(cells, sizeof *scnt);
-	if (cube == NULL || scnt == NULL) {
-		free(cube);
-		free(scnt);
-		return false;
-	}
-	free(w->cube);
-	free(w->scnt);
-	w->cube = cube;
-	w->scnt = scnt;
-	w->cube_cap = cells;
-	return true;
-}
-
-/* Make room for k blocks of keys; false when out of memory. */
-static bool keys_reserve(ci_disc_ws *w, size_t k, size_t n)
-{
-	uint32_t *p;
-
-	if (k <= w->kcap)
-		return true;
-	if (k > SIZE_MAX / n / sizeof *p || (p = realloc(w->kstack, k * n * sizeof *p)) == NULL)
-		return false;
-	w->kstack = p;
-	w->kcap = k;
-	return true;
-}
-
-/* The strata of the row keys key in order of first occurrence into w->mfirst (scnt, with
- * room for every key, marks those seen); their number into w->mdense. */
-static void dense_first(ci_disc_ws *w, const uint32_t *key, size_t n)
-{
-	size_t nstr = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (w->scnt[key[i]] == 0) {
-			w->scnt[key[i]] = 1;
-			w->mfirst[nstr++] = key[i];
-		}
-	for (size_t s = 0; s < nstr; s++)
-		w->scnt[w->mfirst[s]] = 0;
-	w->mdense = nstr;
-}
-
-/* The keys of S's last variable from those of its prefix, and the strata in order of first
- * occurrence, in one pass (as dense_first). */
-static void dense_last(ci_disc_ws *w, const uint32_t *prev, const uint32_t *c, uint32_t m,
-                       uint32_t *key, size_t n)
-{
-	size_t nstr = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t k = prev[i] * m + c[i];
-
-		key[i] = k;
-		if (w->scnt[k] == 0) {
-			w->scnt[k] = 1;
-			w->mfirst[nstr++] = k;
-		}
-	}
-	for (size_t s = 0; s < nstr; s++)
-		w->scnt[w->mfirst[s]] = 0;
-	w->mdense = nstr;
-}
-
-/* Build the memo of the dense path for S: each row's key (mixed radix, in 32 bits) into
- * w->mkey, column by column from the longest prefix of S whose keys are kept, and the
- * strata in order of first occurrence; false when out of memory. */
-static bool dense_memo(fb_ci *ci, const size_t *S, size_t ns)
+/* The statistic of the stratum whose lx x ly counts are at tab, in the order of
+ * stratum_eval (its rows are the sum of its counts); leaves tab as it is. */
+ci_stratum_sum ci_disc_table_keep(fb_ci *ci, const uint32_t *tab, size_t lx, size_t ly)
 {
 	ci_disc_ws *w = &ci->dws;
-	size_t n = ci->n;
+	size_t nr = 0, nc = 0, N = 0;
+	ci_stratum_sum out;
 
-	if (ns == 0) {
-		w->mkey = w->zeros;
-		w->mfirst[0] = 0;
-		w->mdense = 1;
-		return true;
-	}
-	if (!keys_reserve(w, ns, n))
-		return false;
-	w->mkey = w->kstack + (ns - 1) * n;
-	if (w->kvalid == ns) {
-		dense_first(w, w->mkey, n);
-		return true;
-	}
-	for (size_t v = w->kvalid; v < ns; v++) {
-		const uint32_t *c = ci->codes + S[v] * n;
-		const uint32_t *prev = v > 0 ? w->kstack + (v - 1) * n : w->zeros;
-		uint32_t *key = w->kstack + v * n, m = (uint32_t)ci->nlev[S[v]];
+	for (size_t a = 0; a < lx; a++) {
+		const uint32_t *row = tab + a * ly;
+		uint32_t r = 0;
 
-		if (v + 1 == ns) {
-			dense_last(w, prev, c, m, key, n);
-			break;
+		for (size_t b = 0; b < ly; b++) {
+			r += row[b];
+			w->colm[b] += row[b];
 		}
-		for (size_t i = 0; i < n; i++)
-			key[i] = prev[i] * m + c[i];
+		w->rowm[a] = r;
+		N += r;
+		if (r > 0)
+			w->nzr[nr++] = (uint32_t)a;
 	}
-	w->kvalid = ns;
-	return true;
-}
-
-/* Dense path: count every row into its stratum's table, keys from the memo, cells from
- * each row's (x, y) cell kept for the pair (the collider scores test one pair given many
- * sets). */
-static void dense_count(fb_ci *ci, size_t x, size_t y)
-{
-	ci_disc_ws *w = &ci->dws;
-	size_t lxy = ci->nlev[x] * ci->nlev[y];
-
-	if (w->xy_pair[0] != x || w->xy_pair[1] != y) {
-		const uint32_t *cx = ci->codes + x * ci->n, *cy = ci->codes + y * ci->n;
-		uint32_t ly = (uint32_t)ci->nlev[y];
-
-		for (size_t i = 0; i < ci->n; i++)
-			w->xy[i] = cx[i] * ly + cy[i];
-		w->xy_pair[0] = x;
-		w->xy_pair[1] = y;
-	}
-	for (size_t i = 0; i < ci->n; i++)
-		w->cube[(size_t)w->mkey[i] * lxy + w->xy[i]]++;
+	for (size_t b = 0; b < ly; b++)
+		if (w->colm[b] > 0)
+			w->nzc[nc++] = (uint32_t)b;
+	out = stratum_stat(ci, tab, lx, ly, nr, nc, (double)N);
+	for (size_t a = 0; a < lx; a++)
+		w->rowm[a] = 0;
+	for (size_t b = 0; b < ly; b++)
+		w->colm[b] = 0;
+	return out;
 }
 
 /* The statistic of the stratum whose lx x ly counts are at tab, in the order of
  * stratum_eval (its rows are the sum of its counts); clears tab. */
 ci_stratum_sum ci_disc_table(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly)
 {
-	ci_disc_ws *w = &ci->dws;
-	size_t nr = 0, nc = 0, N = 0;
-	ci_stratum_sum out;
+	ci_stratum_sum out = ci_disc_table_keep(ci, tab, lx, ly);
 
-	for (size_t a = 0; a < lx; a++)
-		for (size_t b = 0; b < ly; b++) {
-			w->rowm[a] += tab[a * ly + b];
-			w->colm[b] += tab[a * ly + b];
-		}
-	for (size_t a = 0; a < lx; a++)
-		N += w->rowm[a];
-	for (size_t a = 0; a < lx; a++)
-		if (w->rowm[a] > 0)
-			w->nzr[nr++] = (uint32_t)a;
-	for (size_t b = 0; b < ly; b++)
-		if (w->colm[b] > 0)
-			w->nzc[nc++] = (uint32_t)b;
-	out = stratum_stat(ci, tab, lx, ly, nr, nc, (double)N);
-	/* only the cells in rows and columns with counts can be non-zero */
-	for (size_t p = 0; p < nr; p++) {
-		for (size_t q = 0; q < nc; q++)
-			tab[w->nzr[p] * ly + w->nzc[q]] = 0;
-		w->rowm[w->nzr[p]] = 0;
-	}
-	for (size_t q = 0; q < nc; q++)
-		w->colm[w->nzc[q]] = 0;
+	memset(tab, 0, lx * ly * sizeof *tab);
 	return out;
-}
-
-/* Dense path over all strata; false (nothing done) when the table would be too large. */
-static bool dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
-                      ci_stratum_sum *sum, size_t *nstr)
-{
-	ci_disc_ws *w = &ci->dws;
-	size_t lx = ci->nlev[x], ly = ci->nlev[y];
-	double cells = prod * (double)lx * (double)ly;
-
-	if (!(cells <= (double)dense_limit(ci->n)) || !dense_reserve(w, (size_t)cells))
-		return false;
-	if (w->mdense == CI_MEMO_NONE && !dense_memo(ci, S, ns))
-		return false;
-	dense_count(ci, x, y);
-	*nstr = w->mdense;
-	for (size_t s = 0; s < *nstr; s++) {
-		uint32_t k = w->mfirst[s];
-		ci_stratum_sum t = ci_disc_table(ci, w->cube + (size_t)k * lx * ly, lx, ly);
-
-		sum->stat += t.stat;
-		sum->df_adj += t.df_adj;
-		sum->empty += t.empty;
-	}
-	return true;
 }
 
 /* Strata by hashing and grouping the rows, for tables too large for the dense path. */
@@ -604,7 +458,7 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 		return;
 	ci_memo_begin(&ci->dws, S, ns);
 	if (!ci_bits_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
-	    !dense_run(ci, x, y, S, ns, prod, &sum, &nstr))
+	    !ci_disc_dense_run(ci, x, y, S, ns, prod, &sum, &nstr))
 		sparse_run(ci, x, y, S, ns, prod, &sum, &nstr);
 	ci_disc_finish(ci, x, y, ns, prod, nstr, &sum, res);
 }

@@ -25,10 +25,11 @@ static int pooled_ws(fb_ci *ci, fb_error *err)
 	w->tab = calloc(ci->cmax * ci->cmax, sizeof *w->tab);
 	w->rowm = calloc(ci->cmax, sizeof *w->rowm);
 	w->colm = calloc(ci->cmax, sizeof *w->colm);
+	w->colmd = malloc(ci->cmax * sizeof *w->colmd);
 	w->nzr = malloc(ci->cmax * sizeof *w->nzr);
 	w->nzc = malloc(ci->cmax * sizeof *w->nzc);
-	if (w->tab == NULL || w->rowm == NULL || w->colm == NULL || w->nzr == NULL ||
-	    w->nzc == NULL)
+	if (w->tab == NULL || w->rowm == NULL || w->colm == NULL || w->colmd == NULL ||
+	    w->nzr == NULL || w->nzc == NULL)
 		return fb_fail(err, "out of memory for tables of %zu levels", ci->cmax);
 	return FB_OK;
 }

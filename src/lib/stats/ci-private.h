@@ -124,10 +124,13 @@ typedef struct ci_disc_ws {
 	uint32_t *tab;    /* cmax * cmax cells of one stratum's table (kept zero between uses) */
 	uint32_t *rowm;   /* cmax: x margins of one stratum */
 	uint32_t *colm;   /* cmax: y margins of one stratum */
+	double *colmd;    /* cmax: the y margins of the levels present, as numbers */
 	uint32_t *nzr;    /* cmax: x levels present in the stratum */
 	uint32_t *nzc;    /* cmax: y levels present in the stratum */
-	uint32_t *cube;   /* dense path: prod_S c_v x c_x x c_y counts (kept zero between uses) */
-	uint32_t *scnt;   /* dense path: 1 for each stratum seen (kept zero between uses) */
+	uint32_t *cube;   /* dense path: the strata's c_x x c_y counts, one table after another
+	                     (kept zero between uses) */
+	uint32_t *scnt;   /* dense path: each key's stratum number plus 1 while the strata are
+	                     numbered (kept zero between uses) */
 	size_t cube_cap;  /* cells cube and scnt may hold (0 until first needed) */
 	uint64_t *bits;   /* bit path: per column and level, the rows holding it, words each
 	                     (NULL: no bit path) */
@@ -158,16 +161,17 @@ typedef struct ci_disc_ws {
 	                     words from the start */
 	uint32_t *mucnt;  /* memo, bit path: the sizes of those sets */
 	size_t mlast[2];  /* memo, bit path: the pair of the last test (which variable recurs) */
-	uint32_t *kstack; /* memo, dense path: kcap blocks of n, block k each row's stratum key
-	                     over mS[0..k] (consecutive sets often share all but their last) */
+	uint32_t *kstack; /* memo, dense path: kcap blocks of n, block k a one-to-one label of
+	                     each row's stratum over mS[0..k], below the product of their levels
+	                     (consecutive sets often share all but their last) */
 	size_t kcap;      /* memo, dense path: blocks kstack holds */
 	size_t kvalid;    /* memo, dense path: blocks that hold the keys of mS's prefixes */
-	uint32_t *mkey;   /* memo, dense path: n, each row's stratum key over mS (a block of
-	                     kstack, or n zeros for the empty set) */
+	uint32_t *mkey;   /* memo, dense path: n, each row's stratum over mS, numbered in order
+	                     of first occurrence (a block of kstack, or n zeros for the empty
+	                     set) */
 	uint32_t *zeros;  /* memo, dense path: n zero keys */
-	uint32_t *xy;     /* memo, dense path: n, each row's cell c_x * ly + c_y of xy_pair */
-	size_t xy_pair[2]; /* memo, dense path: the pair (x, y) of xy, or SIZE_MAX */
-	uint32_t *mfirst; /* memo, dense path: n, the keys of the strata in order of first row */
+	uint32_t *mfirst; /* dense path: n, the keys of the strata in order of first row while
+	                     they are numbered */
 	size_t mdense;    /* memo, dense path: how many strata mfirst lists, or CI_MEMO_NONE */
 } ci_disc_ws;
 
@@ -195,7 +199,7 @@ struct fb_ci {
 	ci_fisher_ws fws;     /* Fisher-z work space */
 	ci_sep_ws sws;        /* Fisher-z's separating-set search's work space */
 	ci_lazy *lazy;        /* Fisher-z without corr: correlations on demand (ci-lazy.c) */
-	uint32_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
+	uint16_t *codes;      /* discrete: n x d codes, column-major (codes[j * n + i]) */
 	size_t *nlev;         /* discrete: levels of each column */
 	size_t *present;      /* discrete: levels of each column that occur in the data */
 	size_t cmax;          /* discrete: most levels of any column */
@@ -328,6 +332,14 @@ void ci_disc_ws_release(ci_disc_ws *ws);
 /* The statistic of one stratum whose lx x ly counts are at tab (kept zero between uses: it
  * is cleared), summed in the one order every path uses. */
 ci_stratum_sum ci_disc_table(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly);
+/* The same, leaving tab as it is. */
+ci_stratum_sum ci_disc_table_keep(fb_ci *ci, const uint32_t *tab, size_t lx, size_t ly);
+
+/* The dense path (ci-discrete-dense.c): when the strata's tables fit its limit, add every
+ * stratum (in order of first row) to sum, their number to *nstr, and return true; false
+ * (nothing done) otherwise. */
+bool ci_disc_dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
+                       ci_stratum_sum *sum, size_t *nstr);
 
 /* Build the row sets of the bit path when the machine counts bits in one instruction and
  * they take little memory; without them the bit path is never taken. */

@@ -15,6 +15,7 @@ src_lib_stats_libstats_la_SOURCES = \
 	src/lib/stats/ci-partial.c \
 	src/lib/stats/ci-separate.c \
 	src/lib/stats/ci-discrete.c \
+	src/lib/stats/ci-discrete-dense.c \
 	src/lib/stats/ci-bits.c \
 	src/lib/stats/ci-pooled.c \
 	src/lib/stats/ci-kci.c \
