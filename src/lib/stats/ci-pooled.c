@@ -78,7 +78,7 @@ fb_ci *fb_ci_alloc_pooled(size_t d, const size_t *nlev, const fb_ci_options *opt
 /* Check that v is a count: a whole number in [0, 2^32). */
 static bool is_count(double v)
 {
-	return v >= 0.0 && v < 4294967296.0 && v == floor(v);
+	return v >= 0.0 && v < 4294967296.0 && v == (double)(uint32_t)v;
 }
 
 /* The pooled margins: counts of each level of each variable, variables one after the

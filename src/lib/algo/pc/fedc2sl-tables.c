@@ -4,9 +4,11 @@
  * the other in a single vector, so that the whole level is one secure sum. */
 #include "config.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "fedc2sl-int.h"
 
@@ -31,14 +33,18 @@ void c2_batch_release(c2_batch *b)
 	memset(b, 0, sizeof *b);
 }
 
-/* The hash of a test. */
+/* The hash of a test (a number at a time, the bits mixed at the end: it only finds a test,
+ * the batch keeps its own order). */
 static uint64_t test_hash(size_t x, size_t y, const size_t *S, size_t ns)
 {
-	uint64_t h = fb_hash_bytes(FB_HASH_INIT, &x, sizeof x);
+	const uint64_t k = 0x9e3779b97f4a7c15ULL;
+	uint64_t h = ((uint64_t)x * k + (uint64_t)y) * k + (uint64_t)ns;
 
-	h = fb_hash_bytes(h, &y, sizeof y);
-	h = fb_hash_bytes(h, &ns, sizeof ns);
-	return ns > 0 ? fb_hash_bytes(h, S, ns * sizeof *S) : h;
+	for (size_t v = 0; v < ns; v++)
+		h = h * k + (uint64_t)S[v];
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 29);
 }
 
 /* Whether test t of b is x _||_ y | S. */
@@ -290,6 +296,25 @@ bool c2_drops(uint64_t seed, size_t round, size_t k, double p)
 	return p > 0.0 && (double)(h >> 11) * 0x1.0p-53 < p;
 }
 
+/* The codes of ds's values into c (row by row, as ds keeps them); FB_ERR naming the first
+ * value that is no level code of its variable. */
+static int codes_fill(c2_codes *c, const fb_dataset *ds, fb_error *err)
+{
+	for (size_t i = 0; i < ds->n; i++) {
+		const double *row = ds->x + i * ds->d;
+
+		for (size_t j = 0; j < ds->d; j++) {
+			double v = row[j];
+
+			if (!(v >= 0.0 && v < (double)c->nlev[j]) || v != (double)(uint16_t)v)
+				return fb_fail(err, "row %zu of '%s' holds %g, not a level code below %zu",
+				               i + 1, ds->vars[j].name, v, c->nlev[j]);
+			c->v[j * ds->n + i] = (uint16_t)v;
+		}
+	}
+	return FB_OK;
+}
+
 /* The client's values as level codes, column by column; NULL naming a value that is no
  * level code of its variable, a continuous variable, or one of more than 65,535 levels. */
 c2_codes *c2_codes_new(const fb_dataset *ds, fb_error *err)
@@ -311,17 +336,10 @@ c2_codes *c2_codes_new(const fb_dataset *ds, fb_error *err)
 			c2_codes_free(c);
 			return NULL;
 		}
-		for (size_t i = 0; i < ds->n; i++) {
-			double v = ds->x[i * ds->d + j];
-
-			if (!(v >= 0.0 && v < (double)var->nlevels) || v != floor(v)) {
-				fb_fail(err, "row %zu of '%s' holds %g, not a level code below %zu", i + 1,
-				        var->name, v, var->nlevels);
-				c2_codes_free(c);
-				return NULL;
-			}
-			c->v[j * ds->n + i] = (uint16_t)v;
-		}
+	}
+	if (codes_fill(c, ds, err) != FB_OK) {
+		c2_codes_free(c);
+		return NULL;
 	}
 	c2_bits_init(c);
 	return c;
@@ -426,14 +444,19 @@ static void count_table(const c2_codes *c, const c2_batch *b, size_t t, const ui
 		         (double)scratch[2 * cells + q] + (double)scratch[3 * cells + q];
 }
 
-/* The margins: each variable's level counts, one variable after the other. */
+/* The margins: each variable's level counts, one variable after the other (the sizes of
+ * its row sets where the bit path keeps them). */
 static void count_margins(const c2_codes *c, double *out)
 {
 	for (size_t j = 0; j < c->d; j++) {
 		const uint16_t *col = c->v + j * c->n;
 
-		for (size_t i = 0; i < c->n; i++)
-			out[col[i]] += 1.0;
+		if (c->bits != NULL)
+			for (size_t a = 0; a < c->nlev[j]; a++)
+				out[a] = (double)c->levn[c->bitoff[j] + a];
+		else
+			for (size_t i = 0; i < c->n; i++)
+				out[col[i]] += 1.0;
 		out += c->nlev[j];
 	}
 }
@@ -529,6 +552,34 @@ static void count_all(const c2_codes *c, const c2_batch *b, size_t margin, doubl
 	free(key);
 }
 
+#if defined(__GLIBC__)
+/* Numbers the block at p holds (0 for NULL). */
+static size_t reply_room(double *p)
+{
+	return p != NULL ? malloc_usable_size(p) / sizeof *p : 0;
+}
+#else
+/* Where the room of a block is not known, none is counted on. */
+static size_t reply_room(double *p)
+{
+	(void)p;
+	return 0;
+}
+#endif
+
+/* The reply's total numbers, zeros: in the memory it has when that holds them (a client's
+ * replies then take new pages only as they grow), else in new memory, nothing copied. */
+static double *reply_zeros(fb_msg *up, size_t total)
+{
+	if (reply_room(up->d) < total) {
+		free(up->d);
+		up->d = fb_xcalloc(total, sizeof *up->d);
+	} else if (total > 0)
+		memset(up->d, 0, total * sizeof *up->d);
+	up->nd = total;
+	return up->d;
+}
+
 /* The client half. */
 int c2_client_tables(const fb_dataset *local, const fb_msg *down, size_t k, double dropout,
                      uint64_t seed, c2_codes **codes, fb_msg *up, fb_error *err)
@@ -546,15 +597,11 @@ int c2_client_tables(const fb_dataset *local, const fb_msg *down, size_t k, doub
 			margin += (*codes)->nlev[j];
 	if (ret == FB_OK)
 		ret = c2_batch_cells(&b, (*codes)->nlev, margin, &total, err);
-	free(up->b); /* the numbers' memory is kept from round to round (fewer new pages) */
+	free(up->b);
 	up->b = NULL;
 	up->nd = up->nb = up->nc = 0;
-	if (ret == FB_OK && !c2_drops(seed, (size_t)down->c[C2_C_ROUND], k, dropout)) {
-		double *v = fb_msg_doubles(up, total);
-
-		memset(v, 0, total * sizeof *v);
-		count_all(*codes, &b, margin, v);
-	}
+	if (ret == FB_OK && !c2_drops(seed, (size_t)down->c[C2_C_ROUND], k, dropout))
+		count_all(*codes, &b, margin, reply_zeros(up, total));
 	c2_batch_release(&b);
 	return ret;
 }
