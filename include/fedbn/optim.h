@@ -113,6 +113,23 @@ enum fb_owlqn_role {
 int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
              fb_lbfgs_report *rep, fb_error *err);
 
+/* How fb_lbfgs_scipy sums its inner products. */
+enum fb_lbfgs_sums {
+	FB_SUMS_LANES = 0,      /* in four interleaved partial sums (faster) */
+	FB_SUMS_SEQUENTIAL = 1, /* first entry to last, as liblbfgs does */
+};
+
+/* Minimise f from x (in place) exactly as fb_owlqn does with l1 = 0, scipy_stop = 1 and no
+ * roles (liblbfgs's L-BFGS and More-Thuente line search under scipy's stopping rules, the
+ * best point returned, rep->code liblbfgs's code), written out in fedbn: with
+ * FB_SUMS_SEQUENTIAL its iterates are liblbfgs's (to the last bit but for the few scalar
+ * expressions Debian's -ffast-math build of liblbfgs may re-associate), with FB_SUMS_LANES
+ * the inner products are summed in another order (each within about n eps of the sum of
+ * its terms' sizes) and the run's own work takes a fraction of liblbfgs's time.  opt->l1
+ * must be 0 and opt->role NULL. */
+int fb_lbfgs_scipy(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
+                   int sums, fb_lbfgs_report *rep, fb_error *err);
+
 /* Adam (Kingma and Ba 2015) over a flat parameter vector, with PyTorch's update and bias
  * correction.  The state (m, v, t) is public so that a federated client can keep its own across
  * rounds, or a caller can save and restore it. */

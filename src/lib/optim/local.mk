@@ -9,8 +9,11 @@ src_lib_optim_liboptim_la_SOURCES = \
 	src/lib/optim/dag-h.c \
 	src/lib/optim/lbfgs.c \
 	src/lib/optim/owlqn.c \
+	src/lib/optim/lbfgs-scipy.c \
 	src/lib/optim/lbfgsb.c \
 	src/lib/optim/adam.c
 
 check_PROGRAMS += tests/unit/test-optim
 TESTS += tests/unit/test-optim
+check_PROGRAMS += tests/unit/test-lbfgs-scipy
+TESTS += tests/unit/test-lbfgs-scipy

@@ -3,8 +3,9 @@
  *
  * Round t: each taking-part client first moves beta_k by rho2 (theta_k - theta) against the
  * broadcast theta it now receives (it is theta^t, the result of the round after its last
- * step), then solves its local step by L-BFGS (liblbfgs) from its previous theta_k and sends
- * theta_k.
+ * step), then solves its local step by L-BFGS from its previous theta_k and sends theta_k:
+ * liblbfgs's iteration under scipy's stopping rules, fb_lbfgs_scipy's (its inner products
+ * in four partial sums), or under knowledge liblbfgs's own through fb_owlqn's roles.
  * The server moves its copies of those beta_k the same way, then solves the global step:
  * the consensus terms over the clients heard so far equal (K' rho2 / 2)|theta - tbar|^2 + a
  * constant, tbar = mean(theta_k + beta_k / rho2), so the first layer is the proximal problem
@@ -236,7 +237,9 @@ int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, dou
 	c->first = 1;
 	c->fbest = HUGE_VAL;
 	c->best_ok = 0;
-	if (fb_owlqn(c->np, c->theta, client_objective, c, &oo, &rep, err) != FB_OK) {
+	if ((c->role != NULL ? fb_owlqn(c->np, c->theta, client_objective, c, &oo, &rep, err)
+	     : fb_lbfgs_scipy(c->np, c->theta, client_objective, c, &oo, FB_SUMS_LANES, &rep,
+	                      err)) != FB_OK) {
 		c->cached = 0;
 		return FB_ERR;
 	}

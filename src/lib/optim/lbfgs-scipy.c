@@ -1,0 +1,521 @@
+/* Plain L-BFGS under scipy's stopping rules, written out here rather than called from
+ * liblbfgs: the iteration of liblbfgs 1.10's lbfgs() with its More-Thuente line search, as
+ * fb_owlqn runs it with l1 = 0 and scipy_stop = 1 (memory m, the line search's constants
+ * ftol 1e-3, gtol 0.9, xtol 1e-16 and at most 20 evaluations, steps in [1e-20, 1e20]), the
+ * same steps in the same order.  What differs is the inner products: liblbfgs sums each one
+ * from the first entry to the last, one addition waiting for the one before, which costs
+ * about four cycles an entry; here (FB_SUMS_LANES) each is summed in four interleaved
+ * partial sums, entry i into sum i mod 4, added as (s0 + s1) + (s2 + s3), which the
+ * processor runs four at a time, and the update of the direction and the next inner product
+ * of the two-loop recursion share one pass.  With FB_SUMS_SEQUENTIAL the sums are
+ * liblbfgs's and so are the iterates, to the last bit over the first 20 points of every
+ * test problem and over whole runs on most of them (tests/unit/test-lbfgs-scipy); Debian
+ * builds liblbfgs with -ffast-math, which lets its compiler re-associate a few scalar
+ * expressions, so a last bit may differ later in a run.  With FB_SUMS_LANES an inner product
+ * of n terms moves by at most about n eps times the sum of their sizes. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lbfgs.h>
+
+#include "fedbn/optim.h"
+
+/* The line search's constants (liblbfgs's defaults and fb_owlqn's scipy settings). */
+#define LS_FTOL 1e-3
+#define LS_GTOL 0.9
+#define LS_XTOL 1e-16
+#define LS_MAX 20
+#define LS_MIN_STEP 1e-20
+#define LS_MAX_STEP 1e20
+
+/* The codes fb_owlqn's progress callback stops with: the evaluation limit, and the
+ * gradient test (reported as LBFGS_SUCCESS). */
+#define LBS_EVAL_LIMIT 4242
+#define LBS_PGTOL 4243
+
+/* One run's state. */
+typedef struct lbs_run {
+	size_t n, m;          /* variables and stored pairs */
+	int lanes;            /* 1: inner products in four partial sums */
+	fb_objective f;       /* the objective */
+	void *ctx;            /* its context */
+	double *xp, *g, *gp;  /* the previous point, the gradient, the previous gradient */
+	double *d, *wa;       /* the direction and the line search's start */
+	double *s, *y;        /* m x n stored pairs */
+	double *alpha, *ys;   /* m: the recursion's coefficients and y's */
+	double *best_x;       /* the evaluated point with the lowest finite f */
+	double best_f;        /* f there */
+	size_t evals;         /* evaluations so far */
+	size_t max_eval;      /* stop after this many (checked between iterations) */
+	double ftol, gtol;    /* scipy's two tolerances */
+	double f_prev;        /* f at the previous iterate */
+} lbs_run;
+
+/* liblbfgs's max2 and min2 (the first argument on a tie or a NaN second). */
+static double lbs_max(double a, double b)
+{
+	return a >= b ? a : b;
+}
+
+/* As lbs_max, the smaller. */
+static double lbs_min(double a, double b)
+{
+	return a <= b ? a : b;
+}
+
+/* sum a[i] b[i]: in order (sequential) or in four interleaved partial sums. */
+static double lbs_dot(const double *a, const double *b, size_t n, int lanes)
+{
+	double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+	size_t i = 0;
+
+	if (!lanes) {
+		for (; i < n; i++)
+			s0 += a[i] * b[i];
+		return s0;
+	}
+	for (; i + 4 <= n; i += 4) {
+		s0 += a[i] * b[i];
+		s1 += a[i + 1] * b[i + 1];
+		s2 += a[i + 2] * b[i + 2];
+		s3 += a[i + 3] * b[i + 3];
+	}
+	s0 += i < n ? a[i] * b[i] : 0.0;
+	s1 += i + 1 < n ? a[i + 1] * b[i + 1] : 0.0;
+	s2 += i + 2 < n ? a[i + 2] * b[i + 2] : 0.0;
+	return (s0 + s1) + (s2 + s3);
+}
+
+/* d += c y, then the inner product of s (NULL: none, 0 returned) with the new d, in one
+ * pass: each d[i] and each partial sum as lbs_dot would form them. */
+static double lbs_axpy_dot(double *d, const double *y, double c, const double *s, size_t n,
+                           int lanes)
+{
+	double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+	size_t i = 0;
+
+	if (s == NULL || !lanes) {
+		for (; i < n; i++) {
+			d[i] += c * y[i];
+			if (s != NULL)
+				s0 += s[i] * d[i];
+		}
+		return s0;
+	}
+	for (; i + 4 <= n; i += 4) {
+		d[i] += c * y[i];
+		d[i + 1] += c * y[i + 1];
+		d[i + 2] += c * y[i + 2];
+		d[i + 3] += c * y[i + 3];
+		s0 += s[i] * d[i];
+		s1 += s[i + 1] * d[i + 1];
+		s2 += s[i + 2] * d[i + 2];
+		s3 += s[i + 3] * d[i + 3];
+	}
+	for (size_t r = 0; i + r < n; r++) {
+		d[i + r] += c * y[i + r];
+		*(r == 0 ? &s0 : r == 1 ? &s1 : &s2) += s[i + r] * d[i + r];
+	}
+	return (s0 + s1) + (s2 + s3);
+}
+
+/* f and its gradient g at x; the best point kept (fb_owlqn's evaluation callback). */
+static double lbs_eval(lbs_run *r, const double *x, double *g)
+{
+	double fx = r->f(x, g, r->n, r->ctx);
+
+	r->evals++;
+	if (r->evals == 1)
+		r->f_prev = fx;
+	if (isfinite(fx) && fx < r->best_f) {
+		r->best_f = fx;
+		memcpy(r->best_x, x, r->n * sizeof *x);
+	}
+	return fx;
+}
+
+/* The minimiser of the cubic through (u, fu, du) and (v, fv, dv). */
+static double lbs_cubic(double u, double fu, double du, double v, double fv, double dv)
+{
+	double d = v - u, theta = (fu - fv) * 3 / d + du + dv;
+	double s = lbs_max(lbs_max(fabs(theta), fabs(du)), fabs(dv)), a = theta / s;
+	double gamma = s * sqrt(a * a - (du / s) * (dv / s)), p, q;
+
+	if (v < u)
+		gamma = -gamma;
+	p = gamma - du + theta;
+	q = gamma - du + gamma + dv;
+	return u + p / q * d;
+}
+
+/* The cubic's minimiser when it may lie outside [u, v]: tmin or tmax where it has none. */
+static double lbs_cubic2(double u, double fu, double du, double v, double fv, double dv,
+                         double tmin, double tmax)
+{
+	double d = v - u, theta = (fu - fv) * 3 / d + du + dv;
+	double s = lbs_max(lbs_max(fabs(theta), fabs(du)), fabs(dv)), a = theta / s;
+	double gamma = s * sqrt(lbs_max(0.0, a * a - (du / s) * (dv / s))), p, q, r;
+
+	if (u < v)
+		gamma = -gamma;
+	p = gamma - dv + theta;
+	q = gamma - dv + gamma + du;
+	r = p / q;
+	if (r < 0.0 && gamma != 0.0)
+		return v - r * d;
+	return a < 0 ? tmax : tmin;
+}
+
+/* The end points (x, fx, dx) and (y, fy, dy) of the interval and the trial t. */
+typedef struct lbs_pt {
+	double t, f, d;
+} lbs_pt;
+
+/* The new trial step of More and Thuente's case analysis; *bound: whether it is kept away
+ * from the far end. */
+static double lbs_trial_step(const lbs_pt *x, const lbs_pt *y, const lbs_pt *t, double tmin,
+                             double tmax, int *brackt, int *bound)
+{
+	int dsign = t->d * (x->d / fabs(x->d)) < 0.0;
+	double mc, mq;
+
+	if (x->f < t->f) { /* a higher value: the cubic one if nearer x, else the midpoint */
+		*brackt = *bound = 1;
+		mc = lbs_cubic(x->t, x->f, x->d, t->t, t->f, t->d);
+		mq = x->t + x->d / ((x->f - t->f) / (t->t - x->t) + x->d) / 2 * (t->t - x->t);
+		return fabs(mc - x->t) < fabs(mq - x->t) ? mc : mc + 0.5 * (mq - mc);
+	}
+	mq = t->t + t->d / (t->d - x->d) * (x->t - t->t); /* the secant step */
+	if (dsign) { /* derivatives of opposite sign */
+		*brackt = 1;
+		*bound = 0;
+		mc = lbs_cubic(x->t, x->f, x->d, t->t, t->f, t->d);
+		return fabs(mc - t->t) > fabs(mq - t->t) ? mc : mq;
+	}
+	if (fabs(t->d) < fabs(x->d)) { /* same sign, the derivative shrinking */
+		*bound = 1;
+		mc = lbs_cubic2(x->t, x->f, x->d, t->t, t->f, t->d, tmin, tmax);
+		if (*brackt)
+			return fabs(t->t - mc) < fabs(t->t - mq) ? mc : mq;
+		return fabs(t->t - mc) > fabs(t->t - mq) ? mc : mq;
+	}
+	*bound = 0;
+	if (*brackt)
+		return lbs_cubic(t->t, t->f, t->d, y->t, y->f, y->d);
+	return x->t < t->t ? tmax : tmin;
+}
+
+/* Update the interval [x, y] with the trial t and put the next trial step in t->t; nonzero
+ * when the trial was out of the interval or not a descent from x. */
+static int lbs_trial(lbs_pt *x, lbs_pt *y, lbs_pt *t, double tmin, double tmax, int *brackt)
+{
+	int bound, dsign = t->d * (x->d / fabs(x->d)) < 0.0;
+	double newt;
+
+	if (*brackt && (t->t <= lbs_min(x->t, y->t) || lbs_max(x->t, y->t) <= t->t))
+		return LBFGSERR_OUTOFINTERVAL;
+	if (*brackt && (0.0 <= x->d * (t->t - x->t)))
+		return LBFGSERR_INCREASEGRADIENT;
+	if (*brackt && tmax < tmin)
+		return LBFGSERR_INCORRECT_TMINMAX;
+	newt = lbs_trial_step(x, y, t, tmin, tmax, brackt, &bound);
+	if (x->f < t->f) {
+		*y = *t;
+	} else {
+		if (dsign)
+			*y = *x;
+		*x = *t;
+	}
+	newt = tmax < newt ? tmax : newt;
+	newt = newt < tmin ? tmin : newt;
+	if (*brackt && bound) {
+		double mq = x->t + 0.66 * (y->t - x->t);
+
+		if (x->t < y->t ? mq < newt : newt < mq)
+			newt = mq;
+	}
+	t->t = newt;
+	return 0;
+}
+
+/* d *= c, then the inner product of s with the new d, in one pass. */
+static double lbs_scale_dot(double *d, double c, const double *s, size_t n, int lanes)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] *= c;
+	return lbs_dot(s, d, n, lanes);
+}
+
+/* The line search's state besides the interval. */
+typedef struct lbs_ls {
+	double finit, dginit, dgtest;  /* f and f' at the start, ftol f' */
+	double width, prev_width;      /* the interval's widths */
+	int brackt, stage1, uinfo;     /* More and Thuente's flags */
+} lbs_ls;
+
+/* The next trial: the interval, stage 1's modified function where it applies, the forced
+ * shrinking of a slow interval. */
+static void lbs_ls_update(lbs_ls *ls, lbs_pt *x, lbs_pt *y, lbs_pt *t, double stmin,
+                          double stmax)
+{
+	double dgtest = ls->dgtest;
+
+	if (ls->stage1 && t->f <= ls->finit + t->t * dgtest &&
+	    lbs_min(LS_FTOL, LS_GTOL) * ls->dginit <= t->d)
+		ls->stage1 = 0;
+	if (ls->stage1 && ls->finit + t->t * dgtest < t->f && t->f <= x->f) {
+		lbs_pt xm = { x->t, x->f - x->t * dgtest, x->d - dgtest };
+		lbs_pt ym = { y->t, y->f - y->t * dgtest, y->d - dgtest };
+		lbs_pt tm = { t->t, t->f - t->t * dgtest, t->d - dgtest };
+
+		ls->uinfo = lbs_trial(&xm, &ym, &tm, stmin, stmax, &ls->brackt);
+		*x = (lbs_pt){ xm.t, xm.f + xm.t * dgtest, xm.d + dgtest };
+		*y = (lbs_pt){ ym.t, ym.f + ym.t * dgtest, ym.d + dgtest };
+		t->t = tm.t;
+	} else {
+		ls->uinfo = lbs_trial(x, y, t, stmin, stmax, &ls->brackt);
+	}
+	if (ls->brackt) {
+		if (0.66 * ls->prev_width <= fabs(y->t - x->t))
+			t->t = x->t + 0.5 * (y->t - x->t);
+		ls->prev_width = ls->width;
+		ls->width = fabs(y->t - x->t);
+	}
+}
+
+/* liblbfgs's ending tests of a trial at t (f and f' in t), after count evaluations: a
+ * negative code, the count when the step is accepted, 0 to go on. */
+static int lbs_ls_test(const lbs_ls *ls, const lbs_pt *t, double stmin, double stmax,
+                       int count)
+{
+	double ftest1 = ls->finit + t->t * ls->dgtest;
+
+	if (ls->brackt && ((t->t <= stmin || stmax <= t->t) || ls->uinfo != 0))
+		return LBFGSERR_ROUNDING_ERROR;
+	if (t->t == LS_MAX_STEP && t->f <= ftest1 && t->d <= ls->dgtest)
+		return LBFGSERR_MAXIMUMSTEP;
+	if (t->t == LS_MIN_STEP && (ftest1 < t->f || ls->dgtest <= t->d))
+		return LBFGSERR_MINIMUMSTEP;
+	if (ls->brackt && (stmax - stmin) <= LS_XTOL * stmax)
+		return LBFGSERR_WIDTHTOOSMALL;
+	if (LS_MAX <= count)
+		return LBFGSERR_MAXIMUMLINESEARCH;
+	if (t->f <= ftest1 && fabs(t->d) <= LS_GTOL * (-ls->dginit))
+		return count;
+	return 0;
+}
+
+/* More and Thuente's line search from r->wa = x along d, starting at *stp: x, *f and r->g
+ * end at the accepted step; the evaluations it took, or a negative liblbfgs code. */
+static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
+{
+	lbs_ls ls = { *f, 0.0, 0.0, LS_MAX_STEP - LS_MIN_STEP, 0.0, 0, 1, 0 };
+	lbs_pt bx, by, t;
+	double stmin, stmax;
+	int count = 0, rc;
+
+	ls.dginit = lbs_dot(r->g, r->d, r->n, r->lanes);
+	if (*stp <= 0.0)
+		return LBFGSERR_INVALIDPARAMETERS;
+	if (0 < ls.dginit)
+		return LBFGSERR_INCREASEGRADIENT;
+	ls.dgtest = LS_FTOL * ls.dginit;
+	ls.prev_width = 2.0 * ls.width;
+	memcpy(r->wa, x, r->n * sizeof *x);
+	bx = by = (lbs_pt){ 0.0, *f, ls.dginit };
+	t.t = *stp;
+	for (;;) {
+		stmin = ls.brackt ? lbs_min(bx.t, by.t) : bx.t;
+		stmax = ls.brackt ? lbs_max(bx.t, by.t) : t.t + 4.0 * (t.t - bx.t);
+		t.t = t.t < LS_MIN_STEP ? LS_MIN_STEP : t.t;
+		t.t = LS_MAX_STEP < t.t ? LS_MAX_STEP : t.t;
+		if (ls.brackt && ((t.t <= stmin || stmax <= t.t) || LS_MAX <= count + 1 ||
+		                  ls.uinfo != 0 || stmax - stmin <= LS_XTOL * stmax))
+			t.t = bx.t;
+		for (size_t i = 0; i < r->n; i++)
+			x[i] = r->wa[i] + t.t * r->d[i];
+		*stp = t.t;
+		t.f = *f = lbs_eval(r, x, r->g);
+		t.d = lbs_dot(r->g, r->d, r->n, r->lanes);
+		if ((rc = lbs_ls_test(&ls, &t, stmin, stmax, ++count)) != 0)
+			return rc;
+		lbs_ls_update(&ls, &bx, &by, &t, stmin, stmax);
+	}
+}
+
+/* The direction -H g by the two-loop recursion over the bound newest pairs, the newest
+ * in slot end - 1; ys / yy scales the initial matrix. */
+static void lbs_direction(lbs_run *r, size_t end, size_t bound, double ys, double yy)
+{
+	size_t n = r->n, m = r->m, j = (end + m - 1) % m, oldest = j;
+	double a, beta;
+
+	for (size_t i = 0; i < n; i++)
+		r->d[i] = -r->g[i];
+	a = lbs_dot(r->s + j * n, r->d, n, r->lanes);
+	for (size_t i = 0; i < bound; i++) {
+		size_t next = (j + m - 1) % m;
+
+		r->alpha[j] = a / r->ys[j];
+		a = lbs_axpy_dot(r->d, r->y + j * n, -r->alpha[j],
+		                 i + 1 < bound ? r->s + next * n : NULL, n, r->lanes);
+		oldest = j;
+		j = next;
+	}
+	j = oldest;
+	a = lbs_scale_dot(r->d, ys / yy, r->y + j * n, n, r->lanes);
+	for (size_t i = 0; i < bound; i++) {
+		size_t next = (j + 1) % m;
+
+		beta = a / r->ys[j];
+		a = lbs_axpy_dot(r->d, r->s + j * n, r->alpha[j] - beta,
+		                 i + 1 < bound ? r->y + next * n : NULL, n, r->lanes);
+		j = next;
+	}
+}
+
+/* scipy's stopping rules after an iteration that ended at fx (fb_owlqn's with l1 = 0): the
+ * largest gradient entry at most gtol (LBS_PGTOL), or (f_prev - fx) / max(|f_prev|,
+ * |fx|, 1) <= ftol (LBFGS_STOP); then the evaluation limit; 0 to go on. */
+static int lbs_stop(lbs_run *r, double fx, double gnorm)
+{
+	double scale = fmax(fmax(fabs(r->f_prev), fabs(fx)), 1.0), big = 0.0;
+	int stop = 0;
+
+	if (gnorm <= sqrt((double)r->n) * r->gtol * (1.0 + 1e-12)) {
+		for (size_t i = 0; i < r->n; i++)
+			big = fabs(r->g[i]) > big ? fabs(r->g[i]) : big;
+		stop = big <= r->gtol ? LBS_PGTOL : 0;
+	}
+	if (stop == 0 && r->f_prev - fx <= r->ftol * scale)
+		stop = LBFGS_STOP;
+	r->f_prev = fx;
+	if (stop != 0)
+		return stop;
+	return r->evals >= r->max_eval ? LBS_EVAL_LIMIT : 0;
+}
+
+/* Store the newest pair in slot end: s = x - xp, y = g - gp; y's and y'y out. */
+static void lbs_store(lbs_run *r, const double *x, size_t end, double *ys, double *yy)
+{
+	double *s = r->s + end * r->n, *y = r->y + end * r->n;
+
+	for (size_t i = 0; i < r->n; i++) {
+		s[i] = x[i] - r->xp[i];
+		y[i] = r->g[i] - r->gp[i];
+	}
+	*ys = lbs_dot(y, s, r->n, r->lanes);
+	*yy = lbs_dot(y, y, r->n, r->lanes);
+	r->ys[end] = *ys;
+}
+
+/* liblbfgs's iteration from x: a liblbfgs code (LBFGS_STOP, a line search's error) or
+ * LBS_PGTOL or LBS_EVAL_LIMIT.  liblbfgs's own gradient test |g| / max(1, |x|) <= 0 is
+ * met only by g = 0, so |x| is not formed after the start. */
+static int lbs_iterate(lbs_run *r, double *x)
+{
+	size_t n = r->n, k = 1, end = 0;
+	double fx, xnorm, gnorm, step, ys, yy;
+	int ls, stop;
+
+	fx = lbs_eval(r, x, r->g);
+	for (size_t i = 0; i < n; i++)
+		r->d[i] = -r->g[i];
+	xnorm = sqrt(lbs_dot(x, x, n, r->lanes));
+	gnorm = sqrt(lbs_dot(r->g, r->g, n, r->lanes));
+	if (gnorm / (xnorm < 1.0 ? 1.0 : xnorm) <= 0.0)
+		return LBFGS_ALREADY_MINIMIZED;
+	step = 1.0 / sqrt(lbs_dot(r->d, r->d, n, r->lanes));
+	for (;;) {
+		memcpy(r->xp, x, n * sizeof *x);
+		memcpy(r->gp, r->g, n * sizeof *x);
+		if ((ls = lbs_search(r, x, &fx, &step)) < 0)
+			return ls;
+		gnorm = sqrt(lbs_dot(r->g, r->g, n, r->lanes));
+		if ((stop = lbs_stop(r, fx, gnorm)) != 0)
+			return stop;
+		if (gnorm == 0.0)
+			return LBFGS_SUCCESS;
+		lbs_store(r, x, end, &ys, &yy);
+		end = (end + 1) % r->m;
+		lbs_direction(r, end, k < r->m ? k : r->m, ys, yy);
+		k++;
+		step = 1.0;
+	}
+}
+
+/* Free a run's arrays. */
+static void lbs_free(lbs_run *r)
+{
+	free(r->xp);
+	free(r->g);
+	free(r->gp);
+	free(r->d);
+	free(r->wa);
+	free(r->s);
+	free(r->y);
+	free(r->alpha);
+	free(r->ys);
+	free(r->best_x);
+}
+
+/* True when a code leaves a usable point (fb_owlqn's list). */
+static int lbs_usable(int code)
+{
+	return code == LBFGS_SUCCESS || code == LBS_PGTOL || code == LBFGS_STOP ||
+	       code == LBFGS_ALREADY_MINIMIZED ||
+	       code == LBS_EVAL_LIMIT || code == LBFGSERR_ROUNDING_ERROR ||
+	       code == LBFGSERR_MINIMUMSTEP || code == LBFGSERR_MAXIMUMLINESEARCH ||
+	       code == LBFGSERR_WIDTHTOOSMALL || code == LBFGSERR_INCREASEGRADIENT;
+}
+
+/* Minimise f from x (in place) as fb_owlqn does with l1 = 0 and scipy_stop = 1. */
+int fb_lbfgs_scipy(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_options *opt,
+                   int sums, fb_lbfgs_report *rep, fb_error *err)
+{
+	lbs_run r;
+	int code, status = FB_ERR;
+
+	if (n == 0 || n > 2147483647u || x == NULL || f == NULL || opt == NULL ||
+	    opt->l1 != 0.0 || opt->role != NULL || opt->memory > 1000)
+		return fb_fail(err, "l-bfgs: n, x, f or the options are missing or out of range");
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return fb_fail(err, "l-bfgs: x[%zu] is not finite", i);
+	memset(&r, 0, sizeof r);
+	r.n = n;
+	r.m = opt->memory > 0 ? opt->memory : 10;
+	r.lanes = sums == FB_SUMS_LANES;
+	r.f = f;
+	r.ctx = ctx;
+	r.max_eval = opt->max_eval > 0 ? opt->max_eval : 15000;
+	r.ftol = opt->ftol_rel > 0.0 ? opt->ftol_rel : 2.220446049250313e-09;
+	r.gtol = opt->gtol > 0.0 ? opt->gtol : 1e-5;
+	r.best_f = HUGE_VAL;
+	r.xp = fb_xmalloc(n * sizeof *x);
+	r.g = fb_xmalloc(n * sizeof *x);
+	r.gp = fb_xmalloc(n * sizeof *x);
+	r.d = fb_xmalloc(n * sizeof *x);
+	r.wa = fb_xmalloc(n * sizeof *x);
+	r.best_x = fb_xmalloc(n * sizeof *x);
+	r.s = fb_xmalloc(r.m * n * sizeof *x);
+	r.y = fb_xmalloc(r.m * n * sizeof *x);
+	r.alpha = fb_xcalloc(r.m, sizeof *x);
+	r.ys = fb_xcalloc(r.m, sizeof *x);
+	code = lbs_iterate(&r, x);
+	if (rep != NULL)
+		*rep = (fb_lbfgs_report){ r.best_f, r.evals,
+		                          code == LBS_PGTOL ? LBFGS_SUCCESS : code };
+	if (!lbs_usable(code) || !isfinite(r.best_f))
+		fb_fail(err, "l-bfgs: the optimiser stopped with code %d after %zu evaluations%s",
+		        code, r.evals, isfinite(r.best_f) ? "" : " (no finite objective value)");
+	else
+		status = FB_OK;
+	if (status == FB_OK)
+		memcpy(x, r.best_x, n * sizeof *x);
+	lbs_free(&r);
+	return status;
+}
