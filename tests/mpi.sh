@@ -62,6 +62,14 @@ ranks secure -np 5 "$prog" secure
 cat "$tmp/secure"
 grep -q '^secure: 0 failed$' "$tmp/secure" || { echo "FAIL: secure"; fail=1; }
 
+# discrete: fedc2sl over MPI on the data cut into levels gives the in-process runs bit for
+# bit (plain, clients dropping out, secure=yes); then client 2 is killed as the last round
+# with a sum goes out, and the survivors' shares remove its masks (--enable-recovery: the
+# others go on)
+ranks discrete --enable-recovery -np 5 "$prog" discrete "$tmp/c2.pid"
+grep -v 'PMIX ERROR' "$tmp/discrete"
+grep -q '^discrete: 0 failed$' "$tmp/discrete" || { echo "FAIL: discrete"; fail=1; }
+
 # die: client 2 dies after the run opened; the server names it at the deadline, and the job
 # ends (--enable-recovery: Open MPI lets the others go on so that fedbn can say who died)
 t0=$(date +%s)
@@ -248,5 +256,5 @@ if grep -rl -e 'ERROR: [A-Za-z]*Sanitizer' -e 'runtime error:' "$tmp" > "$tmp/sa
 	cat "$tmp/san"
 	fail=1
 fi
-[ $fail = 0 ] && echo "mpi: equal, vertical, hybrid, die, die-partial and the program's studies all hold"
+[ $fail = 0 ] && echo "mpi: equal, vertical, hybrid, secure, discrete, die, die-partial and the program's studies all hold"
 exit $fail

@@ -202,6 +202,12 @@ void fb_fed_set_draw(fb_federation *f, size_t m);
  * broadcast is counted to every client, but only the drawn clients' replies reach the server
  * and are counted; fb_fed_took_part still says who was drawn. */
 void fb_fed_set_everyone(fb_federation *f, bool on);
+/* With on, a client that stops answering (over a transport between processes) is left out
+ * and the run goes on over the others, as when each round draws only some clients, though
+ * every client is drawn; under secure=yes the masks of a client lost in a summed round come
+ * off the survivors' shares.  For an algorithm whose sums may lack a client's vector
+ * (fedc2sl: its tables are then missing from the round's sum, as its dropout= makes them). */
+void fb_fed_set_tolerant(fb_federation *f, bool on);
 
 /* What secure aggregation added to the ledger's messages (the algorithm's own bytes): its
  * bytes up and down (the envelopes, each vector's count, the keys, the boxed shares, the

@@ -17,8 +17,9 @@
 #include "fedbn/sim.h"
 #include "fedbn/wire.h"
 
-/* The shared data: d variables, n rows, seed 3, and its truth. */
-fb_dataset *make_data(fb_graph **truth)
+/* Five variables, five edges, n rows, seed 3, the first discrete of them cut into 3
+ * equal-frequency levels, and the truth; the process ends when it cannot. */
+static fb_dataset *sim_data(size_t n, size_t discrete, fb_graph **truth)
 {
 	fb_sim_options o;
 	fb_dataset *ds;
@@ -27,13 +28,28 @@ fb_dataset *make_data(fb_graph **truth)
 	fb_sim_options_init(&o);
 	o.d = 5;
 	o.edges = 5;
-	o.n = 240;
+	o.n = n;
 	o.seed = 3;
+	o.discrete = discrete;
+	o.levels = 3;
 	if (fb_sim_generate(&o, &ds, truth, &err) != FB_OK) {
-		fprintf(stderr, "make_data: %s\n", err.msg);
+		fprintf(stderr, "test data: %s\n", err.msg);
 		exit(1);
 	}
 	return ds;
+}
+
+/* The shared data: d variables, n rows, seed 3, and its truth. */
+fb_dataset *make_data(fb_graph **truth)
+{
+	return sim_data(240, 0, truth);
+}
+
+/* The shared data cut into levels: 600 rows, every variable cut into 3 equal-frequency
+ * levels (the discrete learners' data), and its truth. */
+fb_dataset *make_discrete(fb_graph **truth)
+{
+	return sim_data(600, 5, truth);
 }
 
 /* The K blocks of ds: contiguous rows, the vertical split's columns, or the hybrid split's
@@ -90,11 +106,14 @@ static bool same_trace(const fb_run *a, const fb_run *b)
 }
 
 /* How many control numbers the broadcasts of an algorithm carry: the round for
- * notears-mlp-admm; alpha, rho and the step count for FedDAG; none for the others. */
+ * notears-mlp-admm; alpha, rho and the step count for FedDAG; the tests, whether the level
+ * counts come first and the round for fedc2sl; none for the others. */
 static size_t control_down(const char *name)
 {
 	if (strcmp(name, "notears-mlp-admm") == 0)
 		return 1;
+	if (strcmp(name, "fedc2sl") == 0)
+		return 3;
 	if (strcmp(name, "gs-feddag") == 0 || strcmp(name, "as-feddag") == 0 ||
 	    strcmp(name, "as-feddag-linear") == 0)
 		return 3;
@@ -155,7 +174,7 @@ static size_t undrawn(const fb_run *a)
 {
 	size_t n = 0;
 
-	if (control_down(a->name) != 3)
+	if (strstr(a->name, "feddag") == NULL)
 		return 0;
 	for (size_t r = 0; r < a->trace.n; r++)
 		for (size_t c = 0; c < a->trace.r[r].nclients; c++)
@@ -304,6 +323,7 @@ const char *small_words(const char *name, int variant, double *share)
 		{ "as-feddag-linear", { "it_in=30 it_fl=10 it_max=3",
 		                        "it_in=30 it_fl=10 it_max=3 r=2 dropout=0.4" },
 		  { 1.0, 1.0 } },
+		{ "fedc2sl", { "depth=2", "depth=2 dropout=0.3" }, { 1.0, 1.0 } },
 	};
 
 	*share = 1.0;
@@ -316,7 +336,7 @@ const char *small_words(const char *name, int variant, double *share)
 }
 
 /* The parameters of name: defaults, then the words (may be NULL). */
-static void params_of(const char *name, const char *words, fb_params *p)
+void params_of(const char *name, const char *words, fb_params *p)
 {
 	const fb_algo *a, *inner;
 	fb_error err;

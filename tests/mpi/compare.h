@@ -13,6 +13,8 @@ void check(bool ok, const char *what, const char *name);
 
 /* The shared data: d variables, n rows, seed 3, and its truth. */
 fb_dataset *make_data(fb_graph **truth);
+/* The shared data cut into levels (every variable 3 equal-frequency levels), and its truth. */
+fb_dataset *make_discrete(fb_graph **truth);
 /* The shared discrete file name (../shared/data/discrete10000 beside the source tree, every
  * column discrete), or NULL with a message when it is absent. */
 fb_dataset *shared_discrete(const char *name);
@@ -25,6 +27,8 @@ int finish(fb_run *run, fb_error *err);
 void refused_em(const fb_dataset *schema, const fb_partition *remote);
 /* Small settings of the slow learners (words "key=value"; share in *share), or NULL. */
 const char *small_words(const char *name, int variant, double *share);
+/* The parameters of name: its defaults, then the words "key=value" (may be NULL). */
+void params_of(const char *name, const char *words, fb_params *p);
 /* Background knowledge every run of compare takes (NULL: none; the test sets it). */
 extern const fb_knowledge *compare_knowledge;
 /* Run name in-process over local and over the link (remote) and compare them: the same

@@ -16,6 +16,13 @@
  *     in-process, whose variables come in the sites' order), as for equal; the circuits'
  *     log-likelihoods, evaluated by the sites in a last round, are the in-process ones bit
  *     for bit (equal and vertical; hybrid: none is claimed over MPI).
+ *   test-mpi discrete PIDFILE: the data cut into levels; rank 0 runs fedc2sl (every client,
+ *     then some dropping out) and fedc2sl with secure=yes over MPI against the same runs
+ *     in-process, as for equal; then, with secure=yes, kills client 2 (whose pid it wrote
+ *     to PIDFILE) as the last round with a sum goes out: its peers' vectors are masked
+ *     against its, it sends none, the survivors' shares remove its masks, and that round's
+ *     sum is the in-process one less client 2's own tables, bit for bit, every round before
+ *     it the in-process one, and the run finishes without client 2.
  *   test-mpi die: client 2 builds the run and then dies; rank 0 checks that the next round
  *     fails well before the deadline (the link sees the process end on this machine) with
  *     one sentence naming client 2 as ended.
@@ -30,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compare.h"
 #include "fedbn/fedmpi.h"
@@ -92,6 +100,104 @@ static void compare_secure_all(const fb_dataset *ds, const fb_partition *local,
 		compare_secure(names[i], small_words(names[i], 0, &share), ds, local, schema, remote);
 }
 
+/* The rounds of run a and b before round r (from 0) agree figure for figure. */
+static bool same_rounds_before(const fb_run *a, const fb_run *b, size_t r)
+{
+	if (a->trace.n < r || b->trace.n < r)
+		return false;
+	for (size_t i = 0; i < r; i++)
+		if (memcmp(a->trace.r[i].fig, b->trace.r[i].fig, a->trace.nfig * sizeof(double)))
+			return false;
+	return true;
+}
+
+/* Whether the sum b kept of round r is the sum a kept less client c's own vector, bit for
+ * bit (a: in the clear, its messages kept). */
+static bool sum_less_client(const fb_run *a, const fb_run *b, size_t r, size_t c)
+{
+	const fb_trace_rec *x = &a->trace.r[r], *y = &b->trace.r[r];
+	bool ok = x->sum != NULL && y->sum != NULL && x->msgs_kept && x->nsum == y->nsum &&
+	          x->up[c].nd == x->nsum && y->sum_count + 1 == x->sum_count;
+
+	for (size_t q = 0; ok && q < x->nsum; q++) {
+		double want = x->sum[q] - x->up[c].d[q];
+
+		ok = memcmp(&want, &y->sum[q], sizeof want) == 0;
+	}
+	return ok;
+}
+
+/* fedc2sl with secure=yes over MPI, client 2 killed (its pid read from pidfile) as the last
+ * round with a sum goes out: that round's masks come off by the survivors' shares, its sum is
+ * the in-process one less client 2's tables, the rounds before are the in-process ones, and
+ * the run finishes without client 2. */
+static void c2_lost(const fb_dataset *ds, const fb_partition *local, const fb_dataset *schema,
+                    const fb_partition *remote, const char *pidfile)
+{
+	fb_fed_options o;
+	fb_params p;
+	fb_error err = { { 0 } };
+	fb_run *a, *b;
+	FILE *fp = fopen(pidfile, "r");
+	long pid = 0;
+	size_t r = 0, recovered = 0;
+	int ret = FB_OK;
+
+	check(fp != NULL && fscanf(fp, "%ld", &pid) == 1 && pid > 0, "client 2's pid", pidfile);
+	if (fp != NULL)
+		fclose(fp);
+	fb_fed_options_init(&o);
+	params_of("fedc2sl", "depth=2", &p);
+	a = fb_run_alloc(&(fb_run_spec){ .algo = "fedc2sl", .params = &p, .fedopt = &o,
+	                                 .data = ds, .part = local }, &err);
+	if (a == NULL || finish(a, &err) != FB_OK || pid <= 0) {
+		check(false, err.msg, "fedc2sl (client 2 lost)");
+		fb_run_free(a);
+		fb_params_release(&p);
+		return;
+	}
+	for (size_t i = 0; i < a->trace.n; i++)
+		if (a->trace.r[i].sum != NULL)
+			r = i; /* the last round with a sum */
+	o.secure = true;
+	b = fb_run_alloc(&(fb_run_spec){ .algo = "fedc2sl", .params = &p, .fedopt = &o,
+	                                 .data = schema, .part = remote }, &err);
+	fb_params_release(&p);
+	for (size_t i = 0; b != NULL && ret == FB_OK && !fb_run_done(b); i++) {
+		if (i == r)
+			kill((pid_t)pid, SIGKILL);
+		if ((ret = fb_run_step(b, &err)) == FB_OK)
+			recovered += fb_run_last(b)->say != NULL &&
+			             strstr(fb_run_last(b)->say, "masks of the lost clients removed");
+	}
+	check(b != NULL && ret == FB_OK && fb_run_done(b), b != NULL && ret != FB_OK ? err.msg
+	      : "the run finishes without client 2", "fedc2sl (client 2 lost)");
+	if (b != NULL && ret == FB_OK) {
+		check(recovered == 1 && fb_fed_gone(b->fed, 1),
+		      "its masks removed by the survivors' shares, once", "fedc2sl (client 2 lost)");
+		check(same_rounds_before(a, b, r), "the rounds before it the in-process ones",
+		      "fedc2sl (client 2 lost)");
+		check(sum_less_client(a, b, r, 1), "the round's sum the in-process one less client "
+		      "2's tables, bit for bit", "fedc2sl (client 2 lost)");
+	}
+	fb_run_free(a);
+	fb_run_free(b);
+}
+
+/* The discrete learner over MPI: fedc2sl as compare checks it (every client, then some
+ * dropping out), with secure=yes, then client 2 lost mid-run (c2_lost). */
+static void compare_discrete(const fb_dataset *ds, const fb_partition *local,
+                             const fb_dataset *schema, const fb_partition *remote,
+                             const fb_graph *truth, const char *pidfile)
+{
+	double share;
+
+	compare("fedc2sl", 0, ds, local, schema, remote, truth);
+	compare("fedc2sl", 1, ds, local, schema, remote, truth);
+	compare_secure("fedc2sl", small_words("fedc2sl", 0, &share), ds, local, schema, remote);
+	c2_lost(ds, local, schema, remote, pidfile);
+}
+
 /* The in-process split the K sites' keyed files make (hybrid: variables in the sites'
  * order) and its variables into *schema. */
 static fb_partition *sites_split(const fb_partition *p, fb_dataset **schema)
@@ -146,12 +252,25 @@ static void compare_keyed(enum fb_split_kind kind, const fb_dataset *ds,
 	fb_dataset_free(ref_schema);
 }
 
+/* Write this process's id to path (client 2 of "discrete", which rank 0 kills). */
+static void write_pid(const char *path)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (fp != NULL) {
+		fprintf(fp, "%ld\n", (long)getpid());
+		fclose(fp);
+	}
+}
+
 /* Start, split, and play this rank's part. */
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "equal";
 	bool partial = strcmp(mode, "die-partial") == 0;
 	bool die = partial || strcmp(mode, "die") == 0;
+	bool discrete = strcmp(mode, "discrete") == 0;
+	const char *pidfile = discrete && argc > 2 ? argv[2] : "test-mpi.pid";
 	enum fb_split_kind kind = strcmp(mode, "vertical") == 0 ? FB_SPLIT_VERTICAL
 	                          : strcmp(mode, "hybrid") == 0 ? FB_SPLIT_HYBRID
 	                                                        : FB_SPLIT_HORIZONTAL;
@@ -173,7 +292,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "sanitized") == 0)
 		return sanitized ? 0 : 1;
-	ds = make_data(&truth);
+	ds = discrete ? make_discrete(&truth) : make_data(&truth);
 	fb_proto_options_init(&o);
 	o.timeout = die ? 10 : 60; /* die: the deadline well above the link's look */
 	if ((link = fb_link_mpi_start(&err)) == NULL || link->size < 3) {
@@ -184,6 +303,8 @@ int main(int argc, char **argv)
 	study = fb_proto_new(link, &o);
 	local = blocks(ds, (size_t)link->size - 1, kind);
 	if (link->rank > 0) {
+		if (discrete && link->rank == 2)
+			write_pid(pidfile);
 		ret = serve_block(study, local, die, kind != FB_SPLIT_HORIZONTAL);
 	} else if ((remote = fb_proto_connect(study, &schema, &err)) == NULL) {
 		check(false, err.msg, "connect");
@@ -194,6 +315,8 @@ int main(int argc, char **argv)
 			server_die(schema, remote, o.timeout);
 		else if (strcmp(mode, "secure") == 0)
 			compare_secure_all(ds, local, schema, remote);
+		else if (discrete)
+			compare_discrete(ds, local, schema, remote, truth, pidfile);
 		else if (kind != FB_SPLIT_HORIZONTAL)
 			compare_keyed(kind, ds, local, schema, remote);
 		else

@@ -33,6 +33,8 @@ struct fb_federation {
 	                               replies reach the server, the broadcast reaches all */
 	bool *computes;             /* k flags: runs its half in the current round */
 	bool partial;               /* fewer clients are drawn per round than there are */
+	bool tolerant;              /* a lost client is left out even when every client is
+	                               drawn (fb_fed_set_tolerant) */
 	bool *gone;                 /* k flags: stopped answering, left out from then on */
 	bool *lost;                 /* k flags: stopped answering in the current round */
 	fb_buf news;                /* what befell the clients in the last round, or empty */
@@ -122,7 +124,8 @@ static int remote_exchange(fb_federation *f, size_t round, fb_error *err)
 {
 	size_t k = f->part->k;
 	fb_round_io io = { k, round, &f->down, f->computes, f->up, f->figure, f->status,
-	                   f->errs, f->bytes, f->bytes + k, f->part_now, f->partial, f->lost };
+	                   f->errs, f->bytes, f->bytes + k, f->part_now,
+	                   f->partial || f->tolerant, f->lost };
 
 	memset(f->lost, 0, k * sizeof *f->lost);
 
@@ -253,9 +256,11 @@ static int leave_out_lost(fb_federation *f, fb_error *err)
 		f->gone[c] = true;
 		f->computes[c] = f->part_now[c] = false;
 		f->figure[c] = NAN;
-		fb_buf_printf(&f->news, "%s%s; the run goes on without it, as each round draws "
-		              "only some of the clients.", f->news.len > 0 ? " " : "",
-		              f->errs[c].msg[0] != '\0' ? f->errs[c].msg : "a client stopped answering");
+		fb_buf_printf(&f->news, "%s%s; the run goes on without it, as %s.",
+		              f->news.len > 0 ? " " : "",
+		              f->errs[c].msg[0] != '\0' ? f->errs[c].msg : "a client stopped answering",
+		              f->partial ? "each round draws only some of the clients"
+		                         : "the algorithm's sums may miss a client");
 		fb_error_clear(&f->errs[c]);
 	}
 	for (size_t c = 0; c < k; c++)
@@ -305,6 +310,12 @@ void fb_fed_set_everyone(fb_federation *f, bool on)
 	f->everyone = on;
 }
 
+/* Leave a lost client out instead of ending the run. */
+void fb_fed_set_tolerant(fb_federation *f, bool on)
+{
+	f->tolerant = on;
+}
+
 /* Clear the clients' results, the news and the timings before a round. */
 static void round_reset(fb_federation *f)
 {
@@ -344,7 +355,7 @@ static void ledger_round(fb_federation *f, size_t round, const fb_msg **up)
 typedef struct saved_round {
 	bool *part_now, *computes;
 	double *figure, *client_s;
-	bool partial;
+	bool partial, tolerant;
 } saved_round;
 
 /* Keep the round's record (put back, and freed, by restore_round). */
@@ -361,6 +372,7 @@ static void save_round(const fb_federation *f, saved_round *sv)
 	memcpy(sv->figure, f->figure, k * sizeof *sv->figure);
 	memcpy(sv->client_s, f->client_s, k * sizeof *sv->client_s);
 	sv->partial = f->partial;
+	sv->tolerant = f->tolerant;
 }
 
 /* Put the round's record back. */
@@ -373,6 +385,7 @@ static void restore_round(fb_federation *f, saved_round *sv)
 	memcpy(f->figure, sv->figure, k * sizeof *sv->figure);
 	memcpy(f->client_s, sv->client_s, k * sizeof *sv->client_s);
 	f->partial = sv->partial;
+	f->tolerant = sv->tolerant;
 	free(sv->part_now);
 	free(sv->computes);
 	free(sv->figure);
@@ -396,7 +409,7 @@ static int secure_exchange(fb_federation *f, const fb_fed_ops *ops, void *state,
 		f->status[c] = FB_OK;
 		fb_error_clear(&f->errs[c]);
 	}
-	f->partial = false;
+	f->partial = f->tolerant = false;
 	f->down = *msg;
 	if (f->tr == NULL)
 		inproc_exchange(f, ops, state);

@@ -183,6 +183,8 @@ static int c2_create(fb_run *run, fb_error *err)
 	st->dropout = opts.dropout;
 	st->seed = run->fedopt.seed;
 	st->dp = run->fedopt.dp_epsilon > 0;
+	if (run->fed != NULL) /* a client lost on the wire: its tables missing, as dropout= */
+		fb_fed_set_tolerant(run->fed, true);
 	st->codes = fb_xcalloc(st->k, sizeof *st->codes);
 	st->nlev = fb_xmalloc(st->d * sizeof *st->nlev);
 	for (size_t j = 0; j < st->d; j++)
