@@ -29,6 +29,8 @@ int fb_ci_lazy_prefetch(fb_ci *ci, size_t *pairs, size_t np, fb_error *err);
  * row-major, from one BLAS product (not kept: for PC's level 0, which asks each pair once). */
 int fb_ci_lazy_block(fb_ci *ci, size_t i0, size_t i1, size_t j0, size_t j1, double *out,
                      fb_error *err);
+/* Give back the memory fb_ci_lazy_block keeps for the next block. */
+void fb_ci_lazy_blocks_done(fb_ci *ci);
 /* Fisher-z given the empty set of a pair whose correlation is r at level alpha: true when
  * independent (p > alpha), decided as fb_ci_independent decides it.  Counts nothing. */
 bool fb_ci_lazy_indep0(fb_ci *ci, double r, double alpha);

@@ -3,7 +3,8 @@
  * runs PC's levels exactly; clients with their columns in another order (alignment by
  * names); message sizes against the row counts; threads; the server's highest-p choice on
  * hand-made messages; a collider from three clients; and accuracy on the shared synthetic
- * data against the FedPC authors' code and on alarm against the FedPC paper. */
+ * data against the FedPC authors' code and on alarm against the FedPC paper; correlations on
+ * demand (corr=demand) against the packed matrix. */
 #include "config.h"
 
 #include <math.h>
@@ -21,6 +22,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "fedbn/bif.h"
+#include "fedbn/ci-lazy.h"
 #include "fedbn/cpdag.h"
 #include "fedbn/csv.h"
 #include "fedbn/fedpc.h"
@@ -207,7 +209,7 @@ static fb_dataset *sim_sorted(size_t d, size_t edges, size_t n, uint64_t seed,
 	fb_sim_options so;
 	fb_dataset *ds;
 	fb_graph *t;
-	char name[16];
+	char name[32];
 
 	fb_sim_options_init(&so);
 	so.d = d;
@@ -538,6 +540,158 @@ static void test_trace_clients(void **state)
 	fb_run_free(run);
 	fb_partition_free(part);
 	fb_dataset_free(ds);
+}
+
+/* The largest difference between the p-values of a and b over random queries on ds (S of 0
+ * to 3 variables), each p-value asked through fb_ci_test. */
+static double max_p_gap(fb_ci *a, fb_ci *b, size_t d, uint64_t seed)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double gap = 0.0;
+
+	gsl_rng_set(rng, seed);
+	for (size_t q = 0; q < 400; q++) {
+		size_t v[5], ns = q % 4, n = 0;
+		fb_ci_result ra, rb;
+		fb_error err = { "" };
+
+		while (n < ns + 2) {
+			size_t x = gsl_rng_uniform_int(rng, d);
+			bool fresh = true;
+
+			for (size_t t = 0; t < n; t++)
+				fresh = fresh && v[t] != x;
+			if (fresh)
+				v[n++] = x;
+		}
+		assert_int_equal(fb_ci_test(a, v[0], v[1], v + 2, ns, &ra, &err), FB_OK);
+		assert_int_equal(fb_ci_test(b, v[0], v[1], v + 2, ns, &rb, &err), FB_OK);
+		if (fabs(ra.p - rb.p) > gap)
+			gap = fabs(ra.p - rb.p);
+	}
+	gsl_rng_free(rng);
+	return gap;
+}
+
+/* A test object with correlations on demand answers as the packed matrix does up to
+ * rounding (p-values within 1e-9, a constant column's correlation 0 on both); an entry has
+ * the same bits asked alone, in a prefetched list or after the table let it go; its blocks
+ * agree with the entries to 1e-12. */
+static void test_lazy_ci(void **state)
+{
+	size_t d = 12, pairs[6] = { 0, 3, 2, 7, 1, 4 };
+	fb_dataset *ds = sim_sorted(d, 16, 500, 9, NULL);
+	fb_ci_options o;
+	fb_error err = { "" };
+	fb_ci *dense, *lazy, *fresh;
+	fb_ci_result ra, rb;
+	double blk[4 * 5];
+	size_t none[1] = { 0 };
+
+	(void)state;
+	for (size_t t = 0; t < ds->n; t++)
+		ds->x[t * d + 5] = 2.5; /* a constant column */
+	fb_ci_options_init(&o);
+	o.test = FB_CI_FISHER_Z;
+	o.cache = false;
+	dense = fb_ci_alloc(ds, &o, &err);
+	lazy = fb_ci_alloc_lazy(ds, NULL, &o, &err);
+	fresh = fb_ci_alloc_lazy(ds, NULL, &o, &err);
+	assert_non_null(dense);
+	assert_non_null(lazy);
+	assert_non_null(fresh);
+	assert_true(fb_ci_is_lazy(lazy) && !fb_ci_is_lazy(dense));
+	assert_true(max_p_gap(dense, lazy, d, 4) < 1e-9);
+	assert_int_equal(fb_ci_test(lazy, 5, 8, none, 0, &ra, &err), FB_OK);
+	assert_true(ra.r == 0.0 && ra.p == 1.0);
+	assert_int_equal(fb_ci_lazy_prefetch(fresh, pairs, 3, &err), FB_OK);
+	for (size_t q = 0; q < 3; q++) {
+		assert_int_equal(fb_ci_test(lazy, pairs[2 * q], pairs[2 * q + 1], none, 0, &ra,
+		                            &err), FB_OK);
+		assert_int_equal(fb_ci_test(fresh, pairs[2 * q], pairs[2 * q + 1], none, 0, &rb,
+		                            &err), FB_OK);
+		assert_memory_equal(&ra.p, &rb.p, sizeof ra.p);
+	}
+	assert_int_equal(fb_ci_lazy_block(lazy, 2, 6, 4, 9, blk, &err), FB_OK);
+	for (size_t i = 2; i < 6; i++)
+		for (size_t j = 4; j < 9; j++) {
+			if (i == j) {
+				assert_true(blk[(i - 2) * 5 + j - 4] == 1.0);
+				continue;
+			}
+			assert_int_equal(fb_ci_test(lazy, i < j ? i : j, i < j ? j : i, none, 0, &ra,
+			                            &err), FB_OK);
+			assert_true(fabs(blk[(i - 2) * 5 + j - 4] - ra.r) < 1e-12);
+		}
+	assert_int_equal(fb_ci_lazy_block(lazy, 4, 2, 0, 3, blk, &err), FB_ERR);
+	assert_int_equal(fb_ci_lazy_prefetch(lazy, pairs + 1, 1, &err), FB_ERR); /* (3, 2) */
+	assert_int_equal(fb_ci_helpers_alloc(lazy, ds, 1, &err), FB_ERR);
+	fb_ci_free(dense);
+	fb_ci_free(lazy);
+	fb_ci_free(fresh);
+	fb_dataset_free(ds);
+}
+
+/* fedpc with corr=demand learns what corr=matrix learns: the same rounds and figures, votes,
+ * graph and chosen sets, their p-values within 1e-9 (a few ulps apart: the entries are
+ * summed another way); one thread or two, the same bits. */
+static void test_corr_demand(void **state)
+{
+	static const struct {
+		size_t d, edges, n, k;
+		uint64_t seed;
+		const char *sizes;
+	} cases[] = { { 30, 40, 2400, 4, 11, "300,500,700,900" }, { 45, 45, 3000, 3, 12, NULL },
+		      { 20, 35, 1200, 5, 13, NULL } };
+
+	(void)state;
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		size_t d = cases[c].d, za[64], zb[64];
+		fb_dataset *ds = sim_sorted(d, cases[c].edges, cases[c].n, cases[c].seed, NULL);
+		fb_partition *part = cases[c].sizes != NULL ? split_sizes(ds, cases[c].k,
+		                                                          cases[c].sizes) :
+		                                              split_even(ds, cases[c].k);
+		fb_run *m = start(&fb_algo_fedpc, "corr=matrix", ds, part, NULL, 1);
+		fb_run *z = start(&fb_algo_fedpc, "corr=demand", ds, part, NULL, 1);
+		fb_run *z2 = start(&fb_algo_fedpc, "corr=demand", ds, part, NULL, 2);
+		fb_graph *gm = finish(m), *gz = finish(z), *gz2 = finish(z2);
+		double gap = 0.0;
+
+		assert_true(same_graph(gm, gz));
+		assert_true(same_graph(gz, gz2));
+		assert_same_runs(z, z2, d);
+		assert_int_equal(m->trace.n, z->trace.n);
+		for (size_t r = 0; r < m->trace.n; r++)
+			assert_memory_equal(m->trace.r[r].fig, z->trace.r[r].fig,
+			                    m->trace.nfig * sizeof(double));
+		for (size_t i = 0; i < d; i++)
+			for (size_t j = 0; j < d; j++) {
+				double pa = NAN, pb = NAN;
+				long na, nb;
+
+				if (i == j)
+					continue;
+				assert_int_equal(fb_fedpc_votes(m, i, j), fb_fedpc_votes(z, i, j));
+				na = fb_fedpc_sepset(m, i, j, za, &pa, NULL);
+				nb = fb_fedpc_sepset(z, i, j, zb, &pb, NULL);
+				assert_int_equal(na, nb);
+				if (na > 0)
+					assert_memory_equal(za, zb, (size_t)na * sizeof *za);
+				if (na >= 0 && !isnan(pa) && fabs(pa - pb) > gap)
+					gap = fabs(pa - pb);
+			}
+		print_message("d = %zu, %zu clients: largest gap of a chosen set's p-value %.3g\n", d,
+		              cases[c].k, gap);
+		assert_true(gap < 1e-9);
+		fb_graph_free(gm);
+		fb_graph_free(gz);
+		fb_graph_free(gz2);
+		fb_run_free(m);
+		fb_run_free(z);
+		fb_run_free(z2);
+		fb_partition_free(part);
+		fb_dataset_free(ds);
+	}
 }
 
 /* Two threads give the same run as one, bit for bit, for all three algorithms. */
@@ -996,6 +1150,8 @@ int main(void)
 		cmocka_unit_test(test_alignment),
 		cmocka_unit_test(test_ledger),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_lazy_ci),
+		cmocka_unit_test(test_corr_demand),
 		cmocka_unit_test(test_max_p),
 		cmocka_unit_test(test_collider),
 		cmocka_unit_test(test_knowledge_pair),

@@ -37,6 +37,7 @@ struct ci_lazy {
 	double *row;          /* d: one centred row, by rank (a pass over the rows) */
 	double *blk[2];       /* level 0's gathered columns, rows of n */
 	size_t blkcap[2];     /* their room in columns */
+	size_t blkr[2][2];    /* the ranks [a, b) each holds now (a == b: none) */
 };
 
 /* Free the source. */
@@ -258,6 +259,7 @@ int fb_ci_lazy_bind(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 		return fb_fail(err, "the rows are %zu x %zu, not %zu x %zu", ds->n, ds->d, ci->n,
 		               ci->d);
 	ci->lazy->ds = ds;
+	ci->lazy->blkr[0][1] = ci->lazy->blkr[1][1] = 0; /* gathered from the old rows */
 	return FB_OK;
 }
 
@@ -314,6 +316,8 @@ static int lazy_gather(ci_lazy *z, int w, size_t a, size_t b)
 {
 	size_t n = z->ds->n;
 
+	if (z->blkr[w][0] == a && z->blkr[w][1] == b)
+		return FB_OK;
 	if (b - a > z->blkcap[w]) {
 		double *p = realloc(z->blk[w], (b - a) * n * sizeof *p);
 
@@ -325,6 +329,8 @@ static int lazy_gather(ci_lazy *z, int w, size_t a, size_t b)
 	for (size_t t = 0; t < n; t++)
 		for (size_t r = a; r < b; r++)
 			z->blk[w][(r - a) * n + t] = centred(z, t, r);
+	z->blkr[w][0] = a;
+	z->blkr[w][1] = b;
 	return FB_OK;
 }
 
@@ -352,6 +358,20 @@ int fb_ci_lazy_block(fb_ci *ci, size_t i0, size_t i1, size_t j0, size_t j1, doub
 			out[a * bj + b] = i0 + a == j0 + b ? 1.0 :
 			                  lazy_scale(z, i0 + a, j0 + b, out[a * bj + b]);
 	return FB_OK;
+}
+
+/* Give back the memory of the blocks. */
+void fb_ci_lazy_blocks_done(fb_ci *ci)
+{
+	ci_lazy *z = ci->lazy;
+
+	if (z == NULL)
+		return;
+	for (int w = 0; w < 2; w++) {
+		free(z->blk[w]);
+		z->blk[w] = NULL;
+		z->blkcap[w] = z->blkr[w][0] = z->blkr[w][1] = 0;
+	}
 }
 
 /* Fisher-z given the empty set for correlation r at level alpha, as fb_ci_independent

@@ -60,10 +60,31 @@ size_t fedpc_min_votes(double share, bool code_rule, size_t k);
  * more may follow) keeps a pair the server sent, into votes (*heard: the replies). */
 int fedpc_count_votes(uint32_t *votes, size_t d, const unsigned char *sent,
                       const fb_msg *const *up, size_t k, bool tail, size_t *heard, fb_error *err);
+/* The layers whose votes removed pairs, listed for the pairs removed after layer 0 only: a
+ * pair not joined and not listed was removed at layer 0 (or never joined), so the list stays
+ * as short as the skeleton after layer 0 while a layer per pair would take 4 d^2 / 2 bytes. */
+typedef struct fedpc_removal {
+	uint64_t pair;  /* the pair (fedpc_pair) */
+	uint64_t layer; /* the layer whose vote removed it (>= 1) */
+} fedpc_removal;
+typedef struct fedpc_removals {
+	fedpc_removal *at; /* n removals */
+	size_t n, cap;
+	bool sorted;       /* by increasing pair */
+} fedpc_removals;
+
+/* The layer whose vote removed pair p (0 for a pair removed at layer 0 or never joined). */
+uint32_t fedpc_removed_layer(fedpc_removals *rm, size_t p);
+/* Free the list. */
+void fedpc_removals_release(fedpc_removals *rm);
+
 /* Clear from sent the pairs with fewer than need votes, noting layer in removed_at; how many
  * it cleared (*kept, when not NULL: how many stay). */
 size_t fedpc_vote_keep(unsigned char *sent, const uint32_t *votes, size_t d, size_t need,
                        uint32_t *removed_at, size_t layer, size_t *kept);
+/* The same, noting layer in the list rm. */
+size_t fedpc_vote_keep_list(unsigned char *sent, const uint32_t *votes, size_t d, size_t need,
+                            fedpc_removals *rm, size_t layer, size_t *kept);
 
 /* PC's options from a run's parameters (alpha, test, depth, stable, colliders, df, small,
  * zero_df), the same names and meanings as the pc learner's. */
@@ -168,7 +189,7 @@ typedef struct fedpc_state {
 	bool strength;           /* colliders ordered by the clients' collider tests */
 	fedpc_client *clients;   /* the K client halves */
 	unsigned char *sent;     /* server: the skeleton it broadcast last, packed */
-	uint32_t *removed_at;    /* server: per pair, the layer whose vote removed it */
+	fedpc_removals gone;     /* server: the layer whose vote removed each pair */
 	size_t layer;            /* the layer the next skeleton round runs */
 	size_t last_layer;       /* the last layer run */
 	bool orienting;          /* the next round is FedOrien */

@@ -80,7 +80,7 @@ void fedpc_orient_broadcast(fedpc_state *st, fb_msg *down)
 			t1++;
 		p = fedpc_put_id(p, w, a[0]);
 		p = fedpc_put_id(p, w, a[2]);
-		p = fedpc_put_id(p, w, st->removed_at[fedpc_pair(d, a[0], a[2])]);
+		p = fedpc_put_id(p, w, fedpc_removed_layer(&st->gone, fedpc_pair(d, a[0], a[2])));
 		p = fedpc_put_id(p, w, t1 - t0);
 		for (size_t t = t0; t < t1; t++)
 			p = fedpc_put_id(p, w, st->tri[3 * t + 1]);

@@ -146,6 +146,7 @@ static int skele_layer0_blocks(fb_ci *ci, size_t d, double alpha, unsigned char 
 			layer0_block(ci, d, alpha, bits, r, i0, i1, j0, j1, tests);
 		}
 	}
+	fb_ci_lazy_blocks_done(ci);
 	free(r);
 	return FB_OK;
 }
@@ -318,10 +319,59 @@ int fedpc_count_votes(uint32_t *votes, size_t d, const unsigned char *sent,
 	return *heard > 0 ? FB_OK : fb_fail(err, "no client answered");
 }
 
-/* Clear from sent the pairs with fewer than need votes, noting layer in removed_at; how many
- * it cleared (*kept: how many stay). */
-size_t fedpc_vote_keep(unsigned char *sent, const uint32_t *votes, size_t d, size_t need,
-                       uint32_t *removed_at, size_t layer, size_t *kept)
+/* Note that layer's vote removed pair p (layers >= 1 only). */
+static void removals_add(fedpc_removals *rm, size_t p, size_t layer)
+{
+	if (layer == 0)
+		return;
+	if (rm->n == rm->cap) {
+		rm->cap = rm->cap ? 2 * rm->cap : 256;
+		rm->at = fb_xreallocarray(rm->at, rm->cap, sizeof *rm->at);
+	}
+	rm->sorted = rm->sorted && (rm->n == 0 || rm->at[rm->n - 1].pair < p);
+	rm->at[rm->n++] = (fedpc_removal){ p, layer };
+}
+
+/* Order removals by pair (each pair is removed once: no ties). */
+static int removal_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const fedpc_removal *)a)->pair, y = ((const fedpc_removal *)b)->pair;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The layer whose vote removed pair p. */
+uint32_t fedpc_removed_layer(fedpc_removals *rm, size_t p)
+{
+	size_t lo = 0, hi = rm->n;
+
+	if (!rm->sorted && rm->n > 0)
+		qsort(rm->at, rm->n, sizeof *rm->at, removal_cmp);
+	rm->sorted = true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rm->at[mid].pair == p)
+			return (uint32_t)rm->at[mid].layer;
+		if (rm->at[mid].pair < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Free the list. */
+void fedpc_removals_release(fedpc_removals *rm)
+{
+	free(rm->at);
+	*rm = (fedpc_removals){ 0 };
+}
+
+/* Clear from sent the pairs with fewer than need votes, noting layer in removed_at (when not
+ * NULL) or rm (when not NULL); how many it cleared (*kept: how many stay). */
+static size_t vote_keep(unsigned char *sent, const uint32_t *votes, size_t d, size_t need,
+                        uint32_t *removed_at, fedpc_removals *rm, size_t layer, size_t *kept)
 {
 	size_t before = 0, after = 0;
 
@@ -332,12 +382,29 @@ size_t fedpc_vote_keep(unsigned char *sent, const uint32_t *votes, size_t d, siz
 		after += keep;
 		if (had && !keep) {
 			sent[p >> 3] &= (unsigned char)~(1u << (p & 7));
-			removed_at[p] = (uint32_t)layer;
+			if (removed_at != NULL)
+				removed_at[p] = (uint32_t)layer;
+			if (rm != NULL)
+				removals_add(rm, p, layer);
 		}
 	}
 	if (kept != NULL)
 		*kept = after;
 	return before - after;
+}
+
+/* Clear the pairs with too few votes, noting layer in removed_at. */
+size_t fedpc_vote_keep(unsigned char *sent, const uint32_t *votes, size_t d, size_t need,
+                       uint32_t *removed_at, size_t layer, size_t *kept)
+{
+	return vote_keep(sent, votes, d, need, removed_at, NULL, layer, kept);
+}
+
+/* Clear the pairs with too few votes, noting layer in the list rm. */
+size_t fedpc_vote_keep_list(unsigned char *sent, const uint32_t *votes, size_t d, size_t need,
+                            fedpc_removals *rm, size_t layer, size_t *kept)
+{
+	return vote_keep(sent, votes, d, need, NULL, rm, layer, kept);
 }
 
 /* Server, FedSkele: keep the pairs with enough votes; broadcast the next layer or FedOrien. */
@@ -359,8 +426,8 @@ void fedpc_skele_next(fedpc_state *st, size_t heard, fb_msg *down)
 	size_t d = st->c.d, nb = fedpc_bits_bytes(d), need;
 
 	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
-	st->removed = fedpc_vote_keep(st->sent, st->c.votes, d, need, st->removed_at, st->layer,
-	                              &st->nsent);
+	st->removed = fedpc_vote_keep_list(st->sent, st->c.votes, d, need, &st->gone, st->layer,
+	                                   &st->nsent);
 	fb_graph_free(st->c.graph);
 	st->c.graph = fedpc_skel_unpack(st->sent, d);
 	st->last_layer = st->layer++;
@@ -416,7 +483,7 @@ static void fedpc_destroy(fb_run *run)
 	free(st->maxkey);
 	free(st->clients);
 	free(st->sent);
-	free(st->removed_at);
+	fedpc_removals_release(&st->gone);
 	free(st->tri);
 	free(st->ktri);
 	for (size_t m = 0; m < st->npool; m++)
@@ -466,7 +533,6 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	nb = fedpc_bits_bytes(d);
 	st->c.votes = fb_xcalloc(np > 0 ? np : 1, sizeof *st->c.votes);
 	st->sent = fb_xcalloc(nb > 0 ? nb : 1, 1);
-	st->removed_at = fb_xcalloc(np > 0 ? np : 1, sizeof *st->removed_at);
 	for (size_t p = 0; p < np; p++)
 		st->sent[p >> 3] |= (unsigned char)(1u << (p & 7));
 	fedpc_skel_knowledge(&st->c, st->sent);
