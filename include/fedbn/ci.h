@@ -127,6 +127,8 @@ typedef struct fb_ci_options {
 	enum fb_ci_singular singular; /* Fisher-z on a singular matrix (FB_CI_SINGULAR_PINV) */
 	enum fb_ci_fisher_p fisher_p; /* Fisher-z p-value form (FB_CI_FISHER_P_UPPER) */
 	bool cache;                   /* remember every p-value (true) */
+	size_t threads;               /* Fisher-z: threads that build the correlation matrix (0
+	                                 or 1: one); the matrix is the same bits for any count */
 } fb_ci_options;
 
 /* Flags of one answer. */
@@ -160,6 +162,11 @@ typedef struct fb_ci_stats {
 	size_t small;    /* computed discrete tests decided by the small-sample rule */
 	size_t zero_df;  /* computed discrete tests with 0 degrees of freedom */
 	size_t constant_columns; /* Fisher-z: columns without variance (correlation 0) */
+	size_t build_threads; /* Fisher-z: threads that built the matrix in column blocks (0: one
+	                         call of the BLAS over the whole centred copy) */
+	size_t build_units;   /* the blocks' units of work */
+	double build_work;    /* their processor time, seconds */
+	double build_busiest; /* the busiest thread's processor time, seconds */
 } fb_ci_stats;
 
 /* A test object. */
@@ -252,6 +259,13 @@ int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err
 void fb_ci_take_counts(fb_ci *ci, fb_ci *from);
 /* Add the query counters of st (all but constant_columns) to ci's. */
 void fb_ci_add_counts(fb_ci *ci, const fb_ci_stats *st);
+/* Processor time of the calling thread, in seconds (the threaded builds' and searches'
+ * balance figures). */
+double fb_ci_thread_seconds(void);
+/* Run fn on each of nt works of size bytes (a helper's thread each): the last on the calling
+ * thread, each other on a thread of its own (on the calling thread, after the last, where
+ * one cannot start); returns when every one has returned. */
+void fb_ci_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt);
 /* The number of helpers, and helper k (below it). */
 size_t fb_ci_n_helpers(const fb_ci *ci);
 fb_ci *fb_ci_helper(const fb_ci *ci, size_t k);
@@ -305,6 +319,8 @@ void fb_ci_cache_clear(fb_ci *ci);
  * already kept stay for when it is on again.  A test that is no dearer than its look-up
  * (Fisher-z given the empty set: one correlation) is better left out of a cache. */
 void fb_ci_cache_set(fb_ci *ci, bool on);
+/* Whether ci keeps answers (fb_ci_cache_set). */
+bool fb_ci_cache_on(const fb_ci *ci);
 /* From now on keep only the answers with p <= pmax (INFINITY, the default: every answer);
  * the others are computed anew if asked again (the same bits), and counted as computed. */
 void fb_ci_cache_keep(fb_ci *ci, double pmax);

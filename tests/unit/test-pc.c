@@ -385,12 +385,28 @@ static void assert_same_run(const fb_pc *a, const fb_pc *b, size_t d)
 		}
 }
 
+/* Fail unless two test objects counted the same queries, computed tests, hits and undefined
+ * ones. */
+static void assert_same_stats(const fb_ci *a, const fb_ci *b)
+{
+	fb_ci_stats sa, sb;
+
+	fb_ci_get_stats(a, &sa);
+	fb_ci_get_stats(b, &sb);
+	assert_int_equal(sa.queries, sb.queries);
+	assert_int_equal(sa.computed, sb.computed);
+	assert_int_equal(sa.hits, sb.hits);
+	assert_int_equal(sa.undefined, sb.undefined);
+	assert_int_equal(sa.singular, sb.singular);
+}
+
 /* A stable Fisher-z level on PC's own tests searches each vertex's pairs together
  * (fb_ci_fisher_separate; with 2 or 3 threads, first visits then second visits, the large
  * vertices' searches cut into ranges of subsets, pc-split.c); on a shared test object it asks
  * one query at a time.  On 400 variables with hubs (levels up to 8 or so), both find the
- * same CPDAG and separating sets with the same tests, hits and removals level by level, with
- * 1, 2, 3 and 16 threads; some level with threads cuts a vertex into ranges. */
+ * same CPDAG and separating sets with the same tests, hits and removals level by level and
+ * the same counters in all, with 1, 2, 3 and 16 threads; some level with threads cuts a
+ * vertex into ranges, and level 0 runs on the threads (pc_split_level0). */
 static void test_search_agrees(void **state)
 {
 	fb_sim_options so;
@@ -398,7 +414,7 @@ static void test_search_agrees(void **state)
 	fb_graph *truth;
 	fb_pc_options o;
 	fb_pc_level la[64], lb[64];
-	size_t na, nb, deep = 0, cut = 0;
+	size_t na, nb, deep = 0, cut = 0, level0 = 0;
 
 	(void)state;
 	fb_sim_options_init(&so);
@@ -422,7 +438,10 @@ static void test_search_agrees(void **state)
 			assert_int_equal(la[k].edges, lb[k].edges);
 			deep += la[k].level >= 4 && la[k].tests > 0;
 			cut += o.threads > 1 && la[k].cut > 0 && la[k].threads == o.threads;
+			level0 += o.threads > 1 && la[k].level == 0 && la[k].units > 0 &&
+			          la[k].threads == o.threads;
 		}
+		assert_same_stats(fb_pc_ci(a), fb_pc_ci(b));
 		assert_same_run(a, b, so.d);
 		fb_pc_free(a);
 		fb_pc_free(b);
@@ -430,6 +449,7 @@ static void test_search_agrees(void **state)
 	}
 	assert_true(deep > 0);
 	assert_true(cut > 0);
+	assert_int_equal(level0, 3); /* 2, 3 and 16 threads */
 	fb_graph_free(truth);
 	fb_dataset_free(ds);
 }

@@ -8,16 +8,24 @@
  * fb_gsl_install_handler to be in place (it records and returns). */
 #include "config.h"
 
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gsl/gsl_blas.h>
+#include <gsl/gsl_cblas.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 
 #include "ci-private.h"
+
+/* What fisher_blocked returns when the single call must build the matrix. */
+#define BUILD_NONE 1
 
 /* Largest |r| used, so that z stays finite. */
 #define CI_R_MAX (1.0 - 1e-12)
@@ -35,6 +43,18 @@ static void columns_constant(const fb_dataset *ds, bool *constant)
 				constant[j] = false;
 }
 
+/* The column means of ds into mean (d), the rows summed in order. */
+static void column_means(const fb_dataset *ds, double *mean)
+{
+	for (size_t j = 0; j < ds->d; j++)
+		mean[j] = 0.0;
+	for (size_t i = 0; i < ds->n; i++)
+		for (size_t j = 0; j < ds->d; j++)
+			mean[j] += ds->x[i * ds->d + j];
+	for (size_t j = 0; j < ds->d; j++)
+		mean[j] /= (double)ds->n;
+}
+
 /* Centre the columns of ds into a new n x d matrix; NULL when out of memory. */
 gsl_matrix *ci_centred_copy(const fb_dataset *ds)
 {
@@ -47,11 +67,7 @@ gsl_matrix *ci_centred_copy(const fb_dataset *ds)
 		free(mean);
 		return NULL;
 	}
-	for (size_t i = 0; i < ds->n; i++)
-		for (size_t j = 0; j < ds->d; j++)
-			mean[j] += ds->x[i * ds->d + j];
-	for (size_t j = 0; j < ds->d; j++)
-		mean[j] /= (double)ds->n;
+	column_means(ds, mean);
 	for (size_t i = 0; i < ds->n; i++)
 		for (size_t j = 0; j < ds->d; j++)
 			gsl_matrix_set(X, i, j, ds->x[i * ds->d + j] - mean[j]);
@@ -97,26 +113,472 @@ double *ci_corr_packed(double *R, size_t d)
 	return p != NULL ? p : R;
 }
 
-/* Correlation matrix of ds into ci->corr: centre, X^T X by dsyrk straight into a d x d
- * matrix (whose lower half, never written, takes no memory until the packing reaches it),
- * scale its upper triangle, pack it. */
-int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
+/* The threaded build.  A single BLAS call X^T X over the centred copy (n x d) needs that copy
+ * beside the data; the build instead takes the upper triangle in blocks of columns, each
+ * block's centred columns gathered on its thread, each pair of blocks one unit of work, and
+ * gives every entry the bits of the single call: on OpenBLAS an entry's sum depends on how
+ * the rows are cut into chunks (GEMM_Q, different per kernel, and dgemm rounds the last two
+ * chunks differently from dsyrk) and, for the last few columns, on where tiles end.  So the
+ * blocks start at multiples of BUILD_ALIGN (the tiles of every kernel fall where the single
+ * call's do), a diagonal block is a dsyrk over the block and the columns past the last
+ * multiple of BUILD_ALIGN (the strip, where tiles end as in the single call), and an
+ * off-diagonal block is one dgemm per chunk of rows, the chunks cut as dsyrk cuts them.  The
+ * cut is found by a probe: a pseudo-random matrix with the same rows and strip is built
+ * both ways for each candidate chunk length, and the build runs only when one reproduces
+ * the single call bit for bit (else the single call runs, as on a BLAS where no cut does). */
+
+/* Block width of large matrices (d = 10,000: 190 block pairs, units for 16 threads). */
+#define BUILD_BLOCK 512
+/* Blocks start at multiples of this; the probe's blocks are this wide. */
+#define BUILD_ALIGN 64
+/* Width of the probe's two blocks (wide enough that no BLAS takes them as small). */
+#define BUILD_PROBE 128
+/* Least rows and variables of the build (smaller ones: the single call). */
+#define BUILD_MIN_ROWS 1024
+#define BUILD_MIN_VARS (2 * BUILD_PROBE)
+/* Candidate chunk lengths of the probe: multiples of this, up to BUILD_Q_MAX. */
+#define BUILD_Q_STEP 16
+#define BUILD_Q_MAX 1024
+
+/* The columns a build reads: n x d row-major, less the column means. */
+typedef struct build_src {
+	const double *x;    /* n x d */
+	const double *mean; /* d (NULL: nothing subtracted) */
+	size_t n, d;
+} build_src;
+
+/* A build's plan and its units. */
+typedef struct build_plan {
+	build_src src;
+	size_t b, L, nb;       /* block width; the strip [L, d); blocks over [0, L) */
+	const size_t *chunk;   /* nc chunk lengths of the rows */
+	size_t nc;
+	double *out;           /* d (d + 1) / 2: the cross products, packed upper triangle */
+	const bool *constant;  /* scale phase: constant columns */
+	double *diag;          /* scale phase: the cross products' diagonal */
+	bool scale;            /* the phase: blocks, or scaling rows into correlations */
+	size_t nu, next;       /* units, and the next to take (atomic) */
+	double *seconds;       /* nu: each unit's processor time */
+	size_t *thread;        /* nu: the thread that ran it */
+} build_plan;
+
+/* One thread's buffers. */
+typedef struct build_thread {
+	build_plan *p;
+	size_t t;   /* its number */
+	double *A;  /* n x (b + strip): a block's centred columns, and the strip's */
+	double *B;  /* n x b: the other block's */
+	double *T;  /* (b + strip)^2: the BLAS's output */
+} build_thread;
+
+/* Processor time of the calling thread, in seconds (0 where the clock is missing). */
+double fb_ci_thread_seconds(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0.0;
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+/* The lengths of the chunks dsyrk cuts k rows into for chunk length q; their count. */
+static size_t build_split(size_t k, size_t q, size_t *chunk)
+{
+	size_t nc = 0;
+
+	for (size_t at = 0; at < k;) {
+		size_t c = k - at;
+
+		if (c >= 2 * q)
+			c = q;
+		else if (c > q)
+			c = (c + 1) / 2;
+		chunk[nc++] = c;
+		at += c;
+	}
+	return nc;
+}
+
+/* Gather w centred columns from col into buf (row i at buf + i ld + off). */
+static void build_gather(const build_src *s, size_t col, size_t w, double *buf, size_t ld,
+                         size_t off)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const double *row = s->x + i * s->d + col;
+		double *to = buf + i * ld + off;
+
+		for (size_t c = 0; c < w; c++)
+			to[c] = s->mean != NULL ? row[c] - s->mean[col + c] : row[c];
+	}
+}
+
+/* Width of block p. */
+static size_t build_width(const build_plan *p, size_t blk)
+{
+	return blk * p->b + p->b <= p->L ? p->b : p->L - blk * p->b;
+}
+
+/* Diagonal unit of block blk: one dsyrk over the block and the strip; the block's triangle,
+ * its rows over the strip, and (last block) the strip's own triangle. */
+static void build_diag(build_plan *p, build_thread *w, size_t blk)
+{
+	size_t d = p->src.d, P = blk * p->b, bi = build_width(p, blk), t = d - p->L, W = bi + t;
+
+	build_gather(&p->src, P, bi, w->A, W, 0);
+	build_gather(&p->src, p->L, t, w->A, W, bi);
+	cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)W, (int)p->src.n, 1.0, w->A,
+	            (int)W, 0.0, w->T, (int)W);
+	for (size_t i = 0; i < bi; i++) {
+		memcpy(p->out + ci_packed_at(d, P + i, P + i), w->T + i * W + i,
+		       (bi - i) * sizeof *w->T);
+		memcpy(p->out + ci_packed_at(d, P + i, p->L), w->T + i * W + bi, t * sizeof *w->T);
+	}
+	for (size_t i = 0; blk + 1 == p->nb && i < t; i++)
+		memcpy(p->out + ci_packed_at(d, p->L + i, p->L + i), w->T + (bi + i) * W + bi + i,
+		       (t - i) * sizeof *w->T);
+}
+
+/* Off-diagonal unit of blocks bp < bq: one dgemm per chunk of rows, summed in order. */
+static void build_off(build_plan *p, build_thread *w, size_t bp, size_t bq)
+{
+	size_t d = p->src.d, P = bp * p->b, Q = bq * p->b;
+	size_t bi = build_width(p, bp), bj = build_width(p, bq), at = 0;
+
+	build_gather(&p->src, P, bi, w->A, bi, 0);
+	build_gather(&p->src, Q, bj, w->B, bj, 0);
+	for (size_t c = 0; c < p->nc; c++) {
+		cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)bi, (int)bj,
+		            (int)p->chunk[c], 1.0, w->A + at * bi, (int)bi, w->B + at * bj, (int)bj,
+		            c > 0 ? 1.0 : 0.0, w->T, (int)bj);
+		at += p->chunk[c];
+	}
+	for (size_t i = 0; i < bi; i++)
+		memcpy(p->out + ci_packed_at(d, P + i, Q), w->T + i * bj, bj * sizeof *w->T);
+}
+
+/* Scale unit k: rows [k BUILD_ALIGN, ...) of the cross products into correlations, as
+ * corr_from_cross does. */
+static void build_scale(build_plan *p, size_t k)
+{
+	size_t d = p->src.d, end = (k + 1) * BUILD_ALIGN < d ? (k + 1) * BUILD_ALIGN : d;
+
+	for (size_t i = k * BUILD_ALIGN; i < end; i++) {
+		double *row = p->out + ci_packed_at(d, i, i);
+
+		row[0] = 1.0;
+		for (size_t j = i + 1; j < d; j++) {
+			double r = 0.0;
+
+			if (!p->constant[i] && !p->constant[j])
+				r = row[j - i] / sqrt(p->diag[i] * p->diag[j]);
+			row[j - i] = r > 1.0 ? 1.0 : r < -1.0 ? -1.0 : r;
+		}
+	}
+}
+
+/* Unit k of the plan's phase (the block pairs in row order: (0, 0), (0, 1), ...). */
+static void build_unit(build_plan *p, build_thread *w, size_t k)
+{
+	size_t bp = 0;
+
+	if (p->scale) {
+		build_scale(p, k);
+		return;
+	}
+	while (k >= p->nb - bp) {
+		k -= p->nb - bp;
+		bp++;
+	}
+	if (k == 0)
+		build_diag(p, w, bp);
+	else
+		build_off(p, w, bp, bp + k);
+}
+
+/* A thread: take units until none is left. */
+static void *build_thread_run(void *arg)
+{
+	build_thread *w = arg;
+	build_plan *p = w->p;
+
+	for (;;) {
+		size_t k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+		double t0;
+
+		if (k >= p->nu)
+			break;
+		t0 = fb_ci_thread_seconds();
+		build_unit(p, w, k);
+		p->seconds[k] = fb_ci_thread_seconds() - t0;
+		p->thread[k] = w->t;
+	}
+	return NULL;
+}
+
+/* Run fn on each of nt works of size bytes: the last on the calling thread, each other on a
+ * thread of its own (on the calling thread, after the last, where one cannot start); returns
+ * when every one has returned. */
+void fb_ci_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt)
+{
+	char *at = works;
+	pthread_t *tid = fb_xcalloc(nt > 0 ? nt : 1, sizeof *tid);
+	bool *started = fb_xcalloc(nt > 0 ? nt : 1, sizeof *started);
+
+	for (size_t t = 0; t + 1 < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, fn, at + t * size) == 0;
+	if (nt > 0)
+		fn(at + (nt - 1) * size);
+	for (size_t t = 0; t + 1 < nt; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			fn(at + t * size);
+	}
+	free(tid);
+	free(started);
+}
+/* Free nt threads' buffers. */
+static void build_threads_free(build_thread *w, size_t nt)
+{
+	for (size_t k = 0; w != NULL && k < nt; k++) {
+		free(w[k].A);
+		free(w[k].B);
+		free(w[k].T);
+	}
+	free(w);
+}
+
+/* Buffers for nt threads of the plan; NULL when out of memory. */
+static build_thread *build_threads_alloc(build_plan *p, size_t nt)
+{
+	size_t n = p->src.n, W = p->b + p->src.d - p->L;
+	build_thread *w = calloc(nt, sizeof *w);
+	bool ok = w != NULL;
+
+	for (size_t k = 0; ok && k < nt; k++) {
+		w[k] = (build_thread){ p, k, malloc(n * W * sizeof(double)),
+		                       malloc(n * p->b * sizeof(double)),
+		                       malloc(W * W * sizeof(double)) };
+		ok = w[k].A != NULL && w[k].B != NULL && w[k].T != NULL;
+	}
+	if (!ok) {
+		build_threads_free(w, nt);
+		return NULL;
+	}
+	return w;
+}
+
+/* Add the phase's units to the figures in st (busy: each thread's processor time). */
+static void build_figures(const build_plan *p, double *busy, fb_ci_stats *st)
+{
+	for (size_t k = 0; k < p->nu; k++) {
+		st->build_work += p->seconds[k];
+		busy[p->thread[k]] += p->seconds[k];
+	}
+	st->build_units += p->nu;
+}
+
+/* Run the plan's two phases on nt threads: the blocks, then the scaling into correlations;
+ * the figures into st.  FB_ERR when out of memory. */
+static int build_run(build_plan *p, size_t nt, fb_ci_stats *st)
+{
+	size_t d = p->src.d, scale_units = (d + BUILD_ALIGN - 1) / BUILD_ALIGN;
+	size_t most = p->nu > scale_units ? p->nu : scale_units;
+	build_thread *w = build_threads_alloc(p, nt);
+	double *busy = calloc(nt, sizeof *busy);
+	int ret = FB_ERR;
+
+	p->seconds = calloc(most, sizeof *p->seconds);
+	p->thread = calloc(most, sizeof *p->thread);
+	p->diag = malloc(d * sizeof *p->diag);
+	if (w != NULL && busy != NULL && p->seconds != NULL &&
+	    p->thread != NULL && p->diag != NULL) {
+		p->next = 0;
+		fb_ci_threads_run(build_thread_run, w, sizeof *w, nt);
+		build_figures(p, busy, st);
+		for (size_t i = 0; i < d; i++)
+			p->diag[i] = p->out[ci_packed_at(d, i, i)];
+		p->scale = true;
+		p->nu = scale_units;
+		p->next = 0;
+		fb_ci_threads_run(build_thread_run, w, sizeof *w, nt);
+		build_figures(p, busy, st);
+		st->build_threads = nt;
+		for (size_t t = 0; t < nt; t++)
+			st->build_busiest = busy[t] > st->build_busiest ? busy[t] : st->build_busiest;
+		ret = FB_OK;
+	}
+	build_threads_free(w, nt);
+	free(busy);
+	free(p->seconds);
+	free(p->thread);
+	free(p->diag);
+	return ret;
+}
+
+/* A pseudo-random n x w matrix, values in [-0.5, 0.5); NULL when out of memory. */
+static double *build_probe_data(size_t n, size_t w)
+{
+	double *x = malloc(n * w * sizeof *x);
+	uint64_t s = 88172645463325252ull;
+
+	for (size_t k = 0; x != NULL && k < n * w; k++) {
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		x[k] = (double)(s >> 11) / 9007199254740992.0 - 0.5;
+	}
+	return x;
+}
+
+/* Whether entries (i, j), i0 <= i < i1, max(i, j0) <= j < w, of the packed out equal the
+ * single call's ref (w x w, row-major) bit for bit. */
+static bool build_same(const double *out, const double *ref, size_t w, size_t i0, size_t i1,
+                       size_t j0)
+{
+	for (size_t i = i0; i < i1; i++) {
+		size_t j = i > j0 ? i : j0;
+
+		if (memcmp(out + ci_packed_at(w, i, j), ref + i * w + j, (w - j) * sizeof *ref) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* The chunk lengths to try, the common ones first. */
+static size_t build_candidate(size_t k)
+{
+	static const size_t first[] = { 256, 384, 128, 512 };
+	size_t nf = sizeof first / sizeof first[0], q = BUILD_Q_STEP;
+
+	if (k < nf)
+		return first[k];
+	for (k -= nf;; q += BUILD_Q_STEP) {
+		bool seen = false;
+
+		for (size_t f = 0; f < nf; f++)
+			seen |= first[f] == q;
+		if (!seen && k-- == 0)
+			return q;
+	}
+}
+
+/* Whether the probe's off-diagonal block (rows [0, BUILD_PROBE), the next BUILD_PROBE
+ * columns) in the packed out equals the single call's ref (w wide). */
+static bool build_block_same(const double *out, const double *ref, size_t w)
+{
+	for (size_t i = 0; i < BUILD_PROBE; i++)
+		if (memcmp(out + ci_packed_at(w, i, BUILD_PROBE), ref + i * w + BUILD_PROBE,
+		           BUILD_PROBE * sizeof *ref) != 0)
+			return false;
+	return true;
+}
+
+/* Try the candidate cuts on the probe plan p against the single call's ref (w wide): the
+ * first whose off-diagonal block matches, kept only if the whole probe then matches. */
+static bool build_try_cuts(build_plan *p, build_thread *w, const double *ref, size_t width,
+                           size_t *chunk)
+{
+	size_t tries = BUILD_Q_MAX / BUILD_Q_STEP;
+
+	p->chunk = chunk;
+	for (size_t k = 0; k < tries; k++) {
+		p->nc = build_split(p->src.n, build_candidate(k), chunk);
+		build_off(p, w, 0, 1);
+		if (!build_block_same(p->out, ref, width))
+			continue;
+		build_diag(p, w, 0);
+		build_diag(p, w, 1);
+		return build_same(p->out, ref, width, 0, width, 0);
+	}
+	return false;
+}
+
+/* Find how the BLAS's dsyrk cuts n rows, for a strip of t columns: the chunk lengths into
+ * chunk (room for n / BUILD_Q_STEP + 2) and their count into *nc; false when no candidate
+ * reproduces the single call on the probe, or out of memory. */
+static bool build_find_cut(size_t n, size_t t, size_t *chunk, size_t *nc)
+{
+	size_t width = 2 * BUILD_PROBE + t;
+	double *x = build_probe_data(n, width), *ref = malloc(width * width * sizeof *ref);
+	double *out = malloc(width * (width + 1) / 2 * sizeof *out);
+	build_plan p = { .src = { x, NULL, n, width }, .b = BUILD_PROBE, .L = 2 * BUILD_PROBE,
+	                 .nb = 2, .out = out };
+	build_thread *w = NULL;
+	bool ok = false;
+
+	if (x != NULL && ref != NULL && out != NULL && (w = build_threads_alloc(&p, 1)) != NULL) {
+		cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)width, (int)n, 1.0, x,
+		            (int)width, 0.0, ref, (int)width);
+		ok = build_try_cuts(&p, w, ref, width, chunk);
+		*nc = p.nc;
+	}
+	build_threads_free(w, 1);
+	free(x);
+	free(ref);
+	free(out);
+	return ok;
+}
+
+/* The blocked build of ds's correlation matrix into ci->corr on nt threads: FB_OK, FB_ERR
+ * when out of memory, or BUILD_NONE when it cannot give the single call's bits (too small,
+ * or no cut of the rows reproduces the BLAS's). */
+static int fisher_blocked(fb_ci *ci, const fb_dataset *ds, const bool *constant, size_t nt,
+                          fb_error *err)
+{
+	size_t n = ds->n, d = ds->d, L = d / BUILD_ALIGN * BUILD_ALIGN, nc = 0;
+	size_t *chunk;
+	double *mean;
+	build_plan p;
+	int ret;
+
+	if (n < BUILD_MIN_ROWS || d < BUILD_MIN_VARS || n > INT_MAX || d > INT_MAX)
+		return BUILD_NONE;
+	chunk = malloc((n / BUILD_Q_STEP + 2) * sizeof *chunk);
+	mean = malloc(d * sizeof *mean);
+	if (chunk == NULL || mean == NULL) {
+		free(chunk);
+		free(mean);
+		return fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
+	}
+	ret = BUILD_NONE;
+	if (build_find_cut(n, d - L, chunk, &nc)) {
+		column_means(ds, mean);
+		p = (build_plan){ .src = { ds->x, mean, n, d }, .L = L, .chunk = chunk, .nc = nc,
+		                  .constant = constant };
+		p.b = L >= 4 * BUILD_BLOCK ? BUILD_BLOCK : 2 * BUILD_ALIGN;
+		p.nb = (L + p.b - 1) / p.b;
+		p.nu = p.nb * (p.nb + 1) / 2;
+		p.out = malloc(d * (d + 1) / 2 * sizeof *p.out);
+		ret = p.out != NULL ? build_run(&p, nt, &ci->st) : FB_ERR;
+		if (ret == FB_OK)
+			ci->corr = p.out;
+		else
+			free(p.out);
+		if (ret != FB_OK)
+			ret = fb_fail(err, "out of memory for the correlation matrix of %zu variables",
+			              d);
+	}
+	free(chunk);
+	free(mean);
+	return ret;
+}
+
+/* The single call: centre, X^T X by dsyrk straight into a d x d matrix (whose lower half,
+ * never written, takes no memory until the packing reaches it), scale its upper triangle,
+ * pack it. */
+static int fisher_single(fb_ci *ci, const fb_dataset *ds, const bool *constant, fb_error *err)
 {
 	size_t d = ds->d;
 	gsl_matrix *X = ci_centred_copy(ds);
 	gsl_matrix_view C;
-	bool *constant = calloc(d, sizeof *constant);
 	double *diag = calloc(d, sizeof *diag);
 	int ret = FB_OK;
 
 	ci->corr = malloc((d > 0 ? d * d : 1) * sizeof *ci->corr);
-	if (X == NULL || constant == NULL || diag == NULL || ci->corr == NULL) {
+	if (X == NULL || diag == NULL || ci->corr == NULL) {
 		ret = fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
 		goto out;
 	}
-	columns_constant(ds, constant);
-	for (size_t j = 0; j < d; j++)
-		ci->st.constant_columns += constant[j];
 	C = gsl_matrix_view_array(ci->corr, d, d);
 	gsl_blas_dsyrk(CblasUpper, CblasTrans, 1.0, X, 0.0, &C.matrix);
 	/* the centred copy goes before the packing touches the matrix's lower half */
@@ -127,8 +589,28 @@ int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 out:
 	if (X != NULL)
 		gsl_matrix_free(X);
-	free(constant);
 	free(diag);
+	return ret;
+}
+
+/* Correlation matrix of ds into ci->corr: in column blocks on ci's build threads where that
+ * gives the single call's bits (the BLAS on one thread either way), else the single call. */
+int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
+{
+	size_t d = ds->d, nt = ci->opt.threads > 1 ? ci->opt.threads : 1;
+	bool *constant = calloc(d, sizeof *constant);
+	int ret;
+
+	if (constant == NULL)
+		return fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
+	fb_blas_single_thread();
+	columns_constant(ds, constant);
+	for (size_t j = 0; j < d; j++)
+		ci->st.constant_columns += constant[j];
+	ret = fisher_blocked(ci, ds, constant, nt, err);
+	if (ret == BUILD_NONE)
+		ret = fisher_single(ci, ds, constant, err);
+	free(constant);
 	return ret;
 }
 

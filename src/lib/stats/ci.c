@@ -581,6 +581,12 @@ void fb_ci_cache_set(fb_ci *ci, bool on)
 	ci->opt.cache = on;
 }
 
+/* Whether answers are kept. */
+bool fb_ci_cache_on(const fb_ci *ci)
+{
+	return ci->opt.cache;
+}
+
 /* Keep only answers with p <= pmax from now on. */
 void fb_ci_cache_keep(fb_ci *ci, double pmax)
 {

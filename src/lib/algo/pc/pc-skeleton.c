@@ -27,6 +27,7 @@ typedef struct level_ctx {
 	size_t edges;              /* edges when the level began */
 	bool owned;                /* the level owns ci's cache (fb_pc_skeleton_level_owned) */
 	bool search;               /* each vertex's pairs go to fb_ci_fisher_separate */
+	bool level0;               /* level 0's first visits go to the helpers' threads */
 	unsigned char *open;       /* search: which of a vertex's neighbours to test it with */
 	unsigned char *kept;       /* search: maxdeg x maxdeg, which neighbours of a vertex are
 	                              joined to each of its neighbours */
@@ -278,6 +279,41 @@ static int level_search_threads(level_ctx *c, fb_error *err)
 	return FB_OK;
 }
 
+/* Level 0 on the helpers' threads: every pair's first visit at once (pc_split_level0), then
+ * in index order the removals, sets and counters of the serial walk, where a pair found
+ * dependent is visited again from its other end and the level's cache answers it. */
+static int level0_threads(level_ctx *c, fb_error *err)
+{
+	size_t d = c->g->d, at = 0, dependent = 0;
+	unsigned char *dep = malloc(d * (d - 1) / 2 > 0 ? d * (d - 1) / 2 : 1);
+	fb_ci_stats again = { 0 };
+
+	if (dep == NULL)
+		return fb_fail(err, "out of memory for the %zu pairs of level 0", d * (d - 1) / 2);
+	if (pc_split_level0(c->ci, c->g, c->opt->alpha, dep, &c->bal, err) != FB_OK) {
+		free(dep);
+		return FB_ERR;
+	}
+	for (size_t i = 0; i < d; i++)
+		for (size_t j = i + 1; j < d; j++, at++) {
+			if (dep[at] == 0)
+				continue;
+			c->edges++;
+			if (dep[at] == 2) {
+				dependent++;
+				continue;
+			}
+			if (c->seps != NULL)
+				fb_sepsets_set(c->seps, i, j, c->S, 0);
+			fb_graph_remove(c->g, i, j);
+			c->removed++;
+		}
+	again.queries = again.hits = dependent;
+	fb_ci_add_counts(c->ci, &again);
+	free(dep);
+	return FB_OK;
+}
+
 /* Visit every ordered pair of the level (stable or original PC: a pair goes at its first
  * independence), in index order.  Level 0 needs no frozen lists (c->start is NULL): it
  * tests each pair still joined, and lists of d^2 pairs would only cost memory. */
@@ -287,6 +323,8 @@ static int level_visit(level_ctx *c, fb_error *err)
 
 	if (c->search && c->threads > 0)
 		return level_search_threads(c, err);
+	if (c->level0)
+		return level0_threads(c, err);
 	for (size_t i = 0; i < d; i++) {
 		size_t n = c->start != NULL ? c->start[i + 1] - c->start[i] : d;
 
@@ -436,6 +474,11 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 	}
 	/* the stable level's own cache keeps nothing the search cannot tell from the lists */
 	c.search = owned && opt->stable && level > 0 && fb_ci_kind(ci) == FB_CI_FISHER_Z;
+	/* level 0 with helpers: the pairs' first visits are pure functions of the correlations,
+	 * and with the cache on each second visit is a hit */
+	c.level0 = owned && opt->stable && level == 0 && opt->compat == FB_PC_COMPAT_NONE &&
+	           fb_ci_kind(ci) == FB_CI_FISHER_Z && fb_ci_n_helpers(ci) > 0 &&
+	           fb_ci_cache_on(ci);
 	c.cand = fb_xmalloc(dd * sizeof *c.cand);
 	c.comb = fb_xmalloc(dd * sizeof *c.comb);
 	c.S = fb_xmalloc(dd * sizeof *c.S);

@@ -16,12 +16,14 @@
 #include "config.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "fedbn/graph.h"
 #include "pc-split.h"
+
+/* Rows of a unit of level 0. */
+#define LEVEL0_ROWS 64
 
 /* Threads whose balance a level simulates. */
 #define SPLIT_SIM_THREADS 16
@@ -67,16 +69,6 @@ typedef struct split_thread {
 	int ret;              /* FB_OK, or FB_ERR with err */
 	fb_error err;
 } split_thread;
-
-/* Processor time of the calling thread, in seconds. */
-static double thread_seconds(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0.0;
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The binomial coefficient C(n, k) as a double (an estimate where it is huge). */
 static double binom(size_t n, size_t k)
@@ -278,10 +270,10 @@ static void *split_thread_run(void *arg)
 
 		if (k >= p->nu)
 			break;
-		t0 = thread_seconds();
+		t0 = fb_ci_thread_seconds();
 		p->u[k].thread = w->t;
 		w->ret = unit_run(w, &p->u[k], &w->err);
-		p->u[k].seconds = thread_seconds() - t0;
+		p->u[k].seconds = fb_ci_thread_seconds() - t0;
 		if (w->ret != FB_OK)
 			break;
 	}
@@ -371,20 +363,6 @@ static int threads_prepare(split_plan *p, fb_ci *ci, split_thread *w, size_t nt,
 	return FB_OK;
 }
 
-/* Run the threads (the last on the calling thread; one that cannot start runs after it). */
-static void threads_go(split_thread *w, size_t nt, pthread_t *tid, bool *started)
-{
-	for (size_t t = 0; t + 1 < nt; t++)
-		started[t] = pthread_create(&tid[t], NULL, split_thread_run, &w[t]) == 0;
-	split_thread_run(&w[nt - 1]);
-	for (size_t t = 0; t + 1 < nt; t++) {
-		if (started[t])
-			pthread_join(tid[t], NULL);
-		else
-			split_thread_run(&w[t]);
-	}
-}
-
 /* Gather the threads' answers and counters into ph and ci (the spare tests into *spare);
  * FB_ERR with the first failure. */
 static int threads_finish(split_plan *p, fb_ci *ci, split_thread *w, size_t nt,
@@ -410,16 +388,14 @@ int pc_split_search(fb_ci *ci, const pc_split_phase *ph, fb_pc_level *bal, fb_er
 	split_plan p = { .ph = ph };
 	size_t spare = 0;
 	split_thread *w = calloc(nt > 0 ? nt : 1, sizeof *w);
-	pthread_t *tid = calloc(nt > 0 ? nt : 1, sizeof *tid);
-	bool *started = calloc(nt > 0 ? nt : 1, sizeof *started);
 	int ret;
 
-	if (nt == 0 || w == NULL || tid == NULL || started == NULL)
+	if (nt == 0 || w == NULL)
 		ret = fb_fail(err, nt == 0 ? "no helper threads" : "out of memory for %zu threads",
 		              nt);
 	else if ((ret = plan_make(&p, err)) == FB_OK &&
 	         (ret = threads_prepare(&p, ci, w, nt, err)) == FB_OK) {
-		threads_go(w, nt, tid, started);
+		fb_ci_threads_run(split_thread_run, w, sizeof *w, nt);
 		ret = threads_finish(&p, ci, w, nt, &spare, err);
 		if (ret == FB_OK && bal != NULL) {
 			balance_add(&p, nt, bal);
@@ -431,12 +407,122 @@ int pc_split_search(fb_ci *ci, const pc_split_phase *ph, fb_pc_level *bal, fb_er
 		free(w[t].kept);
 	}
 	free(w);
-	free(tid);
-	free(started);
 	free(p.u);
 	free(p.cuts);
 	free(p.found);
 	free(p.sets);
 	free(p.pst);
+	return ret;
+}
+
+/* A thread of level 0: its test object and the rows' answers. */
+typedef struct level0_thread {
+	split_plan *p;         /* the units (rows LEVEL0_ROWS at a time) and their times */
+	const fb_graph *g;     /* the skeleton at the level's start (read only) */
+	fb_ci *ci;             /* its test object */
+	double alpha;
+	unsigned char *dep;    /* d (d - 1) / 2: each pair i < j, packed by rows */
+	size_t t;              /* its number */
+	int ret;
+	fb_error err;
+} level0_thread;
+
+/* Where the pair i < j stands among the d (d - 1) / 2 pairs, by rows. */
+static size_t level0_at(size_t d, size_t i, size_t j)
+{
+	return i * (2 * d - i - 1) / 2 + (j - i - 1);
+}
+
+/* Test the pairs still joined of rows [i0, i1) given the empty set, as the first visit of
+ * each pair tests it: dep 1 independent, 2 dependent, 0 not joined. */
+static int level0_rows(level0_thread *w, size_t i0, size_t i1)
+{
+	size_t d = w->g->d, none = 0;
+
+	for (size_t i = i0; i < i1; i++)
+		for (size_t j = i + 1; j < d; j++) {
+			unsigned char *out = w->dep + level0_at(d, i, j);
+			bool indep;
+
+			if (!w->g->mark[i * d + j] && !w->g->mark[j * d + i]) {
+				*out = 0;
+				continue;
+			}
+			if (fb_ci_independent(w->ci, i, j, &none, 0, w->alpha, &indep, &w->err) != FB_OK)
+				return FB_ERR;
+			*out = indep ? 1 : 2;
+		}
+	return FB_OK;
+}
+
+/* A thread of level 0: take units of rows until none is left or one fails. */
+static void *level0_thread_run(void *arg)
+{
+	level0_thread *w = arg;
+	split_plan *p = w->p;
+	size_t d = w->g->d;
+
+	w->ret = FB_OK;
+	for (;;) {
+		size_t k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+		size_t i0 = k * LEVEL0_ROWS, i1 = i0 + LEVEL0_ROWS < d ? i0 + LEVEL0_ROWS : d;
+		double t0;
+
+		if (k >= p->nu)
+			break;
+		t0 = fb_ci_thread_seconds();
+		p->u[k].thread = w->t;
+		w->ret = level0_rows(w, i0, i1);
+		p->u[k].seconds = fb_ci_thread_seconds() - t0;
+		if (w->ret != FB_OK)
+			break;
+	}
+	return NULL;
+}
+
+/* Ready the helpers for level 0's first visits (keep nothing, look nothing up: each pair is
+ * asked once here), or back to their defaults. */
+static void level0_helpers(fb_ci *ci, size_t nt, bool start)
+{
+	for (size_t t = 0; t < nt; t++) {
+		fb_ci *h = fb_ci_helper(ci, t);
+
+		fb_ci_cache_keep(h, start ? -1.0 : INFINITY);
+		fb_ci_cache_fresh(h, start);
+	}
+}
+
+/* Run level 0's first visits on ci's helpers' threads (see pc-split.h). */
+int pc_split_level0(fb_ci *ci, const fb_graph *g, double alpha, unsigned char *dep,
+                    fb_pc_level *bal, fb_error *err)
+{
+	size_t nt = fb_ci_n_helpers(ci), d = g->d;
+	split_plan p = { .nu = (d + LEVEL0_ROWS - 1) / LEVEL0_ROWS };
+	level0_thread *w = calloc(nt > 0 ? nt : 1, sizeof *w);
+	int ret = FB_OK;
+
+	p.u = calloc(p.nu > 0 ? p.nu : 1, sizeof *p.u);
+	if (nt == 0 || w == NULL || p.u == NULL)
+		ret = fb_fail(err, nt == 0 ? "no helper threads" : "out of memory for %zu threads",
+		              nt);
+	for (size_t k = 0; ret == FB_OK && k < p.nu; k++)
+		p.u[k] = (split_unit){ k, k, 1, NULL, NULL, SIZE_MAX, 0.0, 0, 0 };
+	if (ret == FB_OK) {
+		level0_helpers(ci, nt, true);
+		for (size_t t = 0; t < nt; t++)
+			w[t] = (level0_thread){ &p, g, fb_ci_helper(ci, t), alpha, dep, t, FB_OK,
+			                        { "" } };
+		fb_ci_threads_run(level0_thread_run, w, sizeof *w, nt);
+		level0_helpers(ci, nt, false);
+		for (size_t t = 0; t < nt; t++) {
+			fb_ci_take_counts(ci, w[t].ci);
+			if (w[t].ret != FB_OK && ret == FB_OK)
+				ret = fb_fail(err, "%s", w[t].err.msg);
+		}
+		if (ret == FB_OK && bal != NULL)
+			balance_add(&p, nt, bal);
+	}
+	free(w);
+	free(p.u);
 	return ret;
 }

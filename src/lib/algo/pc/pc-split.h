@@ -27,4 +27,12 @@ typedef struct pc_split_phase {
  * with the reason of the first unit that failed. */
 int pc_split_search(fb_ci *ci, const pc_split_phase *ph, fb_pc_level *bal, fb_error *err);
 
+/* Level 0's first visits on ci's helpers' threads, rows of g cut into units: for each pair
+ * i < j joined in g (read only), dep (d (d - 1) / 2, by rows) is set to 1 when ci finds it
+ * independent given the empty set at alpha, 2 when dependent, 0 when not joined; the tests
+ * are counted into ci as the serial first visits count them, and nothing is kept (each pair
+ * is asked once).  The units' figures go to bal.  FB_ERR with the first failure. */
+int pc_split_level0(fb_ci *ci, const fb_graph *g, double alpha, unsigned char *dep,
+                    fb_pc_level *bal, fb_error *err);
+
 #endif
