@@ -18,6 +18,7 @@ include bench/local-feddag.mk
 include bench/local-mpi.mk
 include bench/local-kci.mk
 include bench/local-gp.mk
+include bench/local-fci.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 

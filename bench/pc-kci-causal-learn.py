@@ -11,28 +11,10 @@ Two modules causal-learn imports for other parts (momentchi2 for its RCIT test, 
 progress bars) get empty stand-ins when they are not installed; pc with KCI calls neither."""
 import sys
 import time
-import types
 
+import causal_learn_stand_ins
 
-def stand_in(name, **attrs):
-    """An empty module called name holding attrs."""
-    module = types.ModuleType(name)
-    module.__dict__.update(attrs)
-    sys.modules[name] = module
-
-
-try:
-    import momentchi2  # noqa: F401
-except ImportError:
-    stand_in("momentchi2", hbe=None, sw=None, lpb4=None)
-try:
-    import tqdm.auto  # noqa: F401
-except ImportError:
-    def passthrough(it=None, *args, **kw):
-        return it
-    stand_in("tqdm", tqdm=passthrough)
-    stand_in("tqdm.auto", tqdm=passthrough)
-
+causal_learn_stand_ins.install()
 import numpy as np  # noqa: E402
 from causallearn.search.ConstraintBased.PC import pc  # noqa: E402
 
