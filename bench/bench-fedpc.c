@@ -4,19 +4,26 @@
  * linear-Gaussian sample with d = 1000, n = 5000 and 1000 edges; with the tests the clients
  * ran, the bytes exchanged and the FedPC paper's SHD (the CPDAG extended to a DAG, then
  * extra + missing + reversed).  With FB_BENCH_HUGE set (not empty, not 0;
- * `make bench` sets it), also d = 10,000, n = 10,000 with
- * the process's peak memory.
+ * `make bench` sets it), also d = 10,000, n = 10,000 over 10 clients (corr=auto: the
+ * clients' correlations on demand), and with FB_BENCH_HUGE=2 PC and FedPC (10 clients) at
+ * d = 20,000, n = 3,000: each of those rows runs in a child process, which generates its
+ * data, so that its wall time, processor time and peak memory (with bytes per variable and
+ * per true edge) are the row's alone.
  *
  * Usage: bench-fedpc [SRCDIR [DATADIR]] [threads=T]
  * DATADIR defaults to SRCDIR/../shared/data, SRCDIR to the configured source folder; T (1)
- * clients are computed at once.  Set OPENBLAS_NUM_THREADS=1 to measure one thread. */
+ * clients are computed at once (PC: T threads).  Set OPENBLAS_NUM_THREADS=1 to measure one
+ * thread. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench-common.h"
 #include "fedbn/cpdag.h"
@@ -28,29 +35,37 @@
 #define FB_TOP_SRCDIR "."
 #endif
 
-/* A fedpc run over part, built as fb_run_alloc does (the bench needs no registry). */
-static fb_run *start(const fb_dataset *ds, const fb_partition *part, size_t threads,
-                     fb_error *err)
+/* A run of a (fedpc over part, or pc on ds when part is NULL), built as fb_run_alloc does
+ * (the bench needs no registry). */
+static fb_run *start_algo(const fb_algo *a, const fb_dataset *ds, const fb_partition *part,
+                          size_t threads, fb_error *err)
 {
 	fb_run *run = fb_xcalloc(1, sizeof *run);
 
-	run->algo = &fb_algo_fedpc;
-	run->name = fb_xstrdup("fedpc");
+	run->algo = a;
+	run->name = fb_xstrdup(a->name);
 	run->data = ds;
 	run->part = part;
-	run->figures = fb_algo_fedpc.figures;
+	run->figures = a->figures;
 	while (run->figures[run->trace.nfig] != NULL)
 		run->trace.nfig++;
 	fb_fed_options_init(&run->fedopt);
 	run->fedopt.threads = threads;
-	if (fb_params_init(&run->params, fb_algo_fedpc.params, err) != FB_OK ||
-	    fb_params_set_word(&run->params, "test=fisher-z", "fedpc", err) != FB_OK ||
-	    (run->fed = fb_fed_alloc(part, &run->fedopt, err)) == NULL ||
-	    fb_algo_fedpc.create(run, err) != FB_OK) {
+	if (fb_params_init(&run->params, a->params, err) != FB_OK ||
+	    fb_params_set_word(&run->params, "test=fisher-z", a->name, err) != FB_OK ||
+	    (part != NULL && (run->fed = fb_fed_alloc(part, &run->fedopt, err)) == NULL) ||
+	    a->create(run, err) != FB_OK) {
 		fb_run_free(run);
 		return NULL;
 	}
 	return run;
+}
+
+/* A fedpc run over part. */
+static fb_run *start(const fb_dataset *ds, const fb_partition *part, size_t threads,
+                     fb_error *err)
+{
+	return start_algo(&fb_algo_fedpc, ds, part, threads, err);
 }
 
 /* The FedPC paper's SHD of g against truth. */
@@ -157,12 +172,89 @@ static void bench_large(size_t d, size_t n, size_t threads, const char *target)
 	fb_graph_free(truth);
 }
 
+/* The child of a row: a simulated sample of d variables, n rows and d edges (seed 1), then
+ * PC on it (k = 0) or FedPC over k contiguous clients, step by step; 0 when it finished. */
+static int row_child(const fb_algo *a, size_t d, size_t n, size_t k, size_t threads)
+{
+	fb_sim_options so;
+	fb_split_options sp;
+	fb_dataset *ds;
+	fb_graph *truth, *g;
+	fb_partition *part = NULL;
+	fb_error err = { "" };
+	fb_run *run;
+
+	fb_sim_options_init(&so);
+	so.d = so.edges = d;
+	so.n = n;
+	so.seed = 1;
+	fb_split_options_init(&sp);
+	sp.shuffle = 0;
+	if (fb_sim_generate(&so, &ds, &truth, &err) != FB_OK ||
+	    (k > 0 && (part = fb_split(ds, FB_SPLIT_HORIZONTAL, k, &sp, &err)) == NULL) ||
+	    (run = start_algo(a, ds, part, threads, &err)) == NULL) {
+		printf("  %s\n", err.msg);
+		return 1;
+	}
+	while (!fb_run_done(run))
+		if (fb_run_step(run, &err) != FB_OK) {
+			printf("  %s\n", err.msg);
+			return 1;
+		}
+	if ((g = fb_run_result(run, &err)) == NULL) {
+		printf("  %s\n", err.msg);
+		return 1;
+	}
+	printf("  %zu rounds, %zu edges, SHD %zu (true edges %zu)\n", fb_run_rounds(run),
+	       fb_graph_n_edges(g), paper_shd(g, truth), fb_graph_n_edges(truth));
+	fflush(stdout);
+	return 0;
+}
+
+/* One row in a child process: its wall time, processor time and peak memory, the memory
+ * also per variable and per true edge (d of them), beside target. */
+static void bench_row(const fb_algo *a, size_t d, size_t n, size_t k, size_t threads,
+                      const char *target)
+{
+	double t0 = bench_now(), peak;
+	struct rusage ru;
+	int status = 0;
+	pid_t pid;
+
+	printf("%s_d%zu_n%zu%s: %s, %zu thread(s)\n", a->name, d, n, k > 0 ? "_k10" : "",
+	       k > 0 ? "10 contiguous clients" : "one dataset", threads);
+	fflush(stdout);
+	if ((pid = fork()) == 0)
+		_exit(row_child(a, d, n, k, threads));
+	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) {
+		printf("  could not run the row in a child process\n");
+		return;
+	}
+	peak = (double)ru.ru_maxrss * 1024.0;
+	printf("%s_d%zu_n%zu%s: %s wall %.1f s, processor %.1f s, peak memory %.0f MB "
+	       "(%.0f bytes per variable, %.0f per true edge) (target: %s)\n", a->name, d, n,
+	       k > 0 ? "_k10" : "", WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "finished," :
+	       "FAILED,", bench_now() - t0, (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, peak / 1048576.0,
+	       peak / (double)d, peak / (double)d, target);
+}
+
+/* FB_BENCH_HUGE's level: 0 unset, else its number (1 when not a number). */
+static int huge_level(void)
+{
+	const char *v = getenv("FB_BENCH_HUGE");
+
+	if (!bench_huge())
+		return 0;
+	return atoi(v) > 1 ? atoi(v) : 1;
+}
+
 /* Run the benchmarks. */
 int main(int argc, char **argv)
 {
 	const char *paths[2] = { FB_TOP_SRCDIR, NULL }, *src, *data;
 	size_t threads = 1, np = 0;
-	char dir[4096];
+	char dir[4096], cpu[256];
 
 	fb_gsl_install_handler();
 	for (int a = 1; a < argc; a++) {
@@ -177,15 +269,22 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof dir, "%s", data);
 	else
 		snprintf(dir, sizeof dir, "%s/../shared/data", src);
-	printf("FedPC, fisher-z, alpha 0.01, 10 contiguous clients\n");
+	printf("FedPC, fisher-z, alpha 0.01, 10 contiguous clients; %s\n",
+	       bench_processor(cpu, sizeof cpu));
 	bench_shared(dir, threads > 0 ? threads : 1);
 	threads = threads > 0 ? threads : 1;
 	bench_large(1000, 5000, threads, "under 2 s and 300 MB");
-	if (bench_huge())
-		bench_large(10000, 10000, threads, "under 60 s, memory reported");
+	if (huge_level() >= 1)
+		bench_row(&fb_algo_fedpc, 10000, 10000, 10, threads, "under 2 GB");
 	else
-		printf("sim_d10000_n10000: skipped (ten clients keep a 10,000 x 10,000 correlation "
-		       "matrix each, packed: a peak of about 9.4 GB; set FB_BENCH_HUGE=1 to run it) "
-		       "(target under 60 s)\n");
+		printf("fedpc_d10000_n10000_k10: skipped (set FB_BENCH_HUGE=1 to run it) (target "
+		       "under 2 GB)\n");
+	if (huge_level() >= 2) {
+		bench_row(&fb_algo_pc, 20000, 3000, 0, threads, "under 16 GB and 5 min");
+		bench_row(&fb_algo_fedpc, 20000, 3000, 10, threads, "under 16 GB and 5 min");
+	} else {
+		printf("pc_d20000_n3000 and fedpc_d20000_n3000_k10: skipped (set FB_BENCH_HUGE=2 "
+		       "to run them) (target under 16 GB and 5 min each)\n");
+	}
 	return 0;
 }
