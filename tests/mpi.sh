@@ -57,7 +57,8 @@ for kind in vertical hybrid; do
 	grep -q "^$kind: 0 failed\$" "$tmp/$kind" || { echo "FAIL: $kind"; fail=1; }
 done
 
-# secure: secure=yes over MPI gives the in-process secure runs bit for bit
+# secure: secure=yes over MPI gives the in-process secure runs bit for bit (fedpc with
+# dp_epsilon= too: the noise comes from the seed)
 ranks secure -np 5 "$prog" secure
 cat "$tmp/secure"
 grep -q '^secure: 0 failed$' "$tmp/secure" || { echo "FAIL: secure"; fail=1; }

@@ -614,11 +614,12 @@ int serve_block(fb_proto *study, const fb_partition *p, bool die, bool keyed)
 	return ret;
 }
 
-/* Run name with words on part (data ds) with secure=yes to its end: its graph, its weights
- * (d * d, zero when it gives none) and secure aggregation's exchanges; NULL with a check
- * failed when it cannot. */
-static fb_graph *secure_run(const char *name, const char *words, const fb_dataset *ds,
-                            const fb_partition *part, double *w, size_t *ex)
+/* Run name with words on part (data ds) with secure=yes (and dp_epsilon= eps, dp_sigma=
+ * sigma, when eps > 0) to its end: its graph, its weights (d * d, zero when it gives none)
+ * and secure aggregation's exchanges; NULL with a check failed when it cannot. */
+static fb_graph *secure_run(const char *name, const char *words, double eps, double sigma,
+                            const fb_dataset *ds, const fb_partition *part, double *w,
+                            size_t *ex)
 {
 	fb_fed_options o;
 	fb_params p;
@@ -629,6 +630,8 @@ static fb_graph *secure_run(const char *name, const char *words, const fb_datase
 
 	fb_fed_options_init(&o);
 	o.secure = true;
+	o.dp_epsilon = eps;
+	o.dp_sigma = eps > 0 ? sigma : o.dp_sigma;
 	params_of(name, words, &p);
 	run = fb_run_alloc(&(fb_run_spec){ .algo = name, .params = &p, .fedopt = &o, .data = ds,
 	                                   .part = part }, &err);
@@ -652,16 +655,28 @@ void compare_secure(const char *name, const char *words, const fb_dataset *ds,
                     const fb_partition *local, const fb_dataset *schema,
                     const fb_partition *remote)
 {
+	compare_secure_dp(name, words, 0, 0, ds, local, schema, remote);
+}
+
+/* compare_secure with dp_epsilon= eps and dp_sigma= sigma (eps 0: none): the noise comes
+ * from the run's seed, the same in-process and over the link. */
+void compare_secure_dp(const char *name, const char *words, double eps, double sigma,
+                       const fb_dataset *ds, const fb_partition *local,
+                       const fb_dataset *schema, const fb_partition *remote)
+{
 	size_t d = ds->d, ex[2] = { 0, 0 };
 	double *w = fb_xcalloc(2 * d * d, sizeof *w);
-	fb_graph *a = secure_run(name, words, ds, local, w, &ex[0]);
-	fb_graph *b = a != NULL ? secure_run(name, words, schema, remote, w + d * d, &ex[1]) : NULL;
+	fb_graph *a = secure_run(name, words, eps, sigma, ds, local, w, &ex[0]);
+	fb_graph *b = a != NULL ? secure_run(name, words, eps, sigma, schema, remote, w + d * d,
+	                                     &ex[1]) : NULL;
+	char label[96];
 
+	snprintf(label, sizeof label, "%s%s", name, eps > 0 ? " (dp_epsilon=)" : "");
 	if (b != NULL) {
-		check(same_graph(a, b), "secure=yes: the in-process graph over the link", name);
+		check(same_graph(a, b), "secure=yes: the in-process graph over the link", label);
 		check(memcmp(w, w + d * d, d * d * sizeof *w) == 0,
-		      "secure=yes: the in-process weights over the link", name);
-		check(ex[0] == 2 && ex[1] == 2, "secure=yes: two exchanges of its own", name);
+		      "secure=yes: the in-process weights over the link", label);
+		check(ex[0] == 2 && ex[1] == 2, "secure=yes: two exchanges of its own", label);
 	}
 	fb_graph_free(a);
 	fb_graph_free(b);

@@ -68,5 +68,9 @@ int serve_block(fb_proto *study, const fb_partition *p, bool die, bool keyed);
 void compare_secure(const char *name, const char *words, const fb_dataset *ds,
                     const fb_partition *local, const fb_dataset *schema,
                     const fb_partition *remote);
+/* compare_secure with dp_epsilon= eps and dp_sigma= sigma (eps 0: none). */
+void compare_secure_dp(const char *name, const char *words, double eps, double sigma,
+                       const fb_dataset *ds, const fb_partition *local,
+                       const fb_dataset *schema, const fb_partition *remote);
 
 #endif

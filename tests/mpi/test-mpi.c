@@ -17,8 +17,8 @@
  *     log-likelihoods, evaluated by the sites in a last round, are the in-process ones bit
  *     for bit (equal and vertical; hybrid: none is claimed over MPI).
  *   test-mpi discrete PIDFILE: the data cut into levels; rank 0 runs fedc2sl (every client,
- *     then some dropping out) and fedc2sl with secure=yes over MPI against the same runs
- *     in-process, as for equal; then, with secure=yes, kills client 2 (whose pid it wrote
+ *     then some dropping out) and fedc2sl with secure=yes, without and with dp_epsilon=,
+ *     over MPI against the same runs in-process, as for equal; then, with secure=yes, kills client 2 (whose pid it wrote
  *     to PIDFILE) as the last round with a sum goes out: its peers' vectors are masked
  *     against its, it sends none, the survivors' shares remove its masks, and that round's
  *     sum is the in-process one less client 2's own tables, bit for bit, every round before
@@ -87,7 +87,8 @@ static void compare_all(const fb_dataset *ds, const fb_partition *local,
 	compare_knowledge_family(ds, local, schema, remote, truth);
 }
 
-/* secure=yes over MPI: each algorithm that takes it gives the in-process secure run. */
+/* secure=yes over MPI: each algorithm that takes it gives the in-process secure run, and
+ * fedpc with dp_epsilon= its noisy one. */
 static void compare_secure_all(const fb_dataset *ds, const fb_partition *local,
                                const fb_dataset *schema, const fb_partition *remote)
 {
@@ -98,6 +99,7 @@ static void compare_secure_all(const fb_dataset *ds, const fb_partition *local,
 
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		compare_secure(names[i], small_words(names[i], 0, &share), ds, local, schema, remote);
+	compare_secure_dp("fedpc", NULL, 50, 2, ds, local, schema, remote);
 }
 
 /* The rounds of run a and b before round r (from 0) agree figure for figure. */
@@ -195,6 +197,8 @@ static void compare_discrete(const fb_dataset *ds, const fb_partition *local,
 	compare("fedc2sl", 0, ds, local, schema, remote, truth);
 	compare("fedc2sl", 1, ds, local, schema, remote, truth);
 	compare_secure("fedc2sl", small_words("fedc2sl", 0, &share), ds, local, schema, remote);
+	compare_secure_dp("fedc2sl", small_words("fedc2sl", 0, &share), 50, 2, ds, local, schema,
+	                  remote);
 	c2_lost(ds, local, schema, remote, pidfile);
 }
 
