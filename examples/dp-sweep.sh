@@ -1,7 +1,7 @@
 #!/bin/sh
-# Differential privacy's price: SHD against epsilon for the two learners that take noisy
-# sums, each on its own shared data, with secure=yes and the Gaussian mechanism on each
-# round's sum (dp_epsilon=).  For each epsilon the noise dp_sigma= is the largest that fits
+# Differential privacy's price: SHD against epsilon for the learners that take noisy sums,
+# on shared data, with secure=yes and the Gaussian mechanism on each round's sum
+# (dp_epsilon=).  For each epsilon the noise dp_sigma= is the largest that fits
 # the run's R noisy sums in (epsilon, 1e-5) by zCDP (rho = (sqrt(L + eps) - sqrt(L))^2,
 # L = ln 1e5, and R / (2 sigma^2) = rho).  epsilon = inf is secure=yes without noise (the
 # plain run's graph).  Several noise seeds (the session's seed) per file; the table gives
@@ -17,9 +17,13 @@
 #    clipped (a row adds 1 to one cell of each table of a round: the sum's sensitivity is
 #    sqrt(T'), T' the tables and level counts it touches, and the noise dp_sigma times it);
 #    R = 5 sums: levels 0 to 3 and the collider round of colliders=strength.
+#  - fedpc on the same Sachs split, depth=3 (its default test on discrete data), client-level
+#    privacy, nothing clipped (every number of a client's vector is 0 or 1: the sum's
+#    sensitivity is the square root of its length, 1 + the pairs voted on); R = 5 sums:
+#    layers 0 to 3 and FedOrien, which under dp_epsilon= is one round of noisy collider
+#    votes.
 #   sh examples/dp-sweep.sh [quick] [SEEDS]   (SEEDS = 3; quick: 1 seed, B_d20_n256_s1 and
-#                                             Sachs, epsilon 10 and inf)
-# fedpc takes client-level privacy on its summed votes (the man page), not swept here;
+#                                             Sachs, epsilon 10 and inf, every learner)
 # fedpc-simple1 refuses dp_epsilon=.
 # Writes dp-sweep.csv (one row per cell, epsilon and algo first), dp-sweep-summary.md and
 # dp-sweep-shd.png in $OUT (default: fedbn-figures); $DATA is the shared data folder
@@ -35,6 +39,7 @@ files=B_d20_n256_s1,B_d20_n256_s2,B_d20_n256_s3
 epsilons="0.1 0.3 1 3 10 100 1000 10000 100000 inf"
 rounds=50
 c2_rounds=5
+fedpc_rounds=5
 clip=8
 delta=1e-5
 if [ $quick = yes ]; then
@@ -81,6 +86,9 @@ sweep_algo notears-admm $rounds "tag=$files seed=1..$seeds" "load '$data/\${tag}
 sweep_algo fedc2sl $c2_rounds "tag=sachs seed=1..$seeds" "load '$disc/\${tag}.csv' discrete=all;
 	truth load '$disc/\${tag}_truth.csv'; split horizontal 8 shuffle=no; seed \${seed};
 	algo fedc2sl; set test=chi2 depth=3 secure=yes @DP@; run"
+sweep_algo fedpc $fedpc_rounds "tag=sachs seed=1..$seeds" "load '$disc/\${tag}.csv' discrete=all;
+	truth load '$disc/\${tag}_truth.csv'; split horizontal 8 shuffle=no; seed \${seed};
+	algo fedpc; set depth=3 secure=yes @DP@; run"
 rm -f "$out/dp-eps.csv" "$out/dp-eps-summary.csv" "$out/dp-eps-summary.md" "$out/dp-eps.log"
 
 # Mean and standard deviation of the SHD per learner and epsilon, in the order swept.
@@ -98,4 +106,4 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 awk -F, 'NR == 1 || $1 != "inf"' "$out/dp-sweep.csv" > "$out/dp-sweep-finite.csv"
 "$fedbn" --bail --no-pane -c "plot '$out/dp-sweep-finite.csv' x=epsilon y=shd by=algo
 	err=sd logx=yes out='$out/dp-sweep-shd.png' force=yes
-	title='SHD against epsilon, K = 8: notears-admm (B_d20_n256, 50 sums), fedc2sl (Sachs, 5 sums)'"
+	title='SHD against epsilon, K = 8: notears-admm (B_d20_n256, 50 sums), fedc2sl and fedpc (Sachs, 5 sums)'"

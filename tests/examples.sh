@@ -171,7 +171,8 @@ check() {
 		needs_shared || return 77
 		run dp-sweep quick && has '^\| notears-admm \| 10 \| 1 \| [0-9.]+ \| ' \
 			'^\| notears-admm \| inf \| 1 \| [0-9.]+ \| ' '^\| fedc2sl \| 10 \| 1 \| [0-9.]+ \| ' \
-			'^\| fedc2sl \| inf \| 1 \| [0-9.]+ \| ' &&
+			'^\| fedc2sl \| inf \| 1 \| [0-9.]+ \| ' '^\| fedpc \| 10 \| 1 \| [0-9.]+ \| ' \
+			'^\| fedpc \| inf \| 1 \| [0-9.]+ \| ' &&
 			[ -s figures/dp-sweep-shd.png ] ;;
 	knowledge-tiers)
 		needs_shared || return 77
