@@ -222,8 +222,8 @@ static bool stack_alloc(ci_disc_ws *w)
 
 /* The strata of mS[0..k] (depth k) from those of depth k - 1 (all rows before depth 0): each
  * one ANDed with each level of S[k], the empty ones dropped; their count into bcount[k], or
- * SIZE_MAX as soon as more than the budget are non-empty. */
-static void stack_level(fb_ci *ci, size_t v, size_t k)
+ * SIZE_MAX as soon as more than limit (at most the budget) are non-empty. */
+static void stack_level(fb_ci *ci, size_t v, size_t k, size_t limit)
 {
 	ci_disc_ws *w = &ci->dws;
 	size_t W = w->words, per = (w->budget + 1) * W, m = k == 0 ? 1 : w->bcount[k - 1];
@@ -241,7 +241,7 @@ static void stack_level(fb_ci *ci, size_t v, size_t k)
 			const uint64_t *l = lev + c * W;
 
 			if (w->and_store(out + next * W, cur != NULL ? cur : l, l, W) != 0 &&
-			    ++next > w->budget)
+			    ++next > limit)
 				return;
 		}
 	}
@@ -271,8 +271,10 @@ static void strata_rank(ci_disc_ws *w, const uint64_t *sets, size_t m)
 
 /* Build the memo of the bit path for S: its non-empty strata in order of first row, built
  * from the longest prefix of S whose strata are kept; CI_MEMO_MANY when they are more than
- * the budget (or memory is short). */
-static void memo_build(fb_ci *ci, const size_t *S, size_t ns)
+ * limit (at most the budget: a prefix has no more strata than S, so the building stops at
+ * the first depth past it) or memory is short.  A depth stopped below the budget is not
+ * kept (a later set may take more strata). */
+static void memo_build(fb_ci *ci, const size_t *S, size_t ns, size_t limit)
 {
 	ci_disc_ws *w = &ci->dws;
 	size_t W = w->words, m;
@@ -292,8 +294,13 @@ static void memo_build(fb_ci *ci, const size_t *S, size_t ns)
 		w->mbits = 1;
 		return;
 	}
-	for (size_t k = w->bvalid; k < ns; k++)
-		stack_level(ci, S[k], k);
+	for (size_t k = w->bvalid; k < ns; k++) {
+		stack_level(ci, S[k], k, limit);
+		if (w->bcount[k] == SIZE_MAX && limit < w->budget) {
+			w->bvalid = k;
+			return;
+		}
+	}
 	w->bvalid = ns;
 	if ((m = w->bcount[ns - 1]) == SIZE_MAX)
 		return;
@@ -360,13 +367,14 @@ bool ci_bits_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, doub
 {
 	ci_disc_ws *w = &ci->dws;
 	size_t lx = ci->nlev[x], ly = ci->nlev[y], u;
+	/* per 64 rows about lx ly / 2 words for each stratum, against a few steps per row */
+	size_t fit = BITS_SPLIT_MAX / (lx * ly);
 
 	(void)prod;
-	if (w->bits == NULL)
+	if (w->bits == NULL || fit == 0)
 		return false;
-	if (w->mbits == CI_MEMO_NONE)
-		memo_build(ci, S, ns);
-	/* per 64 rows about lx ly / 2 words for each stratum, against a few steps per row */
+	if (w->mbits == CI_MEMO_NONE) /* no more strata than this test can take */
+		memo_build(ci, S, ns, fit < w->budget ? fit : w->budget);
 	if (w->mbits == CI_MEMO_MANY || w->mbits * lx * ly > BITS_SPLIT_MAX)
 		return false;
 	u = memo_pick(w, x, y);
