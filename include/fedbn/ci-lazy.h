@@ -29,6 +29,9 @@ int fb_ci_lazy_prefetch(fb_ci *ci, size_t *pairs, size_t np, fb_error *err);
  * row-major, from one BLAS product (not kept: for PC's level 0, which asks each pair once). */
 int fb_ci_lazy_block(fb_ci *ci, size_t i0, size_t i1, size_t j0, size_t j1, double *out,
                      fb_error *err);
+/* Forget the entries kept (they are computed again, the same bits, when asked) and give
+ * their memory back. */
+void fb_ci_lazy_forget(fb_ci *ci);
 /* Give back the memory fb_ci_lazy_block keeps for the next block. */
 void fb_ci_lazy_blocks_done(fb_ci *ci);
 /* Fisher-z given the empty set of a pair whose correlation is r at level alpha: true when

@@ -360,6 +360,20 @@ int fb_ci_lazy_block(fb_ci *ci, size_t i0, size_t i1, size_t j0, size_t j1, doub
 	return FB_OK;
 }
 
+/* Forget every entry kept and give the table's memory back. */
+void fb_ci_lazy_forget(fb_ci *ci)
+{
+	ci_lazy *z = ci->lazy;
+
+	if (z == NULL)
+		return;
+	free(z->key);
+	free(z->val);
+	z->key = NULL;
+	z->val = NULL;
+	z->cap = z->used = 0;
+}
+
 /* Give back the memory of the blocks. */
 void fb_ci_lazy_blocks_done(fb_ci *ci)
 {

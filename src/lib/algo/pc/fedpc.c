@@ -271,6 +271,9 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	 * few are computed anew (the same bits) rather than all kept */
 	if (down->d[0] == 0)
 		fb_ci_cache_clear(ci);
+	/* the next layer asks fewer correlations (its skeleton is smaller) and computes them
+	 * in one pass: meanwhile the clients keep none */
+	fb_ci_lazy_forget(ci);
 	skel_give(st, g);
 	return ret;
 }
@@ -281,16 +284,20 @@ int fedpc_client_half(void *state, size_t k, const fb_dataset *local, const fb_m
                       fb_msg *up, double *figure, fb_error *err)
 {
 	fedpc_state *st = state;
+	int ret;
 
 	if (down->nd < 1)
 		return fb_fail(err, "the server's message has no phase");
 	if (fedpc_client_ready(st, k, local, err) != FB_OK)
 		return FB_ERR;
-	if (down->d[0] < 0 && st->secure)
-		return fedpc_orient_client_sum(st, k, down, up, figure, err);
-	if (down->d[0] < 0)
-		return fedpc_orient_client(st, k, down, up, figure, err);
-	return skele_client(st, k, down, up, figure, err);
+	if (down->d[0] >= 0)
+		return skele_client(st, k, down, up, figure, err);
+	if (st->secure)
+		ret = fedpc_orient_client_sum(st, k, down, up, figure, err);
+	else
+		ret = fedpc_orient_client(st, k, down, up, figure, err);
+	fb_ci_lazy_forget(st->clients[k].ci); /* FedOrien's correlations: none kept after */
+	return ret;
 }
 
 /* Count, per pair, the heard clients whose reply (its first fedpc_bits_bytes(d) bytes; tail:
