@@ -410,6 +410,71 @@ static void test_stack_grad_masked(void **state)
 	gsl_rng_free(r);
 }
 
+/* The squared loss of stack st over its case's rows the layer-by-layer way (forward pass,
+ * residuals, backward pass through the BLAS layers) into loss, grad and dmask. */
+static void mse_by_layers(const struct stack_case *c, double *loss, double *grad,
+                          double *dmask)
+{
+	size_t len = c->n * fb_nn_stack_d(c->st);
+	const double *out = fb_nn_stack_forward(c->st, c->n, c->X, c->mask, NULL);
+	double *dOut = malloc(len * sizeof *dOut), sum = 0.0;
+
+	assert_non_null(out);
+	for (size_t k = 0; k < len; k++) {
+		sum += (out[k] - c->X[k]) * (out[k] - c->X[k]);
+		dOut[k] = (out[k] - c->X[k]) / (double)c->n;
+	}
+	*loss = sum / (2.0 * (double)c->n);
+	assert_int_equal(fb_nn_stack_backward(c->st, c->n, c->X, c->mask, dOut, grad, dmask, NULL,
+	                                      NULL), FB_OK);
+	free(dOut);
+}
+
+/* MCSL's LeakyReLU stacks (hidden sizes multiples of 4), whose squared loss runs network by
+ * network: loss, parameter and mask gradients against the layer-by-layer passes for two
+ * shapes, with and without a mask, on an odd and an even number of rows (both to 1e-12),
+ * the small shape's derivatives against finite differences (on draws that put no unit within
+ * the difference step of LeakyReLU's kink), and the same bits twice. */
+static void test_stack_leaky_mse(void **state)
+{
+	const size_t dims[2][6] = { { 5, 8, 4, 1 }, { 6, 16, 16, 16, 16, 1 } }, nd[2] = { 4, 6 };
+	const fb_nn_act act = { FB_NN_ACT_LEAKY_RELU, 0.05 };
+	gsl_rng *r = fb_rng_stream(13, "test-stack-leaky");
+
+	(void)state;
+	for (size_t t = 0; t < 8; t++) {
+		size_t sh = t % 2, d = dims[sh][0], np;
+		struct stack_case c = { fb_nn_stack_alloc(dims[sh], nd[sh], &act, NULL),
+		                        t < 4 ? 7 : 64, NULL, NULL, NULL };
+		double *g = NULL, *g2, *g3, dm[36], dm2[36], loss, loss2, loss3;
+
+		assert_non_null(c.st);
+		fb_nn_stack_init(c.st, FB_NN_INIT_TORCH, r);
+		np = fb_nn_stack_nparams(c.st);
+		c.X = random_vec(r, c.n * d, 1.9);
+		c.mask = t % 4 >= 2 ? random_vec(r, d * d, 1.0) : NULL;
+		g = malloc(np * sizeof *g), g2 = malloc(np * sizeof *g2), g3 = malloc(np * sizeof *g3);
+		assert_int_equal(fb_nn_stack_mse(c.st, c.n, c.X, c.mask, &loss, g, dm, NULL), FB_OK);
+		mse_by_layers(&c, &loss2, g2, dm2);
+		assert_rel(loss, loss2, 1e-12);
+		for (size_t k = 0; k < np; k++)
+			assert_rel(g[k], g2[k], 1e-12);
+		for (size_t k = 0; c.mask != NULL && k < d * d; k++)
+			assert_rel(dm[k], dm2[k], 1e-12);
+		assert_int_equal(fb_nn_stack_mse(c.st, c.n, c.X, c.mask, &loss3, g3, NULL, NULL),
+		                 FB_OK);
+		assert_true(loss3 == loss && memcmp(g, g3, np * sizeof *g) == 0);
+		if (sh == 0 && c.n == 7) {
+			check_fd(g, fb_nn_stack_params(c.st), np, stack_loss, &c, 1e-6, "grad");
+			if (c.mask != NULL)
+				check_fd(dm, c.mask, d * d, stack_loss, &c, 1e-6, "dmask");
+		}
+		fb_nn_stack_free(c.st);
+		free(g), free(g2), free(g3), free(c.X), free(c.mask);
+	}
+	gsl_rng_free(r);
+}
+
 /* NOTEARS-MLP's own shape {d, m, 1} with sigmoid units, which runs on its own loops: for an
  * odd and an even m, with and without a mask, the squared loss's parameter and mask
  * derivatives and a linear loss's parameter, mask and input derivatives against finite
@@ -838,6 +903,7 @@ int main(void)
 		cmocka_unit_test(test_stack_grad_mse),
 		cmocka_unit_test(test_stack_grad_masked),
 		cmocka_unit_test(test_stack_one_grad),
+		cmocka_unit_test(test_stack_leaky_mse),
 		cmocka_unit_test(test_input_strength),
 		cmocka_unit_test(test_init_stats),
 		cmocka_unit_test(test_init_deterministic),

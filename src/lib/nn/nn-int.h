@@ -1,9 +1,10 @@
-/* What the nn folder shares inside itself: the sigmoid with a per-row bias (layer.c) and the
- * loops of the sigmoid stack {d, m, 1} (one-output.c), used by the stack's passes
- * (stack.c). */
+/* What the nn folder shares inside itself: the sigmoid with a per-row bias (layer.c), the
+ * loops of the sigmoid stack {d, m, 1} (one-output.c) and the network-by-network squared
+ * loss of LeakyReLU stacks (leaky-stack.c), used by the stack's passes (stack.c). */
 #ifndef FEDBN_NN_INT_H
 #define FEDBN_NN_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "fedbn/nn.h"
@@ -26,5 +27,26 @@ void fb_nn_one_forward(size_t n, size_t d, size_t in, const double *A, const dou
  * every array of out is overwritten. */
 void fb_nn_one_backward(size_t n, size_t d, size_t in, const double *A, const double *w,
                         const double *g, const fb_nn_one_grad *out);
+
+/* A stack's shape and parameters as fb_nn_leaky_mse reads them. */
+typedef struct fb_nn_leaky_net {
+	size_t d;               /* networks, and inputs per network */
+	size_t L;               /* weight layers */
+	const size_t *dims;     /* the L + 1 sizes */
+	const fb_nn_span *span; /* each layer's place in params */
+	double slope;           /* the LeakyReLU's slope (>= 0) */
+	const double *params;   /* the flat parameter vector */
+} fb_nn_leaky_net;
+
+/* Whether fb_nn_leaky_mse takes the stack of L weight layers with sizes dims and activation
+ * act: LeakyReLU with a slope >= 0, hidden layers of multiples of 4 units, one output. */
+bool fb_nn_leaky_fits(size_t L, const size_t *dims, const fb_nn_act *act);
+/* Doubles of work fb_nn_leaky_mse needs for n rows. */
+size_t fb_nn_leaky_work_len(const fb_nn_leaky_net *k, size_t n);
+/* The squared loss (1/2n) sum_sj (out[s,j] - X[s,j])^2 over the n rows of X (mask: the
+ * inputs' mask, or NULL) and, with grad, its gradient, and the mask's in dmask when both
+ * are given; network by network, in a fixed order (leaky-stack.c). */
+double fb_nn_leaky_mse(const fb_nn_leaky_net *k, size_t n, const double *X, const double *mask,
+                       double *grad, double *dmask, double *work);
 
 #endif

@@ -29,6 +29,8 @@ struct fb_nn_stack {
 	double *g2;        /* the second back-propagation buffer, same size */
 	size_t n_fwd;      /* rows of the last forward pass (SIZE_MAX: none since the last grow) */
 	const double *mask_fwd; /* the mask of the last forward pass (NULL: none) */
+	double *lk;        /* fb_nn_leaky_mse's work (NULL: none yet) */
+	size_t lk_rows;    /* rows it holds */
 };
 
 /* Number of networks. */
@@ -107,6 +109,7 @@ void fb_nn_stack_free(fb_nn_stack *s)
 	free(s->z);
 	free(s->a);
 	free(s->w0m);
+	free(s->lk);
 	free(s->params);
 	free(s->span);
 	free(s->dims);
@@ -381,6 +384,30 @@ int fb_nn_stack_backward(fb_nn_stack *s, size_t n, const double *X, const double
 	return FB_OK;
 }
 
+/* The squared loss of a stack fb_nn_leaky_fits takes, network by network: no forward pass
+ * is kept for fb_nn_stack_backward. */
+static int stack_mse_leaky(fb_nn_stack *s, size_t n, const double *X, const double *mask,
+                           double *loss, double *grad, double *dmask, fb_error *err)
+{
+	fb_nn_leaky_net k = { s->d, s->L, s->dims, s->span, s->act.slope, s->params };
+
+	if (n == 0)
+		return fb_fail(err, "nn stack: the batch has no rows");
+	if (n > s->lk_rows) {
+		size_t len = fb_nn_leaky_work_len(&k, n);
+		double *w = n <= SIZE_MAX / 8 / s->d / s->width ? malloc(len * sizeof *w) : NULL;
+
+		if (w == NULL)
+			return fb_fail(err, "nn stack: out of memory for a batch of %zu rows", n);
+		free(s->lk);
+		s->lk = w;
+		s->lk_rows = n;
+	}
+	s->n_fwd = SIZE_MAX;
+	*loss = fb_nn_leaky_mse(&k, n, X, mask, grad, dmask, s->lk);
+	return FB_OK;
+}
+
 /* (1/2n) |out - X|^2 and its gradient. */
 int fb_nn_stack_mse(fb_nn_stack *s, size_t n, const double *X, const double *mask,
                     double *loss, double *grad, double *dmask, fb_error *err)
@@ -392,6 +419,8 @@ int fb_nn_stack_mse(fb_nn_stack *s, size_t n, const double *X, const double *mas
 	if (s->dims[s->L] != 1)
 		return fb_fail(err, "nn stack: the squared loss needs one output per network, "
 		               "not %zu", s->dims[s->L]);
+	if (fb_nn_leaky_fits(s->L, s->dims, &s->act))
+		return stack_mse_leaky(s, n, X, mask, loss, grad, dmask, err);
 	out = fb_nn_stack_forward(s, n, X, mask, err);
 	if (out == NULL)
 		return FB_ERR;
