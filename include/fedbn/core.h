@@ -103,10 +103,17 @@ bool fb_kernel_factor_rbf(const double *x, size_t n, size_t p, double theta, dou
 /* Seconds on a monotonic clock (for durations and deadlines). */
 double fb_clock_now(void);
 
-/* Run fn on each of nt works, size bytes apart from works, at once: the first on the calling
- * thread, each other on a thread of its own (on the calling thread, after the first, where a
- * thread cannot start); returns when every one has returned. */
+/* Run fn on each of nt works, size bytes apart from works (size 0: the one work nt times),
+ * at once: the first on the calling thread, each other on a thread of its own (on the calling
+ * thread, after the first, where a thread cannot start); returns when every one has
+ * returned. */
 void fb_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt);
+/* Processor seconds spent so far inside the outermost fb_threads_run calls (a call made from
+ * one of their works is counted in it): *work summed over their threads, *span summed over
+ * calls of the busiest thread's (with the works that ran on the calling thread added up).
+ * The process's processor time less work, plus span, is about the wall time the same run
+ * takes on cores of its own as many as the threads. */
+void fb_threads_times(double *work, double *span);
 
 /* Install a GSL error handler that records the reason instead of aborting. */
 void fb_gsl_install_handler(void);

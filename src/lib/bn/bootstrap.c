@@ -199,19 +199,10 @@ static void *job_main(void *arg)
 static void learn_all(struct pool *pl)
 {
 	size_t jobs = pl->o->jobs < 1 ? 1 : pl->o->jobs;
-	pthread_t *t;
-	size_t started = 0;
 
 	if (jobs > pl->o->resamples)
 		jobs = pl->o->resamples;
-	t = fb_xcalloc(jobs, sizeof *t);
-	for (size_t j = 1; j < jobs; j++)
-		if (pthread_create(&t[started], NULL, job_main, pl) == 0)
-			started++;
-	job_main(pl);
-	for (size_t j = 0; j < started; j++)
-		pthread_join(t[j], NULL);
-	free(t);
+	fb_threads_run(job_main, pl, 0, jobs); /* every job takes the one pool */
 }
 
 /* Add graph g to the tallies (an undirected edge half each way). */

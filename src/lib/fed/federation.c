@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,24 +93,11 @@ static void *run_clients(void *arg)
 static void inproc_exchange(fb_federation *f, const fb_fed_ops *ops, void *state)
 {
 	size_t nt = f->opt.threads < f->part->k ? f->opt.threads : f->part->k;
-	pthread_t *tid = fb_xcalloc(nt, sizeof *tid);
 	worker *w = fb_xcalloc(nt, sizeof *w);
-	size_t started = 0;
 
 	for (size_t t = 0; t < nt; t++)
 		w[t] = (worker){ f, ops, state, t, nt, f->sec != NULL && ops->server_sum != NULL };
-	for (size_t t = 1; t < nt; t++)
-		if (pthread_create(&tid[t], NULL, run_clients, &w[t]) == 0)
-			started = t;
-		else
-			break;
-	/* clients of threads that could not start run here, in order, after our own */
-	run_clients(&w[0]);
-	for (size_t t = started + 1; t < nt; t++)
-		run_clients(&w[t]);
-	for (size_t t = 1; t <= started; t++)
-		pthread_join(tid[t], NULL);
-	free(tid);
+	fb_threads_run(run_clients, w, sizeof *w, nt);
 	free(w);
 	for (size_t c = 0; c < f->part->k; c++) {
 		f->bytes[c] = fb_msg_size(&f->down);

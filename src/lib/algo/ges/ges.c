@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,10 +35,9 @@ struct fb_ges {
 	size_t threads;           /* threads scanning (>= 1) */
 	ges_scratch *sc;          /* threads: each one's scratch (owned) */
 	enum fb_ges_phase scan;   /* the phase being scanned */
-	atomic_size_t next;       /* the next node Y a scanning thread takes */
 };
 
-/* One scanning thread: its scratch, and the best operator among the nodes Y it took. */
+/* One scanning thread: its scratch, and the best operator among its nodes Y. */
 struct ges_scratch {
 	fb_ges *s;                /* the search */
 	size_t *nb, *pa, *na, *t0, *idx, *sub, *list, *queue; /* d each: scratch lists */
@@ -306,8 +304,10 @@ static int ges_scan_node(ges_scratch *c, enum fb_ges_phase phase, size_t y, fb_e
 	return FB_OK;
 }
 
-/* One scanning thread: takes nodes Y one at a time until none is left (or it fails).  Each
- * node's local scores (and cache) are those of the one thread that took it. */
+/* Scanning thread t: the nodes Y = t, t + threads, t + 2 threads, ... (dealt in turn, not
+ * taken from a queue, so that the threads' shares of work are the same whatever else runs on
+ * the machine).  Each node's local scores (and cache) are those of the one thread that has
+ * it. */
 static void *ges_scan_thread(void *arg)
 {
 	ges_scratch *c = arg;
@@ -316,17 +316,8 @@ static void *ges_scan_thread(void *arg)
 	c->best.found = false;
 	c->operators = 0;
 	c->status = FB_OK;
-	for (;;) {
-		size_t y = atomic_fetch_add(&s->next, 1);
-
-		if (y >= s->d)
-			break;
-		if (ges_scan_node(c, s->scan, y, &c->err) != FB_OK) {
-			c->status = FB_ERR;
-			atomic_store(&s->next, s->d);
-			break;
-		}
-	}
+	for (size_t y = (size_t)(c - s->sc); y < s->d && c->status == FB_OK; y += s->threads)
+		c->status = ges_scan_node(c, s->scan, y, &c->err);
 	return NULL;
 }
 
@@ -336,7 +327,6 @@ static void *ges_scan_thread(void *arg)
 static int ges_scan(fb_ges *s, enum fb_ges_phase phase, fb_error *err)
 {
 	s->scan = phase;
-	atomic_store(&s->next, 0);
 	fb_threads_run(ges_scan_thread, s->sc, sizeof *s->sc, s->threads);
 	s->best.found = false;
 	s->operators = 0;
