@@ -1,6 +1,7 @@
 /* Runs: one algorithm instance, stepped round by round, with its trace. */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -54,31 +55,56 @@ static int check_data_kind(unsigned accepts, const fb_dataset *data, const char 
 	return FB_ERR;
 }
 
+/* Whether column j's values may not all be finite or its variance pass a double: flag[j]
+ * set by one pass over the rows in memory order (no division) for every column holding a
+ * value that is not finite or of magnitude at least b = sqrt(DBL_MAX / 4n) / 4: below it
+ * each of Welford's n terms is under 4 b^2, so their sum is surely finite. */
+static void flag_data_doubtful(const fb_dataset *data, bool *flag)
+{
+	double limit = 0.25 * sqrt(DBL_MAX / 4 / (double)(data->n > 0 ? data->n : 1));
+
+	for (size_t i = 0; i < data->n; i++) {
+		const double *row = data->x + i * data->d;
+
+		for (size_t j = 0; j < data->d; j++)
+			flag[j] |= !(fabs(row[j]) < limit);
+	}
+}
+
 /* Refuse data with a continuous variable whose variance a double cannot hold (values near
  * 1e200: info shows sd inf), or a value that is not finite: every learner's sums of squares
- * (Fisher-z, GES's score, NOTEARS' loss) would be infinite or NaN, some without a word. */
+ * (Fisher-z, GES's score, NOTEARS' loss) would be infinite or NaN, some without a word.  Only
+ * the columns flag_data_doubtful names are walked value by value. */
 static int check_data_finite(const fb_dataset *data, const char *name, fb_error *err)
 {
+	bool *doubtful = fb_xcalloc(data->d + 1, sizeof *doubtful);
+
+	flag_data_doubtful(data, doubtful);
 	for (size_t j = 0; j < data->d; j++) {
 		double mean = 0, m2 = 0, big = 0;
 
-		if (data->vars[j].kind != FB_CONTINUOUS)
+		if (data->vars[j].kind != FB_CONTINUOUS || !doubtful[j])
 			continue;
 		for (size_t i = 0; i < data->n && isfinite(m2); i++) {
 			double x = fb_dataset_get(data, i, j), delta = x - mean;
 
-			if (!isfinite(x))
+			if (!isfinite(x)) {
+				free(doubtful);
 				return fb_fail(err, "%s cannot use variable '%s': row %zu holds %g",
 				               name, data->vars[j].name, i + 1, x);
+			}
 			mean += delta / (double)(i + 1);
 			m2 += delta * (x - mean);
 			big = fabs(x) > big ? fabs(x) : big;
 		}
-		if (!isfinite(m2))
+		if (!isfinite(m2)) {
+			free(doubtful);
 			return fb_fail(err, "%s cannot use variable '%s': its variance is too large "
 			                    "for a double (values reach %.3g; info shows sd inf), so "
 			                    "rescale it", name, data->vars[j].name, big);
+		}
 	}
+	free(doubtful);
 	return FB_OK;
 }
 
