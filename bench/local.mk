@@ -19,6 +19,7 @@ include bench/local-mpi.mk
 include bench/local-kci.mk
 include bench/local-gp.mk
 include bench/local-fci.mk
+include bench/local-threads.mk
 CLEANFILES += $(FB_BENCHES)
 EXTRA_DIST += bench/startup.sh
 
