@@ -711,9 +711,10 @@ static const fb_param_def fedpc_params[] = {
 	  "return a DAG extension of the CPDAG (Dor and Tarsi), as the FedPC paper scores" },
 	{ "corr", FB_PARAM_CHOICE, "auto", 0, 0, fedpc_corrs,
 	  "fisher-z's correlations on each client: matrix (a packed d x d matrix, 4 d^2 "
-	  "bytes), demand (computed when asked, level 0 a block at a time, the rest kept in a "
-	  "table of at most 32 MB; p-values within about 1e-12 of the matrix's), or auto "
-	  "(demand when the clients' matrices would pass 1 GiB)" },
+	  "bytes), demand (from the rows when asked: level 0 a block at a time, each later "
+	  "layer's in one pass, kept in a table of at most 32 MB while the layer runs; "
+	  "p-values within about 1e-12 of the matrix's), or auto (demand when the clients' "
+	  "matrices would pass 1 GiB)" },
 	{ 0 },
 };
 
