@@ -16,7 +16,8 @@
  * the noisy count of the first rounds to at least 1, and orients i -> k <- j when more than
  * half of those clients left k out; the pair's separating set is the middles the others kept
  * (no client's, no p-value), and under colliders=strength the candidates go in decreasing
- * share of their votes (then by index). */
+ * share of their votes (then by index).  A client's figure (the tests it ran, which depend on
+ * its rows and would reach the server without noise) is withheld: 0. */
 #include "config.h"
 
 #include <math.h>
@@ -116,6 +117,17 @@ void fedpc_dp_orient_answer(const fedpc_state *st, size_t k, size_t P, fb_msg *u
 	}
 	fb_msg_bytes(up, 0);
 	free(in);
+}
+
+/* Client k under secure=yes: fedpc's half; with dp_epsilon= its figure withheld (0). */
+int fedpc_sum_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                     fb_msg *up, double *figure, fb_error *err)
+{
+	int ret = fedpc_client_half(state, k, local, down, up, figure, err);
+
+	if (((const fedpc_state *)state)->dp)
+		*figure = 0;
+	return ret;
 }
 
 /* A noisy count as a whole number between 0 and top. */

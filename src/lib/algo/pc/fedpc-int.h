@@ -261,6 +261,10 @@ size_t fedpc_orient_sizes(const fedpc_state *st, const fb_msg *down, size_t *P);
 void fedpc_dp_orient_answer(const fedpc_state *st, size_t k, size_t P, fb_msg *up);
 int fedpc_dp_orient_finish(fedpc_state *st, const fb_fed_total *in, fb_msg *down,
                            fb_error *err);
+/* Client k's half under secure=yes: fedpc_client_half, its figure withheld (0) under
+ * dp_epsilon= (the tests a client ran depend on its rows). */
+int fedpc_sum_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                     fb_msg *up, double *figure, fb_error *err);
 /* The client half of any fedpc round (fedpc.c). */
 int fedpc_client_half(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                       fb_msg *up, double *figure, fb_error *err);

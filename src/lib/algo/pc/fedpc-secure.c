@@ -396,5 +396,5 @@ static int sum_server(void *state, const fb_fed_total *in, fb_msg *down, fb_erro
 	return orient_finish(st, in, down, err);
 }
 
-const fb_fed_ops fedpc_sum_ops = { .client = fedpc_client_half, .server_sum = sum_server,
+const fb_fed_ops fedpc_sum_ops = { .client = fedpc_sum_client, .server_sum = sum_server,
 	                           .sum_len = sum_len, .dp_rows = fedpc_dp_rows };

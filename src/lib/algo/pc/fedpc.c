@@ -779,7 +779,8 @@ const fb_algo fb_algo_fedpc = {
 	        "counts a pair separated when that noisy count rounds to 1 or more, orients "
 	        "i -> k <- j when more than half of those clients left k out (colliders=strength: "
 	        "in decreasing share of their votes), and keeps as the pair's set the middles the "
-	        "others kept (no client's set, no p-value).",
+	        "others kept (no client's set, no p-value). Under dp_epsilon= the clients' test "
+	        "counts, which depend on their rows, are not sent: figure tests is 0.",
 	.flags = FB_ALGO_REMOTE | FB_ALGO_SUMMED,
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_HORIZONTAL | FB_ACCEPTS_KNOWLEDGE,
 	.params = fedpc_params, .figures = fedpc_figures, .levels = fedpc_levels,
