@@ -115,7 +115,7 @@ int fb_owlqn(size_t n, double *x, fb_objective f, void *ctx, const fb_owlqn_opti
 
 /* How fb_lbfgs_scipy sums its inner products. */
 enum fb_lbfgs_sums {
-	FB_SUMS_LANES = 0,      /* in four interleaved partial sums (faster) */
+	FB_SUMS_LANES = 0,      /* in 16 interleaved partial sums (faster) */
 	FB_SUMS_SEQUENTIAL = 1, /* first entry to last, as liblbfgs does */
 };
 

@@ -1,10 +1,10 @@
 /* fb_lbfgs_scipy against liblbfgs (through fb_owlqn with l1 = 0 and scipy's rules), point by
- * point: every point either evaluates is recorded.  With sequential sums the two runs must
- * evaluate the same points to the last bit, take the same number of evaluations and end on
- * the same code and the same bits of x.  With the four-lane sums the inner products change
- * only their order of summation, each within n eps of the sum of its terms' sizes (about
- * 1e-12 of it at these sizes), so the first points agree to far below the tolerances here
- * and the runs end at the same minimiser. */
+ * point: every point either evaluates is recorded.  With sequential sums the first 20
+ * points must be liblbfgs's to the last bit, the later ones within 1e-9, with the same
+ * number of points and the same code.  With the 16-lane sums the inner products change only
+ * their order of summation, each within about n eps of the sum of its terms' sizes, so the
+ * first points agree far below the tolerance here and the runs end at the same minimiser
+ * within scipy's ftol. */
 #include "config.h"
 
 #include <math.h>
@@ -187,7 +187,7 @@ static void test_sequential_is_liblbfgs(void **state)
 	compare(FB_SUMS_SEQUENTIAL, 20, 0.0, 1e-9, 1e-12, 1e-9, 1);
 }
 
-/* Four-lane sums: every inner product changes its order of summation, by at most n eps
+/* 16-lane sums: every inner product changes its order of summation, by at most n eps
  * times the sum of its terms' sizes, so the first 20 points agree to 1e-10 (4e-12 at most
  * seen); the run may stop an iteration apart (scipy's ftol 2.2e-9 on the relative
  * decrease), so the ends agree to 1e-8 in f and 1e-4 in x (2e-9 and 1.6e-5 seen, on the

@@ -4,10 +4,10 @@
  * ftol 1e-3, gtol 0.9, xtol 1e-16 and at most 20 evaluations, steps in [1e-20, 1e20]), the
  * same steps in the same order.  What differs is the inner products: liblbfgs sums each one
  * from the first entry to the last, one addition waiting for the one before, which costs
- * about four cycles an entry; here (FB_SUMS_LANES) each is summed in four interleaved
- * partial sums, entry i into sum i mod 4, added as (s0 + s1) + (s2 + s3), which the
- * processor runs four at a time, and the update of the direction and the next inner product
- * of the two-loop recursion share one pass.  With FB_SUMS_SEQUENTIAL the sums are
+ * about four cycles an entry; here (FB_SUMS_LANES) each is summed in 16 interleaved
+ * partial sums, entry i into sum i mod 16, added in a fixed tree, which the processor runs
+ * several at a time, and the update of the direction and the next inner product of the
+ * two-loop recursion share one pass.  With FB_SUMS_SEQUENTIAL the sums are
  * liblbfgs's and so are the iterates, to the last bit over the first 20 points of every
  * test problem and over whole runs on most of them (tests/unit/test-lbfgs-scipy); Debian
  * builds liblbfgs with -ffast-math, which lets its compiler re-associate a few scalar
@@ -22,6 +22,11 @@
 #include <lbfgs.h>
 
 #include "fedbn/optim.h"
+
+/* The lanes' loops are compiled twice, the copy for processors with AVX2 chosen at run
+ * time: the same operations on the same lanes (no fused multiply-add, nothing
+ * re-associated), so the same bits either way. */
+#define LBS_CLONES __attribute__((target_clones("avx2", "default")))
 
 /* The line search's constants (liblbfgs's defaults and fb_owlqn's scipy settings). */
 #define LS_FTOL 1e-3
@@ -39,11 +44,11 @@
 /* One run's state. */
 typedef struct lbs_run {
 	size_t n, m;          /* variables and stored pairs */
-	int lanes;            /* 1: inner products in four partial sums */
+	int lanes;            /* 1: inner products in 16 partial sums */
 	fb_objective f;       /* the objective */
 	void *ctx;            /* its context */
 	double *xp, *g, *gp;  /* the previous point, the gradient, the previous gradient */
-	double *d, *wa;       /* the direction and the line search's start */
+	double *d;            /* the direction */
 	double *s, *y;        /* m x n stored pairs */
 	double *alpha, *ys;   /* m: the recursion's coefficients and y's */
 	double *best_x;       /* the evaluated point with the lowest finite f */
@@ -66,27 +71,88 @@ static double lbs_min(double a, double b)
 	return a <= b ? a : b;
 }
 
-/* sum a[i] b[i]: in order (sequential) or in four interleaved partial sums. */
-static double lbs_dot(const double *a, const double *b, size_t n, int lanes)
+/* Four doubles (GCC's vector extension: each lane its own IEEE operations, whatever the
+ * processor; AVX2 does four at once, SSE2 two, plain code one). */
+typedef double lbs_v4 __attribute__((vector_size(32)));
+
+/* The 16 partial sums of the lanes' inner products, entry i into lane i mod 16. */
+typedef struct lbs_acc {
+	lbs_v4 q[4];
+} lbs_acc;
+
+/* v = the four doubles at p (any alignment); a macro, as a function returning a vector
+ * would change the calling convention between the two compiled copies. */
+#define LBS_LOAD(v, p) memcpy(&(v), (p), sizeof(v))
+
+/* The 16 partial sums added in a fixed tree. */
+static inline double lbs_acc_sum(const lbs_acc *a)
 {
-	double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+	lbs_v4 t = (a->q[0] + a->q[1]) + (a->q[2] + a->q[3]);
+
+	return (t[0] + t[1]) + (t[2] + t[3]);
+}
+
+/* Entries from..n of a b into their lanes, one at a time (fewer than 16). */
+static inline void lbs_acc_tail(lbs_acc *acc, const double *a, const double *b, size_t from,
+                                size_t n)
+{
+	for (size_t i = from; i < n; i++)
+		acc->q[(i % 16) / 4][i % 4] += a[i] * b[i];
+}
+
+/* The inner product in 16 interleaved partial sums (lbs_acc). */
+LBS_CLONES static double lbs_dot_lanes(const double *a, const double *b, size_t n)
+{
+	lbs_acc acc = { { { 0 } } };
 	size_t i = 0;
 
-	if (!lanes) {
-		for (; i < n; i++)
-			s0 += a[i] * b[i];
-		return s0;
-	}
-	for (; i + 4 <= n; i += 4) {
+	for (; i + 16 <= n; i += 16)
+		for (int q = 0; q < 4; q++) {
+			lbs_v4 va, vb;
+
+			LBS_LOAD(va, a + i + 4 * q);
+			LBS_LOAD(vb, b + i + 4 * q);
+			acc.q[q] += va * vb;
+		}
+	lbs_acc_tail(&acc, a, b, i, n);
+	return lbs_acc_sum(&acc);
+}
+
+/* sum a[i] b[i]: in order (sequential) or in 16 interleaved partial sums. */
+static double lbs_dot(const double *a, const double *b, size_t n, int lanes)
+{
+	double s0 = 0.0;
+
+	if (lanes)
+		return lbs_dot_lanes(a, b, n);
+	for (size_t i = 0; i < n; i++)
 		s0 += a[i] * b[i];
-		s1 += a[i + 1] * b[i + 1];
-		s2 += a[i + 2] * b[i + 2];
-		s3 += a[i + 3] * b[i + 3];
-	}
-	s0 += i < n ? a[i] * b[i] : 0.0;
-	s1 += i + 1 < n ? a[i + 1] * b[i + 1] : 0.0;
-	s2 += i + 2 < n ? a[i + 2] * b[i + 2] : 0.0;
-	return (s0 + s1) + (s2 + s3);
+	return s0;
+}
+
+/* lbs_axpy_dot's lanes: d += c y and s'd in 16 partial sums, in one pass. */
+LBS_CLONES static double lbs_axpy_dot_lanes(double *d, const double *y, double c,
+                                            const double *s, size_t n)
+{
+	lbs_acc acc = { { { 0 } } };
+	lbs_v4 cv = { c, c, c, c };
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		for (int q = 0; q < 4; q++) {
+			lbs_v4 v, vy, vs;
+
+			LBS_LOAD(v, d + i + 4 * q);
+			LBS_LOAD(vy, y + i + 4 * q);
+			LBS_LOAD(vs, s + i + 4 * q);
+			v += cv * vy;
+			memcpy(d + i + 4 * q, &v, sizeof v);
+			acc.q[q] += vs * v;
+		}
+	for (size_t k = i; k < n; k++)
+		d[k] += c * y[k];
+	lbs_acc_tail(&acc, s, d, i, n);
+	return lbs_acc_sum(&acc);
 }
 
 /* d += c y, then the inner product of s (NULL: none, 0 returned) with the new d, in one
@@ -94,32 +160,16 @@ static double lbs_dot(const double *a, const double *b, size_t n, int lanes)
 static double lbs_axpy_dot(double *d, const double *y, double c, const double *s, size_t n,
                            int lanes)
 {
-	double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-	size_t i = 0;
+	double s0 = 0.0;
 
-	if (s == NULL || !lanes) {
-		for (; i < n; i++) {
-			d[i] += c * y[i];
-			if (s != NULL)
-				s0 += s[i] * d[i];
-		}
-		return s0;
-	}
-	for (; i + 4 <= n; i += 4) {
+	if (s != NULL && lanes)
+		return lbs_axpy_dot_lanes(d, y, c, s, n);
+	for (size_t i = 0; i < n; i++) {
 		d[i] += c * y[i];
-		d[i + 1] += c * y[i + 1];
-		d[i + 2] += c * y[i + 2];
-		d[i + 3] += c * y[i + 3];
-		s0 += s[i] * d[i];
-		s1 += s[i + 1] * d[i + 1];
-		s2 += s[i + 2] * d[i + 2];
-		s3 += s[i + 3] * d[i + 3];
+		if (s != NULL)
+			s0 += s[i] * d[i];
 	}
-	for (size_t r = 0; i + r < n; r++) {
-		d[i + r] += c * y[i + r];
-		*(r == 0 ? &s0 : r == 1 ? &s1 : &s2) += s[i + r] * d[i + r];
-	}
-	return (s0 + s1) + (s2 + s3);
+	return s0;
 }
 
 /* f and its gradient g at x; the best point kept (fb_owlqn's evaluation callback). */
@@ -308,8 +358,9 @@ static int lbs_ls_test(const lbs_ls *ls, const lbs_pt *t, double stmin, double s
 	return 0;
 }
 
-/* More and Thuente's line search from r->wa = x along d, starting at *stp: x, *f and r->g
- * end at the accepted step; the evaluations it took, or a negative liblbfgs code. */
+/* More and Thuente's line search from r->xp = x (gradient r->gp) along d, starting at *stp:
+ * x, *f and r->g end at the accepted step; the evaluations it took, or a negative liblbfgs
+ * code. */
 static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
 {
 	lbs_ls ls = { *f, 0.0, 0.0, LS_MAX_STEP - LS_MIN_STEP, 0.0, 0, 1, 0 };
@@ -317,14 +368,13 @@ static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
 	double stmin, stmax;
 	int count = 0, rc;
 
-	ls.dginit = lbs_dot(r->g, r->d, r->n, r->lanes);
+	ls.dginit = lbs_dot(r->gp, r->d, r->n, r->lanes);
 	if (*stp <= 0.0)
 		return LBFGSERR_INVALIDPARAMETERS;
 	if (0 < ls.dginit)
 		return LBFGSERR_INCREASEGRADIENT;
 	ls.dgtest = LS_FTOL * ls.dginit;
 	ls.prev_width = 2.0 * ls.width;
-	memcpy(r->wa, x, r->n * sizeof *x);
 	bx = by = (lbs_pt){ 0.0, *f, ls.dginit };
 	t.t = *stp;
 	for (;;) {
@@ -336,7 +386,7 @@ static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
 		                  ls.uinfo != 0 || stmax - stmin <= LS_XTOL * stmax))
 			t.t = bx.t;
 		for (size_t i = 0; i < r->n; i++)
-			x[i] = r->wa[i] + t.t * r->d[i];
+			x[i] = r->xp[i] + t.t * r->d[i];
 		*stp = t.t;
 		t.f = *f = lbs_eval(r, x, r->g);
 		t.d = lbs_dot(r->g, r->d, r->n, r->lanes);
@@ -430,8 +480,11 @@ static int lbs_iterate(lbs_run *r, double *x)
 		return LBFGS_ALREADY_MINIMIZED;
 	step = 1.0 / sqrt(lbs_dot(r->d, r->d, n, r->lanes));
 	for (;;) {
+		double *t = r->gp; /* the gradient at x becomes gp; g takes the search's */
+
+		r->gp = r->g;
+		r->g = t;
 		memcpy(r->xp, x, n * sizeof *x);
-		memcpy(r->gp, r->g, n * sizeof *x);
 		if ((ls = lbs_search(r, x, &fx, &step)) < 0)
 			return ls;
 		gnorm = sqrt(lbs_dot(r->g, r->g, n, r->lanes));
@@ -454,7 +507,6 @@ static void lbs_free(lbs_run *r)
 	free(r->g);
 	free(r->gp);
 	free(r->d);
-	free(r->wa);
 	free(r->s);
 	free(r->y);
 	free(r->alpha);
@@ -499,7 +551,6 @@ int fb_lbfgs_scipy(size_t n, double *x, fb_objective f, void *ctx, const fb_owlq
 	r.g = fb_xmalloc(n * sizeof *x);
 	r.gp = fb_xmalloc(n * sizeof *x);
 	r.d = fb_xmalloc(n * sizeof *x);
-	r.wa = fb_xmalloc(n * sizeof *x);
 	r.best_x = fb_xmalloc(n * sizeof *x);
 	r.s = fb_xmalloc(r.m * n * sizeof *x);
 	r.y = fb_xmalloc(r.m * n * sizeof *x);

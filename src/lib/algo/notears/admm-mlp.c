@@ -5,7 +5,7 @@
  * broadcast theta it now receives (it is theta^t, the result of the round after its last
  * step), then solves its local step by L-BFGS from its previous theta_k and sends theta_k:
  * liblbfgs's iteration under scipy's stopping rules, fb_lbfgs_scipy's (its inner products
- * in four partial sums), or under knowledge liblbfgs's own through fb_owlqn's roles.
+ * in 16 partial sums), or under knowledge liblbfgs's own through fb_owlqn's roles.
  * The server moves its copies of those beta_k the same way, then solves the global step:
  * the consensus terms over the clients heard so far equal (K' rho2 / 2)|theta - tbar|^2 + a
  * constant, tbar = mean(theta_k + beta_k / rho2), so the first layer is the proximal problem
