@@ -265,6 +265,11 @@ int fedpc_dp_orient_finish(fedpc_state *st, const fb_fed_total *in, fb_msg *down
  * dp_epsilon= (the tests a client ran depend on its rows). */
 int fedpc_sum_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                      fb_msg *up, double *figure, fb_error *err);
+/* With correlations on demand (else nothing), compute in one pass over the client's rows
+ * those of every pair within each of ng groups of distinct variables, group g
+ * mem[gs[g] .. gs[g + 1]). */
+int fedpc_prefetch_groups(fb_ci *ci, const size_t *mem, const size_t *gs, size_t ng,
+                          fb_error *err);
 /* The client half of any fedpc round (fedpc.c). */
 int fedpc_client_half(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
                       fb_msg *up, double *figure, fb_error *err);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fedbn/ci-lazy.h"
 #include "fedbn/cpdag.h"
 #include "fedpc-int.h"
 
@@ -219,6 +220,44 @@ static int collider_tests(const fedpc_state *st, fb_ci *ci, const size_t *tri, s
 	return FB_OK;
 }
 
+/* With correlations on demand, those FedOrien's searches read, in one pass over the rows:
+ * for each end pair (i, j) of the T triples, among i, j and i's neighbours, and among i, j
+ * and j's. */
+static int orient_prefetch(const fedpc_client *cl, const skel_lists *g, size_t T,
+                           fb_error *err)
+{
+	size_t P = fedpc_pairs_count(cl->tri, T), n = 0, ng = 0, len = 0, *mem, *gs;
+	int ret;
+
+	if (!fb_ci_is_lazy(cl->ci))
+		return FB_OK;
+	for (size_t t = 0; t < T; t++)
+		if (t == 0 || cl->tri[3 * t] != cl->tri[3 * t - 3] ||
+		    cl->tri[3 * t + 2] != cl->tri[3 * t - 1])
+			for (int e = 0; e < 3; e += 2)
+				len += 2 + g->start[cl->tri[3 * t + e] + 1] - g->start[cl->tri[3 * t + e]];
+	mem = fb_xmalloc((len + 1) * sizeof *mem);
+	gs = fb_xmalloc((2 * P + 1) * sizeof *gs);
+	for (size_t t = 0; t < T; t++) {
+		const size_t *a = cl->tri + 3 * t;
+
+		if (t > 0 && a[0] == a[-3] && a[2] == a[-1])
+			continue;
+		for (int e = 0; e < 3; e += 2) {
+			gs[ng++] = n;
+			mem[n++] = a[0];
+			mem[n++] = a[2];
+			for (size_t u = g->start[a[e]]; u < g->start[a[e] + 1]; u++)
+				mem[n++] = g->adj[u];
+		}
+	}
+	gs[ng] = n;
+	ret = fedpc_prefetch_groups(cl->ci, mem, gs, ng, err);
+	free(mem);
+	free(gs);
+	return ret;
+}
+
 /* Client k, FedOrien: for each end pair its best set, p-value and collider tests. */
 int fedpc_orient_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *up,
                         double *figure, fb_error *err)
@@ -242,6 +281,11 @@ int fedpc_orient_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	cl->buf = fb_xreallocarray(cl->buf, 4 * d, sizeof *cl->buf);
 	b.Z = cl->buf + 3 * d;
 	g.adj = fedpc_skel_lists(down->b, d, &g.start);
+	if (orient_prefetch(cl, &g, T, err) != FB_OK) {
+		free(g.start);
+		free(g.adj);
+		return FB_ERR;
+	}
 	dd = fb_msg_doubles(up, P + (st->strength ? 2 * T : 0));
 	q = bytes = fb_xmalloc(P * ((cap < d ? cap : d) + 1) * w + 1);
 	fb_ci_get_stats(cl->ci, &before);

@@ -161,30 +161,26 @@ static int pair_cmp(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* Before a level on correlations on demand: compute in one pass over the client's rows every
- * correlation the level may ask, those among a variable and its neighbours in the skeleton
- * bits (the tests of x - y given S, S among x's neighbours, read no other). */
-static int skele_prefetch(fb_ci *ci, const unsigned char *bits, size_t d, fb_error *err)
+/* With correlations on demand, compute in one pass over the client's rows the correlations
+ * of every pair within each of the ng groups of variables (group g: mem[gs[g] .. gs[g + 1]),
+ * distinct), each pair once. */
+int fedpc_prefetch_groups(fb_ci *ci, const size_t *mem, const size_t *gs, size_t ng,
+                          fb_error *err)
 {
-	size_t *start, *adj = fedpc_skel_lists(bits, d, &start), np = 0, cap = 0, u = 0;
-	size_t *pairs = NULL;
+	size_t cap = 0, np = 0, u = 0, *pairs;
 	int ret;
 
-	for (size_t x = 0; x < d; x++) {
-		size_t m = start[x + 1] - start[x];
-
-		cap += m * (m + 1) / 2;
-	}
+	if (!fb_ci_is_lazy(ci))
+		return FB_OK;
+	for (size_t g = 0; g < ng; g++)
+		cap += (gs[g + 1] - gs[g]) * (gs[g + 1] - gs[g]) / 2;
 	pairs = fb_xmalloc((cap > 0 ? cap : 1) * 2 * sizeof *pairs);
-	for (size_t x = 0; x < d; x++)
-		for (size_t a = start[x]; a < start[x + 1]; a++) {
-			pairs[2 * np] = x < adj[a] ? x : adj[a];
-			pairs[2 * np++ + 1] = x < adj[a] ? adj[a] : x;
-			for (size_t b = a + 1; b < start[x + 1]; b++, np++) {
-				pairs[2 * np] = adj[a];
-				pairs[2 * np + 1] = adj[b];
+	for (size_t g = 0; g < ng; g++)
+		for (size_t a = gs[g]; a < gs[g + 1]; a++)
+			for (size_t b = a + 1; b < gs[g + 1]; b++, np++) {
+				pairs[2 * np] = mem[a] < mem[b] ? mem[a] : mem[b];
+				pairs[2 * np + 1] = mem[a] < mem[b] ? mem[b] : mem[a];
 			}
-		}
 	qsort(pairs, np, 2 * sizeof *pairs, pair_cmp);
 	for (size_t q = 0; q < np; q++)
 		if (q == 0 || pair_cmp(pairs + 2 * q, pairs + 2 * (u - 1)) != 0) {
@@ -193,6 +189,29 @@ static int skele_prefetch(fb_ci *ci, const unsigned char *bits, size_t d, fb_err
 		}
 	ret = fb_ci_lazy_prefetch(ci, pairs, u, err);
 	free(pairs);
+	return ret;
+}
+
+/* Before a level on correlations on demand: the correlations among each variable and its
+ * neighbours in the skeleton bits (the tests of x - y given S, S among x's neighbours, read
+ * no other). */
+static int skele_prefetch(fb_ci *ci, const unsigned char *bits, size_t d, fb_error *err)
+{
+	size_t *start, *adj = fedpc_skel_lists(bits, d, &start);
+	size_t *mem = fb_xmalloc((start[d] + d + 1) * sizeof *mem);
+	size_t *gs = fb_xmalloc((d + 1) * sizeof *gs), n = 0;
+	int ret;
+
+	for (size_t x = 0; x < d; x++) {
+		gs[x] = n;
+		mem[n++] = x;
+		for (size_t a = start[x]; a < start[x + 1]; a++)
+			mem[n++] = adj[a];
+	}
+	gs[d] = n;
+	ret = fedpc_prefetch_groups(ci, mem, gs, d, err);
+	free(mem);
+	free(gs);
 	free(adj);
 	free(start);
 	return ret;
