@@ -402,7 +402,14 @@ static size_t vote_keep(unsigned char *sent, const uint32_t *votes, size_t d, si
 	size_t before = 0, after = 0;
 
 	for (size_t p = 0, np = fedpc_npairs(d); p < np; p++) {
-		bool had = fedpc_bit(sent, p), keep = had && votes[p] >= need;
+		bool had, keep;
+
+		if ((p & 7) == 0 && sent[p >> 3] == 0) { /* none of the byte's 8 pairs was sent */
+			p += 7;
+			continue;
+		}
+		had = fedpc_bit(sent, p);
+		keep = had && votes[p] >= need;
 
 		before += had;
 		after += keep;
