@@ -24,8 +24,10 @@
  * these the p-values agree with the dense route's to a few 1e-7. */
 #define KCI_FACTOR_TOL 1e-7
 #define KCI_FACTOR_TOL_Z 1e-11
-/* Rows of the n x n products the null's variance is summed over at a time. */
-#define KCI_BLOCK 128
+/* Rows of the n x n products the null's variance is summed over at a time: each block is
+ * computed out to its diagonal, past the lower triangle the sums need, by half a block's
+ * width; 48 rows waste little and keep the products large enough for the BLAS. */
+#define KCI_BLOCK 48
 
 /* A factor: r rows of n values. */
 typedef struct kci_factor {
@@ -51,9 +53,11 @@ typedef struct kci_memo_entry {
 	double top;              /* the largest eigenvalue of F'F */
 } kci_memo_entry;
 
-/* Regressions on S remembered, and the bytes of the one matrix each holds at most. */
-#define KCI_ZMEMO_SLOTS 4
+/* Regressions on S remembered (PC's level 1 over ten variables meets ten sets in turn),
+ * the bytes of the one matrix each holds at most, and of all of them. */
+#define KCI_ZMEMO_SLOTS 16
 #define KCI_ZMEMO_BYTES ((size_t)16 << 20)
+#define KCI_ZMEMO_TOTAL ((size_t)64 << 20)
 
 /* The regression on S: the centred low-rank factor of z's kernel and the Cholesky factor of
  * its middle matrix eps I + Cz Cz', or, when z's kernel has high rank, the Cholesky factor
@@ -73,6 +77,7 @@ struct ci_kci_memo {
 	size_t bytes; /* held by all entries */
 	kci_regressor z[KCI_ZMEMO_SLOTS];
 	size_t znext; /* the regression replaced next */
+	size_t zbytes; /* held by the regressions */
 };
 
 /* Bytes held by an entry's factors for n rows. */
@@ -91,6 +96,15 @@ static void kci_memo_clear(ci_kci_memo *memo, size_t k, size_t n)
 	free(m->f.c);
 	free(m->psi.c);
 	*m = (kci_memo_entry){ .part = -1 };
+}
+
+/* Bytes a regression holds for n rows. */
+static size_t kci_regressor_size(const kci_regressor *g, size_t n)
+{
+	if (g->ns == SIZE_MAX)
+		return 0;
+	return ((g->fz.c != NULL ? g->fz.r * n : 0) +
+	        (g->L != NULL ? g->L->size1 * g->L->size2 : 0)) * sizeof(double);
 }
 
 /* Free what a regression holds and make it an empty slot. */
@@ -219,9 +233,12 @@ static double kci_sumsq(const gsl_matrix *A)
 {
 	double s = 0.0;
 
-	for (size_t i = 0; i < A->size1; i++)
+	for (size_t i = 0; i < A->size1; i++) {
+		const double *row = A->data + i * A->tda;
+
 		for (size_t j = 0; j < A->size2; j++)
-			s += gsl_matrix_get(A, i, j) * gsl_matrix_get(A, i, j);
+			s += row[j] * row[j];
+	}
 	return s;
 }
 
@@ -489,20 +506,31 @@ static const kci_regressor *kci_regressor_find(const fb_ci *ci, const size_t *S,
 	return NULL;
 }
 
-/* Keep g (made for S) in the memo, or free it when it does not fit. */
+/* Empty regression slot k of memo. */
+static void kci_regressor_clear(ci_kci_memo *memo, size_t k, size_t n)
+{
+	memo->zbytes -= kci_regressor_size(&memo->z[k], n);
+	kci_regressor_free(&memo->z[k]);
+}
+
+/* Keep g (made for S) in the memo, the oldest replaced until all fit, or free it when it
+ * does not fit. */
 static void kci_regressor_keep(fb_ci *ci, kci_regressor *g)
 {
-	size_t n = ci->n;
+	size_t n = ci->n, bytes = kci_regressor_size(g, n);
 	ci_kci_memo *memo;
 
 	if (g->ns > KCI_MEMO_SET || (g->exact && n * n * sizeof(double) > KCI_ZMEMO_BYTES) ||
-	    (memo = kci_memo_of(ci)) == NULL) {
+	    bytes > KCI_ZMEMO_TOTAL || (memo = kci_memo_of(ci)) == NULL) {
 		kci_regressor_free(g);
 		return;
 	}
-	kci_regressor_free(&memo->z[memo->znext]);
-	memo->z[memo->znext] = *g;
-	memo->znext = (memo->znext + 1) % KCI_ZMEMO_SLOTS;
+	do {
+		kci_regressor_clear(memo, memo->znext, n);
+		memo->znext = (memo->znext + 1) % KCI_ZMEMO_SLOTS;
+	} while (memo->zbytes + bytes > KCI_ZMEMO_TOTAL);
+	memo->z[(memo->znext + KCI_ZMEMO_SLOTS - 1) % KCI_ZMEMO_SLOTS] = *g;
+	memo->zbytes += bytes;
 }
 
 /* F := C R for the nf factors f, the regression on S remembered or made (and kept). */
