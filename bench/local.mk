@@ -25,7 +25,7 @@ EXTRA_DIST += bench/startup.sh
 
 # build and run every benchmark (they find ../shared/data beside the source tree), then the
 # start-up time; FB_BENCH_HUGE=0 leaves out PC and FedPC at d = 10,000 (minutes; FedPC peaks
-# at 4.3 GB), FB_BENCH_HUGE=2 adds PC and FedPC at d = 20,000, n = 3,000 (bench-fedpc)
+# at 4.1 GB), FB_BENCH_HUGE=2 adds PC and FedPC at d = 20,000, n = 3,000 (bench-fedpc)
 FB_BENCH_HUGE ?= 1
 bench: $(FB_BENCHES) bench/bench-admm fedbn $(FB_MPI_BENCH)
 	@for b in $(FB_BENCHES); do FB_BENCH_HUGE=$(FB_BENCH_HUGE) top_srcdir=$(abs_top_srcdir) ./$$b || exit 1; done
