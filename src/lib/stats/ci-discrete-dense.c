@@ -102,8 +102,8 @@ static void keys_level(const uint32_t *prev, const uint16_t *c, uint32_t m, uint
 	keys_step(prev, c, m, key, n);
 }
 
-/* The rows' cells of one test: each row's stratum (in sid) and its x and y codes, and where
- * to count them (stratum s's lx x ly cells start at s lx ly). */
+/* What places the rows of one test in their cells: the codes of x and y, and the tables to
+ * count them into (stratum s's lx x ly cells start at s lx ly). */
 typedef struct dense_cells {
 	const uint16_t *cx, *cy; /* n: the codes of x and y */
 	uint32_t ly, lxy;        /* levels of y, and cells of one stratum's table */
