@@ -129,7 +129,7 @@ static int run_child(char *const argv[], run_figs *f)
 static int run_gcastle(const char *path, const char *steps, const char *rho, run_figs *f)
 {
 	const char *gc = getenv("GCASTLE"), *top = getenv("top_srcdir"), *py = getenv("PYTHON");
-	char script[4096], pp[4096 + 16];
+	char script[4096];
 
 	if (gc == NULL || gc[0] == '\0') {
 		printf("  gCastle: not run (set GCASTLE to the gcastle folder of a checkout)\n");
@@ -139,8 +139,7 @@ static int run_gcastle(const char *path, const char *steps, const char *rho, run
 		py = "/usr/bin/python3";
 	snprintf(script, sizeof script, "%s/bench/mcsl-gcastle.py",
 	         top != NULL ? top : FB_TOP_SRCDIR);
-	snprintf(pp, sizeof pp, "PYTHONPATH=%s", gc);
-	putenv(pp);
+	setenv("PYTHONPATH", gc, 1);
 	setenv("OPENBLAS_NUM_THREADS", "1", 1);
 	setenv("OMP_NUM_THREADS", "1", 1);
 	return run_child((char *const[]){ (char *)py, script, (char *)path, (char *)steps,
