@@ -464,7 +464,8 @@ static void count_margins(const c2_codes *c, double *out)
 /* Test t's variables in the order of its table's axes (its set, x, y) into u; how many. */
 static size_t test_axes(const c2_batch *b, size_t t, size_t *u)
 {
-	memcpy(u, b->S + b->off[t], b->ns[t] * sizeof *u);
+	if (b->ns[t] > 0) /* level 0's batch has no set list */
+		memcpy(u, b->S + b->off[t], b->ns[t] * sizeof *u);
 	u[b->ns[t]] = b->x[t];
 	u[b->ns[t] + 1] = b->y[t];
 	return b->ns[t] + 2;
