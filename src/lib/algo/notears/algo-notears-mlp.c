@@ -429,7 +429,8 @@ const fb_algo fb_algo_notears_mlp_admm = {
 	         "networks' parameters travel.",
 	.help = "NOTEARS-MLP-ADMM (Ng and Zhang, AISTATS 2022, the MLP variant): each client's "
 	        "local step fits the whole parameter vector of the NOTEARS-MLP networks to its "
-	        "rows plus the consensus terms, by L-BFGS (liblbfgs) from its previous parameters; the "
+	        "rows plus the consensus terms, by L-BFGS (liblbfgs's method) from its previous "
+	        "parameters; the "
 	        "server's step minimises l1 (lambda1, on |theta|), l2 (lambda2), alpha h + rho1/2 "
 	        "h^2 and the consensus terms over the first layer by OWL-QN, and every other "
 	        "coordinate exactly. rho1, rho2 grow by gamma1, gamma2 each round. Per round "
