@@ -259,13 +259,6 @@ int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err
 void fb_ci_take_counts(fb_ci *ci, fb_ci *from);
 /* Add the query counters of st (all but constant_columns) to ci's. */
 void fb_ci_add_counts(fb_ci *ci, const fb_ci_stats *st);
-/* Processor time of the calling thread, in seconds (the threaded builds' and searches'
- * balance figures). */
-double fb_ci_thread_seconds(void);
-/* Run fn on each of nt works of size bytes (a helper's thread each): the last on the calling
- * thread, each other on a thread of its own (on the calling thread, after the last, where
- * one cannot start); returns when every one has returned. */
-void fb_ci_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt);
 /* The number of helpers, and helper k (below it). */
 size_t fb_ci_n_helpers(const fb_ci *ci);
 fb_ci *fb_ci_helper(const fb_ci *ci, size_t k);

@@ -108,6 +108,8 @@ double fb_clock_now(void);
  * thread, after the first, where a thread cannot start); returns when every one has
  * returned. */
 void fb_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt);
+/* Processor time of the calling thread, in seconds (balance figures of threaded work). */
+double fb_thread_seconds(void);
 /* Processor seconds spent so far inside the outermost fb_threads_run calls (a call made from
  * one of their works is counted in it): *work summed over their threads, *span summed over
  * calls of the busiest thread's (with the works that ran on the calling thread added up).

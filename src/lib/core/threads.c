@@ -100,6 +100,12 @@ void fb_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt)
 	free(here);
 }
 
+/* Processor time of the calling thread, in seconds. */
+double fb_thread_seconds(void)
+{
+	return 1e-9 * (double)thread_ns();
+}
+
 /* Processor seconds the outermost fb_threads_run calls spent. */
 void fb_threads_times(double *work, double *span)
 {

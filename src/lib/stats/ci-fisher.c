@@ -10,11 +10,9 @@
 
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_cblas.h>
@@ -171,15 +169,6 @@ typedef struct build_thread {
 	double *T;  /* (b + strip)^2: the BLAS's output */
 } build_thread;
 
-/* Processor time of the calling thread, in seconds (0 where the clock is missing). */
-double fb_ci_thread_seconds(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return 0.0;
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 /* The lengths of the chunks dsyrk cuts k rows into for chunk length q; their count. */
 static size_t build_split(size_t k, size_t q, size_t *chunk)
 {
@@ -306,36 +295,14 @@ static void *build_thread_run(void *arg)
 
 		if (k >= p->nu)
 			break;
-		t0 = fb_ci_thread_seconds();
+		t0 = fb_thread_seconds();
 		build_unit(p, w, k);
-		p->seconds[k] = fb_ci_thread_seconds() - t0;
+		p->seconds[k] = fb_thread_seconds() - t0;
 		p->thread[k] = w->t;
 	}
 	return NULL;
 }
 
-/* Run fn on each of nt works of size bytes: the last on the calling thread, each other on a
- * thread of its own (on the calling thread, after the last, where one cannot start); returns
- * when every one has returned. */
-void fb_ci_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt)
-{
-	char *at = works;
-	pthread_t *tid = fb_xcalloc(nt > 0 ? nt : 1, sizeof *tid);
-	bool *started = fb_xcalloc(nt > 0 ? nt : 1, sizeof *started);
-
-	for (size_t t = 0; t + 1 < nt; t++)
-		started[t] = pthread_create(&tid[t], NULL, fn, at + t * size) == 0;
-	if (nt > 0)
-		fn(at + (nt - 1) * size);
-	for (size_t t = 0; t + 1 < nt; t++) {
-		if (started[t])
-			pthread_join(tid[t], NULL);
-		else
-			fn(at + t * size);
-	}
-	free(tid);
-	free(started);
-}
 /* Free nt threads' buffers. */
 static void build_threads_free(build_thread *w, size_t nt)
 {
@@ -393,14 +360,14 @@ static int build_run(build_plan *p, size_t nt, fb_ci_stats *st)
 	if (w != NULL && busy != NULL && p->seconds != NULL &&
 	    p->thread != NULL && p->diag != NULL) {
 		p->next = 0;
-		fb_ci_threads_run(build_thread_run, w, sizeof *w, nt);
+		fb_threads_run(build_thread_run, w, sizeof *w, nt);
 		build_figures(p, busy, st);
 		for (size_t i = 0; i < d; i++)
 			p->diag[i] = p->out[ci_packed_at(d, i, i)];
 		p->scale = true;
 		p->nu = scale_units;
 		p->next = 0;
-		fb_ci_threads_run(build_thread_run, w, sizeof *w, nt);
+		fb_threads_run(build_thread_run, w, sizeof *w, nt);
 		build_figures(p, busy, st);
 		st->build_threads = nt;
 		for (size_t t = 0; t < nt; t++)

@@ -270,10 +270,10 @@ static void *split_thread_run(void *arg)
 
 		if (k >= p->nu)
 			break;
-		t0 = fb_ci_thread_seconds();
+		t0 = fb_thread_seconds();
 		p->u[k].thread = w->t;
 		w->ret = unit_run(w, &p->u[k], &w->err);
-		p->u[k].seconds = fb_ci_thread_seconds() - t0;
+		p->u[k].seconds = fb_thread_seconds() - t0;
 		if (w->ret != FB_OK)
 			break;
 	}
@@ -395,7 +395,7 @@ int pc_split_search(fb_ci *ci, const pc_split_phase *ph, fb_pc_level *bal, fb_er
 		              nt);
 	else if ((ret = plan_make(&p, err)) == FB_OK &&
 	         (ret = threads_prepare(&p, ci, w, nt, err)) == FB_OK) {
-		fb_ci_threads_run(split_thread_run, w, sizeof *w, nt);
+		fb_threads_run(split_thread_run, w, sizeof *w, nt);
 		ret = threads_finish(&p, ci, w, nt, &spare, err);
 		if (ret == FB_OK && bal != NULL) {
 			balance_add(&p, nt, bal);
@@ -470,10 +470,10 @@ static void *level0_thread_run(void *arg)
 
 		if (k >= p->nu)
 			break;
-		t0 = fb_ci_thread_seconds();
+		t0 = fb_thread_seconds();
 		p->u[k].thread = w->t;
 		w->ret = level0_rows(w, i0, i1);
-		p->u[k].seconds = fb_ci_thread_seconds() - t0;
+		p->u[k].seconds = fb_thread_seconds() - t0;
 		if (w->ret != FB_OK)
 			break;
 	}
@@ -512,7 +512,7 @@ int pc_split_level0(fb_ci *ci, const fb_graph *g, double alpha, unsigned char *d
 		for (size_t t = 0; t < nt; t++)
 			w[t] = (level0_thread){ &p, g, fb_ci_helper(ci, t), alpha, dep, t, FB_OK,
 			                        { "" } };
-		fb_ci_threads_run(level0_thread_run, w, sizeof *w, nt);
+		fb_threads_run(level0_thread_run, w, sizeof *w, nt);
 		level0_helpers(ci, nt, false);
 		for (size_t t = 0; t < nt; t++) {
 			fb_ci_take_counts(ci, w[t].ci);
