@@ -541,16 +541,13 @@ static void test_dp_budget(void **unused)
 	fb_graph_free(truth);
 }
 
-/* Run algo with words on p, secure or not, to its end; its graph and weights (d * d), and
- * secure aggregation's exchanges in *ex when ex is not NULL. */
-static fb_graph *run_ex(const char *algo, const char *words, const fb_dataset *ds,
-                        fb_partition *p, bool secure, size_t threads, double *w, size_t *ex)
+/* Start algo with words on p under the federation's options o. */
+static fb_run *run_start(const char *algo, const char *words, const fb_dataset *ds,
+                         fb_partition *p, const fb_fed_options *o)
 {
 	const fb_algo *a, *inner;
 	fb_params params;
-	fb_fed_options o;
 	fb_run *run;
-	fb_graph *g;
 	fb_error err;
 	char *copy = fb_xstrdup(words), *save = NULL;
 
@@ -559,14 +556,28 @@ static fb_graph *run_ex(const char *algo, const char *words, const fb_dataset *d
 	for (char *t = strtok_r(copy, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save))
 		assert_int_equal(fb_params_set_word(&params, t, algo, &err), FB_OK);
 	free(copy);
-	fb_fed_options_init(&o);
-	o.secure = secure;
-	o.threads = threads;
-	run = fb_run_alloc(&(fb_run_spec){ .algo = algo, .params = &params, .fedopt = &o,
+	run = fb_run_alloc(&(fb_run_spec){ .algo = algo, .params = &params, .fedopt = o,
 	                                   .data = ds, .part = p }, &err);
 	fb_params_release(&params);
 	if (run == NULL)
 		fail_msg("%s: %s", algo, err.msg);
+	return run;
+}
+
+/* Run algo with words on p, secure or not, to its end; its graph and weights (d * d), and
+ * secure aggregation's exchanges in *ex when ex is not NULL. */
+static fb_graph *run_ex(const char *algo, const char *words, const fb_dataset *ds,
+                        fb_partition *p, bool secure, size_t threads, double *w, size_t *ex)
+{
+	fb_fed_options o;
+	fb_run *run;
+	fb_graph *g;
+	fb_error err;
+
+	fb_fed_options_init(&o);
+	o.secure = secure;
+	o.threads = threads;
+	run = run_start(algo, words, ds, p, &o);
 	while (!fb_run_done(run))
 		if (fb_run_step(run, &err) != FB_OK)
 			fail_msg("%s: %s", algo, err.msg);
@@ -583,11 +594,122 @@ static fb_graph *run_ex(const char *algo, const char *words, const fb_dataset *d
 	return g;
 }
 
+/* Run algo with words on p under o (dp_epsilon=) to its end: every client figure its trace
+ * records, and each client's last figure at the federation's server, is NAN, withheld. */
+static void dp_run_figures(const char *algo, const char *words, const fb_dataset *ds,
+                           fb_partition *p, const fb_fed_options *o)
+{
+	fb_run *run = run_start(algo, words, ds, p, o);
+	size_t figs = 0;
+	fb_error err;
+
+	while (!fb_run_done(run))
+		if (fb_run_step(run, &err) != FB_OK)
+			fail_msg("%s: %s", algo, err.msg);
+	for (size_t r = 0; r < run->trace.n; r++)
+		for (size_t c = 0; run->trace.r[r].client_fig != NULL && c < run->trace.r[r].nclients;
+		     c++, figs++)
+			if (!isnan(run->trace.r[r].client_fig[c]))
+				fail_msg("%s: round %zu, client %zu's figure %g is not withheld", algo, r + 1,
+				         c + 1, run->trace.r[r].client_fig[c]);
+	for (size_t c = 0; c < p->k; c++, figs++)
+		if (!isnan(fb_fed_client_figure(run->fed, c)))
+			fail_msg("%s: client %zu's figure %g reached the server", algo, c + 1,
+			         fb_fed_client_figure(run->fed, c));
+	assert_true(figs >= p->k);
+	fb_run_free(run);
+}
+
 /* run_ex without the exchanges. */
 static fb_graph *run_one(const char *algo, const char *words, const fb_dataset *ds,
                          fb_partition *p, bool secure, size_t threads, double *w)
 {
 	return run_ex(algo, words, ds, p, secure, threads, w, NULL);
+}
+
+/* The federation and the server's view of its client figures. */
+typedef struct fig_seen {
+	fb_federation *f;   /* the federation the server half reads */
+	size_t sums;        /* sums the server was handed */
+} fig_seen;
+
+/* The toy client with a figure of its own, 1000 + k (a row count, a loss). */
+static int fig_client(void *state, size_t k, const fb_dataset *local, const fb_msg *down,
+                      fb_msg *up, double *figure, fb_error *err)
+{
+	toy_client(NULL, k, local, down, up, figure, err);
+	*figure = 1000.0 + (double)k;
+	return FB_OK;
+}
+
+/* The instrumented server half: it fails the test when any client's figure reaches it. */
+static int fig_server(void *state, const fb_fed_total *in, fb_msg *down, fb_error *err)
+{
+	fig_seen *s = state;
+
+	for (size_t k = 0; k < K; k++)
+		if (!isnan(fb_fed_client_figure(s->f, k)))
+			fail_msg("client %zu's figure %g reached the server under dp_epsilon=", k + 1,
+			         fb_fed_client_figure(s->f, k));
+	s->sums++;
+	fb_msg_doubles(down, 0);
+	return FB_OK;
+}
+
+/* Under dp_epsilon= no client's own figure reaches the server: a client's secure side sends
+ * NAN in its place, whatever the message; the federation's server half and the ledger's
+ * records see NAN for every client of fedc2sl, notears-admm and as-feddag-linear; without
+ * dp_epsilon= the figure is the client's. */
+static void test_dp_figures(void **unused)
+{
+	static const fb_fed_ops ops = { .client = fig_client, .server = fed_replies,
+		                        .server_sum = fig_server, .sum_len = fed_len };
+	static const struct { const char *algo, *words; } cases[] = {
+		{ "notears-admm", "max_rounds=3" }, { "as-feddag-linear", "it_in=10 it_fl=5 it_max=1" },
+	};
+	fb_graph *truth, *dt;
+	fb_dataset *ds, *dd = sim_data(4, 200, 5, 3, &dt);
+	fb_partition *p = make_split(K, 3, 50, &ds, &truth), *pd;
+	fb_split_options so;
+	fb_fed_options o;
+	fig_seen s = { NULL, 0 };
+	fb_secure_client *c;
+	fb_msg down = { 0 }, up = { 0 };
+	double fig = 0;
+	fb_error err;
+
+	fb_fed_options_init(&o);
+	o.secure = true;
+	o.dp_epsilon = 1e9;
+	c = fb_secure_client_new(K, 1, &o);
+	fb_msg_doubles(&down, 1);
+	assert_int_equal(fb_secure_answer(c, &ops, NULL, 1, NULL, &down, &up, &fig, &err), FB_OK);
+	assert_true(isnan(fig));
+	fb_secure_client_free(c);
+	s.f = fb_fed_alloc(p, &o, &err);
+	assert_non_null(s.f);
+	for (int r = 0; r < 3; r++)
+		assert_int_equal(fb_fed_round(s.f, &ops, &s, &err), FB_OK);
+	assert_int_equal(s.sums, 3);
+	fb_fed_free(s.f);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		dp_run_figures(cases[i].algo, cases[i].words, ds, p, &o);
+	fb_split_options_init(&so);
+	pd = fb_split(dd, FB_SPLIT_HORIZONTAL, K, &so, &err);
+	dp_run_figures("fedc2sl", "", dd, pd, &o);
+	fb_partition_free(pd);
+	fb_dataset_free(dd);
+	fb_graph_free(dt);
+	o.dp_epsilon = 0;
+	c = fb_secure_client_new(K, 1, &o);
+	assert_int_equal(fb_secure_answer(c, &ops, NULL, 1, NULL, &down, &up, &fig, &err), FB_OK);
+	assert_true(fig == 1001.0);
+	fb_secure_client_free(c);
+	fb_msg_release(&down);
+	fb_msg_release(&up);
+	fb_partition_free(p);
+	fb_dataset_free(ds);
+	fb_graph_free(truth);
 }
 
 /* Each algorithm that takes secure=yes gives the plain run's graph, mark for mark, its
@@ -835,7 +957,7 @@ static void test_fedpc_dp(void **unused)
 	assert_int_equal(ret, FB_OK);
 	fedpc_agree_graph(plain, dp, "the same rows, dp_epsilon=1e9", 3); /* tests: withheld */
 	for (size_t r = 0; r < dp->trace.n; r++)
-		assert_true(dp->trace.r[r].fig[3] == 0.0);
+		assert_true(isnan(dp->trace.r[r].fig[3]));
 	assert_true(fb_run_last(plain)->fig[6] > 0); /* colliders were oriented */
 	printf("the same rows: %zu rounds, %g colliders, the plain run's\n", dp->trace.n,
 	       fb_run_last(plain)->fig[6]);
@@ -1199,6 +1321,7 @@ int main(void)
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_dp_math),
 		cmocka_unit_test(test_dp_budget),
+		cmocka_unit_test(test_dp_figures),
 		cmocka_unit_test(test_link_dropout),
 	};
 

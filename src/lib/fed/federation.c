@@ -64,6 +64,16 @@ typedef struct worker {
 	bool secure;             /* through secure aggregation's client side */
 } worker;
 
+/* Under dp_epsilon= no client's own figure reaches the server (a row count or a local loss
+ * would bypass the noise): each is withheld as NAN before anything reads it. */
+static void withhold_figures(fb_federation *f)
+{
+	if (f->opt.dp_epsilon <= 0)
+		return;
+	for (size_t c = 0; c < f->part->k; c++)
+		f->figure[c] = NAN;
+}
+
 /* Run the client halves assigned to one worker. */
 static void *run_clients(void *arg)
 {
@@ -607,6 +617,7 @@ int fb_fed_round(fb_federation *f, const fb_fed_ops *ops, void *state, fb_error 
 			ret = fb_fail(err, "client %zu: %s", c + 1, f->errs[c].msg);
 	if (ret != FB_OK)
 		return FB_ERR;
+	withhold_figures(f);
 	up = fb_xcalloc(k, sizeof *up);
 	ledger_round(f, round, up);
 	fb_msg_copy(&f->round_down, &f->down);

@@ -332,10 +332,10 @@ static int client_recover(fb_secure_client *c, const envelope *e, fb_msg *up, fb
 	return FB_OK;
 }
 
-/* Answer the server's message. */
-int fb_secure_answer(fb_secure_client *c, const fb_fed_ops *ops, void *state, size_t me,
-                     const fb_dataset *local, const fb_msg *down, fb_msg *up, double *figure,
-                     fb_error *err)
+/* Answer the server's message, the figure as the client half gave it. */
+static int answer(fb_secure_client *c, const fb_fed_ops *ops, void *state, size_t me,
+                  const fb_dataset *local, const fb_msg *down, fb_msg *up, double *figure,
+                  fb_error *err)
 {
 	envelope e;
 	int got = env_take(down, &e, err);
@@ -358,4 +358,17 @@ int fb_secure_answer(fb_secure_client *c, const fb_fed_ops *ops, void *state, si
 	default:
 		return client_recover(c, &e, up, err);
 	}
+}
+
+/* Answer the server's message; under dp_epsilon= the client's own figure (a row count, a
+ * local loss) never leaves it: NAN goes up instead, as it is in no noisy sum. */
+int fb_secure_answer(fb_secure_client *c, const fb_fed_ops *ops, void *state, size_t me,
+                     const fb_dataset *local, const fb_msg *down, fb_msg *up, double *figure,
+                     fb_error *err)
+{
+	int ret = answer(c, ops, state, me, local, down, up, figure, err);
+
+	if (c->dp_sd > 0)
+		*figure = NAN;
+	return ret;
 }
