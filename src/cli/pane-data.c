@@ -266,6 +266,17 @@ const char *pane_fmt_fig(const fb_run *run, int f, double v, int width, char *bu
 	return buf;
 }
 
+/* Client figure v in at most width characters: "withheld" when dp_epsilon= kept it from the
+ * server (NaN then), else as pane_fmt writes it. */
+const char *pane_fmt_client(const fb_run *run, double v, int width, char *buf, size_t len)
+{
+	if (isnan(v) && run->fedopt.dp_epsilon > 0) {
+		snprintf(buf, len, "%.*s", width, "withheld");
+		return buf;
+	}
+	return pane_fmt(v, width, buf, len);
+}
+
 /* A number in at most width characters. */
 const char *pane_fmt(double v, int width, char *buf, size_t len)
 {

@@ -100,7 +100,7 @@ static void clients_row(const pane *p, const client_bytes *b, size_t k, int y, i
 	pane_fmt_bytes(b->total[FB_UP][k], cell[6], sizeof cell[6]);
 	pane_fmt_bytes(b->total[FB_DOWN][k], cell[7], sizeof cell[7]);
 	if (last != NULL && last->client_fig != NULL && k < last->nclients)
-		pane_fmt(last->client_fig[k], cols[8].w - 1, cell[8], sizeof cell[8]);
+		pane_fmt_client(run, last->client_fig[k], cols[8].w - 1, cell[8], sizeof cell[8]);
 	else
 		cell[8][0] = '\0';
 	for (int c = 0; c < NCOLS && x < w; c++) {

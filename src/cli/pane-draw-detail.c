@@ -184,7 +184,8 @@ static void detail_residual_row(const pane *p, const fb_trace_rec *const *recs, 
 		trend[i] = recs[i]->server_fig != NULL ? recs[i]->server_fig[c] : NAN;
 	pane_putf(p, y, 1, 7, ROLE_TEXT, "%7zu", c + 1);
 	pane_putf(p, y, 8, 2 * COL_W, r->took[c] ? ROLE_TEXT : ROLE_DIM, "%*s%*s", COL_W,
-	          r->took[c] ? pane_fmt(r->client_fig[c], COL_W - 1, a, sizeof a) : "out", COL_W,
+	          r->took[c] ? pane_fmt_client(p->run, r->client_fig[c], COL_W - 1, a, sizeof a)
+	                     : "out", COL_W,
 	          pane_fmt(trend[nh - 1], COL_W - 1, b, sizeof b));
 	pane_spark(p, trend, nh, y, 8 + 2 * COL_W + 2, w - 12 - 2 * COL_W);
 	free(trend);
@@ -247,7 +248,7 @@ static void detail_feddag_row(const pane *p, const fb_trace_rec *const *recs, si
 		trend[i] = recs[i]->took[c] ? recs[i]->client_fig[c] : NAN;
 	pane_putf(p, row, 1, 44, last != NULL && last->took[c] ? ROLE_TEXT : ROLE_DIM,
 	          "%7zu  %-5s %*s %*s", c + 1, how,
-	          COL_W, pane_fmt(loss, COL_W - 1, b1, sizeof b1), COL_W,
+	          COL_W, pane_fmt_client(p->run, loss, COL_W - 1, b1, sizeof b1), COL_W,
 	          isnan(dist) ? "-" : pane_fmt(dist, COL_W - 1, b2, sizeof b2));
 	pane_spark(p, trend, nh, row, 46, w - 48);
 	free(trend);

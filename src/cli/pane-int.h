@@ -208,6 +208,7 @@ const fb_score *pane_graph_score(pane *p);
 const char *pane_fmt_fig(const fb_run *run, int f, double v, int width, char *buf, size_t len);
 /* Format v in at most width characters (numbers as short as they can be). */
 const char *pane_fmt(double v, int width, char *buf, size_t len);
+const char *pane_fmt_client(const fb_run *run, double v, int width, char *buf, size_t len);
 /* Bytes in decimal units, short. */
 const char *pane_fmt_bytes(size_t bytes, char *buf, size_t len);
 
