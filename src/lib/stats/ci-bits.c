@@ -148,6 +148,51 @@ static void bits_pick(ci_disc_ws *w)
 }
 #endif
 
+#if defined(__SSE2__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define BITS_SSE2 1
+/* Word k of the row sets of a column's nlev levels (at most 16) at out (words apart): rows
+ * 64 k to 64 k + 63 of c compared with each level, eight codes an instruction. */
+static size_t bits_words_sse2(uint64_t *out, const uint16_t *c, size_t n, size_t words,
+                              size_t nlev)
+{
+	size_t k = 0;
+
+	for (; 64 * k + 64 <= n; k++) {
+		__m128i v[8];
+
+		for (size_t q = 0; q < 8; q++)
+			v[q] = _mm_loadu_si128((const __m128i *)(const void *)(c + 64 * k + 8 * q));
+		for (size_t a = 0; a < nlev; a++) {
+			__m128i av = _mm_set1_epi16((short)a);
+			uint64_t m = 0;
+
+			for (size_t q = 0; q < 4; q++) {
+				__m128i e = _mm_packs_epi16(_mm_cmpeq_epi16(v[2 * q], av),
+				                            _mm_cmpeq_epi16(v[2 * q + 1], av));
+
+				m |= (uint64_t)(uint16_t)_mm_movemask_epi8(e) << (16 * q);
+			}
+			out[a * words + k] = m;
+		}
+	}
+	return k;
+}
+#endif
+
+/* The row sets of one column's nlev levels at out (zero, words apart): bit i of set c[i];
+ * whole words of 64 rows by comparison where the levels are few, the rest row by row. */
+static void bits_column(uint64_t *out, const uint16_t *c, size_t n, size_t words, size_t nlev)
+{
+	size_t k = 0;
+
+#ifdef BITS_SSE2
+	if (nlev <= 16)
+		k = bits_words_sse2(out, c, n, words, nlev);
+#endif
+	for (size_t i = 64 * k; i < n; i++)
+		out[c[i] * words + i / 64] |= UINT64_C(1) << (i % 64);
+}
+
 /* Build the row sets of every level of every column. */
 void ci_bits_init(fb_ci *ci)
 {
@@ -171,11 +216,8 @@ void ci_bits_init(fb_ci *ci)
 	w->budget = BITS_STACK_MAX / CI_BITS_DEPTH_MAX / (words * sizeof *w->bits);
 	w->budget = w->budget > BITS_STRATA_MAX + 1 ? BITS_STRATA_MAX : w->budget > 1 ? w->budget - 1 : 1;
 	for (size_t j = 0; j < ci->d; j++) {
-		const uint16_t *c = ci->codes + j * ci->n;
-
 		w->bitoff[j] = off;
-		for (size_t i = 0; i < ci->n; i++)
-			w->bits[off + c[i] * words + i / 64] |= UINT64_C(1) << (i % 64);
+		bits_column(w->bits + off, ci->codes + j * ci->n, ci->n, words, ci->nlev[j]);
 		off += ci->nlev[j] * words;
 	}
 }

@@ -165,6 +165,8 @@ static bool dense_memo(fb_ci *ci, const size_t *S, size_t ns, const dense_cells 
 	ci_disc_ws *w = &ci->dws;
 	size_t n = ci->n;
 
+	if (w->zeros == NULL && (w->zeros = calloc(n, sizeof *w->zeros)) == NULL)
+		return false;
 	if (ns == 0) {
 		w->mkey = w->zeros;
 		w->mdense = 1;

@@ -33,8 +33,8 @@
 /* Largest prod_S c_v kept as an exact key. */
 #define DISC_KEY_MAX 4.0e18
 
-/* Check and copy the codes of ds, column-major. */
-static int copy_codes(fb_ci *ci, const fb_dataset *ds, fb_error *err)
+/* Check and copy the codes of ds, column-major, column by column; the first fault named. */
+static int copy_codes_checked(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
 	for (size_t j = 0; j < ds->d; j++) {
 		const fb_var *v = &ds->vars[j];
@@ -59,38 +59,92 @@ static int copy_codes(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	return FB_OK;
 }
 
-/* Allocate the work space for n rows and tables of cmax levels; FB_ERR when out of memory. */
+/* Copy the codes of ds, column-major, reading it row by row; false at the first value that
+ * is not a level code (a whole number in [0, levels)) or a column that is not discrete
+ * with 1 to DISC_LEVELS_MAX levels. */
+static bool copy_codes_fast(fb_ci *ci, const fb_dataset *ds)
+{
+	size_t d = ds->d, n = ds->n;
+
+	for (size_t j = 0; j < d; j++) {
+		if (ds->vars[j].kind != FB_DISCRETE || ds->vars[j].nlevels < 1 ||
+		    ds->vars[j].nlevels > DISC_LEVELS_MAX)
+			return false;
+		ci->nlev[j] = ds->vars[j].nlevels;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const double *row = ds->x + i * d;
+
+		for (size_t j = 0; j < d; j++) {
+			double c = row[j];
+			uint16_t k;
+
+			if (!(c >= 0.0 && c < (double)ci->nlev[j]))
+				return false;
+			k = (uint16_t)c; /* c is below DISC_LEVELS_MAX: exact when c is whole */
+			if ((double)k != c)
+				return false;
+			ci->codes[j * n + i] = k;
+		}
+	}
+	return true;
+}
+
+/* Check and copy the codes of ds, column-major (the levels into ci->nlev, the most into
+ * ci->cmax). */
+static int copy_codes(fb_ci *ci, const fb_dataset *ds, fb_error *err)
+{
+	if (!copy_codes_fast(ci, ds))
+		return copy_codes_checked(ci, ds, err);
+	for (size_t j = 0; j < ds->d; j++)
+		if (ci->nlev[j] > ci->cmax)
+			ci->cmax = ci->nlev[j];
+	return FB_OK;
+}
+
+/* Allocate the work space of one stratum's table, cmax levels; FB_ERR when out of memory.
+ * The rows' strata of the hashed path come with its first test (sparse_alloc). */
 static int ws_alloc(ci_disc_ws *w, size_t n, size_t cmax)
 {
-	size_t hcap = 16;
-
-	while (hcap < 2 * n)
-		hcap *= 2;
-	w->hcap = hcap;
-	w->ids = malloc(n * sizeof *w->ids);
-	w->order = malloc(n * sizeof *w->order);
-	w->start = malloc((n + 1) * sizeof *w->start);
-	w->hkey = malloc(hcap * sizeof *w->hkey);
-	w->hrow = malloc(hcap * sizeof *w->hrow);
-	w->hid = malloc(hcap * sizeof *w->hid);
-	w->hstamp = calloc(hcap, sizeof *w->hstamp);
 	w->tab = calloc(cmax * cmax, sizeof *w->tab);
 	w->rowm = calloc(cmax, sizeof *w->rowm);
 	w->colm = calloc(cmax, sizeof *w->colm);
 	w->colmd = malloc(cmax * sizeof *w->colmd);
 	w->nzr = malloc(cmax * sizeof *w->nzr);
 	w->nzc = malloc(cmax * sizeof *w->nzc);
-	w->zeros = calloc(n, sizeof *w->zeros);
 	w->mfirst = malloc(n * sizeof *w->mfirst);
-	if (w->zeros == NULL || w->mfirst == NULL || w->ids == NULL || w->order == NULL ||
-	    w->start == NULL || w->hkey == NULL || w->hrow == NULL || w->hid == NULL ||
-	    w->hstamp == NULL || w->tab == NULL || w->rowm == NULL || w->colm == NULL ||
+	if (w->mfirst == NULL || w->tab == NULL || w->rowm == NULL || w->colm == NULL ||
 	    w->colmd == NULL || w->nzr == NULL || w->nzc == NULL)
 		return FB_ERR;
 	return FB_OK;
 }
 
-/* Count the levels of each column that occur (tab is cmax zeros, left zero). */
+/* Allocate the hashed path's rows and hash slots for n rows, unless there; false when out
+ * of memory. */
+static bool sparse_alloc(ci_disc_ws *w, size_t n)
+{
+	size_t hcap = 16;
+
+	if (w->hstamp != NULL)
+		return true;
+	while (hcap < 2 * n)
+		hcap *= 2;
+	w->ids = malloc(n * sizeof *w->ids);
+	w->order = malloc(n * sizeof *w->order);
+	w->start = malloc((n + 1) * sizeof *w->start);
+	w->hkey = malloc(hcap * sizeof *w->hkey);
+	w->hrow = malloc(hcap * sizeof *w->hrow);
+	w->hid = malloc(hcap * sizeof *w->hid);
+	if (w->ids == NULL || w->order == NULL || w->start == NULL || w->hkey == NULL ||
+	    w->hrow == NULL || w->hid == NULL)
+		return false;
+	w->hstamp = calloc(hcap, sizeof *w->hstamp);
+	w->hcap = hcap;
+	return w->hstamp != NULL;
+}
+
+/* Count the levels of each column that occur (tab is cmax zeros, left zero): each row marks
+ * its level, then the marks are counted (no row waits on the one before). */
 static void count_present(fb_ci *ci, uint32_t *tab)
 {
 	for (size_t j = 0; j < ci->d; j++) {
@@ -98,10 +152,11 @@ static void count_present(fb_ci *ci, uint32_t *tab)
 
 		ci->present[j] = 0;
 		for (size_t i = 0; i < ci->n; i++)
-			if (tab[c[i]]++ == 0)
-				ci->present[j]++;
-		for (size_t i = 0; i < ci->n; i++)
-			tab[c[i]] = 0;
+			tab[c[i]] = 1;
+		for (size_t a = 0; a < ci->nlev[j]; a++) {
+			ci->present[j] += tab[a];
+			tab[a] = 0;
+		}
 	}
 }
 
@@ -400,12 +455,15 @@ ci_stratum_sum ci_disc_table(fb_ci *ci, uint32_t *tab, size_t lx, size_t ly)
 	return out;
 }
 
-/* Strata by hashing and grouping the rows, for tables too large for the dense path. */
-static void sparse_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
+/* Strata by hashing and grouping the rows, for tables too large for the dense path; false
+ * when out of memory. */
+static bool sparse_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
                        ci_stratum_sum *sum, size_t *nstr)
 {
 	ci_disc_ws *w = &ci->dws;
 
+	if (!sparse_alloc(w, ci->n))
+		return false;
 	*nstr = 1;
 	if (ns > 0) {
 		*nstr = strata_number(ci, S, ns, prod);
@@ -423,6 +481,7 @@ static void sparse_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns
 		sum->df_adj += t.df_adj;
 		sum->empty += t.empty;
 	}
+	return true;
 }
 
 /* Forget the kept strata unless they are those of S. */
@@ -458,8 +517,12 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 		return;
 	ci_memo_begin(&ci->dws, S, ns);
 	if (!ci_bits_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
-	    !ci_disc_dense_run(ci, x, y, S, ns, prod, &sum, &nstr))
-		sparse_run(ci, x, y, S, ns, prod, &sum, &nstr);
+	    !ci_disc_dense_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
+	    !sparse_run(ci, x, y, S, ns, prod, &sum, &nstr)) {
+		res->p = res->stat = NAN;
+		res->flags |= FB_CI_INVALID;
+		return;
+	}
 	ci_disc_finish(ci, x, y, ns, prod, nstr, &sum, res);
 }
 
