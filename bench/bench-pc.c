@@ -21,7 +21,14 @@
  * busiest thread was than the mean, and the same for 16 threads simulated from the units'
  * measured processor times (so that a 2-core machine shows whether 16 could be kept busy).
  *
- * Usage: bench-pc [SRCDIR [DATADIR]], or bench-pc --scale for the scale rows alone
+ * Each scale row is followed by the processor time of its stages (simulation, correlation
+ * matrix, level 0, later levels, orientation), the share of PC's processor time outside the
+ * threaded units, and the same size run as a user would, by this build's fedbn in its own
+ * process (gen, set threads=T, algo pc, run, result): its peak memory and processor time;
+ * then the processor time of two threads against one's stage by stage.
+ *
+ * Usage: bench-pc [SRCDIR [DATADIR]], or bench-pc --scale [D N] for the scale rows alone
+ * (D N: those rows at d = D, n = N, without the d = 20,000 row)
  * DATADIR defaults to SRCDIR/../shared/data, SRCDIR to the configured source folder.  Set
  * OPENBLAS_NUM_THREADS=1 to measure one thread. */
 #include "config.h"
@@ -45,6 +52,9 @@
 
 #ifndef FB_TOP_SRCDIR
 #define FB_TOP_SRCDIR "."
+#endif
+#ifndef FB_TOP_BUILDDIR
+#define FB_TOP_BUILDDIR "."
 #endif
 
 /* What one run of PC did. */
@@ -260,12 +270,15 @@ static void bench_bif(const char *dir)
 /* What a scale row's run (in a child process) sends back. */
 typedef struct scale_res {
 	int ok;              /* 1 when the run finished */
-	double gen, wall, cpu; /* the simulation's wall time; PC's wall and processor time */
+	double gen, gen_cpu;   /* the simulation's wall and processor time */
+	double wall, cpu;      /* PC's wall and processor time */
 	size_t levels, tests, edges, shd;
 	uint64_t digest;     /* the CPDAG's relations and the separating sets, hashed */
 	fb_pc_level tot;     /* the threaded levels' figures summed */
 	double build_wall, build_cpu;   /* the correlation matrix's build (in fb_pc_alloc) */
 	double level0_wall, level0_cpu; /* level 0 */
+	double later_wall, later_cpu;   /* the levels after level 0 */
+	double orient_wall, orient_cpu; /* the orientation */
 	fb_ci_stats st;      /* the test object's counters and build figures */
 } scale_res;
 
@@ -332,7 +345,7 @@ static void scale_child(size_t d, size_t n, size_t threads, scale_res *r)
 	fb_pc *pc;
 	fb_pc_round rd;
 	fb_error err = { "" };
-	double t0 = bench_now(), c0;
+	double t0 = bench_now(), c0 = bench_cpu_now();
 
 	fb_sim_options_init(&so);
 	so.d = so.edges = d;
@@ -343,6 +356,7 @@ static void scale_child(size_t d, size_t n, size_t threads, scale_res *r)
 		return;
 	}
 	r->gen = bench_now() - t0;
+	r->gen_cpu = bench_cpu_now() - c0;
 	fb_pc_options_init(&o);
 	o.alpha = 0.01;
 	o.threads = threads;
@@ -359,9 +373,17 @@ static void scale_child(size_t d, size_t n, size_t threads, scale_res *r)
 
 		if (fb_pc_step(pc, &rd, &err) != FB_OK)
 			break;
-		if (r->levels == 0 && !rd.orientation) {
-			r->level0_wall = bench_now() - lw;
-			r->level0_cpu = bench_cpu_now() - lc;
+		lw = bench_now() - lw;
+		lc = bench_cpu_now() - lc;
+		if (rd.orientation) {
+			r->orient_wall = lw;
+			r->orient_cpu = lc;
+		} else if (r->levels == 0) {
+			r->level0_wall = lw;
+			r->level0_cpu = lc;
+		} else {
+			r->later_wall += lw;
+			r->later_cpu += lc;
 		}
 		r->levels += !rd.orientation;
 		scale_level(&rd.level, &r->tot);
@@ -419,6 +441,75 @@ static bool scale_fork(size_t d, size_t n, size_t threads, scale_res *r, double 
 	return r->ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* What the whole session did: fedbn's own process running gen, pc, run and result. */
+typedef struct scale_session {
+	double peak;      /* its peak resident memory in bytes */
+	double cpu, wall; /* its processor time (user and system) and wall time */
+} scale_session;
+
+/* Run fedbn (of this build) as a user would on d x n with threads threads, its output
+ * discarded, into *s; false when it could not run or failed. */
+static bool scale_session_run(size_t d, size_t n, size_t threads, scale_session *s)
+{
+	char cmd[256];
+	pid_t pid;
+	int status = 0;
+	struct rusage ru;
+	double t0 = bench_now();
+
+	snprintf(cmd, sizeof cmd, "gen er d=%zu edges=%zu n=%zu seed=1; set threads=%zu; "
+	         "algo pc; run; result", d, d, n, threads);
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		return false;
+	if (pid == 0) {
+		if (freopen("/dev/null", "w", stdout) == NULL)
+			_exit(127);
+		setenv("OPENBLAS_NUM_THREADS", "1", 1);
+		execl(FB_TOP_BUILDDIR "/fedbn", "fedbn", "--no-pane", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) < 0)
+		return false;
+	s->wall = bench_now() - t0;
+	s->peak = (double)ru.ru_maxrss * 1024.0;
+	s->cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+	         (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Print a row's processor time stage by stage and, on threads, the share of PC's processor
+ * time no thread shares (all but the threaded work of the matrix's build and the levels). */
+static void scale_stages(const scale_res *r)
+{
+	double threaded = r->st.build_work + r->tot.work;
+
+	printf("  processor time by stage: simulation %.2f s, correlation matrix %.2f s, level 0 "
+	       "%.2f s, later levels %.2f s, orientation %.2f s (wall %.2f, %.2f, %.2f, %.2f, "
+	       "%.2f s)", r->gen_cpu, r->build_cpu, r->level0_cpu, r->later_cpu, r->orient_cpu,
+	       r->gen, r->build_wall, r->level0_wall, r->later_wall, r->orient_wall);
+	if (r->tot.units > 0)
+		printf("; serial share of PC %.1f%% (%.2f s outside the threaded units)",
+		       100.0 * (r->cpu - threaded) / (r->cpu > 0.0 ? r->cpu : 1.0), r->cpu - threaded);
+	printf("\n");
+}
+
+/* Run and print the whole session's row for d x n on threads threads. */
+static bool scale_session_row(size_t d, size_t n, size_t threads)
+{
+	scale_session s = { 0 };
+
+	if (!scale_session_run(d, n, threads, &s)) {
+		printf("  session (fedbn --no-pane -c \"gen ...; set threads=%zu; algo pc; run; "
+		       "result\"): failed\n", threads);
+		return false;
+	}
+	printf("  session (fedbn --no-pane -c \"gen ...; set threads=%zu; algo pc; run; "
+	       "result\"): peak %.2f GB, %.2f s processor, %.2f s wall (goal: peak under 2 GB)\n",
+	       threads, s.peak / 1e9, s.cpu, s.wall);
+	return true;
+}
+
 /* One scale row: PC on d x n with threads threads against its goals; false when it failed. */
 static bool scale_row(size_t d, size_t n, size_t threads, const char *goal, scale_res *r)
 {
@@ -444,6 +535,7 @@ static bool scale_row(size_t d, size_t n, size_t threads, const char *goal, scal
 	else
 		printf(" (one BLAS call: the blocks could not reproduce its bits here)");
 	printf("; level 0: %.2f s wall, %.2f s processor\n", r->level0_wall, r->level0_cpu);
+	scale_stages(r);
 	if (r->tot.units > 0)
 		printf("  threaded levels: %zu units, %.3g tests past a find (%.2f%% of the tests), "
 		       "%.2f s of work; busiest of %zu threads %.2f x the mean; 16 simulated threads "
@@ -455,10 +547,20 @@ static bool scale_row(size_t d, size_t n, size_t threads, const char *goal, scal
 	return true;
 }
 
-/* The scale rows: d = 10,000, n = 10,000 on 1 and 2 threads (which must agree bit for bit,
- * else the bench fails), then d = 20,000, n = 3,000 on 2; false on a failure or a
- * disagreement. */
-static bool bench_scale(void)
+/* Print the processor time of two threads against one's, stage by stage. */
+static void scale_ratios(const scale_res *one, const scale_res *two)
+{
+	printf("  processor time of 2 threads against 1: correlation matrix %.2f x, level 0 %.2f x, "
+	       "later levels %.2f x, orientation %.2f x; PC %.2f x (%+.2f s)\n",
+	       two->build_cpu / one->build_cpu, two->level0_cpu / one->level0_cpu,
+	       two->later_cpu / one->later_cpu, two->orient_cpu / one->orient_cpu,
+	       two->cpu / one->cpu, two->cpu - one->cpu);
+}
+
+/* The scale rows: d x n (d = 10,000, n = 10,000 unless given) on 1 and 2 threads (which must
+ * agree bit for bit, else the bench fails), each also as the whole fedbn session, then (when
+ * big_row) d = 20,000, n = 3,000 on 2; false on a failure or a disagreement. */
+static bool bench_scale(size_t d, size_t n, bool big_row)
 {
 	char cpu[256];
 	scale_res one, two, big;
@@ -466,15 +568,34 @@ static bool bench_scale(void)
 
 	printf("scale rows on %s, %ld processors online\n", bench_processor(cpu, sizeof cpu),
 	       sysconf(_SC_NPROCESSORS_ONLN));
-	ok = scale_row(10000, 10000, 1, "under 60 s on one idle core, peak under 2 GB", &one);
-	ok &= scale_row(10000, 10000, 2, "1.8 x one thread, same result", &two);
-	if (ok)
+	ok = scale_row(d, n, 1, "under 60 s on one idle core, peak under 2 GB", &one);
+	ok &= scale_session_row(d, n, 1);
+	ok &= scale_row(d, n, 2, "1.8 x one thread, same result", &two);
+	ok &= scale_session_row(d, n, 2);
+	if (ok) {
 		printf("  2 threads against 1: %.2f x in wall time (%.2f x the processor time); "
 		       "results %s\n", one.wall / two.wall, two.cpu / one.cpu,
 		       one.digest == two.digest && one.tests == two.tests ? "identical" : "DIFFER");
+		scale_ratios(&one, &two);
+	}
 	ok &= one.digest == two.digest && one.tests == two.tests;
-	ok &= scale_row(20000, 3000, 2, "under 5 minutes on 2 cores and 16 GB", &big);
+	if (big_row)
+		ok &= scale_row(20000, 3000, 2, "under 5 minutes on 2 cores and 16 GB", &big);
 	return ok;
+}
+
+/* The size --scale was given (D N after it), or d = n = 10,000; false when they do not
+ * read as two numbers above 1. */
+static bool scale_size(int argc, char **argv, size_t *d, size_t *n)
+{
+	char *e1 = NULL, *e2 = NULL;
+
+	*d = *n = 10000;
+	if (argc < 4)
+		return argc == 2;
+	*d = (size_t)strtoul(argv[2], &e1, 10);
+	*n = (size_t)strtoul(argv[3], &e2, 10);
+	return *e1 == '\0' && *e2 == '\0' && *d > 1 && *n > 1;
 }
 
 /* Run the benchmarks. */
@@ -484,8 +605,15 @@ int main(int argc, char **argv)
 	char dir[4096];
 
 	fb_gsl_install_handler();
-	if (argc > 1 && strcmp(argv[1], "--scale") == 0)
-		return bench_scale() ? 0 : 1;
+	if (argc > 1 && strcmp(argv[1], "--scale") == 0) {
+		size_t d, n;
+
+		if (!scale_size(argc, argv, &d, &n)) {
+			fprintf(stderr, "bench-pc: --scale takes no size or two: D N (each above 1)\n");
+			return 2;
+		}
+		return bench_scale(d, n, argc == 2) ? 0 : 1;
+	}
 	if (argc > 2)
 		snprintf(dir, sizeof dir, "%s", argv[2]);
 	else
@@ -495,7 +623,7 @@ int main(int argc, char **argv)
 	bench_large(1000, 5000, "PC under 1 s");
 	bench_bif(dir);
 	if (bench_huge())
-		return bench_scale() ? 0 : 1;
+		return bench_scale(10000, 10000, true) ? 0 : 1;
 	printf("sim_d10000_n10000: skipped (2.1e9 tests over 24 levels, about a minute of "
 	       "processor time; set FB_BENCH_HUGE=1 to run it) (target under 60 s)\n");
 	return 0;
