@@ -88,7 +88,10 @@ typedef struct fb_trace_rec {
 	                        out), while the round's detail is kept (nclients, owned) */
 	fb_msg down;         /* the broadcast the clients received this round, likewise */
 	unsigned char *mark; /* d*d edge marks of the estimate after this round (as fb_graph's),
-	                        while kept, or NULL (owned) */
+	                        while kept, or NULL (owned); read them with fb_trace_rec_marks */
+	size_t *mark_at;     /* or, when that takes less memory, the places i*d+j of its marks,
+	                        nmark_at of them, in no particular order (owned) */
+	size_t nmark_at;
 	double *w;           /* d*d unthresholded weights after this round, for algorithms that
 	                        give them, while kept, or NULL (owned) */
 	double *sum;         /* the sum the server was handed this round (a summed server: nsum
@@ -101,6 +104,9 @@ typedef struct fb_trace_rec {
 	bool msgs_kept;      /* up and down hold this round's messages */
 	size_t kept;         /* bytes of the detail kept (mark, w, messages) */
 } fb_trace_rec;
+
+/* The d*d edge marks rec kept (rec->est_kept) into out, as fb_graph's. */
+void fb_trace_rec_marks(const fb_trace_rec *rec, size_t d, unsigned char *out);
 
 /* How many bytes of per-round detail (estimates and messages) one run keeps; past it the
  * oldest rounds' detail is dropped (the newest round's always stays).  Their figures,

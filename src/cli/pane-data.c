@@ -180,12 +180,12 @@ static void pane_graph_kept(const fb_run *run, const fb_trace_rec *rec, pane_gra
 		return;
 	}
 	g->mark = fb_xmalloc(dd > 0 ? dd : 1);
-	memcpy(g->mark, rec->mark, dd);
+	fb_trace_rec_marks(rec, g->d, g->mark);
 	g->wmax = 1;
 	if (run->truth == NULL)
 		return;
 	est = fb_graph_alloc(g->d);
-	memcpy(est->mark, rec->mark, dd);
+	memcpy(est->mark, g->mark, dd);
 	g->scored = fb_score_graph(est, run->truth, &g->score, &err) == FB_OK;
 	fb_graph_free(est);
 }

@@ -528,6 +528,49 @@ static void test_algo(void **state)
 	fb_dataset_free(ds);
 }
 
+/* A run of PC keeps every round's estimate in its record (as places of the marks when that
+ * takes less memory, the last round's here) and scores the newest as the graph itself scores. */
+static void test_run_records(void **state)
+{
+	fb_sim_options so;
+	fb_dataset *ds;
+	fb_graph *truth, *g;
+	fb_run *run;
+	fb_error err = { "" };
+	unsigned char marks[8][40 * 40], kept[40 * 40];
+	fb_score s1, s2;
+	size_t r = 0;
+
+	fb_sim_options_init(&so);
+	so.d = so.edges = 40;
+	so.n = 2000;
+	assert_int_equal(fb_sim_generate(&so, &ds, &truth, NULL), FB_OK);
+	run = fb_run_alloc(&(fb_run_spec){ .algo = "pc", .data = ds, .truth = truth }, &err);
+	assert_non_null(run);
+	while (!fb_run_done(run) && r < 8) {
+		assert_int_equal(fb_run_step(run, &err), FB_OK);
+		g = fb_run_result(run, &err);
+		memcpy(marks[r++], g->mark, sizeof kept);
+		fb_graph_free(g);
+	}
+	assert_true(fb_run_done(run));
+	for (size_t k = 0; k < r; k++) {
+		assert_true(run->trace.r[k].est_kept);
+		fb_trace_rec_marks(&run->trace.r[k], 40, kept);
+		assert_memory_equal(kept, marks[k], sizeof kept);
+	}
+	assert_non_null(run->trace.r[r - 1].mark_at);
+	g = fb_run_result(run, &err);
+	assert_int_equal(fb_run_score(run, &s1, &err), FB_OK);
+	assert_int_equal(fb_score_graph(g, truth, &s2, &err), FB_OK);
+	assert_true(s1.shd == s2.shd && s1.shd_dag == s2.shd_dag && s1.shd_cpdag == s2.shd_cpdag);
+	assert_true(s1.tp == s2.tp && s1.nnz == s2.nnz && s1.f1 == s2.f1);
+	fb_graph_free(g);
+	fb_run_free(run);
+	fb_graph_free(truth);
+	fb_dataset_free(ds);
+}
+
 /* One variable: no level can run, the single step orients nothing, the graph is empty. */
 static void test_one_variable(void **state)
 {
@@ -582,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_search_agrees),
 		cmocka_unit_test(test_asia_recovery),
 		cmocka_unit_test(test_algo),
+		cmocka_unit_test(test_run_records),
 		cmocka_unit_test(test_one_variable),
 		cmocka_unit_test(test_errors),
 	};

@@ -340,10 +340,13 @@ static void trace_drop_detail(fb_trace *t, fb_trace_rec *rec)
 	free(rec->up);
 	fb_msg_release(&rec->down);
 	free(rec->mark);
+	free(rec->mark_at);
 	free(rec->w);
 	free(rec->sum);
 	rec->up = NULL;
 	rec->mark = NULL;
+	rec->mark_at = NULL;
+	rec->nmark_at = 0;
 	rec->w = NULL;
 	rec->sum = NULL;
 	rec->est_kept = rec->msgs_kept = false;
@@ -391,6 +394,55 @@ void fb_run_free(fb_run *run)
 	free(run);
 }
 
+/* A record's marks in the making: the places of g's marks. */
+typedef struct marks_walk {
+	const fb_graph *g;
+	fb_trace_rec *rec;
+} marks_walk;
+
+/* Add the marks of the pair {i, j} of the walk's graph to its record's places. */
+static void marks_pair(void *ctx, size_t i, size_t j)
+{
+	marks_walk *w = ctx;
+	size_t d = w->g->d;
+
+	if (w->g->mark[i * d + j])
+		w->rec->mark_at[w->rec->nmark_at++] = i * d + j;
+	if (w->g->mark[j * d + i])
+		w->rec->mark_at[w->rec->nmark_at++] = j * d + i;
+}
+
+/* Keep g's marks in rec: their places when those take less memory than d*d marks (a large
+ * graph with few edges), else the marks themselves. */
+static void record_marks_keep(fb_trace_rec *rec, const fb_graph *g)
+{
+	size_t dd = g->d * g->d, most = 2 * rec->edges;
+	marks_walk w = { g, rec };
+
+	if (most * sizeof *rec->mark_at < dd) {
+		rec->mark_at = fb_xmalloc((most > 0 ? most : 1) * sizeof *rec->mark_at);
+		rec->nmark_at = 0;
+		fb_graph_pairs_joined(g, NULL, marks_pair, &w);
+		rec->kept += most * sizeof *rec->mark_at;
+		return;
+	}
+	rec->mark = fb_xmalloc(dd > 0 ? dd : 1);
+	memcpy(rec->mark, g->mark, dd);
+	rec->kept += dd;
+}
+
+/* The d*d edge marks rec kept into out. */
+void fb_trace_rec_marks(const fb_trace_rec *rec, size_t d, unsigned char *out)
+{
+	if (rec->mark != NULL) {
+		memcpy(out, rec->mark, d * d);
+		return;
+	}
+	memset(out, 0, d * d);
+	for (size_t k = 0; k < rec->nmark_at; k++)
+		out[rec->mark_at[k]] = 1;
+}
+
 /* Keep the round's estimate in its record: g's marks, and the weights when the algorithm
  * gives them. */
 static void record_estimate_keep(const fb_run *run, fb_trace_rec *rec, const fb_graph *g)
@@ -398,9 +450,7 @@ static void record_estimate_keep(const fb_run *run, fb_trace_rec *rec, const fb_
 	fb_error err = { { 0 } };
 	size_t dd = g->d * g->d;
 
-	rec->mark = fb_xmalloc(dd > 0 ? dd : 1);
-	memcpy(rec->mark, g->mark, dd);
-	rec->kept += dd;
+	record_marks_keep(rec, g);
 	if (fb_run_has_weights(run)) {
 		rec->w = fb_xcalloc(dd > 0 ? dd : 1, sizeof *rec->w);
 		if (fb_run_weights(run, rec->w, &err) == FB_OK) {
@@ -641,9 +691,11 @@ fb_graph *fb_run_client_result(const fb_run *run, size_t k, fb_error *err)
 	return run->algo->client_result(run, k, err);
 }
 
-/* Accuracy against the truth. */
+/* Accuracy against the truth: the newest round's score, which every change of the estimate
+ * or the truth makes again (no second copy of a large estimate), else scored here. */
 int fb_run_score(const fb_run *run, fb_score *s, fb_error *err)
 {
+	const fb_trace_rec *last = fb_run_last(run);
 	fb_graph *g;
 	int ret;
 
@@ -651,6 +703,10 @@ int fb_run_score(const fb_run *run, fb_score *s, fb_error *err)
 		return fb_fail(err, "there is no truth to score %s against", run->name);
 	if (run->algo->score != NULL)
 		return run->algo->score(run, s, err);
+	if (last != NULL && last->scored) {
+		*s = last->score;
+		return FB_OK;
+	}
 	if ((g = run->algo->result(run, err)) == NULL)
 		return FB_ERR;
 	ret = fb_score_graph_with(g, run->truth, run->truth_cpdag, s, err);
