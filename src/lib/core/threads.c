@@ -1,6 +1,8 @@
 /* Work split over threads: one call runs a function on several works at once and returns
  * when all are done, and counts the processor time its threads spent, so that a benchmark
- * on a loaded machine can still tell what the threads would give on idle cores. */
+ * on a loaded machine can still tell what the threads would give on idle cores.  The threads
+ * of an outermost call are kept waiting for the next one (a pool), so that a search calling
+ * once a step (GES) does not start and end a thread each time. */
 #include "config.h"
 
 #include <pthread.h>
@@ -8,7 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fedbn/core.h"
 
@@ -65,15 +69,160 @@ static void threads_count(const threads_job *job, const bool *run_here, size_t n
 	atomic_fetch_add(&span_ns, here > most ? here : most);
 }
 
+/* The most threads the pool keeps. */
+#define POOL_MAX 256
+
+/* One kept thread: the job handed to it, NULL while it waits. */
+typedef struct pool_slot {
+	struct threads_pool *pool; /* its pool */
+	threads_job *job;          /* the job to run next, or NULL */
+} pool_slot;
+
+/* The kept threads, used by one outermost call at a time (another finds it busy and starts
+ * threads of its own). */
+typedef struct threads_pool {
+	pid_t pid;               /* the process that made it: a forked child makes its own */
+	pthread_mutex_t busy;    /* held by the call using the pool */
+	pthread_mutex_t lock;    /* guards the jobs and pending */
+	pthread_cond_t go, done; /* a job was handed out; the last job came back */
+	size_t n;                /* threads started */
+	size_t pending;          /* jobs handed out and not yet back */
+	pool_slot *slot[POOL_MAX]; /* the threads' slots */
+	struct threads_pool *older; /* the pool of the process this one's was forked from */
+} threads_pool;
+
+/* The pool of this process, and the pools of the processes it was forked from (kept so that
+ * what they hold stays reachable). */
+static threads_pool *the_pool;
+static threads_pool *forked_from;
+static pthread_mutex_t pool_make = PTHREAD_MUTEX_INITIALIZER;
+
+/* A kept thread: run each job handed to it, then wait for the next. */
+static void *pool_main(void *arg)
+{
+	pool_slot *me = arg;
+	threads_pool *p = me->pool;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		threads_job *j;
+
+		while (me->job == NULL)
+			pthread_cond_wait(&p->go, &p->lock);
+		j = me->job;
+		pthread_mutex_unlock(&p->lock);
+		threads_job_run(j);
+		pthread_mutex_lock(&p->lock);
+		me->job = NULL;
+		if (--p->pending == 0)
+			pthread_cond_signal(&p->done);
+	}
+	return NULL;
+}
+
+/* This process's pool, made on first use (a forked child's is new: the threads of the one
+ * it copied are not in it); NULL when none can be made. */
+static threads_pool *pool_get(void)
+{
+	threads_pool *p;
+
+	pthread_mutex_lock(&pool_make);
+	if (the_pool != NULL && the_pool->pid != getpid()) {
+		the_pool->older = forked_from;
+		forked_from = the_pool;
+		the_pool = NULL;
+	}
+	if (the_pool == NULL && (p = calloc(1, sizeof *p)) != NULL) {
+		p->pid = getpid();
+		pthread_mutex_init(&p->busy, NULL);
+		pthread_mutex_init(&p->lock, NULL);
+		pthread_cond_init(&p->go, NULL);
+		pthread_cond_init(&p->done, NULL);
+		the_pool = p;
+	}
+	p = the_pool;
+	pthread_mutex_unlock(&pool_make);
+	return p;
+}
+
+/* The pool, held for the calling thread with at least want threads where they can start;
+ * NULL when it is in use by another call (or cannot be made). */
+static threads_pool *pool_take(size_t want)
+{
+	threads_pool *p = pool_get();
+
+	if (p == NULL || pthread_mutex_trylock(&p->busy) != 0)
+		return NULL;
+	while (p->n < want && p->n < POOL_MAX) {
+		pool_slot *s = calloc(1, sizeof *s);
+		pthread_t tid;
+
+		if (s == NULL)
+			break;
+		s->pool = p;
+		if (pthread_create(&tid, NULL, pool_main, s) != 0) {
+			free(s);
+			break;
+		}
+		pthread_detach(tid);
+		p->slot[p->n++] = s;
+	}
+	return p;
+}
+
+/* Hand job[1..m] to the pool's first m threads. */
+static void pool_start(threads_pool *p, threads_job *job, size_t m)
+{
+	pthread_mutex_lock(&p->lock);
+	for (size_t t = 0; t < m; t++)
+		p->slot[t]->job = &job[t + 1];
+	p->pending = m;
+	if (m > 0)
+		pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Wait for the pool's jobs to come back, and let the next call have it. */
+static void pool_finish(threads_pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	while (p->pending > 0)
+		pthread_cond_wait(&p->done, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->busy);
+}
+
+/* Start job[t] (t >= 1) on threads of its own, marking here[t] where none could start. */
+static void threads_start(threads_job *job, pthread_t *tid, bool *here, size_t nt)
+{
+	for (size_t t = 1; t < nt; t++)
+		here[t] = pthread_create(&tid[t], NULL, threads_job_run, &job[t]) != 0;
+}
+
+/* Wait for the threads started by threads_start, running the jobs that had none here. */
+static void threads_join(threads_job *job, const pthread_t *tid, const bool *here,
+                         size_t nt, bool outer)
+{
+	for (size_t t = 1; t < nt; t++) {
+		if (!here[t])
+			pthread_join(tid[t], NULL);
+		else
+			threads_job_run(&job[t]);
+		in_work = !outer;
+	}
+}
+
 /* Run fn on each of nt works (size bytes each, from works): the first on the calling thread,
- * the others on threads of their own (or after the first, on the calling thread, where one
- * cannot start). */
+ * the others on the pool's threads (an outermost call that finds the pool free) or on threads
+ * of their own, or after the first, on the calling thread, where no thread can take them. */
 void fb_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt)
 {
 	char *at = works;
 	pthread_t *tid;
 	threads_job *job;
 	bool *here, outer = !in_work;
+	threads_pool *pool;
+	size_t m = 0;
 
 	if (nt == 0)
 		return;
@@ -82,16 +231,24 @@ void fb_threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt)
 	here = fb_xcalloc(nt, sizeof *here);
 	for (size_t t = 0; t < nt; t++)
 		job[t] = (threads_job){ fn, at + t * size, 0 };
-	for (size_t t = 1; t < nt; t++)
-		here[t] = pthread_create(&tid[t], NULL, threads_job_run, &job[t]) != 0;
+	pool = outer && nt > 1 ? pool_take(nt - 1) : NULL;
+	if (pool != NULL) {
+		m = pool->n < nt - 1 ? pool->n : nt - 1;
+		for (size_t t = m + 1; t < nt; t++)
+			here[t] = true;
+		pool_start(pool, job, m);
+	} else {
+		threads_start(job, tid, here, nt);
+	}
 	threads_job_run(&job[0]);
 	in_work = !outer;
-	for (size_t t = 1; t < nt; t++) {
-		if (!here[t])
-			pthread_join(tid[t], NULL);
-		else
+	if (pool != NULL) {
+		for (size_t t = m + 1; t < nt; t++)
 			threads_job_run(&job[t]);
 		in_work = !outer;
+		pool_finish(pool);
+	} else {
+		threads_join(job, tid, here, nt, outer);
 	}
 	if (outer)
 		threads_count(job, here, nt);
