@@ -35,6 +35,11 @@ struct fb_ges {
 	size_t threads;           /* threads scanning (>= 1) */
 	ges_scratch *sc;          /* threads: each one's scratch (owned) */
 	enum fb_ges_phase scan;   /* the phase being scanned */
+	double *cost;             /* threads > 1: d, each node's processor seconds in the last
+	                             scan that took it (0 before any) */
+	size_t *owner;            /* threads > 1: d, the thread each node is dealt to */
+	struct ges_rank *rank;    /* threads > 1: d, scratch of the deal */
+	double *load;             /* threads > 1: threads, scratch of the deal */
 };
 
 /* One scanning thread: its scratch, and the best operator among its nodes Y. */
@@ -304,21 +309,72 @@ static int ges_scan_node(ges_scratch *c, enum fb_ges_phase phase, size_t y, fb_e
 	return FB_OK;
 }
 
-/* Scanning thread t: the nodes Y = t, t + threads, t + 2 threads, ... (dealt in turn, not
- * taken from a queue, so that the threads' shares of work are the same whatever else runs on
- * the machine).  Each node's local scores (and cache) are those of the one thread that has
- * it. */
+/* Scanning thread t: the nodes Y dealt to it (ges_deal), each timed on the thread's
+ * processor clock for the next deal.  Each node's local scores (and cache) are those of the
+ * one thread that has it in this scan. */
 static void *ges_scan_thread(void *arg)
 {
 	ges_scratch *c = arg;
 	fb_ges *s = c->s;
+	size_t t = (size_t)(c - s->sc);
+	double t0 = s->threads > 1 ? fb_thread_seconds() : 0;
 
 	c->best.found = false;
 	c->operators = 0;
 	c->status = FB_OK;
-	for (size_t y = (size_t)(c - s->sc); y < s->d && c->status == FB_OK; y += s->threads)
+	for (size_t y = 0; y < s->d && c->status == FB_OK; y++) {
+		double t1;
+
+		if (s->threads > 1 && s->owner[y] != t)
+			continue;
 		c->status = ges_scan_node(c, s->scan, y, &c->err);
+		if (s->threads < 2)
+			continue;
+		t1 = fb_thread_seconds();
+		s->cost[y] = t1 - t0;
+		t0 = t1;
+	}
 	return NULL;
+}
+
+/* A node and its cost, for the deal. */
+typedef struct ges_rank {
+	double cost; /* processor seconds of its last scan */
+	size_t y;    /* the node */
+} ges_rank;
+
+/* Compare two ranks by falling cost, then rising node. */
+static int ges_rank_cmp(const void *a, const void *b)
+{
+	const ges_rank *p = a, *q = b;
+
+	if (p->cost != q->cost)
+		return p->cost < q->cost ? 1 : -1;
+	return (p->y > q->y) - (p->y < q->y);
+}
+
+/* Deal the nodes to the threads by their last scans' costs, the costliest first, each to
+ * the thread with the least cost dealt so far (the first of equals); before any scan (every
+ * cost 0) that is in turn.  Which thread takes a node changes no result: the best operator
+ * is chosen by gain, then place, and a node's scores have the same bits on any thread. */
+static void ges_deal(fb_ges *s)
+{
+	ges_rank *r = s->rank;
+	double *load = s->load;
+
+	for (size_t y = 0; y < s->d; y++)
+		r[y] = (ges_rank){ s->cost[y], y };
+	qsort(r, s->d, sizeof *r, ges_rank_cmp);
+	memset(load, 0, s->threads * sizeof *load);
+	for (size_t a = 0; a < s->d; a++) {
+		size_t best = 0;
+
+		for (size_t t = 1; t < s->threads; t++)
+			if (load[t] < load[best])
+				best = t;
+		s->owner[r[a].y] = best;
+		load[best] += r[a].cost + 1e-9; /* a floor: nodes not yet timed go in turn */
+	}
 }
 
 /* Find the best operator of the phase into s->best: the threads' bests compared by gain,
@@ -327,6 +383,8 @@ static void *ges_scan_thread(void *arg)
 static int ges_scan(fb_ges *s, enum fb_ges_phase phase, fb_error *err)
 {
 	s->scan = phase;
+	if (s->threads > 1)
+		ges_deal(s);
 	fb_threads_run(ges_scan_thread, s->sc, sizeof *s->sc, s->threads);
 	s->best.found = false;
 	s->operators = 0;
@@ -559,6 +617,12 @@ fb_ges *fb_ges_alloc(const fb_dataset *ds, const fb_ges_options *o, fb_error *er
 	s->best.set = fb_xcalloc(d + 1, sizeof *s->best.set);
 	s->threads = o->threads > 1 ? (o->threads < d ? o->threads : (d > 0 ? d : 1)) : 1;
 	s->sc = fb_xcalloc(s->threads, sizeof *s->sc);
+	if (s->threads > 1) {
+		s->cost = fb_xcalloc(d, sizeof *s->cost);
+		s->owner = fb_xcalloc(d, sizeof *s->owner);
+		s->rank = fb_xcalloc(d, sizeof *s->rank);
+		s->load = fb_xcalloc(s->threads, sizeof *s->load);
+	}
 	for (size_t t = 0; t < s->threads; t++)
 		if (ges_scratch_init(s, &s->sc[t], err) != FB_OK) {
 			fb_ges_free(s);
@@ -579,6 +643,10 @@ void fb_ges_free(fb_ges *g)
 	for (size_t t = 0; g->sc != NULL && t < g->threads; t++)
 		ges_scratch_release(&g->sc[t]);
 	free(g->sc);
+	free(g->cost);
+	free(g->owner);
+	free(g->rank);
+	free(g->load);
 	fb_lscore_free(g->ls);
 	fb_graph_free(g->g);
 	free(g->pa);
