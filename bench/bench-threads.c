@@ -4,16 +4,20 @@
  * threads), bootstrap of GES (jobs=) and a sweep of GES cells (jobs=, forked processes).
  *
  * Each line gives the wall and processor time of both (the processor time of a sweep counts
- * its cells' processes), the speed-up in wall time (target 1.7 x on two idle cores), the
- * speed-up the processor times give for idle cores (one thread's processor time against two
- * threads' less what their threads ran plus the busiest thread's: fb_threads_times; a
- * sweep's against half its processor time, a bound), the processor time of two against one
- * (the work threads add), the load average before the pair ran (from /proc/loadavg: with
- * other work on the machine, whose processes share the cores by session group, a second
- * thread gets little more of them, and wall times say little), and whether the two results are the
- * same bits: a digest of every round's figures and bytes and of the result (a graph's marks
- * and weights, a circuit's text, a bootstrap's strengths and consensus, a sweep's rows less
- * their two time columns).  The exit status is 1 when some pair differs or fails.
+ * its cells' processes), then what two threads would give on two idle cores, read off the
+ * processor times (fb_threads_times) since the wall times of a loaded machine say little
+ * (other work shares the cores by session group, and a second thread gets little more of
+ * them): the processor time of two threads against one (o, the work a second thread adds),
+ * the time that would leave one core idle (the serial parts between the threaded calls, and
+ * the busiest thread's lead over the other in each call) as a fraction f of the two threads'
+ * processor time, and Amdahl's speed-up with the measured overhead, 1 / (o (f + (1 - f) / 2))
+ * (target 1.7x; a sweep's jobs are processes, whose threads are not timed: its f is taken as
+ * 0, a bound).  On a loaded machine the two threads seldom run at once, so o misses what they
+ * cost each other on one memory bus.  The line ends with the wall speed-up, the load average
+ * before the pair ran (/proc/loadavg), and whether the two results are the same bits: a digest
+ * of every round's figures and bytes and of the result (a graph's marks and weights, a
+ * circuit's text, a bootstrap's strengths and consensus, a sweep's rows less their two time
+ * columns).  The exit status is 1 when some pair differs or fails.
  *
  * Usage: bench-threads [CASE...]   (CASE: fedcircuit ges fedpc bootstrap sweep; default all)
  * The sweep runs FEDBN (default ./fedbn, beside the benchmark in the build folder). */
@@ -234,22 +238,44 @@ static const char *load_now(char *buf, size_t cap)
 	return buf;
 }
 
-/* What the wall time of a run of cpu processor seconds would be on idle cores, one per
- * thread: its processor time less that of its threads (work), plus their span (the busiest
- * thread's of each call); for a sweep, whose jobs are processes, half its processor time
- * (a bound: the cells dealt evenly). */
-static double idle_wall(const bcase *c, double cpu, double work, double span)
+/* The figures of one case's pair: [0] one thread, [1] two. */
+typedef struct bpair {
+	double wall[2], cpu[2]; /* wall and processor seconds (a sweep's with its cells') */
+	double work[2], span[2]; /* fb_threads_times over the run: the threads' sum, the busiest */
+} bpair;
+
+/* Print case c's line from its pair p: the times, the processor time of two threads against
+ * one (o: what a second thread adds), the time two threads would leave one thread busy on
+ * idle cores (the serial parts, cpu - work, plus the busiest threads' lead over the others,
+ * 2 span - work) as the fraction f of the two threads' processor time, and Amdahl's speed-up
+ * with the overhead measured: 1 / (o (f + (1 - f) / 2)).  A sweep's jobs are processes,
+ * whose threads are not timed: its f is taken as 0 (a bound). */
+static void bench_print(const bcase *c, const bpair *p, const char *load, bool same,
+                        uint64_t digest)
 {
-	if (c->once == sweep_once)
-		return cpu / 2;
-	return cpu - work + span;
+	bool sweep = c->once == sweep_once;
+	double o = p->cpu[1] / p->cpu[0], serial = sweep ? 0 : p->cpu[1] - p->work[1];
+	double lead = sweep ? 0 : 2 * p->span[1] - p->work[1], f = (serial + lead) / p->cpu[1];
+
+	printf("%s (%s): 1: %.2f s wall, %.2f s processor; 2: %.2f s wall, %.2f s processor; "
+	       "processor 2/1 %.3f; one thread busy %.3f s (serial %.3f s, uneven shares %.3f s%s)"
+	       ", %.1f %% of 2's processor time; Amdahl with the overhead: 1 / (%.3f (%.3f + "
+	       "%.3f / 2)) = %.2fx on idle cores%s (target 1.7x); wall %.2fx; load before %s; "
+	       "results %s (%016llx)\n",
+	       c->name, c->what, p->wall[0], p->cpu[0], p->wall[1], p->cpu[1], o, serial + lead,
+	       serial, lead, sweep ? ": processes, not timed, taken as 0" : "", 100 * f, o, f,
+	       1 - f, 1 / (o * (f + (1 - f) / 2)), sweep ? " (a bound)" : "",
+	       p->wall[0] / p->wall[1], load, same ? "identical" : "DIFFER",
+	       (unsigned long long)digest);
+	fflush(stdout);
 }
 
 /* Run case c with one thread and with two, print its line; false when they differ or
  * fail. */
 static bool bench_case(const bcase *c)
 {
-	double wall[2], cpu[2], work[2], span[2], w0, s0;
+	bpair p;
+	double w0, s0;
 	uint64_t dig[2] = { 0, 0 };
 	char load[64];
 	fb_error err = { "" };
@@ -261,27 +287,19 @@ static bool bench_case(const bcase *c)
 		size_t t = 1 - k;
 
 		fb_threads_times(&w0, &s0);
-		wall[t] = bench_now();
-		cpu[t] = cpu_all();
+		p.wall[t] = bench_now();
+		p.cpu[t] = cpu_all();
 		if (c->once(c, t + 1, &dig[t], &err) != FB_OK) {
 			printf("%s: FAILED with %zu: %s\n", c->name, t + 1, err.msg);
 			return false;
 		}
-		wall[t] = bench_now() - wall[t];
-		cpu[t] = cpu_all() - cpu[t];
-		fb_threads_times(&work[t], &span[t]);
-		work[t] -= w0;
-		span[t] -= s0;
+		p.wall[t] = bench_now() - p.wall[t];
+		p.cpu[t] = cpu_all() - p.cpu[t];
+		fb_threads_times(&p.work[t], &p.span[t]);
+		p.work[t] -= w0;
+		p.span[t] -= s0;
 	}
-	printf("%s (%s): 1: %.2f s wall, %.2f s processor; 2: %.2f s wall, %.2f s processor "
-	       "(%.2f s on idle cores%s); speed-up %.2fx wall, %.2fx on idle cores from processor "
-	       "time (target 1.7x); processor 2/1 %.2f; load before %s; results %s (%016llx)\n",
-	       c->name, c->what, wall[0], cpu[0], wall[1], cpu[1],
-	       idle_wall(c, cpu[1], work[1], span[1]), c->once == sweep_once ? ", a bound" : "",
-	       wall[0] / wall[1], cpu[0] / idle_wall(c, cpu[1], work[1], span[1]),
-	       cpu[1] / cpu[0], load, dig[0] == dig[1] ? "identical" : "DIFFER",
-	       (unsigned long long)dig[0]);
-	fflush(stdout);
+	bench_print(c, &p, load, dig[0] == dig[1], dig[0]);
 	return dig[0] == dig[1];
 }
 
