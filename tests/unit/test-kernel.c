@@ -1,8 +1,10 @@
 /* Unit tests of the low-rank factor of a Gaussian kernel (pivoted incomplete Cholesky):
  * against the kernel computed entry by entry, its stopping rule, the rank limit, the full
- * factor at full rank, repeated rows and determinism. */
+ * factor at full rank, repeated rows and determinism; the fast variant's exp against
+ * glibc's. */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,6 +133,51 @@ static void test_factor_repeats(void **state)
 	assert_int_equal(r, 1);
 }
 
+/* The fast variant's first row is the kernel's column of row 0 (its first pivot): within 3
+ * units in the last place of glibc's exp over arguments 0 to -800 (0 below -708, where
+ * glibc's is below 1e-307), an odd count of rows so that the last goes alone; and its factor
+ * of test_factor_bounds's points meets the same bounds: the remainder's diagonal is not
+ * negative and its trace (by glibc's exp) is within n tol, at a rank within one of the
+ * exact factor's. */
+static void test_factor_fast(void **state)
+{
+	size_t n = 1001, r = 0, rf = 0;
+	double *x = malloc(n * sizeof *x), *g = malloc(n * sizeof *g), *h, *pts, trace = 0.0;
+
+	(void)state;
+	for (size_t a = 0; a < n; a++)
+		x[a] = 40.0 * (double)a / (double)(n - 1);
+	assert_false(fb_kernel_factor_rbf_fast(x, n, 1, 1.0, 1e-15, 1, g, &r));
+	assert_int_equal(r, 1);
+	for (size_t a = 0; a < n; a++) {
+		double want = exp(-0.5 * 1.0 * (x[a] * x[a]));
+
+		if (-0.5 * x[a] * x[a] < -708.0)
+			assert_true(g[a] == 0.0 && want < 1e-307);
+		else
+			assert_true(fabs(g[a] - want) <= 3.0 * DBL_EPSILON * want);
+	}
+	free(x);
+	free(g);
+	n = 400;
+	pts = points(n, 2);
+	g = malloc(n * n * sizeof *g);
+	assert_true(fb_kernel_factor_rbf(pts, n, 2, 0.5, 1e-9, n, g, &r));
+	h = malloc(n * n * sizeof *h);
+	assert_true(fb_kernel_factor_rbf_fast(pts, n, 2, 0.5, 1e-9, n, h, &rf));
+	assert_true(rf + 1 >= r && rf <= r + 1);
+	for (size_t a = 0; a < n; a++) {
+		double e = left_over(pts, n, 2, 0.5, h, rf, a, a);
+
+		assert_true(e >= -1e-12);
+		trace += e;
+	}
+	assert_true(trace <= n * 1e-9);
+	free(pts);
+	free(g);
+	free(h);
+}
+
 /* Run the tests. */
 int main(void)
 {
@@ -139,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_factor_limit),
 		cmocka_unit_test(test_factor_full),
 		cmocka_unit_test(test_factor_repeats),
+		cmocka_unit_test(test_factor_fast),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -202,8 +202,8 @@ static bool kci_factor_of(const fb_ci *ci, enum ci_kci_part part, size_t x, size
 
 	f->c = pts == NULL || rmax == 0 ? NULL : malloc(rmax * n * sizeof *f->c);
 	if (f->c != NULL)
-		ok = fb_kernel_factor_rbf(pts, n, p, ci_kci_theta(n, ns), tol, rmax,
-		                          f->c, &f->r);
+		ok = fb_kernel_factor_rbf_fast(pts, n, p, ci_kci_theta(n, ns), tol, rmax,
+		                               f->c, &f->r);
 	free(pts);
 	if (!ok) {
 		free(f->c);
