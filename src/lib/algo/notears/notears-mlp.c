@@ -31,6 +31,7 @@ struct fb_notears_mlp {
 	size_t iter;           /* outer iterations done */
 	bool done;             /* finished (or failed) */
 	unsigned char *role;   /* d*d arcs under the knowledge (fb_honour_roles), or NULL */
+	unsigned char *pen;    /* P: whether first-layer weight k is under the l1 term */
 };
 
 /* The smooth part at the stack's current parameters p: loss + (lambda2/2)(|theta|^2 +
@@ -71,10 +72,11 @@ static double mlp_eval(fb_notears_mlp *nm, const double *x, double rho, double a
 {
 	size_t P = nm->P, rest = nm->nx - 2 * P;
 	double *p = fb_nn_stack_params(nm->net), l1 = 0.0, f, lam1 = nm->opt.lambda1;
+	const unsigned char *pen = nm->pen;
 
 	for (size_t k = 0; k < P; k++) {
 		p[k] = x[k] - x[P + k];
-		if (fb_mlp_penalised(nm->role, nm->d, nm->m, k))
+		if (pen[k])
 			l1 += x[k] + x[P + k];
 	}
 	memcpy(p + P, x + 2 * P, rest * sizeof *p);
@@ -86,7 +88,7 @@ static double mlp_eval(fb_notears_mlp *nm, const double *x, double rho, double a
 		return INFINITY;
 	}
 	for (size_t k = 0; k < P; k++) {
-		double l = fb_mlp_penalised(nm->role, nm->d, nm->m, k) ? lam1 : 0.0;
+		double l = pen[k] ? lam1 : 0.0;
 
 		grad[k] = nm->g[k] + l;
 		grad[P + k] = -nm->g[k] + l;
@@ -224,6 +226,9 @@ fb_notears_mlp *fb_notears_mlp_alloc(const fb_dataset *ds, const fb_mlp_options 
 		return NULL;
 	}
 	nm->opt.knowledge = NULL; /* read into the roles, not kept */
+	nm->pen = fb_xmalloc(nm->P);
+	for (size_t k = 0; k < nm->P; k++)
+		nm->pen[k] = fb_mlp_penalised(nm->role, nm->d, nm->m, k);
 	mlp_bounds(nm);
 	mlp_init(nm);
 	nm->rho = 1.0;
@@ -243,6 +248,7 @@ void fb_notears_mlp_free(fb_notears_mlp *nm)
 	free(nm->upper);
 	free(nm->g);
 	free(nm->role);
+	free(nm->pen);
 	free(nm);
 }
 
