@@ -105,6 +105,7 @@ static void bench_one(const char *what, const fb_dataset *ds, const fb_graph *tr
 
 	fb_split_options_init(&so);
 	so.shuffle = 0;
+	so.view = true;
 	if ((part = fb_split(ds, FB_SPLIT_HORIZONTAL, 10, &so, &err)) == NULL ||
 	    (run = start(ds, part, threads, &err)) == NULL) {
 		printf("%s: %s\n", what, err.msg);
@@ -191,6 +192,7 @@ static int row_child(const fb_algo *a, size_t d, size_t n, size_t k, size_t thre
 	so.seed = 1;
 	fb_split_options_init(&sp);
 	sp.shuffle = 0;
+	sp.view = true; /* the clients read their rows in place: ds outlives the split */
 	if (fb_sim_generate(&so, &ds, &truth, &err) != FB_OK ||
 	    (k > 0 && (part = fb_split(ds, FB_SPLIT_HORIZONTAL, k, &sp, &err)) == NULL) ||
 	    (run = start_algo(a, ds, part, threads, &err)) == NULL) {

@@ -3,6 +3,7 @@
 #ifndef FEDBN_DATASET_H
 #define FEDBN_DATASET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,8 @@ typedef struct fb_dataset {
 	fb_var *vars;  /* d variables */
 	unsigned char *part; /* per row its enum fb_part, or NULL when every row is for training
 	                        (owned) */
+	bool view;     /* x points into another dataset's rows and is not owned (see
+	                  fb_dataset_rows_view); false for every dataset that owns its values */
 } fb_dataset;
 
 /* Allocate an n x d dataset of zeros with continuous variables named X1..Xd; NULL on
@@ -68,6 +71,12 @@ int fb_dataset_set_levels(fb_dataset *ds, size_t j, char *const *levels, size_t 
                           fb_error *err);
 /* Index of the variable called name, or -1. */
 int fb_dataset_find(const fb_dataset *ds, const char *name);
+
+/* A view of rows [first, first + nrows) of ds: its values are read in place, not copied,
+ * while its variables and the rows' parts are its own copies.  ds must outlive the view and
+ * its values stay unchanged while the view lives (fb_dataset_copy of a view owns its
+ * values).  NULL on out-of-memory or rows past ds's end. */
+fb_dataset *fb_dataset_rows_view(const fb_dataset *ds, size_t first, size_t nrows);
 
 /* A new dataset holding the given rows and columns (in the given orders), with the same
  * variable metadata.  rows == NULL means all rows; cols == NULL means all columns (nrows or

@@ -87,6 +87,11 @@ typedef struct fb_split_options {
 	                         before they are cut into contiguous blocks, or NULL */
 	int shuffle_cols;     /* vertical, hybrid: 1: the variables in a random order before
 	                         the even column blocks are cut; 0: in file order */
+	bool view;            /* a client whose rows are a contiguous run of the dataset's,
+	                         with all its columns (horizontal with shuffle off, or one
+	                         client), reads them in place (fb_dataset_rows_view) instead of
+	                         holding a copy: the dataset must then outlive the partition
+	                         and stay unchanged; false (the default): copies */
 } fb_split_options;
 
 /* The default share of rows every client of a hybrid split holds.  The federated-circuits
@@ -96,7 +101,7 @@ typedef struct fb_split_options {
 #define FB_SPLIT_SHARED 0.3
 
 /* Defaults: even, alpha 1, shuffle yes, seed 1, even columns, overlap 0.5, shared 0.3,
- * draw cut. */
+ * draw cut, copies (no views). */
 void fb_split_options_init(fb_split_options *opt);
 
 /* Split ds into K clients; NULL with the reason when impossible (K < 1, K > rows for

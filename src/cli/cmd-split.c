@@ -121,6 +121,7 @@ static int exec_split(fb_cmd_ctx *ctx, fb_cmd_args *a)
 	o.draw = (enum fb_split_draw)fb_params_choice(p, "draw");
 	o.order = fb_params_str(p, "order");
 	o.shuffle_cols = fb_params_bool(p, "random_cols");
+	o.view = true; /* the session keeps the dataset while a split or run reads it */
 	if (o.order != NULL && !fb_params_given(p, "shuffle"))
 		o.shuffle = 0; /* order= cuts the rows in the column's order */
 	if (kind != FB_SPLIT_HYBRID && fb_params_given(p, "shared"))

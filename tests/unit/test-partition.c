@@ -150,6 +150,46 @@ static void test_horizontal_even(void **state)
 	fb_dataset_free(tiny);
 }
 
+/* With view: contiguous blocks with all columns read the dataset's rows in place (no copy),
+ * with their own names and parts; shuffled rows, an order column, a vertical or a hybrid
+ * split still copy; the values are the same either way, and freeing the views leaves the
+ * dataset whole. */
+static void test_horizontal_view(void **state)
+{
+	fb_dataset *ds = data_make(10, 3);
+	fb_split_options o = opts(1);
+	fb_partition *p;
+
+	(void)state;
+	ds->part = calloc(10, 1);
+	assert_non_null(ds->part);
+	ds->part[5] = FB_PART_TEST;
+	o.shuffle = 0;
+	o.view = true;
+	p = split_ok(ds, FB_SPLIT_HORIZONTAL, 3, &o);
+	check_client_data(p, ds);
+	for (size_t c = 0; c < 3; c++) {
+		assert_true(p->clients[c].data->view);
+		assert_ptr_equal(p->clients[c].data->x, ds->x + p->clients[c].rows[0] * 3);
+	}
+	assert_int_equal(fb_dataset_part(p->clients[1].data, 1), FB_PART_TEST);
+	assert_int_equal(fb_dataset_part_count(p->clients[1].data, FB_PART_TEST), 1);
+	assert_ptr_not_equal(p->clients[0].data->vars, ds->vars);
+	fb_partition_free(p);
+	assert_true(fb_dataset_get(ds, 9, 2) == 9002.0);
+	o.shuffle = 1;
+	p = split_ok(ds, FB_SPLIT_HORIZONTAL, 3, &o);
+	check_client_data(p, ds);
+	assert_false(p->clients[0].data->view);
+	fb_partition_free(p);
+	p = split_ok(ds, FB_SPLIT_VERTICAL, 3, &o);
+	check_client_data(p, ds);
+	assert_false(p->clients[2].data->view);
+	fb_partition_free(p);
+	assert_null(fb_dataset_rows_view(ds, 8, 3));
+	fb_dataset_free(ds);
+}
+
 /* Shuffled rows: the same seed gives the same split, another seed another one. */
 static void test_horizontal_shuffle_seed(void **state)
 {
@@ -1060,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_horizontal_list),
 		cmocka_unit_test(test_vertical),
 		cmocka_unit_test(test_horizontal_order),
+		cmocka_unit_test(test_horizontal_view),
 		cmocka_unit_test(test_vertical_shuffle_cols),
 		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_hybrid_forced_share),

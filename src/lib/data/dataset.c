@@ -118,7 +118,8 @@ void fb_dataset_free(fb_dataset *ds)
 		}
 	}
 	free(ds->vars);
-	free(ds->x);
+	if (!ds->view)
+		free(ds->x);
 	free(ds->part);
 	free(ds);
 }
@@ -263,6 +264,34 @@ fb_dataset *fb_dataset_subset(const fb_dataset *ds, const size_t *rows, size_t n
 		fb_dataset_free(out);
 		return NULL;
 	}
+	return out;
+}
+
+/* A view of rows [first, first + nrows) of ds: copies of its variables and of those rows'
+ * parts, the values read in place. */
+fb_dataset *fb_dataset_rows_view(const fb_dataset *ds, size_t first, size_t nrows)
+{
+	fb_dataset *out;
+
+	if (first > ds->n || nrows > ds->n - first || (out = calloc(1, sizeof *out)) == NULL)
+		return NULL;
+	out->n = nrows;
+	out->d = ds->d;
+	out->view = true;
+	out->x = ds->x + first * ds->d; /* read only: the view never writes its values */
+	out->vars = calloc(ds->d == 0 ? 1 : ds->d, sizeof *out->vars);
+	if (out->vars == NULL ||
+	    (ds->part != NULL && (out->part = malloc(nrows > 0 ? nrows : 1)) == NULL)) {
+		fb_dataset_free(out);
+		return NULL;
+	}
+	if (ds->part != NULL)
+		memcpy(out->part, ds->part + first, nrows);
+	for (size_t j = 0; j < ds->d; j++)
+		if (var_copy(&out->vars[j], &ds->vars[j]) != FB_OK) {
+			fb_dataset_free(out);
+			return NULL;
+		}
 	return out;
 }
 

@@ -688,10 +688,27 @@ static char *desc_build(enum fb_split_kind kind, size_t k, const fb_split_option
 	return b.data;
 }
 
+/* Whether nrows rows and ncols columns are a contiguous run of ds's rows with all its
+ * columns in order, which a view can read in place. */
+static bool rows_contiguous(const fb_dataset *ds, const size_t *rows, size_t nrows,
+                            const size_t *cols, size_t ncols)
+{
+	if (ncols != ds->d)
+		return false;
+	for (size_t j = 0; j < ncols; j++)
+		if (cols[j] != j)
+			return false;
+	for (size_t i = 1; i < nrows; i++)
+		if (rows[i] != rows[0] + i)
+			return false;
+	return true;
+}
+
 /* Give client c of p the given rows and columns (taking ownership of both arrays, either of
- * which may be NULL when memory ran out). */
+ * which may be NULL when memory ran out): a view of ds's rows when view allows it and they
+ * are contiguous with all columns, else a copy. */
 static int client_fill(fb_partition *p, const fb_dataset *ds, size_t c, size_t *rows,
-                       size_t nrows, size_t *cols, size_t ncols, fb_error *err)
+                       size_t nrows, size_t *cols, size_t ncols, bool view, fb_error *err)
 {
 	fb_client *cl = &p->clients[c];
 
@@ -699,7 +716,10 @@ static int client_fill(fb_partition *p, const fb_dataset *ds, size_t c, size_t *
 	cl->cols = cols;
 	if (rows == NULL || cols == NULL)
 		return part_oom(ds->n, p->k, err);
-	cl->data = fb_dataset_subset(ds, rows, nrows, cols, ncols);
+	if (view && nrows > 0 && rows_contiguous(ds, rows, nrows, cols, ncols))
+		cl->data = fb_dataset_rows_view(ds, rows[0], nrows);
+	else
+		cl->data = fb_dataset_subset(ds, rows, nrows, cols, ncols);
 	if (cl->data == NULL)
 		return fb_fail(err, "cannot copy %zu x %zu values for client %zu: out of memory",
 		               nrows, ncols, c + 1);
@@ -737,7 +757,7 @@ static int split_vertical(fb_partition *p, const fb_dataset *ds, const fb_split_
 	for (size_t c = 0; c < k && rc == FB_OK; c++) {
 		size_t ncols, *cols = cols_from_held(held, d, c, &ncols);
 
-		rc = client_fill(p, ds, c, ids_all(ds->n), ds->n, cols, ncols, err);
+		rc = client_fill(p, ds, c, ids_all(ds->n), ds->n, cols, ncols, opt->view, err);
 	}
 	free(held);
 	free(owner);
@@ -787,7 +807,7 @@ static int split_rows(fb_partition *p, const fb_dataset *ds, const fb_split_opti
 	for (size_t c = 0; c < k && rc == FB_OK; c++) {
 		size_t ncols, *cols = cols_from_held(held, d, c, &ncols);
 
-		rc = client_fill(p, ds, c, rows[c], m + sizes[c], cols, ncols, err);
+		rc = client_fill(p, ds, c, rows[c], m + sizes[c], cols, ncols, opt->view, err);
 		rows[c] = NULL; /* now the client's */
 	}
 	for (size_t c = 0; c < k && rows != NULL; c++)
@@ -917,7 +937,7 @@ static int by_fill(fb_partition *p, const fb_dataset *ds, const fb_dataset *rest
 		else
 			fb_buf_printf(&label, "%g", vals[c]);
 		p->clients[c].label = label.data;
-		rc = client_fill(p, rest, c, rows, size[c], ids_all(rest->d), rest->d, err);
+		rc = client_fill(p, rest, c, rows, size[c], ids_all(rest->d), rest->d, false, err);
 	}
 	free(of);
 	free(size);
