@@ -346,6 +346,12 @@ static ci_stratum_sum stratum_stat(const fb_ci *ci, const uint32_t *tab, size_t 
 	size_t filled = 0;
 	ci_stratum_sum out = { 0.0, 0.0, 0.0 };
 
+	if ((nr == 1 && nc >= 1) || (nc == 1 && nr >= 1)) {
+		/* one level of x (or of y): every filled cell holds its column's (row's) whole
+		 * margin, so E = N m / N is exactly O and every term exactly +0 */
+		out.empty = (double)(lx * ly - nr * nc);
+		return out;
+	}
 	for (size_t q = 0; q < nc; q++)
 		w->colmd[q] = (double)w->colm[w->nzc[q]];
 	out.stat = stat_sum(w, tab, ly, nr, nc, N, ci->opt.test == FB_CI_G2, &filled);
