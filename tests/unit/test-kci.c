@@ -273,7 +273,8 @@ static void test_routes_given3(void **state)
 /* The factors an object remembers of its tests' sides give the same bits as computed
  * afresh: a run of tests on one object (cache off) that meet sides again, given nothing (y
  * of one test is x of the next) and given sets of one and two variables (the same side
- * given another set of the same size too), against each test on a new object. */
+ * given another set of the same size too, whose y factor before the regression is the one
+ * remembered), against each test on a new object. */
 static void test_memo(void **state)
 {
 	/* x, y, |S|, S */

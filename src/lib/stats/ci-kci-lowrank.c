@@ -41,11 +41,16 @@ typedef struct kci_factor {
 #define KCI_MEMO_SLOTS 64
 #define KCI_MEMO_BYTES ((size_t)64 << 20)
 
+/* The memo's part for y's centred factor before the regression on S: its kernel depends on
+ * the size of S alone (through the width), not on S. */
+#define KCI_MEMO_Y_RAW 3
+
 /* One remembered side of a test: the kernel of v (as x, with half of S beside it, or as y)
  * given S: its residual factor F and its eigenrows Psi' (given nothing: the centred factor
- * alone, the same for either side). */
+ * alone, the same for either side); or, as KCI_MEMO_Y_RAW, y's centred factor given any S
+ * of size ns (no eigenrows). */
 typedef struct kci_memo_entry {
-	int part;                /* CI_KCI_X or CI_KCI_Y; -1: empty */
+	int part;                /* CI_KCI_X, CI_KCI_Y or KCI_MEMO_Y_RAW; -1: empty */
 	size_t v, ns;            /* the variable and the size of S */
 	size_t S[KCI_MEMO_SET];  /* S, sorted */
 	kci_factor f;            /* F (or the centred factor given nothing) */
@@ -153,7 +158,7 @@ static const kci_memo_entry *kci_memo_find(const fb_ci *ci, int part, size_t v,
 		const kci_memo_entry *m = &memo->e[k];
 
 		if (m->part == part && m->v == v && m->ns == ns &&
-		    (ns == 0 || memcmp(m->S, S, ns * sizeof *S) == 0))
+		    (ns == 0 || part == KCI_MEMO_Y_RAW || memcmp(m->S, S, ns * sizeof *S) == 0))
 			return m;
 	}
 	return NULL;
@@ -438,14 +443,40 @@ static const kci_factor *kci_side_f(const kci_side *sd)
 	return sd->memo != NULL ? &sd->memo->f : &sd->f;
 }
 
-/* Find each side in the memo, else factor its kernel (x's first); false when a factor is
- * refused (the dense route then). */
+/* The centred factor of y's kernel given ns >= 1 variables into f: a copy of the one
+ * remembered for (y, ns), else computed (and remembered); false as kci_factor_of. */
+static bool kci_y_factor(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
+                         kci_factor *f)
+{
+	const kci_memo_entry *m = kci_memo_find(ci, KCI_MEMO_Y_RAW, y, S, ns);
+	size_t bytes = (m != NULL ? m->f.r : 0) * ci->n * sizeof(double);
+
+	if (m == NULL) {
+		if (!kci_factor_of(ci, CI_KCI_Y, x, y, S, ns, f))
+			return false;
+		kci_memo_put(ci, KCI_MEMO_Y_RAW, y, S, ns, f, NULL, 0.0);
+		return true;
+	}
+	if ((f->c = malloc(bytes > 0 ? bytes : 1)) == NULL)
+		return false;
+	memcpy(f->c, m->f.c, bytes);
+	f->r = m->f.r;
+	return true;
+}
+
+/* Find each side in the memo, else factor its kernel (x's first; y's given S from the one
+ * remembered given any S of its size); false when a factor is refused (the dense route
+ * then). */
 static bool kci_sides_factor(fb_ci *ci, kci_side *sd, size_t x, size_t y, const size_t *S,
                              size_t ns)
 {
 	for (size_t k = 0; k < 2; k++) {
 		sd[k].memo = kci_memo_find(ci, kci_side_key(&sd[k], ns), sd[k].v, S, ns);
-		if (sd[k].memo == NULL && !kci_factor_of(ci, sd[k].part, x, y, S, ns, &sd[k].f))
+		if (sd[k].memo != NULL)
+			continue;
+		if (sd[k].part == CI_KCI_Y && ns > 0 ? !kci_y_factor(ci, x, y, S, ns, &sd[k].f)
+		                                      : !kci_factor_of(ci, sd[k].part, x, y, S, ns,
+		                                                       &sd[k].f))
 			return false;
 	}
 	return true;
