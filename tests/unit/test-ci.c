@@ -732,6 +732,83 @@ static void test_independent(void **state)
 	free(x);
 }
 
+/* n rows of 8 discrete columns of 6 levels: column j copies column j - 1 with probability
+ * (j % 3) / 4, else draws anew, so that some pairs depend strongly and others not. */
+static fb_dataset *chain_data(size_t n)
+{
+	size_t d = 8, nlev[8] = { 6, 6, 6, 6, 6, 6, 6, 6 };
+	fb_dataset *ds = fb_dataset_alloc(n, d);
+	uint64_t r = 4242;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < d; j++) {
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			ds->x[i * d + j] = j > 0 && (r >> 60) % 4 < j % 3 ? ds->x[i * d + j - 1]
+			                                                  : (double)((r >> 33) % 6);
+		}
+	make_discrete(ds, nlev);
+	return ds;
+}
+
+/* χ² asked only whether a pair is dependent (fb_ci_independent, its answer kept by no
+ * cache) may stop summing strata once the dependence is sure: the answers are those of the
+ * full p-values at several levels, tests with the same counts, and some stop (on the
+ * dense path and on the hashed one, with sets of up to five members). */
+static void test_chi2_decide(void **state)
+{
+	fb_dataset *ds = chain_data(3000);
+	fb_ci_options o;
+	size_t stops = 0, sets[][5] = { { 0 }, { 2 }, { 3, 6 }, { 1, 4, 7 }, { 0, 2, 4, 6, 7 } };
+	size_t sizes[] = { 0, 1, 2, 3, 5 };
+	fb_ci *t, *u;
+	fb_ci_stats st, su;
+
+	(void)state;
+	fb_ci_options_init(&o);
+	o.test = FB_CI_CHI2;
+	o.cache = false;
+	t = fb_ci_alloc(ds, &o, NULL);
+	u = fb_ci_alloc(ds, &o, NULL);
+	assert_non_null(t);
+	assert_non_null(u);
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+		for (size_t x = 0; x < 8; x++)
+			for (size_t y = 0; y < 8; y++) {
+				const size_t *S = sets[k];
+				fb_ci_result res;
+				bool skip = x == y, ind;
+
+				for (size_t m = 0; m < sizes[k]; m++)
+					skip = skip || S[m] == x || S[m] == y;
+				if (skip)
+					continue;
+				assert_int_equal(fb_ci_test(t, x, y, S, sizes[k], &res, NULL), FB_OK);
+				{
+					double alphas[4] = { 0.05, 1e-12, res.p, nextafter(res.p, 1.0) };
+
+					for (size_t a = 0; a < 4; a++) {
+						if (!(alphas[a] > 0.0 && alphas[a] < 1.0))
+							continue;
+						assert_int_equal(fb_ci_independent(u, x, y, S, sizes[k], alphas[a],
+						                                   &ind, NULL), FB_OK);
+						assert_int_equal(ind, res.p > alphas[a]);
+						stops += u->dws.stopped;
+						if (a > 0) /* the same count as t's */
+							assert_int_equal(fb_ci_test(t, x, y, S, sizes[k], &res, NULL),
+							                 FB_OK);
+					}
+				}
+			}
+	fb_ci_get_stats(t, &st);
+	fb_ci_get_stats(u, &su);
+	assert_int_equal(st.queries, su.queries);
+	assert_int_equal(st.computed, su.computed);
+	assert_true(stops > 0);
+	fb_ci_free(t);
+	fb_ci_free(u);
+	fb_dataset_free(ds);
+}
+
 /* 700 rows of d skewed discrete columns of 2 to 4 levels, so that some strata and cells
  * stay empty. */
 static fb_dataset *skewed_data(size_t n, size_t d)
@@ -1157,6 +1234,7 @@ int main(void)
 		cmocka_unit_test(test_cache_keep),
 		cmocka_unit_test(test_cache_fresh),
 		cmocka_unit_test(test_independent),
+		cmocka_unit_test(test_chi2_decide),
 		cmocka_unit_test(test_order_free),
 		cmocka_unit_test(test_bits_path),
 		cmocka_unit_test(test_memo_reuse),

@@ -214,6 +214,8 @@ bool ci_disc_dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns
 		sum->stat += t.stat;
 		sum->df_adj += t.df_adj;
 		sum->empty += t.empty;
+		if (ci_disc_stop(w, sum, *nstr - s - 1, (double)(lx - 1) * (double)(ly - 1)))
+			break;
 	}
 	memset(w->cube, 0, *nstr * lx * ly * sizeof *w->cube);
 	return true;

@@ -486,8 +486,38 @@ static bool sparse_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns
 		sum->stat += t.stat;
 		sum->df_adj += t.df_adj;
 		sum->empty += t.empty;
+		if (ci_disc_stop(w, sum, *nstr - s - 1,
+		                 (double)(ci->nlev[x] - 1) * (double)(ci->nlev[y] - 1)))
+			break;
 	}
 	return true;
+}
+
+/* True when the χ² strata summed so far make the test a dependence at the level of
+ * w->stop_t whatever the nrem strata left add (each at most dmax degrees of freedom): with
+ * D = df_adj + nrem dmax (the most the final df can be), P(χ²_D >= D + 2 sqrt(D t) + 2 t) <=
+ * exp(-t) = alpha / 4 (Laurent and Massart 2000, Lemma 1), and the final statistic is at
+ * least the sum so far (its terms are >= 0; rounding keeps the order), so the p-value is at
+ * most alpha / 4 whatever its last bits; df_adj >= 1 already keeps the df = 0 rule out. */
+bool ci_disc_stop(ci_disc_ws *w, const ci_stratum_sum *sum, size_t nrem, double dmax)
+{
+	double t = w->stop_t, D = sum->df_adj + (double)nrem * dmax;
+
+	if (!(t > 0.0) || sum->df_adj < 1.0 || sum->stat < D + 2.0 * t ||
+	    sum->stat < D + 2.0 * sqrt(D * t) + 2.0 * t)
+		return false;
+	w->stopped = true;
+	return true;
+}
+
+/* Let the coming χ² test stop early at level alpha (0: not) when it is asked only whether
+ * it is a dependence: the adjusted df, and its answer kept by no cache when a dependence. */
+void ci_disc_decide(fb_ci *ci, double alpha)
+{
+	ci->dws.stop_t = 0.0;
+	if (alpha > 0.0 && alpha < 1.0 && ci->codes != NULL && ci->opt.test == FB_CI_CHI2 &&
+	    ci->opt.df == FB_CI_DF_ADJUSTED && (!ci->opt.cache || ci->keep_max < 0.0))
+		ci->dws.stop_t = log(4.0 / alpha);
 }
 
 /* Forget the kept strata unless they are those of S. */
@@ -522,11 +552,18 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 	if (ci_disc_small(ci, x, y, prod, (double)ci->n, res))
 		return;
 	ci_memo_begin(&ci->dws, S, ns);
+	ci->dws.stopped = false;
 	if (!ci_bits_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
 	    !ci_disc_dense_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
 	    !sparse_run(ci, x, y, S, ns, prod, &sum, &nstr)) {
 		res->p = res->stat = NAN;
 		res->flags |= FB_CI_INVALID;
+		return;
+	}
+	if (ci->dws.stopped) { /* a sure dependence: p below alpha / 4, not computed */
+		res->p = 0.0;
+		res->stat = sum.stat;
+		res->df = sum.df_adj;
 		return;
 	}
 	ci_disc_finish(ci, x, y, ns, prod, nstr, &sum, res);

@@ -173,6 +173,9 @@ typedef struct ci_disc_ws {
 	uint32_t *mfirst; /* dense path: n, the keys of the strata in order of first row while
 	                     they are numbered */
 	size_t mdense;    /* memo, dense path: how many strata mfirst lists, or CI_MEMO_NONE */
+	double stop_t;    /* χ² asked only whether it is a dependence: log(4 / alpha), the
+	                     strata may stop once their sum makes that sure; 0: never stop */
+	bool stopped;     /* the last test stopped so (a dependence, its p-value not computed) */
 } ci_disc_ws;
 
 /* A memo not built yet. */
@@ -350,6 +353,15 @@ bool ci_bits_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, doub
                  ci_stratum_sum *sum, size_t *nstr);
 /* Free the bit path's memory. */
 void ci_bits_release(ci_disc_ws *w);
+/* True when the χ² strata summed so far (sum, nrem strata left, each adding at most dmax
+ * degrees of freedom) make the test a dependence at the level of w->stop_t; sets
+ * w->stopped. */
+bool ci_disc_stop(ci_disc_ws *w, const ci_stratum_sum *sum, size_t nrem, double dmax);
+
+/* Let the coming χ² test stop early at level alpha (0: not) when it is asked only whether
+ * it is a dependence and the answer would not be kept. */
+void ci_disc_decide(fb_ci *ci, double alpha);
+
 /* Forget the kept strata unless they are those of S (sorted, ns variables). */
 void ci_memo_begin(ci_disc_ws *w, const size_t *S, size_t ns);
 

@@ -463,7 +463,7 @@ int fb_ci_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                       bool *indep, fb_error *err)
 {
 	fb_ci_result res;
-	int sure = -1;
+	int sure = -1, ret;
 
 	if (ci->opt.test == FB_CI_FISHER_Z && ns > 0)
 		return fisher_independent(ci, x, y, S, ns, alpha, indep, err);
@@ -482,7 +482,10 @@ int fb_ci_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 		*indep = false;
 		return FB_OK;
 	}
-	if (fb_ci_test(ci, x, y, S, ns, &res, err) != FB_OK)
+	ci_disc_decide(ci, alpha); /* only the answer matters: chi2 may stop when sure */
+	ret = fb_ci_test(ci, x, y, S, ns, &res, err);
+	ci_disc_decide(ci, 0.0);
+	if (ret != FB_OK)
 		return FB_ERR;
 	*indep = res.p > alpha;
 	return FB_OK;

@@ -169,6 +169,9 @@ static int fci_stage(fb_fci *f, fb_fci_round *r, fb_error *err)
 		fci_seps_from_pc(f->seps, fb_pc_sepsets(f->pc));
 		fci_remove_forbidden(f->pag, f->seps, f->bk);
 		fci_rule0(f->pag, &env);
+		/* the stage asks only whether pairs are independent, and seldom one test
+		 * twice: no answer is kept, so that chi2 may stop once a dependence is sure */
+		fb_ci_cache_keep(fb_pc_ci(f->pc), -1.0);
 		ret = fci_possible_dsep(f->pag, &env, err);
 		f->next = FB_FCI_ORIENT;
 	} else {
