@@ -41,6 +41,12 @@
 #define LBS_EVAL_LIMIT 4242
 #define LBS_PGTOL 4243
 
+/* Where the best point is: nowhere yet, in x (the point just evaluated, not yet moved
+ * from), in xp (x copied there and x moved on), in best_x.  It is copied to best_x only
+ * when the array holding it is about to be overwritten, which an accepted step, better than
+ * the point before, seldom leaves to happen. */
+enum { LBS_BEST_NONE, LBS_BEST_X, LBS_BEST_XP, LBS_BEST_KEPT };
+
 /* One run's state. */
 typedef struct lbs_run {
 	size_t n, m;          /* variables and stored pairs */
@@ -51,7 +57,9 @@ typedef struct lbs_run {
 	double *d;            /* the direction */
 	double *s, *y;        /* m x n stored pairs */
 	double *alpha, *ys;   /* m: the recursion's coefficients and y's */
-	double *best_x;       /* the evaluated point with the lowest finite f */
+	double *x;            /* the iterate (the caller's array) */
+	double *best_x;       /* the evaluated point with the lowest finite f, when kept here */
+	int best_at;          /* where that point's bits are now (LBS_BEST_*) */
 	double best_f;        /* f there */
 	size_t evals;         /* evaluations so far */
 	size_t max_eval;      /* stop after this many (checked between iterations) */
@@ -155,6 +163,84 @@ LBS_CLONES static double lbs_axpy_dot_lanes(double *d, const double *y, double c
 	return lbs_acc_sum(&acc);
 }
 
+/* out = a + c b, entry by entry (out may be a): four at a time, the same operations on
+ * each entry as one at a time. */
+LBS_CLONES static void lbs_axpby_lanes(double *out, const double *a, double c, const double *b,
+                                       size_t n)
+{
+	lbs_v4 cv = { c, c, c, c };
+	size_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		lbs_v4 va, vb;
+
+		LBS_LOAD(va, a + i);
+		LBS_LOAD(vb, b + i);
+		va += cv * vb;
+		memcpy(out + i, &va, sizeof va);
+	}
+	for (; i < n; i++)
+		out[i] = a[i] + c * b[i];
+}
+
+/* lbs_scale_dot's lanes: d *= c and s'd in 16 partial sums, in one pass. */
+LBS_CLONES static double lbs_scale_dot_lanes(double *d, double c, const double *s, size_t n)
+{
+	lbs_acc acc = { { { 0 } } };
+	lbs_v4 cv = { c, c, c, c };
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		for (int q = 0; q < 4; q++) {
+			lbs_v4 v, vs;
+
+			LBS_LOAD(v, d + i + 4 * q);
+			LBS_LOAD(vs, s + i + 4 * q);
+			v *= cv;
+			memcpy(d + i + 4 * q, &v, sizeof v);
+			acc.q[q] += vs * v;
+		}
+	for (size_t k = i; k < n; k++)
+		d[k] *= c;
+	lbs_acc_tail(&acc, s, d, i, n);
+	return lbs_acc_sum(&acc);
+}
+
+/* lbs_store's lanes: s = x - xp, y = g - gp, and y's, y'y in 16 partial sums each, in one
+ * pass (each sum as lbs_dot_lanes forms it). */
+LBS_CLONES static void lbs_store_lanes(double *s, double *y, const double *x, const double *xp,
+                                       const double *g, const double *gp, size_t n,
+                                       double *ys, double *yy)
+{
+	lbs_acc as = { { { 0 } } }, ay = { { { 0 } } };
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		for (int q = 0; q < 4; q++) {
+			lbs_v4 vx, vxp, vg, vgp;
+			size_t at = i + 4 * (size_t)q;
+
+			LBS_LOAD(vx, x + at);
+			LBS_LOAD(vxp, xp + at);
+			LBS_LOAD(vg, g + at);
+			LBS_LOAD(vgp, gp + at);
+			vx -= vxp;
+			vg -= vgp;
+			memcpy(s + at, &vx, sizeof vx);
+			memcpy(y + at, &vg, sizeof vg);
+			as.q[q] += vg * vx;
+			ay.q[q] += vg * vg;
+		}
+	for (size_t k = i; k < n; k++) {
+		s[k] = x[k] - xp[k];
+		y[k] = g[k] - gp[k];
+	}
+	lbs_acc_tail(&as, y, s, i, n);
+	lbs_acc_tail(&ay, y, y, i, n);
+	*ys = lbs_acc_sum(&as);
+	*yy = lbs_acc_sum(&ay);
+}
+
 /* d += c y, then the inner product of s (NULL: none, 0 returned) with the new d, in one
  * pass: each d[i] and each partial sum as lbs_dot would form them. */
 static double lbs_axpy_dot(double *d, const double *y, double c, const double *s, size_t n,
@@ -164,6 +250,10 @@ static double lbs_axpy_dot(double *d, const double *y, double c, const double *s
 
 	if (s != NULL && lanes)
 		return lbs_axpy_dot_lanes(d, y, c, s, n);
+	if (lanes) {
+		lbs_axpby_lanes(d, d, c, y, n);
+		return 0.0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		d[i] += c * y[i];
 		if (s != NULL)
@@ -172,7 +262,8 @@ static double lbs_axpy_dot(double *d, const double *y, double c, const double *s
 	return s0;
 }
 
-/* f and its gradient g at x; the best point kept (fb_owlqn's evaluation callback). */
+/* f and its gradient g at x (r->x); the best point noted (fb_owlqn's evaluation
+ * callback). */
 static double lbs_eval(lbs_run *r, const double *x, double *g)
 {
 	double fx = r->f(x, g, r->n, r->ctx);
@@ -182,7 +273,7 @@ static double lbs_eval(lbs_run *r, const double *x, double *g)
 		r->f_prev = fx;
 	if (isfinite(fx) && fx < r->best_f) {
 		r->best_f = fx;
-		memcpy(r->best_x, x, r->n * sizeof *x);
+		r->best_at = LBS_BEST_X;
 	}
 	return fx;
 }
@@ -294,6 +385,8 @@ static int lbs_trial(lbs_pt *x, lbs_pt *y, lbs_pt *t, double tmin, double tmax, 
 /* d *= c, then the inner product of s with the new d, in one pass. */
 static double lbs_scale_dot(double *d, double c, const double *s, size_t n, int lanes)
 {
+	if (lanes)
+		return lbs_scale_dot_lanes(d, c, s, n);
 	for (size_t i = 0; i < n; i++)
 		d[i] *= c;
 	return lbs_dot(s, d, n, lanes);
@@ -358,6 +451,20 @@ static int lbs_ls_test(const lbs_ls *ls, const lbs_pt *t, double stmin, double s
 	return 0;
 }
 
+/* x is about to be overwritten: when it holds the best point, that point is now xp's
+ * (same, when x has not moved since it was copied there) or is copied to best_x. */
+static void lbs_best_leave_x(lbs_run *r, int same)
+{
+	if (r->best_at != LBS_BEST_X)
+		return;
+	if (same) {
+		r->best_at = LBS_BEST_XP;
+		return;
+	}
+	memcpy(r->best_x, r->x, r->n * sizeof *r->x);
+	r->best_at = LBS_BEST_KEPT;
+}
+
 /* More and Thuente's line search from r->xp = x (gradient r->gp) along d, starting at *stp:
  * x, *f and r->g end at the accepted step; the evaluations it took, or a negative liblbfgs
  * code. */
@@ -385,8 +492,12 @@ static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
 		if (ls.brackt && ((t.t <= stmin || stmax <= t.t) || LS_MAX <= count + 1 ||
 		                  ls.uinfo != 0 || stmax - stmin <= LS_XTOL * stmax))
 			t.t = bx.t;
-		for (size_t i = 0; i < r->n; i++)
-			x[i] = r->xp[i] + t.t * r->d[i];
+		lbs_best_leave_x(r, count == 0);
+		if (r->lanes)
+			lbs_axpby_lanes(x, r->xp, t.t, r->d, r->n);
+		else
+			for (size_t i = 0; i < r->n; i++)
+				x[i] = r->xp[i] + t.t * r->d[i];
 		*stp = t.t;
 		t.f = *f = lbs_eval(r, x, r->g);
 		t.d = lbs_dot(r->g, r->d, r->n, r->lanes);
@@ -453,6 +564,11 @@ static void lbs_store(lbs_run *r, const double *x, size_t end, double *ys, doubl
 {
 	double *s = r->s + end * r->n, *y = r->y + end * r->n;
 
+	if (r->lanes) {
+		lbs_store_lanes(s, y, x, r->xp, r->g, r->gp, r->n, ys, yy);
+		r->ys[end] = *ys;
+		return;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		s[i] = x[i] - r->xp[i];
 		y[i] = r->g[i] - r->gp[i];
@@ -484,6 +600,10 @@ static int lbs_iterate(lbs_run *r, double *x)
 
 		r->gp = r->g;
 		r->g = t;
+		if (r->best_at == LBS_BEST_XP) { /* xp is about to be overwritten */
+			memcpy(r->best_x, r->xp, n * sizeof *x);
+			r->best_at = LBS_BEST_KEPT;
+		}
 		memcpy(r->xp, x, n * sizeof *x);
 		if ((ls = lbs_search(r, x, &fx, &step)) < 0)
 			return ls;
@@ -547,6 +667,7 @@ int fb_lbfgs_scipy(size_t n, double *x, fb_objective f, void *ctx, const fb_owlq
 	r.ftol = opt->ftol_rel > 0.0 ? opt->ftol_rel : 2.220446049250313e-09;
 	r.gtol = opt->gtol > 0.0 ? opt->gtol : 1e-5;
 	r.best_f = HUGE_VAL;
+	r.x = x;
 	r.xp = fb_xmalloc(n * sizeof *x);
 	r.g = fb_xmalloc(n * sizeof *x);
 	r.gp = fb_xmalloc(n * sizeof *x);
@@ -565,8 +686,8 @@ int fb_lbfgs_scipy(size_t n, double *x, fb_objective f, void *ctx, const fb_owlq
 		        code, r.evals, isfinite(r.best_f) ? "" : " (no finite objective value)");
 	else
 		status = FB_OK;
-	if (status == FB_OK)
-		memcpy(x, r.best_x, n * sizeof *x);
+	if (status == FB_OK && r.best_at != LBS_BEST_X)
+		memcpy(x, r.best_at == LBS_BEST_XP ? r.xp : r.best_x, n * sizeof *x);
 	lbs_free(&r);
 	return status;
 }
