@@ -41,6 +41,11 @@ fb_graph *fb_cpdag_from_dag(const fb_graph *dag, fb_error *err);
  * it is cleared otherwise.  The result keeps p's directed edges, names and skeleton; when p
  * extends, it has p's v-structures and no new ones.  Caller frees. */
 fb_graph *fb_cpdag_to_dag(const fb_graph *p, bool *fallback);
+/* The same elimination without a copy of p: fn(ctx, from, to) for each undirected edge of p
+ * as it directs it; false when no vertex qualified before all were removed (fn has then
+ * seen only part of them, and fb_cpdag_to_dag would fall back). */
+bool fb_cpdag_extension_each(const fb_graph *p, void (*fn)(void *ctx, size_t from, size_t to),
+                             void *ctx);
 
 /* Structural Hamming distance between two PDAGs in the sense of Tsamardinos et al. (2006)
  * and pcalg's shd: the number of unordered pairs whose relation (none, i -> j, j -> i,

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "fedbn/cpdag.h"
+#include "fedbn/metrics.h"
 #include "fedbn/sim.h"
 
 /* Fail unless the relation of (i, j) in g is e. */
@@ -315,6 +316,21 @@ static fb_graph *slow_to_dag(const fb_graph *p, bool *fallback)
 	return out;
 }
 
+/* The CPDAG of g, and for every third seed some of its arcs undirected at random with r
+ * (not a CPDAG any more; it may have no extension). */
+static fb_graph *random_pdag(const fb_graph *g, uint64_t seed, gsl_rng *r)
+{
+	fb_graph *p = fb_cpdag_from_dag(g, NULL);
+	size_t d = g->d;
+
+	if (seed % 3 == 0)
+		for (size_t i = 0; i < d; i++)
+			for (size_t j = 0; j < d; j++)
+				if (p->mark[i * d + j] && gsl_rng_uniform(r) < 0.3)
+					fb_graph_set_undirected(p, i, j);
+	return p;
+}
+
 /* The fast extension gives the reference's DAG, mark for mark, on the CPDAGs of random DAGs
  * and on random PDAGs (some with no extension, where the fallback takes over). */
 static void test_to_dag_reference(void **state)
@@ -326,13 +342,7 @@ static void test_to_dag_reference(void **state)
 		fb_graph *g = fb_sim_dag(FB_DAG_ER, d, 2 * d, r, NULL), *p, *x, *y;
 		bool fx = false, fy = false;
 
-		p = fb_cpdag_from_dag(g, NULL);
-		if (seed % 3 == 0)
-			/* undirect some arcs at random: not a CPDAG any more */
-			for (size_t i = 0; i < d; i++)
-				for (size_t j = 0; j < d; j++)
-					if (p->mark[i * d + j] && gsl_rng_uniform(r) < 0.3)
-						fb_graph_set_undirected(p, i, j);
+		p = random_pdag(g, seed, r);
 		x = fb_cpdag_to_dag(p, &fx);
 		y = slow_to_dag(p, &fy);
 		assert_int_equal(fx, fy);
@@ -346,6 +356,35 @@ static void test_to_dag_reference(void **state)
 		fb_graph_free(p);
 		fb_graph_free(x);
 		fb_graph_free(y);
+		gsl_rng_free(r);
+	}
+}
+
+/* A score's DAG SHD, counted from the extension's directions without a copy, is the SHD of
+ * fb_cpdag_to_dag's DAG against the truth: on the CPDAGs of random DAGs scored against
+ * another DAG, and on random PDAGs (some with no extension: the fallback). */
+static void test_score_shd_dag(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 60; seed++) {
+		gsl_rng *r = fb_rng_stream(seed, "graph");
+		size_t d = 5 + seed % 40;
+		fb_graph *g = fb_sim_dag(FB_DAG_ER, d, 2 * d, r, NULL);
+		fb_graph *t = fb_sim_dag(FB_DAG_ER, d, d, r, NULL), *p, *x;
+		fb_metrics m;
+		fb_score s;
+
+		p = random_pdag(g, seed, r);
+		for (int k = 0; k < 2; k++) { /* against another DAG, then its own */
+			assert_int_equal(fb_score_graph(p, k == 0 ? t : g, &s, NULL), FB_OK);
+			x = fb_cpdag_to_dag(p, NULL);
+			assert_int_equal(fb_metrics_compute(x, k == 0 ? t : g, &m, NULL), FB_OK);
+			assert_true(s.shd_dag == (double)m.shd);
+			fb_graph_free(x);
+		}
+		fb_graph_free(g);
+		fb_graph_free(t);
+		fb_graph_free(p);
 		gsl_rng_free(r);
 	}
 }
@@ -389,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_to_dag),
 		cmocka_unit_test(test_to_dag_fallback),
 		cmocka_unit_test(test_to_dag_reference),
+		cmocka_unit_test(test_score_shd_dag),
 		cmocka_unit_test(test_shd),
 	};
 

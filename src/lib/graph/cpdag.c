@@ -338,9 +338,10 @@ static void dt_init(dt_state *t, const fb_graph *p)
 		dt_push(t, i);
 }
 
-/* Remove x, directing its undirected edges into x in out; queue its neighbours for a new
- * test (only they can have become removable). */
-static void dt_remove(dt_state *t, fb_graph *out, size_t x)
+/* Remove x, directing its undirected edges into x (fn(ctx, y, x) for each); queue its
+ * neighbours for a new test (only they can have become removable). */
+static void dt_remove(dt_state *t, size_t x, void (*fn)(void *ctx, size_t from, size_t to),
+                      void *ctx)
 {
 	const fb_graph *p = t->p;
 
@@ -351,7 +352,7 @@ static void dt_remove(dt_state *t, fb_graph *out, size_t x)
 		if (!t->alive[y])
 			continue;
 		if (is_und(p, x, y))
-			fb_graph_set_directed(out, y, x, p->w[y * p->d + x]);
+			fn(ctx, y, x);
 		else if (is_arc(p, y, x))
 			t->outdeg[y]--;
 	}
@@ -375,14 +376,15 @@ static void dt_release(dt_state *t)
 	free(t->nb);
 }
 
-/* A DAG extension of a PDAG (Dor & Tarsi), with the pcalg fallback.  Each step removes the
- * removable vertex of smallest index.  A vertex found not removable stays so until one of
- * its neighbours goes, so only those are tested again: the smallest vertex of the heap that
- * passes the test is the smallest removable one. */
-fb_graph *fb_cpdag_to_dag(const fb_graph *p, bool *fallback)
+/* Dor & Tarsi's elimination of the PDAG p: fn(ctx, from, to) for each undirected edge as
+ * it directs it; false when some vertex was never removable (the pcalg fallback's case).
+ * Each step removes the removable vertex of smallest index.  A vertex found not removable
+ * stays so until one of its neighbours goes, so only those are tested again: the smallest
+ * vertex of the heap that passes the test is the smallest removable one. */
+bool fb_cpdag_extension_each(const fb_graph *p, void (*fn)(void *ctx, size_t from, size_t to),
+                             void *ctx)
 {
 	size_t left = p->d;
-	fb_graph *out = fb_graph_copy(p);
 	dt_state t;
 
 	dt_init(&t, p);
@@ -392,14 +394,31 @@ fb_graph *fb_cpdag_to_dag(const fb_graph *p, bool *fallback)
 		t.queued[x] = false;
 		if (!dt_removable(&t, x))
 			continue;
-		dt_remove(&t, out, x);
+		dt_remove(&t, x, fn, ctx);
 		left--;
 	}
-	if (fallback != NULL)
-		*fallback = left > 0;
-	if (left > 0)
-		orient_along_order(out);
 	dt_release(&t);
+	return left == 0;
+}
+
+/* Direct from - to as from -> to in the graph ctx (a copy of the PDAG: its weight kept). */
+static void extension_set(void *ctx, size_t from, size_t to)
+{
+	fb_graph *out = ctx;
+
+	fb_graph_set_directed(out, from, to, out->w[from * out->d + to]);
+}
+
+/* A DAG extension of a PDAG (Dor & Tarsi), with the pcalg fallback. */
+fb_graph *fb_cpdag_to_dag(const fb_graph *p, bool *fallback)
+{
+	fb_graph *out = fb_graph_copy(p);
+	bool whole = fb_cpdag_extension_each(p, extension_set, out);
+
+	if (fallback != NULL)
+		*fallback = !whole;
+	if (!whole)
+		orient_along_order(out);
 	return out;
 }
 

@@ -124,14 +124,38 @@ void fb_score_from_metrics(fb_score *s, const fb_metrics *m)
 	s->cyclic = m->cyclic;
 }
 
-/* SHD of est's DAG extension against the truth (est itself when it has no undirected edge). */
-static int score_shd_dag(const fb_graph *est, const fb_graph *truth, double *out,
+/* The extension's arcs that the truth has the other way round, counted. */
+typedef struct shd_reversed {
+	const fb_graph *truth;
+	size_t n;
+} shd_reversed;
+
+/* Count from -> to when the truth has to -> from. */
+static void shd_reversed_arc(void *ctx, size_t from, size_t to)
+{
+	shd_reversed *r = ctx;
+
+	r->n += fb_graph_edge(r->truth, to, from) == FB_EDGE_FORWARD;
+}
+
+/* SHD of est's DAG extension against the truth (est itself when it has no undirected edge),
+ * given est's own SHD shd: the extension only directs est's undirected edges, each counted
+ * as found over a true edge, so it adds those the truth directs the other way.  Only when
+ * the extension falls back is it made as a graph. */
+static int score_shd_dag(const fb_graph *est, const fb_graph *truth, size_t shd, double *out,
                          fb_error *err)
 {
-	fb_graph *dag = fb_graph_n_undirected(est) > 0 ? fb_cpdag_to_dag(est, NULL) : NULL;
+	shd_reversed r = { truth, 0 };
+	fb_graph *dag;
 	fb_metrics m;
-	int ret = fb_metrics_compute(dag != NULL ? dag : est, truth, &m, err);
+	int ret;
 
+	if (fb_graph_n_undirected(est) == 0 || fb_cpdag_extension_each(est, shd_reversed_arc, &r)) {
+		*out = (double)(shd + r.n);
+		return FB_OK;
+	}
+	dag = fb_cpdag_to_dag(est, NULL);
+	ret = fb_metrics_compute(dag, truth, &m, err);
 	*out = (double)m.shd;
 	fb_graph_free(dag);
 	return ret;
@@ -176,7 +200,7 @@ int fb_score_graph_with(const fb_graph *est, const fb_graph *truth,
 		s->shd_cpdag = NAN;
 		return FB_OK;
 	}
-	if (score_shd_dag(est, truth, &s->shd_dag, err) != FB_OK ||
+	if (score_shd_dag(est, truth, m.shd, &s->shd_dag, err) != FB_OK ||
 	    score_shd_cpdag(est, truth, truth_cpdag, &s->shd_cpdag, err) != FB_OK)
 		return FB_ERR;
 	return FB_OK;
