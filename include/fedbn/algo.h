@@ -208,6 +208,9 @@ typedef struct fb_algo {
 	bool (*done)(const fb_run *run);
 	/* The current estimate, post-processed (caller frees); NULL with the reason. */
 	fb_graph *(*result)(const fb_run *run, fb_error *err);
+	/* Optional: the graph result() would copy, itself (read only, until the next step), so
+	 * that each round is recorded and scored without a copy of a large graph. */
+	const fb_graph *(*graph)(const fb_run *run);
 	/* Free run->state. */
 	void (*destroy)(fb_run *run);
 	/* Optional: a sentence on how the result was made (post-processing, caveats). */

@@ -195,6 +195,13 @@ fb_ci *fb_ci_alloc_corr(const double *R, size_t d, size_t n, const fb_ci_options
 
 /* Free a test object (NULL is fine). */
 void fb_ci_free(fb_ci *ci);
+/* Free what a Fisher-z object's tests read (its correlation matrix or the source of its
+ * correlations on demand, its cached answers, its helpers and work spaces), keeping its
+ * counters, for a run that will ask nothing more: every test asked afterwards fails,
+ * saying so.  Another kind of object is left as it is. */
+void fb_ci_release(fb_ci *ci);
+/* Whether fb_ci_release has freed ci's tests. */
+bool fb_ci_released(const fb_ci *ci);
 
 /* Test x _||_ y | S (S holds ns distinct indices); fills res (flags as in enum fb_ci_flag).
  * FB_ERR with the reason on a bad query (res->p is then NaN). */

@@ -241,6 +241,10 @@ const fb_graph *fb_pc_graph(const fb_pc *pc);
 const fb_sepsets *fb_pc_sepsets(const fb_pc *pc);
 /* The run's test object (owned by the run unless given to fb_pc_alloc_ci). */
 fb_ci *fb_pc_ci(const fb_pc *pc);
+/* Once pc has finished, free what its own test object's tests read (fb_ci_release: the
+ * correlation matrix, the cached answers), keeping the counters; nothing for a run on a
+ * caller's test object, or before the end. */
+void fb_pc_release_tests(fb_pc *pc);
 /* Run PC to the end on ds and return the CPDAG (caller frees); NULL with the reason. */
 fb_graph *fb_pc_run(const fb_dataset *ds, const fb_pc_options *opt, fb_error *err);
 

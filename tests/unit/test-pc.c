@@ -528,6 +528,50 @@ static void test_algo(void **state)
 	fb_dataset_free(ds);
 }
 
+/* A finished run frees its tests on request, keeping the counters: a test or a search asked
+ * afterwards fails, naming why; before the end the request does nothing. */
+static void test_release_tests(void **state)
+{
+	fb_sim_options so;
+	fb_dataset *ds;
+	fb_graph *truth;
+	fb_pc *pc;
+	fb_ci_stats a, b;
+	fb_ci_result res;
+	fb_error err = { "" };
+	size_t A[3] = { 1, 2, 3 }, S = 2, sets[4];
+	unsigned char open[3] = { 1, 1, 1 }, found[3];
+	bool indep;
+
+	fb_sim_options_init(&so);
+	so.d = so.edges = 10;
+	so.n = 500;
+	assert_int_equal(fb_sim_generate(&so, &ds, &truth, NULL), FB_OK);
+	pc = fb_pc_alloc(ds, NULL, &err);
+	assert_non_null(pc);
+	fb_pc_release_tests(pc); /* not finished: kept */
+	assert_false(fb_ci_released(fb_pc_ci(pc)));
+	while (!fb_pc_done(pc))
+		assert_int_equal(fb_pc_step(pc, NULL, &err), FB_OK);
+	fb_ci_get_stats(fb_pc_ci(pc), &a);
+	fb_pc_release_tests(pc);
+	assert_true(fb_ci_released(fb_pc_ci(pc)));
+	fb_ci_get_stats(fb_pc_ci(pc), &b);
+	assert_memory_equal(&a, &b, sizeof a);
+	assert_int_equal(fb_ci_independent(fb_pc_ci(pc), 0, 1, &S, 1, 0.05, &indep, &err), FB_ERR);
+	assert_string_equal(err.msg, "the test object was released when its run finished: it "
+	                             "answers no further test");
+	assert_int_equal(fb_ci_test(fb_pc_ci(pc), 0, 1, NULL, 0, &res, &err), FB_ERR);
+	assert_true(isnan(res.p));
+	assert_int_equal(fb_ci_fisher_separate(fb_pc_ci(pc), 0, A, 3, 1, 0.05, open, NULL, found,
+	                                       sets, &err), FB_ERR);
+	assert_string_equal(err.msg, "the test object was released when its run finished: it "
+	                             "searches no further");
+	fb_pc_free(pc);
+	fb_graph_free(truth);
+	fb_dataset_free(ds);
+}
+
 /* A run of PC keeps every round's estimate in its record (as places of the marks when that
  * takes less memory, the last round's here) and scores the newest as the graph itself scores. */
 static void test_run_records(void **state)
@@ -560,6 +604,7 @@ static void test_run_records(void **state)
 		assert_memory_equal(kept, marks[k], sizeof kept);
 	}
 	assert_non_null(run->trace.r[r - 1].mark_at);
+	assert_true(fb_ci_released(fb_pc_ci(run->state))); /* the session's run frees them */
 	g = fb_run_result(run, &err);
 	assert_int_equal(fb_run_score(run, &s1, &err), FB_OK);
 	assert_int_equal(fb_score_graph(g, truth, &s2, &err), FB_OK);
@@ -626,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_asia_recovery),
 		cmocka_unit_test(test_algo),
 		cmocka_unit_test(test_run_records),
+		cmocka_unit_test(test_release_tests),
 		cmocka_unit_test(test_one_variable),
 		cmocka_unit_test(test_errors),
 	};

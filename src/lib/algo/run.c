@@ -475,11 +475,15 @@ static const fb_graph *run_truth_cpdag(fb_run *run)
 static void record_estimate(fb_run *run, fb_trace_rec *rec)
 {
 	fb_error err = { { 0 } };
-	fb_graph *g;
+	fb_graph *owned = NULL;
+	const fb_graph *g;
 
 	if (fb_run_is_circuit(run))
 		return;
-	g = run->algo->result(run, &err);
+	if (run->algo->graph != NULL)
+		g = run->algo->graph(run);
+	else
+		g = owned = run->algo->result(run, &err);
 
 	if (g != NULL)
 		rec->edges = fb_graph_n_edges(g);
@@ -492,7 +496,7 @@ static void record_estimate(fb_run *run, fb_trace_rec *rec)
 	else /* the estimate just made, scored once */
 		rec->scored = g != NULL && fb_score_graph_with(g, run->truth, run_truth_cpdag(run),
 		                                               &rec->score, &err) == FB_OK;
-	fb_graph_free(g);
+	fb_graph_free(owned);
 }
 
 /* The round's message sizes per client, and the messages themselves when they are small

@@ -447,6 +447,9 @@ static int sep_check(const fb_ci *ci, size_t x, const size_t *A, size_t m, size_
 	if (ci->opt.test != FB_CI_FISHER_Z)
 		return fb_fail(err, "the search for separating sets needs fisher-z, not %s",
 		               fb_ci_test_name(ci->opt.test));
+	if (fb_ci_released(ci))
+		return fb_fail(err, "the test object was released when its run finished: it "
+		               "searches no further");
 	if (x >= ci->d)
 		return fb_fail(err, "variable %zu is out of range (there are %zu)", x + 1, ci->d);
 	if (l < 1 || l + 1 > m)

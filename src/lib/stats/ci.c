@@ -210,6 +210,42 @@ void fb_ci_free(fb_ci *ci)
 	free(ci);
 }
 
+/* Free a Fisher-z object's tests, keeping its counters. */
+void fb_ci_release(fb_ci *ci)
+{
+	if (ci == NULL || ci->opt.test != FB_CI_FISHER_Z)
+		return;
+	if (!ci->corr_shared)
+		free(ci->corr);
+	ci->corr = NULL;
+	ci_lazy_free(ci->lazy);
+	ci->lazy = NULL;
+	ci_fisher_ws_release(&ci->fws);
+	ci_sep_ws_release(&ci->sws);
+	ci_cache_release(&ci->cache);
+	for (size_t k = 0; k < ci->nhelpers; k++)
+		fb_ci_free(ci->helpers[k]);
+	free(ci->helpers);
+	ci->helpers = NULL;
+	ci->nhelpers = 0;
+}
+
+/* Whether the tests were freed: a Fisher-z object with neither a matrix nor a source of
+ * correlations, which only fb_ci_release leaves. */
+bool fb_ci_released(const fb_ci *ci)
+{
+	return ci->opt.test == FB_CI_FISHER_Z && ci->corr == NULL && ci->lazy == NULL;
+}
+
+/* FB_ERR when ci's tests were freed. */
+static int ci_check_kept(const fb_ci *ci, fb_error *err)
+{
+	if (fb_ci_released(ci))
+		return fb_fail(err, "the test object was released when its run finished: it "
+		               "answers no further test");
+	return FB_OK;
+}
+
 /* A helper of a Fisher-z object: its own work space, cache and counters over the owner's
  * correlation matrix (read only, and outlived by the owner); NULL when out of memory. */
 static fb_ci *ci_fisher_helper(const fb_ci *ci, fb_error *err)
@@ -396,7 +432,8 @@ int fb_ci_test(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, fb_ci_
 	size_t a = x < y ? x : y, b = x < y ? y : x;
 	uint64_t h = 0;
 
-	if (ci_canonical(ci->d, x, y, S, ns, ci->sorted, err) != FB_OK) {
+	if (ci_check_kept(ci, err) != FB_OK ||
+	    ci_canonical(ci->d, x, y, S, ns, ci->sorted, err) != FB_OK) {
 		ci_invalid(res);
 		return FB_ERR;
 	}
@@ -465,6 +502,8 @@ int fb_ci_independent(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 	fb_ci_result res;
 	int sure = -1, ret;
 
+	if (ci_check_kept(ci, err) != FB_OK)
+		return FB_ERR;
 	if (ci->opt.test == FB_CI_FISHER_Z && ns > 0)
 		return fisher_independent(ci, x, y, S, ns, alpha, indep, err);
 	if (ci->opt.test == FB_CI_FISHER_Z && ns == 0 && x < ci->d && y < ci->d && x != y &&

@@ -92,6 +92,7 @@ static int pc_step(fb_run *run, double *fig, fb_error *err)
 
 	if (fb_pc_step(run->state, &r, err) != FB_OK)
 		return FB_ERR;
+	fb_pc_release_tests(run->state); /* once oriented: nothing more is tested */
 	if (!r.orientation && r.level.level == 0 && (nf = pc_forbidden_pairs(run)) > 0)
 		snprintf(skipped, sizeof skipped, " (%zu pair%s forbidden by the knowledge never "
 		         "joined, not tested)", nf, nf == 1 ? "" : "s");
@@ -126,6 +127,12 @@ static bool pc_done(const fb_run *run)
 static fb_graph *pc_result(const fb_run *run, fb_error *err)
 {
 	return fb_graph_copy(fb_pc_graph(run->state));
+}
+
+/* The skeleton so far, or the CPDAG, itself. */
+static const fb_graph *pc_graph(const fb_run *run)
+{
+	return fb_pc_graph(run->state);
 }
 
 /* Free the state. */
@@ -201,6 +208,6 @@ const fb_algo fb_algo_pc = {
 	.accepts = FB_ACCEPTS_ANY_DATA | FB_ACCEPTS_ONE | FB_ACCEPTS_KNOWLEDGE,
 	.params = pc_params, .figures = pc_figures,
 	.create = pc_create, .step = pc_step, .done = pc_done, .result = pc_result,
-	.destroy = pc_destroy, .note = pc_note,
+	.graph = pc_graph, .destroy = pc_destroy, .note = pc_note,
 	.options = &pc_options,
 };

@@ -237,6 +237,13 @@ fb_ci *fb_pc_ci(const fb_pc *pc)
 	return pc->ci;
 }
 
+/* Free the finished run's own tests. */
+void fb_pc_release_tests(fb_pc *pc)
+{
+	if (pc->done && pc->own_ci)
+		fb_ci_release(pc->ci);
+}
+
 /* Run PC to the end. */
 fb_graph *fb_pc_run(const fb_dataset *ds, const fb_pc_options *opt, fb_error *err)
 {
