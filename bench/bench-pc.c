@@ -447,8 +447,8 @@ typedef struct scale_session {
 	double cpu, wall; /* its processor time (user and system) and wall time */
 } scale_session;
 
-/* Run fedbn (of this build) as a user would on d x n with threads threads, its output
- * discarded, into *s; false when it could not run or failed. */
+/* Run fedbn (of this build) as a user would on d x n with threads threads, its output and
+ * progress lines discarded, into *s; false when it could not run or failed. */
 static bool scale_session_run(size_t d, size_t n, size_t threads, scale_session *s)
 {
 	char cmd[256];
@@ -463,7 +463,8 @@ static bool scale_session_run(size_t d, size_t n, size_t threads, scale_session 
 	if ((pid = fork()) < 0)
 		return false;
 	if (pid == 0) {
-		if (freopen("/dev/null", "w", stdout) == NULL)
+		if (freopen("/dev/null", "w", stdout) == NULL ||
+		    freopen("/dev/null", "w", stderr) == NULL)
 			_exit(127);
 		setenv("OPENBLAS_NUM_THREADS", "1", 1);
 		execl(FB_TOP_BUILDDIR "/fedbn", "fedbn", "--no-pane", "-c", cmd, (char *)NULL);
