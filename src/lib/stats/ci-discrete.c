@@ -311,6 +311,24 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sort the k level codes at v ascending: by insertion while they are few (a stratum's
+ * levels present, usually a handful), else by qsort. */
+static void sort_levels(uint32_t *v, size_t k)
+{
+	if (k > 32) {
+		qsort(v, k, sizeof *v, cmp_u32);
+		return;
+	}
+	for (size_t i = 1; i < k; i++) {
+		uint32_t c = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1] > c; j--)
+			v[j] = v[j - 1];
+		v[j] = c;
+	}
+}
+
 /* G² (g2) or Pearson's χ² over one stratum's table (see stratum_stat), in order: 2 O log(O / E)
  * over the filled cells (an empty one adds exactly 0), or (O - E)² / E over every cell of
  * the levels present; how many cells are filled into *filled. */
@@ -368,8 +386,8 @@ static ci_stratum_sum stratum_eval(fb_ci *ci, size_t x, size_t y, size_t lo, siz
 	ci_stratum_sum out;
 
 	stratum_fill(ci, x, y, lo, hi, &nr, &nc);
-	qsort(w->nzr, nr, sizeof *w->nzr, cmp_u32);
-	qsort(w->nzc, nc, sizeof *w->nzc, cmp_u32);
+	sort_levels(w->nzr, nr);
+	sort_levels(w->nzc, nc);
 	out = stratum_stat(ci, w->tab, ci->nlev[x], ly, nr, nc, (double)(hi - lo));
 	for (size_t p = 0; p < nr; p++) {
 		for (size_t q = 0; q < nc; q++)
