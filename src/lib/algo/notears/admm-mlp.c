@@ -109,7 +109,8 @@ static int client_model(fb_mlp_client *c, const double *x, int grad, double *los
 		return FB_OK;
 	}
 	*mg = c->g;
-	fb_nn_stack_set_params(c->net, x);
+	if (x != fb_nn_stack_params(c->net)) /* fb_lbfgs_scipy's iterates are the model's own */
+		fb_nn_stack_set_params(c->net, x);
 	return fb_nn_stack_mse(c->net, c->xk->n, c->xk->x, NULL, loss, grad ? c->g : NULL, NULL,
 	                       NULL);
 }
@@ -215,6 +216,23 @@ void fb_mlp_client_free(fb_mlp_client *c)
 	free(c);
 }
 
+/* Minimise the local objective from theta_k into theta_k: with knowledge by fb_owlqn's
+ * roles, else by fb_lbfgs_scipy on the model's own parameter array, so that no evaluation
+ * copies its point into the model. */
+static int client_solve(fb_mlp_client *c, const fb_owlqn_options *oo, fb_lbfgs_report *rep,
+                        fb_error *err)
+{
+	double *x = fb_nn_stack_params(c->net);
+
+	if (c->role != NULL)
+		return fb_owlqn(c->np, c->theta, client_objective, c, oo, rep, err);
+	memcpy(x, c->theta, c->np * sizeof *x);
+	if (fb_lbfgs_scipy(c->np, x, client_objective, c, oo, FB_SUMS_LANES, rep, err) != FB_OK)
+		return FB_ERR;
+	memcpy(c->theta, x, c->np * sizeof *x);
+	return FB_OK;
+}
+
 /* The local step of round t. */
 int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, double *out,
                         fb_error *err)
@@ -237,9 +255,7 @@ int fb_mlp_client_local(fb_mlp_client *c, size_t round, const double *theta, dou
 	c->first = 1;
 	c->fbest = HUGE_VAL;
 	c->best_ok = 0;
-	if ((c->role != NULL ? fb_owlqn(c->np, c->theta, client_objective, c, &oo, &rep, err)
-	     : fb_lbfgs_scipy(c->np, c->theta, client_objective, c, &oo, FB_SUMS_LANES, &rep,
-	                      err)) != FB_OK) {
+	if (client_solve(c, &oo, &rep, err) != FB_OK) {
 		c->cached = 0;
 		return FB_ERR;
 	}
