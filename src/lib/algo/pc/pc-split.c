@@ -66,6 +66,7 @@ typedef struct split_thread {
 	size_t t;             /* its number */
 	unsigned char *open;  /* most */
 	unsigned char *kept;  /* most x most */
+	fb_ci_stats *pst;     /* most: a whole vertex's counters, pair by pair */
 	int ret;              /* FB_OK, or FB_ERR with err */
 	fb_error err;
 } split_thread;
@@ -230,6 +231,36 @@ static bool unit_prune(const split_plan *p, const split_unit *u, unsigned char *
 	return any;
 }
 
+/* Add n's counters to ci's. */
+void pc_split_count_take(fb_ci *ci, const pc_split_count *n)
+{
+	fb_ci_stats st = { .queries = n->queries, .hits = n->hits, .computed = n->computed,
+	                   .undefined = n->undefined, .singular = n->singular };
+
+	fb_ci_add_counts(ci, &st);
+}
+
+/* Add st's counters to n's. */
+static void count_add(pc_split_count *n, const fb_ci_stats *st)
+{
+	n->queries += st->queries;
+	n->hits += st->hits;
+	n->computed += st->computed;
+	n->undefined += st->undefined;
+	n->singular += st->singular;
+}
+
+/* Move the counters of the pair at position y of vertex i: a second visit's (a neighbour
+ * before i) into the phase's second when it has one, else into ci's. */
+static void count_pair(const pc_split_phase *ph, fb_ci *ci, size_t i, size_t y,
+                       const fb_ci_stats *st)
+{
+	if (ph->second != NULL && ph->adj[ph->start[i] + y] < i)
+		count_add(&ph->second[ph->start[i] + y], st);
+	else
+		fb_ci_add_counts(ci, st);
+}
+
 /* Run one unit on thread w's object. */
 static int unit_run(split_thread *w, split_unit *u, fb_error *err)
 {
@@ -245,6 +276,9 @@ static int unit_run(split_thread *w, split_unit *u, fb_error *err)
 		found = p->found + u->rec * p->most;
 		sets = p->sets + u->rec * p->most * l;
 		rg.pair = p->pst + u->rec * p->most;
+	} else {
+		rg.pair = w->pst;
+		memset(w->pst, 0, m * sizeof *w->pst);
 	}
 	if (!ph->mark(ph->ctx, i, w->open, w->kept))
 		memset(found, 0, m);
@@ -253,6 +287,8 @@ static int unit_run(split_thread *w, split_unit *u, fb_error *err)
 	else
 		ret = fb_ci_fisher_separate_range(w->ci, i, ph->adj + ph->start[i], m, l, ph->alpha,
 		                                  w->open, w->kept, &rg, found, sets, err);
+	for (size_t y = 0; u->rec == SIZE_MAX && y < m; y++)
+		count_pair(ph, w->ci, i, y, &w->pst[y]);
 	__atomic_store_n(&u->done, 1, __ATOMIC_RELEASE);
 	return ret;
 }
@@ -296,7 +332,7 @@ static void merge_vertex(const split_plan *p, fb_ci *ci, size_t first, size_t n,
 		for (size_t k = first; k < first + n; k++) {
 			size_t r = p->u[k].rec;
 
-			fb_ci_add_counts(ci, &p->pst[r * p->most + y]);
+			count_pair(ph, ci, i, y, &p->pst[r * p->most + y]);
 			if (p->found[r * p->most + y]) {
 				ph->found[at] = 1;
 				memcpy(ph->sets + at * l, p->sets + (r * p->most + y) * l,
@@ -355,8 +391,10 @@ static int threads_prepare(split_plan *p, fb_ci *ci, split_thread *w, size_t nt,
 {
 	for (size_t t = 0; t < nt; t++) {
 		w[t] = (split_thread){ p, fb_ci_helper(ci, t), t, malloc(p->most > 0 ? p->most : 1),
-		                       malloc(p->most > 0 ? p->most * p->most : 1), FB_OK, { "" } };
-		if (w[t].open == NULL || w[t].kept == NULL)
+		                       malloc(p->most > 0 ? p->most * p->most : 1),
+		                       malloc((p->most > 0 ? p->most : 1) * sizeof *w[t].pst), FB_OK,
+		                       { "" } };
+		if (w[t].open == NULL || w[t].kept == NULL || w[t].pst == NULL)
 			return fb_fail(err, "out of memory for a search among %zu neighbours",
 			               p->most);
 	}
@@ -405,6 +443,7 @@ int pc_split_search(fb_ci *ci, const pc_split_phase *ph, fb_pc_level *bal, fb_er
 	for (size_t t = 0; w != NULL && t < nt; t++) {
 		free(w[t].open);
 		free(w[t].kept);
+		free(w[t].pst);
 	}
 	free(w);
 	free(p.u);

@@ -9,7 +9,16 @@
 #include "fedbn/ci.h"
 #include "fedbn/pc.h"
 
-/* One phase of a level's searches. */
+/* The counters of one pair's second visit (from its larger end), kept apart until the
+ * walk in vertex order knows whether its first visit left it joined. */
+typedef struct pc_split_count {
+	size_t queries, hits, computed, undefined, singular;
+} pc_split_count;
+
+/* Add n's counters to ci's. */
+void pc_split_count_take(fb_ci *ci, const pc_split_count *n);
+
+/* A level's searches. */
 typedef struct pc_split_phase {
 	size_t d, level;           /* variables, the subsets' size */
 	const size_t *start, *adj; /* frozen adjacency: adj[start[i] .. start[i + 1]) */
@@ -20,11 +29,16 @@ typedef struct pc_split_phase {
 	void *ctx;                 /* mark's context */
 	unsigned char *found;      /* start[d]: the pairs that found a set, by frozen position */
 	size_t *sets;              /* start[d] x level: their sets */
+	pc_split_count *second;    /* start[d]: by frozen position, the counters of the pairs'
+	                              second visits (neighbours before the vertex), zero on
+	                              entry; the first visits' go into the object's (NULL: all
+	                              go there) */
 } pc_split_phase;
 
-/* Run the phase on ci's helpers' threads: found and sets filled, the counters moved into
- * ci's; the units' figures added to bal (units, work, busiest, span16, threads).  FB_ERR
- * with the reason of the first unit that failed. */
+/* Run the searches on ci's helpers' threads: found and sets filled, the first visits'
+ * counters moved into ci's and the second visits' into second (when not NULL); the units' figures added to
+ * bal (units, work, busiest, span16, threads).  FB_ERR with the reason of the first unit
+ * that failed. */
 int pc_split_search(fb_ci *ci, const pc_split_phase *ph, fb_pc_level *bal, fb_error *err);
 
 /* Level 0's first visits on ci's helpers' threads, rows of g cut into units: for each pair
