@@ -741,6 +741,8 @@ static void test_max_p(void **state)
 	fb_msg up[2] = { { 0 } }, down = { 0 };
 	const fb_msg *ups[2] = { &up[0], &up[1] };
 	fb_error err = { "" };
+	double pick_p;
+	long pick_c;
 
 	for (int flip = 0; flip < 2; flip++) {
 		memset(&st, 0, sizeof st);
@@ -760,8 +762,11 @@ static void test_max_p(void **state)
 		reply(&up[1], flip ? 0.6 : 0.8, 1e-6, 25.0, empty, 1);
 		assert_int_equal(fedpc_orient_server(&st, ups, 2, &down, &err), FB_OK);
 		assert_true(st.c.done);
-		assert_int_equal(st.c.sep_client[fedpc_pair(3, 0, 2)], flip ? 0 : 1);
-		assert_true(st.c.sep_p[fedpc_pair(3, 0, 2)] == (flip ? 0.9 : 0.8));
+		assert_true(fedpc_picks_get(&st.c.picks, fedpc_pair(3, 0, 2), &pick_p, &pick_c));
+		assert_int_equal(pick_c, flip ? 0 : 1);
+		assert_true(pick_p == (flip ? 0.9 : 0.8));
+		assert_false(fedpc_picks_get(&st.c.picks, fedpc_pair(3, 0, 1), &pick_p, &pick_c));
+		assert_true(isnan(pick_p) && pick_c == -1);
 		if (flip) {
 			assert_int_equal(fb_graph_n_undirected(st.c.graph), 2);
 			assert_int_equal(st.colliders, 0);

@@ -183,7 +183,6 @@ int fedpc_dp_orient_finish(fedpc_state *st, const fb_fed_total *in, fb_msg *down
                            fb_error *err)
 {
 	size_t k = st->c.k, P = fedpc_pairs_count(st->tri, st->ntri);
-	size_t np = fedpc_npairs(st->c.d);
 	fb_msg reply = { 0 };
 	const fb_msg **up = fb_xcalloc(k + 1, sizeof *up);
 	int ret;
@@ -191,11 +190,14 @@ int fedpc_dp_orient_finish(fedpc_state *st, const fb_fed_total *in, fb_msg *down
 	dp_reply(st, in, P, &reply);
 	up[0] = &reply;
 	ret = fedpc_orient_server(st, up, k, down, err);
-	for (size_t p = 0; ret == FB_OK && p < np; p++)
-		if (st->c.sep_client[p] == 0) {
-			st->c.sep_client[p] = -1;
-			st->c.sep_p[p] = NAN;
-		}
+	if (ret == FB_OK) { /* the noisy sum's picks (client 0) name no client: drop them */
+		size_t at = 0;
+
+		for (size_t p = 0; p < st->c.picks.n; p++)
+			if (st->c.picks.at[p].client != 0)
+				st->c.picks.at[at++] = st->c.picks.at[p];
+		st->c.picks.n = at;
+	}
 	fb_msg_release(&reply);
 	free(up);
 	return ret;

@@ -109,6 +109,28 @@ size_t fedpc_vote_keep_list(unsigned char *sent, const uint32_t *votes, size_t d
  * settle the test FB_CI_AUTO means for the data's kind, so that every client uses it. */
 int fedpc_check(const fb_run *run, fb_pc_options *o, fb_error *err);
 
+/* The set FedOrien chose for one end pair: its p-value and the client that found it. */
+typedef struct fedpc_pick {
+	uint64_t pair; /* the pair (fedpc_pair) */
+	double p;      /* the p-value of the chosen set */
+	long client;   /* the client whose set it is */
+} fedpc_pick;
+/* The picks, in increasing pair order: only end pairs of unshielded triples are listed, so
+ * the list stays as short as the triples while a figure per pair would take 16 d^2 / 2
+ * bytes. */
+typedef struct fedpc_picks {
+	fedpc_pick *at; /* n picks */
+	size_t n, cap;
+} fedpc_picks;
+
+/* Note pair's pick (replacing one the pair had). */
+void fedpc_picks_put(fedpc_picks *s, size_t pair, double p, long client);
+/* Pair's pick into *p and *client (either may be NULL): false, with NaN and -1, when it has
+ * none. */
+bool fedpc_picks_get(const fedpc_picks *s, size_t pair, double *p, long *client);
+/* Free the list. */
+void fedpc_picks_release(fedpc_picks *s);
+
 /* The start of the state of every run of the family, read by the accessors of fedpc.h. */
 typedef struct fedpc_common {
 	size_t k, d;        /* clients, variables */
@@ -120,8 +142,8 @@ typedef struct fedpc_common {
 	                       rank space; NULL before the first aggregation */
 	bool directed;      /* votes are per ordered pair (fedpc-simple1) */
 	fb_sepsets *seps;   /* separating sets chosen by the server, rank space (or NULL) */
-	double *sep_p;      /* per pair: p-value of the chosen set (NaN when it has none) */
-	long *sep_client;   /* per pair: client whose set was chosen (-1: none, or a merge) */
+	fedpc_picks picks;  /* the end pairs whose set a client's answer chose: the set's
+	                       p-value and that client (a pair not listed: NaN and -1) */
 	fb_graph *graph;    /* the server's current estimate in rank space (or NULL) */
 	bool extend;        /* the result is a DAG extension of the estimate (Dor and Tarsi) */
 	bool done;          /* the last round has run */

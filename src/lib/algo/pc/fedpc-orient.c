@@ -370,8 +370,7 @@ static long choose_set(fedpc_state *st, const fb_msg *const *up, size_t k, size_
 		if ((v = fedpc_get_id(&p, w)) != i && v != j)
 			Z[kept++] = v;
 	fb_sepsets_set(st->c.seps, i, j, Z, kept);
-	st->c.sep_p[pi] = best;
-	st->c.sep_client[pi] = c;
+	fedpc_picks_put(&st->c.picks, pi, best, c);
 	return c;
 }
 
@@ -421,7 +420,7 @@ static size_t knowledge_cands(fedpc_state *st, fedpc_cand *cands)
 int fedpc_orient_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_msg *down,
                         fb_error *err)
 {
-	size_t d = st->c.d, np = fedpc_npairs(d), P = fedpc_pairs_count(st->tri, st->ntri), n;
+	size_t d = st->c.d, P = fedpc_pairs_count(st->tri, st->ntri), n;
 	const unsigned char **off = fb_xcalloc(k * P + 1, sizeof *off);
 	fedpc_cand *cands = fb_xmalloc((st->ntri + st->nktri + 1) * sizeof *cands);
 	int ret = FB_OK;
@@ -432,13 +431,7 @@ int fedpc_orient_server(fedpc_state *st, const fb_msg *const *up, size_t k, fb_m
 	if (ret == FB_OK) {
 		fb_sepsets_free(st->c.seps);
 		st->c.seps = fb_sepsets_alloc(d);
-		st->c.sep_p = fb_xreallocarray(st->c.sep_p, np + 1, sizeof *st->c.sep_p);
-		st->c.sep_client = fb_xreallocarray(st->c.sep_client, np + 1,
-		                                    sizeof *st->c.sep_client);
-		for (size_t p = 0; p < np; p++) {
-			st->c.sep_p[p] = NAN;
-			st->c.sep_client[p] = -1;
-		}
+		st->c.picks.n = 0;
 		n = orient_cands(st, up, k, P, off, cands);
 		n += knowledge_cands(st, cands + n);
 		fedpc_orient(st->c.graph, cands, n, st->strength, &st->colliders, &st->conflicts,

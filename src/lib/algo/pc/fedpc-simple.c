@@ -307,7 +307,7 @@ static size_t simple2_cands(const simple_state *st, fedpc_cand **out)
 static int simple2_server(simple_state *st, const fb_msg *const *up, size_t k,
                           size_t *colliders, size_t *conflicts, fb_error *err)
 {
-	size_t d = st->c.d, np = fedpc_npairs(d), heard, need, n, p = 0;
+	size_t d = st->c.d, heard, need, n, p = 0;
 	size_t *old = fb_xmalloc(d * sizeof *old), *Z = fb_xmalloc(d * sizeof *Z);
 	fedpc_cand *cands;
 	int ret = skeleton_votes(st, up, k, &heard, err);
@@ -324,12 +324,6 @@ static int simple2_server(simple_state *st, const fb_msg *const *up, size_t k,
 			if (st->c.votes[p] >= need)
 				fb_graph_set_undirected(st->c.graph, i, j);
 	st->c.seps = fb_sepsets_alloc(d);
-	st->c.sep_p = fb_xmalloc((np + 1) * sizeof *st->c.sep_p);
-	st->c.sep_client = fb_xmalloc((np + 1) * sizeof *st->c.sep_client);
-	for (p = 0; p < np; p++) {
-		st->c.sep_p[p] = NAN;
-		st->c.sep_client[p] = -1;
-	}
 	for (size_t m = 0; m < k && ret == FB_OK; m++)
 		if (up[m] != NULL)
 			ret = client_sets(st, up[m], m, old, Z, err);

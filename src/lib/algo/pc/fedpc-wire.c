@@ -259,6 +259,60 @@ void fedpc_skel_knowledge(const fedpc_common *c, unsigned char *bits)
 				bits[p >> 3] &= (unsigned char)~(1u << (p & 7));
 }
 
+/* Where pair is, or would go, among s's picks (binary search). */
+static size_t picks_find(const fedpc_picks *s, size_t pair)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->at[mid].pair < pair)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Note pair's pick, keeping the list in pair order. */
+void fedpc_picks_put(fedpc_picks *s, size_t pair, double p, long client)
+{
+	size_t at = picks_find(s, pair);
+
+	if (at < s->n && s->at[at].pair == pair) {
+		s->at[at] = (fedpc_pick){ pair, p, client };
+		return;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->at = fb_xreallocarray(s->at, s->cap, sizeof *s->at);
+	}
+	memmove(s->at + at + 1, s->at + at, (s->n - at) * sizeof *s->at);
+	s->at[at] = (fedpc_pick){ pair, p, client };
+	s->n++;
+}
+
+/* Pair's pick, or NaN and -1. */
+bool fedpc_picks_get(const fedpc_picks *s, size_t pair, double *p, long *client)
+{
+	size_t at = picks_find(s, pair);
+	bool has = at < s->n && s->at[at].pair == pair;
+
+	if (p != NULL)
+		*p = has ? s->at[at].p : NAN;
+	if (client != NULL)
+		*client = has ? s->at[at].client : -1;
+	return has;
+}
+
+/* Free the picks. */
+void fedpc_picks_release(fedpc_picks *s)
+{
+	free(s->at);
+	*s = (fedpc_picks){ 0 };
+}
+
 /* Free the common state. */
 void fedpc_common_release(fedpc_common *c)
 {
@@ -267,8 +321,7 @@ void fedpc_common_release(fedpc_common *c)
 	free(c->rank_of);
 	free(c->votes);
 	fb_sepsets_free(c->seps);
-	free(c->sep_p);
-	free(c->sep_client);
+	fedpc_picks_release(&c->picks);
 	fb_graph_free(c->graph);
 	fb_knowledge_free(c->know);
 }

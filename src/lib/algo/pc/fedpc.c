@@ -287,8 +287,10 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	}
 	/* layer 0's answers (one per pair, d^2 / 2 of them) are never asked for by a later
 	 * layer, and FedOrien asks again only for the end pairs of unshielded triples: those
-	 * few are computed anew (the same bits) rather than all kept */
-	if (down->d[0] == 0)
+	 * few are computed anew (the same bits) rather than all kept; with correlations on
+	 * demand (thousands of variables) no layer's answers are kept, since a later layer
+	 * asks larger sets and ten clients' answers would outgrow the data */
+	if (down->d[0] == 0 || fb_ci_is_lazy(ci))
 		fb_ci_cache_clear(ci);
 	/* the next layer asks fewer correlations (its skeleton is smaller) and computes them
 	 * in one pass: meanwhile the clients keep none */
@@ -712,10 +714,7 @@ long fb_fedpc_sepset(const fb_run *run, size_t i, size_t j, size_t *out, double 
 			out[u - 1] = x;
 		}
 	pi = fedpc_pair(c->d, c->rank_of[i], c->rank_of[j]);
-	if (p != NULL)
-		*p = c->sep_p != NULL ? c->sep_p[pi] : NAN;
-	if (client != NULL)
-		*client = c->sep_client != NULL ? c->sep_client[pi] : -1;
+	fedpc_picks_get(&c->picks, pi, p, client);
 	return (long)n;
 }
 
