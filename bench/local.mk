@@ -3,7 +3,7 @@ EXTRA_PROGRAMS += bench/bench-csv
 bench_bench_csv_SOURCES = bench/bench-csv.c bench/bench-common.c bench/bench-common.h
 bench_bench_csv_CPPFLAGS = $(AM_CPPFLAGS) -DFB_TOP_SRCDIR='"$(abs_top_srcdir)"'
 bench_bench_csv_LDADD = libfedbn.la $(FB_LIB_DEPS)
-EXTRA_DIST += bench/csv-reference.py
+EXTRA_DIST += bench/csv-reference.py bench/mlp-reference-optimiser.py
 
 FB_BENCHES = bench/bench-csv
 include bench/local-notears.mk
