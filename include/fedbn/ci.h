@@ -186,6 +186,26 @@ int fb_ci_test_for(const fb_dataset *ds, enum fb_ci_test *test, fb_error *err);
  * row, a continuous column for a discrete test, mixed kinds for auto). */
 fb_ci *fb_ci_alloc(const fb_dataset *ds, const fb_ci_options *opt, fb_error *err);
 
+/* Memory a caller keeps across the Fisher-z objects it builds with fb_ci_alloc_cols (the
+ * centred copy of their rows), so that a build reuses what an earlier one touched instead of
+ * mapping fresh memory; zero it to start, free it with fb_ci_scratch_release.  One build
+ * uses it at a time. */
+typedef struct fb_ci_scratch {
+	double *v;  /* cap values, or NULL */
+	size_t cap;
+} fb_ci_scratch;
+
+/* fb_ci_alloc's Fisher-z object (opt->test must be FB_CI_FISHER_Z) over ds's columns in
+ * another order, variable j reading column col_of[j] (a permutation of ds's d columns),
+ * without a copy of ds: the same bits as fb_ci_alloc over the reordered dataset.  The centred
+ * copy of the rows it may need goes in scratch (grown as needed; NULL: a copy of its own,
+ * freed).  NULL with the reason. */
+fb_ci *fb_ci_alloc_cols(const fb_dataset *ds, const size_t *col_of, const fb_ci_options *opt,
+                        fb_ci_scratch *scratch, fb_error *err);
+
+/* Free a scratch's memory; it may be used again. */
+void fb_ci_scratch_release(fb_ci_scratch *scratch);
+
 /* A Fisher-z object from sufficient statistics alone: the d x d correlation matrix R
  * (row-major, copied; symmetric with a unit diagonal) of n rows.  opt->test must be
  * FB_CI_FISHER_Z or FB_CI_AUTO.  NULL with the reason (d < 1, n < 1, R not symmetric or

@@ -1161,6 +1161,23 @@ static double *corr_single_call(const fb_dataset *ds, const bool *constant)
 	return R;
 }
 
+/* A pseudo-random n x d dataset (xorshift from seed), column d / 2 constant. */
+static fb_dataset *random_data(size_t n, size_t d, uint64_t seed)
+{
+	fb_dataset *ds = fb_dataset_alloc(n, d);
+
+	assert_non_null(ds);
+	for (size_t k = 0; k < n * d; k++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		ds->x[k] = ((double)(seed >> 11) / 9007199254740992.0) * (double)(1 + k % d % 7);
+	}
+	for (size_t i = 0; i < n; i++)
+		ds->x[i * d + d / 2] = 3.0; /* a constant column: correlation 0 */
+	return ds;
+}
+
 /* The correlation matrix built in column blocks on 1, 2, 3 and 16 threads has the single
  * call's bits, for sizes with and without a strip past the last block (the probe of the
  * BLAS's row cut may refuse a strip: the single call then builds it, the same bits); the
@@ -1174,20 +1191,10 @@ static void test_corr_blocked(void **state)
 	(void)state;
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
 		size_t n = sizes[s][0], d = sizes[s][1];
-		fb_dataset *ds = fb_dataset_alloc(n, d);
+		fb_dataset *ds = random_data(n, d, 88172645463325252ull + s);
 		bool *constant = calloc(d, sizeof *constant);
-		uint64_t x = 88172645463325252ull + s;
 		double *R;
 
-		assert_non_null(ds);
-		for (size_t k = 0; k < n * d; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			ds->x[k] = ((double)(x >> 11) / 9007199254740992.0) * (double)(1 + k % d % 7);
-		}
-		for (size_t i = 0; i < n; i++)
-			ds->x[i * d + d / 2] = 3.0; /* a constant column: correlation 0 */
 		constant[d / 2] = true;
 		R = corr_single_call(ds, constant);
 		for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
@@ -1215,6 +1222,93 @@ static void test_corr_blocked(void **state)
 	}
 }
 
+/* fb_ci_alloc_cols over a reversed and rotated column order has the bits of fb_ci_alloc
+ * over the dataset reordered so (the single call, and the blocked build on two threads),
+ * with a scratch kept across builds (grown once, then reused) or none; a column order that
+ * is no permutation, or another test, fails with a sentence. */
+static void test_alloc_cols(void **state)
+{
+	static const size_t sizes[][2] = { { 10, 4 }, { 300, 37 }, { 1100, 300 } };
+	fb_ci_scratch sc = { 0 };
+	fb_ci_options o;
+	fb_error err = { "" };
+
+	(void)state;
+	fb_ci_options_init(&o);
+	o.test = FB_CI_FISHER_Z;
+	o.threads = 2;
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		size_t n = sizes[s][0], d = sizes[s][1], *col = malloc(d * sizeof *col);
+		fb_dataset *ds = random_data(n, d, 88172645463325252ull + s), *re;
+		fb_ci *want, *got[2];
+
+		for (size_t j = 0; j < d; j++)
+			col[j] = s % 2 ? d - 1 - j : (j + 3) % d;
+		re = fb_dataset_subset(ds, NULL, 0, col, d);
+		want = fb_ci_alloc(re, &o, &err);
+		got[0] = fb_ci_alloc_cols(ds, col, &o, &sc, &err);
+		got[1] = fb_ci_alloc_cols(ds, col, &o, s == 1 ? NULL : &sc, &err);
+		assert_non_null(want);
+		for (size_t k = 0; k < 2; k++) {
+			assert_non_null(got[k]);
+			if (memcmp(got[k]->corr, want->corr, d * (d + 1) / 2 * sizeof *want->corr) != 0)
+				fail_msg("n %zu, d %zu: the reordered build differs", n, d);
+			fb_ci_free(got[k]);
+		}
+		if (d < 256) /* the single call's copy: the scratch holds n d values */
+			assert_true(sc.cap >= n * d);
+		col[1] = col[0];
+		assert_null(fb_ci_alloc_cols(ds, col, &o, &sc, &err));
+		assert_non_null(strstr(err.msg, "read by another variable"));
+		col[1] = d;
+		assert_null(fb_ci_alloc_cols(ds, col, &o, &sc, &err));
+		assert_non_null(strstr(err.msg, "past the dataset's last"));
+		fb_ci_free(want);
+		fb_dataset_free(re);
+		fb_dataset_free(ds);
+		free(col);
+	}
+	o.test = FB_CI_G2;
+	assert_null(fb_ci_alloc_cols(NULL, NULL, &o, NULL, &err));
+	fb_ci_scratch_release(&sc);
+	assert_null(sc.v);
+}
+
+/* The cache keeps thousands of answers through its growth (the table set anew, the answers
+ * and keys moved by realloc): each found with its values, none found that was not kept. */
+static void test_cache_growth(void **state)
+{
+	ci_cache c = { 0 };
+	uint32_t key[5];
+	fb_ci_result r, got;
+
+	(void)state;
+	for (uint32_t k = 0; k < 20000; k++) {
+		size_t nk = 2 + k % 4;
+
+		for (size_t t = 0; t < nk; t++)
+			key[t] = k * 7 + (uint32_t)t;
+		r = (fb_ci_result){ .p = k / 20000.0, .stat = k, .df = nk, .r = -1.0 * k,
+		                    .flags = k % 2 ? FB_CI_SMALL | FB_CI_CACHED : 0 };
+		assert_int_equal(ci_cache_put(&c, ci_cache_hash(key, nk), key, nk, &r), FB_OK);
+	}
+	assert_int_equal(c.used, 20000);
+	for (uint32_t k = 0; k < 20000; k++) {
+		size_t nk = 2 + k % 4;
+
+		for (size_t t = 0; t < nk; t++)
+			key[t] = k * 7 + (uint32_t)t;
+		assert_true(ci_cache_find(&c, ci_cache_hash(key, nk), key, nk, &got));
+		assert_true(got.p == k / 20000.0 && got.stat == k && got.df == nk &&
+		            got.r == -1.0 * k);
+		assert_int_equal(got.flags, k % 2 ? FB_CI_SMALL : 0);
+		key[0] += 1; /* the same words but the first: never kept */
+		assert_false(ci_cache_find(&c, ci_cache_hash(key, nk), key, nk, &got));
+	}
+	ci_cache_release(&c);
+	assert_int_equal(c.cap, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1231,6 +1325,8 @@ int main(void)
 		cmocka_unit_test(test_discrete_dense_same_bits),
 		cmocka_unit_test(test_discrete_small),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cache_growth),
+		cmocka_unit_test(test_alloc_cols),
 		cmocka_unit_test(test_cache_keep),
 		cmocka_unit_test(test_cache_fresh),
 		cmocka_unit_test(test_independent),

@@ -28,34 +28,63 @@
 /* Largest |r| used, so that z stays finite. */
 #define CI_R_MAX (1.0 - 1e-12)
 
-/* Mark the columns of ds that hold one value only, reading the rows in order. */
-static void columns_constant(const fb_dataset *ds, bool *constant)
+/* The rows a build reads: n x d row-major, variable j in column col[j] (col NULL: column j),
+ * less the column means (mean NULL: nothing subtracted). */
+typedef struct build_src {
+	const double *x;    /* n x d */
+	const double *mean; /* d (NULL: nothing subtracted) */
+	size_t n, d;
+	const size_t *col;  /* d: the column of each variable (NULL: in order) */
+} build_src;
+
+/* The column of ds's rows that variable j reads. */
+static size_t src_col(const build_src *s, size_t j)
 {
-	size_t d = ds->d;
+	return s->col != NULL ? s->col[j] : j;
+}
+
+/* Mark the variables of s that hold one value only, reading the rows in order. */
+static void columns_constant(const build_src *s, bool *constant)
+{
+	size_t d = s->d;
 
 	for (size_t j = 0; j < d; j++)
 		constant[j] = true;
-	for (size_t i = 1; i < ds->n; i++)
+	for (size_t i = 1; i < s->n; i++)
 		for (size_t j = 0; j < d; j++)
-			if (ds->x[i * d + j] != ds->x[j])
+			if (s->x[i * d + src_col(s, j)] != s->x[src_col(s, j)])
 				constant[j] = false;
 }
 
-/* The column means of ds into mean (d), the rows summed in order. */
-static void column_means(const fb_dataset *ds, double *mean)
+/* The means of s's variables into mean (d), the rows summed in order. */
+static void column_means(const build_src *s, double *mean)
 {
-	for (size_t j = 0; j < ds->d; j++)
+	for (size_t j = 0; j < s->d; j++)
 		mean[j] = 0.0;
-	for (size_t i = 0; i < ds->n; i++)
-		for (size_t j = 0; j < ds->d; j++)
-			mean[j] += ds->x[i * ds->d + j];
-	for (size_t j = 0; j < ds->d; j++)
-		mean[j] /= (double)ds->n;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < s->d; j++)
+			mean[j] += s->x[i * s->d + src_col(s, j)];
+	for (size_t j = 0; j < s->d; j++)
+		mean[j] /= (double)s->n;
+}
+
+/* s's variables less their means (mean, d) into the n x d row-major X; mean computed. */
+static void centre_rows(const build_src *s, double *mean, double *X)
+{
+	column_means(s, mean);
+	for (size_t i = 0; i < s->n; i++) {
+		const double *row = s->x + i * s->d;
+		double *to = X + i * s->d;
+
+		for (size_t j = 0; j < s->d; j++)
+			to[j] = row[src_col(s, j)] - mean[j];
+	}
 }
 
 /* Centre the columns of ds into a new n x d matrix; NULL when out of memory. */
 gsl_matrix *ci_centred_copy(const fb_dataset *ds)
 {
+	build_src s = { ds->x, NULL, ds->n, ds->d, NULL };
 	gsl_matrix *X = gsl_matrix_alloc(ds->n, ds->d);
 	double *mean = calloc(ds->d, sizeof *mean);
 
@@ -65,10 +94,7 @@ gsl_matrix *ci_centred_copy(const fb_dataset *ds)
 		free(mean);
 		return NULL;
 	}
-	column_means(ds, mean);
-	for (size_t i = 0; i < ds->n; i++)
-		for (size_t j = 0; j < ds->d; j++)
-			gsl_matrix_set(X, i, j, ds->x[i * ds->d + j] - mean[j]);
+	centre_rows(&s, mean, X->data);
 	free(mean);
 	return X;
 }
@@ -138,13 +164,6 @@ double *ci_corr_packed(double *R, size_t d)
 #define BUILD_Q_STEP 16
 #define BUILD_Q_MAX 1024
 
-/* The columns a build reads: n x d row-major, less the column means. */
-typedef struct build_src {
-	const double *x;    /* n x d */
-	const double *mean; /* d (NULL: nothing subtracted) */
-	size_t n, d;
-} build_src;
-
 /* A build's plan and its units. */
 typedef struct build_plan {
 	build_src src;
@@ -192,11 +211,16 @@ static void build_gather(const build_src *s, size_t col, size_t w, double *buf, 
                          size_t off)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		const double *row = s->x + i * s->d + col;
+		const double *row = s->x + i * s->d;
 		double *to = buf + i * ld + off;
 
-		for (size_t c = 0; c < w; c++)
-			to[c] = s->mean != NULL ? row[c] - s->mean[col + c] : row[c];
+		if (s->col == NULL)
+			row += col;
+		for (size_t c = 0; c < w; c++) {
+			double v = s->col != NULL ? row[s->col[col + c]] : row[c];
+
+			to[c] = s->mean != NULL ? v - s->mean[col + c] : v;
+		}
 	}
 }
 
@@ -468,7 +492,7 @@ static bool build_find_cut(size_t n, size_t t, size_t *chunk, size_t *nc)
 	size_t width = 2 * BUILD_PROBE + t;
 	double *x = build_probe_data(n, width), *ref = malloc(width * width * sizeof *ref);
 	double *out = malloc(width * (width + 1) / 2 * sizeof *out);
-	build_plan p = { .src = { x, NULL, n, width }, .b = BUILD_PROBE, .L = 2 * BUILD_PROBE,
+	build_plan p = { .src = { x, NULL, n, width, NULL }, .b = BUILD_PROBE, .L = 2 * BUILD_PROBE,
 	                 .nb = 2, .out = out };
 	build_thread *w = NULL;
 	bool ok = false;
@@ -486,13 +510,13 @@ static bool build_find_cut(size_t n, size_t t, size_t *chunk, size_t *nc)
 	return ok;
 }
 
-/* The blocked build of ds's correlation matrix into ci->corr on nt threads: FB_OK, FB_ERR
+/* The blocked build of s's correlation matrix into ci->corr on nt threads: FB_OK, FB_ERR
  * when out of memory, or BUILD_NONE when it cannot give the single call's bits (too small,
  * or no cut of the rows reproduces the BLAS's). */
-static int fisher_blocked(fb_ci *ci, const fb_dataset *ds, const bool *constant, size_t nt,
+static int fisher_blocked(fb_ci *ci, const build_src *s, const bool *constant, size_t nt,
                           fb_error *err)
 {
-	size_t n = ds->n, d = ds->d, L = d / BUILD_ALIGN * BUILD_ALIGN, nc = 0;
+	size_t n = s->n, d = s->d, L = d / BUILD_ALIGN * BUILD_ALIGN, nc = 0;
 	size_t *chunk;
 	double *mean;
 	build_plan p;
@@ -509,9 +533,10 @@ static int fisher_blocked(fb_ci *ci, const fb_dataset *ds, const bool *constant,
 	}
 	ret = BUILD_NONE;
 	if (build_find_cut(n, d - L, chunk, &nc)) {
-		column_means(ds, mean);
-		p = (build_plan){ .src = { ds->x, mean, n, d }, .L = L, .chunk = chunk, .nc = nc,
+		column_means(s, mean);
+		p = (build_plan){ .src = *s, .L = L, .chunk = chunk, .nc = nc,
 		                  .constant = constant };
+		p.src.mean = mean;
 		p.b = L >= 4 * BUILD_BLOCK ? BUILD_BLOCK : 2 * BUILD_ALIGN;
 		p.nb = (L + p.b - 1) / p.b;
 		p.nu = p.nb * (p.nb + 1) / 2;
@@ -530,53 +555,88 @@ static int fisher_blocked(fb_ci *ci, const fb_dataset *ds, const bool *constant,
 	return ret;
 }
 
-/* The single call: centre, X^T X by dsyrk straight into a d x d matrix (whose lower half,
- * never written, takes no memory until the packing reaches it), scale its upper triangle,
- * pack it. */
-static int fisher_single(fb_ci *ci, const fb_dataset *ds, const bool *constant, fb_error *err)
+/* Room for n values in the scratch sc (NULL: none kept; the caller allocates): its values,
+ * or NULL when out of memory or without a scratch. */
+static double *scratch_room(fb_ci_scratch *sc, size_t n)
 {
-	size_t d = ds->d;
-	gsl_matrix *X = ci_centred_copy(ds);
-	gsl_matrix_view C;
+	if (sc == NULL)
+		return NULL;
+	if (sc->cap < n) {
+		free(sc->v);
+		sc->cap = 0;
+		if ((sc->v = malloc(n * sizeof *sc->v)) == NULL)
+			return NULL;
+		sc->cap = n;
+	}
+	return sc->v;
+}
+
+/* Free a scratch's memory (the scratch stays usable). */
+void fb_ci_scratch_release(fb_ci_scratch *sc)
+{
+	free(sc->v);
+	sc->v = NULL;
+	sc->cap = 0;
+}
+
+/* The single call: centre (into sc's memory when given, else a copy of its own), X^T X by
+ * dsyrk straight into a d x d matrix (whose lower half, never written, takes no memory until
+ * the packing reaches it), scale its upper triangle, pack it. */
+static int fisher_single(fb_ci *ci, const build_src *s, const bool *constant,
+                         fb_ci_scratch *sc, fb_error *err)
+{
+	size_t d = s->d;
+	bool fits = s->n <= SIZE_MAX / sizeof(double) / d;
+	double *X = !fits ? NULL : sc != NULL ? scratch_room(sc, s->n * d)
+	                                      : malloc(s->n * d * sizeof *X);
 	double *diag = calloc(d, sizeof *diag);
+	gsl_matrix_view A;
+	gsl_matrix_view C;
 	int ret = FB_OK;
 
-	ci->corr = malloc((d > 0 ? d * d : 1) * sizeof *ci->corr);
+	ci->corr = malloc(d * d * sizeof *ci->corr);
 	if (X == NULL || diag == NULL || ci->corr == NULL) {
 		ret = fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
 		goto out;
 	}
+	centre_rows(s, diag, X); /* diag holds the means until the scaling */
+	A = gsl_matrix_view_array(X, s->n, d);
 	C = gsl_matrix_view_array(ci->corr, d, d);
-	gsl_blas_dsyrk(CblasUpper, CblasTrans, 1.0, X, 0.0, &C.matrix);
+	gsl_blas_dsyrk(CblasUpper, CblasTrans, 1.0, &A.matrix, 0.0, &C.matrix);
 	/* the centred copy goes before the packing touches the matrix's lower half */
-	gsl_matrix_free(X);
+	if (sc == NULL)
+		free(X);
 	X = NULL;
 	corr_from_cross(ci->corr, constant, diag, d);
 	ci->corr = ci_corr_packed(ci->corr, d);
 out:
-	if (X != NULL)
-		gsl_matrix_free(X);
+	if (sc == NULL)
+		free(X);
 	free(diag);
 	return ret;
 }
 
-/* Correlation matrix of ds into ci->corr: in column blocks on ci's build threads where that
- * gives the single call's bits (the BLAS on one thread either way), else the single call. */
-int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
+/* Correlation matrix into ci->corr of ds's columns, variable j in column col[j] (col NULL:
+ * in order): in column blocks on ci's build threads where that gives the single call's bits
+ * (the BLAS on one thread either way), else the single call (its centred copy in sc when not
+ * NULL). */
+int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, const size_t *col, fb_ci_scratch *sc,
+                   fb_error *err)
 {
 	size_t d = ds->d, nt = ci->opt.threads > 1 ? ci->opt.threads : 1;
+	build_src s = { ds->x, NULL, ds->n, d, col };
 	bool *constant = calloc(d, sizeof *constant);
 	int ret;
 
 	if (constant == NULL)
 		return fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
 	fb_blas_single_thread();
-	columns_constant(ds, constant);
+	columns_constant(&s, constant);
 	for (size_t j = 0; j < d; j++)
 		ci->st.constant_columns += constant[j];
-	ret = fisher_blocked(ci, ds, constant, nt, err);
+	ret = fisher_blocked(ci, &s, constant, nt, err);
 	if (ret == BUILD_NONE)
-		ret = fisher_single(ci, ds, constant, err);
+		ret = fisher_single(ci, &s, constant, sc, err);
 	free(constant);
 	return ret;
 }

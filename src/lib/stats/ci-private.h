@@ -11,13 +11,16 @@
 #include "fedbn/ci.h"
 #include "dg-private.h"
 
-/* A cache of answers keyed by (min(x, y), max(x, y), sorted S), open addressing. */
+/* A cache of answers keyed by (min(x, y), max(x, y), sorted S): the answers in the order
+ * kept, found through an open-addressing table of their numbers. */
 typedef struct ci_cache {
-	struct ci_slot *slot; /* cap slots (NULL until the first insertion) */
-	size_t cap;           /* a power of two, or 0 */
-	size_t used;          /* occupied slots */
-	uint32_t *arena;      /* the keys, each as its length then its words */
-	size_t alen, acap;    /* words used and allocated in arena */
+	uint64_t *slot;        /* cap slots: 0 when empty, else the key hash's high 32 bits over
+	                          1 + the answer's number (NULL until the first insertion) */
+	size_t cap;            /* a power of two, or 0 */
+	struct ci_entry *ent;  /* the used answers, in the order kept (ecap allocated) */
+	size_t used, ecap;
+	uint32_t *arena;       /* the keys, each as its length then its words */
+	size_t alen, acap;     /* words used and allocated in arena */
 } ci_cache;
 
 /* The source of an object's correlations on demand (ci-lazy.c). */
@@ -238,9 +241,11 @@ void ci_cache_release(ci_cache *c);
 /* Hash of a key of nk words. */
 uint64_t ci_cache_hash(const uint32_t *key, size_t nk);
 
-/* Correlation matrix of ds into ci->corr (constant columns get correlation 0);
+/* Correlation matrix of ds into ci->corr (constant columns get correlation 0), variable j
+ * in column col[j] (col NULL: in order), the centred copy in sc when not NULL;
  * FB_ERR when out of memory. */
-int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
+int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, const size_t *col, fb_ci_scratch *sc,
+                   fb_error *err);
 /* The degenerate Gaussian test's embedding of ds (ci-dg.c); FB_ERR when out of memory. */
 int ci_dg_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
 /* Free it. */

@@ -121,7 +121,7 @@ fb_ci *fb_ci_alloc(const fb_dataset *ds, const fb_ci_options *opt, fb_error *err
 		return NULL;
 	}
 	if (o.test == FB_CI_FISHER_Z)
-		ret = ci_fisher_init(ci, ds, err);
+		ret = ci_fisher_init(ci, ds, NULL, NULL, err);
 	else if (o.test == FB_CI_KCI)
 		ret = ci_kci_init(ci, ds, err);
 	else if (o.test == FB_CI_DG)
@@ -129,6 +129,51 @@ fb_ci *fb_ci_alloc(const fb_dataset *ds, const fb_ci_options *opt, fb_error *err
 	else
 		ret = ci_disc_init(ci, ds, err);
 	if (ret != FB_OK) {
+		fb_ci_free(ci);
+		return NULL;
+	}
+	return ci;
+}
+
+/* Whether col (d entries) names every column of a d-column dataset once; else the reason. */
+static int check_permutation(const size_t *col, size_t d, fb_error *err)
+{
+	unsigned char *seen = calloc(d, 1);
+	int ret = FB_OK;
+
+	if (seen == NULL)
+		return fb_fail(err, "out of memory for a %zu-variable test", d);
+	for (size_t j = 0; j < d && ret == FB_OK; j++)
+		if (col[j] >= d || seen[col[j]]++)
+			ret = fb_fail(err, "variable %zu of the test reads column %zu, which is %s",
+			              j + 1, col[j] + 1, col[j] >= d ? "past the dataset's last"
+			                                              : "read by another variable");
+	free(seen);
+	return ret;
+}
+
+/* A Fisher-z object over ds's columns in the order col gives, without a copy of ds. */
+fb_ci *fb_ci_alloc_cols(const fb_dataset *ds, const size_t *col_of, const fb_ci_options *opt,
+                        fb_ci_scratch *scratch, fb_error *err)
+{
+	fb_ci *ci;
+
+	if (ds == NULL || col_of == NULL) {
+		fb_fail(err, "no dataset or column order to test");
+		return NULL;
+	}
+	if (opt == NULL || opt->test != FB_CI_FISHER_Z) {
+		fb_fail(err, "a test over reordered columns is fisher-z's only");
+		return NULL;
+	}
+	if (ci_check_sizes(ds->d, ds->n, err) != FB_OK ||
+	    check_permutation(col_of, ds->d, err) != FB_OK)
+		return NULL;
+	if ((ci = ci_new(ds->d, ds->n, opt)) == NULL) {
+		fb_fail(err, "out of memory for a %zu-variable test", ds->d);
+		return NULL;
+	}
+	if (ci_fisher_init(ci, ds, col_of, scratch, err) != FB_OK) {
 		fb_ci_free(ci);
 		return NULL;
 	}

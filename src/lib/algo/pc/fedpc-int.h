@@ -224,9 +224,11 @@ typedef struct fedpc_state {
 	size_t unresolved;       /* triples whose ends no client could separate, */
 	size_t colliders;        /* colliders oriented, */
 	size_t conflicts;        /* collider candidates skipped for a conflict */
-	pthread_mutex_t pool_lock; /* guards pool: clients' levels may run on several threads */
+	pthread_mutex_t pool_lock; /* guards pool and scratch: clients may run on several threads */
 	fb_graph **pool;         /* npool d x d skeletons free for a client's level to reuse */
 	size_t npool;
+	fb_ci_scratch *scratch;  /* nscratch centred copies' memory free for a client's build */
+	size_t nscratch;
 	bool secure;             /* secure=yes: the server receives only sums (fedpc-secure.c) */
 	bool lazy;               /* the clients' Fisher-z correlations come on demand (corr=) */
 	size_t nsent;            /* secure: the pairs of the skeleton broadcast last */

@@ -52,6 +52,52 @@ static fb_ci *client_lazy(const fedpc_state *st, const fb_dataset *local, fb_err
 	return ci;
 }
 
+/* A scratch for a client's centred rows: one a client left in the pool, or an empty one. */
+static fb_ci_scratch scratch_take(fedpc_state *st)
+{
+	fb_ci_scratch sc = { 0 };
+
+	pthread_mutex_lock(&st->pool_lock);
+	if (st->nscratch > 0)
+		sc = st->scratch[--st->nscratch];
+	pthread_mutex_unlock(&st->pool_lock);
+	return sc;
+}
+
+/* Leave sc in the pool for the next client (as many as clients ran at once). */
+static void scratch_give(fedpc_state *st, fb_ci_scratch sc)
+{
+	pthread_mutex_lock(&st->pool_lock);
+	st->scratch = fb_xreallocarray(st->scratch, st->nscratch + 1, sizeof *st->scratch);
+	st->scratch[st->nscratch++] = sc;
+	pthread_mutex_unlock(&st->pool_lock);
+}
+
+/* Free the pool's scratches (the server's half: no client is running). */
+static void scratch_drop(fedpc_state *st)
+{
+	for (size_t m = 0; m < st->nscratch; m++)
+		fb_ci_scratch_release(&st->scratch[m]);
+	free(st->scratch);
+	st->scratch = NULL;
+	st->nscratch = 0;
+}
+
+/* Client k's Fisher-z object over its own rows read in rank order: no reordered copy, and
+ * the centred copy of the rows in a scratch the clients run one after another pass on. */
+static fb_ci *client_fisher(fedpc_state *st, const fb_dataset *local, fb_error *err)
+{
+	size_t *col_of = fb_xmalloc(local->d * sizeof *col_of);
+	fb_ci_scratch sc = scratch_take(st);
+	fb_ci *ci;
+
+	fedpc_ranks(local, col_of);
+	ci = fb_ci_alloc_cols(local, col_of, &st->opt.ci, &sc, err);
+	scratch_give(st, sc);
+	free(col_of);
+	return ci;
+}
+
 /* Client k's tests on its own rows, columns in rank order. */
 int fedpc_client_ready(fedpc_state *st, size_t k, const fb_dataset *local, fb_error *err)
 {
@@ -64,6 +110,10 @@ int fedpc_client_ready(fedpc_state *st, size_t k, const fb_dataset *local, fb_er
 		return fb_fail(err, "it holds %zu variables, not %zu", local->d, st->c.d);
 	if (st->lazy) {
 		cl->ci = client_lazy(st, local, err);
+		return cl->ci != NULL ? FB_OK : FB_ERR;
+	}
+	if (st->opt.ci.test == FB_CI_FISHER_Z) {
+		cl->ci = client_fisher(st, local, err);
 		return cl->ci != NULL ? FB_OK : FB_ERR;
 	}
 	if ((ranked = fedpc_rank_dataset(local)) == NULL)
@@ -460,6 +510,7 @@ void fedpc_skele_next(fedpc_state *st, size_t heard, fb_msg *down)
 {
 	size_t d = st->c.d, nb = fedpc_bits_bytes(d), need;
 
+	scratch_drop(st); /* the clients' correlations are built: no scratch is needed again */
 	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
 	st->removed = fedpc_vote_keep_list(st->sent, st->c.votes, d, need, &st->gone, st->layer,
 	                                   &st->nsent);
@@ -524,6 +575,7 @@ static void fedpc_destroy(fb_run *run)
 	for (size_t m = 0; m < st->npool; m++)
 		fb_graph_free(st->pool[m]);
 	free(st->pool);
+	scratch_drop(st);
 	pthread_mutex_destroy(&st->pool_lock);
 	fedpc_common_release(&st->c);
 	free(st);
