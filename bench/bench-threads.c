@@ -4,18 +4,18 @@
  * threads), bootstrap of GES (jobs=) and a sweep of GES cells (jobs=, forked processes).
  *
  * Each line gives the wall and processor time of both (the processor time of a sweep counts
- * its cells' processes) and the system part of the latter (page faults, mapping memory,
- * waking threads: what two threads of one process contend for in the kernel), then what two
- * threads would give on two idle cores, read off the processor times (fb_threads_times),
- * since the wall times of a loaded machine say little (other work shares the cores by session
- * group, and a second thread gets little more of them): the processor time of two threads
- * against one (o, the work a second thread adds), the time that would leave one core idle
- * (the serial parts between the threaded calls, and the busiest thread's lead over the other
- * in each call) as a fraction f of the two threads' processor time, and Amdahl's speed-up
- * with the measured overhead, 1 / (o (f + (1 - f) / 2)) (target 1.7x; a sweep's jobs are
- * processes, whose threads are not timed: its f is taken as 0, a bound).  On a loaded
- * machine the two threads seldom run at once, so o misses what they cost each other on one
- * memory bus and in the kernel.  The line ends with the wall speed-up, the load average
+ * its cells' processes), the system part of the latter (page faults, mapping memory, waking
+ * threads: what two threads of one process contend for in the kernel) and the minor page
+ * faults (first touches of memory), then what two threads would give on two idle cores, read
+ * off the processor times (fb_threads_times), since the wall times of a loaded machine say
+ * little (other work shares the cores by session group, and a second thread gets little more
+ * of them): the processor time of two threads against one (o, the work a second thread
+ * adds), the time that would leave one core idle (the serial parts between the threaded
+ * calls, and the busiest thread's lead over the other in each call) as a fraction f of the
+ * two threads' processor time, and Amdahl's speed-up with the measured overhead,
+ * 1 / (o (f + (1 - f) / 2)) (target 1.7x; a sweep's jobs are processes, whose threads are
+ * not timed: its f is taken as 0, a bound).  On a loaded machine the two threads seldom run
+ * at once, so o misses what they cost each other on one memory bus and in the kernel.  The line ends with the wall speed-up, the load average
  * before the pair ran (/proc/loadavg), and whether the two results are the same bits: a digest
  * of every round's figures and bytes and of the result (a graph's marks and weights, a
  * circuit's text, a bootstrap's strengths and consensus, a sweep's rows less their two time
@@ -231,13 +231,16 @@ static double cpu_all(void)
 }
 
 /* System (kernel) seconds of this process and of its waited-for children: page faults,
- * mapping and unmapping memory, starting and waking threads. */
-static double sys_all(void)
+ * mapping and unmapping memory, starting and waking threads; their minor page faults (first
+ * touches of memory) into *faults. */
+static double sys_all(double *faults)
 {
 	struct rusage me, kids;
 
+	*faults = 0;
 	if (getrusage(RUSAGE_SELF, &me) != 0 || getrusage(RUSAGE_CHILDREN, &kids) != 0)
 		return 0;
+	*faults = (double)me.ru_minflt + (double)kids.ru_minflt;
 	return tv_seconds(me.ru_stime) + tv_seconds(kids.ru_stime);
 }
 
@@ -260,6 +263,7 @@ static const char *load_now(char *buf, size_t cap)
 typedef struct bpair {
 	double wall[2], cpu[2]; /* wall and processor seconds (a sweep's with its cells') */
 	double sys[2];          /* the system part of cpu */
+	double faults[2];       /* minor page faults */
 	double work[2], span[2]; /* fb_threads_times over the run: the threads' sum, the busiest */
 } bpair;
 
@@ -276,13 +280,14 @@ static void bench_print(const bcase *c, const bpair *p, const char *load, bool s
 	double o = p->cpu[1] / p->cpu[0], serial = sweep ? 0 : p->cpu[1] - p->work[1];
 	double lead = sweep ? 0 : 2 * p->span[1] - p->work[1], f = (serial + lead) / p->cpu[1];
 
-	printf("%s (%s): 1: %.2f s wall, %.2f s processor (%.2f s system); 2: %.2f s wall, "
-	       "%.2f s processor (%.2f s system); processor 2/1 %.3f; one thread busy %.3f s "
+	printf("%s (%s): 1: %.2f s wall, %.2f s processor (%.2f s system, %.0f page faults); "
+	       "2: %.2f s wall, %.2f s processor (%.2f s system, %.0f page faults); processor "
+	       "2/1 %.3f; one thread busy %.3f s "
 	       "(serial %.3f s, uneven shares %.3f s%s), %.1f %% of 2's processor time; Amdahl "
 	       "with the overhead: 1 / (%.3f (%.3f + %.3f / 2)) = %.2fx on idle cores%s (target "
 	       "1.7x); wall %.2fx; load before %s; results %s (%016llx)\n",
-	       c->name, c->what, p->wall[0], p->cpu[0], p->sys[0], p->wall[1], p->cpu[1],
-	       p->sys[1], o, serial + lead,
+	       c->name, c->what, p->wall[0], p->cpu[0], p->sys[0], p->faults[0], p->wall[1],
+	       p->cpu[1], p->sys[1], p->faults[1], o, serial + lead,
 	       serial, lead, sweep ? ": processes, not timed, taken as 0" : "", 100 * f, o, f,
 	       1 - f, 1 / (o * (f + (1 - f) / 2)), sweep ? " (a bound)" : "",
 	       p->wall[0] / p->wall[1], load, same ? "identical" : "DIFFER",
@@ -295,7 +300,7 @@ static void bench_print(const bcase *c, const bpair *p, const char *load, bool s
 static bool bench_case(const bcase *c)
 {
 	bpair p;
-	double w0, s0;
+	double w0, s0, f;
 	uint64_t dig[2] = { 0, 0 };
 	char load[64];
 	fb_error err = { "" };
@@ -309,14 +314,15 @@ static bool bench_case(const bcase *c)
 		fb_threads_times(&w0, &s0);
 		p.wall[t] = bench_now();
 		p.cpu[t] = cpu_all();
-		p.sys[t] = sys_all();
+		p.sys[t] = sys_all(&p.faults[t]);
 		if (c->once(c, t + 1, &dig[t], &err) != FB_OK) {
 			printf("%s: FAILED with %zu: %s\n", c->name, t + 1, err.msg);
 			return false;
 		}
 		p.wall[t] = bench_now() - p.wall[t];
 		p.cpu[t] = cpu_all() - p.cpu[t];
-		p.sys[t] = sys_all() - p.sys[t];
+		p.sys[t] = sys_all(&f) - p.sys[t];
+		p.faults[t] = f - p.faults[t];
 		fb_threads_times(&p.work[t], &p.span[t]);
 		p.work[t] -= w0;
 		p.span[t] -= s0;
