@@ -518,6 +518,57 @@ static void test_stack_one_grad(void **state)
 	gsl_rng_free(r);
 }
 
+/* One {d, m, 1} sigmoid case over n rows (mask or not): the squared loss's gradient as
+ * fb_nn_stack_mse forms it (the fused AVX-512 pass where it runs) equals, bit for bit, the
+ * gradient of the BLAS path, which a backward pass that also wants dX takes, fed the same
+ * dL/d output (out - X) / n. */
+static void check_one_paths(size_t d, size_t m, size_t n, bool masked, gsl_rng *r)
+{
+	const size_t dims[3] = { d, m, 1 };
+	const fb_nn_act act = { FB_NN_ACT_SIGMOID, 0 };
+	fb_nn_stack *st = fb_nn_stack_alloc(dims, 3, &act, NULL);
+	double *X = random_vec(r, n * d, 1.9), *mask = masked ? random_vec(r, d * d, 1.0) : NULL;
+	double *g1, *g2, *dOut = malloc(n * d * sizeof *dOut), *dX = malloc(n * d * sizeof *dX);
+	double dm1[100], dm2[100], loss;
+	const double *out;
+	size_t np;
+
+	assert_non_null(st);
+	assert_true(d <= 10 && dOut != NULL && dX != NULL);
+	fb_nn_stack_init(st, FB_NN_INIT_TORCH, r);
+	np = fb_nn_stack_nparams(st);
+	g1 = malloc(np * sizeof *g1), g2 = malloc(np * sizeof *g2);
+	assert_int_equal(fb_nn_stack_mse(st, n, X, mask, &loss, g1, dm1, NULL), FB_OK);
+	out = fb_nn_stack_forward(st, n, X, mask, NULL);
+	assert_non_null(out);
+	for (size_t k = 0; k < n * d; k++)
+		dOut[k] = (out[k] - X[k]) / (double)n;
+	assert_int_equal(fb_nn_stack_backward(st, n, X, mask, dOut, g2, dm2, dX, NULL), FB_OK);
+	assert_memory_equal(g1, g2, np * sizeof *g1);
+	if (masked)
+		assert_memory_equal(dm1, dm2, d * d * sizeof *dm1);
+	fb_nn_stack_free(st);
+	free(X), free(mask), free(g1), free(g2), free(dOut), free(dX);
+}
+
+/* The fused backward pass of the {d, m, 1} sigmoid stack gives the BLAS path's bits (under
+ * any OpenBLAS kernel: where it does not run, both are the BLAS path): units in whole blocks
+ * of eight and not, inputs in whole groups of eight, four and fewer, rows up to the limit of
+ * OpenBLAS's SkylakeX kernels (384) and past it, and fewer than eight units (never fused). */
+static void test_stack_one_fused(void **state)
+{
+	const size_t cases[][3] = { { 10, 10, 64 }, { 4, 10, 100 }, { 10, 10, 200 }, { 5, 3, 7 },
+		                    { 9, 5, 33 }, { 4, 4, 256 }, { 3, 5, 257 }, { 4, 4, 384 },
+		                    { 4, 4, 385 }, { 3, 2, 50 }, { 10, 1, 40 } };
+	gsl_rng *r = fb_rng_stream(11, "test-stack-one-fused");
+
+	(void)state;
+	for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++)
+		for (int masked = 0; masked < 2; masked++)
+			check_one_paths(cases[t][0], cases[t][1], cases[t][2], masked, r);
+	gsl_rng_free(r);
+}
+
 /* The input strength (NOTEARS-MLP's adjacency) of a hand-worked [2, 2, 1] first layer:
  * A[i][j] sums the squares of input i's weights over network j's hidden units. */
 static void test_input_strength(void **state)
@@ -903,6 +954,7 @@ int main(void)
 		cmocka_unit_test(test_stack_grad_mse),
 		cmocka_unit_test(test_stack_grad_masked),
 		cmocka_unit_test(test_stack_one_grad),
+		cmocka_unit_test(test_stack_one_fused),
 		cmocka_unit_test(test_stack_leaky_mse),
 		cmocka_unit_test(test_input_strength),
 		cmocka_unit_test(test_init_stats),

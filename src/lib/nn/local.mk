@@ -9,6 +9,7 @@ src_lib_nn_libnn_la_SOURCES = \
 	src/lib/nn/layer.c \
 	src/lib/nn/stack.c \
 	src/lib/nn/one-output.c \
+	src/lib/nn/one-fused.c \
 	src/lib/nn/leaky-stack.c \
 	src/lib/nn/nn-int.h \
 	src/lib/nn/init.c

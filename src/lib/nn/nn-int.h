@@ -28,6 +28,15 @@ void fb_nn_one_forward(size_t n, size_t d, size_t in, const double *A, const dou
 void fb_nn_one_backward(size_t n, size_t d, size_t in, const double *A, const double *w,
                         const double *g, const fb_nn_one_grad *out);
 
+/* fb_nn_one_backward followed by the first layer's weight gradient dW = dZ^T X ([d*in, d])
+ * over the n rows of X ([n, d]) in one AVX-512 pass with the BLAS path's bits, out->dZ unused,
+ * zb scratch of 8 n doubles; false (nothing written) where that pass does not run: without
+ * AVX-512, under a BLAS kernel other than OpenBLAS's SkylakeX ones, past their DGEMM_Q rows
+ * (384), or with fewer than 8 units (one-fused.c). */
+bool fb_nn_one_backward_fused(size_t n, size_t d, size_t in, const double *X, const double *A,
+                              const double *w, const double *g, const fb_nn_one_grad *out,
+                              double *dW, double *zb);
+
 /* A stack's shape and parameters as fb_nn_leaky_mse reads them. */
 typedef struct fb_nn_leaky_net {
 	size_t d;               /* networks, and inputs per network */

@@ -314,7 +314,8 @@ static void stack_mask_grad(const fb_nn_stack *s, const double *mask, double *g0
 }
 
 /* stack_backprop for a {d, m, 1} sigmoid stack: the output layer, the sigmoid and the first
- * layer's bias in one pass over the rows (dL/dz into g2), then the first layer's dgemm. */
+ * layer's bias in one pass over the rows (dL/dz into g2), then the first layer's dgemm; or,
+ * without dX, both in fb_nn_one_backward_fused's pass where it runs (g2 its scratch). */
 static void stack_backprop_one(fb_nn_stack *s, size_t n, const double *X, const double *mask,
                                double *grad, double *dmask, double *dX)
 {
@@ -322,10 +323,15 @@ static void stack_backprop_one(fb_nn_stack *s, size_t n, const double *X, const 
 	fb_nn_one_grad out = { grad + s->span[1].weight, grad + s->span[1].bias, s->g2,
 	                       grad + s->span[0].bias };
 
-	fb_nn_one_backward(n, d, s->dims[1], s->a[0], s->params + s->span[1].weight, s->g1,
-	                   &out);
-	fb_nn_dense_backward(n, d, dm, X, mask != NULL ? s->w0m : s->params + s->span[0].weight,
-	                     s->g2, dX, grad + s->span[0].weight, NULL);
+	if (dX != NULL || !fb_nn_one_backward_fused(n, d, s->dims[1], X, s->a[0],
+	                                            s->params + s->span[1].weight, s->g1, &out,
+	                                            grad + s->span[0].weight, s->g2)) {
+		fb_nn_one_backward(n, d, s->dims[1], s->a[0], s->params + s->span[1].weight, s->g1,
+		                   &out);
+		fb_nn_dense_backward(n, d, dm, X,
+		                     mask != NULL ? s->w0m : s->params + s->span[0].weight, s->g2,
+		                     dX, grad + s->span[0].weight, NULL);
+	}
 	if (mask != NULL)
 		stack_mask_grad(s, mask, grad + s->span[0].weight, dmask);
 }
