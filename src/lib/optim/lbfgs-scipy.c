@@ -92,6 +92,16 @@ typedef struct lbs_acc {
  * would change the calling convention between the two compiled copies. */
 #define LBS_LOAD(v, p) memcpy(&(v), (p), sizeof(v))
 
+/* The four doubles v stored at p (any alignment). */
+#define LBS_STORE(p, v) memcpy((p), &(v), sizeof(v))
+
+/* The main loops keep their 16 partial sums in four named vectors a0..a3 (lanes 0-3, ...,
+ * 12-15), which the compiler holds in registers: summed into a struct's array indexed by a
+ * loop counter, each partial sum went through memory at every step, and the store and reload
+ * between two additions to it cost more than the rest of the step.  The same additions in
+ * the same order, so the same bits. */
+#define LBS_ACC(a0, a1, a2, a3) ((lbs_acc){ { (a0), (a1), (a2), (a3) } })
+
 /* The 16 partial sums added in a fixed tree. */
 static inline double lbs_acc_sum(const lbs_acc *a)
 {
@@ -111,17 +121,20 @@ static inline void lbs_acc_tail(lbs_acc *acc, const double *a, const double *b, 
 /* The inner product in 16 interleaved partial sums (lbs_acc). */
 LBS_CLONES static double lbs_dot_lanes(const double *a, const double *b, size_t n)
 {
-	lbs_acc acc = { { { 0 } } };
+	lbs_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+	lbs_acc acc;
 	size_t i = 0;
 
-	for (; i + 16 <= n; i += 16)
-		for (int q = 0; q < 4; q++) {
-			lbs_v4 va, vb;
+	for (; i + 16 <= n; i += 16) {
+		lbs_v4 x0, x1, x2, x3, y0, y1, y2, y3;
 
-			LBS_LOAD(va, a + i + 4 * q);
-			LBS_LOAD(vb, b + i + 4 * q);
-			acc.q[q] += va * vb;
-		}
+		LBS_LOAD(x0, a + i), LBS_LOAD(x1, a + i + 4);
+		LBS_LOAD(x2, a + i + 8), LBS_LOAD(x3, a + i + 12);
+		LBS_LOAD(y0, b + i), LBS_LOAD(y1, b + i + 4);
+		LBS_LOAD(y2, b + i + 8), LBS_LOAD(y3, b + i + 12);
+		a0 += x0 * y0, a1 += x1 * y1, a2 += x2 * y2, a3 += x3 * y3;
+	}
+	acc = LBS_ACC(a0, a1, a2, a3);
 	lbs_acc_tail(&acc, a, b, i, n);
 	return lbs_acc_sum(&acc);
 }
@@ -142,21 +155,25 @@ static double lbs_dot(const double *a, const double *b, size_t n, int lanes)
 LBS_CLONES static double lbs_axpy_dot_lanes(double *d, const double *y, double c,
                                             const double *s, size_t n)
 {
-	lbs_acc acc = { { { 0 } } };
-	lbs_v4 cv = { c, c, c, c };
+	lbs_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, cv = { c, c, c, c };
+	lbs_acc acc;
 	size_t i = 0;
 
-	for (; i + 16 <= n; i += 16)
-		for (int q = 0; q < 4; q++) {
-			lbs_v4 v, vy, vs;
+	for (; i + 16 <= n; i += 16) {
+		lbs_v4 v0, v1, v2, v3, y0, y1, y2, y3, s0, s1, s2, s3;
 
-			LBS_LOAD(v, d + i + 4 * q);
-			LBS_LOAD(vy, y + i + 4 * q);
-			LBS_LOAD(vs, s + i + 4 * q);
-			v += cv * vy;
-			memcpy(d + i + 4 * q, &v, sizeof v);
-			acc.q[q] += vs * v;
-		}
+		LBS_LOAD(v0, d + i), LBS_LOAD(v1, d + i + 4);
+		LBS_LOAD(v2, d + i + 8), LBS_LOAD(v3, d + i + 12);
+		LBS_LOAD(y0, y + i), LBS_LOAD(y1, y + i + 4);
+		LBS_LOAD(y2, y + i + 8), LBS_LOAD(y3, y + i + 12);
+		LBS_LOAD(s0, s + i), LBS_LOAD(s1, s + i + 4);
+		LBS_LOAD(s2, s + i + 8), LBS_LOAD(s3, s + i + 12);
+		v0 += cv * y0, v1 += cv * y1, v2 += cv * y2, v3 += cv * y3;
+		LBS_STORE(d + i, v0), LBS_STORE(d + i + 4, v1);
+		LBS_STORE(d + i + 8, v2), LBS_STORE(d + i + 12, v3);
+		a0 += s0 * v0, a1 += s1 * v1, a2 += s2 * v2, a3 += s3 * v3;
+	}
+	acc = LBS_ACC(a0, a1, a2, a3);
 	for (size_t k = i; k < n; k++)
 		d[k] += c * y[k];
 	lbs_acc_tail(&acc, s, d, i, n);
@@ -186,25 +203,40 @@ LBS_CLONES static void lbs_axpby_lanes(double *out, const double *a, double c, c
 /* lbs_scale_dot's lanes: d *= c and s'd in 16 partial sums, in one pass. */
 LBS_CLONES static double lbs_scale_dot_lanes(double *d, double c, const double *s, size_t n)
 {
-	lbs_acc acc = { { { 0 } } };
-	lbs_v4 cv = { c, c, c, c };
+	lbs_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, cv = { c, c, c, c };
+	lbs_acc acc;
 	size_t i = 0;
 
-	for (; i + 16 <= n; i += 16)
-		for (int q = 0; q < 4; q++) {
-			lbs_v4 v, vs;
+	for (; i + 16 <= n; i += 16) {
+		lbs_v4 v0, v1, v2, v3, s0, s1, s2, s3;
 
-			LBS_LOAD(v, d + i + 4 * q);
-			LBS_LOAD(vs, s + i + 4 * q);
-			v *= cv;
-			memcpy(d + i + 4 * q, &v, sizeof v);
-			acc.q[q] += vs * v;
-		}
+		LBS_LOAD(v0, d + i), LBS_LOAD(v1, d + i + 4);
+		LBS_LOAD(v2, d + i + 8), LBS_LOAD(v3, d + i + 12);
+		LBS_LOAD(s0, s + i), LBS_LOAD(s1, s + i + 4);
+		LBS_LOAD(s2, s + i + 8), LBS_LOAD(s3, s + i + 12);
+		v0 *= cv, v1 *= cv, v2 *= cv, v3 *= cv;
+		LBS_STORE(d + i, v0), LBS_STORE(d + i + 4, v1);
+		LBS_STORE(d + i + 8, v2), LBS_STORE(d + i + 12, v3);
+		a0 += s0 * v0, a1 += s1 * v1, a2 += s2 * v2, a3 += s3 * v3;
+	}
+	acc = LBS_ACC(a0, a1, a2, a3);
 	for (size_t k = i; k < n; k++)
 		d[k] *= c;
 	lbs_acc_tail(&acc, s, d, i, n);
 	return lbs_acc_sum(&acc);
 }
+
+/* One group of four of lbs_store_lanes from entry at: s and y there, and their products
+ * into the partial sums sa (y's) and ya (y'y). */
+#define LBS_PAIR_STEP(at, sa, ya)                                                           \
+	do {                                                                                \
+		lbs_v4 vx, vxp, vg, vgp;                                                    \
+		LBS_LOAD(vx, x + (at)), LBS_LOAD(vxp, xp + (at));                           \
+		LBS_LOAD(vg, g + (at)), LBS_LOAD(vgp, gp + (at));                           \
+		vx -= vxp, vg -= vgp;                                                       \
+		LBS_STORE(s + (at), vx), LBS_STORE(y + (at), vg);                           \
+		sa += vg * vx, ya += vg * vg;                                               \
+	} while (0)
 
 /* lbs_store's lanes: s = x - xp, y = g - gp, and y's, y'y in 16 partial sums each, in one
  * pass (each sum as lbs_dot_lanes forms it). */
@@ -212,25 +244,19 @@ LBS_CLONES static void lbs_store_lanes(double *s, double *y, const double *x, co
                                        const double *g, const double *gp, size_t n,
                                        double *ys, double *yy)
 {
-	lbs_acc as = { { { 0 } } }, ay = { { { 0 } } };
+	lbs_v4 s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+	lbs_v4 y0 = { 0 }, y1 = { 0 }, y2 = { 0 }, y3 = { 0 };
+	lbs_acc as, ay;
 	size_t i = 0;
 
-	for (; i + 16 <= n; i += 16)
-		for (int q = 0; q < 4; q++) {
-			lbs_v4 vx, vxp, vg, vgp;
-			size_t at = i + 4 * (size_t)q;
-
-			LBS_LOAD(vx, x + at);
-			LBS_LOAD(vxp, xp + at);
-			LBS_LOAD(vg, g + at);
-			LBS_LOAD(vgp, gp + at);
-			vx -= vxp;
-			vg -= vgp;
-			memcpy(s + at, &vx, sizeof vx);
-			memcpy(y + at, &vg, sizeof vg);
-			as.q[q] += vg * vx;
-			ay.q[q] += vg * vg;
-		}
+	for (; i + 16 <= n; i += 16) {
+		LBS_PAIR_STEP(i, s0, y0);
+		LBS_PAIR_STEP(i + 4, s1, y1);
+		LBS_PAIR_STEP(i + 8, s2, y2);
+		LBS_PAIR_STEP(i + 12, s3, y3);
+	}
+	as = LBS_ACC(s0, s1, s2, s3);
+	ay = LBS_ACC(y0, y1, y2, y3);
 	for (size_t k = i; k < n; k++) {
 		s[k] = x[k] - xp[k];
 		y[k] = g[k] - gp[k];
