@@ -95,6 +95,17 @@ typedef struct lbs_acc {
 /* The four doubles v stored at p (any alignment). */
 #define LBS_STORE(p, v) memcpy((p), &(v), sizeof(v))
 
+/* v0..v3 = the 16 doubles at p, and the reverse. */
+#define LBS_LOAD16(v0, v1, v2, v3, p)                                                       \
+	(LBS_LOAD(v0, (p)), LBS_LOAD(v1, (p) + 4), LBS_LOAD(v2, (p) + 8), LBS_LOAD(v3, (p) + 12))
+#define LBS_STORE16(p, v0, v1, v2, v3)                                                      \
+	(LBS_STORE((p), v0), LBS_STORE((p) + 4, v1), LBS_STORE((p) + 8, v2),                 \
+	 LBS_STORE((p) + 12, v3))
+
+/* The partial sums a0..a3 plus x0..x3 times y0..y3, lane by lane. */
+#define LBS_ACC16(x0, x1, x2, x3, y0, y1, y2, y3)                                           \
+	(a0 += (x0) * (y0), a1 += (x1) * (y1), a2 += (x2) * (y2), a3 += (x3) * (y3))
+
 /* The main loops keep their 16 partial sums in four named vectors a0..a3 (lanes 0-3, ...,
  * 12-15), which the compiler holds in registers: summed into a struct's array indexed by a
  * loop counter, each partial sum went through memory at every step, and the store and reload
@@ -128,11 +139,9 @@ LBS_CLONES static double lbs_dot_lanes(const double *a, const double *b, size_t 
 	for (; i + 16 <= n; i += 16) {
 		lbs_v4 x0, x1, x2, x3, y0, y1, y2, y3;
 
-		LBS_LOAD(x0, a + i), LBS_LOAD(x1, a + i + 4);
-		LBS_LOAD(x2, a + i + 8), LBS_LOAD(x3, a + i + 12);
-		LBS_LOAD(y0, b + i), LBS_LOAD(y1, b + i + 4);
-		LBS_LOAD(y2, b + i + 8), LBS_LOAD(y3, b + i + 12);
-		a0 += x0 * y0, a1 += x1 * y1, a2 += x2 * y2, a3 += x3 * y3;
+		LBS_LOAD16(x0, x1, x2, x3, a + i);
+		LBS_LOAD16(y0, y1, y2, y3, b + i);
+		LBS_ACC16(x0, x1, x2, x3, y0, y1, y2, y3);
 	}
 	acc = LBS_ACC(a0, a1, a2, a3);
 	lbs_acc_tail(&acc, a, b, i, n);
@@ -162,16 +171,12 @@ LBS_CLONES static double lbs_axpy_dot_lanes(double *d, const double *y, double c
 	for (; i + 16 <= n; i += 16) {
 		lbs_v4 v0, v1, v2, v3, y0, y1, y2, y3, s0, s1, s2, s3;
 
-		LBS_LOAD(v0, d + i), LBS_LOAD(v1, d + i + 4);
-		LBS_LOAD(v2, d + i + 8), LBS_LOAD(v3, d + i + 12);
-		LBS_LOAD(y0, y + i), LBS_LOAD(y1, y + i + 4);
-		LBS_LOAD(y2, y + i + 8), LBS_LOAD(y3, y + i + 12);
-		LBS_LOAD(s0, s + i), LBS_LOAD(s1, s + i + 4);
-		LBS_LOAD(s2, s + i + 8), LBS_LOAD(s3, s + i + 12);
+		LBS_LOAD16(v0, v1, v2, v3, d + i);
+		LBS_LOAD16(y0, y1, y2, y3, y + i);
+		LBS_LOAD16(s0, s1, s2, s3, s + i);
 		v0 += cv * y0, v1 += cv * y1, v2 += cv * y2, v3 += cv * y3;
-		LBS_STORE(d + i, v0), LBS_STORE(d + i + 4, v1);
-		LBS_STORE(d + i + 8, v2), LBS_STORE(d + i + 12, v3);
-		a0 += s0 * v0, a1 += s1 * v1, a2 += s2 * v2, a3 += s3 * v3;
+		LBS_STORE16(d + i, v0, v1, v2, v3);
+		LBS_ACC16(s0, s1, s2, s3, v0, v1, v2, v3);
 	}
 	acc = LBS_ACC(a0, a1, a2, a3);
 	for (size_t k = i; k < n; k++)
@@ -210,14 +215,11 @@ LBS_CLONES static double lbs_scale_dot_lanes(double *d, double c, const double *
 	for (; i + 16 <= n; i += 16) {
 		lbs_v4 v0, v1, v2, v3, s0, s1, s2, s3;
 
-		LBS_LOAD(v0, d + i), LBS_LOAD(v1, d + i + 4);
-		LBS_LOAD(v2, d + i + 8), LBS_LOAD(v3, d + i + 12);
-		LBS_LOAD(s0, s + i), LBS_LOAD(s1, s + i + 4);
-		LBS_LOAD(s2, s + i + 8), LBS_LOAD(s3, s + i + 12);
+		LBS_LOAD16(v0, v1, v2, v3, d + i);
+		LBS_LOAD16(s0, s1, s2, s3, s + i);
 		v0 *= cv, v1 *= cv, v2 *= cv, v3 *= cv;
-		LBS_STORE(d + i, v0), LBS_STORE(d + i + 4, v1);
-		LBS_STORE(d + i + 8, v2), LBS_STORE(d + i + 12, v3);
-		a0 += s0 * v0, a1 += s1 * v1, a2 += s2 * v2, a3 += s3 * v3;
+		LBS_STORE16(d + i, v0, v1, v2, v3);
+		LBS_ACC16(s0, s1, s2, s3, v0, v1, v2, v3);
 	}
 	acc = LBS_ACC(a0, a1, a2, a3);
 	for (size_t k = i; k < n; k++)
