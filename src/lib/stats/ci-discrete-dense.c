@@ -157,6 +157,28 @@ static void dense_count(const ci_disc_ws *w, const dense_cells *t, size_t n)
 		cube[sid[i] * lxy + cx[i] * ly + cy[i]]++;
 }
 
+/* Build the row keys of S (ns >= 1) in the key stack from the longest prefix of S whose
+ * keys are kept: block ns - 1 then labels each row's stratum over S one-to-one, below
+ * prod_S c_v; false when out of memory. */
+static bool dense_keys(fb_ci *ci, const size_t *S, size_t ns)
+{
+	ci_disc_ws *w = &ci->dws;
+	size_t n = ci->n;
+
+	if (w->zeros == NULL && (w->zeros = calloc(n, sizeof *w->zeros)) == NULL)
+		return false;
+	if (!keys_reserve(w, ns, n))
+		return false;
+	for (size_t v = w->kvalid; v < ns; v++) {
+		const uint16_t *c = ci->codes + S[v] * n;
+		const uint32_t *prev = v > 0 ? w->kstack + (v - 1) * n : w->zeros;
+
+		keys_level(prev, c, (uint32_t)ci->nlev[S[v]], w->kstack + v * n, n);
+	}
+	w->kvalid = ns;
+	return true;
+}
+
 /* Build the memo of the dense path for S: each row's stratum number into w->mkey, from the
  * longest prefix of S whose keys are kept, and their count into w->mdense, counting the
  * rows' cells t on the way; false when out of memory. */
@@ -173,20 +195,42 @@ static bool dense_memo(fb_ci *ci, const size_t *S, size_t ns, const dense_cells 
 		dense_count(w, t, n);
 		return true;
 	}
-	if (!keys_reserve(w, ns, n))
+	if (!dense_keys(ci, S, ns))
 		return false;
-	for (size_t v = w->kvalid; v < ns; v++) {
-		const uint16_t *c = ci->codes + S[v] * n;
-		const uint32_t *prev = v > 0 ? w->kstack + (v - 1) * n : w->zeros;
-
-		keys_level(prev, c, (uint32_t)ci->nlev[S[v]], w->kstack + v * n, n);
-	}
 	/* the last block's keys become the strata's numbers (a prefix's block already held
 	 * one-to-one labels, which stay so) */
 	w->mkey = w->kstack + (ns - 1) * n;
 	w->mdense = keys_number(w, w->mkey, n, t);
-	w->kvalid = ns;
 	return true;
+}
+
+/* Number each row's stratum over S (ns >= 1) in order of first occurrence into ids, from
+ * the kept keys of S's prefixes and a map of every key, for tests whose tables are too large
+ * for the dense path while S's configurations are within its limit; the number of strata,
+ * or 0 (nothing done) when they are not or memory is short. */
+size_t ci_disc_dense_strata(fb_ci *ci, const size_t *S, size_t ns, double prod, uint32_t *ids)
+{
+	ci_disc_ws *w = &ci->dws;
+	const uint32_t *key;
+	uint32_t *map, nstr = 0;
+
+	if (!(prod <= (double)dense_limit(ci->n)) || !dense_reserve(w, (size_t)prod) ||
+	    !dense_keys(ci, S, ns))
+		return 0;
+	key = w->kstack + (ns - 1) * ci->n;
+	map = w->scnt;
+	for (size_t i = 0; i < ci->n; i++) {
+		uint32_t k = key[i], s = map[k];
+
+		if (s == 0) {
+			map[k] = s = ++nstr;
+			w->mfirst[s - 1] = k;
+		}
+		ids[i] = s - 1;
+	}
+	for (uint32_t s = 0; s < nstr; s++)
+		map[w->mfirst[s]] = 0;
+	return nstr;
 }
 
 /* The dense path over all strata; false (nothing done) when the tables would be too large. */

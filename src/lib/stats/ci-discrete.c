@@ -578,9 +578,13 @@ static bool sparse_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns
 	if (!sparse_alloc(w, ci->n))
 		return false;
 	*nstr = 1;
-	if (ns > 0) {
-		*nstr = strata_number(ci, S, ns, prod);
+	if (ns > 0 && w->msparse != CI_MEMO_NONE) {
+		*nstr = w->msparse; /* S's strata, grouped for its last test */
+	} else if (ns > 0) {
+		if ((*nstr = ci_disc_dense_strata(ci, S, ns, prod, w->ids)) == 0)
+			*nstr = strata_number(ci, S, ns, prod);
 		strata_group(w, ci->n, *nstr);
+		w->msparse = *nstr;
 	} else {
 		for (size_t i = 0; i < ci->n; i++)
 			w->order[i] = (uint32_t)i;
@@ -640,7 +644,7 @@ void ci_memo_begin(ci_disc_ws *w, const size_t *S, size_t ns)
 	w->bvalid = p < w->bvalid ? p : w->bvalid;
 	memcpy(w->mS, S, ns * sizeof *S);
 	w->mns = ns;
-	w->mbits = w->mdense = CI_MEMO_NONE;
+	w->mbits = w->mdense = w->msparse = CI_MEMO_NONE;
 	w->mu = SIZE_MAX;
 }
 

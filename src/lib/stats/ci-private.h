@@ -176,6 +176,8 @@ typedef struct ci_disc_ws {
 	uint32_t *mfirst; /* dense path: n, the keys of the strata in order of first row while
 	                     they are numbered */
 	size_t mdense;    /* memo, dense path: how many strata mfirst lists, or CI_MEMO_NONE */
+	size_t msparse;   /* memo, hashed path: the strata of mS grouped in ids, order and start,
+	                     or CI_MEMO_NONE */
 	double stop_t;    /* χ² asked only whether it is a dependence: log(4 / alpha), the
 	                     strata may stop once their sum makes that sure; 0: never stop */
 	bool stopped;     /* the last test stopped so (a dependence, its p-value not computed) */
@@ -348,6 +350,10 @@ ci_stratum_sum ci_disc_table_keep(fb_ci *ci, const uint32_t *tab, size_t lx, siz
  * (nothing done) otherwise. */
 bool ci_disc_dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,
                        ci_stratum_sum *sum, size_t *nstr);
+/* Number each row's stratum over S (ns >= 1) in order of first occurrence into ids (n),
+ * through the dense path's keys, when prod_S c_v is within its limit; the number of strata,
+ * or 0 (nothing done) otherwise. */
+size_t ci_disc_dense_strata(fb_ci *ci, const size_t *S, size_t ns, double prod, uint32_t *ids);
 
 /* Build the row sets of the bit path when the machine counts bits in one instruction and
  * they take little memory; without them the bit path is never taken. */
