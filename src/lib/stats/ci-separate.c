@@ -94,6 +94,7 @@ typedef struct sep_ctx {
 	double lo, hi;         /* the band of |r| (ci_fisher_band) */
 	double lo2, hi2;       /* their squares */
 	size_t depths;         /* leading depths whose lanes are those of the current prefix */
+	bool rows;             /* RA's rows come a subset at a time (sep_row) */
 	fb_ci_stats *pst;      /* m: each pair's counters (NULL: the object's) */
 } sep_ctx;
 
@@ -121,7 +122,8 @@ SEP_CLONES static void sep_lanes_sub(double *restrict a, const double *restrict 
 
 /* Gather R over the neighbours and x (lane m) into the L x L matrix RA (unused lanes: the
  * identity), and start every chain: R_zz, and zero sums.  The neighbours increase, so
- * their block is read along rows of the packed R. */
+ * their block is read along rows of the packed R.  With c->rows, only the diagonal and x's
+ * row and column: the rest comes a subset at a time (sep_row). */
 static void sep_gather(sep_ctx *c, const ci_corr *R)
 {
 	ci_sep_ws *w = c->w;
@@ -134,7 +136,7 @@ static void sep_gather(sep_ctx *c, const ci_corr *R)
 		const double *row = R->lazy != NULL ? NULL :
 		                    R->v + ci_packed_at(R->d, c->A[i], c->A[i]) - c->A[i];
 
-		for (size_t j = i; j < m; j++)
+		for (size_t j = i; j < (c->rows ? i + 1 : m); j++)
 			w->RA[i * L + j] = w->RA[j * L + i] =
 				row != NULL ? row[c->A[j]] : ci_corr_get(R, c->A[i], c->A[j]);
 		w->RA[i * L + m] = w->RA[m * L + i] = ci_corr_get(R, c->A[i], c->x);
@@ -144,6 +146,18 @@ static void sep_gather(sep_ctx *c, const ci_corr *R)
 		w->P[i] = w->RA[i * L + i];
 		w->VV[i] = w->UV[i] = 0.0;
 	}
+}
+
+/* With c->rows (subsets of one, R in memory): the row of RA of the subset {A[k]} at the
+ * lanes of the open pairs (w->open, nopen), all that its tests read (a pivot is its
+ * diagonal entry, a pair's numbers its entry in that row).  A pair found early then reads
+ * none of the rest of its row, and a vertex with few pairs open reads few entries. */
+static void sep_row(sep_ctx *c, const ci_corr *R, size_t k, size_t nopen)
+{
+	ci_sep_ws *w = c->w;
+
+	for (size_t o = 0; o < nopen; o++)
+		w->RA[k * c->L + w->open[o]] = ci_corr_get(R, c->A[k], c->A[w->open[o]]);
 }
 
 /* Divide the numerators w by piv, and from them the next links of the chains over the L
@@ -313,8 +327,9 @@ static int sep_decide(const sep_ctx *c, size_t y, sep_last *e)
 }
 
 /* The lanes' codes of sep_lanes_scaled, or -1 everywhere when the subset's own numbers rule
- * it out (not sane: a pivot not positive or no band; or out of its range). */
-static void sep_codes(sep_ctx *c, const sep_last *e, bool sane)
+ * it out (not sane: a pivot not positive or no band; or out of its range).  Only the lanes
+ * of the pairs y[0..ny) are read: when they are few, only their vectors are coded. */
+static void sep_codes(sep_ctx *c, const sep_last *e, bool sane, const size_t *y, size_t ny)
 {
 	ci_sep_ws *w = c->w;
 	size_t L = c->L, at = (c->l - 1) * L;
@@ -324,8 +339,17 @@ static void sep_codes(sep_ctx *c, const sep_last *e, bool sane)
 			w->code[z] = -1;
 		return;
 	}
-	sep_lanes_scaled(e, c->lo2, c->hi2, w->t, w->VV + at, w->UV + at, w->RA + c->m * L, w->P,
-	                 w->code, L);
+	if (4 * ny * SEP_LANES >= L) {
+		sep_lanes_scaled(e, c->lo2, c->hi2, w->t, w->VV + at, w->UV + at, w->RA + c->m * L,
+		                 w->P, w->code, L);
+		return;
+	}
+	for (size_t k = 0; k < ny; k++) {
+		size_t z = y[k] / SEP_LANES * SEP_LANES;
+
+		sep_lanes_scaled(e, c->lo2, c->hi2, w->t + z, w->VV + at + z, w->UV + at + z,
+		                 w->RA + c->m * L + z, w->P + z, w->code + z, SEP_LANES);
+	}
 }
 
 /* Take the subset's positions from ch on as new: its variables, and the depths kept no
@@ -423,7 +447,7 @@ static int sep_subset(fb_ci *ci, sep_ctx *c, double alpha, const unsigned char *
 			e.uu = w->VV[(c->l - 1) * c->L + c->m];
 			e.rxx = w->RA[c->m * c->L + c->m];
 			sep_scaled_x(&e);
-			sep_codes(c, &e, sane);
+			sep_codes(c, &e, sane, w->open + o, *nopen - o);
 			shared = true;
 		}
 		if (sep_test(ci, c, st, y, sane ? sep_decide(c, y, &e) : -1, alpha, &indep) != FB_OK)
@@ -505,13 +529,14 @@ int fb_ci_fisher_separate_range(fb_ci *ci, size_t x, const size_t *A, size_t m, 
 	if (sep_reserve(&ci->sws, (m + SEP_LANES) / SEP_LANES * SEP_LANES, l) != FB_OK)
 		return fb_fail(err, "out of memory for a search among %zu neighbours", m);
 	R = ci_fisher_corr(ci);
-	c = (sep_ctx){ &ci->sws, A, m, l, x, 0, false, 0.0, 0.0, 0.0, 0.0, 0,
+	c = (sep_ctx){ &ci->sws, A, m, l, x, 0, false, 0.0, 0.0, 0.0, 0.0, 0, false,
 	               rg != NULL ? rg->pair : NULL };
 	c.L = (m + 1 + SEP_LANES - 1) / SEP_LANES * SEP_LANES;
 	c.band = ci_fisher_band(ci, l, alpha, &c.lo, &c.hi);
 	c.lo2 = c.lo * c.lo;
 	c.hi2 = c.hi * c.hi;
 	kept = ci->opt.cache ? kept : NULL;
+	c.rows = l == 1 && R.lazy == NULL;
 	sep_gather(&c, &R);
 	for (size_t k = 0; k < m; k++) {
 		found[k] = 0;
@@ -523,6 +548,8 @@ int fb_ci_fisher_separate_range(fb_ci *ci, size_t x, const size_t *A, size_t m, 
 		c.w->comb[k] = rg != NULL && rg->first != NULL ? rg->first[k] : k;
 	while (ch < l && nopen > 0 && (stop == NULL || !sep_comb_equal(c.w->comb, stop, l))) {
 		sep_changed(&c, ch);
+		if (c.rows)
+			sep_row(&c, &R, c.w->comb[0], nopen);
 		if (sep_subset(ci, &c, alpha, kept, found, sets, &nopen) != FB_OK)
 			return fb_fail(err, "out of memory for a test with %zu conditioning variables",
 			               l);
