@@ -335,6 +335,9 @@ size_t fb_ci_n(const fb_ci *ci);
 void fb_ci_get_stats(const fb_ci *ci, fb_ci_stats *st);
 /* Forget every cached p-value (the counters stay). */
 void fb_ci_cache_clear(fb_ci *ci);
+/* Forget every cached p-value but keep the memory that held them, which the next answers
+ * fill without touching fresh pages (the counters stay). */
+void fb_ci_cache_reset(fb_ci *ci);
 /* Use the cache from now on (on), or neither look answers up nor keep them (off); answers
  * already kept stay for when it is on again.  A test that is no dearer than its look-up
  * (Fisher-z given the empty set: one correlation) is better left out of a cache. */

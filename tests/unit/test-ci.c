@@ -1274,37 +1274,77 @@ static void test_alloc_cols(void **state)
 	assert_null(sc.v);
 }
 
-/* The cache keeps thousands of answers through its growth (the table set anew, the answers
- * and keys moved by realloc): each found with its values, none found that was not kept. */
+/* Key number k of test_cache_growth (2 to 5 words) into key; its length. */
+static size_t growth_key(uint32_t k, uint32_t *key)
+{
+	size_t nk = 2 + k % 4;
+
+	for (size_t t = 0; t < nk; t++)
+		key[t] = k * 7 + (uint32_t)t;
+	return nk;
+}
+
+/* Keep answers 0 .. n - 1 of test_cache_growth in c (answer k scaled by s). */
+static void growth_fill(ci_cache *c, uint32_t n, double s)
+{
+	uint32_t key[5];
+
+	for (uint32_t k = 0; k < n; k++) {
+		size_t nk = growth_key(k, key);
+		fb_ci_result r = { .p = s * k / n, .stat = s * k, .df = (double)nk, .r = -s * k,
+		                   .flags = k % 2 ? FB_CI_SMALL | FB_CI_CACHED : 0 };
+
+		assert_int_equal(ci_cache_put(c, ci_cache_hash(key, nk), key, nk, &r), FB_OK);
+	}
+	assert_int_equal(c->used, n);
+}
+
+/* Whether answers 0 .. n - 1 are found in c with their values (found) or not at all; no key
+ * that differs in its first word is ever found. */
+static void growth_check(const ci_cache *c, uint32_t n, double s, bool found)
+{
+	uint32_t key[5];
+	fb_ci_result got;
+
+	for (uint32_t k = 0; k < n; k++) {
+		size_t nk = growth_key(k, key);
+
+		assert_true(ci_cache_find(c, ci_cache_hash(key, nk), key, nk, &got) == found);
+		if (found) {
+			assert_true(got.p == s * k / n && got.stat == s * k && got.df == (double)nk &&
+			            got.r == -s * k);
+			assert_int_equal(got.flags, k % 2 ? FB_CI_SMALL : 0);
+		}
+		key[0] += 1; /* the same words but the first: never kept */
+		assert_false(ci_cache_find(c, ci_cache_hash(key, nk), key, nk, &got));
+	}
+}
+
+/* The cache keeps thousands of answers through its growth (the table's slots placed anew,
+ * the answers in blocks that never move): each found with its values, none found that was
+ * not kept.  Reset, it finds none of them, and as many new answers take its memory again
+ * (the same table and blocks). */
 static void test_cache_growth(void **state)
 {
 	ci_cache c = { 0 };
-	uint32_t key[5];
-	fb_ci_result r, got;
+	const void *slot, *blk;
+	size_t cap, nblk;
 
 	(void)state;
-	for (uint32_t k = 0; k < 20000; k++) {
-		size_t nk = 2 + k % 4;
-
-		for (size_t t = 0; t < nk; t++)
-			key[t] = k * 7 + (uint32_t)t;
-		r = (fb_ci_result){ .p = k / 20000.0, .stat = k, .df = nk, .r = -1.0 * k,
-		                    .flags = k % 2 ? FB_CI_SMALL | FB_CI_CACHED : 0 };
-		assert_int_equal(ci_cache_put(&c, ci_cache_hash(key, nk), key, nk, &r), FB_OK);
-	}
-	assert_int_equal(c.used, 20000);
-	for (uint32_t k = 0; k < 20000; k++) {
-		size_t nk = 2 + k % 4;
-
-		for (size_t t = 0; t < nk; t++)
-			key[t] = k * 7 + (uint32_t)t;
-		assert_true(ci_cache_find(&c, ci_cache_hash(key, nk), key, nk, &got));
-		assert_true(got.p == k / 20000.0 && got.stat == k && got.df == nk &&
-		            got.r == -1.0 * k);
-		assert_int_equal(got.flags, k % 2 ? FB_CI_SMALL : 0);
-		key[0] += 1; /* the same words but the first: never kept */
-		assert_false(ci_cache_find(&c, ci_cache_hash(key, nk), key, nk, &got));
-	}
+	growth_fill(&c, 20000, 1.0);
+	growth_check(&c, 20000, 1.0, true);
+	slot = c.slot;
+	blk = c.blk[0];
+	cap = c.cap;
+	nblk = c.nblk;
+	ci_cache_reset(&c);
+	growth_check(&c, 20000, 1.0, false);
+	growth_fill(&c, 20000, 2.0);
+	growth_check(&c, 20000, 2.0, true);
+	assert_ptr_equal(c.slot, slot);
+	assert_ptr_equal(c.blk[0], blk);
+	assert_int_equal(c.cap, cap);
+	assert_int_equal(c.nblk, nblk);
 	ci_cache_release(&c);
 	assert_int_equal(c.cap, 0);
 }

@@ -12,13 +12,13 @@
 #include "dg-private.h"
 
 /* A cache of answers keyed by (min(x, y), max(x, y), sorted S): the answers in the order
- * kept, found through an open-addressing table of their numbers. */
+ * kept, in blocks, found through an open-addressing table of their numbers. */
 typedef struct ci_cache {
 	uint64_t *slot;        /* cap slots: 0 when empty, else the key hash's high 32 bits over
 	                          1 + the answer's number (NULL until the first insertion) */
 	size_t cap;            /* a power of two, or 0 */
-	struct ci_entry *ent;  /* the used answers, in the order kept (ecap allocated) */
-	size_t used, ecap;
+	struct ci_entry **blk; /* nblk blocks of answers, in the order kept */
+	size_t nblk, used;     /* blocks allocated, answers kept */
 	uint32_t *arena;       /* the keys, each as its length then its words */
 	size_t alen, acap;     /* words used and allocated in arena */
 } ci_cache;
@@ -240,6 +240,8 @@ int ci_cache_put(ci_cache *c, uint64_t h, const uint32_t *key, size_t nk,
                  const fb_ci_result *res);
 /* Free the cache's memory and make it empty. */
 void ci_cache_release(ci_cache *c);
+/* Forget every answer, keeping the memory for the next ones. */
+void ci_cache_reset(ci_cache *c);
 /* Hash of a key of nk words. */
 uint64_t ci_cache_hash(const uint32_t *key, size_t nk);
 

@@ -691,3 +691,9 @@ void fb_ci_cache_clear(fb_ci *ci)
 {
 	ci_cache_release(&ci->cache);
 }
+
+/* Forget every cached answer, keeping the cache's memory. */
+void fb_ci_cache_reset(fb_ci *ci)
+{
+	ci_cache_reset(&ci->cache);
+}

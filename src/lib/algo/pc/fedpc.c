@@ -335,13 +335,16 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 		if (st->secure)
 			fedpc_votes_vector(down->b, up->b, d, up);
 	}
-	/* layer 0's answers (one per pair, d^2 / 2 of them) are never asked for by a later
-	 * layer, and FedOrien asks again only for the end pairs of unshielded triples: those
-	 * few are computed anew (the same bits) rather than all kept; with correlations on
-	 * demand (thousands of variables) no layer's answers are kept, since a later layer
-	 * asks larger sets and ten clients' answers would outgrow the data */
+	/* a layer's answers are never asked for by a later layer (it asks larger sets), and
+	 * FedOrien asks again only for the end pairs of unshielded triples: those few are
+	 * computed anew (the same bits) rather than all kept.  Layer 0's (one per pair, d^2 / 2
+	 * of them) and those on correlations on demand (thousands of variables) go with their
+	 * memory; a later layer's leave theirs to the next layer's answers, which then touch no
+	 * fresh page */
 	if (down->d[0] == 0 || fb_ci_is_lazy(ci))
 		fb_ci_cache_clear(ci);
+	else
+		fb_ci_cache_reset(ci);
 	/* the next layer asks fewer correlations (its skeleton is smaller) and computes them
 	 * in one pass: meanwhile the clients keep none */
 	fb_ci_lazy_forget(ci);
