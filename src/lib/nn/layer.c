@@ -16,9 +16,32 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* glibc's libmvec (linked with libm): exp of two, and of four, doubles at once. */
+/* glibc's libmvec (linked with libm): exp of two, four and eight doubles at once.  The
+ * eight-lane AVX-512 exp is the four-lane AVX2 one lane for lane: the same operations (the
+ * same fused multiply-adds, table and exponent arithmetic, the same scalar exp for the lanes
+ * out of range) on the same constants, in glibc's source and in Debian's libmvec alike. */
 __m128d _ZGVbN2v_exp(__m128d x);
 __attribute__((target("avx2"))) __m256d _ZGVdN4v_exp(__m256d x);
+__attribute__((target("avx512f"))) __m512d _ZGVeN8v_exp(__m512d x);
+
+/* sigmoid_avx2 eight at a time by libmvec's AVX-512 exp: the same operations on each value,
+ * so the same bits; the last len mod 8 through the same call padded with zeros. */
+__attribute__((target("avx512f"))) static void sigmoid_avx512(size_t len, const double *z,
+                                                              const double *b, double *a)
+{
+	const __m512d one = _mm512_set1_pd(1.0), zero = _mm512_setzero_pd();
+	size_t k = 0;
+
+	for (; k < len; k += 8) {
+		__mmask8 m = (__mmask8)(len - k >= 8 ? 0xff : (1u << (len - k)) - 1);
+		__m512d x = _mm512_maskz_loadu_pd(m, z + k), e;
+
+		if (b != NULL)
+			x = _mm512_add_pd(x, _mm512_maskz_loadu_pd(m, b + k));
+		e = _ZGVeN8v_exp(_mm512_sub_pd(zero, x));
+		_mm512_mask_storeu_pd(a + k, m, _mm512_div_pd(one, _mm512_add_pd(one, e)));
+	}
+}
 
 /* a[k] = sigmoid(z[k] + b[k]) (b NULL: sigmoid(z[k])) four at a time by libmvec's AVX2 exp;
  * the last len mod 4 go through the same call padded with zeros, so every value is the same
@@ -70,12 +93,14 @@ static void sigmoid_sse2(size_t len, const double *z, const double *b, double *a
 	}
 }
 
-/* a[k] = sigmoid(z[k] + b[k]) (b NULL: no b) through libmvec: AVX2 where the processor has
- * it, else SSE2 (the choice is the machine's, so one machine always computes the same
- * bits). */
+/* a[k] = sigmoid(z[k] + b[k]) (b NULL: no b) through libmvec: AVX-512 or AVX2 (the same
+ * bits) where the processor has it, else SSE2 (the choice is the machine's, so one machine
+ * always computes the same bits). */
 static void sigmoid_all(size_t len, const double *z, const double *b, double *a)
 {
-	if (__builtin_cpu_supports("avx2"))
+	if (__builtin_cpu_supports("avx512f"))
+		sigmoid_avx512(len, z, b, a);
+	else if (__builtin_cpu_supports("avx2"))
 		sigmoid_avx2(len, z, b, a);
 	else
 		sigmoid_sse2(len, z, b, a);
