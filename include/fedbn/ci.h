@@ -335,9 +335,15 @@ size_t fb_ci_n(const fb_ci *ci);
 void fb_ci_get_stats(const fb_ci *ci, fb_ci_stats *st);
 /* Forget every cached p-value (the counters stay). */
 void fb_ci_cache_clear(fb_ci *ci);
-/* Forget every cached p-value but keep the memory that held them, which the next answers
- * fill without touching fresh pages (the counters stay). */
-void fb_ci_cache_reset(fb_ci *ci);
+/* The memory of a test object's cache held apart from any object, for objects used one
+ * after another to fill the same pages without touching fresh ones: fb_ci_cache_swap
+ * forgets ci's cached p-values (the counters stay), keeping their memory, and exchanges it
+ * with the spare's.  fb_ci_spare_alloc: a spare with none yet; NULL when out of memory. */
+typedef struct fb_ci_spare fb_ci_spare;
+fb_ci_spare *fb_ci_spare_alloc(void);
+void fb_ci_cache_swap(fb_ci *ci, fb_ci_spare *spare);
+/* Free a spare and its memory (NULL: nothing). */
+void fb_ci_spare_free(fb_ci_spare *spare);
 /* Use the cache from now on (on), or neither look answers up nor keep them (off); answers
  * already kept stay for when it is on again.  A test that is no dearer than its look-up
  * (Fisher-z given the empty set: one correlation) is better left out of a cache. */

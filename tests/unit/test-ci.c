@@ -600,6 +600,45 @@ static void test_cache(void **state)
 	fb_dataset_free(ds);
 }
 
+/* A cache's memory passes from one object to another through a spare: the answers an
+ * object kept in it are forgotten when it goes (asked again: computed, the same bits), and
+ * the next object fills the same table. */
+static void test_cache_swap(void **state)
+{
+	fb_dataset *ds = cont_data(10, 4, fz_rows);
+	fb_ci *a = fb_ci_alloc(ds, NULL, NULL), *b = fb_ci_alloc(ds, NULL, NULL);
+	fb_ci_spare *sp = fb_ci_spare_alloc();
+	size_t S[1] = { 2 };
+	const void *slot;
+	unsigned fl;
+	double p;
+
+	(void)state;
+	assert_non_null(sp);
+	fb_ci_cache_swap(a, sp);
+	p = fb_ci_pvalue(a, 0, 1, S, 1, &fl);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	assert_true(fb_ci_pvalue(a, 0, 1, S, 1, &fl) == p);
+	assert_true(fl & FB_CI_CACHED);
+	slot = a->cache.slot;
+	assert_non_null(slot);
+	fb_ci_cache_swap(a, sp); /* a forgets; its answers' memory goes to the spare */
+	assert_true(fb_ci_pvalue(a, 0, 1, S, 1, &fl) == p);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	fb_ci_cache_swap(b, sp);
+	assert_ptr_equal(b->cache.slot, slot);
+	assert_int_equal(b->cache.used, 0);
+	assert_true(fb_ci_pvalue(b, 0, 1, S, 1, &fl) == p);
+	assert_int_equal(fl & FB_CI_CACHED, 0);
+	assert_true(fb_ci_pvalue(b, 1, 0, S, 1, &fl) == p);
+	assert_true(fl & FB_CI_CACHED);
+	fb_ci_free(a);
+	fb_ci_free(b);
+	fb_ci_spare_free(sp);
+	fb_ci_spare_free(NULL);
+	fb_dataset_free(ds);
+}
+
 /* Queries asked as fresh (fb_ci_cache_fresh) are not looked up but are kept: asked again
  * afterwards, each is a hit with the same bits; into an empty cache and a full one. */
 static void test_cache_fresh(void **state)
@@ -1366,6 +1405,7 @@ int main(void)
 		cmocka_unit_test(test_discrete_small),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_cache_growth),
+		cmocka_unit_test(test_cache_swap),
 		cmocka_unit_test(test_alloc_cols),
 		cmocka_unit_test(test_cache_keep),
 		cmocka_unit_test(test_cache_fresh),

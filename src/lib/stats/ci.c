@@ -692,8 +692,32 @@ void fb_ci_cache_clear(fb_ci *ci)
 	ci_cache_release(&ci->cache);
 }
 
-/* Forget every cached answer, keeping the cache's memory. */
-void fb_ci_cache_reset(fb_ci *ci)
+/* A cache's memory apart from any object. */
+struct fb_ci_spare {
+	ci_cache cache;
+};
+
+/* A spare with no memory yet. */
+fb_ci_spare *fb_ci_spare_alloc(void)
 {
+	return calloc(1, sizeof(fb_ci_spare));
+}
+
+/* Empty ci's cache and exchange its memory with the spare's (which is empty too). */
+void fb_ci_cache_swap(fb_ci *ci, fb_ci_spare *spare)
+{
+	ci_cache c = spare->cache;
+
 	ci_cache_reset(&ci->cache);
+	spare->cache = ci->cache;
+	ci->cache = c;
+}
+
+/* Free a spare. */
+void fb_ci_spare_free(fb_ci_spare *spare)
+{
+	if (spare == NULL)
+		return;
+	ci_cache_release(&spare->cache);
+	free(spare);
 }

@@ -191,6 +191,13 @@ void fedpc_orient(fb_graph *g, fedpc_cand *cands, size_t n, bool strength, size_
 void fedpc_cands_index(fedpc_cand *cands, size_t n);
 
 /* One client's half of a fedpc run: touched only by that client's thread. */
+/* What clients that run one after another pass on: a stack of items, guarded by the
+ * state's pool_lock. */
+typedef struct fedpc_pool {
+	void **item;
+	size_t n;
+} fedpc_pool;
+
 typedef struct fedpc_client {
 	fb_ci *ci;    /* tests on the client's own rows, columns in rank order (round 1) */
 	size_t *tri;  /* FedOrien: the triples received, 3 ids each */
@@ -224,11 +231,10 @@ typedef struct fedpc_state {
 	size_t unresolved;       /* triples whose ends no client could separate, */
 	size_t colliders;        /* colliders oriented, */
 	size_t conflicts;        /* collider candidates skipped for a conflict */
-	pthread_mutex_t pool_lock; /* guards pool and scratch: clients may run on several threads */
-	fb_graph **pool;         /* npool d x d skeletons free for a client's level to reuse */
-	size_t npool;
-	fb_ci_scratch *scratch;  /* nscratch centred copies' memory free for a client's build */
-	size_t nscratch;
+	pthread_mutex_t pool_lock; /* guards the pools: clients may run on several threads */
+	fedpc_pool graphs;       /* d x d skeletons (fb_graph) free for a client's level */
+	fedpc_pool scratches;    /* centred copies' memory (fb_ci_scratch) free for a build */
+	fedpc_pool spares;       /* caches' memory (fb_ci_spare) free for a client's level */
 	bool secure;             /* secure=yes: the server receives only sums (fedpc-secure.c) */
 	bool lazy;               /* the clients' Fisher-z correlations come on demand (corr=) */
 	size_t nsent;            /* secure: the pairs of the skeleton broadcast last */

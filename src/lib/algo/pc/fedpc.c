@@ -52,35 +52,45 @@ static fb_ci *client_lazy(const fedpc_state *st, const fb_dataset *local, fb_err
 	return ci;
 }
 
-/* A scratch for a client's centred rows: one a client left in the pool, or an empty one. */
-static fb_ci_scratch scratch_take(fedpc_state *st)
+/* An item a client left in pool p, or NULL. */
+static void *pool_take(fedpc_state *st, fedpc_pool *p)
 {
-	fb_ci_scratch sc = { 0 };
+	void *item = NULL;
 
 	pthread_mutex_lock(&st->pool_lock);
-	if (st->nscratch > 0)
-		sc = st->scratch[--st->nscratch];
+	if (p->n > 0)
+		item = p->item[--p->n];
 	pthread_mutex_unlock(&st->pool_lock);
-	return sc;
+	return item;
 }
 
-/* Leave sc in the pool for the next client (as many as clients ran at once). */
-static void scratch_give(fedpc_state *st, fb_ci_scratch sc)
+/* Leave item in pool p for the next client (as many as clients ran at once). */
+static void pool_give(fedpc_state *st, fedpc_pool *p, void *item)
 {
 	pthread_mutex_lock(&st->pool_lock);
-	st->scratch = fb_xreallocarray(st->scratch, st->nscratch + 1, sizeof *st->scratch);
-	st->scratch[st->nscratch++] = sc;
+	p->item = fb_xreallocarray(p->item, p->n + 1, sizeof *p->item);
+	p->item[p->n++] = item;
 	pthread_mutex_unlock(&st->pool_lock);
 }
 
-/* Free the pool's scratches (the server's half: no client is running). */
-static void scratch_drop(fedpc_state *st)
+/* Free a pool's scratches (no client is running). */
+static void scratches_drop(fedpc_pool *p)
 {
-	for (size_t m = 0; m < st->nscratch; m++)
-		fb_ci_scratch_release(&st->scratch[m]);
-	free(st->scratch);
-	st->scratch = NULL;
-	st->nscratch = 0;
+	for (size_t m = 0; m < p->n; m++) {
+		fb_ci_scratch_release(p->item[m]);
+		free(p->item[m]);
+	}
+	free(p->item);
+	*p = (fedpc_pool){ 0 };
+}
+
+/* Free a pool's cache spares (no client is running). */
+static void spares_drop(fedpc_pool *p)
+{
+	for (size_t m = 0; m < p->n; m++)
+		fb_ci_spare_free(p->item[m]);
+	free(p->item);
+	*p = (fedpc_pool){ 0 };
 }
 
 /* Client k's Fisher-z object over its own rows read in rank order: no reordered copy, and
@@ -88,12 +98,14 @@ static void scratch_drop(fedpc_state *st)
 static fb_ci *client_fisher(fedpc_state *st, const fb_dataset *local, fb_error *err)
 {
 	size_t *col_of = fb_xmalloc(local->d * sizeof *col_of);
-	fb_ci_scratch sc = scratch_take(st);
+	fb_ci_scratch *sc = pool_take(st, &st->scratches);
 	fb_ci *ci;
 
+	if (sc == NULL)
+		sc = fb_xcalloc(1, sizeof *sc);
 	fedpc_ranks(local, col_of);
-	ci = fb_ci_alloc_cols(local, col_of, &st->opt.ci, &sc, err);
-	scratch_give(st, sc);
+	ci = fb_ci_alloc_cols(local, col_of, &st->opt.ci, sc, err);
+	pool_give(st, &st->scratches, sc);
 	free(col_of);
 	return ci;
 }
@@ -270,22 +282,32 @@ static int skele_prefetch(fb_ci *ci, const unsigned char *bits, size_t d, fb_err
 /* A d x d graph for a client's level: one a client left in the pool, or a new one. */
 static fb_graph *skel_take(fedpc_state *st)
 {
-	fb_graph *g = NULL;
+	fb_graph *g = pool_take(st, &st->graphs);
 
-	pthread_mutex_lock(&st->pool_lock);
-	if (st->npool > 0)
-		g = st->pool[--st->npool];
-	pthread_mutex_unlock(&st->pool_lock);
 	return g != NULL ? g : fb_graph_alloc(st->c.d);
 }
 
-/* Leave g in the pool for the next client's level. */
-static void skel_give(fedpc_state *st, fb_graph *g)
+/* Lend ci a cache's memory for a level: one a client left in the pool, or a new one (ci's
+ * own, empty, kept in the spare till skele_unlend); NULL when out of memory (ci keeps its
+ * own cache). */
+static fb_ci_spare *skele_lend(fedpc_state *st, fb_ci *ci)
 {
-	pthread_mutex_lock(&st->pool_lock);
-	st->pool = fb_xreallocarray(st->pool, st->npool + 1, sizeof *st->pool);
-	st->pool[st->npool++] = g;
-	pthread_mutex_unlock(&st->pool_lock);
+	fb_ci_spare *sp = pool_take(st, &st->spares);
+
+	if (sp == NULL && (sp = fb_ci_spare_alloc()) == NULL)
+		return NULL;
+	fb_ci_cache_swap(ci, sp);
+	return sp;
+}
+
+/* Take back the memory skele_lend lent ci (its answers forgotten) and leave it in the pool
+ * for the next client's level. */
+static void skele_unlend(fedpc_state *st, fb_ci *ci, fb_ci_spare *sp)
+{
+	if (sp == NULL)
+		return;
+	fb_ci_cache_swap(ci, sp);
+	pool_give(st, &st->spares, sp);
 }
 
 /* Client k, FedSkele: one PC level on the server's skeleton; send the skeleton back. */
@@ -299,6 +321,7 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	                   fb_ci_kind(ci) == FB_CI_FISHER_Z &&
 	                   st->opt.compat != FB_PC_COMPAT_CAUSAL_LEARN;
 	fb_pc_level lv;
+	fb_ci_spare *sp;
 	fb_graph *g;
 	int ret;
 
@@ -322,6 +345,7 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	if (fb_ci_is_lazy(ci) && skele_prefetch(ci, down->b, d, err) != FB_OK)
 		return FB_ERR;
 	g = skel_take(st);
+	sp = fb_ci_is_lazy(ci) ? NULL : skele_lend(st, ci);
 	fedpc_skel_load(g, down->b);
 	for (size_t i = 0; st->c.know != NULL && i < d; i++)
 		for (size_t j = i + 1; j < d; j++)
@@ -337,18 +361,16 @@ static int skele_client(fedpc_state *st, size_t k, const fb_msg *down, fb_msg *u
 	}
 	/* a layer's answers are never asked for by a later layer (it asks larger sets), and
 	 * FedOrien asks again only for the end pairs of unshielded triples: those few are
-	 * computed anew (the same bits) rather than all kept.  Layer 0's (one per pair, d^2 / 2
-	 * of them) and those on correlations on demand (thousands of variables) go with their
-	 * memory; a later layer's leave theirs to the next layer's answers, which then touch no
-	 * fresh page */
-	if (down->d[0] == 0 || fb_ci_is_lazy(ci))
+	 * computed anew (the same bits) rather than all kept.  The memory that held them goes
+	 * to the next client's level (the clients on one thread fill the same pages); with
+	 * correlations on demand (thousands of variables) the answers go with their memory */
+	if (fb_ci_is_lazy(ci))
 		fb_ci_cache_clear(ci);
-	else
-		fb_ci_cache_reset(ci);
+	skele_unlend(st, ci, sp);
 	/* the next layer asks fewer correlations (its skeleton is smaller) and computes them
 	 * in one pass: meanwhile the clients keep none */
 	fb_ci_lazy_forget(ci);
-	skel_give(st, g);
+	pool_give(st, &st->graphs, g);
 	return ret;
 }
 
@@ -513,7 +535,7 @@ void fedpc_skele_next(fedpc_state *st, size_t heard, fb_msg *down)
 {
 	size_t d = st->c.d, nb = fedpc_bits_bytes(d), need;
 
-	scratch_drop(st); /* the clients' correlations are built: no scratch is needed again */
+	scratches_drop(&st->scratches); /* the clients' correlations are built */
 	need = fedpc_common_need(&st->c, st->share, st->code_rule, heard);
 	st->removed = fedpc_vote_keep_list(st->sent, st->c.votes, d, need, &st->gone, st->layer,
 	                                   &st->nsent);
@@ -526,6 +548,7 @@ void fedpc_skele_next(fedpc_state *st, size_t heard, fb_msg *down)
 		memcpy(fb_msg_bytes(down, nb), st->sent, nb);
 	} else {
 		st->orienting = true;
+		spares_drop(&st->spares); /* no client's level runs again */
 		fedpc_orient_broadcast(st, down);
 	}
 }
@@ -575,10 +598,11 @@ static void fedpc_destroy(fb_run *run)
 	fedpc_removals_release(&st->gone);
 	free(st->tri);
 	free(st->ktri);
-	for (size_t m = 0; m < st->npool; m++)
-		fb_graph_free(st->pool[m]);
-	free(st->pool);
-	scratch_drop(st);
+	for (size_t m = 0; m < st->graphs.n; m++)
+		fb_graph_free(st->graphs.item[m]);
+	free(st->graphs.item);
+	scratches_drop(&st->scratches);
+	spares_drop(&st->spares);
 	pthread_mutex_destroy(&st->pool_lock);
 	fedpc_common_release(&st->c);
 	free(st);
