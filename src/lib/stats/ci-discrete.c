@@ -631,18 +631,38 @@ void ci_disc_decide(fb_ci *ci, double alpha)
 		ci->dws.stop_t = log(4.0 / alpha);
 }
 
-/* Forget the kept strata unless they are those of S. */
+/* Whether v is among the ns variables at S. */
+static bool set_has(const size_t *S, size_t ns, size_t v)
+{
+	for (size_t k = 0; k < ns; k++)
+		if (S[k] == v)
+			return true;
+	return false;
+}
+
+/* Keep the strata while S (sorted) is the kept set, in whatever order its members were
+ * taken; else keep those of the longest prefix of the kept order whose members are all in
+ * S, which S's other members then follow in w->mS (ascending).  The paths build strata over
+ * w->mS in that order: a stratum is a configuration of S and they are visited in order of
+ * first row, so the order changes nothing but what is rebuilt (sets tried in the order of
+ * a list of candidates keep their first members in front). */
 void ci_memo_begin(ci_disc_ws *w, const size_t *S, size_t ns)
 {
-	size_t p = 0;
+	size_t p = 0, q;
 
-	if (w->mns == ns && (ns == 0 || memcmp(w->mS, S, ns * sizeof *S) == 0))
-		return;
-	while (p < ns && p < w->mns && w->mS[p] == S[p])
+	while (w->mns != SIZE_MAX && p < w->mns && p < ns && set_has(S, ns, w->mS[p]))
 		p++;
+	if (p == ns && w->mns == ns)
+		return;
 	w->kvalid = p < w->kvalid ? p : w->kvalid;
 	w->bvalid = p < w->bvalid ? p : w->bvalid;
-	memcpy(w->mS, S, ns * sizeof *S);
+	q = p;
+	for (size_t k = p; w->mns != SIZE_MAX && k < w->mns; k++)
+		if (set_has(S, ns, w->mS[k]))
+			w->mS[q++] = w->mS[k]; /* q <= k: moved down, never over one unread */
+	for (size_t k = 0; k < ns; k++)
+		if (!set_has(w->mS, q, S[k]))
+			w->mS[q++] = S[k];
 	w->mns = ns;
 	w->mbits = w->mdense = w->msparse = CI_MEMO_NONE;
 	w->mu = SIZE_MAX;
@@ -663,6 +683,7 @@ void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
 	if (ci_disc_small(ci, x, y, prod, (double)ci->n, res))
 		return;
 	ci_memo_begin(&ci->dws, S, ns);
+	S = ci->dws.mS; /* its members in the order the kept strata were built */
 	ci->dws.stopped = false;
 	if (!ci_bits_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
 	    !ci_disc_dense_run(ci, x, y, S, ns, prod, &sum, &nstr) &&
