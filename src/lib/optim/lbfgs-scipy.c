@@ -205,8 +205,10 @@ LBS_CLONES static void lbs_axpby_lanes(double *out, const double *a, double c, c
 		out[i] = a[i] + c * b[i];
 }
 
-/* lbs_scale_dot's lanes: d *= c and s'd in 16 partial sums, in one pass. */
-LBS_CLONES static double lbs_scale_dot_lanes(double *d, double c, const double *s, size_t n)
+/* lbs_scale_dot's lanes: d = src c (src may be d) and s'd in 16 partial sums, in one
+ * pass. */
+LBS_CLONES static double lbs_scale_dot_lanes(double *d, const double *src, double c,
+                                             const double *s, size_t n)
 {
 	lbs_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, cv = { c, c, c, c };
 	lbs_acc acc;
@@ -215,7 +217,7 @@ LBS_CLONES static double lbs_scale_dot_lanes(double *d, double c, const double *
 	for (; i + 16 <= n; i += 16) {
 		lbs_v4 v0, v1, v2, v3, s0, s1, s2, s3;
 
-		LBS_LOAD16(v0, v1, v2, v3, d + i);
+		LBS_LOAD16(v0, v1, v2, v3, src + i);
 		LBS_LOAD16(s0, s1, s2, s3, s + i);
 		v0 *= cv, v1 *= cv, v2 *= cv, v3 *= cv;
 		LBS_STORE16(d + i, v0, v1, v2, v3);
@@ -223,7 +225,7 @@ LBS_CLONES static double lbs_scale_dot_lanes(double *d, double c, const double *
 	}
 	acc = LBS_ACC(a0, a1, a2, a3);
 	for (size_t k = i; k < n; k++)
-		d[k] *= c;
+		d[k] = src[k] * c;
 	lbs_acc_tail(&acc, s, d, i, n);
 	return lbs_acc_sum(&acc);
 }
@@ -410,13 +412,14 @@ static int lbs_trial(lbs_pt *x, lbs_pt *y, lbs_pt *t, double tmin, double tmax, 
 	return 0;
 }
 
-/* d *= c, then the inner product of s with the new d, in one pass. */
-static double lbs_scale_dot(double *d, double c, const double *s, size_t n, int lanes)
+/* d = src c (src may be d), then the inner product of s with the new d, in one pass. */
+static double lbs_scale_dot(double *d, const double *src, double c, const double *s, size_t n,
+                            int lanes)
 {
 	if (lanes)
-		return lbs_scale_dot_lanes(d, c, s, n);
+		return lbs_scale_dot_lanes(d, src, c, s, n);
 	for (size_t i = 0; i < n; i++)
-		d[i] *= c;
+		d[i] = src[i] * c;
 	return lbs_dot(s, d, n, lanes);
 }
 
@@ -542,9 +545,7 @@ static void lbs_direction(lbs_run *r, size_t end, size_t bound, double ys, doubl
 	size_t n = r->n, m = r->m, j = (end + m - 1) % m, oldest = j;
 	double a, beta;
 
-	for (size_t i = 0; i < n; i++)
-		r->d[i] = -r->g[i];
-	a = lbs_dot(r->s + j * n, r->d, n, r->lanes);
+	a = lbs_scale_dot(r->d, r->g, -1.0, r->s + j * n, n, r->lanes); /* d = -g, exactly */
 	for (size_t i = 0; i < bound; i++) {
 		size_t next = (j + m - 1) % m;
 
@@ -555,7 +556,7 @@ static void lbs_direction(lbs_run *r, size_t end, size_t bound, double ys, doubl
 		j = next;
 	}
 	j = oldest;
-	a = lbs_scale_dot(r->d, ys / yy, r->y + j * n, n, r->lanes);
+	a = lbs_scale_dot(r->d, r->d, ys / yy, r->y + j * n, n, r->lanes);
 	for (size_t i = 0; i < bound; i++) {
 		size_t next = (j + 1) % m;
 
