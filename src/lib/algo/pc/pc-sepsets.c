@@ -171,7 +171,8 @@ void fb_sepsets_set(fb_sepsets *s, size_t i, size_t j, const size_t *S, size_t n
 		return;
 	if (ns > 0)
 		memcpy(s->tmp, S, ns * sizeof *S);
-	qsort(s->tmp, ns, sizeof *s->tmp, cmp_size);
+	if (ns > 1) /* level 0's many empty sets skip the call */
+		qsort(s->tmp, ns, sizeof *s->tmp, cmp_size);
 	sep_store(s, i, j, s->tmp, ns);
 }
 

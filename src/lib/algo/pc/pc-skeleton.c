@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,12 +41,67 @@ typedef struct level_ctx {
 	fb_pc_level bal;           /* threaded search: its units' figures */
 } level_ctx;
 
-/* Whether level l can run: some vertex has |adj| - 1 >= l. */
+/* The columns of row i's marks in increasing order into list (room for them, or NULL to
+ * count only), read eight at a time where none is set, stopping at the most-th; their
+ * number. */
+static size_t row_marks(const fb_graph *g, size_t i, size_t *list, size_t most)
+{
+	const unsigned char *row = g->mark + i * g->d;
+	size_t d = g->d, n = 0, j = 0;
+
+	while (j < d && n < most) {
+		uint64_t w = 0;
+
+		if (j + 8 <= d)
+			memcpy(&w, row + j, 8);
+		if (j + 8 <= d && w == 0) {
+			j += 8;
+			continue;
+		}
+		if (row[j] != 0 && list != NULL)
+			list[n] = j;
+		n += row[j++] != 0;
+	}
+	return n;
+}
+
+/* The frozen adjacency of a skeleton whose marks are symmetric (both set for each edge, as
+ * PC's own): each row's marks in increasing order, as fb_graph_adjacency lists them, read
+ * along the rows alone (no mark of the transposed pair, no sort). */
+static size_t *skeleton_adjacency(const fb_graph *g, size_t **start_out)
+{
+	size_t d = g->d, *start = fb_xcalloc(d + 1, sizeof *start), *adj;
+
+	for (size_t i = 0; i < d; i++)
+		start[i + 1] = start[i] + row_marks(g, i, NULL, SIZE_MAX);
+	adj = fb_xmalloc((start[d] > 0 ? start[d] : 1) * sizeof *adj);
+	for (size_t i = 0; i < d; i++)
+		row_marks(g, i, adj + start[i], SIZE_MAX);
+	*start_out = start;
+	return adj;
+}
+
+/* Whether some row of the marks holds at least k marks (each a joined pair, so that its
+ * vertex has at least k neighbours), each row read until it has k. */
+static bool row_with_marks(const fb_graph *g, size_t k)
+{
+	for (size_t i = 0; i < g->d; i++)
+		if (row_marks(g, i, NULL, k) >= k)
+			return true;
+	return false;
+}
+
+/* Whether level l can run: some vertex has |adj| - 1 >= l.  A skeleton's marks are
+ * symmetric, so one row with l + 1 marks answers at once (after a level that removed many
+ * pairs, the first rows do); else every vertex's degree is counted. */
 bool fb_pc_level_possible(const fb_graph *skel, size_t level)
 {
-	size_t *deg = fb_xmalloc((skel->d > 0 ? skel->d : 1) * sizeof *deg);
+	size_t *deg;
 	bool possible = false;
 
+	if (row_with_marks(skel, level + 1))
+		return true;
+	deg = fb_xmalloc((skel->d > 0 ? skel->d : 1) * sizeof *deg);
 	fb_graph_degrees(skel, deg);
 	for (size_t i = 0; i < skel->d && !possible; i++)
 		possible = deg[i] >= level + 1;
@@ -529,7 +585,8 @@ static int skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_o
 		               fb_ci_d(ci));
 	fb_ci_get_stats(ci, &before);
 	if (level > 0 || opt->compat == FB_PC_COMPAT_CAUSAL_LEARN) {
-		c.adj = fb_graph_adjacency(skel, &c.start); /* frozen */
+		/* frozen; PC's own skeleton (owned) joins and removes both marks of a pair */
+		c.adj = owned ? skeleton_adjacency(skel, &c.start) : fb_graph_adjacency(skel, &c.start);
 		c.edges = c.start[d] / 2; /* each edge is listed at both ends */
 	}
 	/* the stable level's own cache keeps nothing the search cannot tell from the lists */
