@@ -169,7 +169,8 @@ int fb_pc_skeleton_level(fb_graph *skel, fb_ci *ci, size_t level, const fb_pc_op
  * fedbn's rules the cache keeps only answers the level may ask again (at or below alpha,
  * from the first end of a pair whose second end can condition on the same set) and is left
  * empty after it, since no later level or collider test asks a set already tested; the
- * counters come out exactly as with every answer kept.  compat=causal-learn keeps all. */
+ * counters come out exactly as with every answer kept.  compat=causal-learn keeps all.
+ * Otherwise skel is taken as PC's own: both marks of each edge set, no weight written. */
 int fb_pc_skeleton_level_owned(fb_graph *skel, fb_ci *ci, size_t level,
                                const fb_pc_options *opt, fb_sepsets *seps, fb_pc_level *out,
                                fb_error *err);

@@ -203,6 +203,20 @@ static size_t candidates(level_ctx *c, size_t i, size_t j, bool frozen)
 	return m;
 }
 
+/* Remove the pair (i, j) from the skeleton and count it.  PC's own skeleton (owned) is
+ * joined by its marks alone, its weights never written: its marks are cleared without
+ * reading the d x d weights (fb_graph_remove would find them zero). */
+static void pair_remove(level_ctx *c, size_t i, size_t j)
+{
+	size_t d = c->g->d;
+
+	if (c->owned)
+		c->g->mark[i * d + j] = c->g->mark[j * d + i] = 0;
+	else
+		fb_graph_remove(c->g, i, j);
+	c->removed++;
+}
+
 /* Whether i and j (i != j) are still joined (the marks read here: this runs d^2 times). */
 static bool joined(const fb_graph *g, size_t i, size_t j)
 {
@@ -224,8 +238,7 @@ static int pair_visit(level_ctx *c, size_t i, size_t j, fb_error *err)
 	if (pair_test(c, i, j, m, &indep, err) != FB_OK)
 		return FB_ERR;
 	if (indep) {
-		fb_graph_remove(c->g, i, j);
-		c->removed++;
+		pair_remove(c, i, j);
 	}
 	return FB_OK;
 }
@@ -256,8 +269,7 @@ static void search_take(level_ctx *c, size_t i, const unsigned char *found, cons
 		if (found[t]) {
 			if (c->seps != NULL)
 				fb_sepsets_set(c->seps, i, A[t], sets + t * l, l);
-			fb_graph_remove(c->g, i, A[t]);
-			c->removed++;
+			pair_remove(c, i, A[t]);
 		}
 }
 
@@ -333,8 +345,7 @@ static void search_resolve(level_ctx *c, size_t i, const pc_split_count *second)
 		if (found[t]) {
 			if (c->seps != NULL)
 				fb_sepsets_set(c->seps, i, A[t], sets + t * l, l);
-			fb_graph_remove(c->g, i, A[t]);
-			c->removed++;
+			pair_remove(c, i, A[t]);
 		}
 	}
 }
@@ -421,8 +432,7 @@ static int level0_threads(level_ctx *c, fb_error *err)
 			}
 			if (c->seps != NULL)
 				fb_sepsets_set(c->seps, i, j, c->S, 0);
-			fb_graph_remove(c->g, i, j);
-			c->removed++;
+			pair_remove(c, i, j);
 		}
 	again.queries = again.hits = dependent;
 	fb_ci_add_counts(c->ci, &again);
