@@ -22,10 +22,12 @@
  * measured processor times (so that a 2-core machine shows whether 16 could be kept busy).
  *
  * Each scale row is followed by the processor time of its stages (simulation, correlation
- * matrix, level 0, later levels, orientation), the share of PC's processor time outside the
- * threaded units, and the same size run as a user would, by this build's fedbn in its own
- * process (gen, set threads=T, algo pc, run, result): its peak memory and processor time;
- * then the processor time of two threads against one's stage by stage.
+ * matrix, level 0, level 1, later levels, orientation), the share of PC's processor time
+ * outside the threaded units, and the same size run as a user would, by this build's fedbn
+ * in its own process (gen, set threads=T, algo pc, run, result): its peak memory and
+ * processor time; then the processor time of two threads against one's stage by stage, and
+ * one thread's wall time over two's (level 1, whose searches run in two phases, always with
+ * its units' line: the busiest thread against the mean).
  *
  * Usage: bench-pc [SRCDIR [DATADIR]], or bench-pc --scale [D N] for the scale rows alone
  * (D N: those rows at d = D, n = N, without the d = 20,000 row)
@@ -277,7 +279,8 @@ typedef struct scale_res {
 	fb_pc_level tot;     /* the threaded levels' figures summed */
 	double build_wall, build_cpu;   /* the correlation matrix's build (in fb_pc_alloc) */
 	double level0_wall, level0_cpu; /* level 0 */
-	double later_wall, later_cpu;   /* the levels after level 0 */
+	double level1_wall, level1_cpu; /* level 1 */
+	double later_wall, later_cpu;   /* the levels after level 1 */
 	double orient_wall, orient_cpu; /* the orientation */
 	fb_ci_stats st;      /* the test object's counters and build figures */
 } scale_res;
@@ -326,7 +329,7 @@ static void scale_level(const fb_pc_level *lv, fb_pc_level *tot)
 	tot->busiest += lv->busiest;
 	tot->span16 += lv->span16;
 	tot->threads = lv->threads > 0 ? lv->threads : tot->threads;
-	if (lv->units == 0 || lv->work < 0.5)
+	if (lv->units == 0 || (lv->work < 0.5 && lv->level > 1))
 		return;
 	printf("  level %2zu: %7zu units (%3zu vertices cut, %.3g tests past a find), %7.2f s of "
 	       "work; busiest of %zu threads %.2f x the mean; of 16 simulated %.2f x the mean\n",
@@ -381,6 +384,9 @@ static void scale_child(size_t d, size_t n, size_t threads, scale_res *r)
 		} else if (r->levels == 0) {
 			r->level0_wall = lw;
 			r->level0_cpu = lc;
+		} else if (r->levels == 1) {
+			r->level1_wall = lw;
+			r->level1_cpu = lc;
 		} else {
 			r->later_wall += lw;
 			r->later_cpu += lc;
@@ -486,9 +492,10 @@ static void scale_stages(const scale_res *r)
 	double threaded = r->st.build_work + r->tot.work;
 
 	printf("  processor time by stage: simulation %.2f s, correlation matrix %.2f s, level 0 "
-	       "%.2f s, later levels %.2f s, orientation %.2f s (wall %.2f, %.2f, %.2f, %.2f, "
-	       "%.2f s)", r->gen_cpu, r->build_cpu, r->level0_cpu, r->later_cpu, r->orient_cpu,
-	       r->gen, r->build_wall, r->level0_wall, r->later_wall, r->orient_wall);
+	       "%.2f s, level 1 %.2f s, later levels %.2f s, orientation %.2f s (wall %.2f, %.2f, "
+	       "%.2f, %.2f, %.2f, %.2f s)", r->gen_cpu, r->build_cpu, r->level0_cpu, r->level1_cpu,
+	       r->later_cpu, r->orient_cpu, r->gen, r->build_wall, r->level0_wall, r->level1_wall,
+	       r->later_wall, r->orient_wall);
 	if (r->tot.units > 0)
 		printf("; serial share of PC %.1f%% (%.2f s outside the threaded units)",
 		       100.0 * (r->cpu - threaded) / (r->cpu > 0.0 ? r->cpu : 1.0), r->cpu - threaded);
@@ -552,10 +559,14 @@ static bool scale_row(size_t d, size_t n, size_t threads, const char *goal, scal
 static void scale_ratios(const scale_res *one, const scale_res *two)
 {
 	printf("  processor time of 2 threads against 1: correlation matrix %.2f x, level 0 %.2f x, "
-	       "later levels %.2f x, orientation %.2f x; PC %.2f x (%+.2f s)\n",
+	       "level 1 %.2f x, later levels %.2f x, orientation %.2f x; PC %.2f x (%+.2f s)\n",
 	       two->build_cpu / one->build_cpu, two->level0_cpu / one->level0_cpu,
-	       two->later_cpu / one->later_cpu, two->orient_cpu / one->orient_cpu,
-	       two->cpu / one->cpu, two->cpu - one->cpu);
+	       two->level1_cpu / one->level1_cpu, two->later_cpu / one->later_cpu,
+	       two->orient_cpu / one->orient_cpu, two->cpu / one->cpu, two->cpu - one->cpu);
+	printf("  wall time of 1 thread over 2: correlation matrix %.2f x, level 0 %.2f x, level 1 "
+	       "%.2f x, later levels %.2f x\n", one->build_wall / two->build_wall,
+	       one->level0_wall / two->level0_wall, one->level1_wall / two->level1_wall,
+	       one->later_wall / two->later_wall);
 }
 
 /* The scale rows: d x n (d = 10,000, n = 10,000 unless given) on 1 and 2 threads (which must
