@@ -43,41 +43,41 @@ static size_t src_col(const build_src *s, size_t j)
 	return s->col != NULL ? s->col[j] : j;
 }
 
-/* Mark the variables of s that hold one value only, reading the rows in order. */
-static void columns_constant(const build_src *s, bool *constant)
+/* The means of s's variables into mean (d), the rows summed in order, and (constant not
+ * NULL) which of them hold one value only: one pass over the rows. */
+static void column_scan(const build_src *s, double *mean, bool *constant)
 {
 	size_t d = s->d;
 
-	for (size_t j = 0; j < d; j++)
-		constant[j] = true;
-	for (size_t i = 1; i < s->n; i++)
-		for (size_t j = 0; j < d; j++)
-			if (s->x[i * d + src_col(s, j)] != s->x[src_col(s, j)])
-				constant[j] = false;
-}
-
-/* The means of s's variables into mean (d), the rows summed in order. */
-static void column_means(const build_src *s, double *mean)
-{
-	for (size_t j = 0; j < s->d; j++)
+	for (size_t j = 0; j < d; j++) {
 		mean[j] = 0.0;
-	for (size_t i = 0; i < s->n; i++)
-		for (size_t j = 0; j < s->d; j++)
-			mean[j] += s->x[i * s->d + src_col(s, j)];
-	for (size_t j = 0; j < s->d; j++)
+		if (constant != NULL)
+			constant[j] = true;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const double *row = s->x + i * d;
+
+		for (size_t j = 0; j < d; j++) {
+			double v = row[src_col(s, j)];
+
+			mean[j] += v;
+			if (constant != NULL && v != s->x[src_col(s, j)])
+				constant[j] = false;
+		}
+	}
+	for (size_t j = 0; j < d; j++)
 		mean[j] /= (double)s->n;
 }
 
-/* s's variables less their means (mean, d) into the n x d row-major X; mean computed. */
-static void centre_rows(const build_src *s, double *mean, double *X)
+/* s's variables less their means (s->mean) into the n x d row-major X. */
+static void centre_rows(const build_src *s, double *X)
 {
-	column_means(s, mean);
 	for (size_t i = 0; i < s->n; i++) {
 		const double *row = s->x + i * s->d;
 		double *to = X + i * s->d;
 
 		for (size_t j = 0; j < s->d; j++)
-			to[j] = row[src_col(s, j)] - mean[j];
+			to[j] = row[src_col(s, j)] - s->mean[j];
 	}
 }
 
@@ -94,7 +94,9 @@ gsl_matrix *ci_centred_copy(const fb_dataset *ds)
 		free(mean);
 		return NULL;
 	}
-	centre_rows(&s, mean, X->data);
+	column_scan(&s, mean, NULL);
+	s.mean = mean;
+	centre_rows(&s, X->data);
 	free(mean);
 	return X;
 }
@@ -510,33 +512,25 @@ static bool build_find_cut(size_t n, size_t t, size_t *chunk, size_t *nc)
 	return ok;
 }
 
-/* The blocked build of s's correlation matrix into ci->corr on nt threads: FB_OK, FB_ERR
- * when out of memory, or BUILD_NONE when it cannot give the single call's bits (too small,
- * or no cut of the rows reproduces the BLAS's). */
+/* The blocked build of s's correlation matrix (s->mean: the means) into ci->corr on nt
+ * threads: FB_OK, FB_ERR when out of memory, or BUILD_NONE when it cannot give the single
+ * call's bits (too small, or no cut of the rows reproduces the BLAS's). */
 static int fisher_blocked(fb_ci *ci, const build_src *s, const bool *constant, size_t nt,
                           fb_error *err)
 {
 	size_t n = s->n, d = s->d, L = d / BUILD_ALIGN * BUILD_ALIGN, nc = 0;
 	size_t *chunk;
-	double *mean;
 	build_plan p;
 	int ret;
 
 	if (n < BUILD_MIN_ROWS || d < BUILD_MIN_VARS || n > INT_MAX || d > INT_MAX)
 		return BUILD_NONE;
-	chunk = malloc((n / BUILD_Q_STEP + 2) * sizeof *chunk);
-	mean = malloc(d * sizeof *mean);
-	if (chunk == NULL || mean == NULL) {
-		free(chunk);
-		free(mean);
+	if ((chunk = malloc((n / BUILD_Q_STEP + 2) * sizeof *chunk)) == NULL)
 		return fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
-	}
 	ret = BUILD_NONE;
 	if (build_find_cut(n, d - L, chunk, &nc)) {
-		column_means(s, mean);
 		p = (build_plan){ .src = *s, .L = L, .chunk = chunk, .nc = nc,
 		                  .constant = constant };
-		p.src.mean = mean;
 		p.b = L >= 4 * BUILD_BLOCK ? BUILD_BLOCK : 2 * BUILD_ALIGN;
 		p.nb = (L + p.b - 1) / p.b;
 		p.nu = p.nb * (p.nb + 1) / 2;
@@ -551,7 +545,6 @@ static int fisher_blocked(fb_ci *ci, const build_src *s, const bool *constant, s
 			              d);
 	}
 	free(chunk);
-	free(mean);
 	return ret;
 }
 
@@ -579,9 +572,9 @@ void fb_ci_scratch_release(fb_ci_scratch *sc)
 	sc->cap = 0;
 }
 
-/* The single call: centre (into sc's memory when given, else a copy of its own), X^T X by
- * dsyrk straight into a d x d matrix (whose lower half, never written, takes no memory until
- * the packing reaches it), scale its upper triangle, pack it. */
+/* The single call: centre s (s->mean: the means) into sc's memory when given, else a copy
+ * of its own, X^T X by dsyrk straight into a d x d matrix (whose lower half, never written,
+ * takes no memory until the packing reaches it), scale its upper triangle, pack it. */
 static int fisher_single(fb_ci *ci, const build_src *s, const bool *constant,
                          fb_ci_scratch *sc, fb_error *err)
 {
@@ -599,7 +592,7 @@ static int fisher_single(fb_ci *ci, const build_src *s, const bool *constant,
 		ret = fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
 		goto out;
 	}
-	centre_rows(s, diag, X); /* diag holds the means until the scaling */
+	centre_rows(s, X);
 	A = gsl_matrix_view_array(X, s->n, d);
 	C = gsl_matrix_view_array(ci->corr, d, d);
 	gsl_blas_dsyrk(CblasUpper, CblasTrans, 1.0, &A.matrix, 0.0, &C.matrix);
@@ -626,18 +619,24 @@ int ci_fisher_init(fb_ci *ci, const fb_dataset *ds, const size_t *col, fb_ci_scr
 	size_t d = ds->d, nt = ci->opt.threads > 1 ? ci->opt.threads : 1;
 	build_src s = { ds->x, NULL, ds->n, d, col };
 	bool *constant = calloc(d, sizeof *constant);
+	double *mean = malloc(d * sizeof *mean);
 	int ret;
 
-	if (constant == NULL)
+	if (constant == NULL || mean == NULL) {
+		free(constant);
+		free(mean);
 		return fb_fail(err, "out of memory for the correlation matrix of %zu variables", d);
+	}
 	fb_blas_single_thread();
-	columns_constant(&s, constant);
+	column_scan(&s, mean, constant);
+	s.mean = mean;
 	for (size_t j = 0; j < d; j++)
 		ci->st.constant_columns += constant[j];
 	ret = fisher_blocked(ci, &s, constant, nt, err);
 	if (ret == BUILD_NONE)
 		ret = fisher_single(ci, &s, constant, sc, err);
 	free(constant);
+	free(mean);
 	return ret;
 }
 
