@@ -234,6 +234,7 @@ typedef struct fedpc_state {
 	pthread_mutex_t pool_lock; /* guards the pools: clients may run on several threads */
 	fedpc_pool graphs;       /* d x d skeletons (fb_graph) free for a client's level */
 	fedpc_pool scratches;    /* centred copies' memory (fb_ci_scratch) free for a build */
+	size_t unbuilt;          /* this process's clients whose test object is not built yet */
 	fedpc_pool spares;       /* caches' memory (fb_ci_spare) free for a client's level */
 	bool secure;             /* secure=yes: the server receives only sums (fedpc-secure.c) */
 	bool lazy;               /* the clients' Fisher-z correlations come on demand (corr=) */

@@ -94,18 +94,28 @@ static void spares_drop(fedpc_pool *p)
 }
 
 /* Client k's Fisher-z object over its own rows read in rank order: no reordered copy, and
- * the centred copy of the rows in a scratch the clients run one after another pass on. */
+ * the centred copy of the rows in a scratch the clients run one after another pass on (the
+ * last of this process's clients to build frees it). */
 static fb_ci *client_fisher(fedpc_state *st, const fb_dataset *local, fb_error *err)
 {
 	size_t *col_of = fb_xmalloc(local->d * sizeof *col_of);
 	fb_ci_scratch *sc = pool_take(st, &st->scratches);
 	fb_ci *ci;
+	bool last;
 
 	if (sc == NULL)
 		sc = fb_xcalloc(1, sizeof *sc);
 	fedpc_ranks(local, col_of);
 	ci = fb_ci_alloc_cols(local, col_of, &st->opt.ci, sc, err);
-	pool_give(st, &st->scratches, sc);
+	pthread_mutex_lock(&st->pool_lock);
+	last = st->unbuilt == 0 || --st->unbuilt == 0;
+	pthread_mutex_unlock(&st->pool_lock);
+	if (last) { /* no client of this process builds after it */
+		fb_ci_scratch_release(sc);
+		free(sc);
+	} else {
+		pool_give(st, &st->scratches, sc);
+	}
 	free(col_of);
 	return ci;
 }
@@ -643,6 +653,8 @@ static int fedpc_create(fb_run *run, fb_error *err)
 	st->strength = st->opt.colliders == FB_PC_COLLIDERS_STRENGTH;
 	st->c.extend = fb_params_bool(&run->params, "extend");
 	st->clients = fb_xcalloc(st->c.k, sizeof *st->clients);
+	for (size_t m = 0; m < st->c.k; m++)
+		st->unbuilt += fb_fed_local(run->fed, m);
 	np = fedpc_npairs(d);
 	nb = fedpc_bits_bytes(d);
 	st->c.votes = fb_xcalloc(np > 0 ? np : 1, sizeof *st->c.votes);
