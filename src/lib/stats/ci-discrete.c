@@ -487,10 +487,12 @@ bool ci_disc_small(const fb_ci *ci, size_t x, size_t y, double prod, double n,
 }
 
 /* The margins of the lx x ly counts at tab into w->rowm and w->colm (zero before); their
- * total. */
-static size_t margins(ci_disc_ws *w, const uint32_t *restrict tab, size_t lx, size_t ly)
+ * total.  few (ly <= 8): the column sums kept in a local array, which stays in registers
+ * when this is inlined with ly a constant. */
+static inline __attribute__((always_inline)) size_t
+margins_of(ci_disc_ws *w, const uint32_t *restrict tab, size_t lx, size_t ly, bool few)
 {
-	uint32_t *restrict rowm = w->rowm, *restrict colm = w->colm;
+	uint32_t local[8] = { 0 }, *restrict col = few ? local : w->colm;
 	size_t N = 0;
 
 	for (size_t a = 0; a < lx; a++) {
@@ -499,12 +501,31 @@ static size_t margins(ci_disc_ws *w, const uint32_t *restrict tab, size_t lx, si
 
 		for (size_t b = 0; b < ly; b++) {
 			r += row[b];
-			colm[b] += row[b];
+			col[b] += row[b];
 		}
-		rowm[a] = r;
+		w->rowm[a] = r;
 		N += r;
 	}
+	for (size_t b = 0; few && b < ly; b++)
+		w->colm[b] = local[b];
 	return N;
+}
+
+/* The margins (margins_of), the usual small numbers of y's levels as constants. */
+static size_t margins(ci_disc_ws *w, const uint32_t *tab, size_t lx, size_t ly)
+{
+	switch (ly) {
+	case 2:
+		return margins_of(w, tab, lx, 2, true);
+	case 3:
+		return margins_of(w, tab, lx, 3, true);
+	case 4:
+		return margins_of(w, tab, lx, 4, true);
+	case 5:
+		return margins_of(w, tab, lx, 5, true);
+	default:
+		return margins_of(w, tab, lx, ly, false);
+	}
 }
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -544,12 +565,14 @@ ci_stratum_sum ci_disc_table_keep(fb_ci *ci, const uint32_t *tab, size_t lx, siz
 	else
 #endif
 		N = margins(w, tab, lx, ly);
-	for (size_t a = 0; a < lx; a++)
-		if (w->rowm[a] > 0)
-			w->nzr[nr++] = (uint32_t)a;
-	for (size_t b = 0; b < ly; b++)
-		if (w->colm[b] > 0)
-			w->nzc[nc++] = (uint32_t)b;
+	for (size_t a = 0; a < lx; a++) { /* listed without a branch to mispredict */
+		w->nzr[nr] = (uint32_t)a;
+		nr += w->rowm[a] > 0;
+	}
+	for (size_t b = 0; b < ly; b++) {
+		w->nzc[nc] = (uint32_t)b;
+		nc += w->colm[b] > 0;
+	}
 	out = stratum_stat(ci, tab, lx, ly, nr, nc, (double)N);
 	for (size_t a = 0; a < lx; a++)
 		w->rowm[a] = 0;
