@@ -25,7 +25,7 @@ static int pooled_ws(fb_ci *ci, fb_error *err)
 	w->tab = calloc(ci->cmax * ci->cmax, sizeof *w->tab);
 	w->rowm = calloc(ci->cmax, sizeof *w->rowm);
 	w->colm = calloc(ci->cmax, sizeof *w->colm);
-	w->colmd = malloc(ci->cmax * sizeof *w->colmd);
+	w->colmd = malloc((ci->cmax + 3) * sizeof *w->colmd); /* padded to 4 lanes */
 	w->nzr = malloc(ci->cmax * sizeof *w->nzr);
 	w->nzc = malloc(ci->cmax * sizeof *w->nzc);
 	if (w->tab == NULL || w->rowm == NULL || w->colm == NULL || w->colmd == NULL ||
