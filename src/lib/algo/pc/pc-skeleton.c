@@ -217,10 +217,13 @@ static void pair_remove(level_ctx *c, size_t i, size_t j)
 	c->removed++;
 }
 
-/* Whether i and j (i != j) are still joined (the marks read here: this runs d^2 times). */
-static bool joined(const fb_graph *g, size_t i, size_t j)
+/* Whether i and j (i != j) are still joined (the marks read here: this runs d^2 times); PC's
+ * own skeleton (owned) sets and clears both marks of a pair, so its row's mark tells. */
+static bool joined(const level_ctx *c, size_t i, size_t j)
 {
-	return g->mark[i * g->d + j] || g->mark[j * g->d + i];
+	const fb_graph *g = c->g;
+
+	return g->mark[i * g->d + j] || (!c->owned && g->mark[j * g->d + i]);
 }
 
 /* Test the pair (i, j) of the level, still joined, if it has enough candidates, and remove
@@ -288,7 +291,7 @@ static bool search_mark(const level_ctx *c, size_t i, const size_t *A, size_t m,
 		if (v == VISIT_FIRST)
 			open[k] = A[k] > i;
 		else
-			open[k] = (v == VISIT_JOINED || A[k] < i) && joined(c->g, i, A[k]);
+			open[k] = (v == VISIT_JOINED || A[k] < i) && joined(c, i, A[k]);
 		if (open[k] && A[k] < i)
 			mark_kept(c, kept, A, m, k);
 		any |= open[k];
@@ -338,7 +341,7 @@ static void search_resolve(level_ctx *c, size_t i, const pc_split_count *second)
 
 	for (size_t t = 0; t < m; t++) {
 		if (A[t] < i) {
-			if (!joined(c->g, i, A[t]))
+			if (!joined(c, i, A[t]))
 				continue;
 			pc_split_count_take(c->ci, &second[t]);
 		}
@@ -463,7 +466,7 @@ static int level_visit(level_ctx *c, fb_error *err)
 		for (size_t t = 0; t < n; t++) {
 			size_t j = c->start != NULL ? c->adj[c->start[i] + t] : t;
 
-			if (j == i || !joined(c->g, i, j))
+			if (j == i || !joined(c, i, j))
 				continue;
 			/* a pair i < j meets its first visit here, still joined if it was at the start */
 			c->edges += c->start == NULL && j > i;
