@@ -927,6 +927,105 @@ static void test_memo_reuse(void **state)
 	fb_dataset_free(ds);
 }
 
+/* n rows of d discrete columns of levels levels each (2 to 16), skewed like skewed_data's,
+ * drawn from seed. */
+static fb_dataset *levels_data(size_t n, size_t d, size_t levels, uint64_t seed)
+{
+	static char lab[16][3] = { "0", "1", "2",  "3",  "4",  "5",  "6",  "7",
+		                   "8", "9", "10", "11", "12", "13", "14", "15" };
+	char *labels[16];
+	fb_dataset *ds = fb_dataset_alloc(n, d);
+
+	assert_true(levels >= 2 && levels <= 16);
+	for (size_t k = 0; k < 16; k++)
+		labels[k] = lab[k];
+	for (size_t i = 0; i < n * d; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		ds->x[i] = (double)((seed >> 33) % (levels * levels) / levels);
+	}
+	for (size_t j = 0; j < d; j++)
+		assert_int_equal(fb_dataset_set_levels(ds, j, labels, levels, NULL), FB_OK);
+	return ds;
+}
+
+/* One test of the variables V (nv of them) in the roles that perm (a permutation of 0..nv-1)
+ * gives, x and y first, on kept and on a new object (memo_compare); true when kept read a
+ * kept joint table (its ring did not grow). */
+static bool joint_compare(const fb_dataset *ds, const fb_ci_options *o, fb_ci *kept,
+                          const size_t *V, const size_t *perm, size_t nv)
+{
+	uint64_t before = kept->dws.jnext;
+	size_t S[8];
+
+	for (size_t k = 2; k < nv; k++)
+		S[k - 2] = V[perm[k]];
+	memo_compare(ds, o, kept, true, V[perm[0]], V[perm[1]], S, nv - 2);
+	return kept->dws.jnext == before;
+}
+
+/* A later test over the same variables in other roles reads the joint table the first one
+ * counted and gives the bits of a new object, whichever variables are x and y and in
+ * whatever order S lists the rest (fails if a kept table were read with wrong strides or a
+ * table too wide to keep left counts behind); once the ring has wrapped, the sets whose
+ * tables were overwritten are counted again (fails if a stale table were read). */
+static void test_joint_kept(void **state)
+{
+	static const size_t pool[6][7] = { { 0, 1, 2 },          { 1, 3, 5, 6 },
+		                           { 0, 2, 3, 4, 6 },    { 0, 1, 2, 3, 4, 5 },
+		                           { 0, 1, 2, 3, 4, 5, 6 }, { 2, 4 } };
+	static const size_t sizes[6] = { 3, 4, 5, 6, 7, 2 };
+	fb_dataset *ds = levels_data(700, 7, 4, 1);
+	fb_ci_options o;
+	fb_ci *kept;
+	uint64_t r = 99;
+	static const size_t roles[2][4] = { { 0, 1, 2, 3 }, { 2, 3, 1, 0 } };
+	static size_t sets[495][4];
+	size_t read = 0, again = 0, comb[4], nsets = 0;
+
+	(void)state;
+	fb_ci_options_init(&o);
+	o.cache = false;
+	kept = fb_ci_alloc(ds, &o, NULL);
+	assert_non_null(kept);
+	ci_bits_release(&kept->dws);
+	for (size_t q = 0; q < 300; q++) {
+		size_t set = q % 6, nv = sizes[set], perm[7];
+
+		for (size_t k = 0; k < nv; k++)
+			perm[k] = k;
+		for (size_t k = nv; k-- > 1;) { /* Fisher-Yates */
+			size_t j, t;
+
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			j = (size_t)((r >> 33) % (k + 1));
+			t = perm[k], perm[k] = perm[j], perm[j] = t;
+		}
+		read += joint_compare(ds, &o, kept, pool[set], perm, nv);
+	}
+	assert_true(read >= 240); /* the five keepable sets after their first tests */
+	fb_ci_free(kept);
+	fb_dataset_free(ds);
+	/* 4 variables of 12 levels: 20,736 cells a table, the ring holds 202 of the 495 sets */
+	ds = levels_data(2000, 12, 12, 2);
+	kept = fb_ci_alloc(ds, &o, NULL);
+	assert_non_null(kept);
+	ci_bits_release(&kept->dws);
+	for (size_t k = 0; k < 4; k++)
+		comb[k] = k;
+	do { /* every set once, in order */
+		memcpy(sets[nsets++], comb, sizeof comb);
+		joint_compare(ds, &o, kept, comb, roles[0], 4);
+	} while (fb_pc_subset_next(comb, 4, 12));
+	assert_int_equal(nsets, 495);
+	read = 0;
+	for (size_t t = nsets; t-- > 0;) /* backwards, in other roles: the newest are kept */
+		read += joint_compare(ds, &o, kept, sets[t], roles[1], 4);
+	again = nsets - read;
+	assert_true(read > 100 && again > 100);
+	fb_ci_free(kept);
+	fb_dataset_free(ds);
+}
+
 /* The bit path (row sets, when the strata are few) gives the statistic, degrees of freedom
  * and p-value of the row-by-row paths bit for bit, for G² and χ², on random tables of 2 to 4
  * levels with conditioning sets of 0 to 5 variables, and counts the same strata (the adapted
@@ -1414,6 +1513,7 @@ int main(void)
 		cmocka_unit_test(test_order_free),
 		cmocka_unit_test(test_bits_path),
 		cmocka_unit_test(test_memo_reuse),
+		cmocka_unit_test(test_joint_kept),
 		cmocka_unit_test(test_separate),
 		cmocka_unit_test(test_errors),
 	};

@@ -208,6 +208,10 @@ void ci_disc_ws_release(ci_disc_ws *w)
 	free(w->zeros);
 	free(w->kstack);
 	free(w->mfirst);
+	free(w->mord);
+	free(w->jring);
+	free(w->jslot);
+	free(w->jtab);
 	free(w->mS);
 	memset(w, 0, sizeof *w);
 }

@@ -164,24 +164,46 @@ typedef struct ci_disc_ws {
 	                     words from the start */
 	uint32_t *mucnt;  /* memo, bit path: the sizes of those sets */
 	size_t mlast[2];  /* memo, bit path: the pair of the last test (which variable recurs) */
-	uint32_t *kstack; /* memo, dense path: kcap blocks of n, block k a one-to-one label of
-	                     each row's stratum over mS[0..k], below the product of their levels
-	                     (consecutive sets often share all but their last) */
+	uint32_t *kstack; /* memo, dense path: kcap blocks of n, block k each row's mixed-radix
+	                     key over mS[0..k], below the product of their levels (consecutive
+	                     sets often share all but their last) */
 	size_t kcap;      /* memo, dense path: blocks kstack holds */
 	size_t kvalid;    /* memo, dense path: blocks that hold the keys of mS's prefixes */
-	uint32_t *mkey;   /* memo, dense path: n, each row's stratum over mS, numbered in order
-	                     of first occurrence (a block of kstack, or n zeros for the empty
-	                     set) */
 	uint32_t *zeros;  /* memo, dense path: n zero keys */
 	uint32_t *mfirst; /* dense path: n, the keys of the strata in order of first row while
 	                     they are numbered */
-	size_t mdense;    /* memo, dense path: how many strata mfirst lists, or CI_MEMO_NONE */
+	uint32_t *mord;   /* memo, dense path: n, the keys of mS's strata in order of first row */
+	size_t mdense;    /* memo, dense path: how many strata mord lists, or CI_MEMO_NONE */
+	uint32_t *jring;  /* dense path: jcap cells, an endless ring of joint tables kept for
+	                     later tests over the same variables (NULL until first needed) */
+	size_t jcap;      /* cells jring holds */
+	uint64_t jnext;   /* cells placed in jring so far, counting the ends skipped at a wrap */
+	struct ci_joint *jslot; /* dense path: CI_JOINT_SLOTS, the kept tables by a hash of their
+	                           variables */
+	uint32_t *jtab;   /* dense path: cmax * cmax cells, one stratum's table gathered */
 	size_t msparse;   /* memo, hashed path: the strata of mS grouped in ids, order and start,
 	                     or CI_MEMO_NONE */
 	double stop_t;    /* χ² asked only whether it is a dependence: log(4 / alpha), the
 	                     strata may stop once their sum makes that sure; 0: never stop */
 	bool stopped;     /* the last test stopped so (a dependence, its p-value not computed) */
 } ci_disc_ws;
+
+/* Most variables of a kept joint table (a test and four conditioning variables). */
+#define CI_JOINT_VARS 6
+/* Slots of kept joint tables. */
+#define CI_JOINT_SLOTS 16384
+/* Cells of the ring of kept joint tables (16 MB); a table over a quarter of it is not kept. */
+#define CI_JOINT_CELLS ((size_t)1 << 22)
+
+/* A kept joint table: the counts of every configuration of a few variables over all rows,
+ * in mixed radix with the last variable fastest. */
+typedef struct ci_joint {
+	uint64_t at;                 /* where its cells start in the endless ring */
+	uint32_t cells;              /* how many: the product of the variables' levels */
+	uint32_t nv;                 /* how many variables (0: an empty slot) */
+	uint32_t set[CI_JOINT_VARS]; /* the variables, ascending (what a look-up compares) */
+	uint32_t var[CI_JOINT_VARS]; /* the variables in the order of the radix */
+} ci_joint;
 
 /* A memo not built yet. */
 #define CI_MEMO_NONE SIZE_MAX
