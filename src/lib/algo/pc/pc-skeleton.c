@@ -486,8 +486,20 @@ static bool comb_has(const size_t *comb, size_t l, size_t t)
 	return false;
 }
 
+/* Whether vertex j's tests in causal-learn's level ask j against i given S (l members): S
+ * within j's frozen neighbours (the skeleton stays as it was until the level ends). */
+static bool twin_asked(const level_ctx *c, size_t j, const size_t *S, size_t l)
+{
+	for (size_t k = 0; k < l; k++)
+		if (!fb_graph_adjacent(c->g, j, S[k]))
+			return false;
+	return true;
+}
+
 /* Test i against every neighbour j outside S (c->S, positions comb into a[0..m)) given S;
- * unless t only records, mark independent pairs and unite their separating sets. */
+ * unless t only records, mark independent pairs and unite their separating sets.  A test
+ * that vertex j < i asks too is left to the replay when t records: the replay finds it in
+ * the cache, as one thread would. */
 static int set_test(level_ctx *c, pc_tester *t, size_t i, const size_t *a, size_t m,
                     const size_t *comb, const size_t *S, fb_error *err)
 {
@@ -499,6 +511,11 @@ static int set_test(level_ctx *c, pc_tester *t, size_t i, const size_t *a, size_
 
 		if (comb_has(comb, l, q))
 			continue;
+		if (pc_tester_recording(t) && j < i && twin_asked(c, j, S, l)) {
+			if (pc_tester_later(t, err) != FB_OK)
+				return FB_ERR;
+			continue;
+		}
 		if (pc_tester_test(t, i, j, S, l, &res, err) != FB_OK)
 			return FB_ERR;
 		if (res.p > c->opt->alpha && !pc_tester_recording(t)) {
@@ -510,28 +527,83 @@ static int set_test(level_ctx *c, pc_tester *t, size_t i, const size_t *a, size_
 	return FB_OK;
 }
 
-/* The tests of vertex i in causal-learn's level (an item of pc_items_run): each l-subset S
- * of its frozen neighbours, then every other neighbour. */
-static int vertex_tests(void *ctx, pc_tester *t, size_t i, fb_error *err)
+/* Tests of causal-learn's level an item holds at most (unless one set has more): small
+ * enough that a vertex with a huge neighbourhood is spread over the threads. */
+#define LEVEL_ITEM_TESTS 64
+
+/* causal-learn's level cut into items: a run of consecutive l-subsets of one vertex's frozen
+ * neighbours, each tested against every other neighbour. */
+typedef struct level_items {
+	level_ctx *c;
+	size_t n, cap;  /* items, and room */
+	size_t *vertex; /* n: the item's vertex */
+	size_t *nsets;  /* n: how many subsets it tests */
+	size_t *first;  /* n * l: the positions of its first subset */
+} level_items;
+
+/* Add an item of vertex i: nsets subsets from comb on. */
+static void items_push(level_items *it, size_t i, const size_t *comb, size_t nsets)
 {
-	level_ctx *c = ctx;
-	size_t l = c->level, m = c->start[i + 1] - c->start[i];
+	size_t l = it->c->level;
+
+	if (it->n == it->cap) {
+		it->cap = it->cap > 0 ? 2 * it->cap : 256;
+		it->vertex = fb_xreallocarray(it->vertex, it->cap, sizeof *it->vertex);
+		it->nsets = fb_xreallocarray(it->nsets, it->cap, sizeof *it->nsets);
+		it->first = fb_xreallocarray(it->first, it->cap * (l > 0 ? l : 1), sizeof *it->first);
+	}
+	it->vertex[it->n] = i;
+	it->nsets[it->n] = nsets;
+	memcpy(it->first + it->n * l, comb, l * sizeof *comb);
+	it->n++;
+}
+
+/* Cut the level into items, vertex by vertex and each vertex's subsets in order, about
+ * LEVEL_ITEM_TESTS tests an item. */
+static void items_plan(level_items *it)
+{
+	level_ctx *c = it->c;
+	size_t l = c->level, *comb = fb_xmalloc((l > 0 ? l : 1) * sizeof *comb);
+
+	for (size_t i = 0; i < c->g->d; i++) {
+		size_t m = c->start[i + 1] - c->start[i], per, nsets = 0;
+		size_t *head = fb_xmalloc((l > 0 ? l : 1) * sizeof *head);
+		bool more = m >= l + 1;
+
+		per = more ? (LEVEL_ITEM_TESTS + m - l - 1) / (m - l) : 1; /* sets an item */
+		for (size_t k = 0; k < l; k++)
+			comb[k] = k;
+		while (more) {
+			if (nsets == 0)
+				memcpy(head, comb, l * sizeof *comb);
+			more = fb_pc_subset_next(comb, l, m);
+			if (++nsets == per || !more) {
+				items_push(it, i, head, nsets);
+				nsets = 0;
+			}
+		}
+		free(head);
+	}
+	free(comb);
+}
+
+/* The tests of item k of causal-learn's level (an item of pc_items_run): its subsets S of
+ * its vertex's frozen neighbours in order, each against every other neighbour. */
+static int item_tests(void *ctx, pc_tester *t, size_t k, fb_error *err)
+{
+	level_items *it = ctx;
+	level_ctx *c = it->c;
+	size_t i = it->vertex[k], l = c->level, m = c->start[i + 1] - c->start[i];
 	const size_t *a = c->adj + c->start[i];
-	size_t *comb, *S;
-	bool more = m >= l + 1;
+	size_t *comb = fb_xmalloc((l + 1) * sizeof *comb), *S = fb_xmalloc((l + 1) * sizeof *S);
 	int ret = FB_OK;
 
-	if (!more)
-		return FB_OK;
-	comb = fb_xmalloc((l + 1) * sizeof *comb);
-	S = fb_xmalloc((l + 1) * sizeof *S);
-	for (size_t k = 0; k < l; k++)
-		comb[k] = k;
-	while (more && ret == FB_OK) {
-		for (size_t k = 0; k < l; k++)
-			S[k] = a[comb[k]];
+	memcpy(comb, it->first + k * l, l * sizeof *comb);
+	for (size_t s = 0; s < it->nsets[k] && ret == FB_OK; s++) {
+		for (size_t q = 0; q < l; q++)
+			S[q] = a[comb[q]];
 		ret = set_test(c, t, i, a, m, comb, S, err);
-		more = fb_pc_subset_next(comb, l, m);
+		fb_pc_subset_next(comb, l, m);
 	}
 	free(comb);
 	free(S);
@@ -542,11 +614,20 @@ static int vertex_tests(void *ctx, pc_tester *t, size_t i, fb_error *err)
  * same tests as pair by pair, grouped by conditioning set (each l-subset S of a vertex's
  * frozen neighbours, then every other neighbour), so that the tests of one S follow each
  * other and the test object can reuse what it computed for S.  Separating sets are united
- * and kept sorted, so the order of the tests changes nothing; the vertices may be tested on
- * the test object's helper threads. */
+ * and kept sorted, so the order of the tests changes nothing; the items (runs of a vertex's
+ * subsets, so that a vertex with a huge neighbourhood is shared) may be tested on the test
+ * object's helper threads and are replayed in order. */
 static int level_visit_sets(level_ctx *c, fb_error *err)
 {
-	return pc_items_run(c->ci, c->g->d, vertex_tests, c, err);
+	level_items it = { .c = c };
+	int ret;
+
+	items_plan(&it);
+	ret = pc_items_run(c->ci, it.n, item_tests, &it, err);
+	free(it.vertex);
+	free(it.nsets);
+	free(it.first);
+	return ret;
 }
 
 /* Remove the pairs causal-learn marked during the level. */

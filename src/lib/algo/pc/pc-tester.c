@@ -2,21 +2,32 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fedbn/core.h"
 #include "pc-tester.h"
 
-/* What one helper thread does. */
-typedef struct items_work {
-	fb_ci *ci;            /* its test object */
-	size_t first, step, n; /* items first, first + step, ... below n */
-	pc_answers *ans;      /* every item's answers */
+/* What the threads of one pc_items_run share. */
+typedef struct items_run {
+	size_t n;              /* items */
+	size_t next;           /* the next item to take (taken atomically) */
+	unsigned char *state;  /* n: ITEM_OPEN, ITEM_RECORDED or ITEM_FAILED (stored with
+	                          release, so a recorded item's answers are there to read) */
+	bool stop;             /* the replay ended early: take no more */
+	pc_answers *ans;       /* n: every item's answers */
 	int (*item)(void *, pc_tester *, size_t, fb_error *); /* the item */
-	void *ctx;            /* its context */
-	int ret;              /* FB_OK, or FB_ERR with err */
-	fb_error err;         /* the reason */
+	void *ctx;             /* its context */
+} items_run;
+
+/* An item's state. */
+enum { ITEM_OPEN, ITEM_RECORDED, ITEM_FAILED };
+
+/* What one helper thread works with. */
+typedef struct items_work {
+	items_run *run; /* what the threads share */
+	fb_ci *ci;      /* its test object */
 } items_work;
 
 /* Whether t only records. */
@@ -41,6 +52,17 @@ static int answers_push(pc_answers *a, const fb_ci_result *res, fb_error *err)
 	return FB_OK;
 }
 
+/* The p-value that marks a recorded answer left to the replay (pc_tester_later). */
+#define TESTER_LATER (-1.0)
+
+/* Leave the coming test to the replay: record a mark in its place. */
+int pc_tester_later(pc_tester *t, fb_error *err)
+{
+	fb_ci_result res = { .p = TESTER_LATER };
+
+	return answers_push(t->rec, &res, err);
+}
+
 /* Test x _||_ y | S through t. */
 int pc_tester_test(pc_tester *t, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res, fb_error *err)
@@ -55,21 +77,39 @@ int pc_tester_test(pc_tester *t, size_t x, size_t y, const size_t *S, size_t ns,
 	if (t->pos >= t->rec->n)
 		return fb_fail(err, "a replayed item asked more tests than it recorded");
 	*res = t->rec->r[t->pos++];
+	if (res->p == TESTER_LATER) /* asked by an earlier item: ci has it, or computes it */
+		return fb_ci_test(t->ci, x, y, S, ns, res, err);
 	res->flags &= ~(unsigned)FB_CI_CACHED;
 	return fb_ci_record(t->ci, x, y, S, ns, res, err);
 }
 
-/* A helper thread: compute and record its items. */
+/* Take the next item and record its answers on ci; false when none is left. */
+static bool items_take(items_run *r, fb_ci *ci)
+{
+	size_t k;
+	pc_tester t = { ci, NULL, false, 0 };
+	fb_error e = { "" }; /* a failure is met again on the replay's object, and told there */
+	int ret;
+
+	if (__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+		return false;
+	k = __atomic_fetch_add(&r->next, 1, __ATOMIC_RELAXED);
+	if (k >= r->n)
+		return false;
+	t.rec = &r->ans[k];
+	ret = r->item(r->ctx, &t, k, &e);
+	__atomic_store_n(&r->state[k], ret == FB_OK ? ITEM_RECORDED : ITEM_FAILED,
+	                 __ATOMIC_RELEASE);
+	return true;
+}
+
+/* A helper thread: record items until none is left. */
 static void *items_thread(void *arg)
 {
 	items_work *w = arg;
 
-	w->ret = FB_OK;
-	for (size_t k = w->first; k < w->n && w->ret == FB_OK; k += w->step) {
-		pc_tester t = { w->ci, &w->ans[k], false, 0 };
-
-		w->ret = w->item(w->ctx, &t, k, &w->err);
-	}
+	while (items_take(w->run, w->ci))
+		;
 	return NULL;
 }
 
@@ -87,18 +127,34 @@ static int items_serial(fb_ci *ci, size_t n,
 	return FB_OK;
 }
 
-/* Replay the recorded items in order on ci. */
-static int items_replay(fb_ci *ci, size_t n, pc_answers *ans,
-                        int (*item)(void *, pc_tester *, size_t, fb_error *), void *ctx,
-                        fb_error *err)
+/* The calling thread: replay the items in order on ci as they are recorded, recording
+ * items on own while the next to replay is not ready.  From an item that failed on, the
+ * items run on ci alone, which meets the failure as one thread would. */
+static int items_lead(items_run *r, fb_ci *ci, fb_ci *own, fb_error *err)
 {
-	for (size_t k = 0; k < n; k++) {
-		pc_tester t = { ci, &ans[k], true, 0 };
+	int ret = FB_OK;
 
-		if (item(ctx, &t, k, err) != FB_OK)
-			return FB_ERR;
+	for (size_t k = 0; k < r->n && ret == FB_OK;) {
+		unsigned char st = __atomic_load_n(&r->state[k], __ATOMIC_ACQUIRE);
+		pc_tester t = { ci, &r->ans[k], true, 0 };
+
+		if (st == ITEM_RECORDED) {
+			ret = r->item(r->ctx, &t, k, err);
+			free(r->ans[k].r);
+			r->ans[k] = (pc_answers){ NULL, 0, 0 };
+			k++;
+		} else if (st == ITEM_FAILED) {
+			__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
+			for (; k < r->n && ret == FB_OK; k++) {
+				t.rec = NULL;
+				ret = r->item(r->ctx, &t, k, err);
+			}
+		} else if (!items_take(r, own)) {
+			sched_yield(); /* the next is on another thread */
+		}
 	}
-	return FB_OK;
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
+	return ret;
 }
 
 /* Run fn on each of nt works (size bytes each, from works): the last on the calling thread,
@@ -120,40 +176,44 @@ static void threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt
 	}
 }
 
-/* Run the items, on the helpers' threads when there are helpers. */
+/* Run the items, on the helpers' threads when there are helpers: nt - 1 threads record items
+ * in turn while the calling thread replays them in order, recording items itself whenever
+ * the next to replay is not ready. */
 int pc_items_run(fb_ci *ci, size_t n, int (*item)(void *ctx, pc_tester *t, size_t k,
                                                   fb_error *err),
                  void *ctx, fb_error *err)
 {
 	size_t nt = fb_ci_n_helpers(ci);
+	items_run r = { .n = n, .item = item, .ctx = ctx };
 	items_work *w;
 	pthread_t *tid;
 	bool *started;
-	pc_answers *ans;
-	bool failed = false;
-	int ret = FB_OK;
+	int ret;
 
 	if (nt == 0 || n < 2)
 		return items_serial(ci, n, item, ctx, err);
 	w = calloc(nt, sizeof *w);
 	tid = calloc(nt, sizeof *tid);
 	started = calloc(nt, sizeof *started);
-	ans = calloc(n, sizeof *ans);
-	if (w == NULL || tid == NULL || started == NULL || ans == NULL) {
+	r.ans = calloc(n, sizeof *r.ans);
+	r.state = calloc(n, sizeof *r.state);
+	if (w == NULL || tid == NULL || started == NULL || r.ans == NULL || r.state == NULL) {
 		ret = fb_fail(err, "out of memory for %zu threads", nt);
 		goto out;
 	}
-	for (size_t t = 0; t < nt; t++)
-		w[t] = (items_work){ fb_ci_helper(ci, t), t, nt, n, ans, item, ctx, FB_OK, { "" } };
-	threads_run(items_thread, w, sizeof *w, nt, tid, started);
-	for (size_t t = 0; t < nt; t++)
-		failed |= w[t].ret != FB_OK;
-	/* a failure is reported as one thread would have met it: by running them all there */
-	ret = failed ? items_serial(ci, n, item, ctx, err) : items_replay(ci, n, ans, item, ctx, err);
+	for (size_t t = 0; t + 1 < nt; t++) {
+		w[t] = (items_work){ &r, fb_ci_helper(ci, t) };
+		started[t] = pthread_create(&tid[t], NULL, items_thread, &w[t]) == 0;
+	}
+	ret = items_lead(&r, ci, fb_ci_helper(ci, nt - 1), err);
+	for (size_t t = 0; t + 1 < nt; t++)
+		if (started[t])
+			pthread_join(tid[t], NULL);
 out:
-	for (size_t k = 0; ans != NULL && k < n; k++)
-		free(ans[k].r);
-	free(ans);
+	for (size_t k = 0; r.ans != NULL && k < n; k++)
+		free(r.ans[k].r);
+	free(r.ans);
+	free(r.state);
 	free(w);
 	free(tid);
 	free(started);

@@ -26,11 +26,15 @@ typedef struct pc_tester {
 /* Test x _||_ y | S through t. */
 int pc_tester_test(pc_tester *t, size_t x, size_t y, const size_t *S, size_t ns,
                    fb_ci_result *res, fb_error *err);
+/* When t only records: leave the coming test to the replay, which asks ci then (for a test
+ * an earlier item asks, which ci's cache then holds); FB_ERR when out of memory. */
+int pc_tester_later(pc_tester *t, fb_error *err);
 /* Whether t only records (an item's effects must then wait for its replay). */
 bool pc_tester_recording(const pc_tester *t);
 
 /* Run item(ctx, t, k) for k in [0, n): on ci alone when it has no helpers, else computed on
- * the helpers' threads and then replayed in order on ci. */
+ * the helpers' threads, each taking the next item left, and replayed in order on ci by the
+ * calling thread as they are done (it computes items too while the next is not ready). */
 int pc_items_run(fb_ci *ci, size_t n, int (*item)(void *ctx, pc_tester *t, size_t k,
                                                   fb_error *err),
                  void *ctx, fb_error *err);
