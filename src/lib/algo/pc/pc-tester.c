@@ -201,6 +201,13 @@ int pc_items_run(fb_ci *ci, size_t n, int (*item)(void *ctx, pc_tester *t, size_
 		ret = fb_fail(err, "out of memory for %zu threads", nt);
 		goto out;
 	}
+	/* every answer a helper records goes into ci's cache on the replay, and a test an
+	 * earlier item asks too is left to the replay (pc_tester_later): the helpers keep and
+	 * look up nothing */
+	for (size_t t = 0; t < nt; t++) {
+		fb_ci_cache_keep(fb_ci_helper(ci, t), -1.0);
+		fb_ci_cache_fresh(fb_ci_helper(ci, t), true);
+	}
 	for (size_t t = 0; t + 1 < nt; t++) {
 		w[t] = (items_work){ &r, fb_ci_helper(ci, t) };
 		started[t] = pthread_create(&tid[t], NULL, items_thread, &w[t]) == 0;
