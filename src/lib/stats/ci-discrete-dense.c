@@ -9,12 +9,13 @@
  * so that every key fits 32 bits).
  *
  * A skeleton search tests the same few variables many times in other roles (x against y
- * given z, then x against z given y, ...), so the joint tables of up to six variables are
- * kept in a ring of CI_JOINT_CELLS cells and found again by a hash of their sorted
- * variables: a later test over the same variables reads its strata's tables from the kept
- * counts, through each variable's stride, instead of passing over the rows.  Counts are
- * whole numbers, so every statistic has the bits a new count gives.  A table is kept until
- * the ring comes round to its cells or a table with the same slot replaces it. */
+ * given z, then x against z given y, ...), so the joint tables of up to eight variables
+ * (past six only where the set's strata fill a quarter of the table) are kept in a ring of
+ * CI_JOINT_CELLS cells and found again by a hash of their sorted variables: a later test
+ * over the same variables reads its strata's tables from the kept counts, through each
+ * variable's stride, instead of passing over the rows.  Counts are whole numbers, so every
+ * statistic has the bits a new count gives.  A table is kept until the ring comes round to
+ * its cells or a table with the same slot replaces it. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -393,6 +394,19 @@ static void test_vars(size_t x, size_t y, const size_t *S, size_t ns, uint32_t *
 	}
 }
 
+/* Whether to keep the joint table (cells cells) of a test given ns variables: up to four
+ * always; more (up to CI_JOINT_VARS in all) only when the set's strata, already listed,
+ * fill at least a quarter of it, since a kept table is cleared whole and a large set's
+ * configurations are mostly absent. */
+static bool dense_keep(const ci_disc_ws *w, size_t ns, size_t cells, size_t lxy)
+{
+	if (ns + 2 > CI_JOINT_VARS)
+		return false;
+	if (ns <= 4)
+		return true;
+	return w->mdense != CI_MEMO_NONE && 4 * w->mdense * lxy >= cells;
+}
+
 /* Count the test's rows into a new kept table over its variables (or, when the table is not
  * kept, into w->cube), in the natural radix, and sum its strata. */
 static void dense_fresh(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
@@ -403,7 +417,7 @@ static void dense_fresh(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t n
 	uint32_t *tab = NULL;
 	dense_view v;
 
-	if (ns + 2 <= CI_JOINT_VARS) {
+	if (dense_keep(w, ns, cells, lxy)) {
 		ci_joint e = { .cells = (uint32_t)cells, .nv = (uint32_t)(ns + 2) };
 
 		test_vars(x, y, S, ns, e.set, e.var);

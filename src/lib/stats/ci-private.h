@@ -188,8 +188,8 @@ typedef struct ci_disc_ws {
 	bool stopped;     /* the last test stopped so (a dependence, its p-value not computed) */
 } ci_disc_ws;
 
-/* Most variables of a kept joint table (a test and four conditioning variables). */
-#define CI_JOINT_VARS 6
+/* Most variables of a kept joint table (a test and six conditioning variables). */
+#define CI_JOINT_VARS 8
 /* Slots of kept joint tables. */
 #define CI_JOINT_SLOTS 16384
 /* Cells of the ring of kept joint tables (16 MB); a table over a quarter of it is not kept. */
