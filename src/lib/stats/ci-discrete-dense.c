@@ -407,23 +407,23 @@ static bool dense_keep(const ci_disc_ws *w, size_t ns, size_t cells, size_t lxy)
 	return w->mdense != CI_MEMO_NONE && 4 * w->mdense * lxy >= cells;
 }
 
-/* Count the test's rows into a new kept table over its variables (or, when the table is not
- * kept, into w->cube), in the natural radix, and sum its strata. */
+/* Count the test's rows into a new kept table over its variables, described by cand (its
+ * cells, variables and radix; NULL: too many variables to keep), or, when the table is not
+ * kept, into w->cube, in the natural radix, and sum its strata. */
 static void dense_fresh(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
-                        size_t cells, ci_stratum_sum *sum, size_t *nstr)
+                        const ci_joint *cand, ci_stratum_sum *sum, size_t *nstr)
 {
 	ci_disc_ws *w = &ci->dws;
 	size_t lxy = ci->nlev[x] * ci->nlev[y];
 	uint32_t *tab = NULL;
 	dense_view v;
 
-	if (dense_keep(w, ns, cells, lxy)) {
-		ci_joint e = { .cells = (uint32_t)cells, .nv = (uint32_t)(ns + 2) };
+	if (cand != NULL && dense_keep(w, ns, cand->cells, lxy)) {
+		ci_joint e = *cand;
 
-		test_vars(x, y, S, ns, e.set, e.var);
-		if ((tab = joint_place(w, cells, &e.at)) != NULL) {
+		if ((tab = joint_place(w, e.cells, &e.at)) != NULL) {
 			w->jslot[joint_hash(e.set, e.nv)] = e;
-			memset(tab, 0, cells * sizeof *tab);
+			memset(tab, 0, e.cells * sizeof *tab);
 		}
 	}
 	if (tab == NULL)
@@ -446,7 +446,7 @@ bool ci_disc_dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns
 {
 	ci_disc_ws *w = &ci->dws;
 	double cells = prod * (double)ci->nlev[x] * (double)ci->nlev[y];
-	uint32_t set[CI_JOINT_VARS], var[CI_JOINT_VARS];
+	ci_joint cand = { .cells = (uint32_t)cells, .nv = (uint32_t)(ns + 2) };
 	const ci_joint *e;
 	dense_view v;
 
@@ -458,10 +458,13 @@ bool ci_disc_dense_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns
 		return false;
 	if (w->mdense == CI_MEMO_NONE && !order_ready(ci, S, ns))
 		return false;
-	if (ns + 2 <= CI_JOINT_VARS)
-		test_vars(x, y, S, ns, set, var);
-	if (ns + 2 > CI_JOINT_VARS || (e = joint_find(w, set, ns + 2)) == NULL) {
-		dense_fresh(ci, x, y, S, ns, (size_t)cells, sum, nstr);
+	if (ns + 2 > CI_JOINT_VARS) {
+		dense_fresh(ci, x, y, S, ns, NULL, sum, nstr);
+		return true;
+	}
+	test_vars(x, y, S, ns, cand.set, cand.var);
+	if ((e = joint_find(w, cand.set, cand.nv)) == NULL) {
+		dense_fresh(ci, x, y, S, ns, &cand, sum, nstr);
 		return true;
 	}
 	if (w->mdense == CI_MEMO_NONE)

@@ -564,10 +564,10 @@ static void items_plan(level_items *it)
 {
 	level_ctx *c = it->c;
 	size_t l = c->level, *comb = fb_xmalloc((l > 0 ? l : 1) * sizeof *comb);
+	size_t *head = fb_xmalloc((l > 0 ? l : 1) * sizeof *head);
 
 	for (size_t i = 0; i < c->g->d; i++) {
 		size_t m = c->start[i + 1] - c->start[i], per, nsets = 0;
-		size_t *head = fb_xmalloc((l > 0 ? l : 1) * sizeof *head);
 		bool more = m >= l + 1;
 
 		per = more ? (LEVEL_ITEM_TESTS + m - l - 1) / (m - l) : 1; /* sets an item */
@@ -582,8 +582,8 @@ static void items_plan(level_items *it)
 				nsets = 0;
 			}
 		}
-		free(head);
 	}
+	free(head);
 	free(comb);
 }
 
