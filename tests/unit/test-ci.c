@@ -1027,6 +1027,51 @@ static void test_joint_kept(void **state)
 	fb_dataset_free(ds);
 }
 
+/* A discrete object's helpers read its codes and row sets rather than copying them, and
+ * give a new object's bits on the bit path and row by row, for G² and χ², while the owner
+ * and each other run tests of their own in between (fails if a helper copied the data, kept
+ * the owner's scratch, or freed what it shares: the owner frees it once, after them). */
+static void test_disc_helpers(void **state)
+{
+	static const enum fb_ci_test tests[2] = { FB_CI_G2, FB_CI_CHI2 };
+	fb_dataset *ds = levels_data(900, 7, 3, 5);
+	uint64_t r = 7;
+
+	(void)state;
+	for (size_t t = 0; t < 2; t++) {
+		fb_ci_options o;
+		fb_ci *own;
+
+		fb_ci_options_init(&o);
+		o.test = tests[t];
+		o.cache = false;
+		own = fb_ci_alloc(ds, &o, NULL);
+		assert_non_null(own);
+		assert_int_equal(fb_ci_helpers_alloc(own, ds, 2, NULL), FB_OK);
+		for (size_t k = 0; k < 2; k++) {
+			fb_ci *h = fb_ci_helper(own, k);
+
+			assert_ptr_equal(h->codes, own->codes);
+			assert_ptr_equal(h->dws.bits, own->dws.bits);
+			assert_ptr_not_equal(h->dws.tab, own->dws.tab);
+		}
+		for (size_t q = 0; q < 60; q++) {
+			size_t S[4], ns = q % 5, x, y;
+			fb_ci *who = q % 3 == 2 ? own : fb_ci_helper(own, q % 2);
+
+			r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+			x = (size_t)(r >> 33) % 7;
+			y = (x + 1 + (size_t)(r >> 40) % 6) % 7;
+			for (size_t k = 0, v = 0; k < ns; v++)
+				if (v != x && v != y)
+					S[k++] = v;
+			memo_compare(ds, &o, who, q % 4 == 0, x < y ? x : y, x < y ? y : x, S, ns);
+		}
+		fb_ci_free(own);
+	}
+	fb_dataset_free(ds);
+}
+
 /* The bit path (row sets, when the strata are few) gives the statistic, degrees of freedom
  * and p-value of the row-by-row paths bit for bit, for G² and χ², on random tables of 2 to 4
  * levels with conditioning sets of 0 to 5 variables, and counts the same strata (the adapted
@@ -1515,6 +1560,7 @@ int main(void)
 		cmocka_unit_test(test_bits_path),
 		cmocka_unit_test(test_memo_reuse),
 		cmocka_unit_test(test_joint_kept),
+		cmocka_unit_test(test_disc_helpers),
 		cmocka_unit_test(test_separate),
 		cmocka_unit_test(test_errors),
 	};

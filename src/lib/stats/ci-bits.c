@@ -222,6 +222,17 @@ void ci_bits_init(fb_ci *ci)
 	}
 }
 
+/* Read the row sets of from's bit path (w's own scratch comes when first needed). */
+void ci_bits_share(ci_disc_ws *w, const ci_disc_ws *from)
+{
+	w->bits = from->bits;
+	w->bitoff = from->bitoff;
+	w->words = from->words;
+	w->budget = from->budget;
+	w->and_count = from->and_count;
+	w->and_store = from->and_store;
+}
+
 /* Free the bit path's memory. */
 void ci_bits_release(ci_disc_ws *w)
 {

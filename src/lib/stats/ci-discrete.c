@@ -186,6 +186,22 @@ int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	return FB_OK;
 }
 
+/* Read the codes, levels and row sets of from and allocate ci's own work space. */
+int ci_disc_share(fb_ci *ci, const fb_ci *from, fb_error *err)
+{
+	ci->codes = from->codes;
+	ci->nlev = from->nlev;
+	ci->present = from->present;
+	ci->cmax = from->cmax;
+	ci->codes_shared = true;
+	if (ws_alloc(&ci->dws, ci->n, ci->cmax) != FB_OK ||
+	    (ci->dws.mS = calloc(ci->d, sizeof *ci->dws.mS)) == NULL)
+		return fb_fail(err, "out of memory for tables of %zu levels", ci->cmax);
+	ci->dws.mns = SIZE_MAX;
+	ci_bits_share(&ci->dws, &from->dws);
+	return FB_OK;
+}
+
 /* Free the discrete work space. */
 void ci_disc_ws_release(ci_disc_ws *w)
 {

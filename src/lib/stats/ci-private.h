@@ -233,6 +233,8 @@ struct fb_ci {
 	size_t *nlev;         /* discrete: levels of each column */
 	size_t *present;      /* discrete: levels of each column that occur in the data */
 	size_t cmax;          /* discrete: most levels of any column */
+	bool codes_shared;    /* codes, nlev, present and the bit path's row sets belong to the
+	                         object this one helps (not freed here) */
 	ci_disc_ws dws;       /* discrete work space */
 	ci_cache cache;       /* remembered answers */
 	size_t *sorted;       /* d: the sorted conditioning set of the current query */
@@ -358,6 +360,9 @@ void ci_disc_finish(const fb_ci *ci, size_t x, size_t y, size_t ns, double prod,
                     const ci_stratum_sum *sum, fb_ci_result *res);
 /* Copy the codes of ds and allocate the discrete work space; FB_ERR with the reason. */
 int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err);
+/* Read the codes, levels and row sets of from (kept by it, read only, and outliving ci) and
+ * allocate ci's own work space; FB_ERR with the reason. */
+int ci_disc_share(fb_ci *ci, const fb_ci *from, fb_error *err);
 /* G² or χ² for x < y and sorted S. */
 void ci_disc_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns,
                  fb_ci_result *res);
@@ -382,6 +387,8 @@ size_t ci_disc_dense_strata(fb_ci *ci, const size_t *S, size_t ns, double prod, 
 /* Build the row sets of the bit path when the machine counts bits in one instruction and
  * they take little memory; without them the bit path is never taken. */
 void ci_bits_init(fb_ci *ci);
+/* Read the row sets of from's bit path (w's own scratch comes when first needed). */
+void ci_bits_share(ci_disc_ws *w, const ci_disc_ws *from);
 /* The bit path: when cheaper than counting row by row, add every stratum (in order of first
  * row) to sum, their number to *nstr, and return true; false (nothing done) otherwise. */
 bool ci_bits_run(fb_ci *ci, size_t x, size_t y, const size_t *S, size_t ns, double prod,

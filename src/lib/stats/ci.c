@@ -242,6 +242,12 @@ void fb_ci_free(fb_ci *ci)
 	ci_fisher_ws_release(&ci->fws);
 	ci_dg_release(ci);
 	ci_sep_ws_release(&ci->sws);
+	if (ci->codes_shared) { /* the helped object's */
+		ci->codes = NULL;
+		ci->nlev = ci->present = NULL;
+		ci->dws.bits = NULL;
+		ci->dws.bitoff = NULL;
+	}
 	free(ci->codes);
 	free(ci->nlev);
 	free(ci->present);
@@ -306,7 +312,36 @@ static fb_ci *ci_fisher_helper(const fb_ci *ci, fb_error *err)
 	return one;
 }
 
-/* Give ci n helpers over ds (Fisher-z's share ci's correlation matrix). */
+/* A helper of a discrete object built from a dataset: its own work space, cache and
+ * counters over the owner's codes and row sets (read only, and outlived by the owner); NULL
+ * with the reason. */
+static fb_ci *ci_disc_helper(const fb_ci *ci, fb_error *err)
+{
+	fb_ci *one = ci_new(ci->d, ci->n, &ci->opt);
+
+	if (one == NULL) {
+		fb_fail(err, "out of memory for a %zu-variable test", ci->d);
+		return NULL;
+	}
+	if (ci_disc_share(one, ci, err) != FB_OK) {
+		fb_ci_free(one);
+		return NULL;
+	}
+	return one;
+}
+
+/* A helper of ci over ds: Fisher-z's shares ci's correlation matrix, a discrete one its
+ * codes; the others build their own statistics from ds. */
+static fb_ci *ci_helper(const fb_ci *ci, const fb_dataset *ds, fb_error *err)
+{
+	if (ci->opt.test == FB_CI_FISHER_Z)
+		return ci_fisher_helper(ci, err);
+	if ((ci->opt.test == FB_CI_G2 || ci->opt.test == FB_CI_CHI2) && ci->codes != NULL)
+		return ci_disc_helper(ci, err);
+	return fb_ci_alloc(ds, &ci->opt, err);
+}
+
+/* Give ci n helpers over ds (Fisher-z's and discrete ones share ci's statistics). */
 int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err)
 {
 	fb_ci **h;
@@ -320,8 +355,7 @@ int fb_ci_helpers_alloc(fb_ci *ci, const fb_dataset *ds, size_t n, fb_error *err
 		return fb_fail(err, "out of memory for %zu helpers", n);
 	ci->helpers = h;
 	for (size_t k = 0; k < n; k++) {
-		fb_ci *one = ci->opt.test == FB_CI_FISHER_Z ? ci_fisher_helper(ci, err) :
-		                                             fb_ci_alloc(ds, &ci->opt, err);
+		fb_ci *one = ci_helper(ci, ds, err);
 
 		if (one == NULL)
 			return FB_ERR;
