@@ -1072,6 +1072,54 @@ static void test_disc_helpers(void **state)
 	fb_dataset_free(ds);
 }
 
+/* On two and three threads (a dataset large enough to split its columns) a discrete object
+ * holds one thread's codes and counts of the levels that occur, and a value that is not a
+ * level code, in any thread's columns, is named as one thread names it: the first column,
+ * then the first row, at fault (fails if a thread's range were skipped or overlapped, or a
+ * fault were told from the wrong thread). */
+static void test_codes_threads(void **state)
+{
+	fb_dataset *ds = levels_data(20000, 9, 5, 3);
+	static const size_t bad[3][2] = { { 15000, 7 }, { 3, 1 }, { 19999, 8 } };
+	char one[256];
+	fb_ci_options o;
+	fb_ci *ref;
+	fb_error err = { "" };
+
+	(void)state;
+	fb_ci_options_init(&o);
+	o.test = FB_CI_CHI2;
+	for (size_t i = 0; i < 20000; i++) /* column 3 holds levels 0 to 2 of its 5 */
+		ds->x[i * 9 + 3] = fmod(ds->x[i * 9 + 3], 3.0);
+	ref = fb_ci_alloc(ds, &o, NULL);
+	assert_non_null(ref);
+	for (o.threads = 2; o.threads <= 3; o.threads++) {
+		fb_ci *ci = fb_ci_alloc(ds, &o, NULL);
+
+		assert_non_null(ci);
+		assert_memory_equal(ci->codes, ref->codes, 20000 * 9 * sizeof *ci->codes);
+		assert_memory_equal(ci->present, ref->present, 9 * sizeof *ci->present);
+		assert_int_equal(ci->cmax, 5);
+		fb_ci_free(ci);
+	}
+	assert_int_equal(ref->present[3], 3);
+	assert_int_equal(ref->present[4], 5);
+	fb_ci_free(ref);
+	for (size_t b = 0; b < 3; b++) {
+		ds->x[bad[b][0] * 9 + bad[b][1]] = 2.5;
+		o.threads = 1;
+		assert_null(fb_ci_alloc(ds, &o, &err));
+		snprintf(one, sizeof one, "%s", err.msg);
+		assert_non_null(strstr(one, "holds 2.5, not a level code below 5"));
+		for (o.threads = 2; o.threads <= 3; o.threads++) {
+			assert_null(fb_ci_alloc(ds, &o, &err));
+			assert_string_equal(err.msg, one);
+		}
+	}
+	assert_string_equal(one, "row 4 of 'X2' holds 2.5, not a level code below 5");
+	fb_dataset_free(ds);
+}
+
 /* The bit path (row sets, when the strata are few) gives the statistic, degrees of freedom
  * and p-value of the row-by-row paths bit for bit, for G² and χ², on random tables of 2 to 4
  * levels with conditioning sets of 0 to 5 variables, and counts the same strata (the adapted
@@ -1561,6 +1609,7 @@ int main(void)
 		cmocka_unit_test(test_memo_reuse),
 		cmocka_unit_test(test_joint_kept),
 		cmocka_unit_test(test_disc_helpers),
+		cmocka_unit_test(test_codes_threads),
 		cmocka_unit_test(test_separate),
 		cmocka_unit_test(test_errors),
 	};

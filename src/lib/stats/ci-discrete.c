@@ -63,46 +63,137 @@ static int copy_codes_checked(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 	return FB_OK;
 }
 
-/* Copy the codes of ds, column-major, reading it row by row; false at the first value that
- * is not a level code (a whole number in [0, levels)) or a column that is not discrete
- * with 1 to DISC_LEVELS_MAX levels. */
-static bool copy_codes_fast(fb_ci *ci, const fb_dataset *ds)
-{
-	size_t d = ds->d, n = ds->n;
+/* Values (rows times columns) from which the codes are copied and their levels counted on
+ * the object's threads, each taking a range of columns. */
+#define DISC_THREADED_VALUES ((size_t)1 << 17)
 
-	for (size_t j = 0; j < d; j++) {
+/* The levels of ds's columns into ci->nlev; false at a column that is not discrete with 1 to
+ * DISC_LEVELS_MAX levels. */
+static bool codes_levels(fb_ci *ci, const fb_dataset *ds)
+{
+	for (size_t j = 0; j < ds->d; j++) {
 		if (ds->vars[j].kind != FB_DISCRETE || ds->vars[j].nlevels < 1 ||
 		    ds->vars[j].nlevels > DISC_LEVELS_MAX)
 			return false;
 		ci->nlev[j] = ds->vars[j].nlevels;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const double *row = ds->x + i * d;
-
-		for (size_t j = 0; j < d; j++) {
-			double c = row[j];
-			uint16_t k;
-
-			if (!(c >= 0.0 && c < (double)ci->nlev[j]))
-				return false;
-			k = (uint16_t)c; /* c is below DISC_LEVELS_MAX: exact when c is whole */
-			if ((double)k != c)
-				return false;
-			ci->codes[j * n + i] = k;
-		}
-	}
 	return true;
 }
 
+/* Copy the codes of ds's columns j0 .. j1 - 1, column-major, reading it row by row; false at
+ * the first value that is not a level code (a whole number in [0, levels)), or when out of
+ * memory.  The levels are read as numbers once, not converted at every value. */
+static bool codes_columns(fb_ci *ci, const fb_dataset *ds, size_t j0, size_t j1)
+{
+	size_t d = ds->d, n = ds->n;
+	double *lim = malloc((j1 - j0) * sizeof *lim);
+	bool ok = lim != NULL;
+
+	for (size_t j = j0; ok && j < j1; j++)
+		lim[j - j0] = (double)ci->nlev[j];
+	for (size_t i = 0; ok && i < n; i++) {
+		const double *row = ds->x + i * d;
+
+		for (size_t j = j0; ok && j < j1; j++) {
+			double c = row[j];
+			uint16_t k;
+
+			ok = c >= 0.0 && c < lim[j - j0];
+			k = ok ? (uint16_t)c : 0; /* c is below DISC_LEVELS_MAX: exact when whole */
+			ok = ok && (double)k == c;
+			ci->codes[j * n + i] = k;
+		}
+	}
+	free(lim);
+	return ok;
+}
+
+/* Count the levels of columns j0 .. j1 - 1 that occur (tab is cmax zeros, left zero): each
+ * row marks its level, then the marks are counted (no row waits on the one before). */
+static void count_present(fb_ci *ci, uint32_t *tab, size_t j0, size_t j1)
+{
+	for (size_t j = j0; j < j1; j++) {
+		const uint16_t *c = ci->codes + j * ci->n;
+
+		ci->present[j] = 0;
+		for (size_t i = 0; i < ci->n; i++)
+			tab[c[i]] = 1;
+		for (size_t a = 0; a < ci->nlev[j]; a++) {
+			ci->present[j] += tab[a];
+			tab[a] = 0;
+		}
+	}
+}
+
+/* One thread's share of codes_threads. */
+typedef struct codes_work {
+	fb_ci *ci;             /* the object */
+	const fb_dataset *ds;  /* its data */
+	size_t j0, j1;         /* the columns */
+	uint32_t *tab;         /* cmax zeros for count_present (NULL: out of memory) */
+	bool ok;               /* every value was a level code */
+} codes_work;
+
+/* Copy a range of columns' codes and count their levels that occur. */
+static void *codes_thread(void *arg)
+{
+	codes_work *w = arg;
+
+	w->ok = w->tab != NULL && codes_columns(w->ci, w->ds, w->j0, w->j1);
+	if (w->ok)
+		count_present(w->ci, w->tab, w->j0, w->j1);
+	return NULL;
+}
+
+/* The codes of ds copied and the levels that occur counted, the columns split into ranges
+ * on nt threads (cmax levels at most); false when a value is not a level code or memory ran
+ * out. */
+static bool codes_threads(fb_ci *ci, const fb_dataset *ds, size_t nt, size_t cmax)
+{
+	codes_work *w = calloc(nt, sizeof *w);
+	bool ok = w != NULL;
+
+	for (size_t t = 0; ok && t < nt; t++)
+		w[t] = (codes_work){ ci, ds, ds->d * t / nt, ds->d * (t + 1) / nt,
+		                     calloc(cmax, sizeof *w->tab), false };
+	if (ok)
+		fb_threads_run(codes_thread, w, sizeof *w, nt);
+	for (size_t t = 0; w != NULL && t < nt; t++) {
+		ok = ok && w[t].ok;
+		free(w[t].tab);
+	}
+	free(w);
+	return ok;
+}
+
 /* Check and copy the codes of ds, column-major (the levels into ci->nlev, the most into
- * ci->cmax). */
+ * ci->cmax), and count the levels that occur; on ci's threads for a large dataset. */
 static int copy_codes(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
-	if (!copy_codes_fast(ci, ds))
-		return copy_codes_checked(ci, ds, err);
-	for (size_t j = 0; j < ds->d; j++)
-		if (ci->nlev[j] > ci->cmax)
-			ci->cmax = ci->nlev[j];
+	size_t nt = ci->opt.threads < ds->d ? ci->opt.threads : ds->d;
+	bool fast = codes_levels(ci, ds), counted = false;
+	uint32_t *tab;
+
+	for (size_t j = 0; fast && j < ds->d; j++)
+		ci->cmax = ci->nlev[j] > ci->cmax ? ci->nlev[j] : ci->cmax;
+	if (fast && nt > 1 && ds->n * ds->d >= DISC_THREADED_VALUES)
+		fast = counted = codes_threads(ci, ds, nt, ci->cmax);
+	else if (fast)
+		fast = codes_columns(ci, ds, 0, ds->d);
+	if (!fast) {
+		ci->cmax = 0;
+		if (copy_codes_checked(ci, ds, err) != FB_OK)
+			return FB_ERR;
+	}
+	if (ci->cmax > DISC_LEVELS_MAX)
+		return fb_fail(err, "a variable has %zu levels, more than the %d a discrete test "
+		                    "takes", ci->cmax, DISC_LEVELS_MAX);
+	if (counted)
+		return FB_OK;
+	if ((tab = calloc(ci->cmax, sizeof *tab)) == NULL)
+		return fb_fail(err, "out of memory for tables of %zu levels", ci->cmax);
+	count_present(ci, tab, 0, ds->d);
+	free(tab);
 	return FB_OK;
 }
 
@@ -147,23 +238,6 @@ static bool sparse_alloc(ci_disc_ws *w, size_t n)
 	return w->hstamp != NULL;
 }
 
-/* Count the levels of each column that occur (tab is cmax zeros, left zero): each row marks
- * its level, then the marks are counted (no row waits on the one before). */
-static void count_present(fb_ci *ci, uint32_t *tab)
-{
-	for (size_t j = 0; j < ci->d; j++) {
-		const uint16_t *c = ci->codes + j * ci->n;
-
-		ci->present[j] = 0;
-		for (size_t i = 0; i < ci->n; i++)
-			tab[c[i]] = 1;
-		for (size_t a = 0; a < ci->nlev[j]; a++) {
-			ci->present[j] += tab[a];
-			tab[a] = 0;
-		}
-	}
-}
-
 /* Copy the codes of ds and allocate the work space. */
 int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 {
@@ -174,13 +248,9 @@ int ci_disc_init(fb_ci *ci, const fb_dataset *ds, fb_error *err)
 		return fb_fail(err, "out of memory for the codes of %zu x %zu values", ds->n, ds->d);
 	if (copy_codes(ci, ds, err) != FB_OK)
 		return FB_ERR;
-	if (ci->cmax > DISC_LEVELS_MAX)
-		return fb_fail(err, "a variable has %zu levels, more than the %d a discrete test "
-		                    "takes", ci->cmax, DISC_LEVELS_MAX);
 	if (ws_alloc(&ci->dws, ds->n, ci->cmax) != FB_OK ||
 	    (ci->dws.mS = calloc(ds->d, sizeof *ci->dws.mS)) == NULL)
 		return fb_fail(err, "out of memory for tables of %zu levels", ci->cmax);
-	count_present(ci, ci->dws.rowm);
 	ci->dws.mns = SIZE_MAX;
 	ci_bits_init(ci);
 	return FB_OK;
