@@ -1,7 +1,6 @@
 /* PC's independent tests on several threads with the results of one (pc-tester.h). */
 #include "config.h"
 
-#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +23,15 @@ typedef struct items_run {
 /* An item's state. */
 enum { ITEM_OPEN, ITEM_RECORDED, ITEM_FAILED };
 
-/* What one helper thread works with. */
+/* What one thread of pc_items_run works with: the calling thread leads (replays), the
+ * others record. */
 typedef struct items_work {
 	items_run *run; /* what the threads share */
-	fb_ci *ci;      /* its test object */
+	fb_ci *ci;      /* its test object: the replay's for the lead, else a helper */
+	fb_ci *own;     /* the lead: the helper it records items on */
+	bool lead;      /* the calling thread */
+	int ret;        /* the lead: FB_OK, or FB_ERR with err */
+	fb_error *err;  /* the lead: where a failure is told */
 } items_work;
 
 /* Whether t only records. */
@@ -103,15 +107,7 @@ static bool items_take(items_run *r, fb_ci *ci)
 	return true;
 }
 
-/* A helper thread: record items until none is left. */
-static void *items_thread(void *arg)
-{
-	items_work *w = arg;
 
-	while (items_take(w->run, w->ci))
-		;
-	return NULL;
-}
 
 /* Run the items in order on ci alone. */
 static int items_serial(fb_ci *ci, size_t n,
@@ -157,23 +153,18 @@ static int items_lead(items_run *r, fb_ci *ci, fb_ci *own, fb_error *err)
 	return ret;
 }
 
-/* Run fn on each of nt works (size bytes each, from works): the last on the calling thread,
- * the others on threads of their own (or after it, on the calling thread, where one cannot
- * start). */
-static void threads_run(void *(*fn)(void *), void *works, size_t size, size_t nt,
-                        pthread_t *tid, bool *started)
+/* One thread of pc_items_run: the lead replays (items_lead), a helper records items until
+ * none is left. */
+static void *items_thread(void *arg)
 {
-	char *at = works;
+	items_work *w = arg;
 
-	for (size_t t = 0; t + 1 < nt; t++)
-		started[t] = pthread_create(&tid[t], NULL, fn, at + t * size) == 0;
-	fn(at + (nt - 1) * size);
-	for (size_t t = 0; t + 1 < nt; t++) {
-		if (started[t])
-			pthread_join(tid[t], NULL);
-		else
-			fn(at + t * size);
-	}
+	if (w->lead)
+		w->ret = items_lead(w->run, w->ci, w->own, w->err);
+	else
+		while (items_take(w->run, w->ci))
+			;
+	return NULL;
 }
 
 /* Run the items, on the helpers' threads when there are helpers: nt - 1 threads record items
@@ -186,18 +177,14 @@ int pc_items_run(fb_ci *ci, size_t n, int (*item)(void *ctx, pc_tester *t, size_
 	size_t nt = fb_ci_n_helpers(ci);
 	items_run r = { .n = n, .item = item, .ctx = ctx };
 	items_work *w;
-	pthread_t *tid;
-	bool *started;
 	int ret;
 
 	if (nt == 0 || n < 2)
 		return items_serial(ci, n, item, ctx, err);
 	w = calloc(nt, sizeof *w);
-	tid = calloc(nt, sizeof *tid);
-	started = calloc(nt, sizeof *started);
 	r.ans = calloc(n, sizeof *r.ans);
 	r.state = calloc(n, sizeof *r.state);
-	if (w == NULL || tid == NULL || started == NULL || r.ans == NULL || r.state == NULL) {
+	if (w == NULL || r.ans == NULL || r.state == NULL) {
 		ret = fb_fail(err, "out of memory for %zu threads", nt);
 		goto out;
 	}
@@ -208,22 +195,17 @@ int pc_items_run(fb_ci *ci, size_t n, int (*item)(void *ctx, pc_tester *t, size_
 		fb_ci_cache_keep(fb_ci_helper(ci, t), -1.0);
 		fb_ci_cache_fresh(fb_ci_helper(ci, t), true);
 	}
-	for (size_t t = 0; t + 1 < nt; t++) {
-		w[t] = (items_work){ &r, fb_ci_helper(ci, t) };
-		started[t] = pthread_create(&tid[t], NULL, items_thread, &w[t]) == 0;
-	}
-	ret = items_lead(&r, ci, fb_ci_helper(ci, nt - 1), err);
-	for (size_t t = 0; t + 1 < nt; t++)
-		if (started[t])
-			pthread_join(tid[t], NULL);
+	w[0] = (items_work){ &r, ci, fb_ci_helper(ci, nt - 1), true, FB_OK, err };
+	for (size_t t = 1; t < nt; t++)
+		w[t] = (items_work){ &r, fb_ci_helper(ci, t - 1), NULL, false, FB_OK, NULL };
+	fb_threads_run(items_thread, w, sizeof *w, nt);
+	ret = w[0].ret;
 out:
 	for (size_t k = 0; r.ans != NULL && k < n; k++)
 		free(r.ans[k].r);
 	free(r.ans);
 	free(r.state);
 	free(w);
-	free(tid);
-	free(started);
 	return ret;
 }
 
@@ -255,18 +237,16 @@ int pc_split_run(fb_ci *ci, size_t n,
 {
 	size_t nt = fb_ci_n_helpers(ci);
 	split_work *w = calloc(nt > 0 ? nt : 1, sizeof *w);
-	pthread_t *tid = calloc(nt > 0 ? nt : 1, sizeof *tid);
-	bool *started = calloc(nt > 0 ? nt : 1, sizeof *started);
 	int ret = FB_OK;
 
-	if (nt == 0 || w == NULL || tid == NULL || started == NULL) {
+	if (nt == 0 || w == NULL) {
 		ret = fb_fail(err, nt == 0 ? "no helper threads" : "out of memory for %zu threads",
 		              nt);
 		goto out;
 	}
 	for (size_t t = 0; t < nt; t++)
 		w[t] = (split_work){ fb_ci_helper(ci, t), t, nt, n, item, ctx, FB_OK, { "" } };
-	threads_run(split_thread, w, sizeof *w, nt, tid, started);
+	fb_threads_run(split_thread, w, sizeof *w, nt);
 	for (size_t t = 0; t < nt; t++) {
 		fb_ci_take_counts(ci, w[t].ci);
 		if (w[t].ret != FB_OK && ret == FB_OK)
@@ -274,7 +254,5 @@ int pc_split_run(fb_ci *ci, size_t n,
 	}
 out:
 	free(w);
-	free(tid);
-	free(started);
 	return ret;
 }
