@@ -198,6 +198,47 @@ static void test_lanes_near_liblbfgs(void **state)
 	compare(FB_SUMS_LANES, 20, 1e-10, INFINITY, 1e-8, 1e-4, 0);
 }
 
+/* FNV-1a over the bits of the points a trace holds, and its count. */
+static uint64_t trace_hash(const trace *t)
+{
+	const unsigned char *b = (const unsigned char *)t->pts;
+	uint64_t h = UINT64_C(14695981039346656037) ^ t->count;
+
+	for (size_t k = 0; k < t->count * t->n * sizeof *t->pts; k++)
+		h = (h ^ b[k]) * UINT64_C(1099511628211);
+	return h;
+}
+
+/* The 16-lane runs of the Rosenbrock problems keep every bit of every point as the passes
+ * were before they were fused (one pass an operation: the copy of the search's start, the
+ * step, each inner product, d = -g, the scaling): the hashes below were taken from that
+ * form (fails if a fused pass formed a value by other operations or summed a lane in another
+ * order).  Rosenbrock's points need no library function, so they are the same bits on any
+ * processor. */
+static void test_lanes_bits_kept(void **state)
+{
+	static const size_t sizes[3] = { 2, 100, 1002 };
+	static const uint64_t want[3] = { UINT64_C(0xcda4ee7a38f93a1b), UINT64_C(0xad822b9e7b676c15),
+	                                  UINT64_C(0xd01ffae9e9dcd5f2) };
+
+	(void)state;
+	for (size_t q = 0; q < 3; q++) {
+		size_t n = sizes[q];
+		double *x = malloc(n * sizeof *x);
+		fb_lbfgs_report rep;
+		trace t;
+		uint64_t h;
+
+		run(0, n, FB_SUMS_LANES, &t, x, &rep);
+		h = trace_hash(&t);
+		if (h != want[q])
+			fail_msg("Rosenbrock over %zu: %zu points hashed to 0x%016llx, not 0x%016llx",
+			         n, t.count, (unsigned long long)h, (unsigned long long)want[q]);
+		free(t.pts);
+		free(x);
+	}
+}
+
 /* Bad arguments are refused in a sentence. */
 static void test_refusals(void **state)
 {
@@ -221,6 +262,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sequential_is_liblbfgs),
 		cmocka_unit_test(test_lanes_near_liblbfgs),
+		cmocka_unit_test(test_lanes_bits_kept),
 		cmocka_unit_test(test_refusals),
 	};
 

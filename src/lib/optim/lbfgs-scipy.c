@@ -6,8 +6,12 @@
  * from the first entry to the last, one addition waiting for the one before, which costs
  * about four cycles an entry; here (FB_SUMS_LANES) each is summed in 16 interleaved
  * partial sums, entry i into sum i mod 16, added in a fixed tree, which the processor runs
- * several at a time, and the update of the direction and the next inner product of the
- * two-loop recursion share one pass.  With FB_SUMS_SEQUENTIAL the sums are
+ * several at a time.  Passes over the same vectors are fused, each value still formed by
+ * the same operations: an update of the direction and the next inner product of the
+ * two-loop recursion; the newest pair's store and the direction's start, d = -g; the first
+ * loop's last update and the scaling by y's / y'y; the last update and the next line
+ * search's initial slope; a search's first step and the copy of its start; a trial's slope
+ * and the gradient's norm.  With FB_SUMS_SEQUENTIAL the sums are
  * liblbfgs's and so are the iterates, to the last bit over the first 20 points of every
  * test problem and over whole runs on most of them (tests/unit/test-lbfgs-scipy); Debian
  * builds liblbfgs with -ffast-math, which lets its compiler re-associate a few scalar
@@ -65,6 +69,9 @@ typedef struct lbs_run {
 	size_t max_eval;      /* stop after this many (checked between iterations) */
 	double ftol, gtol;    /* scipy's two tolerances */
 	double f_prev;        /* f at the previous iterate */
+	double dg;            /* g'd of the new direction, formed with it (dg_known) */
+	int dg_known;         /* 1: dg is the next line search's initial slope */
+	double gg;            /* g'g at the line search's last trial, formed with g'd */
 } lbs_run;
 
 /* liblbfgs's max2 and min2 (the first argument on a tie or a NaN second). */
@@ -205,91 +212,196 @@ LBS_CLONES static void lbs_axpby_lanes(double *out, const double *a, double c, c
 		out[i] = a[i] + c * b[i];
 }
 
-/* lbs_scale_dot's lanes: d = src c (src may be d) and s'd in 16 partial sums, in one
- * pass. */
-LBS_CLONES static double lbs_scale_dot_lanes(double *d, const double *src, double c,
-                                             const double *s, size_t n)
+/* lbs_dot2's lanes: a'b and a'a in 16 partial sums each, in one pass (each sum as
+ * lbs_dot_lanes forms it). */
+LBS_CLONES static void lbs_dot2_lanes(const double *a, const double *b, size_t n, double *ab,
+                                      double *aa)
 {
-	lbs_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, cv = { c, c, c, c };
+	lbs_v4 p0 = { 0 }, p1 = { 0 }, p2 = { 0 }, p3 = { 0 };
+	lbs_v4 q0 = { 0 }, q1 = { 0 }, q2 = { 0 }, q3 = { 0 };
+	lbs_acc ap, aq;
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		lbs_v4 x0, x1, x2, x3, y0, y1, y2, y3;
+
+		LBS_LOAD16(x0, x1, x2, x3, a + i);
+		LBS_LOAD16(y0, y1, y2, y3, b + i);
+		p0 += x0 * y0, p1 += x1 * y1, p2 += x2 * y2, p3 += x3 * y3;
+		q0 += x0 * x0, q1 += x1 * x1, q2 += x2 * x2, q3 += x3 * x3;
+	}
+	ap = LBS_ACC(p0, p1, p2, p3);
+	aq = LBS_ACC(q0, q1, q2, q3);
+	lbs_acc_tail(&ap, a, b, i, n);
+	lbs_acc_tail(&aq, a, a, i, n);
+	*ab = lbs_acc_sum(&ap);
+	*aa = lbs_acc_sum(&aq);
+}
+
+/* lbs_step_keep's lanes: xp = x, then x = xp + c d, four at a time, in one pass. */
+LBS_CLONES static void lbs_step_keep_lanes(double *x, double *xp, double c, const double *d,
+                                           size_t n)
+{
+	lbs_v4 cv = { c, c, c, c };
+	size_t i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		lbs_v4 vx, vd;
+
+		LBS_LOAD(vx, x + i);
+		LBS_LOAD(vd, d + i);
+		LBS_STORE(xp + i, vx);
+		vx += cv * vd;
+		LBS_STORE(x + i, vx);
+	}
+	for (; i < n; i++) {
+		xp[i] = x[i];
+		x[i] = xp[i] + c * d[i];
+	}
+}
+
+/* One group of four of lbs_store_lanes from entry at: s and y there, d = -g, and their
+ * products into the partial sums sa (y's), ya (y'y) and da (s'd). */
+#define LBS_PAIR_STEP(at, sa, ya, da)                                                       \
+	do {                                                                                \
+		lbs_v4 vx, vxp, vg, vgp, vd;                                                \
+		LBS_LOAD(vx, x + (at)), LBS_LOAD(vxp, xp + (at));                           \
+		LBS_LOAD(vg, g + (at)), LBS_LOAD(vgp, gp + (at));                           \
+		vd = vg * minus;                                                            \
+		vx -= vxp, vg -= vgp;                                                       \
+		LBS_STORE(s + (at), vx), LBS_STORE(y + (at), vg), LBS_STORE(d + (at), vd);  \
+		sa += vg * vx, ya += vg * vg, da += vx * vd;                                \
+	} while (0)
+
+/* lbs_store's lanes: s = x - xp, y = g - gp, the first direction d = -g, and y's, y'y and
+ * s'd in 16 partial sums each, in one pass (each sum as lbs_dot_lanes forms it; each
+ * d[i] is g[i] times -1, exactly -g[i]). */
+LBS_CLONES static void lbs_store_lanes(double *s, double *y, double *d, const double *x,
+                                       const double *xp, const double *g, const double *gp,
+                                       size_t n, double out[3])
+{
+	lbs_v4 s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+	lbs_v4 y0 = { 0 }, y1 = { 0 }, y2 = { 0 }, y3 = { 0 };
+	lbs_v4 d0 = { 0 }, d1 = { 0 }, d2 = { 0 }, d3 = { 0 };
+	const lbs_v4 minus = { -1.0, -1.0, -1.0, -1.0 };
+	lbs_acc as, ay, ad;
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		LBS_PAIR_STEP(i, s0, y0, d0);
+		LBS_PAIR_STEP(i + 4, s1, y1, d1);
+		LBS_PAIR_STEP(i + 8, s2, y2, d2);
+		LBS_PAIR_STEP(i + 12, s3, y3, d3);
+	}
+	as = LBS_ACC(s0, s1, s2, s3);
+	ay = LBS_ACC(y0, y1, y2, y3);
+	ad = LBS_ACC(d0, d1, d2, d3);
+	for (size_t k = i; k < n; k++) {
+		s[k] = x[k] - xp[k];
+		y[k] = g[k] - gp[k];
+		d[k] = g[k] * -1.0;
+	}
+	lbs_acc_tail(&as, y, s, i, n);
+	lbs_acc_tail(&ay, y, y, i, n);
+	lbs_acc_tail(&ad, s, d, i, n);
+	out[0] = lbs_acc_sum(&as);
+	out[1] = lbs_acc_sum(&ay);
+	out[2] = lbs_acc_sum(&ad);
+}
+
+/* lbs_axpy_scale_dot's lanes: d = (d + c y) e, then y'd in 16 partial sums, in one pass. */
+LBS_CLONES static double lbs_axpy_scale_dot_lanes(double *d, const double *y, double c,
+                                                  double e, size_t n)
+{
+	lbs_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+	lbs_v4 cv = { c, c, c, c }, ev = { e, e, e, e };
 	lbs_acc acc;
 	size_t i = 0;
 
 	for (; i + 16 <= n; i += 16) {
-		lbs_v4 v0, v1, v2, v3, s0, s1, s2, s3;
+		lbs_v4 v0, v1, v2, v3, y0, y1, y2, y3;
 
-		LBS_LOAD16(v0, v1, v2, v3, src + i);
-		LBS_LOAD16(s0, s1, s2, s3, s + i);
-		v0 *= cv, v1 *= cv, v2 *= cv, v3 *= cv;
+		LBS_LOAD16(v0, v1, v2, v3, d + i);
+		LBS_LOAD16(y0, y1, y2, y3, y + i);
+		v0 += cv * y0, v1 += cv * y1, v2 += cv * y2, v3 += cv * y3;
+		v0 *= ev, v1 *= ev, v2 *= ev, v3 *= ev;
 		LBS_STORE16(d + i, v0, v1, v2, v3);
-		LBS_ACC16(s0, s1, s2, s3, v0, v1, v2, v3);
+		LBS_ACC16(y0, y1, y2, y3, v0, v1, v2, v3);
 	}
 	acc = LBS_ACC(a0, a1, a2, a3);
-	for (size_t k = i; k < n; k++)
-		d[k] = src[k] * c;
-	lbs_acc_tail(&acc, s, d, i, n);
+	for (size_t k = i; k < n; k++) {
+		d[k] += c * y[k];
+		d[k] = d[k] * e;
+	}
+	lbs_acc_tail(&acc, y, d, i, n);
 	return lbs_acc_sum(&acc);
 }
 
-/* One group of four of lbs_store_lanes from entry at: s and y there, and their products
- * into the partial sums sa (y's) and ya (y'y). */
-#define LBS_PAIR_STEP(at, sa, ya)                                                           \
-	do {                                                                                \
-		lbs_v4 vx, vxp, vg, vgp;                                                    \
-		LBS_LOAD(vx, x + (at)), LBS_LOAD(vxp, xp + (at));                           \
-		LBS_LOAD(vg, g + (at)), LBS_LOAD(vgp, gp + (at));                           \
-		vx -= vxp, vg -= vgp;                                                       \
-		LBS_STORE(s + (at), vx), LBS_STORE(y + (at), vg);                           \
-		sa += vg * vx, ya += vg * vg;                                               \
-	} while (0)
-
-/* lbs_store's lanes: s = x - xp, y = g - gp, and y's, y'y in 16 partial sums each, in one
- * pass (each sum as lbs_dot_lanes forms it). */
-LBS_CLONES static void lbs_store_lanes(double *s, double *y, const double *x, const double *xp,
-                                       const double *g, const double *gp, size_t n,
-                                       double *ys, double *yy)
-{
-	lbs_v4 s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
-	lbs_v4 y0 = { 0 }, y1 = { 0 }, y2 = { 0 }, y3 = { 0 };
-	lbs_acc as, ay;
-	size_t i = 0;
-
-	for (; i + 16 <= n; i += 16) {
-		LBS_PAIR_STEP(i, s0, y0);
-		LBS_PAIR_STEP(i + 4, s1, y1);
-		LBS_PAIR_STEP(i + 8, s2, y2);
-		LBS_PAIR_STEP(i + 12, s3, y3);
-	}
-	as = LBS_ACC(s0, s1, s2, s3);
-	ay = LBS_ACC(y0, y1, y2, y3);
-	for (size_t k = i; k < n; k++) {
-		s[k] = x[k] - xp[k];
-		y[k] = g[k] - gp[k];
-	}
-	lbs_acc_tail(&as, y, s, i, n);
-	lbs_acc_tail(&ay, y, y, i, n);
-	*ys = lbs_acc_sum(&as);
-	*yy = lbs_acc_sum(&ay);
-}
-
-/* d += c y, then the inner product of s (NULL: none, 0 returned) with the new d, in one
- * pass: each d[i] and each partial sum as lbs_dot would form them. */
+/* d += c y, then the inner product of s with the new d, in one pass: each d[i] and each
+ * partial sum as lbs_dot would form them. */
 static double lbs_axpy_dot(double *d, const double *y, double c, const double *s, size_t n,
                            int lanes)
 {
 	double s0 = 0.0;
 
-	if (s != NULL && lanes)
+	if (lanes)
 		return lbs_axpy_dot_lanes(d, y, c, s, n);
-	if (lanes) {
-		lbs_axpby_lanes(d, d, c, y, n);
-		return 0.0;
-	}
 	for (size_t i = 0; i < n; i++) {
 		d[i] += c * y[i];
-		if (s != NULL)
-			s0 += s[i] * d[i];
+		s0 += s[i] * d[i];
 	}
 	return s0;
+}
+
+/* The recursion's turn: d += c y, then d = d e and the inner product of y with the new d, in
+ * one pass: each d[i] rounded after the addition and again after the product, as two
+ * passes would leave it, and the sum as lbs_dot forms it. */
+static double lbs_axpy_scale_dot(double *d, const double *y, double c, double e, size_t n,
+                                 int lanes)
+{
+	double s0 = 0.0;
+
+	if (lanes)
+		return lbs_axpy_scale_dot_lanes(d, y, c, e, n);
+	for (size_t i = 0; i < n; i++) {
+		d[i] += c * y[i];
+		d[i] = d[i] * e;
+		s0 += y[i] * d[i];
+	}
+	return s0;
+}
+
+/* *ab = a'b and *aa = a'a in one pass, each as lbs_dot forms it. */
+static void lbs_dot2(const double *a, const double *b, size_t n, int lanes, double *ab,
+                     double *aa)
+{
+	double s0 = 0.0, s1 = 0.0;
+
+	if (lanes) {
+		lbs_dot2_lanes(a, b, n, ab, aa);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		s0 += a[i] * b[i];
+		s1 += a[i] * a[i];
+	}
+	*ab = s0;
+	*aa = s1;
+}
+
+/* The first trial of a line search from x: xp = x (the search's start), then x = xp + c d,
+ * in one pass. */
+static void lbs_step_keep(double *x, double *xp, double c, const double *d, size_t n,
+                          int lanes)
+{
+	if (lanes) {
+		lbs_step_keep_lanes(x, xp, c, d, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		xp[i] = x[i];
+		x[i] = xp[i] + c * d[i];
+	}
 }
 
 /* f and its gradient g at x (r->x); the best point noted (fb_owlqn's evaluation
@@ -412,17 +524,6 @@ static int lbs_trial(lbs_pt *x, lbs_pt *y, lbs_pt *t, double tmin, double tmax, 
 	return 0;
 }
 
-/* d = src c (src may be d), then the inner product of s with the new d, in one pass. */
-static double lbs_scale_dot(double *d, const double *src, double c, const double *s, size_t n,
-                            int lanes)
-{
-	if (lanes)
-		return lbs_scale_dot_lanes(d, src, c, s, n);
-	for (size_t i = 0; i < n; i++)
-		d[i] = src[i] * c;
-	return lbs_dot(s, d, n, lanes);
-}
-
 /* The line search's state besides the interval. */
 typedef struct lbs_ls {
 	double finit, dginit, dgtest;  /* f and f' at the start, ftol f' */
@@ -496,9 +597,10 @@ static void lbs_best_leave_x(lbs_run *r, int same)
 	r->best_at = LBS_BEST_KEPT;
 }
 
-/* More and Thuente's line search from r->xp = x (gradient r->gp) along d, starting at *stp:
- * x, *f and r->g end at the accepted step; the evaluations it took, or a negative liblbfgs
- * code. */
+/* More and Thuente's line search from x (gradient r->gp; x is copied to r->xp at the first
+ * trial) along d, starting at *stp: x, *f and r->g end at the accepted step, r->gg at g'g
+ * there; the evaluations it took, or a negative liblbfgs code.  The initial slope is the one
+ * lbs_direction formed, when it did. */
 static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
 {
 	lbs_ls ls = { *f, 0.0, 0.0, LS_MAX_STEP - LS_MIN_STEP, 0.0, 0, 1, 0 };
@@ -506,7 +608,8 @@ static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
 	double stmin, stmax;
 	int count = 0, rc;
 
-	ls.dginit = lbs_dot(r->gp, r->d, r->n, r->lanes);
+	ls.dginit = r->dg_known ? r->dg : lbs_dot(r->gp, r->d, r->n, r->lanes);
+	r->dg_known = 0;
 	if (*stp <= 0.0)
 		return LBFGSERR_INVALIDPARAMETERS;
 	if (0 < ls.dginit)
@@ -524,14 +627,16 @@ static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
 		                  ls.uinfo != 0 || stmax - stmin <= LS_XTOL * stmax))
 			t.t = bx.t;
 		lbs_best_leave_x(r, count == 0);
-		if (r->lanes)
+		if (count == 0)
+			lbs_step_keep(x, r->xp, t.t, r->d, r->n, r->lanes);
+		else if (r->lanes)
 			lbs_axpby_lanes(x, r->xp, t.t, r->d, r->n);
 		else
 			for (size_t i = 0; i < r->n; i++)
 				x[i] = r->xp[i] + t.t * r->d[i];
 		*stp = t.t;
 		t.f = *f = lbs_eval(r, x, r->g);
-		t.d = lbs_dot(r->g, r->d, r->n, r->lanes);
+		lbs_dot2(r->g, r->d, r->n, r->lanes, &t.d, &r->gg); /* g'g: the iteration's norm */
 		if ((rc = lbs_ls_test(&ls, &t, stmin, stmax, ++count)) != 0)
 			return rc;
 		lbs_ls_update(&ls, &bx, &by, &t, stmin, stmax);
@@ -539,32 +644,38 @@ static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
 }
 
 /* The direction -H g by the two-loop recursion over the bound newest pairs, the newest
- * in slot end - 1; ys / yy scales the initial matrix. */
-static void lbs_direction(lbs_run *r, size_t end, size_t bound, double ys, double yy)
+ * in slot end - 1, from d = -g and a = s'd there (lbs_store formed both); ys / yy scales the
+ * initial matrix.  The first loop's last pass scales d too, and the last pass forms g'd
+ * (r->dg), the next line search's initial slope. */
+static void lbs_direction(lbs_run *r, size_t end, size_t bound, double ys, double yy, double a)
 {
 	size_t n = r->n, m = r->m, j = (end + m - 1) % m, oldest = j;
-	double a, beta;
+	double beta;
 
-	a = lbs_scale_dot(r->d, r->g, -1.0, r->s + j * n, n, r->lanes); /* d = -g, exactly */
 	for (size_t i = 0; i < bound; i++) {
 		size_t next = (j + m - 1) % m;
 
 		r->alpha[j] = a / r->ys[j];
-		a = lbs_axpy_dot(r->d, r->y + j * n, -r->alpha[j],
-		                 i + 1 < bound ? r->s + next * n : NULL, n, r->lanes);
+		if (i + 1 < bound)
+			a = lbs_axpy_dot(r->d, r->y + j * n, -r->alpha[j], r->s + next * n, n,
+			                 r->lanes);
+		else /* d = (d - alpha y) ys / yy, and y'd */
+			a = lbs_axpy_scale_dot(r->d, r->y + j * n, -r->alpha[j], ys / yy, n,
+			                       r->lanes);
 		oldest = j;
 		j = next;
 	}
 	j = oldest;
-	a = lbs_scale_dot(r->d, r->d, ys / yy, r->y + j * n, n, r->lanes);
 	for (size_t i = 0; i < bound; i++) {
 		size_t next = (j + 1) % m;
 
 		beta = a / r->ys[j];
 		a = lbs_axpy_dot(r->d, r->s + j * n, r->alpha[j] - beta,
-		                 i + 1 < bound ? r->y + next * n : NULL, n, r->lanes);
+		                 i + 1 < bound ? r->y + next * n : r->g, n, r->lanes);
 		j = next;
 	}
+	r->dg = a;
+	r->dg_known = 1;
 }
 
 /* scipy's stopping rules after an iteration that ended at fx (fb_owlqn's with l1 = 0): the
@@ -588,23 +699,26 @@ static int lbs_stop(lbs_run *r, double fx, double gnorm)
 	return r->evals >= r->max_eval ? LBS_EVAL_LIMIT : 0;
 }
 
-/* Store the newest pair in slot end: s = x - xp, y = g - gp; y's and y'y out. */
-static void lbs_store(lbs_run *r, const double *x, size_t end, double *ys, double *yy)
+/* Store the newest pair in slot end: s = x - xp, y = g - gp, and start the direction,
+ * d = -g exactly; out[] = y's, y'y and s'd. */
+static void lbs_store(lbs_run *r, const double *x, size_t end, double out[3])
 {
 	double *s = r->s + end * r->n, *y = r->y + end * r->n;
 
 	if (r->lanes) {
-		lbs_store_lanes(s, y, x, r->xp, r->g, r->gp, r->n, ys, yy);
-		r->ys[end] = *ys;
+		lbs_store_lanes(s, y, r->d, x, r->xp, r->g, r->gp, r->n, out);
+		r->ys[end] = out[0];
 		return;
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		s[i] = x[i] - r->xp[i];
 		y[i] = r->g[i] - r->gp[i];
+		r->d[i] = r->g[i] * -1.0;
 	}
-	*ys = lbs_dot(y, s, r->n, r->lanes);
-	*yy = lbs_dot(y, y, r->n, r->lanes);
-	r->ys[end] = *ys;
+	out[0] = lbs_dot(y, s, r->n, r->lanes);
+	out[1] = lbs_dot(y, y, r->n, r->lanes);
+	out[2] = lbs_dot(s, r->d, r->n, r->lanes);
+	r->ys[end] = out[0];
 }
 
 /* liblbfgs's iteration from x: a liblbfgs code (LBFGS_STOP, a line search's error) or
@@ -613,7 +727,7 @@ static void lbs_store(lbs_run *r, const double *x, size_t end, double *ys, doubl
 static int lbs_iterate(lbs_run *r, double *x)
 {
 	size_t n = r->n, k = 1, end = 0;
-	double fx, xnorm, gnorm, step, ys, yy;
+	double fx, xnorm, gnorm, step, sums[3];
 	int ls, stop;
 
 	fx = lbs_eval(r, x, r->g);
@@ -633,17 +747,16 @@ static int lbs_iterate(lbs_run *r, double *x)
 			memcpy(r->best_x, r->xp, n * sizeof *x);
 			r->best_at = LBS_BEST_KEPT;
 		}
-		memcpy(r->xp, x, n * sizeof *x);
 		if ((ls = lbs_search(r, x, &fx, &step)) < 0)
 			return ls;
-		gnorm = sqrt(lbs_dot(r->g, r->g, n, r->lanes));
+		gnorm = sqrt(r->gg);
 		if ((stop = lbs_stop(r, fx, gnorm)) != 0)
 			return stop;
 		if (gnorm == 0.0)
 			return LBFGS_SUCCESS;
-		lbs_store(r, x, end, &ys, &yy);
+		lbs_store(r, x, end, sums);
 		end = (end + 1) % r->m;
-		lbs_direction(r, end, k < r->m ? k : r->m, ys, yy);
+		lbs_direction(r, end, k < r->m ? k : r->m, sums[0], sums[1], sums[2]);
 		k++;
 		step = 1.0;
 	}
