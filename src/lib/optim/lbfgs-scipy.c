@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,10 +193,10 @@ LBS_CLONES static double lbs_axpy_dot_lanes(double *d, const double *y, double c
 	return lbs_acc_sum(&acc);
 }
 
-/* out = a + c b, entry by entry (out may be a): four at a time, the same operations on
- * each entry as one at a time. */
+/* out = a + c b, entry by entry (out may be a), and keep = a first unless keep is NULL: four
+ * at a time, the same operations on each entry as one at a time. */
 LBS_CLONES static void lbs_axpby_lanes(double *out, const double *a, double c, const double *b,
-                                       size_t n)
+                                       double *keep, size_t n)
 {
 	lbs_v4 cv = { c, c, c, c };
 	size_t i = 0;
@@ -205,11 +206,18 @@ LBS_CLONES static void lbs_axpby_lanes(double *out, const double *a, double c, c
 
 		LBS_LOAD(va, a + i);
 		LBS_LOAD(vb, b + i);
+		if (keep != NULL)
+			LBS_STORE(keep + i, va);
 		va += cv * vb;
-		memcpy(out + i, &va, sizeof va);
+		LBS_STORE(out + i, va);
 	}
-	for (; i < n; i++)
-		out[i] = a[i] + c * b[i];
+	for (; i < n; i++) {
+		double v = a[i];
+
+		if (keep != NULL)
+			keep[i] = v;
+		out[i] = v + c * b[i];
+	}
 }
 
 /* lbs_dot2's lanes: a'b and a'a in 16 partial sums each, in one pass (each sum as
@@ -236,28 +244,6 @@ LBS_CLONES static void lbs_dot2_lanes(const double *a, const double *b, size_t n
 	lbs_acc_tail(&aq, a, a, i, n);
 	*ab = lbs_acc_sum(&ap);
 	*aa = lbs_acc_sum(&aq);
-}
-
-/* lbs_step_keep's lanes: xp = x, then x = xp + c d, four at a time, in one pass. */
-LBS_CLONES static void lbs_step_keep_lanes(double *x, double *xp, double c, const double *d,
-                                           size_t n)
-{
-	lbs_v4 cv = { c, c, c, c };
-	size_t i = 0;
-
-	for (; i + 4 <= n; i += 4) {
-		lbs_v4 vx, vd;
-
-		LBS_LOAD(vx, x + i);
-		LBS_LOAD(vd, d + i);
-		LBS_STORE(xp + i, vx);
-		vx += cv * vd;
-		LBS_STORE(x + i, vx);
-	}
-	for (; i < n; i++) {
-		xp[i] = x[i];
-		x[i] = xp[i] + c * d[i];
-	}
 }
 
 /* One group of four of lbs_store_lanes from entry at: s and y there, d = -g, and their
@@ -389,17 +375,18 @@ static void lbs_dot2(const double *a, const double *b, size_t n, int lanes, doub
 	*aa = s1;
 }
 
-/* The first trial of a line search from x: xp = x (the search's start), then x = xp + c d,
- * in one pass. */
-static void lbs_step_keep(double *x, double *xp, double c, const double *d, size_t n,
-                          int lanes)
+/* A trial of a line search: x = xp + c d; the first (first set) from x itself, which it
+ * copies to xp as it goes, in one pass. */
+static void lbs_step(double *x, double *xp, double c, const double *d, size_t n, int lanes,
+                     bool first)
 {
 	if (lanes) {
-		lbs_step_keep_lanes(x, xp, c, d, n);
+		lbs_axpby_lanes(x, first ? x : xp, c, d, first ? xp : NULL, n);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		xp[i] = x[i];
+		if (first)
+			xp[i] = x[i];
 		x[i] = xp[i] + c * d[i];
 	}
 }
@@ -627,13 +614,7 @@ static int lbs_search(lbs_run *r, double *x, double *f, double *stp)
 		                  ls.uinfo != 0 || stmax - stmin <= LS_XTOL * stmax))
 			t.t = bx.t;
 		lbs_best_leave_x(r, count == 0);
-		if (count == 0)
-			lbs_step_keep(x, r->xp, t.t, r->d, r->n, r->lanes);
-		else if (r->lanes)
-			lbs_axpby_lanes(x, r->xp, t.t, r->d, r->n);
-		else
-			for (size_t i = 0; i < r->n; i++)
-				x[i] = r->xp[i] + t.t * r->d[i];
+		lbs_step(x, r->xp, t.t, r->d, r->n, r->lanes, count == 0);
 		*stp = t.t;
 		t.f = *f = lbs_eval(r, x, r->g);
 		lbs_dot2(r->g, r->d, r->n, r->lanes, &t.d, &r->gg); /* g'g: the iteration's norm */
