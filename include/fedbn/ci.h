@@ -127,8 +127,9 @@ typedef struct fb_ci_options {
 	enum fb_ci_singular singular; /* Fisher-z on a singular matrix (FB_CI_SINGULAR_PINV) */
 	enum fb_ci_fisher_p fisher_p; /* Fisher-z p-value form (FB_CI_FISHER_P_UPPER) */
 	bool cache;                   /* remember every p-value (true) */
-	size_t threads;               /* Fisher-z: threads that build the correlation matrix (0
-	                                 or 1: one); the matrix is the same bits for any count */
+	size_t threads;               /* threads that build Fisher-z's correlation matrix or a
+	                                 discrete test's codes (0 or 1: one); the same bits for
+	                                 any count */
 } fb_ci_options;
 
 /* Flags of one answer. */

@@ -107,8 +107,6 @@ static bool items_take(items_run *r, fb_ci *ci)
 	return true;
 }
 
-
-
 /* Run the items in order on ci alone. */
 static int items_serial(fb_ci *ci, size_t n,
                         int (*item)(void *, pc_tester *, size_t, fb_error *), void *ctx,

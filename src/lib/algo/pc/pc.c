@@ -106,7 +106,7 @@ fb_pc *fb_pc_alloc(const fb_dataset *ds, const fb_pc_options *opt, fb_error *err
 		fb_pc_options_init(&o);
 	if (pc_check(&o, err) != FB_OK)
 		return NULL;
-	o.ci.threads = o.threads; /* Fisher-z's matrix: the same bits on any number */
+	o.ci.threads = o.threads; /* the statistics are built on them, the same on any number */
 	if ((ci = fb_ci_alloc(ds, &o.ci, err)) == NULL)
 		return NULL;
 	/* threads take the tests of compat=causal-learn's levels, or the pair searches of stable
