@@ -168,11 +168,12 @@ static double lbs_dot(const double *a, const double *b, size_t n, int lanes)
 	return s0;
 }
 
-/* lbs_axpy_dot's lanes: d += c y and s'd in 16 partial sums, in one pass. */
-LBS_CLONES static double lbs_axpy_dot_lanes(double *d, const double *y, double c,
+/* lbs_axpy_dot's lanes: d = (d + c y) e and s'd in 16 partial sums, in one pass. */
+LBS_CLONES static double lbs_axpy_dot_lanes(double *d, const double *y, double c, double e,
                                             const double *s, size_t n)
 {
-	lbs_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, cv = { c, c, c, c };
+	lbs_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+	lbs_v4 cv = { c, c, c, c }, ev = { e, e, e, e };
 	lbs_acc acc;
 	size_t i = 0;
 
@@ -183,12 +184,15 @@ LBS_CLONES static double lbs_axpy_dot_lanes(double *d, const double *y, double c
 		LBS_LOAD16(y0, y1, y2, y3, y + i);
 		LBS_LOAD16(s0, s1, s2, s3, s + i);
 		v0 += cv * y0, v1 += cv * y1, v2 += cv * y2, v3 += cv * y3;
+		v0 *= ev, v1 *= ev, v2 *= ev, v3 *= ev;
 		LBS_STORE16(d + i, v0, v1, v2, v3);
 		LBS_ACC16(s0, s1, s2, s3, v0, v1, v2, v3);
 	}
 	acc = LBS_ACC(a0, a1, a2, a3);
-	for (size_t k = i; k < n; k++)
+	for (size_t k = i; k < n; k++) {
 		d[k] += c * y[k];
+		d[k] = d[k] * e;
+	}
 	lbs_acc_tail(&acc, s, d, i, n);
 	return lbs_acc_sum(&acc);
 }
@@ -295,64 +299,20 @@ LBS_CLONES static void lbs_store_lanes(double *s, double *y, double *d, const do
 	out[2] = lbs_acc_sum(&ad);
 }
 
-/* lbs_axpy_scale_dot's lanes: d = (d + c y) e, then y'd in 16 partial sums, in one pass. */
-LBS_CLONES static double lbs_axpy_scale_dot_lanes(double *d, const double *y, double c,
-                                                  double e, size_t n)
-{
-	lbs_v4 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
-	lbs_v4 cv = { c, c, c, c }, ev = { e, e, e, e };
-	lbs_acc acc;
-	size_t i = 0;
-
-	for (; i + 16 <= n; i += 16) {
-		lbs_v4 v0, v1, v2, v3, y0, y1, y2, y3;
-
-		LBS_LOAD16(v0, v1, v2, v3, d + i);
-		LBS_LOAD16(y0, y1, y2, y3, y + i);
-		v0 += cv * y0, v1 += cv * y1, v2 += cv * y2, v3 += cv * y3;
-		v0 *= ev, v1 *= ev, v2 *= ev, v3 *= ev;
-		LBS_STORE16(d + i, v0, v1, v2, v3);
-		LBS_ACC16(y0, y1, y2, y3, v0, v1, v2, v3);
-	}
-	acc = LBS_ACC(a0, a1, a2, a3);
-	for (size_t k = i; k < n; k++) {
-		d[k] += c * y[k];
-		d[k] = d[k] * e;
-	}
-	lbs_acc_tail(&acc, y, d, i, n);
-	return lbs_acc_sum(&acc);
-}
-
-/* d += c y, then the inner product of s with the new d, in one pass: each d[i] and each
- * partial sum as lbs_dot would form them. */
-static double lbs_axpy_dot(double *d, const double *y, double c, const double *s, size_t n,
-                           int lanes)
+/* d += c y, then d = d e (e = 1: unchanged, exactly) and the inner product of s with the
+ * new d, in one pass: each d[i] rounded after the addition and again after the product, as
+ * two passes would leave it, and the sum as lbs_dot forms it. */
+static double lbs_axpy_dot(double *d, const double *y, double c, double e, const double *s,
+                           size_t n, int lanes)
 {
 	double s0 = 0.0;
 
 	if (lanes)
-		return lbs_axpy_dot_lanes(d, y, c, s, n);
-	for (size_t i = 0; i < n; i++) {
-		d[i] += c * y[i];
-		s0 += s[i] * d[i];
-	}
-	return s0;
-}
-
-/* The recursion's turn: d += c y, then d = d e and the inner product of y with the new d, in
- * one pass: each d[i] rounded after the addition and again after the product, as two
- * passes would leave it, and the sum as lbs_dot forms it. */
-static double lbs_axpy_scale_dot(double *d, const double *y, double c, double e, size_t n,
-                                 int lanes)
-{
-	double s0 = 0.0;
-
-	if (lanes)
-		return lbs_axpy_scale_dot_lanes(d, y, c, e, n);
+		return lbs_axpy_dot_lanes(d, y, c, e, s, n);
 	for (size_t i = 0; i < n; i++) {
 		d[i] += c * y[i];
 		d[i] = d[i] * e;
-		s0 += y[i] * d[i];
+		s0 += s[i] * d[i];
 	}
 	return s0;
 }
@@ -638,11 +598,11 @@ static void lbs_direction(lbs_run *r, size_t end, size_t bound, double ys, doubl
 
 		r->alpha[j] = a / r->ys[j];
 		if (i + 1 < bound)
-			a = lbs_axpy_dot(r->d, r->y + j * n, -r->alpha[j], r->s + next * n, n,
+			a = lbs_axpy_dot(r->d, r->y + j * n, -r->alpha[j], 1.0, r->s + next * n, n,
 			                 r->lanes);
 		else /* d = (d - alpha y) ys / yy, and y'd */
-			a = lbs_axpy_scale_dot(r->d, r->y + j * n, -r->alpha[j], ys / yy, n,
-			                       r->lanes);
+			a = lbs_axpy_dot(r->d, r->y + j * n, -r->alpha[j], ys / yy, r->y + j * n, n,
+			                 r->lanes);
 		oldest = j;
 		j = next;
 	}
@@ -651,7 +611,7 @@ static void lbs_direction(lbs_run *r, size_t end, size_t bound, double ys, doubl
 		size_t next = (j + 1) % m;
 
 		beta = a / r->ys[j];
-		a = lbs_axpy_dot(r->d, r->s + j * n, r->alpha[j] - beta,
+		a = lbs_axpy_dot(r->d, r->s + j * n, r->alpha[j] - beta, 1.0,
 		                 i + 1 < bound ? r->y + next * n : r->g, n, r->lanes);
 		j = next;
 	}
